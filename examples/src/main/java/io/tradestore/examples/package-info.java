@@ -1,0 +1,2 @@
+/** Runnable programs of the embedded Java API. */
+package io.tradestore.examples;

@@ -1,0 +1,118 @@
+package io.tradestore.core;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.tradestore.core.memory.FileAllocator;
+import io.tradestore.core.schema.Schema;
+
+/**
+ * One table of a store: its schema and directory, and the writer and readers opened on it. Closing the table closes
+ * them all.
+ */
+public final class Table implements AutoCloseable {
+    private final Store store;
+    private final Schema schema;
+    private final Path directory;
+    private final FileAllocator allocator;
+    private final List<TableReader> readers = new ArrayList<>();
+    private TableWriter writer;
+    private boolean closed;
+
+    Table(final Store store, final Schema schema, final Path directory, final FileAllocator allocator) {
+        this.store = store;
+        this.schema = schema;
+        this.directory = directory;
+        this.allocator = allocator;
+    }
+
+    /** @return the table name. */
+    public String name() {
+        return schema.name();
+    }
+
+    /** @return the schema. */
+    public Schema schema() {
+        return schema;
+    }
+
+    /** @return the table directory. */
+    public Path directory() {
+        return directory;
+    }
+
+    /** @return a writer with {@link Durability#NONE}. */
+    public TableWriter writer() {
+        return writer(Durability.NONE);
+    }
+
+    /**
+     * Opens the table's single writer; fails when another writer, in any process, holds the table.
+     *
+     * @param durability what commits wait for.
+     * @return the writer.
+     */
+    public synchronized TableWriter writer(final Durability durability) {
+        checkOpen();
+        if (writer != null) {
+            throw new StoreException("table '" + name() + "' already has a writer in this process; close it first");
+        }
+        writer = new TableWriter(this, durability, allocator);
+        return writer;
+    }
+
+    /** @return a new reader; close it, or the table, when done. */
+    public synchronized TableReader reader() {
+        checkOpen();
+        final TableReader r = new TableReader(this);
+        readers.add(r);
+        return r;
+    }
+
+    synchronized void writerClosed(final TableWriter w) {
+        if (writer == w) {
+            writer = null;
+        }
+    }
+
+    synchronized void readerClosed(final TableReader r) {
+        readers.remove(r);
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new StoreException("table '" + name() + "' is closed");
+        }
+    }
+
+    /** Closes the writer and every reader of this table; idempotent. */
+    @Override
+    public void close() {
+        final List<AutoCloseable> toClose;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            toClose = new ArrayList<>(readers);
+            if (writer != null) {
+                toClose.add(writer);
+            }
+        }
+        RuntimeException failure = null;
+        for (final AutoCloseable c : toClose) {
+            try {
+                c.close();
+            } catch (final Exception e) {
+                if (failure == null) {
+                    failure = e instanceof RuntimeException ? (RuntimeException) e : new StoreException(e.getMessage(), e);
+                }
+            }
+        }
+        store.tableClosed(this);
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package io.tradestore.core;
+
+import java.nio.file.Path;
+
+import io.tradestore.core.dict.SymbolDictionaryDescriptor;
+import io.tradestore.core.schema.Column;
+
+/** Names of the files in a table directory. */
+final class TableFiles {
+    static final String SCHEMA = "_schema.json";
+    static final String LOCK = "_lock";
+
+    private TableFiles() {
+    }
+
+    static Path dictionary(final Path tableDir, final Column column) {
+        return tableDir.resolve(column.name() + SymbolDictionaryDescriptor.SUFFIX);
+    }
+}

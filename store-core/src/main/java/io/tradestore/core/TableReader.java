@@ -1,0 +1,125 @@
+package io.tradestore.core;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.tradestore.core.dict.SymbolDictionary;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.schema.Schema;
+import io.tradestore.core.segment.Segment;
+import io.tradestore.core.segment.SegmentDescriptor;
+import io.tradestore.core.txn.TxnDescriptor;
+import io.tradestore.core.txn.TxnFile;
+import io.tradestore.core.txn.TxnState;
+
+/**
+ * Reads a table, in this process or beside a writer in another one. {@link #snapshot()} reads the latest commit and
+ * returns an immutable {@link TableSnapshot}; mappings only grow, and are released by {@link #close()}. Thread-safe.
+ */
+public final class TableReader implements AutoCloseable {
+    private final Table table;
+    private final Schema schema;
+    private final Path dir;
+    private final TxnFile txn;
+    private final SymbolDictionary[] dictionaries;
+    private final int[] symbolSlot;
+    private final int[] strides;
+    private final List<Segment> segments = new ArrayList<>();
+    private TableSnapshot current;
+    private volatile boolean closed;
+
+    TableReader(final Table table) {
+        this.table = table;
+        this.schema = table.schema();
+        this.dir = table.directory();
+        this.symbolSlot = TableWriter.symbolSlots(schema);
+        this.strides = new int[schema.columnCount()];
+        for (final Column c : schema.columns()) {
+            strides[c.index()] = SegmentDescriptor.stride(schema, c);
+        }
+        this.txn = TxnFile.open(dir.resolve(TxnDescriptor.FILE_NAME), schema.symbolColumnCount(), schema.hash(), false);
+        this.dictionaries = new SymbolDictionary[schema.symbolColumnCount()];
+        try {
+            final TxnState s = txn.read();
+            for (final Column c : schema.columns()) {
+                if (c.type() == ColumnType.SYMBOL) {
+                    final int slot = symbolSlot[c.index()];
+                    dictionaries[slot] = SymbolDictionary.open(TableFiles.dictionary(dir, c), s.dictCounts()[slot],
+                        s.dictBytes()[slot], false);
+                }
+            }
+            refresh(s);
+        } catch (final RuntimeException e) {
+            closeResources();
+            throw e;
+        }
+    }
+
+    /**
+     * Reads the latest commit and returns a snapshot of it (the previous one when nothing changed).
+     *
+     * @return the snapshot.
+     */
+    public synchronized TableSnapshot snapshot() {
+        checkOpen();
+        final TxnState s = txn.read();
+        if (current == null || s.sequence() != current.sequence()) {
+            refresh(s);
+        }
+        return current;
+    }
+
+    private void refresh(final TxnState s) {
+        final int needed = (int) ((s.rowCount() + schema.segmentRows() - 1) >>> schema.segmentShift());
+        while (segments.size() < needed) {
+            segments.add(Segment.open(schema, dir, segments.size(), false));
+        }
+        final int[] sizes = new int[dictionaries.length];
+        for (int i = 0; i < dictionaries.length; i++) {
+            dictionaries[i].refresh(s.dictCounts()[i], s.dictBytes()[i]);
+            sizes[i] = (int) s.dictCounts()[i];
+        }
+        current = new TableSnapshot(this, schema, s.sequence(), s.rowCount(), segments, dictionaries, sizes, symbolSlot, strides);
+    }
+
+    /** @return the schema. */
+    public Schema schema() {
+        return schema;
+    }
+
+    boolean isOpen() {
+        return !closed;
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new StoreException("reader of table '" + schema.name() + "' is closed");
+        }
+    }
+
+    /** Unmaps everything; snapshots taken from this reader must not be used afterwards. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        closeResources();
+        table.readerClosed(this);
+    }
+
+    private void closeResources() {
+        for (final Segment seg : segments) {
+            seg.close();
+        }
+        segments.clear();
+        for (final SymbolDictionary d : dictionaries) {
+            if (d != null) {
+                d.close();
+            }
+        }
+        txn.close();
+    }
+}

@@ -1,0 +1,461 @@
+package io.tradestore.core;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import io.tradestore.core.dict.SymbolDictionary;
+import io.tradestore.core.memory.FileAllocator;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.schema.Schema;
+import io.tradestore.core.segment.Segment;
+import io.tradestore.core.txn.TxnFile;
+import io.tradestore.core.txn.TxnState;
+
+/**
+ * The single writer of a table. Rows are appended into mapped memory (through a flyweight or, for bulk ingest,
+ * straight into the column addresses) and become visible to readers only at {@link #commit()}. Holds an OS file
+ * lock, so a second writer in any process is refused. Not thread-safe: one thread appends and commits.
+ *
+ * <pre>
+ *   appendRow()/reserve()     commit()                               rollback() / close() / crash
+ *   pendingRows += n   --->   zone maps, [msync], txn slot, fence,    pendingRows = committedRows, tail nulled,
+ *                             sequence++ : committedRows = pending    dictionaries cut back
+ * </pre>
+ */
+public final class TableWriter implements RecordAccess, AutoCloseable {
+    private static final int PRECREATE_MIN_ROWS = 1 << 16;
+
+    private final Table table;
+    private final Schema schema;
+    private final Path dir;
+    private final Durability durability;
+    private final FileAllocator allocator;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    private final TxnFile txn;
+    private final SymbolDictionary[] dictionaries;
+    private final int[] symbolSlot;
+    private final List<Segment> segments = new ArrayList<>();
+    private final int shift;
+    private final long segmentRows;
+    private final int blockMask;
+    private final int[] strides;
+    private ExecutorService precreator;
+    private Future<Segment> nextSegment;
+    private TxnState state;
+    private long committedRows;
+    private long pendingRows;
+    private long zoneRow;
+    private long segmentEndRow;
+    private boolean closed;
+
+    TableWriter(final Table table, final Durability durability, final FileAllocator allocator) {
+        this.table = table;
+        this.schema = table.schema();
+        this.dir = table.directory();
+        this.durability = durability;
+        this.allocator = allocator;
+        this.shift = schema.segmentShift();
+        this.segmentRows = schema.segmentRows();
+        this.blockMask = schema.blockRows() - 1;
+        this.symbolSlot = symbolSlots(schema);
+        this.strides = new int[schema.columnCount()];
+        for (final Column c : schema.columns()) {
+            strides[c.index()] = io.tradestore.core.segment.SegmentDescriptor.stride(schema, c);
+        }
+        final Path lockPath = dir.resolve(TableFiles.LOCK);
+        FileChannel ch = null;
+        FileLock l = null;
+        try {
+            ch = FileChannel.open(lockPath, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            l = ch.tryLock();
+        } catch (final OverlappingFileLockException e) {
+            l = null;
+        } catch (final IOException e) {
+            closeQuietly(ch);
+            throw new StoreException("cannot open writer lock " + lockPath + ": " + e.getMessage(), e);
+        }
+        if (l == null) {
+            closeQuietly(ch);
+            throw new StoreException("table '" + schema.name() + "' already has a writer (lock " + lockPath
+                + " is held); only one writer per table, in any process");
+        }
+        this.lockChannel = ch;
+        this.lock = l;
+        TxnFile t = null;
+        final SymbolDictionary[] dicts = new SymbolDictionary[schema.symbolColumnCount()];
+        try {
+            t = TxnFile.open(dir.resolve(io.tradestore.core.txn.TxnDescriptor.FILE_NAME), dicts.length, schema.hash(), true);
+            state = t.read();
+            for (final Column c : schema.columns()) {
+                if (c.type() == ColumnType.SYMBOL) {
+                    final int s = symbolSlot[c.index()];
+                    dicts[s] = SymbolDictionary.open(TableFiles.dictionary(dir, c), state.dictCounts()[s], state.dictBytes()[s], true);
+                }
+            }
+            this.txn = t;
+            this.dictionaries = dicts;
+            this.committedRows = state.rowCount();
+            this.pendingRows = committedRows;
+            this.zoneRow = committedRows;
+            final int segCount = (int) ((committedRows + segmentRows - 1) >>> shift);
+            for (int i = 0; i < segCount; i++) {
+                segments.add(Segment.open(schema, dir, i, true));
+            }
+            if (segCount > 0) {
+                segmentEndRow = (long) segCount << shift;
+                resetTail(segments.get(segCount - 1), (int) (committedRows - ((long) (segCount - 1) << shift)));
+            }
+        } catch (final RuntimeException e) {
+            for (final Segment s : segments) {
+                s.close();
+            }
+            for (final SymbolDictionary d : dicts) {
+                if (d != null) {
+                    d.close();
+                }
+            }
+            if (t != null) {
+                t.close();
+            }
+            releaseLock();
+            throw e;
+        }
+    }
+
+    static int[] symbolSlots(final Schema schema) {
+        final int[] slots = new int[schema.columnCount()];
+        int n = 0;
+        for (final Column c : schema.columns()) {
+            slots[c.index()] = c.type() == ColumnType.SYMBOL ? n++ : -1;
+        }
+        return slots;
+    }
+
+    /** Nulls rows from {@code committedInSegment} to the end of the segment and makes its zone map exact again. */
+    private void resetTail(final Segment s, final int committedInSegment) {
+        s.fillNulls(committedInSegment, schema.segmentRows());
+        final int block = committedInSegment / schema.blockRows();
+        s.resetZones(committedInSegment % schema.blockRows() == 0 ? block : block + 1);
+        s.recomputePartialBlock(committedInSegment);
+    }
+
+    /** @return the schema. */
+    public Schema schema() {
+        return schema;
+    }
+
+    /** @return rows published by the last commit. */
+    public long committedRows() {
+        return committedRows;
+    }
+
+    /** @return rows appended so far, committed or not. */
+    public long pendingRows() {
+        return pendingRows;
+    }
+
+    /**
+     * Appends one row of null values and returns its index; write its fields through a flyweight or the column
+     * addresses before {@link #commit()}.
+     *
+     * @return the new row's index.
+     */
+    public long appendRow() {
+        final long row = pendingRows;
+        if (row == segmentEndRow) {
+            openNextSegment();
+        } else if ((row & blockMask) == 0 && row > zoneRow) {
+            flushZones(row);
+        }
+        pendingRows = row + 1;
+        return row;
+    }
+
+    /**
+     * Appends one row and points a flyweight at it.
+     *
+     * @param flyweight a flyweight of this table's columns (bound here if it is not yet).
+     * @param <F>       its type.
+     * @return the flyweight, at the new row.
+     */
+    @SuppressWarnings("unchecked")
+    public <F extends Flyweight> F append(final F flyweight) {
+        if (flyweight.access() != this) {
+            flyweight.bind(this);
+        }
+        final long row = appendRow();
+        return (F) flyweight.wrap(row);
+    }
+
+    /**
+     * Reserves up to {@code count} rows within the current segment for bulk writes at
+     * {@code columnAddress(segment, column) + rowInSegment * stride}.
+     *
+     * @param count rows wanted (at least 1).
+     * @return rows reserved, at least 1, fewer when the segment ends first; they start at the old {@link #pendingRows()}.
+     */
+    public int reserve(final int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("count=" + count + " must be at least 1");
+        }
+        checkOpen();
+        if (pendingRows == segmentEndRow) {
+            openNextSegment();
+        }
+        final int n = (int) Math.min(count, segmentEndRow - pendingRows);
+        pendingRows += n;
+        return n;
+    }
+
+    private void openNextSegment() {
+        checkOpen();
+        final int index = segments.size();
+        Segment s = null;
+        if (nextSegment != null) {
+            try {
+                s = nextSegment.get();
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StoreException("interrupted while creating segment " + index, e);
+            } catch (final ExecutionException e) {
+                throw e.getCause() instanceof StoreException ? (StoreException) e.getCause()
+                    : new StoreException("cannot create segment " + index + ": " + e.getCause(), e.getCause());
+            } finally {
+                nextSegment = null;
+            }
+        }
+        if (pendingRows > zoneRow) {
+            flushZones(pendingRows);
+        }
+        if (s == null) {
+            s = Segment.create(schema, dir, index, allocator);
+        }
+        segments.add(s);
+        segmentEndRow += segmentRows;
+        if (segmentRows >= PRECREATE_MIN_ROWS) {
+            if (precreator == null) {
+                precreator = Executors.newSingleThreadExecutor(r -> {
+                    final Thread t = new Thread(r, "tradestore-precreate-" + schema.name());
+                    t.setDaemon(true);
+                    return t;
+                });
+            }
+            final int next = index + 1;
+            nextSegment = precreator.submit(() -> Segment.create(schema, dir, next, allocator));
+        }
+    }
+
+    /** Widens zone maps with rows {@code [zoneRow, to)}. */
+    private void flushZones(final long to) {
+        long from = zoneRow;
+        while (from < to) {
+            final int seg = (int) (from >>> shift);
+            final long segStart = (long) seg << shift;
+            final long end = Math.min(to, segStart + segmentRows);
+            segments.get(seg).updateZones((int) (from - segStart), (int) (end - segStart));
+            from = end;
+        }
+        zoneRow = to;
+    }
+
+    /**
+     * Publishes every appended row: zone maps, then (SYNC) msync of data, zone maps and dictionaries, then the
+     * transaction slot and the sequence bump. Readers see all of these rows or none of them.
+     */
+    public void commit() {
+        checkOpen();
+        if (pendingRows == committedRows && !dictionariesGrew()) {
+            return;
+        }
+        flushZones(pendingRows);
+        final long[] counts = new long[dictionaries.length];
+        final long[] bytes = new long[dictionaries.length];
+        for (int i = 0; i < dictionaries.length; i++) {
+            counts[i] = dictionaries[i].size();
+            bytes[i] = dictionaries[i].byteLength();
+        }
+        final boolean sync = durability == Durability.SYNC;
+        if (sync) {
+            long from = committedRows;
+            while (from < pendingRows) {
+                final int seg = (int) (from >>> shift);
+                final long segStart = (long) seg << shift;
+                final long end = Math.min(pendingRows, segStart + segmentRows);
+                segments.get(seg).sync((int) (from - segStart), (int) (end - segStart));
+                from = end;
+            }
+            for (final SymbolDictionary d : dictionaries) {
+                d.sync();
+            }
+        }
+        state = txn.publish(state, pendingRows, counts, bytes, sync);
+        committedRows = pendingRows;
+    }
+
+    private boolean dictionariesGrew() {
+        for (int i = 0; i < dictionaries.length; i++) {
+            if (dictionaries[i].size() != state.dictCounts()[i]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Discards rows and dictionary entries appended since the last commit; the table stays at that commit. */
+    public void rollback() {
+        checkOpen();
+        for (int i = 0; i < dictionaries.length; i++) {
+            dictionaries[i].truncate(state.dictCounts()[i], state.dictBytes()[i]);
+        }
+        if (pendingRows == committedRows) {
+            return;
+        }
+        final int firstSeg = (int) (committedRows >>> shift);
+        final int lastSeg = (int) ((pendingRows - 1) >>> shift);
+        for (int seg = firstSeg; seg <= lastSeg && seg < segments.size(); seg++) {
+            final long segStart = (long) seg << shift;
+            resetTail(segments.get(seg), (int) Math.max(0, committedRows - segStart));
+        }
+        pendingRows = committedRows;
+        zoneRow = committedRows;
+    }
+
+    /**
+     * Returns the writer's dictionary of a symbol column.
+     *
+     * @param column a symbol column index.
+     * @return its dictionary.
+     */
+    public SymbolDictionary dictionary(final int column) {
+        checkSymbolColumn(column);
+        return dictionaries[symbolSlot[column]];
+    }
+
+    private void checkSymbolColumn(final int column) {
+        Bounds.checkIndex("column", column, schema.columnCount(), "columnCount");
+        if (symbolSlot[column] < 0) {
+            throw new StoreException("column '" + schema.column(column).name() + "' is " + schema.column(column).typeName()
+                + ", not a symbol");
+        }
+    }
+
+    @Override
+    public long columnsHash() {
+        return schema.columnsHash();
+    }
+
+    @Override
+    public int segmentShift() {
+        return shift;
+    }
+
+    @Override
+    public long rowLimit() {
+        checkOpen();
+        return pendingRows;
+    }
+
+    @Override
+    public long columnAddress(final int segment, final int column) {
+        return segments.get(segment).columnBase(column);
+    }
+
+    @Override
+    public int columnStride(final int column) {
+        return strides[column];
+    }
+
+    @Override
+    public boolean isOpen() {
+        return !closed;
+    }
+
+    @Override
+    public boolean writable() {
+        return !closed;
+    }
+
+    @Override
+    public String symbolValue(final int column, final int code) {
+        return code == -1 ? null : dictionary(column).value(code);
+    }
+
+    @Override
+    public int symbolCode(final int column, final CharSequence value) {
+        return value == null ? -1 : dictionary(column).intern(value);
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new StoreException("writer of table '" + schema.name() + "' is closed");
+        }
+    }
+
+    /** Discards uncommitted rows, unmaps everything and releases the lock; idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            rollback();
+        } finally {
+            closed = true;
+            if (precreator != null) {
+                precreator.shutdown();
+                if (nextSegment != null) {
+                    try {
+                        nextSegment.get().close();
+                    } catch (final InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } catch (final ExecutionException e) {
+                        // nothing was mapped
+                    }
+                }
+            }
+            for (final Segment s : segments) {
+                s.close();
+            }
+            segments.clear();
+            for (final SymbolDictionary d : dictionaries) {
+                d.close();
+            }
+            txn.close();
+            releaseLock();
+            table.writerClosed(this);
+        }
+    }
+
+    private void releaseLock() {
+        try {
+            if (lock != null) {
+                lock.release();
+            }
+        } catch (final IOException e) {
+            // closing the channel releases it too
+        }
+        closeQuietly(lockChannel);
+    }
+
+    private static void closeQuietly(final FileChannel ch) {
+        if (ch != null) {
+            try {
+                ch.close();
+            } catch (final IOException e) {
+                // nothing more to release
+            }
+        }
+    }
+}

@@ -1,0 +1,159 @@
+package io.tradestore.core.memory;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.tradestore.core.StoreException;
+import net.openhft.chronicle.core.OS;
+import net.openhft.posix.MSyncFlag;
+import net.openhft.posix.PosixAPI;
+
+/**
+ * One file mapped once, at its full size, with chronicle-core's {@code OS.map}; unmapped exactly once by
+ * {@link #close()}. The file is never grown or remapped while mapped, so an address handed out stays valid until
+ * close.
+ */
+public final class MappedFile implements AutoCloseable {
+    private static final AtomicLong MAPPED_BYTES = new AtomicLong();
+    private static final AtomicLong MAPPING_COUNT = new AtomicLong();
+
+    private final Path path;
+    private final long length;
+    private final boolean writable;
+    private long address;
+
+    private MappedFile(final Path path, final long length, final boolean writable, final long address) {
+        this.path = path;
+        this.length = length;
+        this.writable = writable;
+        this.address = address;
+    }
+
+    /**
+     * Creates {@code path} with blocks for {@code length} bytes and maps it read-write.
+     *
+     * @param path      the new file (an existing one is resized).
+     * @param length    its full size.
+     * @param allocator how blocks are reserved.
+     * @return the mapping.
+     */
+    public static MappedFile create(final Path path, final long length, final FileAllocator allocator) {
+        try {
+            allocator.allocate(path, length);
+        } catch (final IOException e) {
+            throw new StoreException("cannot create " + path + " (" + length + " bytes): " + e.getMessage()
+                + "; free disk space or choose a smaller segmentRows", e);
+        }
+        return map(path, length, true);
+    }
+
+    /**
+     * Maps an existing file whose size must be at least {@code length}.
+     *
+     * @param path     the file.
+     * @param length   bytes to map.
+     * @param writable whether to map read-write.
+     * @return the mapping.
+     */
+    public static MappedFile open(final Path path, final long length, final boolean writable) {
+        final long size;
+        try {
+            size = Files.size(path);
+        } catch (final NoSuchFileException e) {
+            throw new StoreException("missing file " + path);
+        } catch (final IOException e) {
+            throw new StoreException("cannot read " + path + ": " + e.getMessage(), e);
+        }
+        if (size < length) {
+            throw new StoreException("truncated file " + path + ": size=" + size + " expected=" + length);
+        }
+        return map(path, length, writable);
+    }
+
+    private static MappedFile map(final Path path, final long length, final boolean writable) {
+        final StandardOpenOption[] options = writable
+            ? new StandardOpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE}
+            : new StandardOpenOption[] {StandardOpenOption.READ};
+        try (FileChannel channel = FileChannel.open(path, options)) {
+            final long address = OS.map(channel, writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY,
+                0, length);
+            MAPPED_BYTES.addAndGet(length);
+            MAPPING_COUNT.incrementAndGet();
+            return new MappedFile(path, length, writable, address);
+        } catch (final IOException | RuntimeException e) {
+            throw new StoreException("cannot map " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** @return the address of the first byte; valid until {@link #close()}. */
+    public long address() {
+        return address;
+    }
+
+    /** @return the mapped length in bytes. */
+    public long length() {
+        return length;
+    }
+
+    /** @return the file. */
+    public Path path() {
+        return path;
+    }
+
+    /** @return whether the mapping is writable. */
+    public boolean writable() {
+        return writable;
+    }
+
+    /**
+     * Writes dirty pages in {@code [offset, offset + bytes)} to disk and waits (msync MS_SYNC).
+     *
+     * @param offset first byte, relative to the start of the file.
+     * @param bytes  number of bytes.
+     */
+    public void sync(final long offset, final long bytes) {
+        if (bytes <= 0) {
+            return;
+        }
+        final long page = OS.pageSize();
+        final long start = offset & -page;
+        final long end = Math.min(length, offset + bytes);
+        final int rc = PosixAPI.posix().msync(address + start, end - start, MSyncFlag.MS_SYNC);
+        if (rc != 0) {
+            throw new StoreException("msync failed for " + path + ": " + PosixAPI.posix().lastErrorStr());
+        }
+    }
+
+    /** Unmaps the file; idempotent. */
+    @Override
+    public void close() {
+        if (address == 0) {
+            return;
+        }
+        final long a = address;
+        address = 0;
+        try {
+            OS.unmap(a, length);
+        } catch (final IOException e) {
+            throw new StoreException("cannot unmap " + path + ": " + e.getMessage(), e);
+        } finally {
+            MAPPED_BYTES.addAndGet(-length);
+            MAPPING_COUNT.decrementAndGet();
+        }
+    }
+
+    /** @return bytes currently mapped by tradestore. */
+    public static long mappedBytes() {
+        return MAPPED_BYTES.get();
+    }
+
+    /** @return mappings currently live. */
+    public static long mappingCount() {
+        return MAPPING_COUNT.get();
+    }
+}

@@ -1,0 +1,402 @@
+package io.tradestore.core.segment;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.tradestore.core.StoreException;
+import io.tradestore.core.memory.FileAllocator;
+import io.tradestore.core.memory.MappedFile;
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.Schema;
+
+/**
+ * One mapped segment: each column as (base address, stride), plus the zone map. Created at full size (blocks
+ * reserved, filled with null sentinels), mapped once, unmapped once on {@link #close()}.
+ */
+public final class Segment implements AutoCloseable {
+    private final Schema schema;
+    private final int index;
+    private final Path directory;
+    private final MappedFile[] files;
+    private final MappedFile zone;
+    private final long[] columnBase;
+    private final int[] columnStride;
+    private final int columnCount;
+    private final long zoneBase;
+
+    private Segment(final Schema schema, final int index, final Path directory, final MappedFile[] files, final MappedFile zone) {
+        this.schema = schema;
+        this.index = index;
+        this.directory = directory;
+        this.files = files;
+        this.zone = zone;
+        this.columnCount = schema.columnCount();
+        this.columnBase = new long[columnCount];
+        this.columnStride = new int[columnCount];
+        for (final Column c : schema.columns()) {
+            final MappedFile f = schema.layout() == Layout.ROW ? files[0] : files[c.index()];
+            columnBase[c.index()] = f.address() + SegmentDescriptor.offset(schema, c);
+            columnStride[c.index()] = SegmentDescriptor.stride(schema, c);
+        }
+        this.zoneBase = zone.address();
+    }
+
+    /**
+     * Creates a segment's files at full size, fills them with null sentinels and maps them read-write. An existing
+     * segment directory (left by a crash before its first commit) is reused.
+     *
+     * @param schema    the schema.
+     * @param tableDir  the table directory.
+     * @param index     the segment index.
+     * @param allocator block reservation.
+     * @return the mapped segment.
+     */
+    public static Segment create(final Schema schema, final Path tableDir, final int index, final FileAllocator allocator) {
+        final Path dir = SegmentDescriptor.directory(tableDir, index);
+        try {
+            Files.createDirectories(dir);
+        } catch (final IOException e) {
+            throw new StoreException("cannot create segment directory " + dir + ": " + e.getMessage(), e);
+        }
+        final List<MappedFile> opened = new ArrayList<>();
+        try {
+            final MappedFile[] files = new MappedFile[schema.layout() == Layout.ROW ? 1 : schema.columnCount()];
+            for (int i = 0; i < files.length; i++) {
+                final Column c = schema.column(i);
+                final long length = schema.layout() == Layout.ROW
+                    ? (long) schema.rowLength() * schema.segmentRows()
+                    : (long) c.width() * schema.segmentRows();
+                files[i] = MappedFile.create(dir.resolve(SegmentDescriptor.fileName(schema, c)), length, allocator);
+                opened.add(files[i]);
+            }
+            final MappedFile zone = MappedFile.create(dir.resolve(ZoneMapDescriptor.FILE_NAME),
+                ZoneMapDescriptor.fileLength(schema.columnCount(), schema.blocksPerSegment()), allocator);
+            opened.add(zone);
+            final Segment s = new Segment(schema, index, dir, files, zone);
+            NativeMemory.putInt(zone.address() + ZoneMapDescriptor.FORMAT_VERSION_OFFSET, ZoneMapDescriptor.FORMAT_VERSION);
+            NativeMemory.putInt(zone.address() + ZoneMapDescriptor.COLUMN_COUNT_OFFSET, schema.columnCount());
+            NativeMemory.putInt(zone.address() + ZoneMapDescriptor.BLOCK_COUNT_OFFSET, schema.blocksPerSegment());
+            s.resetZones(0);
+            s.fillNulls(0, schema.segmentRows());
+            return s;
+        } catch (final RuntimeException e) {
+            for (final MappedFile f : opened) {
+                f.close();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Maps an existing segment.
+     *
+     * @param schema   the schema.
+     * @param tableDir the table directory.
+     * @param index    the segment index.
+     * @param writable whether to map read-write.
+     * @return the mapped segment.
+     */
+    public static Segment open(final Schema schema, final Path tableDir, final int index, final boolean writable) {
+        final Path dir = SegmentDescriptor.directory(tableDir, index);
+        if (!Files.isDirectory(dir)) {
+            throw new StoreException("missing segment directory " + dir + "; the table is damaged");
+        }
+        final List<MappedFile> opened = new ArrayList<>();
+        try {
+            final MappedFile[] files = new MappedFile[schema.layout() == Layout.ROW ? 1 : schema.columnCount()];
+            for (int i = 0; i < files.length; i++) {
+                final Column c = schema.column(i);
+                final long length = schema.layout() == Layout.ROW
+                    ? (long) schema.rowLength() * schema.segmentRows()
+                    : (long) c.width() * schema.segmentRows();
+                files[i] = MappedFile.open(dir.resolve(SegmentDescriptor.fileName(schema, c)), length, writable);
+                opened.add(files[i]);
+            }
+            final MappedFile zone = MappedFile.open(dir.resolve(ZoneMapDescriptor.FILE_NAME),
+                ZoneMapDescriptor.fileLength(schema.columnCount(), schema.blocksPerSegment()), writable);
+            opened.add(zone);
+            final int version = NativeMemory.getInt(zone.address() + ZoneMapDescriptor.FORMAT_VERSION_OFFSET);
+            final int cols = NativeMemory.getInt(zone.address() + ZoneMapDescriptor.COLUMN_COUNT_OFFSET);
+            final int blocks = NativeMemory.getInt(zone.address() + ZoneMapDescriptor.BLOCK_COUNT_OFFSET);
+            if (version > ZoneMapDescriptor.FORMAT_VERSION) {
+                throw new StoreException("zone map " + zone.path() + " has format version " + version
+                    + ", newer than this tradestore supports; upgrade tradestore");
+            }
+            if (version < 1 || cols != schema.columnCount() || blocks != schema.blocksPerSegment()) {
+                throw new StoreException("corrupted zone map " + zone.path() + ": formatVersion=" + version + " columnCount=" + cols
+                    + " blockCount=" + blocks);
+            }
+            return new Segment(schema, index, dir, files, zone);
+        } catch (final RuntimeException e) {
+            for (final MappedFile f : opened) {
+                f.close();
+            }
+            throw e;
+        }
+    }
+
+    /** @return the segment index. */
+    public int index() {
+        return index;
+    }
+
+    /** @return the segment directory (bitmap indexes live beside the data). */
+    public Path directory() {
+        return directory;
+    }
+
+    /** @param column column index (unchecked). @return address of the column's value in row 0 of this segment. */
+    public long columnBase(final int column) {
+        return columnBase[column];
+    }
+
+    /** @param column column index (unchecked). @return bytes between consecutive values of the column. */
+    public int columnStride(final int column) {
+        return columnStride[column];
+    }
+
+    /**
+     * Writes null sentinels into rows {@code [from, to)} of every column.
+     *
+     * @param from first row in the segment.
+     * @param to   end row (exclusive).
+     */
+    public void fillNulls(final int from, final int to) {
+        if (to <= from) {
+            return;
+        }
+        for (final Column c : schema.columns()) {
+            NativeMemory.fillPattern(columnBase[c.index()] + (long) from * columnStride[c.index()], to - from,
+                columnStride[c.index()], c.width(), c.type().nullBits());
+        }
+    }
+
+    /**
+     * Empties the zone map of every block from {@code fromBlock} on and recomputes the segment entry from the blocks
+     * before it.
+     *
+     * @param fromBlock first block to empty.
+     */
+    public void resetZones(final int fromBlock) {
+        final int blocks = schema.blocksPerSegment();
+        for (int b = fromBlock; b < blocks; b++) {
+            for (final Column c : schema.columns()) {
+                setEmpty(b, c);
+            }
+        }
+        // The segment entry is computed in locals and written once, so a concurrent reader never sees it narrower
+        // than the committed blocks it covers.
+        for (final Column c : schema.columns()) {
+            final boolean f64 = c.type() == ColumnType.F64;
+            long min = f64 ? Double.doubleToRawLongBits(Double.POSITIVE_INFINITY) : Long.MAX_VALUE;
+            long max = f64 ? Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY) : Long.MIN_VALUE;
+            for (int b = 0; b < Math.min(fromBlock, blocks); b++) {
+                final long bmin = zoneMin(b, c.index());
+                final long bmax = zoneMax(b, c.index());
+                if (f64) {
+                    min = Double.doubleToRawLongBits(Math.min(Double.longBitsToDouble(min), Double.longBitsToDouble(bmin)));
+                    max = Double.doubleToRawLongBits(Math.max(Double.longBitsToDouble(max), Double.longBitsToDouble(bmax)));
+                } else {
+                    min = Math.min(min, bmin);
+                    max = Math.max(max, bmax);
+                }
+            }
+            final long e = zoneBase + ZoneMapDescriptor.entryOffset(columnCount, -1, c.index());
+            NativeMemory.putLong(e, min);
+            NativeMemory.putLong(e + 8, max);
+        }
+    }
+
+    private void setEmpty(final int block, final Column c) {
+        final long e = zoneBase + ZoneMapDescriptor.entryOffset(columnCount, block, c.index());
+        if (c.type() == ColumnType.F64) {
+            NativeMemory.putLong(e, Double.doubleToRawLongBits(Double.POSITIVE_INFINITY));
+            NativeMemory.putLong(e + 8, Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY));
+        } else {
+            NativeMemory.putLong(e, Long.MAX_VALUE);
+            NativeMemory.putLong(e + 8, Long.MIN_VALUE);
+        }
+    }
+
+    /**
+     * Sets the zone map of the block holding row {@code from} exactly from rows [blockStart, to) (used when reopening
+     * at a commit that ends inside a block) and widens the segment entry.
+     *
+     * @param to end row of committed data in the segment (exclusive), inside or at the end of its block.
+     */
+    public void recomputePartialBlock(final int to) {
+        final int blockRows = schema.blockRows();
+        final int block = to / blockRows;
+        if (to % blockRows == 0 || block >= schema.blocksPerSegment()) {
+            return;
+        }
+        final int start = block * blockRows;
+        for (final Column c : schema.columns()) {
+            final long[] mm = minMax(c, start, to);
+            final long e = zoneBase + ZoneMapDescriptor.entryOffset(columnCount, block, c.index());
+            NativeMemory.putLong(e, mm[0]);
+            NativeMemory.putLong(e + 8, mm[1]);
+            mergeEntry(-1, c, mm[0], mm[1]);
+        }
+    }
+
+    /**
+     * Widens the zone maps of the blocks covering rows {@code [from, to)} to include their values.
+     *
+     * @param from first row in the segment.
+     * @param to   end row (exclusive).
+     */
+    public void updateZones(final int from, final int to) {
+        final int blockRows = schema.blockRows();
+        int start = from;
+        while (start < to) {
+            final int block = start / blockRows;
+            final int end = Math.min(to, (block + 1) * blockRows);
+            for (final Column c : schema.columns()) {
+                final long[] mm = minMax(c, start, end);
+                mergeEntry(block, c, mm[0], mm[1]);
+                mergeEntry(-1, c, mm[0], mm[1]);
+            }
+            start = end;
+        }
+    }
+
+    private void mergeEntry(final int block, final Column c, final long min, final long max) {
+        final long e = zoneBase + ZoneMapDescriptor.entryOffset(columnCount, block, c.index());
+        if (c.type() == ColumnType.F64) {
+            final double oldMin = Double.longBitsToDouble(NativeMemory.getLong(e));
+            final double oldMax = Double.longBitsToDouble(NativeMemory.getLong(e + 8));
+            NativeMemory.putLong(e, Double.doubleToRawLongBits(Math.min(oldMin, Double.longBitsToDouble(min))));
+            NativeMemory.putLong(e + 8, Double.doubleToRawLongBits(Math.max(oldMax, Double.longBitsToDouble(max))));
+        } else {
+            NativeMemory.putLong(e, Math.min(NativeMemory.getLong(e), min));
+            NativeMemory.putLong(e + 8, Math.max(NativeMemory.getLong(e + 8), max));
+        }
+    }
+
+    /**
+     * Computes min and max of one column over rows {@code [from, to)}, skipping nulls.
+     *
+     * @param c    the column.
+     * @param from first row.
+     * @param to   end row.
+     * @return {min, max}; f64 as raw bits; an empty range when all are null.
+     */
+    public long[] minMax(final Column c, final int from, final int to) {
+        final long stride = columnStride[c.index()];
+        long a = columnBase[c.index()] + from * stride;
+        final int n = to - from;
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        switch (c.type()) {
+            case I8:
+            case CHAR: {
+                final long nul = c.type().nullBits();
+                for (int i = 0; i < n; i++, a += stride) {
+                    final long v = NativeMemory.getByte(a);
+                    if (v != nul) {
+                        min = Math.min(min, v);
+                        max = Math.max(max, v);
+                    }
+                }
+                break;
+            }
+            case I16:
+                for (int i = 0; i < n; i++, a += stride) {
+                    final long v = NativeMemory.getShort(a);
+                    if (v != Short.MIN_VALUE) {
+                        min = Math.min(min, v);
+                        max = Math.max(max, v);
+                    }
+                }
+                break;
+            case I32:
+            case SYMBOL: {
+                final long nul = c.type().nullBits();
+                for (int i = 0; i < n; i++, a += stride) {
+                    final long v = NativeMemory.getInt(a);
+                    if (v != nul) {
+                        min = Math.min(min, v);
+                        max = Math.max(max, v);
+                    }
+                }
+                break;
+            }
+            case F64: {
+                double dmin = Double.POSITIVE_INFINITY;
+                double dmax = Double.NEGATIVE_INFINITY;
+                for (int i = 0; i < n; i++, a += stride) {
+                    final double v = NativeMemory.getDouble(a);
+                    if (v == v) {
+                        dmin = Math.min(dmin, v);
+                        dmax = Math.max(dmax, v);
+                    }
+                }
+                return new long[] {Double.doubleToRawLongBits(dmin), Double.doubleToRawLongBits(dmax)};
+            }
+            default:
+                for (int i = 0; i < n; i++, a += stride) {
+                    final long v = NativeMemory.getLong(a);
+                    if (v != Long.MIN_VALUE) {
+                        min = Math.min(min, v);
+                        max = Math.max(max, v);
+                    }
+                }
+                break;
+        }
+        return new long[] {min, max};
+    }
+
+    /**
+     * Zone-map minimum of a column in a block, or the segment with block -1 (f64: raw double bits).
+     *
+     * @param block  block index or -1.
+     * @param column column index.
+     * @return the minimum (empty: Long.MAX_VALUE, or +Inf bits for f64).
+     */
+    public long zoneMin(final int block, final int column) {
+        return NativeMemory.getLong(zoneBase + ZoneMapDescriptor.entryOffset(columnCount, block, column));
+    }
+
+    /**
+     * Zone-map maximum of a column in a block, or the segment with block -1.
+     *
+     * @param block  block index or -1.
+     * @param column column index.
+     * @return the maximum.
+     */
+    public long zoneMax(final int block, final int column) {
+        return NativeMemory.getLong(zoneBase + ZoneMapDescriptor.entryOffset(columnCount, block, column) + 8);
+    }
+
+    /**
+     * Forces rows {@code [from, to)} and the zone map to disk.
+     *
+     * @param from first row.
+     * @param to   end row.
+     */
+    public void sync(final int from, final int to) {
+        if (schema.layout() == Layout.ROW) {
+            files[0].sync((long) from * schema.rowLength(), (long) (to - from) * schema.rowLength());
+        } else {
+            for (final Column c : schema.columns()) {
+                files[c.index()].sync((long) from * c.width(), (long) (to - from) * c.width());
+            }
+        }
+        zone.sync(0, zone.length());
+    }
+
+    @Override
+    public void close() {
+        for (final MappedFile f : files) {
+            f.close();
+        }
+        zone.close();
+    }
+}

@@ -1,0 +1,85 @@
+package io.tradestore.core;
+
+import java.nio.file.Path;
+
+import io.tradestore.core.memory.MappedFile;
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.Schema;
+import io.tradestore.core.schema.SchemaCodec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Deterministic row content for the all-types schema: every value is a function of the row number. */
+public final class TestRows {
+    /** The all-types schema (8-row segments, 4-row blocks). */
+    public static final Schema ALL_TYPES = SchemaCodec.resource("/io/tradestore/core/all_types.schema.json");
+
+    private TestRows() {
+    }
+
+    /** @param layout layout. @param segmentRows rows per segment. @return the all-types schema with them. */
+    public static Schema allTypes(final Layout layout, final int segmentRows) {
+        return ALL_TYPES.with("all_types", layout, segmentRows, Math.min(segmentRows, 4));
+    }
+
+    /** @param row row number. @return whether this row holds nulls in every nullable column. */
+    public static boolean nullRow(final long row) {
+        return row % 5 == 3;
+    }
+
+    /** @param f flyweight at a fresh row. @param row its number. */
+    public static void write(final AllTypesFlyweight f, final long row) {
+        if (nullRow(row)) {
+            f.ts(1_000_000_000L * row);
+            return;
+        }
+        f.b((byte) (row * 7)).s((short) (row * 31)).i((int) (row * 1_000_003L)).l(row * 1_000_000_007L - 5)
+            .d(row * 0.25).px(row * 10_001 - 3).ts(1_000_000_000L * row).sym("S" + (row % 13)).c((char) ('A' + row % 26))
+            .sym2(row % 2 == 0 ? "even" : "odd");
+    }
+
+    /** @param f flyweight at a row. @param row its number. */
+    public static void verify(final AllTypesFlyweight f, final long row) {
+        assertThat(f.ts()).as("ts row=%d", row).isEqualTo(1_000_000_000L * row);
+        if (nullRow(row)) {
+            assertThat(f.b()).isEqualTo(Byte.MIN_VALUE);
+            assertThat(f.s()).isEqualTo(Short.MIN_VALUE);
+            assertThat(f.i()).isEqualTo(Integer.MIN_VALUE);
+            assertThat(f.l()).isEqualTo(Long.MIN_VALUE);
+            assertThat(f.d()).isNaN();
+            assertThat(f.px()).isEqualTo(Long.MIN_VALUE);
+            assertThat(f.sym()).isEqualTo(-1);
+            assertThat(f.symValue()).isNull();
+            assertThat(f.c()).isEqualTo((char) 0);
+            return;
+        }
+        assertThat(f.b()).as("b row=%d", row).isEqualTo((byte) (row * 7));
+        assertThat(f.s()).as("s row=%d", row).isEqualTo((short) (row * 31));
+        assertThat(f.i()).as("i row=%d", row).isEqualTo((int) (row * 1_000_003L));
+        assertThat(f.l()).as("l row=%d", row).isEqualTo(row * 1_000_000_007L - 5);
+        assertThat(f.d()).as("d row=%d", row).isEqualTo(row * 0.25);
+        assertThat(f.px()).as("px row=%d", row).isEqualTo(row * 10_001 - 3);
+        assertThat(f.symValue()).as("sym row=%d", row).isEqualTo("S" + (row % 13));
+        assertThat(f.c()).as("c row=%d", row).isEqualTo((char) ('A' + row % 26));
+        assertThat(f.sym2Value()).as("sym2 row=%d", row).isEqualTo(row % 2 == 0 ? "even" : "odd");
+    }
+
+    /** Asserts that nothing tradestore allocated or mapped is still live. */
+    public static void assertNoNativeLeaks() {
+        assertThat(NativeMemory.allocatedBytes()).as("native bytes allocated").isZero();
+        assertThat(MappedFile.mappingCount()).as("live mappings").isZero();
+        assertThat(MappedFile.mappedBytes()).as("bytes mapped").isZero();
+    }
+
+    /** @param dir store directory. @param schema schema. @param rows rows to write and commit. */
+    public static void fill(final Path dir, final Schema schema, final long rows) {
+        try (Store store = Store.open(dir); TableWriter w = store.openOrCreate(schema).writer()) {
+            final AllTypesFlyweight f = new AllTypesFlyweight();
+            for (long r = w.pendingRows(); r < rows; r++) {
+                write(w.append(f), r);
+            }
+            w.commit();
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package io.tradestore.query;
+
+import io.tradestore.core.StoreException;
+
+/** A query that cannot be answered: a named code, a message that says what is allowed, and the JSON path at fault. */
+public class QueryException extends StoreException {
+    private static final long serialVersionUID = 1L;
+    private final ErrorCode code;
+    private final String path;
+
+    /**
+     * Creates the exception.
+     *
+     * @param code    the error code.
+     * @param message what was wrong and what is allowed.
+     * @param path    JSON pointer of the offending part ({@code /filter/args/0/col}), or "" for the whole query.
+     */
+    public QueryException(final ErrorCode code, final String message, final String path) {
+        super(message);
+        this.code = code;
+        this.path = path == null ? "" : path;
+    }
+
+    /** @return the error code. */
+    public ErrorCode code() {
+        return code;
+    }
+
+    /** @return the JSON pointer of the offending part, "" for the whole query. */
+    public String path() {
+        return path;
+    }
+}
