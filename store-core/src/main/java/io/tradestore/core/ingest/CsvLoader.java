@@ -45,6 +45,8 @@ import io.tradestore.core.schema.Schema;
  */
 public final class CsvLoader implements AutoCloseable {
     private static final int MAX_KEPT_REJECTS = 10;
+    /** Prints where the time went (parse, wait, append, commit) to stderr; for profiling only. */
+    private static final boolean STATS = Boolean.getBoolean("tradestore.loadStats");
 
     private final TableWriter writer;
     private final Schema schema;
@@ -72,6 +74,11 @@ public final class CsvLoader implements AutoCloseable {
     private long committedByLoad;
     private final List<String> firstRejects = new ArrayList<>();
     private BufferedWriter rejectsOut;
+    private long parseNanos;
+    private long waitNanos;
+    private long appendNanos;
+    private long chunks;
+    private long reparses;
     private boolean closed;
 
     private CsvLoader(final TableWriter writer, final LoadOptions options, final LoadProgress progress) {
@@ -207,8 +214,14 @@ public final class CsvLoader implements AutoCloseable {
                     loadSource(src);
                 }
             }
+            final long c0 = System.nanoTime();
             writer.commit();
             commits++;
+            if (STATS) {
+                System.err.printf(java.util.Locale.ROOT, "load stats: chunks=%d reparses=%d parse cpu=%.3fs (all threads) wait=%.3fs"
+                    + " append=%.3fs commit=%.3fs wall=%.3fs%n", chunks, reparses, parseNanos / 1e9, waitNanos / 1e9,
+                    appendNanos / 1e9, (System.nanoTime() - c0) / 1e9, (System.nanoTime() - startNanos) / 1e9);
+            }
             if (rejectsOut != null) {
                 rejectsOut.flush();
             }
@@ -250,7 +263,12 @@ public final class CsvLoader implements AutoCloseable {
                 if (inFlight.isEmpty()) {
                     break;
                 }
+                final long w0 = System.nanoTime();
                 final ChunkBuffer b = await(inFlight.remove());
+                final long w1 = System.nanoTime();
+                waitNanos += w1 - w0;
+                parseNanos += b.parseNanos;
+                chunks++;
                 try {
                     CsvInput in = b.input;
                     if (b.startOffset != expected) {
@@ -263,10 +281,12 @@ public final class CsvLoader implements AutoCloseable {
                             in = join(carry, carryOffset, expected, in);
                         }
                         reparse(in, expected, b);
+                        reparses++;
                     }
                     carry = null;
                     bytesRead += b.endOffset - b.startOffset;
                     append(b, line);
+                    appendNanos += System.nanoTime() - w1;
                     line += b.linesConsumed;
                     expected = b.endOffset;
                     lastLimit = in.limitOffset;
