@@ -19,7 +19,6 @@ import java.util.stream.Stream;
 import io.tradestore.core.StoreException;
 import io.tradestore.core.Table;
 import io.tradestore.core.TableWriter;
-import io.tradestore.core.dict.SymbolDictionary;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
@@ -427,23 +426,31 @@ public final class CsvLoader implements AutoCloseable {
         }
     }
 
+    /**
+     * Prepares each symbol column's local-to-global code map for a chunk. Entries start unset (-2) and are interned
+     * when a copied row first uses them; local codes are in first-appearance order, so global codes are too, and a
+     * commit (commit-every) publishes exactly the dictionary entries its rows use.
+     */
     private void internSymbols(final ChunkBuffer b) {
         for (final Column c : schema.columns()) {
             if (c.type() != ColumnType.SYMBOL) {
                 continue;
             }
-            final LocalSymbols local = b.symbols[c.index()];
-            final SymbolDictionary dict = writer.dictionary(c.index());
+            final int size = b.symbols[c.index()].size();
             int[] map = symbolMaps[c.index()];
-            if (map == null || map.length < local.size()) {
-                map = new int[Math.max(64, Integer.highestOneBit(Math.max(1, local.size())) * 2)];
+            if (map == null || map.length < size) {
+                map = new int[Math.max(64, Integer.highestOneBit(Math.max(1, size)) * 2)];
                 symbolMaps[c.index()] = map;
             }
-            final byte[] arena = local.arena();
-            for (int code = 0; code < local.size(); code++) {
-                map[code] = dict.intern(arena, local.offset(code), local.length(code));
-            }
+            java.util.Arrays.fill(map, 0, size, -2);
         }
+    }
+
+    private int internLocal(final ChunkBuffer b, final int column, final int local) {
+        final LocalSymbols symbols = b.symbols[column];
+        final int code = writer.dictionary(column).intern(symbols.arena(), symbols.offset(local), symbols.length(local));
+        symbolMaps[column][local] = code;
+        return code;
     }
 
     private void appendRows(final ChunkBuffer b) {
@@ -488,7 +495,7 @@ public final class CsvLoader implements AutoCloseable {
                 final long srcAddress = b.columns[i] + (long) src * width;
                 final long dst = destinations[i] + rowInSegment * stride;
                 if (c.type() == ColumnType.SYMBOL) {
-                    remap(symbolMaps[i], srcAddress, dst, stride, n);
+                    remap(b, i, srcAddress, dst, stride, n);
                 } else if (stride == width) {
                     NativeMemory.copy(srcAddress, dst, (long) n * width);
                 } else {
@@ -499,10 +506,18 @@ public final class CsvLoader implements AutoCloseable {
         }
     }
 
-    private static void remap(final int[] map, final long src, final long dst, final int stride, final int n) {
+    private void remap(final ChunkBuffer b, final int column, final long src, final long dst, final int stride, final int n) {
+        final int[] map = symbolMaps[column];
         for (int r = 0; r < n; r++) {
             final int local = NativeMemory.getInt(src + ((long) r << 2));
-            NativeMemory.putInt(dst + (long) r * stride, local < 0 ? -1 : map[local]);
+            int code = -1;
+            if (local >= 0) {
+                code = map[local];
+                if (code == -2) {
+                    code = internLocal(b, column, local);
+                }
+            }
+            NativeMemory.putInt(dst + (long) r * stride, code);
         }
     }
 
