@@ -44,8 +44,10 @@ final class CreateCommand implements Callable<Integer> {
     public Integer call() {
         Schema schema = schemaFile == null ? TradesSchema.SCHEMA : SchemaCodec.read(schemaFile);
         if (table != null || layout != null || segmentRows != null || blockRows != null) {
-            schema = schema.with(table == null ? schema.name() : table, layout == null ? schema.layout() : layout,
-                segmentRows == null ? schema.segmentRows() : segmentRows, blockRows == null ? schema.blockRows() : blockRows);
+            final int segRows = segmentRows == null ? schema.segmentRows() : segmentRows;
+            // a smaller segment than the schema's block takes blocks of the segment's size unless told otherwise
+            final int blkRows = blockRows == null ? Math.min(schema.blockRows(), segRows) : blockRows;
+            schema = schema.with(table == null ? schema.name() : table, layout == null ? schema.layout() : layout, segRows, blkRows);
         }
         try (Store s = Store.open(store)) {
             final Table t = s.createTable(schema);

@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 import io.tradestore.core.Store;
+import io.tradestore.core.StoreException;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.server.http.QueryServer;
 import io.tradestore.server.http.ServerConfig;
@@ -52,7 +53,12 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         final int cores = Runtime.getRuntime().availableProcessors();
-        final ServerConfig config = new ServerConfig(bind, port, threads == null ? cores : threads, queue, maxBody, timeoutMs, token);
+        final ServerConfig config;
+        try {
+            config = new ServerConfig(bind, port, threads == null ? cores : threads, queue, maxBody, timeoutMs, token);
+        } catch (final StoreException e) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
         try (Store s = CliSupport.openExisting(store); QueryEngine engine = new QueryEngine(s, cores)) {
             serve(s, engine, config, spec.commandLine().getErr(), null);
         }

@@ -13,24 +13,24 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 /** A small java.net.http client for the end-to-end tests. */
-final class Http {
-    static final ObjectMapper MAPPER = new ObjectMapper();
+public final class Http {
+    public static final ObjectMapper MAPPER = new ObjectMapper();
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
     private final String token;
 
-    Http(final int port) {
+    public Http(final int port) {
         this(port, null);
     }
 
-    Http(final int port, final String token) {
+    public Http(final int port, final String token) {
         this.base = "http://127.0.0.1:" + port;
         this.token = token;
     }
 
     /** A response: status, body text, and the Retry-After header if any. */
-    record Response(int status, String body, String retryAfter, String contentType) {
-        JsonNode json() {
+    public record Response(int status, String body, String retryAfter, String contentType) {
+        public JsonNode json() {
             try {
                 return MAPPER.readTree(body);
             } catch (final IOException e) {
@@ -38,24 +38,24 @@ final class Http {
             }
         }
 
-        String errorCode() {
+        public String errorCode() {
             return json().path("error").path("code").asText();
         }
     }
 
-    Response get(final String path) {
+    public Response get(final String path) {
         return send(builder(path).GET());
     }
 
-    Response post(final String path, final String body) {
+    public Response post(final String path, final String body) {
         return post(path, body.getBytes(StandardCharsets.UTF_8));
     }
 
-    Response post(final String path, final byte[] body) {
+    public Response post(final String path, final byte[] body) {
         return send(builder(path).POST(HttpRequest.BodyPublishers.ofByteArray(body)).header("Content-Type", "application/json"));
     }
 
-    Response send(final HttpRequest.Builder b) {
+    public Response send(final HttpRequest.Builder b) {
         try {
             final HttpResponse<String> r = client.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             return new Response(r.statusCode(), r.body(), r.headers().firstValue("Retry-After").orElse(null),
@@ -68,7 +68,7 @@ final class Http {
         }
     }
 
-    HttpRequest.Builder builder(final String path) {
+    public HttpRequest.Builder builder(final String path) {
         final HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30));
         if (token != null) {
             b.header("Authorization", "Bearer " + token);
