@@ -36,6 +36,17 @@ public final class ChildJvm implements AutoCloseable {
      * @return the running child.
      */
     public static ChildJvm start(final String... args) {
+        return startMain("io.tradestore.server.cli.TradestoreCli", args);
+    }
+
+    /**
+     * Starts any main class of the test classpath.
+     *
+     * @param mainClass the class.
+     * @param args      its arguments.
+     * @return the running child.
+     */
+    public static ChildJvm startMain(final String mainClass, final String... args) {
         final List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         final String flags = System.getProperty("tradestore.jvmFlags", "");
@@ -47,7 +58,7 @@ public final class ChildJvm implements AutoCloseable {
         cmd.add("-Xmx512m");
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        cmd.add("io.tradestore.server.cli.TradestoreCli");
+        cmd.add(mainClass);
         cmd.addAll(Arrays.asList(args));
         try {
             return new ChildJvm(new ProcessBuilder(cmd).start());
@@ -105,6 +116,11 @@ public final class ChildJvm implements AutoCloseable {
             throw new AssertionError("no port in output:\n" + all);
         }
         return Integer.parseInt(m.group(1));
+    }
+
+    /** @return whether the process is still running. */
+    public boolean isAlive() {
+        return process.isAlive();
     }
 
     /** Sends SIGTERM (through the handle: Process.destroy() would also close our ends of its output pipes). */

@@ -46,7 +46,7 @@ class CliTest {
 
     @Test
     void shouldPrintHelpForEveryCommand() {
-        for (final String c : new String[] {"create", "query", "serve", "info", "check"}) {
+        for (final String c : new String[] {"create", "query", "serve", "info", "check", "demo"}) {
             final Run r = run(c, "--help");
             assertThat(r.code()).as(c).isZero();
             assertThat(r.out()).as(c).contains("Usage: tradestore " + c);
@@ -160,5 +160,33 @@ class CliTest {
             assertThat(code).as(child.output()).isZero();
             assertThat(child.output()).contains("stopped after");
         }
+    }
+
+    @Test
+    void shouldRunTheDemoAnswerItsExamplesAndCleanUp() throws Exception {
+        final Path parent = dir.resolve("demo");
+        Files.createDirectories(parent);
+        try (ChildJvm child = ChildJvm.start("demo", "--rows", "30000", "--port", "0", "--dir", parent.toString())) {
+            child.awaitLine("serving until Ctrl-C", 120);
+            final String out = child.output();
+            assertThat(out).contains("# Notional by side").contains("# VWAP of the 10 most traded instruments").contains("# One-minute bars of");
+            assertThat(out.lines().filter(l -> l.startsWith("out: curl -s http://127.0.0.1:")).count()).isEqualTo(3);
+            assertThat(out.lines().filter(l -> l.startsWith("out: {\"columns\":")).count()).as(out).isEqualTo(3);
+            final int port = Integer.parseInt(out.replaceAll("(?s).*server is at http://127\\.0\\.0\\.1:(\\d+).*", "$1"));
+            assertThat(new Http(port).get("/v1/tables/trades").json().path("rows").asLong()).isEqualTo(30_000);
+            child.terminate();
+            assertThat(child.waitFor(30)).as(child.output()).isZero();
+            assertThat(child.output()).contains("removed");
+        }
+        try (java.util.stream.Stream<Path> left = Files.list(parent)) {
+            assertThat(left).as("temporary store removed").isEmpty();
+        }
+    }
+
+    @Test
+    void shouldRejectBadDemoUsage() {
+        assertThat(run("demo", "--rows", "0").code()).isEqualTo(2);
+        assertThat(run("demo", "--port", "99999").code()).isEqualTo(2);
+        assertThat(run("demo", "extra").code()).isEqualTo(2);
     }
 }
