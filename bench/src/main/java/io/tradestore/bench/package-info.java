@@ -1,0 +1,2 @@
+/** Benchmarks: the HTTP load generator (coordinated-omission corrected) and scenario harnesses. */
+package io.tradestore.bench;
