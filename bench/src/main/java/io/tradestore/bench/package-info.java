@@ -1,2 +1,2 @@
-/** Benchmarks: JMH kernels and the scenario harness, measuring tradestore against DuckDB and the memory-bandwidth floor in the same run. */
+/** Benchmarks: JMH kernels and the scenario harness (layouts, queries vs DuckDB, CSV load, HTTP), measured against the memory-bandwidth floor. */
 package io.tradestore.bench;

@@ -176,9 +176,37 @@ public final class Segment implements AutoCloseable {
         if (to <= from) {
             return;
         }
+        if (schema.layout() == Layout.ROW) {
+            fillNullRecords(from, to);
+            return;
+        }
         for (final Column c : schema.columns()) {
             NativeMemory.fillPattern(columnBase[c.index()] + (long) from * columnStride[c.index()], to - from,
                 columnStride[c.index()], c.width(), c.type().nullBits());
+        }
+    }
+
+    /** ROW layout: one sequential pass writing a prepared null record, instead of one strided pass per column. */
+    private void fillNullRecords(final int from, final int to) {
+        final int words = schema.rowLength() / 8;
+        final long record = NativeMemory.allocate(schema.rowLength());
+        try {
+            for (final Column c : schema.columns()) {
+                NativeMemory.fillPattern(record + c.rowOffset(), 1, c.width(), c.width(), c.type().nullBits());
+            }
+            final long[] pattern = new long[words];
+            for (int w = 0; w < words; w++) {
+                pattern[w] = NativeMemory.getLong(record + 8L * w);
+            }
+            final long base = files[0].address();
+            final long rowLength = schema.rowLength();
+            for (long a = base + from * rowLength, end = base + to * rowLength; a < end; a += rowLength) {
+                for (int w = 0; w < words; w++) {
+                    NativeMemory.putLong(a + 8L * w, pattern[w]);
+                }
+            }
+        } finally {
+            NativeMemory.free(record, schema.rowLength());
         }
     }
 
