@@ -62,7 +62,8 @@ class QueryEndpointTest {
                 + "{\"name\":\"low\",\"op\":\"min\",\"col\":\"price\"},{\"name\":\"close\",\"op\":\"last\",\"col\":\"price\"},"
                 + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}],\"orderBy\":[{\"col\":\"minute\"}]}",
             "{\"table\":\"trades\",\"columns\":[\"trade_id\",\"ts\",\"venue\",\"side\",\"price\"],"
-                + "\"filter\":{\"op\":\"in\",\"col\":\"venue\",\"values\":[\"XLON\",\"XPAR\"]},\"orderBy\":[{\"col\":\"price\",\"desc\":true}],\"limit\":7}",
+                + "\"filter\":{\"op\":\"in\",\"col\":\"venue\",\"values\":[\"XLON\",\"XPAR\"]},"
+                + "\"orderBy\":[{\"col\":\"price\",\"desc\":true}],\"limit\":7}",
             "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":42},"
                 + "\"aggs\":[{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"p99\",\"op\":\"percentile\",\"col\":\"quantity\",\"p\":99}]}");
     }
