@@ -4,6 +4,7 @@ import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
 import java.io.UncheckedIOException;
@@ -54,10 +55,12 @@ public final class HttpBenchmark {
 
     private final InetSocketAddress address;
     private final int connections;
+    private final PrintStream log;
 
-    private HttpBenchmark(final InetSocketAddress address, final int connections) {
+    private HttpBenchmark(final InetSocketAddress address, final int connections, final PrintStream log) {
         this.address = address;
         this.connections = connections;
+        this.log = log;
     }
 
     /** What one fixed-rate run saw. */
@@ -123,37 +126,75 @@ public final class HttpBenchmark {
         try (Store store = Store.open(storeDir)) {
             ensureTrades(store, rows);
             final long tableRows = store.table("trades").reader().snapshot().rowCount();
-            try (QueryEngine engine = new QueryEngine(store);
-                 QueryServer server = QueryServer.start(store, engine::execute,
-                     new ServerConfig("127.0.0.1", 0, serverThreads, 1024, 1 << 20, 10_000, null), System.err)) {
-                final HttpBenchmark bench = new HttpBenchmark(server.address(), connections);
+            try (QueryEngine engine = new QueryEngine(store)) {
                 System.out.printf(Locale.ROOT, "HTTP benchmark: %,d trades, %d cores, server threads %d, %d connections, JDK %s%n",
                     tableRows, Runtime.getRuntime().availableProcessors(), serverThreads, connections, System.getProperty("java.version"));
                 final List<String> kinds = "both".equals(query) ? List.of("client", "window") : List.of(query);
-                final List<String> summary = new ArrayList<>();
-                for (final String kind : kinds) {
-                    final byte[][] requests = requests(kind, 4096);
-                    System.out.println("== " + kind + ": " + new String(requests[0], StandardCharsets.UTF_8).split("\r\n\r\n")[1]);
-                    bench.run(requests, 200, 3); // warm-up: JIT, page cache, connections
-                    final Run half;
-                    double max = fixedRate * 2;
-                    if (fixedRate > 0) {
-                        half = bench.run(requests, fixedRate, seconds);
-                    } else {
-                        max = bench.findMax(requests, Math.max(2, seconds / 2));
-                        half = bench.run(requests, max / 2, seconds);
-                    }
-                    System.out.println("   at half of max: " + half.line());
-                    summary.add(String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f |", kind, max, half.achieved(),
-                        ms(half.latency().getValueAtPercentile(50)), ms(half.latency().getValueAtPercentile(90)),
-                        ms(half.latency().getValueAtPercentile(99)), ms(half.latency().getValueAtPercentile(99.9)), ms(half.latency().getMaxValue())));
-                }
+                final List<KindResult> results = measure(store, engine, kinds, seconds, connections, serverThreads, fixedRate, System.out);
                 System.out.println();
                 System.out.println("| query | max sustained q/s | rate at half q/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |");
                 System.out.println("|---|---|---|---|---|---|---|---|");
-                summary.forEach(System.out::println);
+                for (final KindResult k : results) {
+                    final Histogram h = k.atHalf().latency();
+                    System.out.println(String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f |", k.kind(),
+                        k.maxSustained(), k.atHalf().achieved(), ms(h.getValueAtPercentile(50)), ms(h.getValueAtPercentile(90)),
+                        ms(h.getValueAtPercentile(99)), ms(h.getValueAtPercentile(99.9)), ms(h.getMaxValue())));
+                }
             }
         }
+    }
+
+    /**
+     * What one kind of query measured.
+     *
+     * @param kind         client or window.
+     * @param exampleJson  the first request's body.
+     * @param maxSustained the highest sustained rate found (twice the fixed rate when the search was skipped).
+     * @param atHalf       the run at half of it, with its corrected latency histogram (nanoseconds).
+     */
+    record KindResult(String kind, String exampleJson, double maxSustained, Run atHalf) {
+    }
+
+    /**
+     * Serves {@code store} on an ephemeral loopback port and measures each kind of query in this process: a warm-up,
+     * the search for the highest sustained rate (unless {@code fixedRate > 0}), then a run at half of it.
+     *
+     * @param store         the store (with a trades table of generated trades).
+     * @param engine        the engine the server uses.
+     * @param kinds         "client" and/or "window".
+     * @param seconds       seconds per measured step.
+     * @param connections   client connections.
+     * @param serverThreads server worker threads.
+     * @param fixedRate     a rate to measure at instead of searching (0: search).
+     * @param log           where each step's line goes.
+     * @return one result per kind.
+     * @throws IOException when the server cannot start.
+     */
+    static List<KindResult> measure(final Store store, final QueryEngine engine, final List<String> kinds, final int seconds,
+                                    final int connections, final int serverThreads, final double fixedRate, final PrintStream log)
+        throws IOException {
+        final List<KindResult> out = new ArrayList<>();
+        try (QueryServer server = QueryServer.start(store, engine::execute,
+            new ServerConfig("127.0.0.1", 0, serverThreads, 1024, 1 << 20, 10_000, null), log)) {
+            final HttpBenchmark bench = new HttpBenchmark(server.address(), connections, log);
+            for (final String kind : kinds) {
+                final byte[][] requests = requests(kind, 4096);
+                final String json = new String(requests[0], StandardCharsets.UTF_8).split("\r\n\r\n")[1];
+                log.println("== " + kind + ": " + json);
+                bench.run(requests, 200, Math.min(3, seconds)); // warm-up: JIT, page cache, connections
+                final Run half;
+                double max = fixedRate * 2;
+                if (fixedRate > 0) {
+                    half = bench.run(requests, fixedRate, seconds);
+                } else {
+                    max = bench.findMax(requests, Math.max(1, seconds / 2));
+                    half = bench.run(requests, max / 2, seconds);
+                }
+                log.println("   at half of max: " + half.line());
+                out.add(new KindResult(kind, json, max, half));
+            }
+        }
+        return out;
     }
 
     private double findMax(final byte[][] requests, final int seconds) {
@@ -161,7 +202,7 @@ public final class HttpBenchmark {
         double bad = 0;
         for (double rate = 250; rate <= 256_000; rate *= 2) {
             final Run r = run(requests, rate, seconds);
-            System.out.println("   " + r.line());
+            log.println("   " + r.line());
             if (r.sustained()) {
                 good = rate;
             } else {
@@ -175,14 +216,14 @@ public final class HttpBenchmark {
         for (int step = 0; step < 3; step++) {
             final double mid = (good + bad) / 2;
             final Run r = run(requests, mid, seconds);
-            System.out.println("   " + r.line());
+            log.println("   " + r.line());
             if (r.sustained()) {
                 good = mid;
             } else {
                 bad = mid;
             }
         }
-        System.out.printf(Locale.ROOT, "   max sustained: %.0f/s%n", good);
+        log.printf(Locale.ROOT, "   max sustained: %.0f/s%n", good);
         return good;
     }
 

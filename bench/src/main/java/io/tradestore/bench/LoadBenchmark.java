@@ -23,6 +23,7 @@ import io.tradestore.core.ingest.CsvLoader;
 import io.tradestore.core.ingest.LoadOptions;
 import io.tradestore.core.ingest.LoadResult;
 import io.tradestore.core.sample.TradeGenerator;
+import io.tradestore.core.schema.Schema;
 
 /**
  * CSV load scenario: the same generated trades CSV loaded by tradestore ({@link CsvLoader}) and by DuckDB
@@ -101,10 +102,7 @@ public final class LoadBenchmark {
             final Path dir = storeRoot.resolve("run" + run);
             delete(dir);
             final long t0 = System.nanoTime();
-            final LoadResult r;
-            try (Store store = Store.open(dir)) {
-                r = CsvLoader.load(store.openOrCreate(TradesSchema.SCHEMA), List.of(file), LoadOptions.defaults().withThreads(threads), null);
-            }
+            final LoadResult r = tradestoreLoad(dir, TradesSchema.SCHEMA, file, threads);
             final double s = (System.nanoTime() - t0) / 1e9;
             loaded = r.rowsLoaded();
             ours.add(s);
@@ -132,8 +130,30 @@ public final class LoadBenchmark {
     private static double duckdb(final Path file, final int threads) throws SQLException {
         try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement()) {
             st.execute("SET threads=" + threads);
+            return duckdbLoad(c, file, null);
+        }
+    }
+
+    /** DuckDB column types of the default trades schema for {@code read_csv(..., columns=...)}. */
+    static final String DUCKDB_TRADES_COLUMNS = "{'trade_id':'BIGINT','ts':'TIMESTAMP','client_id':'BIGINT','venue':'VARCHAR',"
+        + "'instrument':'VARCHAR','side':'VARCHAR','price':'DECIMAL(18,6)','quantity':'BIGINT'}";
+
+    /**
+     * Loads a CSV file into table {@code trades} of a DuckDB connection ({@code CREATE TABLE trades AS SELECT * FROM
+     * read_csv(...)}), dropping an existing one first (untimed).
+     *
+     * @param c       the connection (its thread count set by the caller).
+     * @param file    the CSV file.
+     * @param columns a DuckDB struct of column types, or null to let read_csv detect them.
+     * @return seconds the load took.
+     * @throws SQLException when DuckDB fails.
+     */
+    static double duckdbLoad(final Connection c, final Path file, final String columns) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.execute("DROP TABLE IF EXISTS trades");
             final long t0 = System.nanoTime();
-            st.execute("CREATE TABLE trades AS SELECT * FROM read_csv('" + file.toString().replace("'", "''") + "')");
+            st.execute("CREATE TABLE trades AS SELECT * FROM read_csv('" + file.toString().replace("'", "''") + "'"
+                + (columns == null ? "" : ", header=true, columns=" + columns) + ")");
             final double s = (System.nanoTime() - t0) / 1e9;
             try (ResultSet rs = st.executeQuery("SELECT count(*) FROM trades")) {
                 rs.next();
@@ -145,7 +165,22 @@ public final class LoadBenchmark {
         }
     }
 
-    private static void warm(final Path file) throws IOException {
+    /**
+     * Loads a CSV file into a fresh store with tradestore's loader.
+     *
+     * @param dir     the store directory (must not hold the table yet).
+     * @param schema  the table's schema.
+     * @param file    the CSV file.
+     * @param threads parser threads.
+     * @return what the loader reports (its elapsed time included).
+     */
+    static LoadResult tradestoreLoad(final Path dir, final Schema schema, final Path file, final int threads) {
+        try (Store store = Store.open(dir)) {
+            return CsvLoader.load(store.openOrCreate(schema), List.of(file), LoadOptions.defaults().withThreads(threads), null);
+        }
+    }
+
+    static void warm(final Path file) throws IOException {
         final byte[] buf = new byte[1 << 20];
         try (InputStream in = Files.newInputStream(file)) {
             while (in.read(buf) >= 0) {
@@ -154,13 +189,13 @@ public final class LoadBenchmark {
         }
     }
 
-    private static double median(final List<Double> xs) {
+    static double median(final List<Double> xs) {
         final double[] a = xs.stream().mapToDouble(Double::doubleValue).toArray();
         Arrays.sort(a);
         return a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
     }
 
-    private static void delete(final Path dir) throws IOException {
+    static void delete(final Path dir) throws IOException {
         if (!Files.exists(dir)) {
             return;
         }
