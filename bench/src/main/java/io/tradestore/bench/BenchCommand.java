@@ -54,7 +54,8 @@ public final class BenchCommand {
     public static final String SECTION_END = "<!-- tradestore-bench:end -->";
     /** The steps, in the order they run. */
     public static final List<String> STEPS = List.of("floor", "layouts", "load", "queries", "http");
-    private static final String USAGE = "usage: tradestore bench jmh [JMH options]\n   or: tradestore bench [--rows 50000000] [--threads 2] [--out docs/benchmarks.md] "
+    private static final String USAGE = "usage: tradestore bench jmh [JMH options]\n"
+        + "   or: tradestore bench [--rows 50000000] [--threads 2] [--out docs/benchmarks.md] "
         + "[--skip floor,layouts,load,queries,http] [--runs 7] [--warmups 2] [--load-runs 3] [--dir DIR] [--seed 42] "
         + "[--http-seconds 10] [--http-rate R] [--duckdb-memory 8GB] [--floor-mib 2048] [--segment-rows N]";
 
