@@ -66,6 +66,59 @@ final class SvgCharts {
     }
 
     /**
+     * A horizontal bar chart of ratios on a log scale, bars growing right of 1x (above one) or left of it (below),
+     * so that 2x and 0.5x look equally far from parity.
+     *
+     * @param title  the chart's title.
+     * @param labels one label per bar.
+     * @param ratios the ratios (positive).
+     * @return the SVG document.
+     */
+    static String ratios(final String title, final List<String> labels, final double[] ratios) {
+        final int left = 300;
+        final int right = 70;
+        final int barHeight = 22;
+        final int top = 40;
+        final int height = top + labels.size() * (barHeight + 8) + 34;
+        double lo = 0.5;
+        double hi = 2;
+        for (final double v : ratios) {
+            if (v > 0 && Double.isFinite(v)) {
+                lo = Math.min(lo, v);
+                hi = Math.max(hi, v);
+            }
+        }
+        final double minExp = Math.floor(Math.log10(lo));
+        final double maxExp = Math.ceil(Math.log10(hi));
+        final double scale = (WIDTH - left - right) / (maxExp - minExp);
+        final double one = left - minExp * scale;
+        final StringBuilder sb = header(WIDTH, height, title);
+        final int bottom = top + labels.size() * (barHeight + 8);
+        for (double e = minExp; e <= maxExp; e++) {
+            final double x = left + (e - minExp) * scale;
+            sb.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"%s/>%n", x, top - 6, x,
+                bottom, e == 0 ? "#444" : "#ddd", e == 0 ? " stroke-dasharray=\"4 3\"" : ""));
+            sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" %s>%sx</text>%n", x, bottom + 16, FONT,
+                trim(Math.pow(10, e))));
+        }
+        for (int i = 0; i < labels.size(); i++) {
+            final int y = top + i * (barHeight + 8);
+            final double v = ratios[i] > 0 && Double.isFinite(ratios[i]) ? ratios[i] : 1;
+            final double x = left + (Math.log10(v) - minExp) * scale;
+            final double x0 = Math.min(one, x);
+            sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" %s>%s</text>%n", left - 8, y + 15, FONT,
+                escape(labels.get(i))));
+            sb.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>%n", x0, y,
+                Math.max(1, Math.abs(x - one)), barHeight, v >= 1 ? COLOURS[0] : COLOURS[1]));
+            sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" %s>%s</text>%n", Math.max(one, x) + 6, y + 15, FONT,
+                escape(String.format(Locale.ROOT, "%.2fx", ratios[i]))));
+        }
+        sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" %s>log scale; blue: tradestore faster, orange: "
+            + "DuckDB faster</text>%n", left + (WIDTH - left - right) / 2, bottom + 32, FONT));
+        return sb.append("</svg>\n").toString();
+    }
+
+    /**
      * A latency-by-percentile plot, one line per series.
      *
      * @param title       the chart's title.
@@ -152,7 +205,8 @@ final class SvgCharts {
     }
 
     private static String trim(final double v) {
-        return v == Math.rint(v) ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.3g", v);
+        return v == Math.rint(v) ? String.format(Locale.ROOT, "%.0f", v)
+            : new java.math.BigDecimal(String.format(Locale.ROOT, "%.3g", v)).stripTrailingZeros().toPlainString();
     }
 
     static String escape(final String s) {

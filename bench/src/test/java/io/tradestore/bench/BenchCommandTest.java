@@ -84,6 +84,10 @@ class BenchCommandTest {
             1.0, "1x");
         assertThat(DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(new java.io.ByteArrayInputStream(svg.getBytes(
             StandardCharsets.UTF_8))).getDocumentElement().getTagName()).isEqualTo("svg");
+        final String ratios = SvgCharts.ratios("r", java.util.List.of("a", "b", "c"), new double[] {0.03, 1.0, 250});
+        assertThat(DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(new java.io.ByteArrayInputStream(ratios.getBytes(
+            StandardCharsets.UTF_8))).getDocumentElement().getTagName()).isEqualTo("svg");
+        assertThat(ratios).contains("0.01x", "1000x", "250.00x");
         assertThat(SvgCharts.niceCeiling(3.2)).isEqualTo(5.0);
         assertThat(SvgCharts.niceCeiling(0.07)).isEqualTo(0.1, org.assertj.core.data.Offset.offset(1e-12));
     }
