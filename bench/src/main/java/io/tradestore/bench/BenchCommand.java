@@ -170,7 +170,8 @@ public final class BenchCommand {
     }
 
     /** CSV load timings, sorted ascending. */
-    record LoadTimes(long rows, long bytes, double generateSeconds, double[] tradestoreSeconds, double[] duckSeconds) {
+    record LoadTimes(long rows, long bytes, double generateSeconds, double[] tradestoreSeconds, double[] duckSeconds, long storeBytes,
+                     long duckBytes) {
     }
 
     /** Everything one run measured; a skipped step leaves its part null (or NaN). */
@@ -325,7 +326,8 @@ public final class BenchCommand {
             Arrays.sort(ours);
             Arrays.sort(theirs);
             if (o.runs("load")) {
-                r.load = new LoadTimes(o.rows, bytes, generateSeconds, ours, theirs);
+                final long duckBytes = Long.parseLong(scalar(duck, "SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()"));
+                r.load = new LoadTimes(o.rows, bytes, generateSeconds, ours, theirs, directoryBytes(storeDir.resolve(schema.name())), duckBytes);
             }
             Files.deleteIfExists(csv);
             try (Store store = Store.open(storeDir)) {
@@ -410,6 +412,17 @@ public final class BenchCommand {
             for (final Path p : s.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);
             }
+        }
+    }
+
+    /** @return bytes of the files under {@code dir}. */
+    static long directoryBytes(final Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            long sum = 0;
+            for (final Path p : s.filter(Files::isRegularFile).toList()) {
+                sum += Files.size(p);
+            }
+            return sum;
         }
     }
 
