@@ -1,2 +1,5 @@
-/** Benchmarks: the storage-layout scenario harness (Java objects vs off-heap rows vs columns) and JMH kernels. */
+/**
+ * Benchmarks: JMH kernels and the scenario harnesses (storage layouts: Java objects vs off-heap rows vs columns; queries
+ * against DuckDB), each measuring the memory-bandwidth floor in the same run.
+ */
 package io.tradestore.bench;

@@ -1,0 +1,100 @@
+package io.tradestore.core.ingest;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.schema.Schema;
+
+/**
+ * One chunk's parsed rows, column by column in native memory at the table's widths (so the appender copies them
+ * with memcpy), plus the chunk's local symbol tables, its rejects and where parsing stopped. Reused from chunk to
+ * chunk; owned by the loader, freed exactly once by {@link #close()}.
+ */
+final class ChunkBuffer implements AutoCloseable {
+    /** A row that failed: line relative to the chunk's first line, 1-based byte column, reason. */
+    record Reject(int relativeLine, long column, String message) {
+    }
+
+    final Schema schema;
+    final int[] widths;
+    final long[] columns;
+    final LocalSymbols[] symbols;
+    int capacity;
+    int rows;
+
+    // what was parsed: file offsets (of the decompressed stream for gzip) and lines
+    CsvInput input;
+    long startOffset;
+    long endOffset;
+    int linesConsumed;
+    boolean incomplete;
+    final List<Reject> rejects = new ArrayList<>();
+    /** The first bad row when the load fails on errors (parsing stopped there), or null. */
+    Reject error;
+    long parseNanos;
+
+    ChunkBuffer(final Schema schema, final int initialRows) {
+        this.schema = schema;
+        final int n = schema.columnCount();
+        this.widths = new int[n];
+        this.columns = new long[n];
+        this.symbols = new LocalSymbols[n];
+        for (final Column c : schema.columns()) {
+            widths[c.index()] = c.width();
+            if (c.type() == ColumnType.SYMBOL) {
+                symbols[c.index()] = new LocalSymbols();
+            }
+        }
+        allocate(Math.max(16, initialRows));
+    }
+
+    private void allocate(final int rowCapacity) {
+        for (int i = 0; i < columns.length; i++) {
+            columns[i] = NativeMemory.allocate((long) widths[i] * rowCapacity);
+        }
+        capacity = rowCapacity;
+    }
+
+    /** Doubles the row capacity, keeping the rows parsed so far. */
+    void grow() {
+        final int newCapacity = capacity * 2;
+        for (int i = 0; i < columns.length; i++) {
+            final long a = NativeMemory.allocate((long) widths[i] * newCapacity);
+            NativeMemory.copy(columns[i], a, (long) widths[i] * rows);
+            NativeMemory.free(columns[i], (long) widths[i] * capacity);
+            columns[i] = a;
+        }
+        capacity = newCapacity;
+    }
+
+    void reset(final CsvInput in, final long start) {
+        this.input = in;
+        this.startOffset = start;
+        this.endOffset = start;
+        this.rows = 0;
+        this.linesConsumed = 0;
+        this.incomplete = false;
+        this.rejects.clear();
+        this.error = null;
+        for (final LocalSymbols s : symbols) {
+            if (s != null) {
+                s.clear();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        if (capacity == 0) {
+            return;
+        }
+        for (int i = 0; i < columns.length; i++) {
+            NativeMemory.free(columns[i], (long) widths[i] * capacity);
+            columns[i] = 0;
+        }
+        capacity = 0;
+    }
+}

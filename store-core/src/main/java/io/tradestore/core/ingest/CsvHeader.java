@@ -1,0 +1,130 @@
+package io.tradestore.core.ingest;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Locale;
+
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Schema;
+
+/**
+ * Reads a file's header row and maps its names onto the table's columns: any order, case-insensitive, surrounding
+ * spaces ignored. Every column must be named exactly once and no other name may appear; otherwise the load fails
+ * before any row is read.
+ */
+final class CsvHeader {
+    private CsvHeader() {
+    }
+
+    /**
+     * Parses the header at the start of {@code in} (after an optional UTF-8 byte order mark).
+     *
+     * @param in            the first bytes of the file, or null when it is empty.
+     * @param name          the file's name for messages.
+     * @param schema        the table's schema.
+     * @param maxLineLength the longest header accepted.
+     * @return the mapping.
+     */
+    static CsvFormat parse(final CsvInput in, final String name, final Schema schema, final int maxLineLength) {
+        final String columns = String.join(",", schema.columnNames());
+        if (in == null || in.limitOffset == 0) {
+            throw error(name, 1, 1, "empty file; expected a header row naming the columns " + columns);
+        }
+        final long base = in.address(0);
+        final long end = in.address(in.limitOffset);
+        long p = base;
+        if (end - p >= 3 && (NativeMemory.getByte(p) & 0xFF) == 0xEF && (NativeMemory.getByte(p + 1) & 0xFF) == 0xBB
+            && (NativeMemory.getByte(p + 2) & 0xFF) == 0xBF) {
+            p += 3;
+        }
+        final long lineStart = p;
+        final int[] columnOf = new int[schema.columnCount() + 64];
+        final long[] at = new long[columnOf.length];
+        int fields = 0;
+        int lines = 1;
+        final byte[] bytes = new byte[Math.min(maxLineLength, 1 << 16)];
+        boolean done = false;
+        while (!done) {
+            final long fieldStart = p;
+            int n = 0;
+            if (p < end && NativeMemory.getByte(p) == '"') {
+                p++;
+                while (true) {
+                    if (p >= end) {
+                        throw error(name, 1, fieldStart - lineStart + 1, "unterminated quoted name in the header row");
+                    }
+                    final byte b = NativeMemory.getByte(p);
+                    if (b == '"') {
+                        if (p + 1 < end && NativeMemory.getByte(p + 1) == '"') {
+                            p++;
+                        } else {
+                            p++;
+                            break;
+                        }
+                    } else if (b == '\n') {
+                        lines++;
+                    }
+                    if (n < bytes.length) {
+                        bytes[n++] = b;
+                    }
+                    p++;
+                }
+            }
+            while (p < end) {
+                final byte b = NativeMemory.getByte(p);
+                if (b == ',' || b == '\n') {
+                    break;
+                }
+                if (n < bytes.length) {
+                    bytes[n++] = b;
+                }
+                p++;
+            }
+            if (p - lineStart > maxLineLength) {
+                throw error(name, 1, maxLineLength + 1, "header row is longer than the limit of " + maxLineLength + " bytes");
+            }
+            if (p >= end || NativeMemory.getByte(p) == '\n') {
+                done = true;
+            }
+            p++;
+            final String raw = new String(bytes, 0, n, StandardCharsets.UTF_8);
+            final String fieldName = raw.strip().toLowerCase(Locale.ROOT);
+            final long column = fieldStart - lineStart + 1;
+            if (fieldName.isEmpty()) {
+                if (fields == 0 && done) {
+                    throw error(name, 1, 1, "empty header row; expected the columns " + columns);
+                }
+                throw error(name, 1, column, "empty column name in the header row");
+            }
+            final int c = schema.indexOf(fieldName);
+            if (c < 0) {
+                throw error(name, 1, column, "unknown column '" + raw.strip() + "'; table '" + schema.name() + "' has columns "
+                    + columns);
+            }
+            for (int i = 0; i < fields; i++) {
+                if (columnOf[i] == c) {
+                    throw error(name, 1, column, "duplicate column '" + fieldName + "' (also at column " + at[i] + ")");
+                }
+            }
+            columnOf[fields] = c;
+            at[fields] = column;
+            fields++;
+        }
+        for (int c = 0; c < schema.columnCount(); c++) {
+            boolean found = false;
+            for (int i = 0; i < fields; i++) {
+                found |= columnOf[i] == c;
+            }
+            if (!found) {
+                throw error(name, 1, 1, "missing column '" + schema.column(c).name() + "'; the header must name every column of table '"
+                    + schema.name() + "': " + columns);
+            }
+        }
+        final long dataOffset = Math.min(in.limitOffset, in.baseOffset + (p - in.base));
+        return new CsvFormat(name, schema, Arrays.copyOf(columnOf, fields), lines, dataOffset);
+    }
+
+    static LoadException error(final String file, final long line, final long column, final String message) {
+        return new LoadException(file + ":" + line + ":" + column + ": " + message, file, line, column, 0);
+    }
+}

@@ -1,0 +1,566 @@
+package io.tradestore.core.ingest;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+
+import io.tradestore.core.StoreException;
+import io.tradestore.core.Table;
+import io.tradestore.core.TableWriter;
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.schema.Schema;
+
+/**
+ * The bulk loader: CSV files (plain, gzip, or a stream) into a table, parsed in parallel and appended in file order.
+ *
+ * <pre>
+ *   loading thread                         parser threads (N)                     loading thread
+ *   cut input into chunks at line starts -> parse chunk into ChunkBuffer columns -> in file order: check the chunk
+ *   (mapping: offsets; gzip: buffers)       (local symbol codes, rejects)           started where the previous one
+ *                                                                                   ended (else re-parse it), intern
+ *                                                                                   local symbols, memcpy columns into
+ *                                                                                   the writer, rejects, commit
+ * </pre>
+ *
+ * A chunk's start is a guess (the first line start after the cut) that is wrong only when the cut falls inside a
+ * quoted field holding a newline; the in-order check catches that and re-parses from the true record start. At
+ * most {@code 2 * threads + 2} chunks are in flight, so memory stays bounded whatever the input size: about
+ * {@code chunkBytes / 2} of native column buffers per chunk (plus the chunk itself for gzip input) and a small heap.
+ * See {@link LoadOptions} for atomicity.
+ */
+public final class CsvLoader implements AutoCloseable {
+    private static final int MAX_KEPT_REJECTS = 10;
+    /** Prints where the time went (parse, wait, append, commit) to stderr; for profiling only. */
+    private static final boolean STATS = Boolean.getBoolean("tradestore.loadStats");
+
+    private final TableWriter writer;
+    private final Schema schema;
+    private final LoadOptions options;
+    private final LoadProgress progress;
+    private final boolean failFast;
+    private final ExecutorService pool;
+    private final ArrayBlockingQueue<ChunkParser> parsers;
+    private final ArrayBlockingQueue<ChunkBuffer> buffers;
+    private final List<ChunkParser> allParsers = new ArrayList<>();
+    private final List<ChunkBuffer> allBuffers = new ArrayList<>();
+    private final int window;
+    private final int[][] symbolMaps;
+    private final long[] destinations;
+
+    private final long startNanos = System.nanoTime();
+    private long bytesTotal;
+    private long bytesBefore;
+    private long rowsRead;
+    private long rowsLoaded;
+    private long rowsRejected;
+    private long bytesRead;
+    private long sinceCommit;
+    private long commits;
+    private long committedByLoad;
+    private final List<String> firstRejects = new ArrayList<>();
+    private BufferedWriter rejectsOut;
+    private long parseNanos;
+    private long waitNanos;
+    private long appendNanos;
+    private long chunks;
+    private long reparses;
+    private boolean closed;
+
+    private CsvLoader(final TableWriter writer, final LoadOptions options, final LoadProgress progress) {
+        this.writer = writer;
+        this.schema = writer.schema();
+        this.options = options;
+        this.progress = progress == null ? LoadProgress.NONE : progress;
+        this.failFast = options.onError() == OnError.FAIL;
+        this.window = 2 * options.threads() + 2;
+        this.pool = Executors.newFixedThreadPool(options.threads(), r -> {
+            final Thread t = new Thread(r, "tradestore-load");
+            t.setDaemon(true);
+            return t;
+        });
+        this.parsers = new ArrayBlockingQueue<>(options.threads() + 1);
+        this.buffers = new ArrayBlockingQueue<>(window);
+        this.symbolMaps = new int[schema.columnCount()][];
+        this.destinations = new long[schema.columnCount()];
+    }
+
+    /**
+     * Loads files (a directory stands for its regular, non-hidden files in name order) into a table, creating no
+     * table: open it with {@code Store.openOrCreate} first. Opens the table's writer and closes it before returning.
+     *
+     * @param table    the table.
+     * @param inputs   files or directories, loaded in order.
+     * @param options  error handling, threads, commits.
+     * @param progress progress callback, or null.
+     * @return what was loaded.
+     * @throws LoadException on bad input (the table is at its last commit).
+     */
+    public static LoadResult load(final Table table, final List<Path> inputs, final LoadOptions options, final LoadProgress progress) {
+        try (TableWriter w = table.writer(options.durability())) {
+            return load(w, inputs, options, progress);
+        }
+    }
+
+    /**
+     * Loads files through an open writer; the writer's earlier uncommitted rows are committed with the load's.
+     *
+     * @param writer   the table's writer.
+     * @param inputs   files or directories, loaded in order.
+     * @param options  error handling, threads, commits.
+     * @param progress progress callback, or null.
+     * @return what was loaded.
+     * @throws LoadException on bad input (the writer is rolled back to its last commit).
+     */
+    public static LoadResult load(final TableWriter writer, final List<Path> inputs, final LoadOptions options,
+                                  final LoadProgress progress) {
+        final List<Path> files = expand(inputs);
+        try (CsvLoader loader = new CsvLoader(writer, options, progress)) {
+            for (final Path f : files) {
+                try {
+                    loader.bytesTotal += Files.size(f);
+                } catch (final IOException e) {
+                    throw new LoadException(f + ": cannot read: " + e.getMessage(), f.toString(), 0, 0, 0);
+                }
+            }
+            return loader.run(files, null, null);
+        }
+    }
+
+    /**
+     * Loads one stream (standard input, for example; gzip is detected by its magic bytes).
+     *
+     * @param writer   the table's writer.
+     * @param name     the stream's name in messages.
+     * @param in       the bytes; closed when done.
+     * @param options  error handling, threads, commits.
+     * @param progress progress callback, or null.
+     * @return what was loaded.
+     */
+    public static LoadResult load(final TableWriter writer, final String name, final InputStream in, final LoadOptions options,
+                                  final LoadProgress progress) {
+        try (CsvLoader loader = new CsvLoader(writer, options, progress)) {
+            loader.bytesTotal = -1;
+            return loader.run(List.of(), name, in);
+        }
+    }
+
+    /**
+     * Expands directories into their regular, non-hidden files in name order.
+     *
+     * @param inputs files and directories.
+     * @return the files.
+     */
+    public static List<Path> expand(final List<Path> inputs) {
+        final List<Path> files = new ArrayList<>();
+        for (final Path p : inputs) {
+            if (Files.isDirectory(p)) {
+                try (Stream<Path> s = Files.list(p)) {
+                    s.filter(Files::isRegularFile).filter(f -> !f.getFileName().toString().startsWith("."))
+                        .sorted().forEach(files::add);
+                } catch (final IOException e) {
+                    throw new LoadException(p + ": cannot list directory: " + e.getMessage(), p.toString(), 0, 0, 0);
+                }
+            } else if (Files.exists(p)) {
+                files.add(p);
+            } else {
+                throw new LoadException(p + ": no such file", p.toString(), 0, 0, 0);
+            }
+        }
+        if (files.isEmpty()) {
+            throw new LoadException("no input files" + (inputs.isEmpty() ? "" : " in " + inputs), null, 0, 0, 0);
+        }
+        return files;
+    }
+
+    private LoadResult run(final List<Path> files, final String streamName, final InputStream stream) {
+        boolean ok = false;
+        try {
+            if (options.rejects() != null) {
+                rejectsOut = Files.newBufferedWriter(options.rejects(), StandardCharsets.UTF_8);
+            }
+            for (int i = 0; i < options.threads() + 1; i++) {
+                final ChunkParser p = new ChunkParser(options.maxLineLength());
+                allParsers.add(p);
+                parsers.add(p);
+            }
+            final int initialRows = Math.max(1024, options.chunkBytes() / 48);
+            for (int i = 0; i < window; i++) {
+                final ChunkBuffer b = new ChunkBuffer(schema, initialRows);
+                allBuffers.add(b);
+                buffers.add(b);
+            }
+            if (stream != null) {
+                try (CsvSource src = CsvSource.stream(streamName, stream, -1, options.chunkBytes(), options.maxLineLength())) {
+                    loadSource(src);
+                }
+            }
+            for (final Path f : files) {
+                try (CsvSource src = CsvSource.open(f, f.toString(), options.chunkBytes(), options.maxLineLength())) {
+                    loadSource(src);
+                }
+            }
+            final long c0 = System.nanoTime();
+            writer.commit();
+            commits++;
+            if (STATS) {
+                System.err.printf(java.util.Locale.ROOT, "load stats: chunks=%d reparses=%d parse cpu=%.3fs (all threads) wait=%.3fs"
+                    + " append=%.3fs commit=%.3fs wall=%.3fs%n", chunks, reparses, parseNanos / 1e9, waitNanos / 1e9,
+                    appendNanos / 1e9, (System.nanoTime() - c0) / 1e9, (System.nanoTime() - startNanos) / 1e9);
+            }
+            if (rejectsOut != null) {
+                rejectsOut.flush();
+            }
+            ok = true;
+            return new LoadResult(Math.max(files.size(), stream == null ? 0 : 1), rowsRead, rowsLoaded, rowsRejected, bytesRead,
+                System.nanoTime() - startNanos, commits, List.copyOf(firstRejects));
+        } catch (final IOException e) {
+            throw new LoadException("cannot write rejects file " + options.rejects() + ": " + e.getMessage(), null, 0, 0,
+                committedByLoad);
+        } finally {
+            if (!ok) {
+                writer.rollback();
+            }
+        }
+    }
+
+    /** One input: header, then chunks through the parser pool, appended in order. */
+    private void loadSource(final CsvSource src) {
+        final CsvFormat format = CsvHeader.parse(src.first(), src.name, schema, options.maxLineLength());
+        final ArrayDeque<Future<ChunkBuffer>> inFlight = new ArrayDeque<>();
+        long expected = format.dataOffset;
+        long line = 1 + format.headerLines;
+        final long rowsBefore = rowsRead;
+        byte[] carry = null;
+        long carryOffset = 0;
+        long lastLimit = 0;
+        try {
+            boolean more = true;
+            while (more || !inFlight.isEmpty()) {
+                while (more && inFlight.size() < window) {
+                    final CsvInput in = src.next(format);
+                    if (in == null) {
+                        more = false;
+                        break;
+                    }
+                    final ChunkBuffer buffer = buffers.remove();
+                    inFlight.add(pool.submit(() -> parseChunk(in, in.startOffset, buffer)));
+                }
+                if (inFlight.isEmpty()) {
+                    break;
+                }
+                final long w0 = System.nanoTime();
+                final ChunkBuffer b = await(inFlight.remove());
+                final long w1 = System.nanoTime();
+                waitNanos += w1 - w0;
+                parseNanos += b.parseNanos;
+                chunks++;
+                try {
+                    CsvInput in = b.input;
+                    if (b.startOffset != expected) {
+                        // the guessed start was wrong (a quoted newline at the cut) or a record ran past it
+                        if (expected >= in.baseOffset) {
+                            if (expected >= in.stopOffset) {
+                                continue;
+                            }
+                        } else {
+                            in = join(carry, carryOffset, expected, in);
+                        }
+                        reparse(in, expected, b);
+                        reparses++;
+                    }
+                    carry = null;
+                    bytesRead += b.endOffset - b.startOffset;
+                    append(b, line);
+                    appendNanos += System.nanoTime() - w1;
+                    line += b.linesConsumed;
+                    expected = b.endOffset;
+                    lastLimit = in.limitOffset;
+                    if (b.incomplete) {
+                        carryOffset = b.endOffset;
+                        carry = new byte[(int) (lastLimit - carryOffset)];
+                        final long a = in.address(carryOffset);
+                        for (int i = 0; i < carry.length; i++) {
+                            carry[i] = NativeMemory.getByte(a + i);
+                        }
+                    }
+                } finally {
+                    if (b.input != null) {
+                        b.input.release();
+                        b.input = null;
+                    }
+                    buffers.add(b);
+                }
+                progress.progress(rowsLoaded, rowsRejected, bytesBefore + src.bytesConsumed(expected), bytesTotal,
+                    System.nanoTime() - startNanos);
+            }
+            if (carry != null) {
+                throw new IllegalStateException("input ended inside a record at offset " + carryOffset);
+            }
+            if (rowsRead == rowsBefore) {
+                throw CsvHeader.error(src.name, 1 + format.headerLines, 1, "header only, no data rows");
+            }
+            bytesBefore += src.bytesConsumed(expected);
+        } finally {
+            // never free or unmap what a parser thread may still be reading
+            while (!inFlight.isEmpty()) {
+                final Future<ChunkBuffer> f = inFlight.remove();
+                try {
+                    final ChunkBuffer b = f.get();
+                    if (b.input != null) {
+                        b.input.release();
+                        b.input = null;
+                    }
+                    buffers.add(b);
+                } catch (final InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (final ExecutionException e) {
+                    // its buffer is returned by parseChunk's own cleanup
+                }
+            }
+        }
+    }
+
+    private ChunkBuffer parseChunk(final CsvInput in, final long start, final ChunkBuffer buffer) {
+        final ChunkParser parser = parsers.remove();
+        try {
+            parser.parse(in, start, buffer, failFast);
+            return buffer;
+        } catch (final RuntimeException | Error e) {
+            in.release();
+            buffer.input = null;
+            buffers.add(buffer);
+            throw e;
+        } finally {
+            parsers.add(parser);
+        }
+    }
+
+    private void reparse(final CsvInput in, final long start, final ChunkBuffer b) {
+        final ChunkParser parser = parsers.remove();
+        try {
+            parser.parse(in, start, b, failFast);
+        } finally {
+            parsers.add(parser);
+        }
+    }
+
+    /** A stream chunk joined behind the carried tail of the previous one, so a record cut by the buffer end parses whole. */
+    private static CsvInput join(final byte[] carry, final long carryOffset, final long expected, final CsvInput in) {
+        if (carry == null || carryOffset != expected || expected + carry.length != in.baseOffset) {
+            throw new IllegalStateException("chunk order broken: expected=" + expected + " chunkBase=" + in.baseOffset);
+        }
+        final long length = carry.length + (in.limitOffset - in.baseOffset);
+        final long address = NativeMemory.allocate(length);
+        NativeMemory.copy(carry, 0, address, carry.length);
+        NativeMemory.copy(in.base, address + carry.length, in.limitOffset - in.baseOffset);
+        final CsvInput joined = new CsvInput(in.format, address, expected, expected, in.stopOffset, in.limitOffset, in.eofAtLimit,
+            length);
+        in.release();
+        return joined;
+    }
+
+    private static ChunkBuffer await(final Future<ChunkBuffer> f) {
+        try {
+            return f.get();
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreException("load interrupted", e);
+        } catch (final ExecutionException e) {
+            final Throwable c = e.getCause();
+            if (c instanceof RuntimeException) {
+                throw (RuntimeException) c;
+            }
+            if (c instanceof Error) {
+                throw (Error) c;
+            }
+            throw new StoreException("load failed: " + c, c);
+        }
+    }
+
+    /** Appends a checked chunk: symbols, rows (with batch commits), rejects, then its error if any. */
+    private void append(final ChunkBuffer b, final long firstLine) {
+        final String file = b.input.format.fileName;
+        internSymbols(b);
+        appendRows(b);
+        rowsRead += b.rows + b.rejects.size() + (b.error == null ? 0 : 1);
+        for (final ChunkBuffer.Reject r : b.rejects) {
+            final String message = file + ":" + (firstLine + r.relativeLine()) + ":" + r.column() + ": " + r.message();
+            rowsRejected++;
+            if (firstRejects.size() < MAX_KEPT_REJECTS) {
+                firstRejects.add(message);
+            }
+            if (rejectsOut != null) {
+                try {
+                    rejectsOut.write(message);
+                    rejectsOut.newLine();
+                } catch (final IOException e) {
+                    throw new LoadException("cannot write rejects file " + options.rejects() + ": " + e.getMessage(), null, 0, 0,
+                        committedByLoad);
+                }
+            }
+            if (rowsRejected > options.maxErrors()) {
+                writer.rollback();
+                throw new LoadException("too many rejected rows: more than --max-errors " + options.maxErrors() + " (last: " + message
+                    + ")", file, firstLine + r.relativeLine(), r.column(), committedByLoad);
+            }
+        }
+        if (b.error != null) {
+            final long line = firstLine + b.error.relativeLine();
+            writer.rollback();
+            throw new LoadException(file + ":" + line + ":" + b.error.column() + ": " + b.error.message(), file, line,
+                b.error.column(), committedByLoad);
+        }
+    }
+
+    /**
+     * Prepares each symbol column's local-to-global code map for a chunk. Entries start unset (-2) and are interned
+     * when a copied row first uses them; local codes are in first-appearance order, so global codes are too, and a
+     * commit (commit-every) publishes exactly the dictionary entries its rows use.
+     */
+    private void internSymbols(final ChunkBuffer b) {
+        for (final Column c : schema.columns()) {
+            if (c.type() != ColumnType.SYMBOL) {
+                continue;
+            }
+            final int size = b.symbols[c.index()].size();
+            int[] map = symbolMaps[c.index()];
+            if (map == null || map.length < size) {
+                map = new int[Math.max(64, Integer.highestOneBit(Math.max(1, size)) * 2)];
+                symbolMaps[c.index()] = map;
+            }
+            java.util.Arrays.fill(map, 0, size, -2);
+        }
+    }
+
+    private int internLocal(final ChunkBuffer b, final int column, final int local) {
+        final LocalSymbols symbols = b.symbols[column];
+        final int code = writer.dictionary(column).intern(symbols.arena(), symbols.offset(local), symbols.length(local));
+        symbolMaps[column][local] = code;
+        return code;
+    }
+
+    private void appendRows(final ChunkBuffer b) {
+        int from = 0;
+        final long commitEvery = options.commitEvery();
+        while (from < b.rows) {
+            int n = b.rows - from;
+            if (commitEvery > 0) {
+                n = (int) Math.min(n, commitEvery - sinceCommit);
+            }
+            copyRows(b, from, n);
+            from += n;
+            rowsLoaded += n;
+            sinceCommit += n;
+            if (commitEvery > 0 && sinceCommit == commitEvery) {
+                writer.commit();
+                commits++;
+                committedByLoad = rowsLoaded;
+                sinceCommit = 0;
+            }
+        }
+    }
+
+    /** Copies rows {@code [from, from + count)} of a chunk into reserved rows of the table, segment by segment. */
+    private void copyRows(final ChunkBuffer b, final int from, final int count) {
+        final int shift = schema.segmentShift();
+        final long mask = schema.segmentRows() - 1L;
+        int done = 0;
+        while (done < count) {
+            final long first = writer.pendingRows();
+            final int n = writer.reserve(count - done);
+            final int segment = (int) (first >>> shift);
+            final long rowInSegment = first & mask;
+            for (int c = 0; c < destinations.length; c++) {
+                destinations[c] = writer.columnAddress(segment, c);
+            }
+            final int src = from + done;
+            for (final Column c : schema.columns()) {
+                final int i = c.index();
+                final int width = b.widths[i];
+                final int stride = writer.columnStride(i);
+                final long srcAddress = b.columns[i] + (long) src * width;
+                final long dst = destinations[i] + rowInSegment * stride;
+                if (c.type() == ColumnType.SYMBOL) {
+                    remap(b, i, srcAddress, dst, stride, n);
+                } else if (stride == width) {
+                    NativeMemory.copy(srcAddress, dst, (long) n * width);
+                } else {
+                    strided(srcAddress, dst, width, stride, n);
+                }
+            }
+            done += n;
+        }
+    }
+
+    private void remap(final ChunkBuffer b, final int column, final long src, final long dst, final int stride, final int n) {
+        final int[] map = symbolMaps[column];
+        for (int r = 0; r < n; r++) {
+            final int local = NativeMemory.getInt(src + ((long) r << 2));
+            int code = -1;
+            if (local >= 0) {
+                code = map[local];
+                if (code == -2) {
+                    code = internLocal(b, column, local);
+                }
+            }
+            NativeMemory.putInt(dst + (long) r * stride, code);
+        }
+    }
+
+    private static void strided(final long src, final long dst, final int width, final int stride, final int n) {
+        for (int r = 0; r < n; r++) {
+            final long s = src + (long) r * width;
+            final long d = dst + (long) r * stride;
+            switch (width) {
+                case 1:
+                    NativeMemory.putByte(d, NativeMemory.getByte(s));
+                    break;
+                case 2:
+                    NativeMemory.putShort(d, NativeMemory.getShort(s));
+                    break;
+                case 4:
+                    NativeMemory.putInt(d, NativeMemory.getInt(s));
+                    break;
+                default:
+                    NativeMemory.putLong(d, NativeMemory.getLong(s));
+                    break;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        pool.shutdownNow();
+        for (final ChunkParser p : allParsers) {
+            p.close();
+        }
+        for (final ChunkBuffer b : allBuffers) {
+            b.close();
+        }
+        if (rejectsOut != null) {
+            try {
+                rejectsOut.close();
+            } catch (final IOException e) {
+                // the load's own outcome matters more
+            }
+        }
+    }
+}
