@@ -1,2 +1,2 @@
-/** Benchmarks: JMH kernels and scenario runs against baselines (DuckDB) measured in the same run. */
+/** Benchmarks: JMH kernels and the scenario harness, measuring tradestore against DuckDB and the memory-bandwidth floor in the same run. */
 package io.tradestore.bench;

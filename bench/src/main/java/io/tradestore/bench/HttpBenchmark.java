@@ -1,0 +1,356 @@
+package io.tradestore.bench;
+
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import org.HdrHistogram.Histogram;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.TableWriter;
+import io.tradestore.core.flyweight.TradesSchema;
+import io.tradestore.core.ingest.CsvLoader;
+import io.tradestore.core.ingest.LoadOptions;
+import io.tradestore.core.sample.TradeGenerator;
+import io.tradestore.query.QueryEngine;
+import io.tradestore.server.http.QueryServer;
+import io.tradestore.server.http.ServerConfig;
+
+/**
+ * Fixed-rate HTTP load against {@code POST /v1/query} on loopback, corrected for coordinated omission: request i is
+ * due at {@code start + i / rate}, and its latency is measured from that intended send time, so a stalled server is
+ * charged for every request it delayed (Gil Tene's wrk2 method). Finds the highest rate the server sustains
+ * (answers at least 97% of the offered rate, no errors, p99 under 100 ms) by doubling and then bisecting, and reports
+ * the latency percentiles at half of it.
+ *
+ * <pre>
+ * mvn -B -o -pl store-server,bench -am package -DskipTests
+ * flock /tmp/tradestore-bench.lock bench/http-bench.sh --store /tmp/tradestore-bench-50m --rows 50000000
+ * </pre>
+ *
+ * Options: {@code --store DIR} (created and filled with generated trades when it has no trades table), {@code --rows
+ * N}, {@code --query client|window}, {@code --seconds S} per measured step, {@code --connections C},
+ * {@code --server-threads T}, {@code --rate R} (skip the search and measure at R).
+ */
+public final class HttpBenchmark {
+    private static final long SUSTAINED_P99_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final double SUSTAINED_FRACTION = 0.97;
+
+    private final InetSocketAddress address;
+    private final int connections;
+
+    private HttpBenchmark(final InetSocketAddress address, final int connections) {
+        this.address = address;
+        this.connections = connections;
+    }
+
+    /** What one fixed-rate run saw. */
+    record Run(double offered, double achieved, long ok, long errors, Histogram latency, boolean aborted) {
+        boolean sustained() {
+            return !aborted && errors == 0 && achieved >= offered * SUSTAINED_FRACTION
+                && latency.getValueAtPercentile(99) <= SUSTAINED_P99_NS;
+        }
+
+        String line() {
+            return String.format(Locale.ROOT, "offered %8.0f/s achieved %8.0f/s ok %8d err %6d  p50 %7.3f p90 %7.3f p99 %7.3f p99.9 %7.3f "
+                    + "max %8.3f ms%s", offered, achieved, ok, errors, ms(latency.getValueAtPercentile(50)), ms(latency.getValueAtPercentile(90)),
+                ms(latency.getValueAtPercentile(99)), ms(latency.getValueAtPercentile(99.9)), ms(latency.getMaxValue()),
+                sustained() ? "" : "  (not sustained)");
+        }
+    }
+
+    static double ms(final long ns) {
+        return ns / 1e6;
+    }
+
+    /**
+     * Runs the benchmark.
+     *
+     * @param args see the class comment.
+     * @throws Exception on failure.
+     */
+    public static void main(final String[] args) throws Exception {
+        Path storeDir = Path.of("/tmp/tradestore-bench-50m");
+        long rows = 50_000_000L;
+        String query = "both";
+        int seconds = 10;
+        int connections = 32;
+        int serverThreads = Runtime.getRuntime().availableProcessors();
+        double fixedRate = 0;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--store":
+                    storeDir = Path.of(args[++i]);
+                    break;
+                case "--rows":
+                    rows = Long.parseLong(args[++i]);
+                    break;
+                case "--query":
+                    query = args[++i];
+                    break;
+                case "--seconds":
+                    seconds = Integer.parseInt(args[++i]);
+                    break;
+                case "--connections":
+                    connections = Integer.parseInt(args[++i]);
+                    break;
+                case "--server-threads":
+                    serverThreads = Integer.parseInt(args[++i]);
+                    break;
+                case "--rate":
+                    fixedRate = Double.parseDouble(args[++i]);
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown option " + args[i] + "; see the class comment");
+            }
+        }
+        try (Store store = Store.open(storeDir)) {
+            ensureTrades(store, rows);
+            final long tableRows = store.table("trades").reader().snapshot().rowCount();
+            try (QueryEngine engine = new QueryEngine(store);
+                 QueryServer server = QueryServer.start(store, engine::execute,
+                     new ServerConfig("127.0.0.1", 0, serverThreads, 1024, 1 << 20, 10_000, null), System.err)) {
+                final HttpBenchmark bench = new HttpBenchmark(server.address(), connections);
+                System.out.printf(Locale.ROOT, "HTTP benchmark: %,d trades, %d cores, server threads %d, %d connections, JDK %s%n",
+                    tableRows, Runtime.getRuntime().availableProcessors(), serverThreads, connections, System.getProperty("java.version"));
+                final List<String> kinds = "both".equals(query) ? List.of("client", "window") : List.of(query);
+                final List<String> summary = new ArrayList<>();
+                for (final String kind : kinds) {
+                    final byte[][] requests = requests(kind, 4096);
+                    System.out.println("== " + kind + ": " + new String(requests[0], StandardCharsets.UTF_8).split("\r\n\r\n")[1]);
+                    bench.run(requests, 200, 3); // warm-up: JIT, page cache, connections
+                    final Run half;
+                    double max = fixedRate * 2;
+                    if (fixedRate > 0) {
+                        half = bench.run(requests, fixedRate, seconds);
+                    } else {
+                        max = bench.findMax(requests, Math.max(2, seconds / 2));
+                        half = bench.run(requests, max / 2, seconds);
+                    }
+                    System.out.println("   at half of max: " + half.line());
+                    summary.add(String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f |", kind, max, half.achieved(),
+                        ms(half.latency().getValueAtPercentile(50)), ms(half.latency().getValueAtPercentile(90)),
+                        ms(half.latency().getValueAtPercentile(99)), ms(half.latency().getValueAtPercentile(99.9)), ms(half.latency().getMaxValue())));
+                }
+                System.out.println();
+                System.out.println("| query | max sustained q/s | rate at half q/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |");
+                System.out.println("|---|---|---|---|---|---|---|---|");
+                summary.forEach(System.out::println);
+            }
+        }
+    }
+
+    private double findMax(final byte[][] requests, final int seconds) {
+        double good = 0;
+        double bad = 0;
+        for (double rate = 250; rate <= 256_000; rate *= 2) {
+            final Run r = run(requests, rate, seconds);
+            System.out.println("   " + r.line());
+            if (r.sustained()) {
+                good = rate;
+            } else {
+                bad = rate;
+                break;
+            }
+        }
+        if (bad == 0) {
+            return good;
+        }
+        for (int step = 0; step < 3; step++) {
+            final double mid = (good + bad) / 2;
+            final Run r = run(requests, mid, seconds);
+            System.out.println("   " + r.line());
+            if (r.sustained()) {
+                good = mid;
+            } else {
+                bad = mid;
+            }
+        }
+        System.out.printf(Locale.ROOT, "   max sustained: %.0f/s%n", good);
+        return good;
+    }
+
+    /** Sends requests at a fixed rate over {@code connections} keep-alive connections for {@code seconds}. */
+    private Run run(final byte[][] requests, final double rate, final int seconds) {
+        final long total = Math.max(1, (long) (rate * seconds));
+        final double periodNs = 1e9 / rate;
+        final long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+        final long giveUp = start + TimeUnit.SECONDS.toNanos(seconds) * 2 + TimeUnit.SECONDS.toNanos(5);
+        final AtomicLong next = new AtomicLong();
+        final AtomicLong ok = new AtomicLong();
+        final AtomicLong errors = new AtomicLong();
+        final AtomicLong lastEnd = new AtomicLong(start);
+        final Histogram[] hist = new Histogram[connections];
+        final Thread[] threads = new Thread[connections];
+        final boolean[] aborted = new boolean[1];
+        for (int c = 0; c < connections; c++) {
+            final int id = c;
+            hist[c] = new Histogram(TimeUnit.MINUTES.toNanos(5), 3);
+            threads[c] = new Thread(() -> {
+                try (Socket s = new Socket()) {
+                    s.setTcpNoDelay(true);
+                    s.connect(address, 5000);
+                    s.setSoTimeout(30_000);
+                    final OutputStream out = s.getOutputStream();
+                    final InputStream in = new BufferedInputStream(s.getInputStream(), 1 << 16);
+                    final byte[] body = new byte[1 << 16];
+                    long i;
+                    while ((i = next.getAndIncrement()) < total) {
+                        final long intended = start + (long) (i * periodNs);
+                        long now;
+                        while ((now = System.nanoTime()) < intended) {
+                            LockSupport.parkNanos(intended - now);
+                        }
+                        if (now > giveUp) {
+                            aborted[0] = true;
+                            break;
+                        }
+                        out.write(requests[(int) (i % requests.length)]);
+                        out.flush();
+                        final int status = readResponse(in, body);
+                        final long end = System.nanoTime();
+                        hist[id].recordValue(Math.min(end - intended, hist[id].getHighestTrackableValue()));
+                        if (status == 200) {
+                            ok.incrementAndGet();
+                        } else {
+                            errors.incrementAndGet();
+                        }
+                        lastEnd.accumulateAndGet(end, Math::max);
+                    }
+                } catch (final IOException e) {
+                    errors.incrementAndGet();
+                    aborted[0] = true;
+                }
+            }, "load-" + c);
+            threads[c].start();
+        }
+        for (final Thread t : threads) {
+            try {
+                t.join();
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        final Histogram all = new Histogram(TimeUnit.MINUTES.toNanos(5), 3);
+        for (final Histogram h : hist) {
+            all.add(h);
+        }
+        final double elapsed = Math.max(1, lastEnd.get() - start) / 1e9;
+        return new Run(rate, (ok.get() + errors.get()) / elapsed, ok.get(), errors.get(), all, aborted[0]);
+    }
+
+    /** Reads one HTTP/1.1 response with a Content-Length body; returns its status. */
+    static int readResponse(final InputStream in, final byte[] scratch) throws IOException {
+        final StringBuilder line = new StringBuilder(64);
+        int status = -1;
+        long length = 0;
+        while (true) {
+            line.setLength(0);
+            int b;
+            while ((b = in.read()) != '\n') {
+                if (b < 0) {
+                    throw new IOException("connection closed");
+                }
+                if (b != '\r') {
+                    line.append((char) b);
+                }
+            }
+            if (line.length() == 0) {
+                break;
+            }
+            if (status < 0) {
+                status = Integer.parseInt(line.substring(9, 12));
+            } else if (line.length() > 15 && line.substring(0, 15).equalsIgnoreCase("content-length:")) {
+                length = Long.parseLong(line.substring(15).trim());
+            }
+        }
+        while (length > 0) {
+            final int n = in.read(scratch, 0, (int) Math.min(scratch.length, length));
+            if (n < 0) {
+                throw new IOException("connection closed in a body");
+            }
+            length -= n;
+        }
+        return status;
+    }
+
+    /**
+     * Builds ready-to-send requests: one client's volume (random client) or one instrument's two-hour window (random
+     * instrument and start within the five generated trading days).
+     */
+    static byte[][] requests(final String kind, final int count) {
+        final Random rnd = new Random(7);
+        final byte[][] out = new byte[count][];
+        for (int i = 0; i < count; i++) {
+            final String json;
+            if ("client".equals(kind)) {
+                json = "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":"
+                    + (TradeGenerator.FIRST_CLIENT_ID + rnd.nextInt(TradeGenerator.CLIENTS)) + "},"
+                    + "\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}]}";
+            } else if ("window".equals(kind)) {
+                final int day = 16 + rnd.nextInt(5);
+                final int hour = 8 + rnd.nextInt(7);
+                json = String.format(Locale.ROOT, "{\"table\":\"trades\","
+                    + "\"time\":{\"from\":\"2026-11-%02dT%02d:00:00Z\",\"to\":\"2026-11-%02dT%02d:00:00Z\"},"
+                    + "\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM%03d\"},\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"},"
+                    + "{\"name\":\"vwap\",\"op\":\"vwap\"},{\"name\":\"high\",\"op\":\"max\",\"col\":\"price\"},"
+                    + "{\"name\":\"low\",\"op\":\"min\",\"col\":\"price\"}]}",
+                    day, hour, day, hour + 2, rnd.nextInt(TradeGenerator.INSTRUMENTS));
+            } else {
+                throw new IllegalArgumentException("--query is client, window or both");
+            }
+            final byte[] body = json.getBytes(StandardCharsets.UTF_8);
+            final byte[] head = ("POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " + body.length
+                + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+            out[i] = new byte[head.length + body.length];
+            System.arraycopy(head, 0, out[i], 0, head.length);
+            System.arraycopy(body, 0, out[i], head.length, body.length);
+        }
+        return out;
+    }
+
+    /** Generates and loads trades when the store has no trades table (50M rows: about a minute and 2.5 GB). */
+    private static void ensureTrades(final Store store, final long rows) throws Exception {
+        if (store.hasTable("trades") && store.table("trades").reader().snapshot().rowCount() >= rows) {
+            return;
+        }
+        if (store.hasTable("trades")) {
+            throw new IllegalStateException("store " + store.directory() + " has a trades table with fewer than " + rows
+                + " rows; remove it or pass --rows");
+        }
+        System.err.printf(Locale.ROOT, "generating and loading %,d trades into %s%n", rows, store.directory());
+        final long t0 = System.nanoTime();
+        final PipedInputStream in = new PipedInputStream(1 << 20);
+        final PipedOutputStream pipe = new PipedOutputStream(in);
+        final Thread gen = new Thread(() -> {
+            try (OutputStream o = new java.io.BufferedOutputStream(pipe, 1 << 20)) {
+                new TradeGenerator(rows, 42).writeCsv(o);
+            } catch (final IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }, "generator");
+        gen.start();
+        try (TableWriter w = store.createTable(TradesSchema.SCHEMA).writer()) {
+            CsvLoader.load(w, "generated", in, LoadOptions.defaults(), null);
+        }
+        gen.join();
+        System.err.printf(Locale.ROOT, "loaded in %s%n", Duration.ofNanos(System.nanoTime() - t0));
+    }
+}

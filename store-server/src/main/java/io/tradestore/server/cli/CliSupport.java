@@ -1,0 +1,112 @@
+package io.tradestore.server.cli;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.StoreException;
+
+/** Helpers the commands share: opening an existing store, reading arguments from files, waiting for Ctrl-C. */
+final class CliSupport {
+    private CliSupport() {
+    }
+
+    /**
+     * Opens a store that must already exist (commands that read never create one by accident).
+     *
+     * @param dir the store directory.
+     * @return the open store.
+     */
+    static Store openExisting(final Path dir) {
+        if (!Files.isDirectory(dir)) {
+            throw new StoreException("no store at " + dir + "; create one with 'tradestore create " + dir + "'");
+        }
+        return Store.open(dir);
+    }
+
+    /**
+     * Resolves an argument that is either literal text, {@code @file} or {@code -} for stdin.
+     *
+     * @param arg the argument.
+     * @param in  standard input.
+     * @return the text.
+     */
+    static String textArgument(final String arg, final InputStream in) {
+        try {
+            if ("-".equals(arg)) {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+            if (arg.startsWith("@")) {
+                return Files.readString(Path.of(arg.substring(1)), StandardCharsets.UTF_8);
+            }
+        } catch (final IOException e) {
+            throw new StoreException("cannot read " + arg + ": " + e.getMessage(), e);
+        }
+        return arg;
+    }
+
+    /**
+     * Returns a latch released by SIGINT (Ctrl-C) or SIGTERM, so that the caller can stop cleanly and exit 0. A second
+     * signal while stopping ends the process at once (exit 130). Uses {@code sun.misc.Signal} by reflection (it is
+     * exported by jdk.unsupported on every JDK, but naming it in source is a compiler warning); falls back to a
+     * shutdown hook that waits for the caller to finish.
+     *
+     * @param stopped released by the caller when it has stopped, so a fallback shutdown hook can wait for it.
+     * @return the latch to await.
+     */
+    static CountDownLatch terminationSignal(final CountDownLatch stopped) {
+        final CountDownLatch latch = new CountDownLatch(1);
+        final AtomicInteger signals = new AtomicInteger();
+        final Runnable onSignal = () -> {
+            if (signals.incrementAndGet() > 1) {
+                Runtime.getRuntime().halt(130);
+            }
+            latch.countDown();
+        };
+        if (!(installSignal("INT", onSignal) && installSignal("TERM", onSignal))) {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                latch.countDown();
+                try {
+                    stopped.await();
+                } catch (final InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "tradestore-shutdown"));
+        }
+        return latch;
+    }
+
+    private static boolean installSignal(final String name, final Runnable action) {
+        try {
+            final Class<?> signal = Class.forName("sun.misc.Signal");
+            final Class<?> handler = Class.forName("sun.misc.SignalHandler");
+            final InvocationHandler ih = (proxy, method, args) -> {
+                switch (method.getName()) {
+                    case "handle":
+                        action.run();
+                        return null;
+                    case "hashCode":
+                        return System.identityHashCode(proxy);
+                    case "equals":
+                        return proxy == args[0];
+                    case "toString":
+                        return "tradestore-signal-handler";
+                    default:
+                        return null;
+                }
+            };
+            final Object h = Proxy.newProxyInstance(CliSupport.class.getClassLoader(), new Class<?>[] {handler}, ih);
+            signal.getMethod("handle", signal, handler).invoke(null, signal.getConstructor(String.class).newInstance(name), h);
+            return true;
+        } catch (final ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.tradestore.server.cli;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.Table;
+import io.tradestore.core.flyweight.TradesSchema;
+import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.Schema;
+import io.tradestore.core.schema.SchemaCodec;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code tradestore create STORE}: creates a store directory and a table in it. */
+@Command(name = "create", mixinStandardHelpOptions = true,
+    description = {"Creates a store (a directory) and a table in it: the built-in trades schema unless --schema is given."})
+final class CreateCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "STORE", description = "the store directory (created when missing)")
+    private Path store;
+
+    @Option(names = "--schema", paramLabel = "FILE", description = "a schema JSON file (docs/file-format.md); default: the trades schema")
+    private Path schemaFile;
+
+    @Option(names = "--table", description = "table name (default: the schema's name)")
+    private String table;
+
+    @Option(names = "--layout", description = "COLUMN (one file per column) or ROW (array of structs); default: the schema's")
+    private Layout layout;
+
+    @Option(names = "--segment-rows", description = "rows per segment, a power of two (default: the schema's, 4194304 for trades)")
+    private Integer segmentRows;
+
+    @Option(names = "--block-rows", description = "rows per zone-map block, a power of two (default: the schema's)")
+    private Integer blockRows;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        Schema schema = schemaFile == null ? TradesSchema.SCHEMA : SchemaCodec.read(schemaFile);
+        if (table != null || layout != null || segmentRows != null || blockRows != null) {
+            final int segRows = segmentRows == null ? schema.segmentRows() : segmentRows;
+            // a smaller segment than the schema's block takes blocks of the segment's size unless told otherwise
+            final int blkRows = blockRows == null ? Math.min(schema.blockRows(), segRows) : blockRows;
+            schema = schema.with(table == null ? schema.name() : table, layout == null ? schema.layout() : layout, segRows, blkRows);
+        }
+        try (Store s = Store.open(store)) {
+            final Table t = s.createTable(schema);
+            spec.commandLine().getErr().println("created table '" + t.name() + "' (" + schema.columnCount() + " columns, "
+                + schema.layout() + " layout, " + schema.segmentRows() + " rows per segment) in " + store);
+            spec.commandLine().getErr().flush();
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,192 @@
+package io.tradestore.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.RandomAccessFile;
+import java.io.StringWriter;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.tradestore.core.segment.ZoneMapDescriptor;
+import io.tradestore.core.txn.TxnDescriptor;
+import io.tradestore.server.ChildJvm;
+import io.tradestore.server.TestStores;
+import io.tradestore.server.http.Http;
+
+/** Each command's happy path and its bad-usage exit code, in process (serve in a child JVM, stopped by SIGTERM). */
+class CliTest {
+    @TempDir
+    Path dir;
+
+    /** The outcome of one command line. */
+    record Run(int code, String out, String err) {
+    }
+
+    static Run run(final String... args) {
+        final StringWriter out = new StringWriter();
+        final StringWriter err = new StringWriter();
+        final int code = TradestoreCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void shouldExitWithUsageCodeWithoutACommandOrWithAnUnknownOne() {
+        assertThat(run().code()).isEqualTo(2);
+        final Run r = run("frobnicate");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("frobnicate");
+        assertThat(run("--help").code()).isZero();
+    }
+
+    @Test
+    void shouldPrintHelpForEveryCommand() {
+        for (final String c : new String[] {"create", "query", "serve", "info", "check", "demo"}) {
+            final Run r = run(c, "--help");
+            assertThat(r.code()).as(c).isZero();
+            assertThat(r.out()).as(c).contains("Usage: tradestore " + c);
+        }
+    }
+
+    @Test
+    void shouldCreateAStoreAndRefuseToCreateItTwice() {
+        final Path store = dir.resolve("s");
+        final Run r = run("create", store.toString(), "--segment-rows", "1024");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.err()).contains("created table 'trades'");
+        assertThat(Files.isRegularFile(store.resolve("trades").resolve("_schema.json"))).isTrue();
+        final Run again = run("create", store.toString());
+        assertThat(again.code()).isEqualTo(1);
+        assertThat(again.err()).contains("already exists").doesNotContain("Exception");
+        assertThat(run("create").code()).isEqualTo(2);
+        assertThat(run("create", store.toString(), "--layout", "DIAGONAL").code()).isEqualTo(2);
+        assertThat(run("create", dir.resolve("q").toString(), "--table", "quotes", "--layout", "ROW").code()).isZero();
+    }
+
+    @Test
+    void shouldDescribeAStore() {
+        TestStores.writeTrades(dir, 3000, 1);
+        final Run r = run("info", dir.toString());
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).contains("table      trades").contains("rows       3000").contains("segments   3 of 1024 rows")
+            .contains("bytes/row  49").contains("venue").contains("dictionary of 4 values").contains("allocator");
+        assertThat(run("info", dir.toString(), "trades").code()).isZero();
+        final Run missing = run("info", dir.toString(), "nosuch");
+        assertThat(missing.code()).isEqualTo(1);
+        assertThat(missing.err()).contains("no table 'nosuch'");
+        assertThat(run("info", dir.resolve("nowhere").toString()).code()).isEqualTo(1);
+        assertThat(run("info").code()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldPassCheckOnAHealthyStore() {
+        TestStores.writeTrades(dir, 3000, 1);
+        final Run r = run("check", dir.toString());
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("trades: ok (3000 rows, 3 segments");
+        assertThat(run("check").code()).isEqualTo(2);
+        assertThat(run("check", dir.toString(), "nosuch").code()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldReportAZoneMapThatDoesNotCoverItsData() throws Exception {
+        TestStores.writeTrades(dir, 3000, 1);
+        final Path zone = dir.resolve("trades").resolve("seg-000001").resolve(ZoneMapDescriptor.FILE_NAME);
+        final int quantity = 7;
+        try (RandomAccessFile f = new RandomAccessFile(zone.toFile(), "rw")) {
+            final ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, 1_000_000);
+            f.seek(ZoneMapDescriptor.entryOffset(8, 2, quantity)); // block 2: min raised above every value
+            f.write(b.array());
+        }
+        final Run r = run("check", dir.toString());
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.out()).contains("trades: DAMAGED").contains("segment 1 block 2 column 'quantity'").contains("does not cover");
+        assertThat(r.err()).contains("damaged");
+    }
+
+    @Test
+    void shouldReportATransactionRecordThatFailsItsChecksum() throws Exception {
+        TestStores.writeTrades(dir, 3000, 1);
+        final Path txn = dir.resolve("trades").resolve(TxnDescriptor.FILE_NAME);
+        try (RandomAccessFile f = new RandomAccessFile(txn.toFile(), "rw")) {
+            for (int slot = 0; slot < 2; slot++) {
+                final long at = TxnDescriptor.slotOffset(slot, 2) + TxnDescriptor.SLOT_ROW_COUNT_OFFSET;
+                f.seek(at);
+                final long rows = Long.reverseBytes(f.readLong());
+                f.seek(at);
+                f.writeLong(Long.reverseBytes(rows + 1));
+            }
+        }
+        final Run r = run("check", dir.toString());
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.out()).contains("DAMAGED").contains("checksum");
+    }
+
+    @Test
+    void shouldRejectBadQueryUsage() {
+        TestStores.writeTrades(dir, 100, 1);
+        assertThat(run("query", dir.toString()).code()).isEqualTo(2);
+        assertThat(run("query", dir.toString(), "{}", "--format", "xml").code()).isEqualTo(2);
+        assertThat(run("query", dir.toString(), "@" + dir.resolve("missing.json")).code()).isEqualTo(1);
+        assertThat(run("query", dir.resolve("nowhere").toString(), "{}").code()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldRejectBadServeUsage() {
+        TestStores.writeTrades(dir, 100, 1);
+        final Run open = run("serve", dir.toString(), "--bind", "0.0.0.0");
+        assertThat(open.code()).isEqualTo(2);
+        assertThat(open.err()).contains("--token");
+        assertThat(run("serve").code()).isEqualTo(2);
+        assertThat(run("serve", dir.toString(), "--threads", "0").code()).isEqualTo(2);
+        assertThat(run("serve", dir.toString(), "--port", "http").code()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldServeUntilSigtermThenExitZero() throws Exception {
+        TestStores.writeTrades(dir, 3000, 1);
+        try (ChildJvm child = ChildJvm.start("serve", dir.toString(), "--port", "0", "--threads", "2")) {
+            final int port = child.awaitPort();
+            final Http.Response r = new Http(port).get("/v1/tables");
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.body()).contains("\"rows\":3000");
+            child.terminate();
+            final int code = child.waitFor(20);
+            assertThat(code).as(child.output()).isZero();
+            assertThat(child.output()).contains("stopped after");
+        }
+    }
+
+    @Test
+    void shouldRunTheDemoAnswerItsExamplesAndCleanUp() throws Exception {
+        final Path parent = dir.resolve("demo");
+        Files.createDirectories(parent);
+        try (ChildJvm child = ChildJvm.start("demo", "--rows", "30000", "--port", "0", "--dir", parent.toString())) {
+            child.awaitLine("serving until Ctrl-C", 120);
+            final String out = child.output();
+            assertThat(out).contains("# Notional by side").contains("# VWAP of the 10 most traded instruments").contains("# One-minute bars of");
+            assertThat(out.lines().filter(l -> l.startsWith("out: curl -s http://127.0.0.1:")).count()).isEqualTo(3);
+            assertThat(out.lines().filter(l -> l.startsWith("out: {\"columns\":")).count()).as(out).isEqualTo(3);
+            final int port = Integer.parseInt(out.replaceAll("(?s).*server is at http://127\\.0\\.0\\.1:(\\d+).*", "$1"));
+            assertThat(new Http(port).get("/v1/tables/trades").json().path("rows").asLong()).isEqualTo(30_000);
+            child.terminate();
+            assertThat(child.waitFor(30)).as(child.output()).isZero();
+            assertThat(child.output()).contains("removed");
+        }
+        try (java.util.stream.Stream<Path> left = Files.list(parent)) {
+            assertThat(left).as("temporary store removed").isEmpty();
+        }
+    }
+
+    @Test
+    void shouldRejectBadDemoUsage() {
+        assertThat(run("demo", "--rows", "0").code()).isEqualTo(2);
+        assertThat(run("demo", "--port", "99999").code()).isEqualTo(2);
+        assertThat(run("demo", "extra").code()).isEqualTo(2);
+    }
+}

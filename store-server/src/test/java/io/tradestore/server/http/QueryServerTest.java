@@ -1,0 +1,264 @@
+package io.tradestore.server.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.ConnectException;
+import java.net.URLEncoder;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.StoreException;
+import io.tradestore.query.ErrorCode;
+import io.tradestore.query.QueryException;
+import io.tradestore.server.TestStores;
+
+/**
+ * End to end over real HTTP, with a stand-in query service so every status can be provoked on demand (the engine's own
+ * answers are compared in {@link QueryEndpointTest}).
+ */
+class QueryServerTest {
+    private static final String QUERY = "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
+
+    @TempDir
+    static Path dir;
+    private static Store store;
+    private static QueryServer server;
+    private static Http http;
+    private static final ByteArrayOutputStream LOG = new ByteArrayOutputStream();
+
+    @BeforeAll
+    static void start() {
+        TestStores.writeTrades(dir, 3000, 1);
+        store = Store.open(dir);
+        final QueryService service = json -> {
+            if (json.contains("\"boom\"")) {
+                throw new IllegalStateException("a bug with a secret stack trace");
+            }
+            if (json.contains("\"slow\"")) {
+                sleep(3000);
+            }
+            if (json.contains("\"bad\"")) {
+                throw new QueryException(ErrorCode.UNKNOWN_COLUMN, "no column 'bad'; columns are [trade_id, ...]", "/aggs/0/col");
+            }
+            if (json.contains("\"nosuch\"")) {
+                throw new QueryException(ErrorCode.UNKNOWN_TABLE, "no table 'nosuch'", "/table");
+            }
+            return new FixedResult(json.length());
+        };
+        server = QueryServer.start(store, service, new ServerConfig("127.0.0.1", 0, 2, 8, 4096, 500, null),
+            new PrintStream(LOG, true, StandardCharsets.UTF_8));
+        http = new Http(server.port());
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+        store.close();
+    }
+
+    static void sleep(final long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    void shouldAnswerHealth() {
+        final Http.Response r = http.get("/health");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.json().path("status").asText()).isEqualTo("ok");
+    }
+
+    @Test
+    void shouldListTablesWithRowCounts() {
+        final Http.Response r = http.get("/v1/tables");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.json().path("tables").get(0).path("name").asText()).isEqualTo("trades");
+        assertThat(r.json().path("tables").get(0).path("rows").asLong()).isEqualTo(3000);
+        assertThat(r.json().path("tables").get(0).path("segments").asLong()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldDescribeOneTable() {
+        final Http.Response r = http.get("/v1/tables/trades");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.json().path("rows").asLong()).isEqualTo(3000);
+        assertThat(r.json().path("timestamp").asText()).isEqualTo("ts");
+        assertThat(r.json().path("columns")).hasSize(8);
+        assertThat(r.json().path("columns").get(3).path("type").asText()).isEqualTo("symbol");
+        assertThat(r.json().path("columns").get(3).path("distinct").asInt()).isEqualTo(TestStores.VENUES.length);
+        assertThat(r.json().path("columns").get(6).path("type").asText()).isEqualTo("decimal(6)");
+    }
+
+    @Test
+    void shouldAnswer404ForUnknownTablesAndNeverLeaveTheStore() {
+        for (final String name : new String[] {"nosuch", "..", "..%2F..%2Fetc%2Fpasswd", "%2Fetc%2Fpasswd", "TRADES", "trades%00", "a/b"}) {
+            final Http.Response r = http.get("/v1/tables/" + name);
+            assertThat(r.status()).as(name).isEqualTo(404);
+            assertThat(r.errorCode()).as(name).isEqualTo("UNKNOWN_TABLE");
+        }
+        final Http.Response r = http.get("/nowhere");
+        assertThat(r.status()).isEqualTo(404);
+        assertThat(r.errorCode()).isEqualTo("NOT_FOUND");
+    }
+
+    @Test
+    void shouldAnswer405ForAWrongMethod() {
+        final Http.Response r = http.send(http.builder("/v1/query").DELETE());
+        assertThat(r.status()).isEqualTo(405);
+        assertThat(r.errorCode()).isEqualTo("METHOD_NOT_ALLOWED");
+        assertThat(http.post("/health", "{}").status()).isEqualTo(405);
+    }
+
+    @Test
+    void shouldAnswerPostAndGetQueries() {
+        final Http.Response post = http.post("/v1/query", QUERY);
+        assertThat(post.status()).isEqualTo(200);
+        assertThat(post.contentType()).startsWith("application/json");
+        assertThat(post.json().path("rows").get(0).get(0).asLong()).isEqualTo(QUERY.length());
+        final Http.Response get = http.get("/v1/query?q=" + URLEncoder.encode(QUERY, StandardCharsets.UTF_8));
+        assertThat(get.status()).isEqualTo(200);
+        assertThat(get.body()).isEqualTo(post.body());
+    }
+
+    @Test
+    void shouldAnswer400WithCodeMessageAndPath() {
+        final Http.Response r = http.post("/v1/query", "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"sum\",\"col\":\"bad\"}]}");
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.json().path("error").path("code").asText()).isEqualTo("UNKNOWN_COLUMN");
+        assertThat(r.json().path("error").path("path").asText()).isEqualTo("/aggs/0/col");
+        assertThat(r.json().path("error").path("message").asText()).contains("no column 'bad'");
+        assertThat(http.get("/v1/query").status()).isEqualTo(400);
+        assertThat(http.post("/v1/query", "").errorCode()).isEqualTo("MALFORMED_JSON");
+    }
+
+    @Test
+    void shouldAnswer404ForAQueryOnAnUnknownTable() {
+        final Http.Response r = http.post("/v1/query", "{\"table\":\"nosuch\"}");
+        assertThat(r.status()).isEqualTo(404);
+        assertThat(r.errorCode()).isEqualTo("UNKNOWN_TABLE");
+    }
+
+    @Test
+    void shouldAnswer400ForInvalidUtf8() {
+        final byte[] body = {'{', '"', 't', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'};
+        final Http.Response r = http.post("/v1/query", body);
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.errorCode()).isEqualTo("MALFORMED_JSON");
+    }
+
+    @Test
+    void shouldAnswer413ForABodyOverTheLimit() {
+        final Http.Response r = http.post("/v1/query", "{\"table\":\"" + "x".repeat(5000) + "\"}");
+        assertThat(r.status()).isEqualTo(413);
+        assertThat(r.errorCode()).isEqualTo("PAYLOAD_TOO_LARGE");
+        // chunked, without a Content-Length: the limit is enforced while reading
+        final Http.Response chunked = http.send(http.builder("/v1/query").POST(HttpRequest.BodyPublishers.ofInputStream(
+            () -> new java.io.ByteArrayInputStream(new byte[10_000]))));
+        assertThat(chunked.status()).isEqualTo(413);
+        final Http.Response get = http.get("/v1/query?q=" + "x".repeat(5000));
+        assertThat(get.status()).isEqualTo(413);
+        assertThat(http.get("/health").status()).isEqualTo(200);
+    }
+
+    @Test
+    void shouldAnswer504WhenAQueryRunsOverTheLimit() {
+        final long t0 = System.nanoTime();
+        final Http.Response r = http.post("/v1/query", "{\"table\":\"slow\"}");
+        assertThat(r.status()).isEqualTo(504);
+        assertThat(r.errorCode()).isEqualTo("TIMEOUT");
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).as("answered at the limit, not at the end").isLessThan(2500);
+    }
+
+    @Test
+    void shouldAnswer500WithAnIdThatIsLoggedAndNoStackTrace() {
+        final Http.Response r = http.post("/v1/query", "{\"table\":\"boom\"}");
+        assertThat(r.status()).isEqualTo(500);
+        assertThat(r.errorCode()).isEqualTo("INTERNAL");
+        final String id = r.json().path("error").path("id").asText();
+        assertThat(id).isNotBlank();
+        assertThat(r.body()).doesNotContain("IllegalStateException").doesNotContain("secret").doesNotContain("at io.");
+        assertThat(LOG.toString(StandardCharsets.UTF_8)).contains("id=" + id).contains("IllegalStateException");
+    }
+
+    @Test
+    void shouldExposePrometheusMetrics() {
+        http.get("/health");
+        http.get("/v1/tables");
+        http.post("/v1/query", QUERY);
+        final Http.Response r = http.get("/metrics");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.contentType()).startsWith("text/plain");
+        assertThat(r.body())
+            .containsPattern("tradestore_http_requests_total\\{endpoint=\"/health\",status=\"200\"} [1-9]")
+            .containsPattern("tradestore_http_requests_total\\{endpoint=\"/v1/query\",status=\"200\"} [1-9]")
+            .contains("tradestore_http_request_duration_seconds{endpoint=\"/v1/query\",quantile=\"0.5\"}")
+            .contains("tradestore_http_request_duration_seconds{endpoint=\"/v1/query\",quantile=\"0.999\"}")
+            .contains("tradestore_http_request_duration_max_seconds{endpoint=\"/v1/query\"}")
+            .containsPattern("tradestore_rows_scanned_total [1-9]")
+            .contains("tradestore_query_queue_depth 0")
+            .containsPattern("tradestore_mapped_bytes [1-9]");
+        // every sample line is "name{labels} value" or "name value"
+        for (final String line : r.body().split("\n")) {
+            assertThat(line).matches("# (HELP|TYPE) .*|[a-z_]+(\\{[^}]*})? [0-9.eE+-]+");
+        }
+    }
+
+    @Test
+    void shouldRequireABearerTokenWhenConfigured() {
+        try (QueryServer secured = QueryServer.start(store, json -> new FixedResult(1),
+            new ServerConfig("127.0.0.1", 0, 1, 1, 4096, 1000, "s3cret"), System.err)) {
+            final Http none = new Http(secured.port());
+            assertThat(none.get("/health").status()).isEqualTo(401);
+            assertThat(none.get("/health").errorCode()).isEqualTo("UNAUTHORIZED");
+            assertThat(new Http(secured.port(), "wrong").get("/v1/tables").status()).isEqualTo(401);
+            final Http good = new Http(secured.port(), "s3cret");
+            assertThat(good.get("/health").status()).isEqualTo(200);
+            assertThat(good.post("/v1/query", QUERY).status()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void shouldRefuseANonLoopbackAddressWithoutAToken() {
+        assertThatThrownBy(() -> new ServerConfig("0.0.0.0", 0, 1, 1, 4096, 1000, null))
+            .isInstanceOf(StoreException.class).hasMessageContaining("--token");
+        assertThat(new ServerConfig("0.0.0.0", 0, 1, 1, 4096, 1000, "t").token()).isEqualTo("t");
+        assertThatThrownBy(() -> new ServerConfig("127.0.0.1", 0, 0, 1, 4096, 1000, null)).hasMessageContaining("threads");
+    }
+
+    @Test
+    void shouldFinishInFlightQueriesWhenStopping() throws Exception {
+        final CountDownLatch running = new CountDownLatch(1);
+        final Store own = Store.open(dir);
+        final QueryServer s = QueryServer.start(own, json -> {
+            running.countDown();
+            sleep(300);
+            return new FixedResult(7);
+        }, new ServerConfig("127.0.0.1", 0, 1, 1, 4096, 5000, null), System.err);
+        final Http h = new Http(s.port());
+        final CompletableFuture<Http.Response> inFlight = CompletableFuture.supplyAsync(() -> h.post("/v1/query", QUERY));
+        assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+        final long t0 = System.nanoTime();
+        s.stop(Duration.ofSeconds(5));
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(4000);
+        assertThat(inFlight.get(10, TimeUnit.SECONDS).status()).isEqualTo(200);
+        assertThatThrownBy(() -> h.get("/health")).hasCauseInstanceOf(ConnectException.class);
+        own.close();
+    }
+}
