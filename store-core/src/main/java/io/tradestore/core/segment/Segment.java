@@ -52,8 +52,10 @@ public final class Segment implements AutoCloseable {
     }
 
     /**
-     * Creates a segment's files at full size, fills them with null sentinels and maps them read-write. An existing
-     * segment directory (left by a crash before its first commit) is reused.
+     * Creates a segment's files at full size and maps them read-write. Rows are not null-filled here: a row's bytes
+     * are defined when the writer appends it ({@code appendRow} nulls it, bulk writers write every column), so a
+     * bulk load does not write every byte twice. An existing segment directory (left by a crash before its first
+     * commit) is reused; its uncommitted bytes are never visible.
      *
      * @param schema    the schema.
      * @param tableDir  the table directory.
@@ -87,7 +89,6 @@ public final class Segment implements AutoCloseable {
             NativeMemory.putInt(zone.address() + ZoneMapDescriptor.COLUMN_COUNT_OFFSET, schema.columnCount());
             NativeMemory.putInt(zone.address() + ZoneMapDescriptor.BLOCK_COUNT_OFFSET, schema.blocksPerSegment());
             s.resetZones(0);
-            s.fillNulls(0, schema.segmentRows());
             return s;
         } catch (final RuntimeException e) {
             for (final MappedFile f : opened) {

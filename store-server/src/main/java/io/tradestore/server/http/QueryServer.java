@@ -72,6 +72,19 @@ public final class QueryServer implements AutoCloseable {
     private static final String TABLE_NAME_PATTERN = "[a-z_][a-z0-9_]{0,62}";
     private static final int BACKLOG = 1024;
     private static final int RETRY_AFTER_SECONDS = 1;
+    /**
+     * Worker stack: 16 MiB rather than the default 1 MiB, so a deeply nested query (bounded by the parser's nesting
+     * limit) is parsed on a worker as it would be on a main thread.
+     */
+    private static final long WORKER_STACK_LENGTH = 16L << 20;
+
+    static {
+        // The JDK server writes headers and body as separate packets; with Nagle's algorithm on, the body then waits
+        // for the client's delayed ACK (up to 40 ms on Linux). Read once, when the first server is created.
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+            System.setProperty("sun.net.httpserver.nodelay", "true");
+        }
+    }
 
     private final Store store;
     private final QueryService queries;
@@ -98,11 +111,11 @@ public final class QueryServer implements AutoCloseable {
         this.expectedAuthorization = config.token() == null ? null : ("Bearer " + config.token()).getBytes(StandardCharsets.UTF_8);
         this.workers = new ThreadPoolExecutor(config.threads(), config.threads(), 0, TimeUnit.MILLISECONDS,
             config.queue() == 0 ? new SynchronousQueue<>() : new ArrayBlockingQueue<>(config.queue()),
-            daemonThreads("tradestore-query-"), new ThreadPoolExecutor.AbortPolicy());
+            daemonThreads("tradestore-query-", WORKER_STACK_LENGTH), new ThreadPoolExecutor.AbortPolicy());
         final int ioThreads = Math.max(2, Math.min(config.threads(), 8));
         this.io = new ThreadPoolExecutor(ioThreads, ioThreads, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-            daemonThreads("tradestore-http-"));
-        this.timer = new ScheduledThreadPoolExecutor(1, daemonThreads("tradestore-timeout-"));
+            daemonThreads("tradestore-http-", 0));
+        this.timer = new ScheduledThreadPoolExecutor(1, daemonThreads("tradestore-timeout-", 0));
         this.timer.setRemoveOnCancelPolicy(true);
         this.metrics = new ServerMetrics(() -> workers.getQueue().size(), activeQueries::get, MappedFile::mappedBytes);
         this.http = HttpServer.create(new InetSocketAddress(config.bind(), config.port()), BACKLOG);
@@ -537,10 +550,10 @@ public final class QueryServer implements AutoCloseable {
         return s.length() <= max ? s : s.substring(0, max) + "...";
     }
 
-    private static ThreadFactory daemonThreads(final String prefix) {
+    private static ThreadFactory daemonThreads(final String prefix, final long stackLength) {
         final AtomicInteger n = new AtomicInteger();
         return r -> {
-            final Thread t = new Thread(r, prefix + n.incrementAndGet());
+            final Thread t = new Thread(null, r, prefix + n.incrementAndGet(), stackLength);
             t.setDaemon(true);
             return t;
         };

@@ -36,7 +36,7 @@ import io.tradestore.server.TestStores;
 class RobustnessTest {
     private static final int BODIES = Integer.getInteger("robustness.bodies", 10_000);
     private static final long SEED = Long.getLong("robustness.seed", 20261117L);
-    private static final int CLIENTS = 4;
+    private static final int CLIENTS = 6;
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final String[] BASES = {
         "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}",
@@ -154,7 +154,8 @@ class RobustnessTest {
                             m = splice(m, at, 1, new byte[0]);
                             break;
                         default:
-                            m = splice(m, at, 0, new byte[] {"{}[]\":,\\0-e.".getBytes(StandardCharsets.UTF_8)[rnd.nextInt(13)]});
+                            final byte[] tokens = "{}[]\":,\\0-e.".getBytes(StandardCharsets.UTF_8);
+                            m = splice(m, at, 0, new byte[] {tokens[rnd.nextInt(tokens.length)]});
                             break;
                     }
                 }

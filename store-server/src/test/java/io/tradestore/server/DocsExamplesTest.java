@@ -1,0 +1,214 @@
+package io.tradestore.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.ingest.CsvLoader;
+import io.tradestore.core.ingest.LoadOptions;
+import io.tradestore.core.sample.TradeGenerator;
+import io.tradestore.query.QueryEngine;
+import io.tradestore.server.cli.TradestoreCli;
+import io.tradestore.server.http.Http;
+import io.tradestore.server.http.QueryServer;
+import io.tradestore.server.http.ServerConfig;
+
+/** Runs every example of docs/cli.md and docs/http-api.md, and checks docs/openapi.yaml names every route and status. */
+class DocsExamplesTest {
+    private static final Pattern EXPECT = Pattern.compile("#\\s*->\\s*(\\d{3})\\s*$");
+
+    @TempDir
+    Path dir;
+
+    static Path docs() {
+        Path p = Path.of("").toAbsolutePath();
+        while (p != null && !Files.isDirectory(p.resolve("docs"))) {
+            p = p.getParent();
+        }
+        assertThat(p).as("docs directory above " + Path.of("").toAbsolutePath()).isNotNull();
+        return p.resolve("docs");
+    }
+
+    /** @return the lines inside ```sh blocks. */
+    static List<String> shellLines(final Path md) throws IOException {
+        final List<String> out = new ArrayList<>();
+        boolean in = false;
+        for (final String line : Files.readAllLines(md)) {
+            if (line.startsWith("```")) {
+                in = !in && line.startsWith("```sh");
+                continue;
+            }
+            if (in && !line.isBlank()) {
+                out.add(line.trim());
+            }
+        }
+        return out;
+    }
+
+    /** Splits a shell line into words, honouring single quotes; stops at an unquoted #. */
+    static List<String> words(final String line) {
+        final List<String> w = new ArrayList<>();
+        final StringBuilder cur = new StringBuilder();
+        boolean quoted = false;
+        boolean any = false;
+        for (int i = 0; i < line.length(); i++) {
+            final char c = line.charAt(i);
+            if (c == '\'') {
+                quoted = !quoted;
+                any = true;
+            } else if (!quoted && c == '#') {
+                break;
+            } else if (!quoted && Character.isWhitespace(c)) {
+                if (any) {
+                    w.add(cur.toString());
+                    cur.setLength(0);
+                    any = false;
+                }
+            } else {
+                cur.append(c);
+                any = true;
+            }
+        }
+        if (any) {
+            w.add(cur.toString());
+        }
+        return w;
+    }
+
+    private void load(final Path store) throws IOException {
+        final Path csv = dir.resolve("trades.csv");
+        TradeGenerator.writeCsv(csv, 20_000, 42);
+        try (Store s = Store.open(store)) {
+            CsvLoader.load(s.table("trades"), List.of(csv), LoadOptions.defaults(), null);
+        }
+    }
+
+    @Test
+    void shouldRunEveryCliExample() throws IOException {
+        final Path store = dir.resolve("data");
+        boolean loaded = false;
+        int ran = 0;
+        for (final String line : shellLines(docs().resolve("cli.md"))) {
+            final List<String> w = words(line);
+            assertThat(w.get(0)).as(line).isEqualTo("bin/tradestore");
+            final String command = w.get(1);
+            if (command.equals("serve") || command.equals("demo")) {
+                continue; // long-running: CliTest runs both in a child JVM
+            }
+            final String[] args = w.subList(1, w.size()).stream().map(a -> a.equals("data") ? store.toString() : a).toArray(String[]::new);
+            final StringWriter out = new StringWriter();
+            final StringWriter err = new StringWriter();
+            final int code = TradestoreCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
+            assertThat(code).as(line + "\nstdout: " + out + "\nstderr: " + err).isZero();
+            ran++;
+            if (!loaded && command.equals("create")) {
+                load(store);
+                loaded = true;
+            }
+        }
+        assertThat(ran).isGreaterThanOrEqualTo(7);
+    }
+
+    @Test
+    void shouldAnswerEveryHttpExampleAsDocumented() throws IOException {
+        final Path store = dir.resolve("data");
+        try (Store s = Store.open(store)) {
+            s.createTable(io.tradestore.core.flyweight.TradesSchema.SCHEMA);
+        }
+        load(store);
+        final Path md = docs().resolve("http-api.md");
+        final String text = Files.readString(md);
+        try (Store s = Store.open(store); QueryEngine engine = new QueryEngine(s, 2);
+             QueryServer server = QueryServer.start(s, engine::execute, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null), System.err)) {
+            final Http http = new Http(server.port());
+            JsonNode firstAnswer = null;
+            int ran = 0;
+            for (final String line : shellLines(md)) {
+                final Matcher m = EXPECT.matcher(line);
+                final int expected = m.find() ? Integer.parseInt(m.group(1)) : 200;
+                final List<String> w = words(line);
+                assertThat(w.get(0)).as(line).isEqualTo("curl");
+                String url = null;
+                String body = null;
+                String q = null;
+                final List<String> params = new ArrayList<>();
+                boolean get = false;
+                for (int i = 1; i < w.size(); i++) {
+                    switch (w.get(i)) {
+                        case "-s":
+                            break;
+                        case "-G":
+                            get = true;
+                            break;
+                        case "-d":
+                            if (get) {
+                                params.add(w.get(++i));
+                            } else {
+                                body = w.get(++i);
+                            }
+                            break;
+                        case "--data-urlencode":
+                            q = w.get(++i).substring(2);
+                            break;
+                        default:
+                            url = w.get(i);
+                    }
+                }
+                assertThat(url).as(line).startsWith("http://127.0.0.1:8080/");
+                String path = url.substring("http://127.0.0.1:8080".length());
+                final Http.Response r;
+                if (get && q != null) {
+                    path += "?q=" + URLEncoder.encode(q, StandardCharsets.UTF_8) + params.stream().map(p -> "&" + p).reduce("", String::concat);
+                    r = http.get(path);
+                } else if (body != null) {
+                    r = http.post(path, body);
+                } else {
+                    r = http.get(path);
+                }
+                assertThat(r.status()).as(line + "\n" + r.body()).isEqualTo(expected);
+                if (firstAnswer == null && body != null && expected == 200) {
+                    firstAnswer = r.json();
+                }
+                ran++;
+            }
+            assertThat(ran).isGreaterThanOrEqualTo(9);
+            // the documented answer of the first example has the real answer's columns
+            final int start = text.indexOf("```json") + "```json".length();
+            final JsonNode documented = Http.MAPPER.readTree(text.substring(start, text.indexOf("```", start)));
+            assertThat(documented.path("columns")).isEqualTo(firstAnswer.path("columns"));
+            assertThat(documented.path("rows").size()).isEqualTo(firstAnswer.path("rows").size());
+        }
+    }
+
+    @Test
+    void shouldDescribeEveryRouteAndStatusInOpenApi() throws IOException {
+        final String yaml = Files.readString(docs().resolve("openapi.yaml"));
+        for (final String path : new String[] {"/v1/query:", "/v1/tables:", "/v1/tables/{name}:", "/metrics:", "/health:"}) {
+            assertThat(yaml).contains("\n  " + path);
+        }
+        for (final String status : new String[] {"200", "400", "401", "404", "405", "413", "500", "503", "504"}) {
+            assertThat(yaml).contains("'" + status + "':");
+        }
+        for (final String code : new String[] {"MALFORMED_JSON", "INVALID_QUERY", "UNKNOWN_COLUMN", "UNKNOWN_TABLE", "TOO_MANY_GROUPS",
+            "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "PAYLOAD_TOO_LARGE", "OVERLOADED", "TIMEOUT", "INTERNAL"}) {
+            assertThat(yaml).contains(code);
+        }
+        assertThat(yaml).doesNotContain("\t");
+    }
+}
