@@ -13,9 +13,9 @@ mvn -B -o -q -pl store-core dependency:build-classpath -Dmdep.outputFile="$PWD/b
 CP="bench/target/classes:store-core/target/classes:$(cat bench/target/core-classpath.txt)"
 FLAGS="-XX:+IgnoreUnrecognizedVMOptions --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-exports=java.base/sun.nio.ch=ALL-UNNAMED"
 FLAGS="$FLAGS --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -Dchronicle.analytics.disable=true"
-FLAGS="$FLAGS -Dtradestore.boundsChecks=false -XX:+UseG1GC -XX:+AlwaysPreTouch"
+FLAGS="$FLAGS -Dtradestore.boundsChecks=false -XX:+UseG1GC"
 echo "== all variants, -Xmx8g (the Java-objects variant needs the heap)"
-flock /tmp/tradestore-bench.lock java $FLAGS -Xms8g -Xmx8g -cp "$CP" io.tradestore.bench.LayoutsBenchmark --rows "$ROWS" "$@"
+flock /tmp/tradestore-bench.lock java $FLAGS -Xmx8g -cp "$CP" io.tradestore.bench.LayoutsBenchmark --rows "$ROWS" "$@"
 echo
 echo "== off-heap variants only, -Xmx64m"
 flock /tmp/tradestore-bench.lock java $FLAGS -Xms64m -Xmx64m -cp "$CP" io.tradestore.bench.LayoutsBenchmark --rows "$ROWS" \

@@ -211,6 +211,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         } else if ((row & blockMask) == 0 && row > zoneRow) {
             flushZones(row);
         }
+        final int rowInSegment = (int) (row & (segmentRows - 1));
+        segments.get((int) (row >>> shift)).fillNulls(rowInSegment, rowInSegment + 1);
         pendingRows = row + 1;
         return row;
     }
@@ -233,7 +235,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
 
     /**
      * Reserves up to {@code count} rows within the current segment for bulk writes at
-     * {@code columnAddress(segment, column) + rowInSegment * stride}.
+     * {@code columnAddress(segment, column) + rowInSegment * stride}. Reserved rows hold unspecified bytes (segments
+     * are not null-filled in advance): write every column of every reserved row, null sentinels included, before
+     * {@link #commit()}.
      *
      * @param count rows wanted (at least 1).
      * @return rows reserved, at least 1, fewer when the segment ends first; they start at the old {@link #pendingRows()}.

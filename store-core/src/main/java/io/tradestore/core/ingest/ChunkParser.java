@@ -59,12 +59,9 @@ final class ChunkParser implements AutoCloseable {
     private int rowLine;
     private boolean lastQuoted;
 
-    // symbols of the current row, interned when the row is complete so that bad rows add nothing to dictionaries
-    private int[] pendingField = new int[8];
-    private long[] pendingAddress = new long[8];
-    private int[] pendingLength = new int[8];
-    private long[] pendingReadable = new long[8];
-    private int pendingCount;
+    // the row being parsed; a bad row's symbols stay in the chunk's local table but never reach the dictionary,
+    // which interns a local code only when a loaded row uses it
+    private int currentRow;
 
     // the current error
     private int errType;
@@ -131,7 +128,6 @@ final class ChunkParser implements AutoCloseable {
             final long end = parseRow(p, buffer.rows);
             if (end >= 0) {
                 if (end - start <= maxLineLength) {
-                    commitSymbols(buffer.rows);
                     buffer.rows++;
                     p = end;
                     line++;
@@ -178,7 +174,7 @@ final class ChunkParser implements AutoCloseable {
     private long parseRow(long p, final int row) {
         final int n = format.fieldCount;
         final long lim = limit;
-        pendingCount = 0;
+        currentRow = row;
         scratchPos = scratch;
         for (int f = 0; f < n; f++) {
             final long fieldStart = p;
@@ -328,7 +324,7 @@ final class ChunkParser implements AutoCloseable {
         }
     }
 
-    /** Scans an unquoted symbol and remembers it for {@link #commitSymbols}. */
+    /** Scans an unquoted symbol and interns it in the chunk's local table. */
     private long symbol(final int f, final long start, final long lim) {
         if (start + 8 <= lim) {
             // fast path: a symbol shorter than 8 bytes ending at a comma, found with one 8-byte read
@@ -371,27 +367,10 @@ final class ChunkParser implements AutoCloseable {
             values.error = E_ENCODING;
             return false;
         }
-        final int i = pendingCount;
-        if (i == pendingField.length) {
-            pendingField = java.util.Arrays.copyOf(pendingField, i * 2);
-            pendingAddress = java.util.Arrays.copyOf(pendingAddress, i * 2);
-            pendingLength = java.util.Arrays.copyOf(pendingLength, i * 2);
-            pendingReadable = java.util.Arrays.copyOf(pendingReadable, i * 2);
-        }
-        pendingField[i] = f;
-        pendingAddress[i] = address;
-        pendingLength[i] = (int) length;
-        pendingReadable[i] = readable;
-        pendingCount = i + 1;
+        final int column = format.columnOf[f];
+        final int code = out.symbols[column].intern(address, (int) length, readable);
+        NativeMemory.putInt(fieldBase[f] + ((long) currentRow << 2), code);
         return true;
-    }
-
-    private void commitSymbols(final int row) {
-        for (int i = 0; i < pendingCount; i++) {
-            final int f = pendingField[i];
-            final int code = out.symbols[format.columnOf[f]].intern(pendingAddress[i], pendingLength[i], pendingReadable[i]);
-            NativeMemory.putInt(fieldBase[f] + ((long) row << 2), code);
-        }
     }
 
     /** Unescapes a quoted field into the scratch buffer and parses it from there. */

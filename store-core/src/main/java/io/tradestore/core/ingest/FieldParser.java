@@ -251,6 +251,7 @@ final class FieldParser {
 
     /** Parses from the T of a timestamp whose date (validated) is {@code epochDay}. */
     private long parseTime(final long p, final long limit, final long epochDay) {
+        error = E_SYNTAX;
         final byte t = NativeMemory.getByte(p + 10);
         final int hour = digits2(p + 11);
         final int minute = digits2(p + 14);
@@ -264,6 +265,15 @@ final class FieldParser {
         long nanos = 0;
         if (NativeMemory.getByte(q) == '.') {
             q++;
+            if (q + 8 <= limit) {
+                final long word = NativeMemory.getLong(q);
+                final int n = leadingDigits(word);
+                if (n > 0 && n < 8) {
+                    nanos = eightDigits(word, n) * POW10[9 - n];
+                    q += n;
+                    return zone(q, limit, epochDay, hour, minute, second, nanos);
+                }
+            }
             final long fracStart = q;
             while (q < limit) {
                 final int d = NativeMemory.getByte(q) - '0';
@@ -282,6 +292,11 @@ final class FieldParser {
             }
             nanos *= POW10[9 - n];
         }
+        return zone(q, limit, epochDay, hour, minute, second, nanos);
+    }
+
+    private long zone(long q, final long limit, final long epochDay, final int hour, final int minute, final int second,
+                      final long nanos) {
         if (q >= limit) {
             return -1;
         }
