@@ -185,7 +185,7 @@ final class ChunkParser implements AutoCloseable {
                     return p;
                 }
             } else {
-                p = field(f, p, lim, row);
+                p = fastField(f, p, lim, row);
                 if (p < 0) {
                     valueError(f, fieldStart);
                     return FAILED;
@@ -220,6 +220,48 @@ final class ChunkParser implements AutoCloseable {
 
     private static boolean isTerminator(final byte b) {
         return b == COMMA || b == NL || b == CR;
+    }
+
+    /** The common kinds with their small parsers inlined here; the rest (and nulls) through {@link #field}. */
+    private long fastField(final int f, final long p, final long lim, final int row) {
+        if (p < lim) {
+            final byte b = NativeMemory.getByte(p);
+            if (b != COMMA && b != NL && b != CR) {
+                final long base = fieldBase[f];
+                final long r;
+                switch (format.kinds[f]) {
+                    case FieldKind.I64:
+                        r = values.parseInteger(p, lim, Long.MAX_VALUE);
+                        if (r >= 0) {
+                            NativeMemory.putLong(base + ((long) row << 3), values.value);
+                        }
+                        return r;
+                    case FieldKind.DECIMAL:
+                        r = values.parseDecimal(p, lim, format.scales[f]);
+                        if (r >= 0) {
+                            NativeMemory.putLong(base + ((long) row << 3), values.value);
+                        }
+                        return r;
+                    case FieldKind.TIMESTAMP:
+                        r = values.parseTimestamp(p, lim);
+                        if (r >= 0) {
+                            NativeMemory.putLong(base + ((long) row << 3), values.value);
+                        }
+                        return r;
+                    case FieldKind.SYMBOL:
+                        return symbol(f, p, lim);
+                    case FieldKind.SIDE:
+                        r = values.parseSide(p, lim);
+                        if (r >= 0) {
+                            NativeMemory.putByte(base + row, (byte) values.value);
+                        }
+                        return r;
+                    default:
+                        break;
+                }
+            }
+        }
+        return field(f, p, lim, row);
     }
 
     /** Parses one unquoted value into its column; returns the address after it or -1 (code in values.error). */
@@ -339,6 +381,10 @@ final class ChunkParser implements AutoCloseable {
                 }
             }
         }
+        return symbolSlow(f, start, lim);
+    }
+
+    private long symbolSlow(final int f, final long start, final long lim) {
         long p = start;
         boolean ascii = true;
         while (p < lim) {
