@@ -55,6 +55,8 @@ final class Binder {
     private final Schema schema;
     private final Plan plan = new Plan();
     private final Map<Integer, Integer> slots = new HashMap<>();
+    /** Slots read by aggregates (collected once the keys are bound). */
+    private Set<Integer> accSlots;
 
     private Binder(final Query q, final TableSnapshot snap) {
         this.q = q;
@@ -82,6 +84,12 @@ final class Binder {
             bindAggregate();
         }
         plan.slotColumn = new int[slots.size()];
+        plan.slotSkipped = new boolean[slots.size()];
+        if (plan.directKeys) {
+            for (final KeySpec k : plan.keys) {
+                plan.slotSkipped[k.slot] = !accSlots.contains(k.slot);
+            }
+        }
         for (final Map.Entry<Integer, Integer> e : slots.entrySet()) {
             plan.slotColumn[e.getValue()] = e.getKey();
         }
@@ -89,7 +97,11 @@ final class Binder {
     }
 
     private int slot(final int column) {
-        return slots.computeIfAbsent(column, c -> slots.size());
+        final int s = slots.computeIfAbsent(column, c -> slots.size());
+        if (accSlots != null) {
+            accSlots.add(s);
+        }
+        return s;
     }
 
     private Column column(final String name, final String path) {
@@ -489,6 +501,7 @@ final class Binder {
         }
         plan.keys = keys.toArray(new KeySpec[0]);
         chooseKeyMode();
+        accSlots = new HashSet<>();
         final List<Supplier<Acc>> accs = new ArrayList<>();
         boolean allZone = plan.keys.length == 0 && plan.filter == null;
         for (int i = 0; i < q.aggs().size(); i++) {
@@ -634,6 +647,11 @@ final class Binder {
         }
         plan.denseSize = product;
         plan.keyMode = product <= DENSE_MAX ? Plan.DENSE : Plan.HASH;
+        boolean direct = plan.keyMode == Plan.DENSE;
+        for (final KeySpec k : plan.keys) {
+            direct &= k.bucketNs == 0 && k.lo > Integer.MIN_VALUE / 2 && k.lo < Integer.MAX_VALUE / 2;
+        }
+        plan.directKeys = direct;
     }
 
     private static boolean numeric(final ColumnType t) {
