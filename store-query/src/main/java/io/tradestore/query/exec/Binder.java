@@ -147,6 +147,12 @@ final class Binder {
     }
 
     private FilterNode filter(final Filter f, final String p, final boolean negate) {
+        if (f == null) {
+            throw invalid(p, "missing filter");
+        }
+        if (p.chars().filter(ch -> ch == '/').count() > 2L * io.tradestore.query.plan.QueryParser.MAX_FILTER_DEPTH) {
+            throw invalid(p, "filters nest at most " + io.tradestore.query.plan.QueryParser.MAX_FILTER_DEPTH + " levels deep");
+        }
         if (f instanceof Filter.And || f instanceof Filter.Or) {
             final boolean and = f instanceof Filter.And;
             final List<Filter> args = and ? ((Filter.And) f).args() : ((Filter.Or) f).args();
@@ -666,7 +672,7 @@ final class Binder {
         final int star = col.indexOf('*');
         if (star >= 0) {
             if (!productAllowed) {
-                throw invalid(p, "a product a*b is allowed in sum, avg and vwap only, not in " + op);
+                throw invalid(p, "a product a*b is not allowed in " + op);
             }
             final Column a = column(col.substring(0, star).trim(), p);
             final Column b = column(col.substring(star + 1).trim(), p);
@@ -679,6 +685,15 @@ final class Binder {
         return new Column[] {column(col.trim(), p)};
     }
 
+    /** @param cs one column, or two for a product. @return the product operand (its slots allocated), or null. */
+    private Product product(final Column[] cs) {
+        if (cs.length < 2) {
+            return null;
+        }
+        return new Product(slot(cs[0].index()), cs[0].type() == ColumnType.F64, cs[0].scale(), slot(cs[1].index()),
+            cs[1].type() == ColumnType.F64, cs[1].scale());
+    }
+
     private Supplier<Acc> aggregate(final Agg a, final String p, final ResultColumn[] out) {
         final String name = a.name();
         switch (a.op()) {
@@ -687,10 +702,12 @@ final class Binder {
                 if (a.col() == null) {
                     return RowCountAcc::new;
                 }
-                final Column c = operand(a.col(), p + "/col", false, "count")[0];
+                final Column[] cs = operand(a.col(), p + "/col", true, "count");
+                final Column c = cs[0];
                 final int s = slot(c.index());
                 final boolean f64 = c.type() == ColumnType.F64;
-                return () -> new CountAcc(s, f64);
+                final Product prod = product(cs);
+                return () -> new CountAcc(s, f64, prod);
             }
             case "sum":
             case "avg": {
@@ -721,7 +738,14 @@ final class Binder {
             }
             case "min":
             case "max": {
-                final Column c = operand(a.col(), p + "/col", false, a.op())[0];
+                final Column[] cs = operand(a.col(), p + "/col", true, a.op());
+                final Column c = cs[0];
+                if (cs.length == 2) {
+                    final Product prod = product(cs);
+                    final boolean max = a.op().equals("max");
+                    out[0] = new ResultColumn(name, prod.type());
+                    return () -> new ProductMinMaxAcc(prod, max);
+                }
                 if (!numeric(c.type()) && c.type() != ColumnType.TIMESTAMP) {
                     throw invalid(p + "/col", a.op() + " applies to integer, decimal, f64 and timestamp columns; '" + c.name() + "' is "
                         + c.typeName());
@@ -733,16 +757,18 @@ final class Binder {
             }
             case "first":
             case "last": {
-                final Column c = operand(a.col(), p + "/col", false, a.op())[0];
+                final Column[] cs = operand(a.col(), p + "/col", true, a.op());
+                final Column c = cs[0];
+                final Product prod = product(cs);
                 final int ts = schema.timestampIndex();
                 if (ts < 0) {
                     throw invalid(p + "/op", a.op() + " is by the designated timestamp, and table '" + schema.name() + "' has none");
                 }
-                out[0] = new ResultColumn(name, c.typeName());
+                out[0] = new ResultColumn(name, prod != null ? prod.type() : c.typeName());
                 final int s = slot(c.index());
                 final int st = slot(ts);
                 final boolean last = a.op().equals("last");
-                return () -> new FirstLastAcc(st, s, c, last, snap);
+                return () -> new FirstLastAcc(st, s, c, last, snap, prod);
             }
             case "vwap": {
                 final Column pc;
@@ -773,7 +799,9 @@ final class Binder {
                 return () -> new VwapAcc(sp, pc.index(), pc.scale(), sq, qc.index(), qc.scale());
             }
             case "percentile": {
-                final Column c = operand(a.col(), p + "/col", false, "percentile")[0];
+                final Column[] cs = operand(a.col(), p + "/col", true, "percentile");
+                final Column c = cs[0];
+                final Product prod = product(cs);
                 if (!numeric(c.type())) {
                     throw invalid(p + "/col", "percentile applies to integer, decimal and f64 columns; '" + c.name() + "' is " + c.typeName());
                 }
@@ -784,14 +812,16 @@ final class Binder {
                 final int s = slot(c.index());
                 final boolean f64 = c.type() == ColumnType.F64;
                 final double pct = a.p();
-                return () -> new PercentileAcc(s, f64, c.scale(), pct);
+                return () -> new PercentileAcc(s, f64, c.scale(), pct, prod);
             }
             case "countDistinct": {
-                final Column c = operand(a.col(), p + "/col", false, "countDistinct")[0];
+                final Column[] cs = operand(a.col(), p + "/col", true, "countDistinct");
+                final Column c = cs[0];
+                final Product prod = product(cs);
                 out[0] = new ResultColumn(name, "i64");
                 final int s = slot(c.index());
                 final int kind = c.type() == ColumnType.F64 ? 2 : c.width() <= 4 ? 0 : 1;
-                return () -> new DistinctAcc(s, kind);
+                return () -> new DistinctAcc(s, kind, prod);
             }
             default:
                 throw invalid(p + "/op", "unknown aggregate '" + a.op() + "'; use one of count sum min max avg first last vwap percentile "
@@ -802,6 +832,12 @@ final class Binder {
     // ---------------------------------------------------------------- having
 
     private RowPredicate having(final Filter f, final String p, final boolean negate, final List<String> names, final List<ResultColumn> out) {
+        if (f == null) {
+            throw invalid(p, "missing filter");
+        }
+        if (p.chars().filter(ch -> ch == '/').count() > 2L * io.tradestore.query.plan.QueryParser.MAX_FILTER_DEPTH) {
+            throw invalid(p, "filters nest at most " + io.tradestore.query.plan.QueryParser.MAX_FILTER_DEPTH + " levels deep");
+        }
         if (f instanceof Filter.And || f instanceof Filter.Or) {
             final boolean and = f instanceof Filter.And;
             final List<Filter> args = and ? ((Filter.And) f).args() : ((Filter.Or) f).args();
