@@ -1,16 +1,39 @@
 package io.tradestore.query;
 
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
 import io.tradestore.core.Store;
+import io.tradestore.core.StoreException;
+import io.tradestore.core.TableReader;
+import io.tradestore.core.TableSnapshot;
+import io.tradestore.query.exec.QueryRunner;
+import io.tradestore.query.index.BitmapIndexes;
+import io.tradestore.query.model.Query;
+import io.tradestore.query.plan.QueryParser;
 
 /**
  * Runs queries against the tables of a store on a pool of worker threads sized to the cores. Each query reads the
  * latest commit at the moment it starts. Thread-safe: many queries may run at once.
  *
- * <p>Contract for the server and CLI; the store-query issue fills in the implementation.
+ * <pre>{@code
+ * try (QueryEngine engine = new QueryEngine(store)) {
+ *     QueryResult r = engine.execute(Query.builder("trades").groupBy("side")
+ *         .agg(Agg.sum("notional", "price*quantity")).build());
+ * }
+ * }</pre>
  */
 public final class QueryEngine implements AutoCloseable {
     private final Store store;
     private final int threads;
+    private final ExecutorService pool;
+    private final Map<String, TableReader> readers = new HashMap<>();
+    private final BitmapIndexes indexes = new BitmapIndexes();
+    private volatile boolean useIndexes = true;
+    private boolean closed;
 
     /**
      * Creates an engine with one worker per available core.
@@ -25,11 +48,31 @@ public final class QueryEngine implements AutoCloseable {
      * Creates an engine.
      *
      * @param store   the store whose tables are queried.
-     * @param threads worker threads for segment tasks.
+     * @param threads worker threads per query (the calling thread is one of them).
      */
     public QueryEngine(final Store store, final int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads=" + threads + " must be at least 1");
+        }
         this.store = store;
         this.threads = threads;
+        final AtomicInteger n = new AtomicInteger();
+        this.pool = Executors.newFixedThreadPool(Math.max(1, threads - 1), r -> {
+            final Thread t = new Thread(r, "tradestore-query-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Parses a JSON query into the model without running it.
+     *
+     * @param json the query text (DESIGN.md "Queries", docs/query-language.md).
+     * @return the model.
+     * @throws QueryException MALFORMED_JSON or INVALID_QUERY with the JSON path.
+     */
+    public static Query parse(final String json) {
+        return QueryParser.parse(json);
     }
 
     /**
@@ -40,13 +83,95 @@ public final class QueryEngine implements AutoCloseable {
      * @throws QueryException with a code, a message and a JSON path when the query is bad, too big or too slow.
      */
     public QueryResult execute(final String json) {
-        throw new QueryException(ErrorCode.INTERNAL, "query engine not built yet: store=" + store.directory() + " threads=" + threads,
-            "");
+        final long start = System.nanoTime();
+        return execute(QueryParser.parse(json), start);
     }
 
-    /** Stops the workers; idempotent. */
+    /**
+     * Runs a query built with {@link Query#builder(String)}.
+     *
+     * @param query the query.
+     * @return the result.
+     * @throws QueryException with a code, a message and a JSON path when the query is bad, too big or too slow.
+     */
+    public QueryResult execute(final Query query) {
+        return execute(query, System.nanoTime());
+    }
+
+    private QueryResult execute(final Query query, final long start) {
+        final TableSnapshot snap = snapshot(query.table());
+        try {
+            return QueryRunner.run(query, snap, pool, threads, useIndexes ? indexes : null, start);
+        } catch (final QueryException e) {
+            throw e;
+        } catch (final RuntimeException | StackOverflowError e) {
+            throw new QueryException(ErrorCode.INTERNAL, "internal error while running the query (" + e.getClass().getSimpleName() + ": "
+                + e.getMessage() + ")", "", e);
+        }
+    }
+
+    /**
+     * Takes a snapshot of a table's latest commit.
+     *
+     * @param table the table name.
+     * @return the snapshot.
+     * @throws QueryException UNKNOWN_TABLE.
+     */
+    public TableSnapshot snapshot(final String table) {
+        final TableReader reader;
+        synchronized (this) {
+            if (closed) {
+                throw new QueryException(ErrorCode.INTERNAL, "the query engine is closed", "");
+            }
+            TableReader r = readers.get(table);
+            if (r == null) {
+                if (table == null || !store.hasTable(table)) {
+                    throw new QueryException(ErrorCode.UNKNOWN_TABLE, "unknown table '" + table + "'; tables are " + store.tableNames(), "/table");
+                }
+                try {
+                    r = store.table(table).reader();
+                } catch (final StoreException e) {
+                    throw new QueryException(ErrorCode.UNKNOWN_TABLE, "cannot open table '" + table + "': " + e.getMessage(), "/table");
+                }
+                readers.put(table, r);
+            }
+            reader = r;
+        }
+        return reader.snapshot();
+    }
+
+    /**
+     * Turns bitmap indexes on or off (benchmarks compare both; results are the same).
+     *
+     * @param enabled whether eq/in/ne on sealed segments may use bitmap indexes.
+     */
+    public void useIndexes(final boolean enabled) {
+        this.useIndexes = enabled;
+    }
+
+    /** @return the bitmap indexes this engine builds and loads. */
+    public BitmapIndexes indexes() {
+        return indexes;
+    }
+
+    /** @return worker threads per query. */
+    public int threads() {
+        return threads;
+    }
+
+    /** Stops the workers and closes the readers; idempotent. */
     @Override
     public void close() {
-        // nothing yet
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            for (final TableReader r : readers.values()) {
+                r.close();
+            }
+            readers.clear();
+        }
+        pool.shutdownNow();
     }
 }

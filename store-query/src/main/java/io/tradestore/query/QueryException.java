@@ -21,6 +21,20 @@ public class QueryException extends StoreException {
         this.path = path == null ? "" : path;
     }
 
+    /**
+     * Creates the exception with a cause (for INTERNAL errors; the cause is for logs, never for users).
+     *
+     * @param code    the error code.
+     * @param message the message.
+     * @param path    the JSON pointer.
+     * @param cause   the underlying failure.
+     */
+    public QueryException(final ErrorCode code, final String message, final String path, final Throwable cause) {
+        super(message, cause);
+        this.code = code;
+        this.path = path == null ? "" : path;
+    }
+
     /** @return the error code. */
     public ErrorCode code() {
         return code;

@@ -1,0 +1,56 @@
+package io.tradestore.query.exec;
+
+import io.tradestore.core.segment.Segment;
+
+/**
+ * One aggregate's partial state for one worker, in arrays indexed by group id. {@link #update} runs one batch through
+ * a loop specialised for this aggregate (one virtual call per batch, never per row); {@code gid == null} means a
+ * global aggregate, summed in registers.
+ */
+abstract class Acc {
+    /**
+     * Asks for 2^shift interleaved partial accumulators per group (row i goes to lane i mod 2^shift), for dense keys
+     * with few groups where consecutive rows of one group would otherwise serialise on one memory location. Called
+     * before {@link #grow}; an aggregate may ignore it.
+     *
+     * @param shift log2 of the lanes.
+     */
+    void lanes(final int shift) {
+    }
+
+    /** @param capacity groups the arrays must hold. */
+    abstract void grow(int capacity);
+
+    /** @param s the segment whose batches follow (its zone maps bound the values, so 64-bit sums can be proven safe). */
+    void beginSegment(final Segment s) {
+    }
+
+    /** @param c the batch. @param gid group of each row, or null when there is one group. */
+    abstract void update(BatchContext c, int[] gid);
+
+    /**
+     * Folds a whole, fully selected block into group 0 from the zone map, without reading rows.
+     *
+     * @param s     the segment.
+     * @param block the block.
+     * @return false when this aggregate cannot do that (then its rows are read).
+     */
+    boolean updateFromZone(final Segment s, final int block) {
+        return false;
+    }
+
+    /** @return whether {@link #updateFromZone} works for this aggregate. */
+    boolean zoneCapable() {
+        return false;
+    }
+
+    /** Moves 64-bit partial sums into the exact accumulators; called before merge and results. */
+    void finish() {
+    }
+
+    /** @param dst group here. @param src the other worker's state (same class). @param srcGid group there. */
+    abstract void merge(int dst, Acc src, int srcGid);
+
+    /** @param gid group. @param rows rows of the group. @return the output value or null. */
+    abstract Object result(int gid, long rows);
+}

@@ -1,0 +1,109 @@
+package io.tradestore.query.exec;
+
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.segment.Segment;
+
+/**
+ * One worker's per-batch state: the column addresses of the current segment, the rows of the current batch (dense
+ * {@code [start, start + n)} or a selection vector) and off-heap scratch where narrow or selected columns are gathered
+ * as longs. Owned by one thread; frees its scratch on {@link #close()}.
+ */
+final class BatchContext implements AutoCloseable {
+    /** Rows per batch: the gathered columns of a batch stay in the L1/L2 cache. */
+    static final int BATCH = 4096;
+
+    final long[] base;
+    final long[] stride;
+    final int[] width;
+    final long[] nul;
+    final boolean[] f64;
+    final int[] sel = new int[BATCH];
+    final int[] gid = new int[BATCH];
+    final int[] zeroGid = new int[BATCH];
+    final long[] packed = new long[BATCH];
+    /** Per slot: address and stride of the batch's values as longs (raw f64 bits for f64 columns). */
+    final long[] viewAddr;
+    final long[] viewStride;
+    final int[] slotColumn;
+    private final long scratch;
+    private final long scratchLength;
+    private int[][] pool = new int[4][];
+    private int pooled;
+    Segment segment;
+    long segmentRowBase;
+    int start;
+    int n;
+    /** The batch's rows, or null for the dense range. */
+    int[] rows;
+
+    BatchContext(final Plan plan) {
+        final int cols = plan.schema.columnCount();
+        base = new long[cols];
+        stride = new long[cols];
+        width = new int[cols];
+        nul = new long[cols];
+        f64 = new boolean[cols];
+        for (int c = 0; c < cols; c++) {
+            width[c] = plan.schema.column(c).width();
+            nul[c] = plan.schema.column(c).type().nullBits();
+            f64[c] = plan.schema.column(c).type() == io.tradestore.core.schema.ColumnType.F64;
+        }
+        slotColumn = plan.slotColumn;
+        viewAddr = new long[slotColumn.length];
+        viewStride = new long[slotColumn.length];
+        scratchLength = Math.max(1, slotColumn.length) * (long) BATCH * 8;
+        scratch = NativeMemory.allocate(scratchLength);
+    }
+
+    void segment(final Segment s, final long rowBase) {
+        segment = s;
+        segmentRowBase = rowBase;
+        for (int c = 0; c < base.length; c++) {
+            base[c] = s.columnBase(c);
+            stride[c] = s.columnStride(c);
+        }
+    }
+
+    /** Sets the batch rows and makes every slot's values readable as (address, stride) longs. */
+    void batch(final int batchStart, final int count, final int[] selected) {
+        start = batchStart;
+        n = count;
+        rows = selected;
+        for (int slot = 0; slot < slotColumn.length; slot++) {
+            final int c = slotColumn[slot];
+            if (selected == null && width[c] == 8) {
+                viewAddr[slot] = base[c] + batchStart * stride[c];
+                viewStride[slot] = stride[c];
+            } else {
+                final long dst = scratch + (long) slot * BATCH * 8;
+                Gather.gather(width[c], f64[c] ? Long.MIN_VALUE : nul[c], base[c], stride[c], batchStart, selected, count, dst);
+                viewAddr[slot] = dst;
+                viewStride[slot] = 8;
+            }
+        }
+    }
+
+    /** @param i index in the batch. @return the row within the segment. */
+    int row(final int i) {
+        return rows == null ? start + i : rows[i];
+    }
+
+    int[] borrow() {
+        if (pooled > 0) {
+            return pool[--pooled];
+        }
+        return new int[BATCH];
+    }
+
+    void release(final int[] buffer) {
+        if (pooled == pool.length) {
+            pool = java.util.Arrays.copyOf(pool, pooled * 2);
+        }
+        pool[pooled++] = buffer;
+    }
+
+    @Override
+    public void close() {
+        NativeMemory.free(scratch, scratchLength);
+    }
+}

@@ -1,0 +1,876 @@
+package io.tradestore.query.exec;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.OffsetDateTime;
+import java.time.Period;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.tradestore.core.TableSnapshot;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.schema.Schema;
+import io.tradestore.query.ErrorCode;
+import io.tradestore.query.QueryException;
+import io.tradestore.query.ResultColumn;
+import io.tradestore.query.model.Agg;
+import io.tradestore.query.model.Filter;
+import io.tradestore.query.model.GroupKey;
+import io.tradestore.query.model.OrderKey;
+import io.tradestore.query.model.Query;
+
+/**
+ * Binds a {@link Query} to a snapshot: resolves columns, types every literal by its column (exactly: decimals never go
+ * through a double), pushes NOT into the leaves, picks a key mode from the zone-map ranges, and chooses one
+ * accumulator class per aggregate. Every error names its JSON path.
+ */
+final class Binder {
+    /** Default cap on groups ({@code options.maxGroups}). */
+    static final long DEFAULT_MAX_GROUPS = 1_000_000;
+    /** Default and largest scan limits. */
+    static final long DEFAULT_SCAN_LIMIT = 10_000;
+    static final long MAX_SCAN_LIMIT = 1_000_000;
+    private static final long DENSE_MAX = 1 << 16;
+    private static final Pattern SHORT_DURATION = Pattern.compile("(\\d+)(ns|us|ms|s|m|h|d)");
+
+    private final Query q;
+    private final TableSnapshot snap;
+    private final Schema schema;
+    private final Plan plan = new Plan();
+    private final Map<Integer, Integer> slots = new HashMap<>();
+
+    private Binder(final Query q, final TableSnapshot snap) {
+        this.q = q;
+        this.snap = snap;
+        this.schema = snap.schema();
+    }
+
+    static Plan bind(final Query q, final TableSnapshot snap, final long startNanos) {
+        return new Binder(q, snap).bind(startNanos);
+    }
+
+    private Plan bind(final long startNanos) {
+        plan.query = q;
+        plan.snap = snap;
+        plan.schema = schema;
+        plan.maxGroups = q.options().maxGroups() != null ? q.options().maxGroups() : DEFAULT_MAX_GROUPS;
+        if (q.options().timeoutMs() != null) {
+            plan.deadlineNanos = startNanos + q.options().timeoutMs() * 1_000_000L;
+        }
+        plan.epochNanos = Boolean.TRUE.equals(q.options().epochNanos());
+        bindFilter();
+        if (q.aggs().isEmpty()) {
+            bindScan();
+        } else {
+            bindAggregate();
+        }
+        plan.slotColumn = new int[slots.size()];
+        for (final Map.Entry<Integer, Integer> e : slots.entrySet()) {
+            plan.slotColumn[e.getValue()] = e.getKey();
+        }
+        return plan;
+    }
+
+    private int slot(final int column) {
+        return slots.computeIfAbsent(column, c -> slots.size());
+    }
+
+    private Column column(final String name, final String path) {
+        if (name == null) {
+            throw invalid(path, "missing column name");
+        }
+        final int i = schema.indexOf(name);
+        if (i < 0) {
+            throw new QueryException(ErrorCode.UNKNOWN_COLUMN, "unknown column '" + name + "' in table '" + schema.name() + "'; columns are "
+                + schema.columnNames(), path);
+        }
+        return schema.column(i);
+    }
+
+    private static QueryException invalid(final String path, final String message) {
+        return new QueryException(ErrorCode.INVALID_QUERY, message, path);
+    }
+
+    // ---------------------------------------------------------------- filter
+
+    private void bindFilter() {
+        final List<FilterNode> conj = new ArrayList<>();
+        if (q.time() != null) {
+            final int ts = schema.timestampIndex();
+            if (ts < 0) {
+                throw invalid("/time", "table '" + schema.name() + "' has no designated timestamp; filter a timestamp column with range");
+            }
+            final long from = q.time().from() == null ? Long.MIN_VALUE + 1 : timestamp(q.time().from(), "/time/from");
+            final long to = q.time().to() == null ? Long.MAX_VALUE : timestamp(q.time().to(), "/time/to");
+            final Column c = schema.column(ts);
+            conj.add(new IntRangeFilter(ts, c.width(), c.type().nullBits(), from, to == Long.MIN_VALUE ? Long.MIN_VALUE : to - 1, false));
+        }
+        if (q.filter() != null) {
+            final FilterNode f = filter(q.filter(), "/filter", false);
+            if (f instanceof LogicFilter && ((LogicFilter) f).and) {
+                conj.addAll(Arrays.asList(((LogicFilter) f).args));
+            } else {
+                conj.add(f);
+            }
+        }
+        plan.conjuncts = conj.toArray(new FilterNode[0]);
+        plan.filter = conj.isEmpty() ? null : conj.size() == 1 ? conj.get(0) : new LogicFilter(true, plan.conjuncts);
+    }
+
+    private FilterNode filter(final Filter f, final String p, final boolean negate) {
+        if (f instanceof Filter.And || f instanceof Filter.Or) {
+            final boolean and = f instanceof Filter.And;
+            final List<Filter> args = and ? ((Filter.And) f).args() : ((Filter.Or) f).args();
+            if (args.isEmpty()) {
+                throw invalid(p + "/args", (and ? "and" : "or") + " needs at least one argument");
+            }
+            final List<FilterNode> nodes = new ArrayList<>();
+            for (int i = 0; i < args.size(); i++) {
+                final FilterNode n = filter(args.get(i), p + "/args/" + i, negate);
+                final boolean merged = and != negate;
+                if (n instanceof LogicFilter && ((LogicFilter) n).and == merged) {
+                    nodes.addAll(Arrays.asList(((LogicFilter) n).args));
+                } else {
+                    nodes.add(n);
+                }
+            }
+            return nodes.size() == 1 ? nodes.get(0) : new LogicFilter(and != negate, nodes.toArray(new FilterNode[0]));
+        }
+        if (f instanceof Filter.Not) {
+            if (((Filter.Not) f).arg() == null) {
+                throw invalid(p + "/arg", "not needs an argument");
+            }
+            return filter(((Filter.Not) f).arg(), p + "/arg", !negate);
+        }
+        if (f instanceof Filter.Eq) {
+            final Filter.Eq e = (Filter.Eq) f;
+            return leafIn(column(e.col(), p + "/col"), "eq", List.of(nonNull(e.value(), p + "/value")), p, "/value", negate);
+        }
+        if (f instanceof Filter.Ne) {
+            final Filter.Ne e = (Filter.Ne) f;
+            return leafIn(column(e.col(), p + "/col"), "ne", List.of(nonNull(e.value(), p + "/value")), p, "/value", !negate);
+        }
+        if (f instanceof Filter.In) {
+            final Filter.In e = (Filter.In) f;
+            if (e.values().isEmpty()) {
+                throw invalid(p + "/values", "in needs at least one value");
+            }
+            return leafIn(column(e.col(), p + "/col"), "in", e.values(), p, "/values/", negate);
+        }
+        final Filter.Range r = (Filter.Range) f;
+        return leafRange(column(r.col(), p + "/col"), r, p, negate);
+    }
+
+    private static Object nonNull(final Object v, final String p) {
+        if (v == null) {
+            throw invalid(p, "value must not be null");
+        }
+        return v;
+    }
+
+    private FilterNode leafIn(final Column c, final String op, final List<Object> values, final String p, final String valuePath,
+                              final boolean negated) {
+        final boolean many = valuePath.endsWith("/");
+        if (c.type() == ColumnType.F64) {
+            final double[] set = new double[values.size()];
+            for (int i = 0; i < set.length; i++) {
+                final double d = number(values.get(i), c, p + valuePath + (many ? i : "")).doubleValue();
+                set[i] = d == 0.0 ? 0.0 : d;
+            }
+            Arrays.sort(set);
+            return new DoubleFilter(c.index(), 0, false, 0, false, set, negated);
+        }
+        final TreeSet<Long> set = new TreeSet<>();
+        for (int i = 0; i < values.size(); i++) {
+            final String vp = p + valuePath + (many ? i : "");
+            final Object v = nonNull(values.get(i), vp);
+            switch (c.type()) {
+                case SYMBOL: {
+                    if (!(v instanceof String)) {
+                        throw invalid(vp, "column '" + c.name() + "' is a symbol: values are strings");
+                    }
+                    final int code = snap.findSymbol(c.index(), (String) v);
+                    if (code >= 0) {
+                        set.add((long) code);
+                    }
+                    break;
+                }
+                case CHAR:
+                    set.add(charValue(c, v, vp));
+                    break;
+                case TIMESTAMP:
+                    set.add(timestamp(v, vp));
+                    break;
+                default: {
+                    final BigDecimal m = number(v, c, vp).movePointRight(c.scale());
+                    if (m.signum() == 0 || m.stripTrailingZeros().scale() <= 0) {
+                        if (m.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) <= 0 && m.compareTo(BigDecimal.valueOf(Long.MIN_VALUE + 1)) >= 0) {
+                            final long x = m.longValueExact();
+                            if (fits(c, x)) {
+                                set.add(x);
+                            }
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        final long[] arr = set.stream().mapToLong(Long::longValue).toArray();
+        final long nul = c.type().nullBits();
+        if (arr.length == 1) {
+            return new IntRangeFilter(c.index(), c.width(), nul, arr[0], arr[0], negated);
+        }
+        if (arr.length == 0) {
+            return new IntRangeFilter(c.index(), c.width(), nul, 1, 0, negated);
+        }
+        return new IntSetFilter(c.index(), c.width(), nul, arr, negated);
+    }
+
+    private static boolean fits(final Column c, final long x) {
+        switch (c.type()) {
+            case I8:
+                return x > Byte.MIN_VALUE && x <= Byte.MAX_VALUE;
+            case I16:
+                return x > Short.MIN_VALUE && x <= Short.MAX_VALUE;
+            case I32:
+                return x > Integer.MIN_VALUE && x <= Integer.MAX_VALUE;
+            default:
+                return x != Long.MIN_VALUE;
+        }
+    }
+
+    private long charValue(final Column c, final Object v, final String p) {
+        if (!(v instanceof String) || ((String) v).length() != 1 || ((String) v).charAt(0) == 0 || ((String) v).charAt(0) > 127) {
+            throw invalid(p, "column '" + c.name() + "' is a char: values are one-character ASCII strings such as \"B\"");
+        }
+        return ((String) v).charAt(0);
+    }
+
+    private FilterNode leafRange(final Column c, final Filter.Range r, final String p, final boolean negated) {
+        if (r.gt() != null && r.gte() != null || r.lt() != null && r.lte() != null) {
+            throw invalid(p, "a range takes at most one of gt/gte and one of lt/lte");
+        }
+        if (r.gt() == null && r.gte() == null && r.lt() == null && r.lte() == null) {
+            throw invalid(p, "a range needs at least one of gt gte lt lte");
+        }
+        final Object lower = r.gt() != null ? r.gt() : r.gte();
+        final Object upper = r.lt() != null ? r.lt() : r.lte();
+        final String lowerPath = p + (r.gt() != null ? "/gt" : "/gte");
+        final String upperPath = p + (r.lt() != null ? "/lt" : "/lte");
+        switch (c.type()) {
+            case SYMBOL:
+                throw invalid(p + "/op", "range does not apply to symbol column '" + c.name() + "'; use eq, ne or in");
+            case F64: {
+                final double lo = lower == null ? Double.NEGATIVE_INFINITY : number(lower, c, lowerPath).doubleValue();
+                final double hi = upper == null ? Double.POSITIVE_INFINITY : number(upper, c, upperPath).doubleValue();
+                return new DoubleFilter(c.index(), lo, lower == null || r.gte() != null, hi, upper == null || r.lte() != null, null, negated);
+            }
+            case CHAR: {
+                long lo = lower == null ? 1 : charValue(c, lower, lowerPath);
+                long hi = upper == null ? 127 : charValue(c, upper, upperPath);
+                lo += r.gt() != null ? 1 : 0;
+                hi -= r.lt() != null ? 1 : 0;
+                return new IntRangeFilter(c.index(), c.width(), c.type().nullBits(), lo, hi, negated);
+            }
+            default:
+                break;
+        }
+        long lo = Long.MIN_VALUE + 1;
+        long hi = Long.MAX_VALUE;
+        if (lower != null) {
+            final BigDecimal x = c.type() == ColumnType.TIMESTAMP ? BigDecimal.valueOf(timestamp(lower, lowerPath))
+                : number(lower, c, lowerPath).movePointRight(c.scale());
+            lo = clamp(r.gt() != null ? x.setScale(0, RoundingMode.FLOOR).add(BigDecimal.ONE) : x.setScale(0, RoundingMode.CEILING));
+        }
+        if (upper != null) {
+            final BigDecimal x = c.type() == ColumnType.TIMESTAMP ? BigDecimal.valueOf(timestamp(upper, upperPath))
+                : number(upper, c, upperPath).movePointRight(c.scale());
+            hi = clamp(r.lt() != null ? x.setScale(0, RoundingMode.CEILING).subtract(BigDecimal.ONE) : x.setScale(0, RoundingMode.FLOOR));
+        }
+        return new IntRangeFilter(c.index(), c.width(), c.type().nullBits(), lo, hi, negated);
+    }
+
+    private static long clamp(final BigDecimal x) {
+        if (x.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+            return Long.MAX_VALUE;
+        }
+        if (x.compareTo(BigDecimal.valueOf(Long.MIN_VALUE + 1)) < 0) {
+            return Long.MIN_VALUE + 1;
+        }
+        return x.longValueExact();
+    }
+
+    private static BigDecimal number(final Object v, final Column c, final String p) {
+        final boolean integral = c.type() != ColumnType.DECIMAL && c.type() != ColumnType.F64;
+        final BigDecimal d;
+        if (v instanceof Long) {
+            d = BigDecimal.valueOf((Long) v);
+        } else if (v instanceof Integer) {
+            d = BigDecimal.valueOf((Integer) v);
+        } else if (v instanceof BigInteger) {
+            d = new BigDecimal((BigInteger) v);
+        } else if (v instanceof BigDecimal) {
+            d = (BigDecimal) v;
+        } else if (v instanceof Double || v instanceof Float) {
+            if (c.type() == ColumnType.DECIMAL) {
+                throw invalid(p, "decimal values are given as JSON numbers or strings, never as Java doubles; use BigDecimal or a String");
+            }
+            d = new BigDecimal(((Number) v).doubleValue());
+        } else if (v instanceof String && c.type() == ColumnType.DECIMAL) {
+            try {
+                d = new BigDecimal(((String) v).trim());
+            } catch (final NumberFormatException e) {
+                throw invalid(p, "'" + v + "' is not a decimal number for column '" + c.name() + "' (" + c.typeName() + ")");
+            }
+        } else {
+            throw invalid(p, "column '" + c.name() + "' is " + c.typeName() + ": values are "
+                + (c.type() == ColumnType.DECIMAL ? "numbers or decimal strings" : integral ? "integers" : "numbers"));
+        }
+        if (integral && d.signum() != 0 && d.stripTrailingZeros().scale() > 0) {
+            throw invalid(p, "column '" + c.name() + "' is " + c.typeName() + ": values are integers, not " + d.toPlainString());
+        }
+        return d;
+    }
+
+    /**
+     * @param v an ISO-8601 string ({@code 2026-11-17T10:00:00Z}, an offset, or a date) or epoch nanoseconds.
+     * @param p JSON path.
+     * @return epoch nanoseconds.
+     */
+    static long timestamp(final Object v, final String p) {
+        if (v instanceof Long || v instanceof Integer) {
+            return ((Number) v).longValue();
+        }
+        if (v instanceof String) {
+            final String s = ((String) v).trim();
+            Instant i;
+            try {
+                i = OffsetDateTime.parse(s).toInstant();
+            } catch (final DateTimeParseException e) {
+                try {
+                    i = LocalDate.parse(s).atStartOfDay().toInstant(ZoneOffset.UTC);
+                } catch (final DateTimeParseException e2) {
+                    try {
+                        i = java.time.LocalDateTime.parse(s).toInstant(ZoneOffset.UTC);
+                    } catch (final DateTimeParseException e3) {
+                        throw invalid(p, "'" + s + "' is not an ISO-8601 timestamp such as 2026-11-17T10:00:00.000441Z");
+                    }
+                }
+            }
+            try {
+                return Math.addExact(Math.multiplyExact(i.getEpochSecond(), 1_000_000_000L), i.getNano());
+            } catch (final ArithmeticException e) {
+                throw invalid(p, "'" + s + "' is outside the nanosecond timestamp range (years 1677-2262)");
+            }
+        }
+        throw invalid(p, "timestamps are ISO-8601 strings or integer epoch nanoseconds");
+    }
+
+    // ---------------------------------------------------------------- scans
+
+    private void bindScan() {
+        plan.scan = true;
+        if (!q.groupBy().isEmpty()) {
+            throw invalid("/groupBy", "groupBy needs aggs; a query without aggs is a scan of columns");
+        }
+        if (q.having() != null) {
+            throw invalid("/having", "having needs aggs");
+        }
+        final List<Integer> cols = new ArrayList<>();
+        if (q.columns().isEmpty()) {
+            for (int i = 0; i < schema.columnCount(); i++) {
+                cols.add(i);
+            }
+        } else {
+            final Set<String> seen = new HashSet<>();
+            for (int i = 0; i < q.columns().size(); i++) {
+                final Column c = column(q.columns().get(i), "/columns/" + i);
+                if (!seen.add(c.name())) {
+                    throw invalid("/columns/" + i, "column '" + c.name() + "' is listed twice");
+                }
+                cols.add(c.index());
+            }
+        }
+        plan.scanColumns = cols.stream().mapToInt(Integer::intValue).toArray();
+        final List<ResultColumn> out = new ArrayList<>();
+        for (final int c : plan.scanColumns) {
+            out.add(new ResultColumn(schema.column(c).name(), schema.column(c).typeName()));
+        }
+        plan.columns = out;
+        plan.scanOrderColumns = new int[q.orderBy().size()];
+        plan.orderDesc = new boolean[q.orderBy().size()];
+        plan.symbolRank = new long[schema.columnCount()][];
+        for (int i = 0; i < q.orderBy().size(); i++) {
+            final OrderKey o = q.orderBy().get(i);
+            final Column c = column(o.col(), "/orderBy/" + i + "/col");
+            plan.scanOrderColumns[i] = c.index();
+            plan.orderDesc[i] = o.desc();
+            if (c.type() == ColumnType.SYMBOL && plan.symbolRank[c.index()] == null) {
+                plan.symbolRank[c.index()] = symbolRanks(c.index());
+            }
+        }
+        final long limit = q.limit() == null ? DEFAULT_SCAN_LIMIT : q.limit();
+        if (limit > MAX_SCAN_LIMIT) {
+            throw invalid("/limit", "a scan returns at most " + MAX_SCAN_LIMIT + " rows; aggregate instead, or page with a time range");
+        }
+        plan.limit = limit;
+    }
+
+    private long[] symbolRanks(final int col) {
+        final int n = snap.dictionarySize(col);
+        final Integer[] codes = new Integer[n];
+        final String[] values = new String[n];
+        for (int i = 0; i < n; i++) {
+            codes[i] = i;
+            values[i] = snap.symbolValue(col, i);
+        }
+        Arrays.sort(codes, (a, b) -> values[a].compareTo(values[b]));
+        final long[] rank = new long[n];
+        for (int i = 0; i < n; i++) {
+            rank[codes[i]] = i;
+        }
+        return rank;
+    }
+
+    // ---------------------------------------------------------------- aggregates
+
+    private void bindAggregate() {
+        if (!q.columns().isEmpty()) {
+            throw invalid("/columns", "columns belong to scans; an aggregate query outputs its groupBy keys and aggs");
+        }
+        if (q.groupBy().size() > 4) {
+            throw invalid("/groupBy/4", "at most 4 group keys");
+        }
+        final List<ResultColumn> out = new ArrayList<>();
+        final Set<String> names = new HashSet<>();
+        final List<KeySpec> keys = new ArrayList<>();
+        boolean bucketSeen = false;
+        for (int i = 0; i < q.groupBy().size(); i++) {
+            final GroupKey g = q.groupBy().get(i);
+            final String p = "/groupBy/" + i;
+            final Column c = column(g.col(), g.bucket() == null && g.as() == null ? p : p + "/col");
+            long width = 0;
+            if (g.bucket() != null) {
+                if (c.type() != ColumnType.TIMESTAMP) {
+                    throw invalid(p + "/col", "a time bucket needs a timestamp column; '" + c.name() + "' is " + c.typeName());
+                }
+                if (bucketSeen) {
+                    throw invalid(p + "/bucket", "at most one time bucket per query");
+                }
+                bucketSeen = true;
+                width = bucketNanos(g.bucket(), p + "/bucket");
+            } else if (c.type() == ColumnType.F64) {
+                throw invalid(p, "group keys are symbol, char, integer, decimal or timestamp columns; '" + c.name() + "' is f64");
+            }
+            final String name = g.outputName();
+            if (!names.add(name)) {
+                throw invalid(g.as() != null ? p + "/as" : p, "output name '" + name + "' is used twice; give the key another name with \"as\"");
+            }
+            final KeySpec k = new KeySpec(slot(c.index()), c, width, name);
+            keys.add(k);
+            out.add(new ResultColumn(name, k.type));
+        }
+        plan.keys = keys.toArray(new KeySpec[0]);
+        chooseKeyMode();
+        final List<Supplier<Acc>> accs = new ArrayList<>();
+        boolean allZone = plan.keys.length == 0 && plan.filter == null;
+        for (int i = 0; i < q.aggs().size(); i++) {
+            final Agg a = q.aggs().get(i);
+            final String p = "/aggs/" + i;
+            if (a.name() == null || a.name().isEmpty()) {
+                throw invalid(p + "/name", "every aggregate needs a name");
+            }
+            if (!names.add(a.name())) {
+                throw invalid(p + "/name", "output name '" + a.name() + "' is used twice");
+            }
+            final ResultColumn[] col = new ResultColumn[1];
+            accs.add(aggregate(a, p, col));
+            out.add(col[0]);
+        }
+        plan.accs = accs;
+        plan.zoneShortcut = allZone;
+        plan.columns = out;
+        final List<String> outNames = new ArrayList<>();
+        for (final ResultColumn c : out) {
+            outNames.add(c.name());
+        }
+        if (q.having() != null) {
+            plan.having = having(q.having(), "/having", false, outNames, out);
+        }
+        plan.orderIndex = new int[q.orderBy().size()];
+        plan.orderDesc = new boolean[q.orderBy().size()];
+        for (int i = 0; i < q.orderBy().size(); i++) {
+            final OrderKey o = q.orderBy().get(i);
+            final int idx = outNames.indexOf(o.col());
+            if (idx < 0) {
+                throw new QueryException(ErrorCode.UNKNOWN_COLUMN, "orderBy names an output column; '" + o.col() + "' is not one of " + outNames,
+                    "/orderBy/" + i + "/col");
+            }
+            plan.orderIndex[i] = idx;
+            plan.orderDesc[i] = o.desc();
+        }
+        plan.limit = q.limit() == null ? Long.MAX_VALUE : q.limit();
+    }
+
+    static long bucketNanos(final String text, final String p) {
+        final Matcher m = SHORT_DURATION.matcher(text);
+        long nanos;
+        try {
+            if (m.matches()) {
+                final long n = Long.parseLong(m.group(1));
+                final long unit;
+                switch (m.group(2)) {
+                    case "ns":
+                        unit = 1;
+                        break;
+                    case "us":
+                        unit = 1_000;
+                        break;
+                    case "ms":
+                        unit = 1_000_000;
+                        break;
+                    case "s":
+                        unit = 1_000_000_000L;
+                        break;
+                    case "m":
+                        unit = 60_000_000_000L;
+                        break;
+                    case "h":
+                        unit = 3_600_000_000_000L;
+                        break;
+                    default:
+                        unit = 86_400_000_000_000L;
+                        break;
+                }
+                nanos = Math.multiplyExact(n, unit);
+            } else {
+                final String upper = text.toUpperCase(Locale.ROOT);
+                if (upper.startsWith("P") && !upper.contains("T") && (upper.endsWith("W") || upper.endsWith("D"))) {
+                    final Period period = Period.parse(upper);
+                    if (period.getYears() != 0 || period.getMonths() != 0) {
+                        throw invalid(p, "calendar months and years have no fixed length; use days or weeks");
+                    }
+                    nanos = Math.multiplyExact(period.getDays(), 86_400_000_000_000L);
+                } else {
+                    nanos = Duration.parse(upper).toNanos();
+                }
+            }
+        } catch (final DateTimeParseException | ArithmeticException | NumberFormatException e) {
+            throw invalid(p, "bucket '" + text + "' is not a duration; use 1s 1m 5m 15m 1h 1d or an ISO-8601 duration such as PT30S or P1D");
+        }
+        if (nanos <= 0) {
+            throw invalid(p, "bucket '" + text + "' must be a positive duration");
+        }
+        return nanos;
+    }
+
+    private void chooseKeyMode() {
+        if (plan.keys.length == 0) {
+            plan.keyMode = Plan.GLOBAL;
+            return;
+        }
+        long product = 1;
+        boolean packable = true;
+        for (final KeySpec k : plan.keys) {
+            long lo;
+            long hi;
+            if (k.col.type() == ColumnType.SYMBOL) {
+                lo = 0;
+                hi = snap.dictionarySize(k.col.index()) - 1;
+            } else {
+                lo = Long.MAX_VALUE;
+                hi = Long.MIN_VALUE;
+                for (int s = 0; s < snap.segmentCount(); s++) {
+                    lo = Math.min(lo, snap.segment(s).zoneMin(-1, k.col.index()));
+                    hi = Math.max(hi, snap.segment(s).zoneMax(-1, k.col.index()));
+                }
+                if (k.bucketNs > 0 && lo <= hi) {
+                    lo = Math.floorDiv(lo, k.bucketNs);
+                    hi = Math.floorDiv(hi, k.bucketNs);
+                }
+            }
+            if (lo > hi) {
+                lo = 0;
+                hi = -1;
+            }
+            k.lo = lo;
+            final long span = hi - lo;
+            if (span < 0 && hi >= lo || span > (1L << 40)) {
+                packable = false;
+                continue;
+            }
+            k.radix = span + 2;
+            if (product > (1L << 62) / k.radix) {
+                packable = false;
+            } else {
+                product *= k.radix;
+            }
+        }
+        if (!packable) {
+            plan.keyMode = Plan.WIDE;
+            return;
+        }
+        long mult = 1;
+        for (int i = plan.keys.length - 1; i >= 0; i--) {
+            plan.keys[i].mult = mult;
+            mult *= plan.keys[i].radix;
+        }
+        plan.denseSize = product;
+        plan.keyMode = product <= DENSE_MAX ? Plan.DENSE : Plan.HASH;
+    }
+
+    private static boolean numeric(final ColumnType t) {
+        return t == ColumnType.I8 || t == ColumnType.I16 || t == ColumnType.I32 || t == ColumnType.I64 || t == ColumnType.DECIMAL
+            || t == ColumnType.F64;
+    }
+
+    private Column[] operand(final String col, final String p, final boolean productAllowed, final String op) {
+        if (col == null) {
+            throw invalid(p, op + " needs \"col\"");
+        }
+        final int star = col.indexOf('*');
+        if (star >= 0) {
+            if (!productAllowed) {
+                throw invalid(p, "a product a*b is allowed in sum, avg and vwap only, not in " + op);
+            }
+            final Column a = column(col.substring(0, star).trim(), p);
+            final Column b = column(col.substring(star + 1).trim(), p);
+            if (!numeric(a.type()) || !numeric(b.type())) {
+                throw invalid(p, "a product multiplies numeric columns (integers, decimals, f64); " + a.name() + " is " + a.typeName() + ", "
+                    + b.name() + " is " + b.typeName());
+            }
+            return new Column[] {a, b};
+        }
+        return new Column[] {column(col.trim(), p)};
+    }
+
+    private Supplier<Acc> aggregate(final Agg a, final String p, final ResultColumn[] out) {
+        final String name = a.name();
+        switch (a.op()) {
+            case "count": {
+                out[0] = new ResultColumn(name, "i64");
+                if (a.col() == null) {
+                    return RowCountAcc::new;
+                }
+                final Column c = operand(a.col(), p + "/col", false, "count")[0];
+                final int s = slot(c.index());
+                final boolean f64 = c.type() == ColumnType.F64;
+                return () -> new CountAcc(s, f64);
+            }
+            case "sum":
+            case "avg": {
+                final boolean avg = a.op().equals("avg");
+                final Column[] cs = operand(a.col(), p + "/col", true, a.op());
+                for (final Column c : cs) {
+                    if (!numeric(c.type())) {
+                        throw invalid(p + "/col", a.op() + " applies to integer, decimal and f64 columns; '" + c.name() + "' is " + c.typeName());
+                    }
+                }
+                final Column x = cs[0];
+                final Column y = cs.length > 1 ? cs[1] : null;
+                final int sx = slot(x.index());
+                final int sy = y == null ? -1 : slot(y.index());
+                if (x.type() == ColumnType.F64 || y != null && y.type() == ColumnType.F64) {
+                    out[0] = new ResultColumn(name, "f64");
+                    final boolean fx = x.type() == ColumnType.F64;
+                    final boolean fy = y != null && y.type() == ColumnType.F64;
+                    final int scx = x.scale();
+                    final int scy = y == null ? 0 : y.scale();
+                    return () -> new DoubleSumAcc(sx, fx, scx, sy, fy, scy, avg);
+                }
+                final int scale = x.scale() + (y == null ? 0 : y.scale());
+                out[0] = new ResultColumn(name, avg ? "f64" : "decimal(" + scale + ")");
+                final int cx = x.index();
+                final int cy = y == null ? -1 : y.index();
+                return () -> new SumAcc(sx, cx, sy, cy, scale, avg);
+            }
+            case "min":
+            case "max": {
+                final Column c = operand(a.col(), p + "/col", false, a.op())[0];
+                if (!numeric(c.type()) && c.type() != ColumnType.TIMESTAMP) {
+                    throw invalid(p + "/col", a.op() + " applies to integer, decimal, f64 and timestamp columns; '" + c.name() + "' is "
+                        + c.typeName());
+                }
+                out[0] = new ResultColumn(name, c.typeName());
+                final int s = slot(c.index());
+                final boolean max = a.op().equals("max");
+                return () -> new MinMaxAcc(s, c, max, snap);
+            }
+            case "first":
+            case "last": {
+                final Column c = operand(a.col(), p + "/col", false, a.op())[0];
+                final int ts = schema.timestampIndex();
+                if (ts < 0) {
+                    throw invalid(p + "/op", a.op() + " is by the designated timestamp, and table '" + schema.name() + "' has none");
+                }
+                out[0] = new ResultColumn(name, c.typeName());
+                final int s = slot(c.index());
+                final int st = slot(ts);
+                final boolean last = a.op().equals("last");
+                return () -> new FirstLastAcc(st, s, c, last, snap);
+            }
+            case "vwap": {
+                final Column pc;
+                final Column qc;
+                if (a.col() != null) {
+                    final Column[] cs = operand(a.col(), p + "/col", true, "vwap");
+                    if (cs.length != 2) {
+                        throw invalid(p + "/col", "vwap takes \"price*quantity\" (or no col, for columns price and quantity)");
+                    }
+                    pc = cs[0];
+                    qc = cs[1];
+                } else {
+                    if (schema.indexOf("price") < 0 || schema.indexOf("quantity") < 0) {
+                        throw new QueryException(ErrorCode.UNKNOWN_COLUMN, "vwap without col needs columns price and quantity; give \"col\": "
+                            + "\"<price>*<quantity>\"", p + "/col");
+                    }
+                    pc = schema.column(schema.indexOf("price"));
+                    qc = schema.column(schema.indexOf("quantity"));
+                }
+                for (final Column c : new Column[] {pc, qc}) {
+                    if (!numeric(c.type()) || c.type() == ColumnType.F64) {
+                        throw invalid(p + "/col", "vwap needs integer or decimal price and quantity; '" + c.name() + "' is " + c.typeName());
+                    }
+                }
+                out[0] = new ResultColumn(name, "f64");
+                final int sp = slot(pc.index());
+                final int sq = slot(qc.index());
+                return () -> new VwapAcc(sp, pc.index(), pc.scale(), sq, qc.index(), qc.scale());
+            }
+            case "percentile": {
+                final Column c = operand(a.col(), p + "/col", false, "percentile")[0];
+                if (!numeric(c.type())) {
+                    throw invalid(p + "/col", "percentile applies to integer, decimal and f64 columns; '" + c.name() + "' is " + c.typeName());
+                }
+                if (a.p() == null || !(a.p() >= 0 && a.p() <= 100)) {
+                    throw invalid(p + "/p", "percentile needs \"p\" between 0 and 100");
+                }
+                out[0] = new ResultColumn(name, "f64", true, Math.pow(10, -PercentileAcc.DIGITS));
+                final int s = slot(c.index());
+                final boolean f64 = c.type() == ColumnType.F64;
+                final double pct = a.p();
+                return () -> new PercentileAcc(s, f64, c.scale(), pct);
+            }
+            case "countDistinct": {
+                final Column c = operand(a.col(), p + "/col", false, "countDistinct")[0];
+                out[0] = new ResultColumn(name, "i64");
+                final int s = slot(c.index());
+                final int kind = c.type() == ColumnType.F64 ? 2 : c.width() <= 4 ? 0 : 1;
+                return () -> new DistinctAcc(s, kind);
+            }
+            default:
+                throw invalid(p + "/op", "unknown aggregate '" + a.op() + "'; use one of count sum min max avg first last vwap percentile "
+                    + "countDistinct");
+        }
+    }
+
+    // ---------------------------------------------------------------- having
+
+    private RowPredicate having(final Filter f, final String p, final boolean negate, final List<String> names, final List<ResultColumn> out) {
+        if (f instanceof Filter.And || f instanceof Filter.Or) {
+            final boolean and = f instanceof Filter.And;
+            final List<Filter> args = and ? ((Filter.And) f).args() : ((Filter.Or) f).args();
+            if (args.isEmpty()) {
+                throw invalid(p + "/args", "needs at least one argument");
+            }
+            final RowPredicate[] ps = new RowPredicate[args.size()];
+            for (int i = 0; i < ps.length; i++) {
+                ps[i] = having(args.get(i), p + "/args/" + i, negate, names, out);
+            }
+            return new RowPredicate.Logic(and != negate, ps);
+        }
+        if (f instanceof Filter.Not) {
+            return having(((Filter.Not) f).arg(), p + "/arg", !negate, names, out);
+        }
+        final String col;
+        if (f instanceof Filter.Eq) {
+            col = ((Filter.Eq) f).col();
+        } else if (f instanceof Filter.Ne) {
+            col = ((Filter.Ne) f).col();
+        } else if (f instanceof Filter.In) {
+            col = ((Filter.In) f).col();
+        } else {
+            col = ((Filter.Range) f).col();
+        }
+        final int idx = names.indexOf(col);
+        if (idx < 0) {
+            throw new QueryException(ErrorCode.UNKNOWN_COLUMN, "having names an output column; '" + col + "' is not one of " + names, p + "/col");
+        }
+        final String type = out.get(idx).type();
+        if (f instanceof Filter.Eq) {
+            return new RowPredicate.Leaf(idx, null, false, null, false, new Object[] {outValue(((Filter.Eq) f).value(), type, p + "/value")},
+                negate);
+        }
+        if (f instanceof Filter.Ne) {
+            return new RowPredicate.Leaf(idx, null, false, null, false, new Object[] {outValue(((Filter.Ne) f).value(), type, p + "/value")},
+                !negate);
+        }
+        if (f instanceof Filter.In) {
+            final List<Object> vs = ((Filter.In) f).values();
+            final Object[] set = new Object[vs.size()];
+            for (int i = 0; i < set.length; i++) {
+                set[i] = outValue(vs.get(i), type, p + "/values/" + i);
+            }
+            return new RowPredicate.Leaf(idx, null, false, null, false, set, negate);
+        }
+        final Filter.Range r = (Filter.Range) f;
+        if (type.equals("symbol")) {
+            throw invalid(p + "/op", "range does not apply to symbol output '" + col + "'; use eq, ne or in");
+        }
+        final Object lo = r.gt() != null ? outValue(r.gt(), type, p + "/gt") : r.gte() != null ? outValue(r.gte(), type, p + "/gte") : null;
+        final Object hi = r.lt() != null ? outValue(r.lt(), type, p + "/lt") : r.lte() != null ? outValue(r.lte(), type, p + "/lte") : null;
+        return new RowPredicate.Leaf(idx, lo, r.gte() != null, hi, r.lte() != null, null, negate);
+    }
+
+    private static Object outValue(final Object v, final String type, final String p) {
+        if (v == null) {
+            throw invalid(p, "value must not be null");
+        }
+        if (type.equals("symbol") || type.equals("char")) {
+            if (!(v instanceof String)) {
+                throw invalid(p, "output is a " + type + ": values are strings");
+            }
+            return v;
+        }
+        if (type.equals("timestamp")) {
+            return timestamp(v, p);
+        }
+        if (v instanceof Long) {
+            return v;
+        }
+        if (v instanceof BigInteger) {
+            return new BigDecimal((BigInteger) v);
+        }
+        if (v instanceof BigDecimal) {
+            return v;
+        }
+        if (v instanceof Number) {
+            return new BigDecimal(((Number) v).toString());
+        }
+        if (v instanceof String) {
+            try {
+                return new BigDecimal(((String) v).trim());
+            } catch (final NumberFormatException e) {
+                throw invalid(p, "'" + v + "' is not a number");
+            }
+        }
+        throw invalid(p, "values are numbers");
+    }
+}

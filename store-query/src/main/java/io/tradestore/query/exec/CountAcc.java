@@ -1,0 +1,48 @@
+package io.tradestore.query.exec;
+
+import java.util.Arrays;
+
+import io.tradestore.core.memory.NativeMemory;
+
+/** {@code count(col)}: rows where the column is not null ({@code count} without a column is the group's row count). */
+final class CountAcc extends Acc {
+    private final int slot;
+    private final boolean f64;
+    private long[] nulls = new long[1];
+
+    CountAcc(final int slot, final boolean f64) {
+        this.slot = slot;
+        this.f64 = f64;
+    }
+
+    @Override
+    void grow(final int capacity) {
+        if (capacity > nulls.length) {
+            nulls = Arrays.copyOf(nulls, Math.max(capacity, nulls.length * 2));
+        }
+    }
+
+    @Override
+    void update(final BatchContext c, final int[] gid) {
+        final int n = c.n;
+        final long a = c.viewAddr[slot];
+        final long s = c.viewStride[slot];
+        for (int i = 0; i < n; i++) {
+            final long v = NativeMemory.getLong(a + i * s);
+            final boolean isNull = f64 ? Double.isNaN(Double.longBitsToDouble(v)) : v == Long.MIN_VALUE;
+            if (isNull) {
+                nulls[gid == null ? 0 : gid[i]]++;
+            }
+        }
+    }
+
+    @Override
+    void merge(final int dst, final Acc src, final int srcGid) {
+        nulls[dst] += ((CountAcc) src).nulls[srcGid];
+    }
+
+    @Override
+    Object result(final int gid, final long rows) {
+        return rows - nulls[gid];
+    }
+}

@@ -1,0 +1,382 @@
+package io.tradestore.query.exec;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.roaringbitmap.BatchIterator;
+
+import io.tradestore.core.TableSnapshot;
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.segment.Segment;
+import io.tradestore.query.ErrorCode;
+import io.tradestore.query.QueryException;
+import io.tradestore.query.QueryStats;
+
+/**
+ * Runs a plan: prunes segments by zone maps, hands segments to workers (the calling thread plus pool threads, up to the
+ * engine's thread count) through an atomic counter; each worker keeps private partial state and a private batch
+ * context; partials merge at the end; then having, order and limit on the (few) output rows.
+ */
+public final class Executor {
+    private final Plan plan;
+    private final SegmentSelector selector;
+    private final AtomicInteger next = new AtomicInteger();
+    private final AtomicLong rowsScanned = new AtomicLong();
+    private final AtomicLong rowsMatched = new AtomicLong();
+    private final AtomicLong blocksSkipped = new AtomicLong();
+    private final AtomicLong indexedSegments = new AtomicLong();
+    private final AtomicLong segmentsSkipped = new AtomicLong();
+    private volatile boolean cancelled;
+    private int[] segments;
+
+    Executor(final Plan plan, final SegmentSelector selector) {
+        this.plan = plan;
+        this.selector = selector;
+    }
+
+    /**
+     * Chooses the rows of a sealed segment from bitmap indexes.
+     */
+    public interface SegmentSelector {
+        /**
+         * @param snap    the snapshot.
+         * @param segment a sealed segment.
+         * @param leaves  top-level conjuncts that are (negated) eq/in leaves on a column, as (column, values, negated).
+         * @return a selection, or null when no index applies.
+         */
+        Selection select(TableSnapshot snap, int segment, List<IndexLeaf> leaves);
+    }
+
+    /**
+     * An eq/in/ne leaf an index may answer.
+     *
+     * @param column  the column.
+     * @param values  sorted raw values (symbol codes, integers).
+     * @param negated NOT IN (nulls excluded).
+     * @param node    the filter leaf.
+     */
+    public record IndexLeaf(int column, long[] values, boolean negated, Object node) {
+    }
+
+    /** Rows chosen by indexes, and which leaves they answered exactly. */
+    public interface Selection {
+        /** @return a batch iterator over the chosen rows. */
+        BatchIterator iterator();
+
+        /** @return the number of rows. */
+        long cardinality();
+
+        /** @param node a leaf. @return whether the selection already applied it. */
+        boolean answered(Object node);
+    }
+
+    static Result run(final Plan plan, final ExecutorService pool, final int threads, final SegmentSelector selector, final long startNanos) {
+        return new Executor(plan, selector).execute(pool, threads, startNanos);
+    }
+
+    private Result execute(final ExecutorService pool, final int threads, final long startNanos) {
+        final TableSnapshot snap = plan.snap;
+        final List<Integer> keep = new ArrayList<>();
+        for (int i = 0; i < snap.segmentCount(); i++) {
+            if (plan.filter == null || plan.filter.mayMatch(snap.segment(i), -1)) {
+                keep.add(i);
+            } else {
+                segmentsSkipped.incrementAndGet();
+            }
+        }
+        segments = keep.stream().mapToInt(Integer::intValue).toArray();
+        final int workers = Math.max(1, Math.min(threads, segments.length));
+        final Object[] partials = new Object[workers];
+        final List<Future<Object>> futures = new ArrayList<>();
+        try {
+            for (int w = 1; w < workers; w++) {
+                futures.add(pool.submit(this::work));
+            }
+            partials[0] = work();
+            for (int w = 1; w < workers; w++) {
+                final long wait = plan.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : plan.deadlineNanos - System.nanoTime();
+                partials[w] = futures.get(w - 1).get(Math.max(0, wait), TimeUnit.NANOSECONDS);
+            }
+        } catch (final TimeoutException e) {
+            throw timeout();
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new QueryException(ErrorCode.TIMEOUT, "the query was interrupted", "");
+        } catch (final ExecutionException e) {
+            final Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException) {
+                throw (RuntimeException) cause;
+            }
+            throw new IllegalStateException(cause);
+        } finally {
+            cancelled = true;
+            for (final Future<Object> f : futures) {
+                f.cancel(false);
+            }
+        }
+        final long elapsedMicros;
+        final List<Object[]> rows;
+        boolean truncated = false;
+        if (plan.scan) {
+            final ScanState s = (ScanState) partials[0];
+            for (int w = 1; w < workers; w++) {
+                s.merge((ScanState) partials[w]);
+            }
+            rows = scanRows(s.sortedRows());
+            truncated = s.matched > rows.size();
+        } else {
+            final GroupState g = (GroupState) partials[0];
+            for (int w = 1; w < workers; w++) {
+                g.merge((GroupState) partials[w]);
+            }
+            if (g.groupCount() > plan.maxGroups) {
+                throw new QueryException(ErrorCode.TOO_MANY_GROUPS, "the query makes " + g.groupCount() + " groups, more than maxGroups="
+                    + plan.maxGroups + "; filter more, group by fewer keys, or raise options.maxGroups", "/groupBy");
+            }
+            rows = groupRows(g);
+        }
+        elapsedMicros = (System.nanoTime() - startNanos) / 1000;
+        final QueryStats stats = new QueryStats(elapsedMicros, rowsScanned.get(), rowsMatched.get(), segments.length, segmentsSkipped.get(),
+            blocksSkipped.get(), indexedSegments.get());
+        return new Result(plan.columns, rows, truncated, stats, plan.epochNanos);
+    }
+
+    private QueryException timeout() {
+        cancelled = true;
+        return new QueryException(ErrorCode.TIMEOUT, "the query ran longer than options.timeoutMs=" + plan.query.options().timeoutMs()
+            + "; narrow the time range or filter", "/options/timeoutMs");
+    }
+
+    private Object work() {
+        final GroupState groups = plan.scan ? null : new GroupState(plan);
+        final ScanState scan = plan.scan ? new ScanState(plan) : null;
+        try (BatchContext c = new BatchContext(plan)) {
+            int i;
+            while ((i = next.getAndIncrement()) < segments.length) {
+                if (cancelled) {
+                    throw timeout();
+                }
+                segment(c, segments[i], groups, scan);
+            }
+        } catch (final RuntimeException e) {
+            cancelled = true;
+            throw e;
+        }
+        if (groups != null) {
+            groups.finish();
+            return groups;
+        }
+        return scan;
+    }
+
+    private void checkDeadline() {
+        if (cancelled || System.nanoTime() > plan.deadlineNanos) {
+            throw timeout();
+        }
+    }
+
+    private void segment(final BatchContext c, final int si, final GroupState groups, final ScanState scan) {
+        final TableSnapshot snap = plan.snap;
+        final Segment s = snap.segment(si);
+        final int rows = snap.segmentRowCount(si);
+        final long rowBase = (long) si << snap.segmentShift();
+        if (scan != null && scan.fullBefore(rowBase)) {
+            return;
+        }
+        c.segment(s, rowBase);
+        if (groups != null) {
+            groups.beginSegment(s);
+        }
+        final FilterNode filter = plan.filter;
+        long scanned = 0;
+        long matched = 0;
+        if (selector != null && filter != null && snap.segmentSealed(si)) {
+            final Selection sel = selector.select(snap, si, indexLeaves());
+            if (sel != null) {
+                indexedSegments.incrementAndGet();
+                final FilterNode residual = residual(sel);
+                final BatchIterator it = sel.iterator();
+                final int[] buf = c.sel;
+                while (it.hasNext()) {
+                    checkDeadline();
+                    final int n = it.nextBatch(buf);
+                    if (n == 0) {
+                        break;
+                    }
+                    scanned += n;
+                    final int k = residual == null ? n : residual.apply(c, 0, n, buf, buf);
+                    if (k > 0) {
+                        matched += k;
+                        c.batch(0, k, buf);
+                        consume(c, groups, scan, false);
+                    }
+                }
+                rowsScanned.addAndGet(scanned);
+                rowsMatched.addAndGet(matched);
+                return;
+            }
+        }
+        final int blockRows = plan.schema.blockRows();
+        final int batch = BatchContext.BATCH;
+        for (int b = 0; (long) b * blockRows < rows; b++) {
+            final int bs = b * blockRows;
+            final int be = Math.min(rows, bs + blockRows);
+            if (filter != null && !filter.mayMatch(s, b)) {
+                blocksSkipped.incrementAndGet();
+                continue;
+            }
+            final boolean zoneBlock = plan.zoneShortcut && be - bs == blockRows;
+            for (int start = bs; start < be; start += batch) {
+                checkDeadline();
+                final int n = Math.min(batch, be - start);
+                scanned += n;
+                if (filter == null) {
+                    matched += n;
+                    c.batch(start, n, null);
+                    consume(c, groups, scan, zoneBlock);
+                } else {
+                    final int k = filter.apply(c, start, n, null, c.sel);
+                    if (k > 0) {
+                        matched += k;
+                        c.batch(start, k, c.sel);
+                        consume(c, groups, scan, zoneBlock);
+                    }
+                }
+            }
+            if (zoneBlock) {
+                groups.zoneFold(s, b);
+            }
+        }
+        rowsScanned.addAndGet(scanned);
+        rowsMatched.addAndGet(matched);
+    }
+
+    private static void consume(final BatchContext c, final GroupState groups, final ScanState scan, final boolean zoneBlock) {
+        if (groups != null) {
+            groups.consume(c, zoneBlock);
+        } else {
+            scan.consume(c);
+        }
+    }
+
+    private List<IndexLeaf> indexLeaves() {
+        final List<IndexLeaf> out = new ArrayList<>();
+        for (final FilterNode f : plan.conjuncts) {
+            if (f instanceof IntSetFilter) {
+                final IntSetFilter s = (IntSetFilter) f;
+                out.add(new IndexLeaf(s.col, s.values, s.negated, s));
+            } else if (f instanceof IntRangeFilter) {
+                final IntRangeFilter r = (IntRangeFilter) f;
+                if (r.lo == r.hi) {
+                    out.add(new IndexLeaf(r.col, new long[] {r.lo}, r.negated, r));
+                } else if (r.lo > r.hi) {
+                    out.add(new IndexLeaf(r.col, new long[0], r.negated, r));
+                }
+            }
+        }
+        return out;
+    }
+
+    private FilterNode residual(final Selection sel) {
+        final List<FilterNode> rest = new ArrayList<>();
+        for (final FilterNode f : plan.conjuncts) {
+            if (!sel.answered(f)) {
+                rest.add(f);
+            }
+        }
+        if (rest.isEmpty()) {
+            return null;
+        }
+        return rest.size() == 1 ? rest.get(0) : new LogicFilter(true, rest.toArray(new FilterNode[0]));
+    }
+
+    private List<Object[]> scanRows(final long[] rowIds) {
+        final TableSnapshot snap = plan.snap;
+        final List<Object[]> out = new ArrayList<>(rowIds.length);
+        final int shift = snap.segmentShift();
+        for (final long id : rowIds) {
+            final int seg = (int) (id >>> shift);
+            final int r = (int) (id - ((long) seg << shift));
+            final Object[] row = new Object[plan.scanColumns.length];
+            for (int i = 0; i < row.length; i++) {
+                final Column col = plan.schema.column(plan.scanColumns[i]);
+                row[i] = Values.object(col, Values.normalize(col, read(snap, seg, col, r)), snap);
+            }
+            out.add(row);
+        }
+        return out;
+    }
+
+    /** @return the raw value of a column at a row of a segment, sign-extended. */
+    static long read(final TableSnapshot snap, final int seg, final Column col, final int row) {
+        final long a = snap.segment(seg).columnBase(col.index()) + (long) row * snap.segment(seg).columnStride(col.index());
+        switch (col.width()) {
+            case 8:
+                return NativeMemory.getLong(a);
+            case 4:
+                return NativeMemory.getInt(a);
+            case 2:
+                return NativeMemory.getShort(a);
+            default:
+                return NativeMemory.getByte(a);
+        }
+    }
+
+    private List<Object[]> groupRows(final GroupState g) {
+        final int[] gids = g.groups();
+        final int nk = plan.keys.length;
+        final int na = g.accs.length;
+        final List<Object[]> rows = new ArrayList<>(gids.length);
+        for (final int gid : gids) {
+            final Object[] row = new Object[nk + na];
+            for (int k = 0; k < nk; k++) {
+                row[k] = Values.object(plan.keys[k].col, g.keyRaw(gid, k), plan.snap);
+            }
+            for (int a = 0; a < na; a++) {
+                row[nk + a] = g.accs[a].result(gid, g.rows[gid]);
+            }
+            if (plan.having == null || plan.having.test(row)) {
+                rows.add(row);
+            }
+        }
+        final Comparator<Object[]> order = (x, y) -> {
+            for (int i = 0; i < plan.orderIndex.length; i++) {
+                final int c = compareNullsLast(x[plan.orderIndex[i]], y[plan.orderIndex[i]], plan.orderDesc[i]);
+                if (c != 0) {
+                    return c;
+                }
+            }
+            for (int k = 0; k < nk; k++) {
+                final int c = compareNullsLast(x[k], y[k], false);
+                if (c != 0) {
+                    return c;
+                }
+            }
+            return 0;
+        };
+        final Object[][] arr = rows.toArray(new Object[0][]);
+        Arrays.sort(arr, order);
+        final int n = (int) Math.min(arr.length, plan.limit);
+        return new ArrayList<>(Arrays.asList(arr).subList(0, n));
+    }
+
+    private static int compareNullsLast(final Object a, final Object b, final boolean desc) {
+        final boolean an = a == null || a instanceof Double && ((Double) a).isNaN();
+        final boolean bn = b == null || b instanceof Double && ((Double) b).isNaN();
+        if (an || bn) {
+            return an == bn ? 0 : an ? 1 : -1;
+        }
+        final int c = RowPredicate.compare(a, b);
+        return desc ? -c : c;
+    }
+}

@@ -1,0 +1,93 @@
+package io.tradestore.query.exec;
+
+import java.util.Arrays;
+
+import io.tradestore.core.TableSnapshot;
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
+
+/**
+ * first/last: the value at the smallest/largest designated timestamp, ties broken by row number (first: lowest row,
+ * last: highest), skipping rows whose value or timestamp is null.
+ */
+final class FirstLastAcc extends Acc {
+    private final int tsSlot;
+    private final int slot;
+    private final Column col;
+    private final boolean last;
+    private final boolean f64;
+    private final TableSnapshot snap;
+    private long[] ts = new long[1];
+    private long[] row = new long[] {-1};
+    private long[] value = new long[1];
+
+    FirstLastAcc(final int tsSlot, final int slot, final Column col, final boolean last, final TableSnapshot snap) {
+        this.tsSlot = tsSlot;
+        this.slot = slot;
+        this.col = col;
+        this.last = last;
+        this.f64 = col.type() == ColumnType.F64;
+        this.snap = snap;
+    }
+
+    @Override
+    void grow(final int capacity) {
+        if (capacity > ts.length) {
+            final int n = Math.max(capacity, ts.length * 2);
+            final int old = row.length;
+            ts = Arrays.copyOf(ts, n);
+            row = Arrays.copyOf(row, n);
+            Arrays.fill(row, old, n, -1);
+            value = Arrays.copyOf(value, n);
+        }
+    }
+
+    @Override
+    void update(final BatchContext c, final int[] gid) {
+        final int n = c.n;
+        final long ta = c.viewAddr[tsSlot];
+        final long tst = c.viewStride[tsSlot];
+        final long a = c.viewAddr[slot];
+        final long s = c.viewStride[slot];
+        final long rowBase = c.segmentRowBase;
+        for (int i = 0; i < n; i++) {
+            final long t = NativeMemory.getLong(ta + i * tst);
+            final long v = NativeMemory.getLong(a + i * s);
+            if (t == Long.MIN_VALUE || (f64 ? Double.isNaN(Double.longBitsToDouble(v)) : v == Long.MIN_VALUE)) {
+                continue;
+            }
+            offer(gid == null ? 0 : gid[i], t, rowBase + c.row(i), v);
+        }
+    }
+
+    private void offer(final int g, final long t, final long r, final long v) {
+        final long br = row[g];
+        final boolean better;
+        if (br < 0) {
+            better = true;
+        } else if (last) {
+            better = t > ts[g] || t == ts[g] && r > br;
+        } else {
+            better = t < ts[g] || t == ts[g] && r < br;
+        }
+        if (better) {
+            ts[g] = t;
+            row[g] = r;
+            value[g] = v;
+        }
+    }
+
+    @Override
+    void merge(final int dst, final Acc src, final int srcGid) {
+        final FirstLastAcc o = (FirstLastAcc) src;
+        if (o.row[srcGid] >= 0) {
+            offer(dst, o.ts[srcGid], o.row[srcGid], o.value[srcGid]);
+        }
+    }
+
+    @Override
+    Object result(final int gid, final long rows) {
+        return row[gid] < 0 ? null : Values.object(col, value[gid], snap);
+    }
+}

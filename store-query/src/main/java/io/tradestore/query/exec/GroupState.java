@@ -1,0 +1,330 @@
+package io.tradestore.query.exec;
+
+import java.util.Arrays;
+
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.segment.Segment;
+import io.tradestore.query.ErrorCode;
+import io.tradestore.query.QueryException;
+
+/**
+ * One worker's partial aggregation: group ids from the keys (one group; a dense array indexed by the packed key; an
+ * open-addressing table of packed keys; or of wide keys), a row count per group, and one {@link Acc} per aggregate.
+ */
+final class GroupState {
+    private final Plan plan;
+    final Acc[] accs;
+    private final Acc[] rowAccs;
+    private final Acc[] zoneAccs;
+    private final KeySpec[] keys;
+    private final int mode;
+    long[] rows;
+    final KeyTable table;
+    private final long[][] wideCols;
+    private static final int LANE_SHIFT = 2;
+    private static final int LANES = 1 << LANE_SHIFT;
+    private final boolean singleDense;
+    private final long[] laneRows;
+
+    GroupState(final Plan plan) {
+        this.plan = plan;
+        this.keys = plan.keys;
+        this.mode = plan.keyMode;
+        this.accs = new Acc[plan.accs.size()];
+        int nz = 0;
+        for (int i = 0; i < accs.length; i++) {
+            accs[i] = plan.accs.get(i).get();
+            nz += accs[i].zoneCapable() ? 1 : 0;
+        }
+        this.zoneAccs = new Acc[nz];
+        this.rowAccs = new Acc[accs.length - nz];
+        int z = 0;
+        int r = 0;
+        for (final Acc a : accs) {
+            if (a.zoneCapable()) {
+                zoneAccs[z++] = a;
+            } else {
+                rowAccs[r++] = a;
+            }
+        }
+        final int initial = mode == Plan.DENSE ? (int) plan.denseSize : 1;
+        rows = new long[Math.max(1, initial)];
+        table = mode == Plan.HASH ? new KeyTable(1) : mode == Plan.WIDE ? new KeyTable(keys.length) : null;
+        wideCols = mode == Plan.WIDE ? new long[keys.length][BatchContext.BATCH] : null;
+        singleDense = mode == Plan.DENSE && keys.length == 1 && keys[0].bucketNs == 0;
+        laneRows = singleDense ? new long[rows.length << LANE_SHIFT] : null;
+        if (singleDense) {
+            for (final Acc a : accs) {
+                a.lanes(LANE_SHIFT);
+            }
+        }
+        for (final Acc a : accs) {
+            a.grow(rows.length);
+        }
+    }
+
+    void beginSegment(final Segment s) {
+        for (final Acc a : accs) {
+            a.beginSegment(s);
+        }
+    }
+
+    /** @param c a prepared batch. @param zoneBlock whether zone-capable aggregates fold this block from the zone map instead. */
+    void consume(final BatchContext c, final boolean zoneBlock) {
+        final int n = c.n;
+        final Acc[] list = zoneBlock ? rowAccs : accs;
+        if (mode == Plan.GLOBAL) {
+            rows[0] += n;
+            for (final Acc a : list) {
+                a.update(c, null);
+            }
+            return;
+        }
+        final int[] gid = c.gid;
+        if (singleDense) {
+            denseGids(c, gid);
+            for (final Acc a : list) {
+                a.update(c, gid);
+            }
+            return;
+        }
+        if (mode == Plan.WIDE) {
+            for (int k = 0; k < keys.length; k++) {
+                final KeySpec key = keys[k];
+                final long a = c.viewAddr[key.slot];
+                final long s = c.viewStride[key.slot];
+                final long[] dst = wideCols[k];
+                for (int i = 0; i < n; i++) {
+                    dst[i] = key.keyValue(NativeMemory.getLong(a + i * s));
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                gid[i] = table.putWide(wideCols, i);
+            }
+            growTo(table.size());
+        } else {
+            final long[] packed = c.packed;
+            for (int k = 0; k < keys.length; k++) {
+                pack(c, keys[k], packed, k == 0);
+            }
+            if (mode == Plan.DENSE) {
+                for (int i = 0; i < n; i++) {
+                    gid[i] = (int) packed[i];
+                }
+            } else {
+                for (int i = 0; i < n; i++) {
+                    gid[i] = table.put(packed[i]);
+                }
+                growTo(table.size());
+            }
+        }
+        final long[] r = rows;
+        for (int i = 0; i < n; i++) {
+            r[gid[i]]++;
+        }
+        for (final Acc a : list) {
+            a.update(c, gid);
+        }
+    }
+
+    /**
+     * The common case of one plain key in a dense array (side, venue, instrument, client_id): group ids straight from
+     * the column, rows counted in {@link #LANES} interleaved lanes so that runs of one group do not serialise on a
+     * single counter.
+     */
+    private void denseGids(final BatchContext c, final int[] gid) {
+        final KeySpec key = keys[0];
+        final int col = key.col.index();
+        final long a = c.base[col];
+        final long s = c.stride[col];
+        final long nul = c.nul[col];
+        final long lo = key.lo - 1;
+        final long radix = key.radix;
+        final int n = c.n;
+        final int[] sel = c.rows;
+        final int start = c.start;
+        final long[] lr = laneRows;
+        long bad = 0;
+        switch (c.width[col]) {
+            case 8:
+                for (int i = 0; i < n; i++) {
+                    final long v = NativeMemory.getLong(a + (sel == null ? start + i : sel[i]) * s);
+                    final long code = v == nul ? 0 : v - lo;
+                    bad |= code | (radix - 1 - code);
+                    gid[i] = (int) code;
+                    lr[(int) (code << LANE_SHIFT) | (i & (LANES - 1))]++;
+                }
+                break;
+            case 4:
+                for (int i = 0; i < n; i++) {
+                    final long v = NativeMemory.getInt(a + (sel == null ? start + i : sel[i]) * s);
+                    final long code = v == nul ? 0 : v - lo;
+                    bad |= code | (radix - 1 - code);
+                    gid[i] = (int) code;
+                    lr[(int) (code << LANE_SHIFT) | (i & (LANES - 1))]++;
+                }
+                break;
+            case 2:
+                for (int i = 0; i < n; i++) {
+                    final long v = NativeMemory.getShort(a + (sel == null ? start + i : sel[i]) * s);
+                    final long code = v == nul ? 0 : v - lo;
+                    bad |= code | (radix - 1 - code);
+                    gid[i] = (int) code;
+                    lr[(int) (code << LANE_SHIFT) | (i & (LANES - 1))]++;
+                }
+                break;
+            default:
+                for (int i = 0; i < n; i++) {
+                    final long v = NativeMemory.getByte(a + (sel == null ? start + i : sel[i]) * s);
+                    final long code = v == nul ? 0 : v - lo;
+                    bad |= code | (radix - 1 - code);
+                    gid[i] = (int) code;
+                    lr[(int) (code << LANE_SHIFT) | (i & (LANES - 1))]++;
+                }
+                break;
+        }
+        if (bad < 0) {
+            throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + radix);
+        }
+    }
+
+    private static void pack(final BatchContext c, final KeySpec key, final long[] packed, final boolean first) {
+        final int n = c.n;
+        final long a = c.viewAddr[key.slot];
+        final long s = c.viewStride[key.slot];
+        final long lo = key.lo - 1;
+        final long radix = key.radix;
+        final long mult = key.mult;
+        final long w = key.bucketNs;
+        long bad = 0;
+        for (int i = 0; i < n; i++) {
+            final long v = NativeMemory.getLong(a + i * s);
+            final long code = v == Long.MIN_VALUE ? 0 : (w > 0 ? Math.floorDiv(v, w) : v) - lo;
+            bad |= code | (radix - 1 - code);
+            packed[i] = first ? code * mult : packed[i] + code * mult;
+        }
+        if (bad < 0) {
+            throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + radix);
+        }
+    }
+
+    private void growTo(final int groups) {
+        if (groups > plan.maxGroups) {
+            throw new QueryException(ErrorCode.TOO_MANY_GROUPS, "the query makes more than maxGroups=" + plan.maxGroups
+                + " groups; filter more, group by fewer keys, or raise options.maxGroups", "/groupBy");
+        }
+        if (groups > rows.length) {
+            final int n = Math.max(groups, rows.length * 2);
+            rows = Arrays.copyOf(rows, n);
+            for (final Acc a : accs) {
+                a.grow(n);
+            }
+        }
+    }
+
+    /** Folds a whole unfiltered block of a global aggregate from the zone map. */
+    void zoneFold(final Segment s, final int block) {
+        for (final Acc a : zoneAccs) {
+            a.updateFromZone(s, block);
+        }
+    }
+
+    void finish() {
+        if (laneRows != null) {
+            for (int i = 0; i < laneRows.length; i++) {
+                rows[i >>> LANE_SHIFT] += laneRows[i];
+                laneRows[i] = 0;
+            }
+        }
+        for (final Acc a : accs) {
+            a.finish();
+        }
+    }
+
+    /** @return the number of groups with rows. */
+    int groupCount() {
+        switch (mode) {
+            case Plan.GLOBAL:
+                return 1;
+            case Plan.DENSE: {
+                int n = 0;
+                for (final long r : rows) {
+                    n += r > 0 ? 1 : 0;
+                }
+                return n;
+            }
+            default:
+                return table.size();
+        }
+    }
+
+    /** Merges another worker's finished partial into this one. */
+    void merge(final GroupState o) {
+        switch (mode) {
+            case Plan.GLOBAL:
+                mergeGroup(0, o, 0);
+                break;
+            case Plan.DENSE:
+                for (int g = 0; g < o.rows.length; g++) {
+                    if (o.rows[g] > 0) {
+                        mergeGroup(g, o, g);
+                    }
+                }
+                break;
+            case Plan.HASH:
+                for (int g = 0; g < o.table.size(); g++) {
+                    final int d = table.put(o.table.keys[g]);
+                    growTo(table.size());
+                    mergeGroup(d, o, g);
+                }
+                break;
+            default:
+                for (int g = 0; g < o.table.size(); g++) {
+                    final int d = table.putWide(o.table.keys, g * keys.length);
+                    growTo(table.size());
+                    mergeGroup(d, o, g);
+                }
+                break;
+        }
+    }
+
+    private void mergeGroup(final int dst, final GroupState o, final int src) {
+        rows[dst] += o.rows[src];
+        for (int i = 0; i < accs.length; i++) {
+            accs[i].merge(dst, o.accs[i], src);
+        }
+    }
+
+    /** @return the group ids that have rows (a global aggregate always has group 0). */
+    int[] groups() {
+        if (mode == Plan.GLOBAL) {
+            return new int[] {0};
+        }
+        if (mode == Plan.DENSE) {
+            final int[] out = new int[groupCount()];
+            int k = 0;
+            for (int g = 0; g < rows.length; g++) {
+                if (rows[g] > 0) {
+                    out[k++] = g;
+                }
+            }
+            return out;
+        }
+        final int[] out = new int[table.size()];
+        for (int g = 0; g < out.length; g++) {
+            out[g] = g;
+        }
+        return out;
+    }
+
+    /** @param gid a group. @param k a key index. @return the key's value as a raw output long (Long.MIN_VALUE: null). */
+    long keyRaw(final int gid, final int k) {
+        final KeySpec key = keys[k];
+        if (mode == Plan.WIDE) {
+            return key.outputRaw(table.keys[gid * keys.length + k]);
+        }
+        final long packed = mode == Plan.DENSE ? gid : table.keys[gid];
+        final long code = (packed / key.mult) % key.radix;
+        return code == 0 ? Long.MIN_VALUE : key.outputRaw(key.lo + code - 1);
+    }
+}

@@ -1,0 +1,66 @@
+package io.tradestore.query.exec;
+
+import java.math.BigInteger;
+import java.util.Arrays;
+
+/** Exact signed 128-bit accumulators, one per group, as (hi, lo) long pairs. */
+final class Int128 {
+    long[] hi = new long[1];
+    long[] lo = new long[1];
+
+    void grow(final int capacity) {
+        if (capacity > hi.length) {
+            final int n = Math.max(capacity, hi.length * 2);
+            hi = Arrays.copyOf(hi, n);
+            lo = Arrays.copyOf(lo, n);
+        }
+    }
+
+    /** Adds a signed 64-bit value. */
+    void add(final int g, final long v) {
+        final long l = lo[g] + v;
+        final long carry = Long.compareUnsigned(l, v) < 0 ? 1 : 0;
+        lo[g] = l;
+        hi[g] += (v >> 63) + carry;
+    }
+
+    /** Adds the exact product a*b. */
+    void addProduct(final int g, final long a, final long b) {
+        add128(g, Math.multiplyHigh(a, b), a * b);
+    }
+
+    void add128(final int g, final long h, final long l) {
+        final long s = lo[g] + l;
+        final long carry = Long.compareUnsigned(s, l) < 0 ? 1 : 0;
+        lo[g] = s;
+        hi[g] += h + carry;
+    }
+
+    BigInteger value(final int g) {
+        return BigInteger.valueOf(hi[g]).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(lo[g])));
+    }
+
+    /** @param bound largest magnitude of one addend. @return how many may go into a 64-bit partial sum safely. */
+    static long budget(final long bound) {
+        return bound <= 0 ? Long.MAX_VALUE : (1L << 62) / bound;
+    }
+
+    /** @param s segment. @param col column. @return the largest magnitude of a non-null value (zone map), 0 when none. */
+    static long maxAbs(final io.tradestore.core.segment.Segment s, final int col) {
+        final long min = s.zoneMin(-1, col);
+        final long max = s.zoneMax(-1, col);
+        if (min > max) {
+            return 0;
+        }
+        return Math.max(min == Long.MIN_VALUE ? Long.MAX_VALUE : Math.abs(min), max == Long.MIN_VALUE ? Long.MAX_VALUE : Math.abs(max));
+    }
+
+    /** @param a a bound. @param b a bound. @return a*b, or Long.MAX_VALUE when that reaches 2^62. */
+    static long productBound(final long a, final long b) {
+        if (Math.multiplyHigh(a, b) != 0) {
+            return Long.MAX_VALUE;
+        }
+        final long p = a * b;
+        return p < 0 || p >= (1L << 62) ? Long.MAX_VALUE : p;
+    }
+}

@@ -1,0 +1,16 @@
+package io.tradestore.query.exec;
+
+import io.tradestore.core.segment.Segment;
+
+/** A filter no row passes (for example, eq on a symbol the dictionary does not hold). */
+final class NoneFilter extends FilterNode {
+    @Override
+    int apply(final BatchContext c, final int start, final int n, final int[] sel, final int[] out) {
+        return 0;
+    }
+
+    @Override
+    boolean mayMatch(final Segment s, final int block) {
+        return false;
+    }
+}

@@ -1,0 +1,47 @@
+package io.tradestore.query.exec;
+
+import java.util.List;
+import java.util.function.Supplier;
+
+import io.tradestore.core.TableSnapshot;
+import io.tradestore.core.schema.Schema;
+import io.tradestore.query.ResultColumn;
+import io.tradestore.query.model.Query;
+
+/** A query bound to one snapshot: typed filter kernels, value slots, keys, aggregates, output shape. Immutable, shared by workers. */
+final class Plan {
+    static final int GLOBAL = 0;
+    static final int DENSE = 1;
+    static final int HASH = 2;
+    static final int WIDE = 3;
+
+    Query query;
+    TableSnapshot snap;
+    Schema schema;
+    /** The whole filter (time range included), or null when every row passes. */
+    FilterNode filter;
+    /** The top-level conjuncts of {@link #filter}. */
+    FilterNode[] conjuncts = new FilterNode[0];
+    int[] slotColumn = new int[0];
+    boolean scan;
+    // aggregate queries
+    KeySpec[] keys = new KeySpec[0];
+    int keyMode = GLOBAL;
+    long denseSize = 1;
+    List<Supplier<Acc>> accs;
+    /** Aggregates that may be folded from zone maps (all of them, or none). */
+    boolean zoneShortcut;
+    RowPredicate having;
+    // output
+    List<ResultColumn> columns;
+    int[] orderIndex = new int[0];
+    boolean[] orderDesc = new boolean[0];
+    long limit = Long.MAX_VALUE;
+    // scans
+    int[] scanColumns = new int[0];
+    int[] scanOrderColumns = new int[0];
+    long[][] symbolRank;
+    long maxGroups;
+    long deadlineNanos = Long.MAX_VALUE;
+    boolean epochNanos;
+}

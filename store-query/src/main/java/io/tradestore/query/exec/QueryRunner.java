@@ -1,0 +1,28 @@
+package io.tradestore.query.exec;
+
+import java.util.concurrent.ExecutorService;
+
+import io.tradestore.core.TableSnapshot;
+import io.tradestore.query.QueryResult;
+import io.tradestore.query.model.Query;
+
+/** The engine's entry into execution: bind a query to a snapshot and run it. */
+public final class QueryRunner {
+    private QueryRunner() {
+    }
+
+    /**
+     * @param query      the query.
+     * @param snap       the snapshot to read.
+     * @param pool       worker pool.
+     * @param threads    workers per query (the caller counts as one).
+     * @param selector   bitmap-index selection for sealed segments, or null.
+     * @param startNanos when the query started ({@link System#nanoTime()}).
+     * @return the result.
+     */
+    public static QueryResult run(final Query query, final TableSnapshot snap, final ExecutorService pool, final int threads,
+                                  final Executor.SegmentSelector selector, final long startNanos) {
+        final Plan plan = Binder.bind(query, snap, startNanos);
+        return Executor.run(plan, pool, threads, selector, startNanos);
+    }
+}

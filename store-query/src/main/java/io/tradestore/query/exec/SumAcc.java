@@ -1,0 +1,204 @@
+package io.tradestore.query.exec;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.MathContext;
+import java.util.Arrays;
+
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.segment.Segment;
+
+/**
+ * Exact sum of an integral column or of the product of two: 64-bit partial sums per group while the zone maps prove
+ * that {@code rows * max|value|} stays below 2^62, flushed into 128-bit accumulators; per-row 128-bit arithmetic only
+ * when a single value (or product) can overflow. Also the base of {@code avg}.
+ */
+final class SumAcc extends Acc {
+    private final int slotA;
+    private final int slotB;
+    private final int colA;
+    private final int colB;
+    private final int scale;
+    private final boolean avg;
+    private long[] fast = new long[1];
+    private long[] nulls = new long[1];
+    private final Int128 exact = new Int128();
+    private long budget;
+    private long used;
+    private boolean exactMode;
+    private int laneShift;
+
+    SumAcc(final int slotA, final int colA, final int slotB, final int colB, final int scale, final boolean avg) {
+        this.slotA = slotA;
+        this.slotB = slotB;
+        this.colA = colA;
+        this.colB = colB;
+        this.scale = scale;
+        this.avg = avg;
+    }
+
+    @Override
+    void lanes(final int shift) {
+        laneShift = shift;
+        fast = new long[nulls.length << shift];
+    }
+
+    @Override
+    void grow(final int capacity) {
+        if (capacity > nulls.length) {
+            final int n = Math.max(capacity, nulls.length * 2);
+            fast = Arrays.copyOf(fast, n << laneShift);
+            nulls = Arrays.copyOf(nulls, n);
+        }
+        exact.grow(capacity);
+    }
+
+    @Override
+    void beginSegment(final Segment s) {
+        flush();
+        final long bound = slotB < 0 ? Int128.maxAbs(s, colA) : Int128.productBound(Int128.maxAbs(s, colA), Int128.maxAbs(s, colB));
+        budget = bound == Long.MAX_VALUE ? 0 : Int128.budget(bound);
+        exactMode = budget < BatchContext.BATCH;
+    }
+
+    private void flush() {
+        final long[] f = fast;
+        for (int g = 0; g < f.length; g++) {
+            if (f[g] != 0) {
+                exact.add(g >>> laneShift, f[g]);
+                f[g] = 0;
+            }
+        }
+        used = 0;
+    }
+
+    @Override
+    void update(final BatchContext c, final int[] gid) {
+        final int n = c.n;
+        final long a = c.viewAddr[slotA];
+        final long sa = c.viewStride[slotA];
+        if (exactMode) {
+            updateExact(c, gid);
+            return;
+        }
+        if (used + n > budget) {
+            flush();
+        }
+        used += n;
+        final long[] f = fast;
+        if (slotB < 0) {
+            if (gid == null) {
+                long sum = 0;
+                long nn = 0;
+                for (int i = 0; i < n; i++) {
+                    final long v = NativeMemory.getLong(a + i * sa);
+                    final boolean isNull = v == Long.MIN_VALUE;
+                    sum += isNull ? 0 : v;
+                    nn += isNull ? 1 : 0;
+                }
+                f[0] += sum;
+                nulls[0] += nn;
+            } else {
+                final int ls = laneShift;
+                final int lm = (1 << ls) - 1;
+                for (int i = 0; i < n; i++) {
+                    final long v = NativeMemory.getLong(a + i * sa);
+                    if (v == Long.MIN_VALUE) {
+                        nulls[gid[i]]++;
+                    } else {
+                        f[(gid[i] << ls) | (i & lm)] += v;
+                    }
+                }
+            }
+            return;
+        }
+        final long b = c.viewAddr[slotB];
+        final long sb = c.viewStride[slotB];
+        if (gid == null) {
+            long sum = 0;
+            long nn = 0;
+            for (int i = 0; i < n; i++) {
+                final long x = NativeMemory.getLong(a + i * sa);
+                final long y = NativeMemory.getLong(b + i * sb);
+                final boolean isNull = x == Long.MIN_VALUE | y == Long.MIN_VALUE;
+                sum += isNull ? 0 : x * y;
+                nn += isNull ? 1 : 0;
+            }
+            f[0] += sum;
+            nulls[0] += nn;
+        } else {
+            final int ls = laneShift;
+            final int lm = (1 << ls) - 1;
+            for (int i = 0; i < n; i++) {
+                final long x = NativeMemory.getLong(a + i * sa);
+                final long y = NativeMemory.getLong(b + i * sb);
+                if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
+                    nulls[gid[i]]++;
+                } else {
+                    f[(gid[i] << ls) | (i & lm)] += x * y;
+                }
+            }
+        }
+    }
+
+    private void updateExact(final BatchContext c, final int[] gid) {
+        final int n = c.n;
+        final long a = c.viewAddr[slotA];
+        final long sa = c.viewStride[slotA];
+        final long b = slotB < 0 ? 0 : c.viewAddr[slotB];
+        final long sb = slotB < 0 ? 0 : c.viewStride[slotB];
+        for (int i = 0; i < n; i++) {
+            final int g = gid == null ? 0 : gid[i];
+            final long x = NativeMemory.getLong(a + i * sa);
+            if (slotB < 0) {
+                if (x == Long.MIN_VALUE) {
+                    nulls[g]++;
+                } else {
+                    exact.add(g, x);
+                }
+            } else {
+                final long y = NativeMemory.getLong(b + i * sb);
+                if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
+                    nulls[g]++;
+                } else {
+                    exact.addProduct(g, x, y);
+                }
+            }
+        }
+    }
+
+    @Override
+    void finish() {
+        flush();
+    }
+
+    @Override
+    void merge(final int dst, final Acc src, final int srcGid) {
+        final SumAcc o = (SumAcc) src;
+        exact.add128(dst, o.exact.hi[srcGid], o.exact.lo[srcGid]);
+        nulls[dst] += o.nulls[srcGid];
+    }
+
+    /** @param gid group. @return the exact sum as an integer mantissa. */
+    BigInteger sum(final int gid) {
+        return exact.value(gid);
+    }
+
+    /** @param gid group. @param rows its rows. @return rows where the value was not null. */
+    long nonNull(final int gid, final long rows) {
+        return rows - nulls[gid];
+    }
+
+    @Override
+    Object result(final int gid, final long rows) {
+        final long nn = rows - nulls[gid];
+        if (nn <= 0) {
+            return null;
+        }
+        final BigDecimal sum = new BigDecimal(exact.value(gid), scale);
+        if (!avg) {
+            return sum;
+        }
+        return sum.divide(BigDecimal.valueOf(nn), MathContext.DECIMAL128).doubleValue();
+    }
+}

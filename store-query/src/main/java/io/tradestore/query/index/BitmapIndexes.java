@@ -1,0 +1,361 @@
+package io.tradestore.query.index;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32;
+
+import org.roaringbitmap.BatchIterator;
+import org.roaringbitmap.RoaringBitmap;
+import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
+import org.roaringbitmap.buffer.MutableRoaringBitmap;
+
+import io.tradestore.core.StoreException;
+import io.tradestore.core.TableSnapshot;
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.segment.Segment;
+import io.tradestore.query.exec.Executor;
+
+/**
+ * The bitmap indexes of sealed segments: for symbol columns (and integer columns with few distinct values per
+ * segment, such as client ids) one Roaring bitmap of rows per value. Built on first use, persisted beside the segment
+ * (temp file, force, atomic rename), mapped and reused; a missing or corrupt file is rebuilt. Answers the eq/in/ne
+ * conjuncts of a query by intersecting per-leaf bitmaps smallest first, stopping as soon as the result is empty.
+ */
+public final class BitmapIndexes implements Executor.SegmentSelector {
+    /** An integer column is indexed in a segment when it has at most rows / this many distinct values. */
+    private static final int MIN_ROWS_PER_VALUE = 8;
+    /** Largest value range (max - min) of an indexed integer column within a segment. */
+    private static final long MAX_INTEGER_RANGE = 1 << 22;
+    private final Map<Key, SegmentIndex> cache = new ConcurrentHashMap<>();
+    private final AtomicLong builds = new AtomicLong();
+    private final AtomicLong loads = new AtomicLong();
+
+    private record Key(Segment segment, int column) {
+        @Override
+        public boolean equals(final Object o) {
+            return o instanceof Key && ((Key) o).segment == segment && ((Key) o).column == column;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(segment) * 31 + column;
+        }
+    }
+
+    /** @return indexes built (and written) by this object. */
+    public long builds() {
+        return builds.get();
+    }
+
+    /** @return indexes read from disk by this object. */
+    public long loads() {
+        return loads.get();
+    }
+
+    /** @param c a column. @return whether the column type can be indexed. */
+    static boolean indexable(final Column c) {
+        switch (c.type()) {
+            case SYMBOL:
+            case CHAR:
+            case I8:
+            case I16:
+            case I32:
+            case I64:
+                return true;
+            default:
+                return false;
+        }
+    }
+
+    /**
+     * Returns a sealed segment's index of a column, loading or building it.
+     *
+     * @param snap    the snapshot.
+     * @param segment a sealed segment.
+     * @param column  the column.
+     * @return the index, or null when the column is not worth indexing there.
+     */
+    public SegmentIndex index(final TableSnapshot snap, final int segment, final int column) {
+        final Column c = snap.schema().column(column);
+        if (!indexable(c) || !snap.segmentSealed(segment)) {
+            return null;
+        }
+        final Segment s = snap.segment(segment);
+        final SegmentIndex idx = cache.computeIfAbsent(new Key(s, column), k -> loadOrBuild(snap, segment, c));
+        return idx == SegmentIndex.NONE ? null : idx;
+    }
+
+    /** Forgets every mapped index (files stay on disk). */
+    public void clear() {
+        cache.clear();
+    }
+
+    /** @param s segment. @param c column. @return the index file of the column in the segment. */
+    public static Path file(final Segment s, final Column c) {
+        return s.directory().resolve(c.name() + BitmapIndexDescriptor.SUFFIX);
+    }
+
+    private SegmentIndex loadOrBuild(final TableSnapshot snap, final int segment, final Column c) {
+        final Segment s = snap.segment(segment);
+        final Path path = file(s, c);
+        final int rows = snap.segmentRowCount(segment);
+        final SegmentIndex loaded = load(path, rows);
+        if (loaded != null) {
+            loads.incrementAndGet();
+            return loaded;
+        }
+        build(s, c, rows, path);
+        builds.incrementAndGet();
+        final SegmentIndex built = load(path, rows);
+        if (built == null) {
+            throw new StoreException("bitmap index " + path + " failed its checks right after it was written");
+        }
+        return built;
+    }
+
+    /** @return the mapped index, NONE for a marker, or null when the file is missing or fails its checks. */
+    static SegmentIndex load(final Path path, final int rows) {
+        if (!Files.isRegularFile(path)) {
+            return null;
+        }
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+            final long size = ch.size();
+            if (size < BitmapIndexDescriptor.OFFSETS_OFFSET || size > Integer.MAX_VALUE) {
+                return null;
+            }
+            final MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_ONLY, 0, size);
+            final ByteBuffer b = map.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+            if (b.getInt(BitmapIndexDescriptor.FORMAT_VERSION_OFFSET) != BitmapIndexDescriptor.FORMAT_VERSION
+                || b.getInt(BitmapIndexDescriptor.ROW_COUNT_OFFSET) != rows) {
+                return null;
+            }
+            final int kind = b.getInt(BitmapIndexDescriptor.KIND_OFFSET);
+            final int slots = b.getInt(BitmapIndexDescriptor.SLOT_COUNT_OFFSET);
+            final CRC32 crc = new CRC32();
+            final ByteBuffer body = b.duplicate();
+            body.position(BitmapIndexDescriptor.OFFSETS_OFFSET);
+            crc.update(body);
+            if (crc.getValue() != b.getLong(BitmapIndexDescriptor.CHECKSUM_OFFSET)) {
+                return null;
+            }
+            if (kind == BitmapIndexDescriptor.KIND_NOT_INDEXED) {
+                return SegmentIndex.NONE;
+            }
+            if (kind != BitmapIndexDescriptor.KIND_INDEXED || slots < 1 || BitmapIndexDescriptor.dataOffset(slots) > size
+                || BitmapIndexDescriptor.dataOffset(slots) + b.getLong(BitmapIndexDescriptor.OFFSETS_OFFSET + slots * 8) != size) {
+                return null;
+            }
+            return new SegmentIndex(b, rows, slots, b.getLong(BitmapIndexDescriptor.MIN_OFFSET));
+        } catch (final IOException e) {
+            return null;
+        }
+    }
+
+    /** Builds the index of one column of a sealed segment with a counting sort of its rows by value, and writes it. */
+    static void build(final Segment s, final Column c, final int rows, final Path path) {
+        final long zmin = s.zoneMin(-1, c.index());
+        final long zmax = s.zoneMax(-1, c.index());
+        final long min = zmin > zmax ? 0 : zmin;
+        final long range = zmin > zmax ? 0 : zmax - zmin + 1;
+        if (range < 0 || range > MAX_INTEGER_RANGE && c.type() != ColumnType.SYMBOL) {
+            write(path, BitmapIndexDescriptor.KIND_NOT_INDEXED, rows, 0, min, null);
+            return;
+        }
+        final int slots = (int) range + 1;
+        final int[] slotOfRow = new int[rows];
+        final int[] counts = new int[slots + 1];
+        final long base = s.columnBase(c.index());
+        final long stride = s.columnStride(c.index());
+        final long nul = c.type().nullBits();
+        for (int r = 0; r < rows; r++) {
+            final long a = base + r * stride;
+            final long v;
+            switch (c.width()) {
+                case 8:
+                    v = NativeMemory.getLong(a);
+                    break;
+                case 4:
+                    v = NativeMemory.getInt(a);
+                    break;
+                case 2:
+                    v = NativeMemory.getShort(a);
+                    break;
+                default:
+                    v = NativeMemory.getByte(a);
+                    break;
+            }
+            final int slot = v == nul ? 0 : (int) (v - min) + 1;
+            slotOfRow[r] = slot;
+            counts[slot + 1]++;
+        }
+        int distinct = 0;
+        for (int i = 2; i <= slots; i++) {
+            distinct += counts[i] > 0 ? 1 : 0;
+        }
+        if (c.type() != ColumnType.SYMBOL && (long) distinct * MIN_ROWS_PER_VALUE > rows) {
+            write(path, BitmapIndexDescriptor.KIND_NOT_INDEXED, rows, 0, min, null);
+            return;
+        }
+        for (int i = 1; i <= slots; i++) {
+            counts[i] += counts[i - 1];
+        }
+        final int[] starts = counts.clone();
+        final int[] sorted = new int[rows];
+        for (int r = 0; r < rows; r++) {
+            sorted[starts[slotOfRow[r]]++] = r;
+        }
+        final RoaringBitmap[] bitmaps = new RoaringBitmap[slots];
+        for (int k = 0; k < slots; k++) {
+            final int from = counts[k];
+            final int to = counts[k + 1];
+            if (to > from) {
+                final RoaringBitmap b = new RoaringBitmap();
+                b.addN(sorted, from, to - from);
+                b.runOptimize();
+                bitmaps[k] = b;
+            }
+        }
+        write(path, BitmapIndexDescriptor.KIND_INDEXED, rows, slots, min, bitmaps);
+    }
+
+    private static void write(final Path path, final int kind, final int rows, final int slots, final long min, final RoaringBitmap[] bitmaps) {
+        final long dataStart = kind == BitmapIndexDescriptor.KIND_INDEXED ? BitmapIndexDescriptor.dataOffset(slots)
+            : BitmapIndexDescriptor.OFFSETS_OFFSET;
+        long dataLength = 0;
+        final long[] offsets = new long[slots + 1];
+        for (int k = 0; k < slots; k++) {
+            offsets[k] = dataLength;
+            dataLength += bitmaps[k] == null ? 0 : bitmaps[k].serializedSizeInBytes();
+        }
+        offsets[slots] = dataLength;
+        final long total = dataStart + dataLength;
+        if (total > Integer.MAX_VALUE) {
+            throw new StoreException("bitmap index " + path + " would be " + total + " bytes; more than one mapping holds");
+        }
+        final ByteBuffer b = ByteBuffer.allocate((int) total).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(BitmapIndexDescriptor.FORMAT_VERSION_OFFSET, BitmapIndexDescriptor.FORMAT_VERSION);
+        b.putInt(BitmapIndexDescriptor.KIND_OFFSET, kind);
+        b.putInt(BitmapIndexDescriptor.ROW_COUNT_OFFSET, rows);
+        b.putInt(BitmapIndexDescriptor.SLOT_COUNT_OFFSET, slots);
+        b.putLong(BitmapIndexDescriptor.MIN_OFFSET, min);
+        if (kind == BitmapIndexDescriptor.KIND_INDEXED) {
+            for (int k = 0; k <= slots; k++) {
+                b.putLong(BitmapIndexDescriptor.OFFSETS_OFFSET + k * 8, offsets[k]);
+            }
+            for (int k = 0; k < slots; k++) {
+                if (bitmaps[k] != null) {
+                    final ByteBuffer slice = b.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+                    slice.position((int) (dataStart + offsets[k]));
+                    bitmaps[k].serialize(slice);
+                }
+            }
+        }
+        final CRC32 crc = new CRC32();
+        final ByteBuffer body = b.duplicate();
+        body.position(BitmapIndexDescriptor.OFFSETS_OFFSET);
+        crc.update(body);
+        b.putLong(BitmapIndexDescriptor.CHECKSUM_OFFSET, crc.getValue());
+        final Path tmp = path.resolveSibling(path.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-" + Thread.currentThread().getId());
+        try {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
+                b.position(0);
+                while (b.hasRemaining()) {
+                    ch.write(b);
+                }
+                ch.force(true);
+            }
+            try {
+                Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (final AtomicMoveNotSupportedException e) {
+                Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (final IOException e) {
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (final IOException ignored) {
+                // nothing more to clean
+            }
+            throw new StoreException("cannot write bitmap index " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Executor.Selection select(final TableSnapshot snap, final int segment, final List<Executor.IndexLeaf> leaves) {
+        if (leaves.isEmpty()) {
+            return null;
+        }
+        final int rows = snap.segmentRowCount(segment);
+        final List<ImmutableRoaringBitmap> parts = new ArrayList<>();
+        final Map<Object, Boolean> answered = new IdentityHashMap<>();
+        for (final Executor.IndexLeaf leaf : leaves) {
+            final SegmentIndex idx = index(snap, segment, leaf.column());
+            if (idx == null) {
+                continue;
+            }
+            ImmutableRoaringBitmap b;
+            if (leaf.values().length == 1) {
+                b = idx.rows(leaf.values()[0]);
+            } else {
+                final ImmutableRoaringBitmap[] bs = new ImmutableRoaringBitmap[leaf.values().length];
+                for (int i = 0; i < bs.length; i++) {
+                    bs[i] = idx.rows(leaf.values()[i]);
+                }
+                b = bs.length == 0 ? new MutableRoaringBitmap() : ImmutableRoaringBitmap.or(bs);
+            }
+            if (leaf.negated()) {
+                final MutableRoaringBitmap all = new MutableRoaringBitmap();
+                all.add(0L, rows);
+                b = ImmutableRoaringBitmap.andNot(ImmutableRoaringBitmap.andNot(all, idx.nulls()), b);
+            }
+            parts.add(b);
+            answered.put(leaf.node(), Boolean.TRUE);
+        }
+        if (parts.isEmpty()) {
+            return null;
+        }
+        parts.sort(Comparator.comparingInt(ImmutableRoaringBitmap::getCardinality));
+        // A selection that keeps most rows is slower than a scan of the column.
+        if (parts.get(0).getCardinality() > rows / 4) {
+            return null;
+        }
+        ImmutableRoaringBitmap result = parts.get(0);
+        for (int i = 1; i < parts.size() && !result.isEmpty(); i++) {
+            result = ImmutableRoaringBitmap.and(result, parts.get(i));
+        }
+        final ImmutableRoaringBitmap chosen = result;
+        return new Executor.Selection() {
+            @Override
+            public BatchIterator iterator() {
+                return chosen.getBatchIterator();
+            }
+
+            @Override
+            public long cardinality() {
+                return chosen.getCardinality();
+            }
+
+            @Override
+            public boolean answered(final Object node) {
+                return answered.containsKey(node);
+            }
+        };
+    }
+}

@@ -1,0 +1,67 @@
+package io.tradestore.query.index;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
+
+/** One column's bitmap index of one sealed segment, mapped read-only; bitmaps are read in place. */
+public final class SegmentIndex {
+    /** Marker for a column that is not worth indexing in a segment. */
+    static final SegmentIndex NONE = new SegmentIndex(null, 0, 0, 0);
+    private final ByteBuffer buffer;
+    private final int rowCount;
+    private final int slotCount;
+    private final long min;
+    private final ImmutableRoaringBitmap[] cache;
+
+    SegmentIndex(final ByteBuffer buffer, final int rowCount, final int slotCount, final long min) {
+        this.buffer = buffer == null ? null : buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        this.rowCount = rowCount;
+        this.slotCount = slotCount;
+        this.min = min;
+        this.cache = new ImmutableRoaringBitmap[slotCount];
+    }
+
+    /** @return rows covered. */
+    public int rowCount() {
+        return rowCount;
+    }
+
+    /** @return rows where the column is null. */
+    public ImmutableRoaringBitmap nulls() {
+        return slot(0);
+    }
+
+    /** @param value a raw value (symbol code or integer). @return rows holding it (empty when none). */
+    public ImmutableRoaringBitmap rows(final long value) {
+        final long k = value - min;
+        if (k < 0 || k >= slotCount - 1) {
+            return slot(-1);
+        }
+        return slot((int) k + 1);
+    }
+
+    private synchronized ImmutableRoaringBitmap slot(final int s) {
+        if (s < 0) {
+            return EMPTY;
+        }
+        ImmutableRoaringBitmap b = cache[s];
+        if (b == null) {
+            final long base = BitmapIndexDescriptor.dataOffset(slotCount);
+            final long from = buffer.getLong(BitmapIndexDescriptor.OFFSETS_OFFSET + s * 8);
+            final long to = buffer.getLong(BitmapIndexDescriptor.OFFSETS_OFFSET + (s + 1) * 8);
+            if (to == from) {
+                b = EMPTY;
+            } else {
+                final ByteBuffer slice = buffer.duplicate();
+                slice.position((int) (base + from)).limit((int) (base + to));
+                b = new ImmutableRoaringBitmap(slice.slice().order(ByteOrder.LITTLE_ENDIAN));
+            }
+            cache[s] = b;
+        }
+        return b;
+    }
+
+    private static final ImmutableRoaringBitmap EMPTY = new org.roaringbitmap.buffer.MutableRoaringBitmap();
+}

@@ -1,0 +1,148 @@
+package io.tradestore.query.model;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * An immutable query. Build one with {@link #builder(String)} or parse JSON with {@code QueryEngine.parse}; both give
+ * the same model, checked against the table when it runs.
+ *
+ * @param table   table name.
+ * @param time    time range or null.
+ * @param filter  row filter or null.
+ * @param columns scan output columns (empty: all), only without aggs.
+ * @param groupBy group keys (at most 4).
+ * @param aggs    aggregates; empty makes the query a scan.
+ * @param having  filter over output columns of an aggregate query, or null.
+ * @param orderBy sort keys by output name.
+ * @param limit   row limit or null.
+ * @param options options.
+ */
+public record Query(String table, TimeRange time, Filter filter, List<String> columns, List<GroupKey> groupBy, List<Agg> aggs,
+                    Filter having, List<OrderKey> orderBy, Integer limit, Options options) {
+    /** Copies the lists. */
+    public Query {
+        columns = List.copyOf(columns);
+        groupBy = List.copyOf(groupBy);
+        aggs = List.copyOf(aggs);
+        orderBy = List.copyOf(orderBy);
+        options = options == null ? Options.NONE : options;
+    }
+
+    /** @return whether this is a scan (no aggregates). */
+    public boolean isScan() {
+        return aggs.isEmpty();
+    }
+
+    /** @param table the table. @return a fluent builder. */
+    public static Builder builder(final String table) {
+        return new Builder(table);
+    }
+
+    /** Fluent builder of a {@link Query}. */
+    public static final class Builder {
+        private final String table;
+        private TimeRange time;
+        private Filter filter;
+        private final List<String> columns = new ArrayList<>();
+        private final List<GroupKey> groupBy = new ArrayList<>();
+        private final List<Agg> aggs = new ArrayList<>();
+        private Filter having;
+        private final List<OrderKey> orderBy = new ArrayList<>();
+        private Integer limit;
+        private Long timeoutMs;
+        private Long maxGroups;
+        private Boolean epochNanos;
+
+        private Builder(final String table) {
+            this.table = table;
+        }
+
+        /** @param from inclusive (ISO-8601 or Long nanos). @param to exclusive. @return this */
+        public Builder time(final Object from, final Object to) {
+            this.time = new TimeRange(from, to);
+            return this;
+        }
+
+        /** @param value the filter. @return this */
+        public Builder filter(final Filter value) {
+            this.filter = value;
+            return this;
+        }
+
+        /** @param names scan columns. @return this */
+        public Builder columns(final String... names) {
+            columns.addAll(Arrays.asList(names));
+            return this;
+        }
+
+        /** @param cols group by these columns. @return this */
+        public Builder groupBy(final String... cols) {
+            for (final String c : cols) {
+                groupBy.add(GroupKey.column(c));
+            }
+            return this;
+        }
+
+        /** @param key a group key. @return this */
+        public Builder groupBy(final GroupKey key) {
+            groupBy.add(key);
+            return this;
+        }
+
+        /** @param width bucket width. @param col timestamp column. @param as output name. @return this */
+        public Builder bucket(final String width, final String col, final String as) {
+            groupBy.add(GroupKey.bucket(width, col, as));
+            return this;
+        }
+
+        /** @param values aggregates. @return this */
+        public Builder agg(final Agg... values) {
+            aggs.addAll(Arrays.asList(values));
+            return this;
+        }
+
+        /** @param value having filter. @return this */
+        public Builder having(final Filter value) {
+            this.having = value;
+            return this;
+        }
+
+        /** @param col output name. @param desc descending. @return this */
+        public Builder orderBy(final String col, final boolean desc) {
+            orderBy.add(new OrderKey(col, desc));
+            return this;
+        }
+
+        /** @param value row limit. @return this */
+        public Builder limit(final int value) {
+            this.limit = value;
+            return this;
+        }
+
+        /** @param value timeout. @return this */
+        public Builder timeoutMs(final long value) {
+            this.timeoutMs = value;
+            return this;
+        }
+
+        /** @param value group limit. @return this */
+        public Builder maxGroups(final long value) {
+            this.maxGroups = value;
+            return this;
+        }
+
+        /** @param value epoch nanos in JSON output. @return this */
+        public Builder epochNanos(final boolean value) {
+            this.epochNanos = value;
+            return this;
+        }
+
+        /** @return the query. */
+        public Query build() {
+            return new Query(table, time, filter, columns, groupBy, aggs, having, orderBy, limit,
+                new Options(timeoutMs, maxGroups, epochNanos));
+        }
+    }
+}

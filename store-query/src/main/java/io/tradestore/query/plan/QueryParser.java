@@ -1,0 +1,331 @@
+package io.tradestore.query.plan;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+
+import io.tradestore.query.ErrorCode;
+import io.tradestore.query.QueryException;
+import io.tradestore.query.model.Agg;
+import io.tradestore.query.model.Filter;
+import io.tradestore.query.model.GroupKey;
+import io.tradestore.query.model.OrderKey;
+import io.tradestore.query.model.Options;
+import io.tradestore.query.model.Query;
+import io.tradestore.query.model.TimeRange;
+
+/**
+ * Reads the JSON query language into the {@link Query} model. Checks the shape only (fields, JSON types); columns and
+ * value types are checked by {@link Binder} against the table. Numbers are read exactly (never through a double).
+ */
+public final class QueryParser {
+    private static final ObjectMapper MAPPER = JsonMapper.builder()
+        .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+        .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+        .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+        .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+        .disable(JsonParser.Feature.ALLOW_COMMENTS)
+        .build();
+    private static final Set<String> TOP = Set.of("table", "time", "filter", "columns", "groupBy", "aggs", "having", "orderBy",
+        "limit", "options");
+    private static final Set<String> TIME = Set.of("from", "to");
+    private static final Set<String> GROUP = Set.of("col", "bucket", "as");
+    private static final Set<String> AGG = Set.of("name", "op", "col", "p");
+    private static final Set<String> ORDER = Set.of("col", "desc");
+    private static final Set<String> OPTIONS = Set.of("timeoutMs", "maxGroups", "epochNanos");
+    private static final Set<String> AGG_OPS = Set.of("count", "sum", "min", "max", "avg", "first", "last", "vwap", "percentile",
+        "countDistinct");
+
+    private QueryParser() {
+    }
+
+    /**
+     * Parses a query.
+     *
+     * @param json the text.
+     * @return the model.
+     * @throws QueryException MALFORMED_JSON or INVALID_QUERY with the JSON path.
+     */
+    public static Query parse(final String json) {
+        final JsonNode root;
+        try {
+            root = MAPPER.readTree(json);
+        } catch (final JsonProcessingException e) {
+            throw new QueryException(ErrorCode.MALFORMED_JSON, "the query is not valid JSON: " + e.getOriginalMessage()
+                + location(e), "");
+        }
+        if (root == null || root.isMissingNode()) {
+            throw new QueryException(ErrorCode.MALFORMED_JSON, "the query is empty; send a JSON object", "");
+        }
+        return query(root);
+    }
+
+    private static String location(final JsonProcessingException e) {
+        return e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")";
+    }
+
+    private static Query query(final JsonNode n) {
+        object(n, "", TOP);
+        final String table = text(required(n, "table", ""), "/table");
+        TimeRange time = null;
+        if (present(n, "time")) {
+            final JsonNode t = n.get("time");
+            object(t, "/time", TIME);
+            final Object from = present(t, "from") ? timeValue(t.get("from"), "/time/from") : null;
+            final Object to = present(t, "to") ? timeValue(t.get("to"), "/time/to") : null;
+            time = new TimeRange(from, to);
+        }
+        final Filter filter = present(n, "filter") ? filter(n.get("filter"), "/filter") : null;
+        final List<String> columns = new ArrayList<>();
+        if (present(n, "columns")) {
+            final JsonNode a = array(n.get("columns"), "/columns");
+            for (int i = 0; i < a.size(); i++) {
+                columns.add(text(a.get(i), "/columns/" + i));
+            }
+        }
+        final List<GroupKey> groupBy = new ArrayList<>();
+        if (present(n, "groupBy")) {
+            final JsonNode a = array(n.get("groupBy"), "/groupBy");
+            for (int i = 0; i < a.size(); i++) {
+                final String p = "/groupBy/" + i;
+                final JsonNode g = a.get(i);
+                if (g.isTextual()) {
+                    groupBy.add(GroupKey.column(g.textValue()));
+                } else {
+                    object(g, p, GROUP);
+                    groupBy.add(new GroupKey(text(required(g, "col", p), p + "/col"),
+                        present(g, "bucket") ? text(g.get("bucket"), p + "/bucket") : null,
+                        present(g, "as") ? text(g.get("as"), p + "/as") : null));
+                }
+            }
+        }
+        final List<Agg> aggs = new ArrayList<>();
+        if (present(n, "aggs")) {
+            final JsonNode a = array(n.get("aggs"), "/aggs");
+            for (int i = 0; i < a.size(); i++) {
+                final String p = "/aggs/" + i;
+                final JsonNode g = a.get(i);
+                object(g, p, AGG);
+                final String op = text(required(g, "op", p), p + "/op");
+                if (!AGG_OPS.contains(op)) {
+                    throw invalid(p + "/op", "unknown aggregate '" + op + "'; use one of count sum min max avg first last vwap "
+                        + "percentile countDistinct");
+                }
+                Double pct = null;
+                if (present(g, "p")) {
+                    if (!g.get("p").isNumber()) {
+                        throw invalid(p + "/p", "p must be a number between 0 and 100");
+                    }
+                    pct = g.get("p").doubleValue();
+                }
+                aggs.add(new Agg(text(required(g, "name", p), p + "/name"), op, present(g, "col") ? text(g.get("col"), p + "/col") : null,
+                    pct));
+            }
+        }
+        final Filter having = present(n, "having") ? filter(n.get("having"), "/having") : null;
+        final List<OrderKey> orderBy = new ArrayList<>();
+        if (present(n, "orderBy")) {
+            final JsonNode a = array(n.get("orderBy"), "/orderBy");
+            for (int i = 0; i < a.size(); i++) {
+                final String p = "/orderBy/" + i;
+                final JsonNode o = a.get(i);
+                if (o.isTextual()) {
+                    orderBy.add(new OrderKey(o.textValue(), false));
+                } else {
+                    object(o, p, ORDER);
+                    boolean desc = false;
+                    if (present(o, "desc")) {
+                        if (!o.get("desc").isBoolean()) {
+                            throw invalid(p + "/desc", "desc must be true or false");
+                        }
+                        desc = o.get("desc").booleanValue();
+                    }
+                    orderBy.add(new OrderKey(text(required(o, "col", p), p + "/col"), desc));
+                }
+            }
+        }
+        Integer limit = null;
+        if (present(n, "limit")) {
+            limit = (int) longValue(n.get("limit"), "/limit", 0, Integer.MAX_VALUE);
+        }
+        Options options = Options.NONE;
+        if (present(n, "options")) {
+            final JsonNode o = n.get("options");
+            object(o, "/options", OPTIONS);
+            Boolean epoch = null;
+            if (present(o, "epochNanos")) {
+                if (!o.get("epochNanos").isBoolean()) {
+                    throw invalid("/options/epochNanos", "epochNanos must be true or false");
+                }
+                epoch = o.get("epochNanos").booleanValue();
+            }
+            options = new Options(present(o, "timeoutMs") ? longValue(o.get("timeoutMs"), "/options/timeoutMs", 1, Long.MAX_VALUE) : null,
+                present(o, "maxGroups") ? longValue(o.get("maxGroups"), "/options/maxGroups", 1, Long.MAX_VALUE) : null, epoch);
+        }
+        return new Query(table, time, filter, columns, groupBy, aggs, having, orderBy, limit, options);
+    }
+
+    private static Filter filter(final JsonNode n, final String p) {
+        if (!n.isObject()) {
+            throw invalid(p, "a filter must be an object with an \"op\": eq ne in range and or not");
+        }
+        final String op = text(required(n, "op", p), p + "/op");
+        switch (op) {
+            case "eq":
+            case "ne": {
+                object(n, p, Set.of("op", "col", "value"));
+                final String col = text(required(n, "col", p), p + "/col");
+                final Object v = value(required(n, "value", p), p + "/value");
+                return op.equals("eq") ? new Filter.Eq(col, v) : new Filter.Ne(col, v);
+            }
+            case "in": {
+                object(n, p, Set.of("op", "col", "values"));
+                final String col = text(required(n, "col", p), p + "/col");
+                final JsonNode a = array(required(n, "values", p), p + "/values");
+                if (a.isEmpty()) {
+                    throw invalid(p + "/values", "in needs at least one value");
+                }
+                final List<Object> values = new ArrayList<>();
+                for (int i = 0; i < a.size(); i++) {
+                    values.add(value(a.get(i), p + "/values/" + i));
+                }
+                return new Filter.In(col, values);
+            }
+            case "range": {
+                object(n, p, Set.of("op", "col", "gt", "gte", "lt", "lte"));
+                final String col = text(required(n, "col", p), p + "/col");
+                final Object gt = present(n, "gt") ? value(n.get("gt"), p + "/gt") : null;
+                final Object gte = present(n, "gte") ? value(n.get("gte"), p + "/gte") : null;
+                final Object lt = present(n, "lt") ? value(n.get("lt"), p + "/lt") : null;
+                final Object lte = present(n, "lte") ? value(n.get("lte"), p + "/lte") : null;
+                if (gt != null && gte != null) {
+                    throw invalid(p + "/gte", "a range takes at most one of gt and gte");
+                }
+                if (lt != null && lte != null) {
+                    throw invalid(p + "/lte", "a range takes at most one of lt and lte");
+                }
+                if (gt == null && gte == null && lt == null && lte == null) {
+                    throw invalid(p, "a range needs at least one of gt gte lt lte");
+                }
+                return new Filter.Range(col, gt, gte, lt, lte);
+            }
+            case "and":
+            case "or": {
+                object(n, p, Set.of("op", "args"));
+                final JsonNode a = array(required(n, "args", p), p + "/args");
+                if (a.isEmpty()) {
+                    throw invalid(p + "/args", op + " needs at least one argument");
+                }
+                final List<Filter> args = new ArrayList<>();
+                for (int i = 0; i < a.size(); i++) {
+                    args.add(filter(a.get(i), p + "/args/" + i));
+                }
+                return op.equals("and") ? new Filter.And(args) : new Filter.Or(args);
+            }
+            case "not":
+                object(n, p, Set.of("op", "arg"));
+                return new Filter.Not(filter(required(n, "arg", p), p + "/arg"));
+            default:
+                throw invalid(p + "/op", "unknown filter op '" + op + "'; use one of eq ne in range and or not");
+        }
+    }
+
+    private static Object value(final JsonNode v, final String p) {
+        if (v.isTextual()) {
+            return v.textValue();
+        }
+        if (v.isIntegralNumber()) {
+            return v.canConvertToLong() ? (Object) v.longValue() : v.bigIntegerValue();
+        }
+        if (v.isNumber()) {
+            return v.decimalValue();
+        }
+        throw invalid(p, "a value must be a string or a number, not " + kind(v));
+    }
+
+    private static Object timeValue(final JsonNode v, final String p) {
+        if (v.isTextual() || v.isIntegralNumber() && v.canConvertToLong()) {
+            return v.isTextual() ? v.textValue() : (Object) v.longValue();
+        }
+        throw invalid(p, "a time must be an ISO-8601 string (2026-11-17T10:00:00Z) or integer epoch nanoseconds");
+    }
+
+    private static long longValue(final JsonNode v, final String p, final long min, final long max) {
+        if (!v.isIntegralNumber() || !v.canConvertToLong() || v.longValue() < min || v.longValue() > max) {
+            throw invalid(p, "must be an integer between " + min + " and " + max + ", not " + v);
+        }
+        return v.longValue();
+    }
+
+    private static JsonNode required(final JsonNode n, final String field, final String p) {
+        final JsonNode v = n.get(field);
+        if (v == null || v.isNull()) {
+            throw invalid(p + "/" + field, "missing required field \"" + field + "\"");
+        }
+        return v;
+    }
+
+    private static boolean present(final JsonNode n, final String field) {
+        final JsonNode v = n.get(field);
+        return v != null && !v.isNull();
+    }
+
+    private static String text(final JsonNode v, final String p) {
+        if (!v.isTextual()) {
+            throw invalid(p, "must be a string, not " + kind(v));
+        }
+        return v.textValue();
+    }
+
+    private static JsonNode array(final JsonNode v, final String p) {
+        if (!v.isArray()) {
+            throw invalid(p, "must be an array, not " + kind(v));
+        }
+        return v;
+    }
+
+    private static void object(final JsonNode v, final String p, final Set<String> allowed) {
+        if (!v.isObject()) {
+            throw invalid(p.isEmpty() ? "" : p, "must be an object, not " + kind(v));
+        }
+        for (final Map.Entry<String, JsonNode> e : v.properties()) {
+            final String f = e.getKey();
+            if (!allowed.contains(f)) {
+                throw invalid(p + "/" + f, "unknown field \"" + f + "\"; allowed here: " + String.join(", ", new java.util.TreeSet<>(allowed)));
+            }
+        }
+    }
+
+    private static String kind(final JsonNode v) {
+        if (v.isTextual()) {
+            return "a string";
+        }
+        if (v.isNumber()) {
+            return "a number";
+        }
+        if (v.isBoolean()) {
+            return "a boolean";
+        }
+        if (v.isArray()) {
+            return "an array";
+        }
+        if (v.isObject()) {
+            return "an object";
+        }
+        return "null";
+    }
+
+    /** @param path JSON path. @param message what is allowed. @return an INVALID_QUERY exception. */
+    public static QueryException invalid(final String path, final String message) {
+        return new QueryException(ErrorCode.INVALID_QUERY, message, path);
+    }
+}

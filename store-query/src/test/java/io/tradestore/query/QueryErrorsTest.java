@@ -1,0 +1,220 @@
+package io.tradestore.query;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.TableWriter;
+import io.tradestore.core.flyweight.TradeFlyweight;
+import io.tradestore.core.schema.Layout;
+import io.tradestore.query.index.BitmapIndexes;
+import io.tradestore.query.model.Agg;
+import io.tradestore.query.model.Filter;
+import io.tradestore.query.model.Query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Error codes with their JSON paths, limits, exact overflow, indexes on disk, and queries beside a writer. */
+class QueryErrorsTest {
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "{\"table\":\"trades\",|MALFORMED_JSON|''",
+        "[1]|INVALID_QUERY|''",
+        "{\"table\":\"trades\",\"bogus\":1}|INVALID_QUERY|/bogus",
+        "{\"table\":\"nope\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}|UNKNOWN_TABLE|/table",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"and\",\"args\":[{\"op\":\"eq\",\"col\":\"nope\",\"value\":1}]}}|UNKNOWN_COLUMN|/filter/args/0/col",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"range\",\"col\":\"venue\",\"gt\":\"A\"}}|INVALID_QUERY|/filter/op",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"quantity\",\"value\":\"ten\"}}|INVALID_QUERY|/filter/value",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"quantity\",\"value\":1.5}}|INVALID_QUERY|/filter/value",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"in\",\"col\":\"venue\",\"values\":[\"X\",3]}}|INVALID_QUERY|/filter/values/1",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"like\",\"col\":\"venue\"}}|INVALID_QUERY|/filter/op",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"not\",\"arg\":{\"op\":\"eq\",\"col\":\"side\",\"value\":\"BS\"}}}|INVALID_QUERY|/filter/arg/value",
+        "{\"table\":\"trades\",\"time\":{\"from\":\"yesterday\"}}|INVALID_QUERY|/time/from",
+        "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"median\",\"col\":\"price\"}]}|INVALID_QUERY|/aggs/0/op",
+        "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"sum\",\"col\":\"venue\"}]}|INVALID_QUERY|/aggs/0/col",
+        "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"sum\",\"col\":\"price*nope\"}]}|UNKNOWN_COLUMN|/aggs/0/col",
+        "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"max\",\"col\":\"price*quantity\"}]}|INVALID_QUERY|/aggs/0/col",
+        "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"percentile\",\"col\":\"price\",\"p\":101}]}|INVALID_QUERY|/aggs/0/p",
+        "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"count\"},{\"name\":\"x\",\"op\":\"count\"}]}|INVALID_QUERY|/aggs/1/name",
+        "{\"table\":\"trades\",\"groupBy\":[{\"bucket\":\"1M\",\"col\":\"ts\"}],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}|INVALID_QUERY|/groupBy/0/bucket",
+        "{\"table\":\"trades\",\"groupBy\":[{\"bucket\":\"1m\",\"col\":\"price\"}],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}|INVALID_QUERY|/groupBy/0/col",
+        "{\"table\":\"trades\",\"groupBy\":[\"a\",\"b\",\"c\",\"d\",\"e\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}|INVALID_QUERY|/groupBy/4",
+        "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],\"orderBy\":[{\"col\":\"zz\"}]}|UNKNOWN_COLUMN|/orderBy/0/col",
+        "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],\"having\":{\"op\":\"eq\",\"col\":\"zz\",\"value\":1}}|UNKNOWN_COLUMN|/having/col",
+        "{\"table\":\"trades\",\"columns\":[\"nope\"]}|UNKNOWN_COLUMN|/columns/0",
+        "{\"table\":\"trades\",\"limit\":-1}|INVALID_QUERY|/limit",
+        "{\"table\":\"trades\",\"options\":{\"timeoutMs\":\"soon\"}}|INVALID_QUERY|/options/timeoutMs",
+        "{\"table\":\"trades\",\"groupBy\":[\"venue\"]}|INVALID_QUERY|/groupBy"})
+    void shouldRejectWithCodeAndPath(final String json, final ErrorCode code, final String path) {
+        try (Store store = Store.open(dir)) {
+            new TradeData().write(store, TradeData.schema(Layout.COLUMN, 64, 16), 10, 1, false);
+            try (QueryEngine engine = new QueryEngine(store, 1)) {
+                assertThatThrownBy(() -> engine.execute(json)).isInstanceOfSatisfying(QueryException.class, e -> {
+                    assertThat(e.code()).as(e.getMessage()).isEqualTo(code);
+                    assertThat(e.path()).as(e.getMessage()).isEqualTo(path);
+                    assertThat(e.getMessage()).isNotBlank();
+                });
+            }
+        }
+    }
+
+    @Test
+    void shouldFailWithTooManyGroupsNeverTruncate() {
+        try (Store store = Store.open(dir)) {
+            new TradeData().write(store, TradeData.schema(Layout.COLUMN, 256, 64), 2000, 2, false);
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                assertThatThrownBy(() -> engine.execute("{\"table\":\"trades\",\"groupBy\":[\"trade_id\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],"
+                    + "\"options\":{\"maxGroups\":100}}"))
+                    .isInstanceOfSatisfying(QueryException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TOO_MANY_GROUPS));
+                assertThat(engine.execute(Query.builder("trades").groupBy("trade_id").agg(Agg.count("n")).maxGroups(2000).build()).rowCount())
+                    .isEqualTo(2000);
+            }
+        }
+    }
+
+    @Test
+    void shouldCancelByTimeout() {
+        try (Store store = Store.open(dir)) {
+            new TradeData().write(store, TradeData.schema(Layout.ROW, 1024, 256), 20_000, 3, false);
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                final Query slow = Query.builder("trades").groupBy("trade_id", "client_id").agg(Agg.percentile("p", "price", 50),
+                    Agg.countDistinct("d", "quantity")).timeoutMs(1).build();
+                assertThatThrownBy(() -> {
+                    for (int i = 0; i < 50; i++) {
+                        engine.execute(slow);
+                    }
+                }).isInstanceOfSatisfying(QueryException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
+                    assertThat(e.path()).isEqualTo("/options/timeoutMs");
+                });
+            }
+        }
+    }
+
+    @Test
+    void shouldSumProductsBeyond64BitsExactly() {
+        try (Store store = Store.open(dir)) {
+            try (TableWriter w = store.createTable(TradeData.schema(Layout.COLUMN, 128, 32)).writer()) {
+                final TradeFlyweight f = new TradeFlyweight();
+                for (int i = 0; i < 1000; i++) {
+                    w.append(f).tradeId(i).ts(TradeData.T0 + i).side(i % 3 == 0 ? 'S' : 'B').venue("XLON").instrument("BIG")
+                        .price(999_999_999_999_999L - i).quantity(i % 2 == 0 ? 9_000_000_000L + i : -7_000_000_000L + i);
+                }
+                w.commit();
+            }
+            BigInteger buy = BigInteger.ZERO;
+            BigInteger sell = BigInteger.ZERO;
+            BigInteger qty = BigInteger.ZERO;
+            for (int i = 0; i < 1000; i++) {
+                final BigInteger p = BigInteger.valueOf(999_999_999_999_999L - i).multiply(BigInteger.valueOf(i % 2 == 0 ? 9_000_000_000L + i
+                    : -7_000_000_000L + i));
+                if (i % 3 == 0) {
+                    sell = sell.add(p);
+                } else {
+                    buy = buy.add(p);
+                }
+                qty = qty.add(BigInteger.valueOf(i % 2 == 0 ? 9_000_000_000L + i : -7_000_000_000L + i));
+            }
+            assertThat(buy.bitLength()).isGreaterThan(64);
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                final QueryResult r = engine.execute(Query.builder("trades").groupBy("side").agg(Agg.sum("notional", "price*quantity"),
+                    Agg.sum("q", "quantity"), Agg.sum("p", "price")).build());
+                assertThat(r.value(0, 1)).isEqualTo(new BigDecimal(buy, 6));
+                assertThat(r.value(1, 1)).isEqualTo(new BigDecimal(sell, 6));
+                final QueryResult g = engine.execute(Query.builder("trades").agg(Agg.sum("q", "quantity"), Agg.sum("n", "price*quantity")).build());
+                assertThat(g.value(0, 0)).isEqualTo(new BigDecimal(qty));
+                assertThat(g.value(0, 1)).isEqualTo(new BigDecimal(buy.add(sell), 6));
+            }
+        }
+    }
+
+    @Test
+    void shouldBuildPersistAndReloadBitmapIndexes() throws Exception {
+        try (Store store = Store.open(dir)) {
+            final TradeData data = new TradeData().write(store, TradeData.schema(Layout.COLUMN, 512, 64), 2000, 4, true);
+            final String q = "{\"table\":\"trades\",\"filter\":{\"op\":\"and\",\"args\":[{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM7\"},"
+                + "{\"op\":\"ne\",\"col\":\"venue\",\"value\":\"XLON\"},{\"op\":\"eq\",\"col\":\"client_id\",\"value\":5}]},"
+                + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
+            final long expected = data.rows.stream().filter(x -> "SYM7".equals(x.instrument()) && x.venue() != null && !"XLON".equals(x.venue())
+                && Long.valueOf(5).equals(x.clientId())).count();
+            final Path file;
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                final QueryResult r = engine.execute(q);
+                assertThat(r.value(0, 0)).isEqualTo(expected);
+                assertThat(r.stats().indexedSegments()).isEqualTo(3);
+                assertThat(engine.indexes().builds()).isPositive();
+                engine.useIndexes(false);
+                assertThat(engine.execute(q).value(0, 0)).isEqualTo(expected);
+                file = BitmapIndexes.file(engine.snapshot("trades").segment(0), store.table("trades").schema().column(4));
+            }
+            assertThat(file).exists();
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                assertThat(engine.execute(q).value(0, 0)).isEqualTo(expected);
+                assertThat(engine.indexes().builds()).isZero();
+                assertThat(engine.indexes().loads()).isPositive();
+            }
+            final byte[] bytes = Files.readAllBytes(file);
+            bytes[bytes.length - 3] ^= 0x5A;
+            Files.write(file, bytes);
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                assertThat(engine.execute(q).value(0, 0)).isEqualTo(expected);
+                assertThat(engine.indexes().builds()).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
+    void shouldSeeACommittedPrefixWhileAWriterAppends() throws Exception {
+        try (Store store = Store.open(dir)) {
+            store.createTable(TradeData.schema(Layout.COLUMN, 256, 64));
+            final AtomicBoolean done = new AtomicBoolean();
+            final AtomicReference<Throwable> failure = new AtomicReference<>();
+            final Thread writer = new Thread(() -> {
+                try (TableWriter w = store.table("trades").writer()) {
+                    final TradeFlyweight f = new TradeFlyweight();
+                    for (int batch = 0; batch < 200; batch++) {
+                        for (int i = 0; i < 37; i++) {
+                            final long r = w.pendingRows();
+                            w.append(f).tradeId(r).ts(TradeData.T0 + r).side('B').venue("XLON").instrument("S" + (r % 5)).price(1_000_000)
+                                .quantity(1);
+                        }
+                        w.commit();
+                    }
+                } catch (final Throwable t) {
+                    failure.set(t);
+                } finally {
+                    done.set(true);
+                }
+            });
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                writer.start();
+                long last = 0;
+                while (!done.get()) {
+                    final QueryResult r = engine.execute(Query.builder("trades").agg(Agg.count("n"), Agg.sum("q", "quantity"),
+                        Agg.max("id", "trade_id")).filter(Filter.ne("instrument", "none")).build());
+                    final long n = (Long) r.value(0, 0);
+                    assertThat(n % 37).isZero();
+                    assertThat(n).isGreaterThanOrEqualTo(last);
+                    assertThat(r.value(0, 1)).isEqualTo(n == 0 ? null : BigDecimal.valueOf(n));
+                    assertThat(r.value(0, 2)).isEqualTo(n == 0 ? null : n - 1);
+                    last = n;
+                }
+                writer.join(10_000);
+                assertThat(failure.get()).isNull();
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package io.tradestore.query;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.TableWriter;
+import io.tradestore.core.flyweight.TradeFlyweight;
+import io.tradestore.core.flyweight.TradesSchema;
+import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.Schema;
+
+/** Seeded trades with nulls and skewed symbols, written to a store and kept on the heap as the test's reference. */
+final class TradeData {
+    static final long T0 = 1_795_000_000_000_000_000L;
+    static final String[] VENUES = {"XLON", "XPAR", "XETR", "BATS"};
+
+    /** One reference row; nulls as Java null. */
+    record Row(long row, Long tradeId, Long ts, Long clientId, String venue, String instrument, Character side, Long price, Long quantity) {
+        BigDecimal priceValue() {
+            return price == null ? null : BigDecimal.valueOf(price, 6);
+        }
+    }
+
+    final List<Row> rows = new ArrayList<>();
+
+    static Schema schema(final Layout layout, final int segmentRows, final int blockRows) {
+        return TradesSchema.SCHEMA.with("trades", layout, segmentRows, blockRows);
+    }
+
+    /** Writes {@code count} rows (committing every 1000) and records them. */
+    TradeData write(final Store store, final Schema schema, final int count, final long seed, final boolean nulls) {
+        final SplittableRandom rnd = new SplittableRandom(seed);
+        try (TableWriter w = store.openOrCreate(schema).writer()) {
+            final TradeFlyweight f = new TradeFlyweight();
+            for (int i = 0; i < count; i++) {
+                final long r = w.pendingRows();
+                w.append(f);
+                final boolean n = nulls && rnd.nextInt(20) == 0;
+                final Long tradeId = r + 1;
+                final Long ts = n && rnd.nextBoolean() ? null : T0 + r * 1_000_000_000L + rnd.nextInt(1000);
+                final Long client = n && rnd.nextBoolean() ? null : (long) (Math.abs(rnd.nextGaussian()) * 30);
+                final String venue = n && rnd.nextBoolean() ? null : VENUES[rnd.nextInt(VENUES.length)];
+                final int skew = (int) Math.min(49, Math.abs(rnd.nextGaussian()) * 12);
+                final String instrument = n && rnd.nextBoolean() ? null : "SYM" + skew;
+                final Character side = n && rnd.nextBoolean() ? null : rnd.nextBoolean() ? 'B' : 'S';
+                final Long price = n && rnd.nextBoolean() ? null : 1_000_000L + rnd.nextInt(500_000_000);
+                final Long qty = n && rnd.nextBoolean() ? null : (long) rnd.nextInt(1, 10_000);
+                f.tradeId(tradeId);
+                if (ts != null) {
+                    f.ts(ts);
+                }
+                if (client != null) {
+                    f.clientId(client);
+                }
+                if (venue != null) {
+                    f.venue(venue);
+                }
+                if (instrument != null) {
+                    f.instrument(instrument);
+                }
+                if (side != null) {
+                    f.side(side);
+                }
+                if (price != null) {
+                    f.price(price);
+                }
+                if (qty != null) {
+                    f.quantity(qty);
+                }
+                rows.add(new Row(r, tradeId, ts, client, venue, instrument, side, price, qty));
+                if (i % 1000 == 999) {
+                    w.commit();
+                }
+            }
+            w.commit();
+        }
+        return this;
+    }
+}
