@@ -62,7 +62,17 @@ class DifferentialQueryTest {
         final Map<String, Integer> coverage = new TreeMap<>();
         long engineNanos = 0;
         long duckNanos = 0;
+        final boolean verbose = Boolean.getBoolean("tradestore.difftest.verbose");
+        final String skip = System.getProperty("tradestore.difftest.skip", "");
+        int skipped = 0;
         for (final DiffQuery q : queries) {
+            if (!skip.isEmpty() && skipped(q, skip)) {
+                skipped++;
+                continue;
+            }
+            if (verbose) {
+                System.out.println("running " + q.id() + " " + q.json());
+            }
             long t0 = System.nanoTime();
             final List<Object[]> expected = ResultChecker.expected(fixture.duck, q);
             duckNanos += System.nanoTime() - t0;
@@ -85,8 +95,9 @@ class DifferentialQueryTest {
             }
             count(coverage, q);
         }
-        System.out.printf("difftest seed=%d: %d queries, %d mismatches; engine %.0f ms, DuckDB %.0f ms; coverage %s%n", DiffFixture.SEED,
-            queries.size(), mismatches.size(), engineNanos / 1e6, duckNanos / 1e6, coverage);
+        System.out.printf("difftest seed=%d: %d queries (%d skipped by -Dtradestore.difftest.skip=%s), %d mismatches; engine %.0f ms, "
+            + "DuckDB %.0f ms; coverage %s%n", DiffFixture.SEED, queries.size(), skipped, skip, mismatches.size(), engineNanos / 1e6,
+            duckNanos / 1e6, coverage);
         for (final String m : mismatches) {
             System.out.println("MISMATCH " + m);
         }
@@ -94,6 +105,16 @@ class DifferentialQueryTest {
         if (DiffFixture.ONLY == null) {
             assertThat(queries.size()).isGreaterThanOrEqualTo(500);
         }
+    }
+
+    /** @return whether the query uses one of the comma-separated ops or JSON fields (a way to run around a known bug). */
+    private static boolean skipped(final DiffQuery q, final String skip) {
+        for (final String s : skip.split(",")) {
+            if (q.json().contains("\"op\":\"" + s.trim() + "\"") || q.json().contains("\"" + s.trim() + "\":")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Counts which parts of the grammar the run exercised (printed, so a generator change that drops a feature shows). */
