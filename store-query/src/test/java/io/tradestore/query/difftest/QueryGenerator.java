@@ -52,7 +52,7 @@ final class QueryGenerator {
     /** Group keys, weighted towards the low-cardinality ones (a high-cardinality key makes every group a single row). */
     private static final String[] KEY_COLUMNS = {"sym", "sym", "sym", "venue", "venue", "venue", "side", "side", "b", "b", "client", "client",
         "ts2", "q32", "s", "pnl", "id", "price", "quantity"};
-    private static final String[] PERCENTILE_COLUMNS = {"price", "quantity", "client", "id"};
+    private static final String[] PERCENTILE_COLUMNS = {"price", "quantity", "client", "id", "pnl", "q32", "b", "f"};
 
     /**
      * Percentiles only where a query has at most this many groups (estimated from the keys' cardinalities): the engine
@@ -60,6 +60,8 @@ final class QueryGenerator {
      * groups runs a 1 GB test JVM out of heap (query-bugs.md, 2026-11-21 09:00). Raise with
      * {@code -Dtradestore.difftest.maxPercentileGroups=N} to check a fix.
      */
+    /** Whether first/last are asked of symbol and char columns too. */
+    static final boolean FIRST_LAST_TEXT = !Boolean.getBoolean("tradestore.difftest.noTextFirstLast");
     static final long MAX_PERCENTILE_GROUPS = Long.getLong("tradestore.difftest.maxPercentileGroups", 300);
 
     private final DiffTable t;
@@ -451,7 +453,14 @@ final class QueryGenerator {
         a.put("op", op);
         switch (op) {
             case "count":
-                select.add("count(*) AS " + q(name));
+                if (r.nextInt(10) < 3) {
+                    // count of a column: its non-null values
+                    final DiffColumn c = DiffTable.COLUMNS.get(r.nextInt(DiffTable.COLUMNS.size()));
+                    a.put("col", c.name());
+                    select.add("count(" + q(c.name()) + ") AS " + q(name));
+                } else {
+                    select.add("count(*) AS " + q(name));
+                }
                 outputs.add(new Output(name, Check.EXACT, 1, 0, -1));
                 types.add(ColumnType.I64);
                 scales.add(0);
@@ -537,7 +546,8 @@ final class QueryGenerator {
         }
         while (true) {
             final DiffColumn c = DiffTable.COLUMNS.get(r.nextInt(DiffTable.COLUMNS.size()));
-            final boolean ok = op.equals("sum") || op.equals("avg") ? c.summable() : c.numeric();
+            final boolean ok = op.equals("sum") || op.equals("avg") ? c.summable()
+                : op.equals("first") || op.equals("last") ? c.numeric() || FIRST_LAST_TEXT : c.numeric();
             if (ok) {
                 return new Operand(c, null);
             }
