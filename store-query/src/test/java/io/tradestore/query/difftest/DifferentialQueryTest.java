@@ -1,6 +1,8 @@
 package io.tradestore.query.difftest;
 
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +50,41 @@ class DifferentialQueryTest {
         }
         fixture.close();
         TestRows.assertNoNativeLeaks();
+    }
+
+    /**
+     * Checks the SQL side on its own (it runs even without an engine): every translated filter selects exactly the rows
+     * a Java evaluation of our filter semantics (SQL three-valued logic, {@link Pred#eval3}) selects.
+     */
+    @Test
+    void shouldTranslateFiltersToSqlThatSelectsTheRowsOurSemanticsSelect() throws SQLException {
+        final List<String> problems = new ArrayList<>();
+        int filters = 0;
+        for (final DiffQuery q : fixture.queries()) {
+            if (q.filter() == null) {
+                continue;
+            }
+            filters++;
+            final DiffTable t = fixture.table(q.id().split("/")[1]);
+            long javaCount = 0;
+            for (int row = 0; row < t.rows; row++) {
+                if (q.filter().eval(t, row)) {
+                    javaCount++;
+                }
+            }
+            try (Statement st = fixture.duck.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT count(*) FROM " + t.name + " WHERE " + q.filter().sql())) {
+                rs.next();
+                if (rs.getLong(1) != javaCount) {
+                    problems.add(q.describe() + "\n  filter selects " + rs.getLong(1) + " rows in DuckDB, " + javaCount + " in Java");
+                }
+            }
+        }
+        problems.forEach(System.out::println);
+        assertThat(problems).isEmpty();
+        if (DiffFixture.ONLY == null) {
+            assertThat(filters).isGreaterThan(200);
+        }
     }
 
     @Test

@@ -55,14 +55,11 @@ final class QueryGenerator {
     private static final String[] PERCENTILE_COLUMNS = {"price", "quantity", "client", "id", "pnl", "q32", "b", "f"};
 
     /**
-     * Percentiles only where a query has at most this many groups (estimated from the keys' cardinalities): the engine
-     * keeps one HdrHistogram per group (hundreds of KB for values near 10^18), so a percentile over tens of thousands of
-     * groups runs a 1 GB test JVM out of heap (query-bugs.md, 2026-11-21 09:00). Raise with
-     * {@code -Dtradestore.difftest.maxPercentileGroups=N} to check a fix.
+     * Percentiles only where a query has at most this many groups (estimated from the keys' cardinalities). Unlimited by
+     * default; the switch exists because an engine keeping a full HdrHistogram per group ran a 1 GB JVM out of heap on
+     * tens of thousands of groups (query-bugs.md 2026-11-21 09:00, fixed in query@a77e4ac).
      */
-    /** Whether first/last are asked of symbol and char columns too. */
-    static final boolean FIRST_LAST_TEXT = !Boolean.getBoolean("tradestore.difftest.noTextFirstLast");
-    static final long MAX_PERCENTILE_GROUPS = Long.getLong("tradestore.difftest.maxPercentileGroups", 300);
+    static final long MAX_PERCENTILE_GROUPS = Long.getLong("tradestore.difftest.maxPercentileGroups", Long.MAX_VALUE);
 
     private final DiffTable t;
     private final SplittableRandom r;
@@ -343,7 +340,7 @@ final class QueryGenerator {
                 b.put("col", bcol);
                 b.put("as", "bk");
                 select.add("(" + q(bcol) + " - " + q(bcol) + " % " + width + ") AS " + q("bk"));
-                estimatedGroups *= Math.max(1, Math.min(t.rows, 4 * DiffTable.DAY_NS / width));
+                estimatedGroups = Math.min(1L << 40, estimatedGroups * Math.max(1, Math.min(t.rows, 4 * DiffTable.DAY_NS / width)));
                 keyNames.add("bk");
                 outputs.add(new Output("bk", Check.EXACT, 1, 0, -1));
                 outputTypes.add(ColumnType.TIMESTAMP);
@@ -356,7 +353,7 @@ final class QueryGenerator {
                 kc = col(KEY_COLUMNS[r.nextInt(KEY_COLUMNS.length)]);
             } while (keyNames.contains(kc.name()));
             groupBy.add(kc.name());
-            estimatedGroups *= Math.min(Math.max(1, t.rows), cardinality(kc.name()));
+            estimatedGroups = Math.min(1L << 40, estimatedGroups * Math.min(Math.max(1, t.rows), cardinality(kc.name())));
             select.add(q(kc.name()) + " AS " + q(kc.name()));
             keyNames.add(kc.name());
             outputs.add(new Output(kc.name(), Check.EXACT, 1, 0, kc.type() == ColumnType.DECIMAL ? kc.scale() : -1));
