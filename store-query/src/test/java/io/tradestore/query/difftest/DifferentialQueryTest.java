@@ -1,6 +1,8 @@
 package io.tradestore.query.difftest;
 
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +52,41 @@ class DifferentialQueryTest {
         TestRows.assertNoNativeLeaks();
     }
 
+    /**
+     * Checks the SQL side on its own (it runs even without an engine): every translated filter selects exactly the rows
+     * a Java evaluation of our filter semantics (SQL three-valued logic, {@link Pred#eval3}) selects.
+     */
+    @Test
+    void shouldTranslateFiltersToSqlThatSelectsTheRowsOurSemanticsSelect() throws SQLException {
+        final List<String> problems = new ArrayList<>();
+        int filters = 0;
+        for (final DiffQuery q : fixture.queries()) {
+            if (q.filter() == null) {
+                continue;
+            }
+            filters++;
+            final DiffTable t = fixture.table(q.id().split("/")[1]);
+            long javaCount = 0;
+            for (int row = 0; row < t.rows; row++) {
+                if (q.filter().eval(t, row)) {
+                    javaCount++;
+                }
+            }
+            try (Statement st = fixture.duck.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT count(*) FROM " + t.name + " WHERE " + q.filter().sql())) {
+                rs.next();
+                if (rs.getLong(1) != javaCount) {
+                    problems.add(q.describe() + "\n  filter selects " + rs.getLong(1) + " rows in DuckDB, " + javaCount + " in Java");
+                }
+            }
+        }
+        problems.forEach(System.out::println);
+        assertThat(problems).isEmpty();
+        if (DiffFixture.ONLY == null) {
+            assertThat(filters).isGreaterThan(200);
+        }
+    }
+
     @Test
     void shouldAnswerRandomQueriesExactlyAsDuckDbDoes() throws SQLException {
         final List<DiffQuery> queries = fixture.queries();
@@ -62,7 +99,17 @@ class DifferentialQueryTest {
         final Map<String, Integer> coverage = new TreeMap<>();
         long engineNanos = 0;
         long duckNanos = 0;
+        final boolean verbose = Boolean.getBoolean("tradestore.difftest.verbose");
+        final String skip = System.getProperty("tradestore.difftest.skip", "");
+        int skipped = 0;
         for (final DiffQuery q : queries) {
+            if (!skip.isEmpty() && skipped(q, skip)) {
+                skipped++;
+                continue;
+            }
+            if (verbose) {
+                System.out.println("running " + q.id() + " " + q.json());
+            }
             long t0 = System.nanoTime();
             final List<Object[]> expected = ResultChecker.expected(fixture.duck, q);
             duckNanos += System.nanoTime() - t0;
@@ -85,8 +132,9 @@ class DifferentialQueryTest {
             }
             count(coverage, q);
         }
-        System.out.printf("difftest seed=%d: %d queries, %d mismatches; engine %.0f ms, DuckDB %.0f ms; coverage %s%n", DiffFixture.SEED,
-            queries.size(), mismatches.size(), engineNanos / 1e6, duckNanos / 1e6, coverage);
+        System.out.printf("difftest seed=%d: %d queries (%d skipped by -Dtradestore.difftest.skip=%s), %d mismatches; engine %.0f ms, "
+            + "DuckDB %.0f ms; coverage %s%n", DiffFixture.SEED, queries.size(), skipped, skip, mismatches.size(), engineNanos / 1e6,
+            duckNanos / 1e6, coverage);
         for (final String m : mismatches) {
             System.out.println("MISMATCH " + m);
         }
@@ -94,6 +142,16 @@ class DifferentialQueryTest {
         if (DiffFixture.ONLY == null) {
             assertThat(queries.size()).isGreaterThanOrEqualTo(500);
         }
+    }
+
+    /** @return whether the query uses one of the comma-separated ops or JSON fields (a way to run around a known bug). */
+    private static boolean skipped(final DiffQuery q, final String skip) {
+        for (final String s : skip.split(",")) {
+            if (q.json().contains("\"op\":\"" + s.trim() + "\"") || q.json().contains("\"" + s.trim() + "\":")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Counts which parts of the grammar the run exercised (printed, so a generator change that drops a feature shows). */
