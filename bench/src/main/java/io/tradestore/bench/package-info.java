@@ -1,2 +1,2 @@
-/** Benchmarks: the HTTP load generator (coordinated-omission corrected) and scenario harnesses. */
+/** Benchmarks: JMH kernels and the scenario harness, measuring tradestore against DuckDB and the memory-bandwidth floor in the same run. */
 package io.tradestore.bench;

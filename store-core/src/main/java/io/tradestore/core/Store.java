@@ -1,11 +1,13 @@
 package io.tradestore.core;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,6 +17,7 @@ import java.util.stream.Stream;
 import io.tradestore.core.dict.SymbolDictionary;
 import io.tradestore.core.dict.SymbolDictionaryDescriptor;
 import io.tradestore.core.memory.FileAllocator;
+import io.tradestore.core.memory.MappedFile;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Schema;
@@ -112,8 +115,8 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * Creates a table. The schema file is written last, by an atomic rename, so a crash during creation leaves no
-     * table behind.
+     * Creates a table. The table is built in a scratch directory that is renamed into place, so a crash during
+     * creation leaves no table behind.
      *
      * @param schema the schema.
      * @return the open table.
@@ -124,26 +127,42 @@ public final class Store implements AutoCloseable {
             throw new StoreException("table '" + schema.name() + "' already exists in " + directory);
         }
         final Path dir = directory.resolve(schema.name());
+        if (Files.exists(dir)) {
+            throw new StoreException("cannot create table '" + schema.name() + "': directory " + dir + " exists but has no "
+                + TableFiles.SCHEMA + "; the table is damaged: restore it or remove the directory");
+        }
+        // Build the table in a scratch directory and rename it into place: a crash during creation leaves only a
+        // scratch directory (ignored, and removed by the next createTable), never a half-made table.
+        final Path tmp = directory.resolve(schema.name() + TableFiles.CREATING_SUFFIX);
         try {
-            if (Files.exists(dir)) {
-                deleteRecursively(dir);
+            if (Files.exists(tmp)) {
+                deleteRecursively(tmp);
             }
-            Files.createDirectories(dir);
+            Files.createDirectories(tmp);
             for (final Column c : schema.columns()) {
                 if (c.type() == ColumnType.SYMBOL) {
-                    SymbolDictionary.create(TableFiles.dictionary(dir, c)).close();
+                    SymbolDictionary.create(TableFiles.dictionary(tmp, c)).close();
                 }
             }
-            TxnFile.create(dir.resolve(TxnDescriptor.FILE_NAME), schema.symbolColumnCount(), schema.hash(), allocator,
+            TxnFile.create(tmp.resolve(TxnDescriptor.FILE_NAME), schema.symbolColumnCount(), schema.hash(), allocator,
                 SymbolDictionaryDescriptor.HEADER_LENGTH).close();
-            final Path tmp = dir.resolve(TableFiles.SCHEMA + ".tmp");
-            Files.writeString(tmp, SchemaCodec.toJson(schema, true), StandardCharsets.UTF_8);
-            try {
-                Files.move(tmp, dir.resolve(TableFiles.SCHEMA), StandardCopyOption.ATOMIC_MOVE);
-            } catch (final AtomicMoveNotSupportedException e) {
-                Files.move(tmp, dir.resolve(TableFiles.SCHEMA));
+            Files.writeString(tmp.resolve(TableFiles.SCHEMA), SchemaCodec.toJson(schema, true), StandardCharsets.UTF_8);
+            try (FileChannel ch = FileChannel.open(tmp.resolve(TableFiles.SCHEMA), StandardOpenOption.WRITE)) {
+                ch.force(true);
             }
-        } catch (final IOException e) {
+            MappedFile.syncDirectory(tmp);
+            try {
+                Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
+            } catch (final AtomicMoveNotSupportedException e) {
+                Files.move(tmp, dir);
+            }
+            MappedFile.syncDirectory(directory);
+        } catch (final IOException | StoreException e) {
+            try {
+                deleteRecursively(tmp);
+            } catch (final IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
             throw new StoreException("cannot create table '" + schema.name() + "' in " + directory + ": " + e.getMessage(), e);
         }
         final Table t = new Table(this, schema, dir, allocator);
@@ -164,6 +183,10 @@ public final class Store implements AutoCloseable {
             return open;
         }
         if (!hasTable(name)) {
+            if (validName(name) && Files.isDirectory(directory.resolve(name))) {
+                throw new StoreException("missing schema file " + directory.resolve(name).resolve(TableFiles.SCHEMA) + " of table '"
+                    + name + "'; the table is damaged: restore the file from a copy");
+            }
             throw new StoreException("unknown table '" + name + "' in " + directory + "; tables are " + tableNames());
         }
         final Path dir = directory.resolve(name);
@@ -178,13 +201,22 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * Opens a table, creating it with the given schema when it does not exist.
+     * Opens a table, creating it with the given schema when it does not exist; an existing table must have the same
+     * columns (its layout and segment size are kept).
      *
      * @param schema the schema to create it with.
      * @return the table.
      */
     public synchronized Table openOrCreate(final Schema schema) {
-        return hasTable(schema.name()) ? table(schema.name()) : createTable(schema);
+        if (!hasTable(schema.name())) {
+            return createTable(schema);
+        }
+        final Table t = table(schema.name());
+        if (t.schema().columnsHash() != schema.columnsHash()) {
+            throw new StoreException("table '" + schema.name() + "' exists with other columns: " + t.schema().columnNames()
+                + " (types in " + t.directory().resolve(TableFiles.SCHEMA) + ")");
+        }
+        return t;
     }
 
     synchronized void tableClosed(final Table t) {

@@ -9,6 +9,8 @@ import io.tradestore.core.schema.Column;
 final class TableFiles {
     static final String SCHEMA = "_schema.json";
     static final String LOCK = "_lock";
+    /** Suffix of the scratch directory a table is built in before it is renamed into place. */
+    static final String CREATING_SUFFIX = ".creating";
 
     private TableFiles() {
     }

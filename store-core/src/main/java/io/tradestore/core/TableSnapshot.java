@@ -64,6 +64,7 @@ public final class TableSnapshot implements RecordAccess {
      * @return the segment.
      */
     public Segment segment(final int index) {
+        reader.checkOpen();
         if (Bounds.SHOULD_BOUNDS_CHECK) {
             Bounds.checkIndex("segment", index, segments.length, "segmentCount");
         }

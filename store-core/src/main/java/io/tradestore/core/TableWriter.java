@@ -8,6 +8,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -15,6 +17,7 @@ import java.util.concurrent.Future;
 
 import io.tradestore.core.dict.SymbolDictionary;
 import io.tradestore.core.memory.FileAllocator;
+import io.tradestore.core.memory.MappedFile;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Schema;
@@ -35,12 +38,19 @@ import io.tradestore.core.txn.TxnState;
  */
 public final class TableWriter implements RecordAccess, AutoCloseable {
     private static final int PRECREATE_MIN_ROWS = 1 << 16;
+    /**
+     * Lock files held by writers of this process. POSIX record locks belong to the process, and closing any descriptor
+     * of the file drops them all: a refused second writer must therefore never open (and close) the lock file while
+     * this process holds it, or it would silently release the first writer's lock.
+     */
+    private static final Set<Path> HELD_LOCKS = ConcurrentHashMap.newKeySet();
 
     private final Table table;
     private final Schema schema;
     private final Path dir;
     private final Durability durability;
     private final FileAllocator allocator;
+    private final Path lockPath;
     private final FileChannel lockChannel;
     private final FileLock lock;
     private final TxnFile txn;
@@ -58,6 +68,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private long pendingRows;
     private long zoneRow;
     private long segmentEndRow;
+    private int durableSegments;
     private boolean closed;
 
     TableWriter(final Table table, final Durability durability, final FileAllocator allocator) {
@@ -74,7 +85,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         for (final Column c : schema.columns()) {
             strides[c.index()] = io.tradestore.core.segment.SegmentDescriptor.stride(schema, c);
         }
-        final Path lockPath = dir.resolve(TableFiles.LOCK);
+        final Path lockPath = lockKey(dir.resolve(TableFiles.LOCK));
+        if (!HELD_LOCKS.add(lockPath)) {
+            throw new StoreException("table '" + schema.name() + "' already has a writer in this process (lock " + lockPath
+                + " is held); only one writer per table, in any process");
+        }
         FileChannel ch = null;
         FileLock l = null;
         try {
@@ -84,13 +99,16 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             l = null;
         } catch (final IOException e) {
             closeQuietly(ch);
+            HELD_LOCKS.remove(lockPath);
             throw new StoreException("cannot open writer lock " + lockPath + ": " + e.getMessage(), e);
         }
         if (l == null) {
             closeQuietly(ch);
+            HELD_LOCKS.remove(lockPath);
             throw new StoreException("table '" + schema.name() + "' already has a writer (lock " + lockPath
-                + " is held); only one writer per table, in any process");
+                + " is held by another process); only one writer per table, in any process");
         }
+        this.lockPath = lockPath;
         this.lockChannel = ch;
         this.lock = l;
         TxnFile t = null;
@@ -143,12 +161,16 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         return slots;
     }
 
-    /** Nulls rows from {@code committedInSegment} to the end of the segment and makes its zone map exact again. */
+    /**
+     * Nulls rows from {@code committedInSegment} to the end of the segment and makes its zone map exact again. The
+     * partial block is recomputed before the segment entry is rebuilt from the blocks, so a concurrent reader never
+     * sees a segment entry narrower than the committed rows.
+     */
     private void resetTail(final Segment s, final int committedInSegment) {
         s.fillNulls(committedInSegment, schema.segmentRows());
+        s.recomputePartialBlock(committedInSegment);
         final int block = committedInSegment / schema.blockRows();
         s.resetZones(committedInSegment % schema.blockRows() == 0 ? block : block + 1);
-        s.recomputePartialBlock(committedInSegment);
     }
 
     /** @return the schema. */
@@ -174,6 +196,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      */
     public long appendRow() {
         final long row = pendingRows;
+        if (closed) {
+            checkOpen();
+        }
         if (row == segmentEndRow) {
             openNextSegment();
         } else if ((row & blockMask) == 0 && row > zoneRow) {
@@ -298,6 +323,15 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             }
             for (final SymbolDictionary d : dictionaries) {
                 d.sync();
+            }
+            // New segment files must be reachable after a power loss: sync their directory entries once.
+            final int lastSeg = (int) ((pendingRows - 1) >> shift);
+            if (pendingRows > 0 && durableSegments <= lastSeg) {
+                for (int seg = durableSegments; seg <= lastSeg; seg++) {
+                    MappedFile.syncDirectory(segments.get(seg).directory());
+                }
+                MappedFile.syncDirectory(dir);
+                durableSegments = lastSeg + 1;
             }
         }
         state = txn.publish(state, pendingRows, counts, bytes, sync);
@@ -447,6 +481,15 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             // closing the channel releases it too
         }
         closeQuietly(lockChannel);
+        HELD_LOCKS.remove(lockPath);
+    }
+
+    private static Path lockKey(final Path lockFile) {
+        try {
+            return lockFile.getParent().toRealPath().resolve(lockFile.getFileName());
+        } catch (final IOException e) {
+            return lockFile.toAbsolutePath().normalize();
+        }
     }
 
     private static void closeQuietly(final FileChannel ch) {

@@ -65,6 +65,56 @@ public final class TestRows {
         assertThat(f.sym2Value()).as("sym2 row=%d", row).isEqualTo(row % 2 == 0 ? "even" : "odd");
     }
 
+    /**
+     * Checks a row without building assertion messages (fast enough for millions of rows); call {@link #verify} on a
+     * mismatch to get the message.
+     *
+     * @param f   flyweight at a row.
+     * @param row its number.
+     * @return whether every field holds the value {@link #write} gives it.
+     */
+    public static boolean matches(final AllTypesFlyweight f, final long row) {
+        if (f.ts() != 1_000_000_000L * row) {
+            return false;
+        }
+        if (nullRow(row)) {
+            return f.b() == Byte.MIN_VALUE && f.s() == Short.MIN_VALUE && f.i() == Integer.MIN_VALUE && f.l() == Long.MIN_VALUE
+                && Double.isNaN(f.d()) && f.px() == Long.MIN_VALUE && f.sym() == -1 && f.c() == 0 && f.sym2() == -1;
+        }
+        return f.b() == (byte) (row * 7) && f.s() == (short) (row * 31) && f.i() == (int) (row * 1_000_003L)
+            && f.l() == row * 1_000_000_007L - 5 && f.d() == row * 0.25 && f.px() == row * 10_001 - 3
+            && f.c() == (char) ('A' + row % 26) && symbolMatches(f.symValue(), row)
+            && (row % 2 == 0 ? "even" : "odd").equals(f.sym2Value());
+    }
+
+    private static boolean symbolMatches(final String sym, final long row) {
+        final int n = (int) (row % 13);
+        return sym != null && sym.length() == (n < 10 ? 2 : 3) && sym.charAt(0) == 'S' && Integer.parseInt(sym, 1, sym.length(), 10) == n;
+    }
+
+    /**
+     * Verifies rows {@code [from, to)} of a snapshot.
+     *
+     * @param snap the snapshot.
+     * @param from first row.
+     * @param to   end row.
+     */
+    public static void verifyRows(final TableSnapshot snap, final long from, final long to) {
+        if (from >= to) {
+            return;
+        }
+        final AllTypesFlyweight f = new AllTypesFlyweight().bind(snap);
+        f.wrap(from);
+        for (long r = from; r < to; r++) {
+            if (r > from) {
+                assertThat(f.next()).as("next() at row %d of %d", r, to).isTrue();
+            }
+            if (!matches(f, r)) {
+                verify(f, r);
+            }
+        }
+    }
+
     /** Asserts that nothing tradestore allocated or mapped is still live. */
     public static void assertNoNativeLeaks() {
         assertThat(NativeMemory.allocatedBytes()).as("native bytes allocated").isZero();

@@ -19,7 +19,6 @@ import java.util.stream.Stream;
 import io.tradestore.core.StoreException;
 import io.tradestore.core.Table;
 import io.tradestore.core.TableWriter;
-import io.tradestore.core.dict.SymbolDictionary;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
@@ -45,6 +44,8 @@ import io.tradestore.core.schema.Schema;
  */
 public final class CsvLoader implements AutoCloseable {
     private static final int MAX_KEPT_REJECTS = 10;
+    /** Prints where the time went (parse, wait, append, commit) to stderr; for profiling only. */
+    private static final boolean STATS = Boolean.getBoolean("tradestore.loadStats");
 
     private final TableWriter writer;
     private final Schema schema;
@@ -72,6 +73,11 @@ public final class CsvLoader implements AutoCloseable {
     private long committedByLoad;
     private final List<String> firstRejects = new ArrayList<>();
     private BufferedWriter rejectsOut;
+    private long parseNanos;
+    private long waitNanos;
+    private long appendNanos;
+    private long chunks;
+    private long reparses;
     private boolean closed;
 
     private CsvLoader(final TableWriter writer, final LoadOptions options, final LoadProgress progress) {
@@ -207,8 +213,14 @@ public final class CsvLoader implements AutoCloseable {
                     loadSource(src);
                 }
             }
+            final long c0 = System.nanoTime();
             writer.commit();
             commits++;
+            if (STATS) {
+                System.err.printf(java.util.Locale.ROOT, "load stats: chunks=%d reparses=%d parse cpu=%.3fs (all threads) wait=%.3fs"
+                    + " append=%.3fs commit=%.3fs wall=%.3fs%n", chunks, reparses, parseNanos / 1e9, waitNanos / 1e9,
+                    appendNanos / 1e9, (System.nanoTime() - c0) / 1e9, (System.nanoTime() - startNanos) / 1e9);
+            }
             if (rejectsOut != null) {
                 rejectsOut.flush();
             }
@@ -250,7 +262,12 @@ public final class CsvLoader implements AutoCloseable {
                 if (inFlight.isEmpty()) {
                     break;
                 }
+                final long w0 = System.nanoTime();
                 final ChunkBuffer b = await(inFlight.remove());
+                final long w1 = System.nanoTime();
+                waitNanos += w1 - w0;
+                parseNanos += b.parseNanos;
+                chunks++;
                 try {
                     CsvInput in = b.input;
                     if (b.startOffset != expected) {
@@ -263,10 +280,12 @@ public final class CsvLoader implements AutoCloseable {
                             in = join(carry, carryOffset, expected, in);
                         }
                         reparse(in, expected, b);
+                        reparses++;
                     }
                     carry = null;
                     bytesRead += b.endOffset - b.startOffset;
                     append(b, line);
+                    appendNanos += System.nanoTime() - w1;
                     line += b.linesConsumed;
                     expected = b.endOffset;
                     lastLimit = in.limitOffset;
@@ -407,23 +426,31 @@ public final class CsvLoader implements AutoCloseable {
         }
     }
 
+    /**
+     * Prepares each symbol column's local-to-global code map for a chunk. Entries start unset (-2) and are interned
+     * when a copied row first uses them; local codes are in first-appearance order, so global codes are too, and a
+     * commit (commit-every) publishes exactly the dictionary entries its rows use.
+     */
     private void internSymbols(final ChunkBuffer b) {
         for (final Column c : schema.columns()) {
             if (c.type() != ColumnType.SYMBOL) {
                 continue;
             }
-            final LocalSymbols local = b.symbols[c.index()];
-            final SymbolDictionary dict = writer.dictionary(c.index());
+            final int size = b.symbols[c.index()].size();
             int[] map = symbolMaps[c.index()];
-            if (map == null || map.length < local.size()) {
-                map = new int[Math.max(64, Integer.highestOneBit(Math.max(1, local.size())) * 2)];
+            if (map == null || map.length < size) {
+                map = new int[Math.max(64, Integer.highestOneBit(Math.max(1, size)) * 2)];
                 symbolMaps[c.index()] = map;
             }
-            final byte[] arena = local.arena();
-            for (int code = 0; code < local.size(); code++) {
-                map[code] = dict.intern(arena, local.offset(code), local.length(code));
-            }
+            java.util.Arrays.fill(map, 0, size, -2);
         }
+    }
+
+    private int internLocal(final ChunkBuffer b, final int column, final int local) {
+        final LocalSymbols symbols = b.symbols[column];
+        final int code = writer.dictionary(column).intern(symbols.arena(), symbols.offset(local), symbols.length(local));
+        symbolMaps[column][local] = code;
+        return code;
     }
 
     private void appendRows(final ChunkBuffer b) {
@@ -468,7 +495,7 @@ public final class CsvLoader implements AutoCloseable {
                 final long srcAddress = b.columns[i] + (long) src * width;
                 final long dst = destinations[i] + rowInSegment * stride;
                 if (c.type() == ColumnType.SYMBOL) {
-                    remap(symbolMaps[i], srcAddress, dst, stride, n);
+                    remap(b, i, srcAddress, dst, stride, n);
                 } else if (stride == width) {
                     NativeMemory.copy(srcAddress, dst, (long) n * width);
                 } else {
@@ -479,10 +506,18 @@ public final class CsvLoader implements AutoCloseable {
         }
     }
 
-    private static void remap(final int[] map, final long src, final long dst, final int stride, final int n) {
+    private void remap(final ChunkBuffer b, final int column, final long src, final long dst, final int stride, final int n) {
+        final int[] map = symbolMaps[column];
         for (int r = 0; r < n; r++) {
             final int local = NativeMemory.getInt(src + ((long) r << 2));
-            NativeMemory.putInt(dst + (long) r * stride, local < 0 ? -1 : map[local]);
+            int code = -1;
+            if (local >= 0) {
+                code = map[local];
+                if (code == -2) {
+                    code = internLocal(b, column, local);
+                }
+            }
+            NativeMemory.putInt(dst + (long) r * stride, code);
         }
     }
 

@@ -35,12 +35,19 @@ final class FieldParser {
     private static final int MAX_YEAR = 2261;
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
+    private static final long ZEROS = 0x3030303030303030L;
+    private static final long HIGH_NIBBLES = 0xF0F0F0F0F0F0F0F0L;
+
     /** The parsed value (doubles as raw bits). */
     long value;
     /** Why the last parse returned -1. */
     int error;
     /** Fraction digits seen by the last decimal parse (for the scale error message). */
     int fractionDigits;
+    // the last date seen (timestamps in a file mostly share their date): its raw bytes and epoch day
+    private long cachedDateWord = -1;
+    private short cachedDayBytes = -1;
+    private long cachedEpochDay;
 
     /**
      * Parses a signed integer within {@code [-max, max]}.
@@ -52,12 +59,26 @@ final class FieldParser {
      */
     long parseInteger(long p, final long limit, final long max) {
         boolean negative = false;
-        byte b = NativeMemory.getByte(p);
+        final byte b = NativeMemory.getByte(p);
         if (b == '-') {
             negative = true;
             p++;
         } else if (b == '+') {
             p++;
+        }
+        if (p + 8 <= limit) {
+            // fast path: up to 8 digits from one 8-byte read
+            final long word = NativeMemory.getLong(p);
+            final int n = leadingDigits(word);
+            if (n > 0 && n < 8) {
+                final long v = eightDigits(word, n);
+                if (v > max) {
+                    error = E_RANGE;
+                    return -1;
+                }
+                value = negative ? -v : v;
+                return p + n;
+            }
         }
         final long start = p;
         long v = 0;
@@ -102,6 +123,12 @@ final class FieldParser {
             p++;
         } else if (b == '+') {
             p++;
+        }
+        if (p + 16 <= limit && scale <= 11) {
+            final long fast = fastDecimal(p, negative, scale);
+            if (fast > 0) {
+                return fast;
+            }
         }
         final long start = p;
         long intPart = 0;
@@ -156,6 +183,24 @@ final class FieldParser {
         return p;
     }
 
+    /** The common decimal: 1 to 7 integer digits, a point, 1 to min(scale, 7) fraction digits; 0 when not that. */
+    private long fastDecimal(final long p, final boolean negative, final int scale) {
+        final long word = NativeMemory.getLong(p);
+        final int n = leadingDigits(word);
+        if (n == 0 || n == 8 || ((word >>> (n << 3)) & 0xFF) != '.') {
+            return 0;
+        }
+        final long q = p + n + 1;
+        final long fw = NativeMemory.getLong(q);
+        final int fd = leadingDigits(fw);
+        if (fd == 0 || fd == 8 || fd > scale) {
+            return 0;
+        }
+        final long m = eightDigits(word, n) * POW10[scale] + eightDigits(fw, fd) * POW10[scale - fd];
+        value = negative ? -m : m;
+        return q + fd;
+    }
+
     /**
      * Parses a timestamp: ISO-8601 {@code yyyy-MM-ddTHH:mm:ss[.f{1,9}]} with {@code Z} or an offset ({@code +HH:MM},
      * {@code +HHMM}, {@code +HH}; a space may replace the T), or integer epoch nanoseconds.
@@ -177,6 +222,11 @@ final class FieldParser {
         if (p + 20 > limit) {
             return -1;
         }
+        final long dateWord = NativeMemory.getLong(p);
+        final short dayBytes = NativeMemory.getShort(p + 8);
+        if (dateWord == cachedDateWord && dayBytes == cachedDayBytes) {
+            return parseTime(p, limit, cachedEpochDay);
+        }
         final int year = digits4(p);
         final int month = digits2(p + 5);
         final int day = digits2(p + 8);
@@ -191,6 +241,23 @@ final class FieldParser {
         if (year < MIN_YEAR || year > MAX_YEAR || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)
             || hour > 23 || minute > 59 || second > 59) {
             error = year < MIN_YEAR || year > MAX_YEAR ? E_RANGE : E_SYNTAX;
+            return -1;
+        }
+        cachedEpochDay = daysFromCivil(year, month, day);
+        cachedDateWord = dateWord;
+        cachedDayBytes = dayBytes;
+        return parseTime(p, limit, cachedEpochDay);
+    }
+
+    /** Parses from the T of a timestamp whose date (validated) is {@code epochDay}. */
+    private long parseTime(final long p, final long limit, final long epochDay) {
+        final byte t = NativeMemory.getByte(p + 10);
+        final int hour = digits2(p + 11);
+        final int minute = digits2(p + 14);
+        final int second = digits2(p + 17);
+        if ((hour | minute | second) < 0 || (t != 'T' && t != ' ') || NativeMemory.getByte(p + 13) != ':'
+            || NativeMemory.getByte(p + 16) != ':' || hour > 23 || minute > 59 || second > 59) {
+            error = E_SYNTAX;
             return -1;
         }
         long q = p + 19;
@@ -250,7 +317,7 @@ final class FieldParser {
         } else {
             return -1;
         }
-        final long seconds = daysFromCivil(year, month, day) * 86_400L + hour * 3600L + minute * 60L + second - offsetSeconds;
+        final long seconds = epochDay * 86_400L + hour * 3600L + minute * 60L + second - offsetSeconds;
         value = seconds * NANOS_PER_SECOND + nanos;
         error = OK;
         return q;
@@ -352,13 +419,15 @@ final class FieldParser {
      */
     long parseSide(final long p, final long limit) {
         final int c = NativeMemory.getByte(p) & 0xDF;
+        final int next = p + 1 < limit ? NativeMemory.getByte(p + 1) & 0xDF : 0;
         if (c == 'B') {
             value = 'B';
-            return p + 3 <= limit && matchesIgnoreCase(p + 1, "UY") ? p + 3 : p + 1;
+            return next == 'U' && p + 3 <= limit && (NativeMemory.getByte(p + 2) & 0xDF) == 'Y' ? p + 3 : p + 1;
         }
         if (c == 'S') {
             value = 'S';
-            return p + 4 <= limit && matchesIgnoreCase(p + 1, "ELL") ? p + 4 : p + 1;
+            return next == 'E' && p + 4 <= limit && (NativeMemory.getByte(p + 2) & 0xDF) == 'L'
+                && (NativeMemory.getByte(p + 3) & 0xDF) == 'L' ? p + 4 : p + 1;
         }
         error = E_SYNTAX;
         return -1;
@@ -393,18 +462,38 @@ final class FieldParser {
         return true;
     }
 
-    private static boolean matchesIgnoreCase(final long p, final String upper) {
-        for (int i = 0; i < upper.length(); i++) {
-            if ((NativeMemory.getByte(p + i) & 0xDF) != upper.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private static boolean isDigit(final long p) {
         final int d = NativeMemory.getByte(p) - '0';
         return d >= 0 && d <= 9;
+    }
+
+    /**
+     * Counts the ASCII digits at the start of a little-endian word (first byte lowest). A byte of 0xFA or more may
+     * carry into the next byte in the +6 test, but only into bytes after a non-digit, which are not counted.
+     *
+     * @param word eight bytes.
+     * @return leading digit count, 0 to 8.
+     */
+    static int leadingDigits(final long word) {
+        final long flags = ((word & HIGH_NIBBLES) ^ ZEROS) | (((word + 0x0606060606060606L) & HIGH_NIBBLES) ^ ZEROS);
+        return Long.numberOfTrailingZeros(flags) >>> 3;
+    }
+
+    /**
+     * Converts the first {@code n} (1 to 8) ASCII digits of a little-endian word (D. Lemire's SWAR method).
+     *
+     * @param word eight bytes, digits first.
+     * @param n    how many digits.
+     * @return their value.
+     */
+    static long eightDigits(final long word, final int n) {
+        // move the n digits to the top and pad the front with '0's, which do not change the value
+        final int shift = (8 - n) << 3;
+        long v = shift == 0 ? word : (word << shift) | (ZEROS >>> (64 - shift));
+        v -= ZEROS;
+        v = v * 10 + (v >>> 8);
+        v = (((v & 0x000000FF000000FFL) * 0x000F424000000064L) + (((v >>> 16) & 0x000000FF000000FFL) * 0x0000271000000001L)) >>> 32;
+        return v;
     }
 
     /** @return the two-digit number at p, or a negative value when either byte is not a digit. */

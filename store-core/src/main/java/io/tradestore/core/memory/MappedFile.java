@@ -129,6 +129,28 @@ public final class MappedFile implements AutoCloseable {
         }
     }
 
+    /**
+     * Forces a directory's entries (new files, renames) to disk, so that files created before a durable commit are
+     * found after a power loss. A file system that cannot sync directories is ignored.
+     *
+     * @param directory the directory.
+     */
+    public static void syncDirectory(final Path directory) {
+        try (FileChannel ch = FileChannel.open(directory, StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (final IOException e) {
+            throw new StoreException("cannot sync directory " + directory + ": " + e.getMessage(), e);
+        } catch (final UnsupportedOperationException e) {
+            // not every file system can open a directory for reading; nothing more can be done there
+        }
+    }
+
+    /** @return whether msync reaches the OS (false when net.openhft:posix fell back to its no-op implementation). */
+    public static boolean msyncAvailable() {
+        final String name = PosixAPI.posix().getClass().getName();
+        return !name.contains("NoOp");
+    }
+
     /** Unmaps the file; idempotent. */
     @Override
     public void close() {

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.tradestore.core.Bounds;
 import io.tradestore.core.StoreException;
 import io.tradestore.core.memory.FileAllocator;
 import io.tradestore.core.memory.MappedFile;
@@ -29,6 +30,8 @@ public final class Segment implements AutoCloseable {
     private final int[] columnStride;
     private final int columnCount;
     private final long zoneBase;
+    private final boolean writable;
+    private boolean closed;
 
     private Segment(final Schema schema, final int index, final Path directory, final MappedFile[] files, final MappedFile zone) {
         this.schema = schema;
@@ -45,6 +48,7 @@ public final class Segment implements AutoCloseable {
             columnStride[c.index()] = SegmentDescriptor.stride(schema, c);
         }
         this.zoneBase = zone.address();
+        this.writable = zone.writable();
     }
 
     /**
@@ -168,6 +172,7 @@ public final class Segment implements AutoCloseable {
      * @param to   end row (exclusive).
      */
     public void fillNulls(final int from, final int to) {
+        checkWritableRange(from, to);
         if (to <= from) {
             return;
         }
@@ -184,7 +189,11 @@ public final class Segment implements AutoCloseable {
      * @param fromBlock first block to empty.
      */
     public void resetZones(final int fromBlock) {
+        checkWritable();
         final int blocks = schema.blocksPerSegment();
+        if (fromBlock < 0 || fromBlock > blocks) {
+            throw new IndexOutOfBoundsException("fromBlock=" + fromBlock + " blocksPerSegment=" + blocks);
+        }
         for (int b = fromBlock; b < blocks; b++) {
             for (final Column c : schema.columns()) {
                 setEmpty(b, c);
@@ -231,6 +240,7 @@ public final class Segment implements AutoCloseable {
      * @param to end row of committed data in the segment (exclusive), inside or at the end of its block.
      */
     public void recomputePartialBlock(final int to) {
+        checkWritableRange(0, to);
         final int blockRows = schema.blockRows();
         final int block = to / blockRows;
         if (to % blockRows == 0 || block >= schema.blocksPerSegment()) {
@@ -253,6 +263,7 @@ public final class Segment implements AutoCloseable {
      * @param to   end row (exclusive).
      */
     public void updateZones(final int from, final int to) {
+        checkWritableRange(from, to);
         final int blockRows = schema.blockRows();
         int start = from;
         while (start < to) {
@@ -289,6 +300,10 @@ public final class Segment implements AutoCloseable {
      * @return {min, max}; f64 as raw bits; an empty range when all are null.
      */
     public long[] minMax(final Column c, final int from, final int to) {
+        checkRange(from, to);
+        if (c.index() < 0 || c.index() >= columnCount || !schema.column(c.index()).equals(c)) {
+            throw new StoreException("column '" + c.name() + "' is not a column of table '" + schema.name() + "'");
+        }
         final long stride = columnStride[c.index()];
         long a = columnBase[c.index()] + from * stride;
         final int n = to - from;
@@ -361,6 +376,9 @@ public final class Segment implements AutoCloseable {
      * @return the minimum (empty: Long.MAX_VALUE, or +Inf bits for f64).
      */
     public long zoneMin(final int block, final int column) {
+        if (Bounds.SHOULD_BOUNDS_CHECK) {
+            checkZone(block, column);
+        }
         return NativeMemory.getLong(zoneBase + ZoneMapDescriptor.entryOffset(columnCount, block, column));
     }
 
@@ -372,6 +390,9 @@ public final class Segment implements AutoCloseable {
      * @return the maximum.
      */
     public long zoneMax(final int block, final int column) {
+        if (Bounds.SHOULD_BOUNDS_CHECK) {
+            checkZone(block, column);
+        }
         return NativeMemory.getLong(zoneBase + ZoneMapDescriptor.entryOffset(columnCount, block, column) + 8);
     }
 
@@ -382,6 +403,7 @@ public final class Segment implements AutoCloseable {
      * @param to   end row.
      */
     public void sync(final int from, final int to) {
+        checkWritableRange(from, to);
         if (schema.layout() == Layout.ROW) {
             files[0].sync((long) from * schema.rowLength(), (long) (to - from) * schema.rowLength());
         } else {
@@ -392,8 +414,44 @@ public final class Segment implements AutoCloseable {
         zone.sync(0, zone.length());
     }
 
+    /** @return whether this segment is mapped read-write (the writer's). */
+    public boolean writable() {
+        return writable;
+    }
+
+    private void checkZone(final int block, final int column) {
+        if (closed) {
+            throw new StoreException("segment " + directory + " is closed (its reader or writer was closed)");
+        }
+        if (block < -1 || block >= schema.blocksPerSegment()) {
+            throw new IndexOutOfBoundsException("block=" + block + " blocksPerSegment=" + schema.blocksPerSegment());
+        }
+        Bounds.checkIndex("column", column, columnCount, "columnCount");
+    }
+
+    private void checkRange(final int from, final int to) {
+        if (from < 0 || to > schema.segmentRows() || from > to) {
+            throw new IndexOutOfBoundsException("from=" + from + " to=" + to + " segmentRows=" + schema.segmentRows());
+        }
+    }
+
+    private void checkWritable() {
+        if (closed) {
+            throw new StoreException("segment " + directory + " is closed (its reader or writer was closed)");
+        }
+        if (!writable) {
+            throw new StoreException("segment " + directory + " is mapped read-only; only the table's writer changes it");
+        }
+    }
+
+    private void checkWritableRange(final int from, final int to) {
+        checkWritable();
+        checkRange(from, to);
+    }
+
     @Override
     public void close() {
+        closed = true;
         for (final MappedFile f : files) {
             f.close();
         }

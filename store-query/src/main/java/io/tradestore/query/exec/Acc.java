@@ -8,6 +8,16 @@ import io.tradestore.core.segment.Segment;
  * global aggregate, summed in registers.
  */
 abstract class Acc {
+    /**
+     * Asks for 2^shift interleaved partial accumulators per group (row i goes to lane i mod 2^shift), for dense keys
+     * with few groups where consecutive rows of one group would otherwise serialise on one memory location. Called
+     * before {@link #grow}; an aggregate may ignore it.
+     *
+     * @param shift log2 of the lanes.
+     */
+    void lanes(final int shift) {
+    }
+
     /** @param capacity groups the arrays must hold. */
     abstract void grow(int capacity);
 

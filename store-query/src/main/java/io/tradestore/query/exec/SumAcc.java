@@ -26,6 +26,7 @@ final class SumAcc extends Acc {
     private long budget;
     private long used;
     private boolean exactMode;
+    private int laneShift;
 
     SumAcc(final int slotA, final int colA, final int slotB, final int colB, final int scale, final boolean avg) {
         this.slotA = slotA;
@@ -37,10 +38,16 @@ final class SumAcc extends Acc {
     }
 
     @Override
+    void lanes(final int shift) {
+        laneShift = shift;
+        fast = new long[nulls.length << shift];
+    }
+
+    @Override
     void grow(final int capacity) {
-        if (capacity > fast.length) {
-            final int n = Math.max(capacity, fast.length * 2);
-            fast = Arrays.copyOf(fast, n);
+        if (capacity > nulls.length) {
+            final int n = Math.max(capacity, nulls.length * 2);
+            fast = Arrays.copyOf(fast, n << laneShift);
             nulls = Arrays.copyOf(nulls, n);
         }
         exact.grow(capacity);
@@ -58,7 +65,7 @@ final class SumAcc extends Acc {
         final long[] f = fast;
         for (int g = 0; g < f.length; g++) {
             if (f[g] != 0) {
-                exact.add(g, f[g]);
+                exact.add(g >>> laneShift, f[g]);
                 f[g] = 0;
             }
         }
@@ -92,12 +99,14 @@ final class SumAcc extends Acc {
                 f[0] += sum;
                 nulls[0] += nn;
             } else {
+                final int ls = laneShift;
+                final int lm = (1 << ls) - 1;
                 for (int i = 0; i < n; i++) {
                     final long v = NativeMemory.getLong(a + i * sa);
                     if (v == Long.MIN_VALUE) {
                         nulls[gid[i]]++;
                     } else {
-                        f[gid[i]] += v;
+                        f[(gid[i] << ls) | (i & lm)] += v;
                     }
                 }
             }
@@ -118,13 +127,15 @@ final class SumAcc extends Acc {
             f[0] += sum;
             nulls[0] += nn;
         } else {
+            final int ls = laneShift;
+            final int lm = (1 << ls) - 1;
             for (int i = 0; i < n; i++) {
                 final long x = NativeMemory.getLong(a + i * sa);
                 final long y = NativeMemory.getLong(b + i * sb);
                 if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
                     nulls[gid[i]]++;
                 } else {
-                    f[gid[i]] += x * y;
+                    f[(gid[i] << ls) | (i & lm)] += x * y;
                 }
             }
         }

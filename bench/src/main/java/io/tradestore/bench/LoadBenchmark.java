@@ -1,0 +1,173 @@
+package io.tradestore.bench;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Stream;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.flyweight.TradesSchema;
+import io.tradestore.core.ingest.CsvLoader;
+import io.tradestore.core.ingest.LoadOptions;
+import io.tradestore.core.ingest.LoadResult;
+import io.tradestore.core.sample.TradeGenerator;
+
+/**
+ * CSV load scenario: the same generated trades CSV loaded by tradestore ({@link CsvLoader}) and by DuckDB
+ * ({@code CREATE TABLE AS SELECT * FROM read_csv(...)} through duckdb_jdbc, in memory) with the same thread count,
+ * the file in the page cache, alternating runs; prints every run, the medians and the ratio.
+ *
+ * <pre>
+ * flock /tmp/tradestore-bench.lock mvn -B -o -q -pl bench -am verify -DskipTests -Pload-bench \
+ *     -Dload.args="--rows 50000000 --threads 2 --runs 5 --file /tmp/trades-50m.csv --store /tmp/loadbench"
+ * </pre>
+ */
+public final class LoadBenchmark {
+    private LoadBenchmark() {
+    }
+
+    /**
+     * Runs the scenario.
+     *
+     * @param args {@code --rows N --threads N --runs N --file CSV --store DIR [--no-duckdb] [--seed S]}.
+     * @throws Exception on failure.
+     */
+    public static void main(final String[] args) throws Exception {
+        long rows = 50_000_000;
+        int threads = 2;
+        int runs = 3;
+        long seed = 42;
+        boolean duck = true;
+        Path file = Paths.get("/tmp/trades-" + rows + ".csv");
+        Path storeRoot = Paths.get("/tmp/tradestore-loadbench");
+        boolean fileSet = false;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--rows":
+                    rows = Long.parseLong(args[++i]);
+                    break;
+                case "--threads":
+                    threads = Integer.parseInt(args[++i]);
+                    break;
+                case "--runs":
+                    runs = Integer.parseInt(args[++i]);
+                    break;
+                case "--seed":
+                    seed = Long.parseLong(args[++i]);
+                    break;
+                case "--file":
+                    file = Paths.get(args[++i]);
+                    fileSet = true;
+                    break;
+                case "--store":
+                    storeRoot = Paths.get(args[++i]);
+                    break;
+                case "--no-duckdb":
+                    duck = false;
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        if (!fileSet) {
+            file = Paths.get("/tmp/trades-" + rows + ".csv");
+        }
+        if (!Files.exists(file)) {
+            final long t0 = System.nanoTime();
+            final long bytes = TradeGenerator.writeCsv(file, rows, seed);
+            final double s = (System.nanoTime() - t0) / 1e9;
+            System.out.printf(Locale.ROOT, "generated %,d rows (%,d bytes) in %.2f s: %.2f M rows/s%n", rows, bytes, s, rows / s / 1e6);
+        }
+        final long bytes = Files.size(file);
+        System.out.printf(Locale.ROOT, "file %s: %,d bytes; threads=%d; cores=%d; java %s%n", file, bytes, threads,
+            Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+        warm(file);
+        final List<Double> ours = new ArrayList<>();
+        final List<Double> theirs = new ArrayList<>();
+        long loaded = 0;
+        for (int run = 0; run < runs; run++) {
+            final Path dir = storeRoot.resolve("run" + run);
+            delete(dir);
+            final long t0 = System.nanoTime();
+            final LoadResult r;
+            try (Store store = Store.open(dir)) {
+                r = CsvLoader.load(store.openOrCreate(TradesSchema.SCHEMA), List.of(file), LoadOptions.defaults().withThreads(threads), null);
+            }
+            final double s = (System.nanoTime() - t0) / 1e9;
+            loaded = r.rowsLoaded();
+            ours.add(s);
+            System.out.printf(Locale.ROOT, "run %d tradestore: %,d rows in %.3f s: %.2f M rows/s, %.0f MB/s%n", run, r.rowsLoaded(), s,
+                r.rowsLoaded() / s / 1e6, bytes / s / 1e6);
+            delete(dir);
+            if (duck) {
+                final double d = duckdb(file, threads);
+                theirs.add(d);
+                System.out.printf(Locale.ROOT, "run %d duckdb:     %,d rows in %.3f s: %.2f M rows/s, %.0f MB/s%n", run, rows, d,
+                    rows / d / 1e6, bytes / d / 1e6);
+            }
+        }
+        final double m = median(ours);
+        System.out.printf(Locale.ROOT, "median tradestore: %.3f s, %.2f M rows/s, %.0f MB/s (runs %s)%n", m, loaded / m / 1e6,
+            bytes / m / 1e6, ours);
+        if (duck) {
+            final double d = median(theirs);
+            System.out.printf(Locale.ROOT, "median duckdb:     %.3f s, %.2f M rows/s, %.0f MB/s (runs %s)%n", d, loaded / d / 1e6,
+                bytes / d / 1e6, theirs);
+            System.out.printf(Locale.ROOT, "ratio: tradestore is %.2fx DuckDB's rows/s%n", d / m);
+        }
+    }
+
+    private static double duckdb(final Path file, final int threads) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement()) {
+            st.execute("SET threads=" + threads);
+            final long t0 = System.nanoTime();
+            st.execute("CREATE TABLE trades AS SELECT * FROM read_csv('" + file.toString().replace("'", "''") + "')");
+            final double s = (System.nanoTime() - t0) / 1e9;
+            try (ResultSet rs = st.executeQuery("SELECT count(*) FROM trades")) {
+                rs.next();
+                if (rs.getLong(1) <= 0) {
+                    throw new IllegalStateException("duckdb loaded nothing");
+                }
+            }
+            return s;
+        }
+    }
+
+    private static void warm(final Path file) throws IOException {
+        final byte[] buf = new byte[1 << 20];
+        try (InputStream in = Files.newInputStream(file)) {
+            while (in.read(buf) >= 0) {
+                // read through so the file sits in the page cache
+            }
+        }
+    }
+
+    private static double median(final List<Double> xs) {
+        final double[] a = xs.stream().mapToDouble(Double::doubleValue).toArray();
+        Arrays.sort(a);
+        return a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
+    }
+
+    private static void delete(final Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (final Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package io.tradestore.core;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.SplittableRandom;
+import java.util.concurrent.locks.LockSupport;
+
+import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.Schema;
+
+/**
+ * The child JVM of the multi-process tests. Modes:
+ * <pre>
+ * crash DIR LAYOUT SEGMENT_ROWS MAX_COMMIT PAUSE_MICROS MAX_ROWS SEED  append and commit until killed
+ * append DIR LAYOUT SEGMENT_ROWS ROWS COMMIT_ROWS                      append ROWS rows in commits, then exit
+ * hold DIR LAYOUT SEGMENT_ROWS                                         hold the writer until stdin closes
+ * try-writer DIR LAYOUT SEGMENT_ROWS                                   try to open the writer, say what happened
+ * </pre>
+ * Every row's content is a pure function of its number ({@link TestRows#write}); each commit is reported as
+ * {@code COMMITTED n} on stdout after it returned.
+ */
+public final class StoreChild {
+    private StoreChild() {
+    }
+
+    /**
+     * Runs one mode.
+     *
+     * @param args the mode and its arguments.
+     * @throws IOException when stdin fails.
+     */
+    public static void main(final String[] args) throws IOException {
+        final PrintStream out = System.out;
+        final Path dir = Path.of(args[1]);
+        final Schema schema = TestRows.allTypes(Layout.valueOf(args[2]), Integer.parseInt(args[3]));
+        switch (args[0]) {
+            case "crash":
+                crash(out, dir, schema, Integer.parseInt(args[4]), Integer.parseInt(args[5]), Long.parseLong(args[6]),
+                    Long.parseLong(args[7]));
+                break;
+            case "append":
+                append(out, dir, schema, Long.parseLong(args[4]), Integer.parseInt(args[5]));
+                break;
+            case "hold":
+                try (Store store = Store.open(dir); TableWriter w = store.openOrCreate(schema).writer()) {
+                    out.println("LOCKED " + w.committedRows());
+                    out.flush();
+                    while (System.in.read() >= 0) {
+                        // wait for the parent to close our stdin
+                    }
+                }
+                out.println("RELEASED");
+                break;
+            case "try-writer":
+                try (Store store = Store.open(dir); TableWriter w = store.openOrCreate(schema).writer()) {
+                    out.println("ACQUIRED " + w.committedRows());
+                } catch (final StoreException e) {
+                    out.println("REFUSED " + e.getMessage());
+                }
+                break;
+            default:
+                throw new IllegalArgumentException("unknown mode " + args[0]);
+        }
+        out.flush();
+    }
+
+    private static void crash(final PrintStream out, final Path dir, final Schema schema, final int maxCommit, final int pauseMicros,
+                              final long maxRows, final long seed) {
+        final SplittableRandom random = new SplittableRandom(seed);
+        try (Store store = Store.open(dir); TableWriter w = store.openOrCreate(schema).writer()) {
+            out.println("READY " + w.committedRows());
+            // at the row cap the loop only appends and rolls back: report the state once so the parent never waits
+            out.println("COMMITTED " + w.committedRows());
+            out.flush();
+            final AllTypesFlyweight f = new AllTypesFlyweight();
+            while (true) {
+                final int n = 1 + random.nextInt(maxCommit);
+                for (int i = 0; i < n; i++) {
+                    TestRows.write(w.append(f), w.pendingRows() - 1);
+                }
+                if (w.pendingRows() > maxRows || random.nextInt(10) == 0) {
+                    w.rollback();
+                } else {
+                    w.commit();
+                    out.println("COMMITTED " + w.committedRows());
+                    out.flush();
+                }
+                if (pauseMicros > 0) {
+                    LockSupport.parkNanos(1000L * random.nextInt(pauseMicros + 1));
+                }
+            }
+        }
+    }
+
+    private static void append(final PrintStream out, final Path dir, final Schema schema, final long rows, final int commitRows) {
+        try (Store store = Store.open(dir); TableWriter w = store.openOrCreate(schema).writer()) {
+            final AllTypesFlyweight f = new AllTypesFlyweight();
+            while (w.pendingRows() < rows) {
+                TestRows.write(w.append(f), w.pendingRows() - 1);
+                if (w.pendingRows() % commitRows == 0 || w.pendingRows() == rows) {
+                    w.commit();
+                    out.println("COMMITTED " + w.committedRows());
+                    out.flush();
+                }
+            }
+        }
+        out.println("DONE");
+    }
+}

@@ -1,0 +1,203 @@
+package io.tradestore.core.ingest;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import io.tradestore.core.TestRows;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * One test per class of bad input: the message names file, line, column and reason; fail mode leaves the table at
+ * its previous commit; skip mode's rejects and counts are exact.
+ */
+class BadInputTest {
+    private static final String H = IngestFixtures.HEADER;
+    private static final String GOOD1 = "1,2026-11-16T08:00:00.000001Z,100001,XLON,SYM001,B,10.5,100\n";
+    private static final String GOOD2 = "2,2026-11-16T08:00:01Z,100002,XPAR,SYM002,S,20.25,200\n";
+    private static final String GOOD3 = "3,2026-11-16T08:00:02Z,100003,XETR,SYM003,B,30,300\n";
+
+    @TempDir
+    Path dir;
+    private Path store;
+    private IngestFixtures.Summary before;
+
+    @BeforeEach
+    void preload() {
+        store = dir.resolve("store");
+        final Path seed = IngestFixtures.write(dir.resolve("seed.csv"), H + GOOD1 + GOOD2);
+        IngestFixtures.load(store, LoadOptions.defaults(), seed);
+        before = IngestFixtures.summarise(store);
+        assertThat(before.rows()).isEqualTo(2);
+    }
+
+    @AfterEach
+    void noLeaks() {
+        TestRows.assertNoNativeLeaks();
+    }
+
+    private Path csv(final String content) {
+        return IngestFixtures.write(dir.resolve("in.csv"), content);
+    }
+
+    /** Fails in fail mode with exactly this message (after "in.csv:"), leaving the table as it was. */
+    private void assertFails(final Path file, final String expected) {
+        for (final int chunk : new int[] {LoadOptions.DEFAULT_CHUNK_BYTES, 40}) {
+            assertThatThrownBy(() -> IngestFixtures.load(store, LoadOptions.defaults().withChunkBytes(chunk).withMaxLineLength(200), file))
+                .isInstanceOf(LoadException.class).hasMessage(file + ":" + expected);
+            assertThat(IngestFixtures.summarise(store)).isEqualTo(before);
+        }
+    }
+
+    /** Skips in skip mode: the rejects file holds exactly these lines and the good rows are loaded. */
+    private void assertSkips(final Path file, final long good, final String... rejects) throws IOException {
+        final Path rejectsFile = dir.resolve("rejects.txt");
+        final LoadResult r = IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withRejects(rejectsFile)
+            .withChunkBytes(40).withMaxLineLength(200), file);
+        assertThat(r.rowsLoaded()).isEqualTo(good);
+        assertThat(r.rowsRejected()).isEqualTo(rejects.length);
+        assertThat(r.rowsRead()).isEqualTo(good + rejects.length);
+        final List<String> lines = Files.readAllLines(rejectsFile, StandardCharsets.UTF_8);
+        assertThat(lines).containsExactly(java.util.Arrays.stream(rejects).map(x -> file + ":" + x).toArray(String[]::new));
+        assertThat(IngestFixtures.summarise(store).rows()).isEqualTo(before.rows() + good);
+    }
+
+    @Test
+    void shouldRejectWrongColumnCount() throws IOException {
+        final Path f = csv(H + GOOD1 + "2,2026-11-16T08:00:01Z,100002,XPAR,SYM002,S,20.25\n" + GOOD2 + "4,2026-11-16T08:00:01Z,1,X,Y,S,2,5,6\n"
+            + GOOD3);
+        assertFails(f, "3:50: row has 7 fields, expected 8");
+        assertSkips(f, 3, "3:50: row has 7 fields, expected 8", "5:36: row has 9 fields, expected 8");
+    }
+
+    @Test
+    void shouldRejectBadNumber() throws IOException {
+        final Path f = csv(H + GOOD1 + "2,2026-11-16T08:00:01Z,10x0,XPAR,SYM002,S,20.25,200\n" + GOOD2
+            + "4,2026-11-16T08:00:01Z,1,X,Y,S,2,99999999999999999999\n");
+        assertFails(f, "3:24: column 'client_id': '10x0' is not an integer");
+        assertSkips(f, 2, "3:24: column 'client_id': '10x0' is not an integer",
+            "5:34: column 'quantity': '99999999999999999999' is out of range for i64 [-9223372036854775807, 9223372036854775807]");
+    }
+
+    @Test
+    void shouldRejectBadDecimalAndDecimalScale() throws IOException {
+        final Path f = csv(H + GOOD1 + "2,2026-11-16T08:00:01Z,100002,XPAR,SYM002,S,12.3.4,200\n"
+            + "3,2026-11-16T08:00:02Z,100003,XETR,SYM003,B,1.1234567,300\n" + GOOD2);
+        assertFails(f, "3:45: column 'price': '12.3.4' is not a decimal");
+        assertSkips(f, 2, "3:45: column 'price': '12.3.4' is not a decimal",
+            "4:45: column 'price': '1.1234567' has 7 fraction digits, more than the scale of decimal(6)");
+    }
+
+    @Test
+    void shouldRejectBadTimestamp() throws IOException {
+        final Path f = csv(H + "1,2026-02-30T08:00:00Z,100001,XLON,SYM001,B,10.5,100\n" + GOOD2 + "3,,1,X,Y,S,1,1\n");
+        assertFails(f, "2:3: column 'ts': '2026-02-30T08:00:00Z' is not a timestamp (ISO-8601 with Z or an offset, or integer epoch"
+            + " nanoseconds)");
+        assertSkips(f, 1, "2:3: column 'ts': '2026-02-30T08:00:00Z' is not a timestamp (ISO-8601 with Z or an offset, or integer"
+            + " epoch nanoseconds)", "4:3: column 'ts': empty value, but the designated timestamp cannot be null");
+    }
+
+    @Test
+    void shouldRejectBadSide() throws IOException {
+        final Path f = csv(H + GOOD1 + "2,2026-11-16T08:00:01Z,100002,XPAR,SYM002,X,20.25,200\n" + GOOD3);
+        assertFails(f, "3:43: column 'side': 'X' is not a side (B, S, BUY or SELL)");
+        assertSkips(f, 2, "3:43: column 'side': 'X' is not a side (B, S, BUY or SELL)");
+    }
+
+    @Test
+    void shouldRejectUnterminatedQuote() throws IOException {
+        final Path f = csv(H + GOOD1 + "2,2026-11-16T08:00:01Z,100002,\"XPAR,SYM002,S,20.25,200\n" + GOOD3);
+        assertFails(f, "3:31: column 'venue': unterminated quoted field (no closing quote before the end of the file)");
+        assertSkips(f, 2, "3:31: column 'venue': unterminated quoted field (no closing quote before the end of the file)");
+    }
+
+    @Test
+    void shouldRejectOverlongLine() throws IOException {
+        final String longSymbol = "S".repeat(300);
+        final Path f = csv(H + GOOD1 + "2,2026-11-16T08:00:01Z,100002,XPAR," + longSymbol + ",S,20.25,200\n" + GOOD3);
+        assertFails(f, "3:201: line is longer than the limit of 200 bytes");
+        assertSkips(f, 2, "3:201: line is longer than the limit of 200 bytes");
+    }
+
+    @Test
+    void shouldRejectBinaryGarbage() throws IOException {
+        final byte[] garbage = {0, (byte) 0xFF, (byte) 0xFE, 7, 'a', (byte) 0x80, 0, 1};
+        final byte[] head = (H + GOOD1).getBytes(StandardCharsets.US_ASCII);
+        final byte[] tail = ("\n" + GOOD3).getBytes(StandardCharsets.US_ASCII);
+        final byte[] all = new byte[head.length + garbage.length + tail.length];
+        System.arraycopy(head, 0, all, 0, head.length);
+        System.arraycopy(garbage, 0, all, head.length, garbage.length);
+        System.arraycopy(tail, 0, all, head.length + garbage.length, tail.length);
+        final Path f = dir.resolve("in.csv");
+        Files.write(f, all);
+        assertFails(f, "3:1: column 'trade_id': '\\x00\\xFF\\xFE\\x07a\\x80\\x00\\x01' is not an integer");
+        assertSkips(f, 2, "3:1: column 'trade_id': '\\x00\\xFF\\xFE\\x07a\\x80\\x00\\x01' is not an integer");
+    }
+
+    @Test
+    void shouldRejectInvalidUtf8InASymbol() throws IOException {
+        final byte[] head = (H + "1,2026-11-16T08:00:00Z,1,XL").getBytes(StandardCharsets.US_ASCII);
+        final byte[] tail = ("N,SYM001,B,10.5,100\n" + GOOD3).getBytes(StandardCharsets.US_ASCII);
+        final byte[] all = new byte[head.length + 1 + tail.length];
+        System.arraycopy(head, 0, all, 0, head.length);
+        all[head.length] = (byte) 0xC3;
+        System.arraycopy(tail, 0, all, head.length + 1, tail.length);
+        final Path f = dir.resolve("in.csv");
+        Files.write(f, all);
+        assertFails(f, "2:26: column 'venue': 'XL\\xC3N' is not valid UTF-8");
+    }
+
+    @Test
+    void shouldRejectEmptyFile() {
+        final Path f = csv("");
+        assertFails(f, "1:1: empty file; expected a header row naming the columns trade_id,ts,client_id,venue,instrument,side,price,quantity");
+    }
+
+    @Test
+    void shouldRejectHeaderOnly() {
+        assertFails(csv(H), "2:1: header only, no data rows");
+        assertFails(csv(H.trim()), "2:1: header only, no data rows");
+        assertFails(csv(H + "\n\r\n"), "2:1: header only, no data rows");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "trade_id,ts,client_id,venue,instrument,side,price,quantity,notes|1:60: unknown column 'notes'; table 'trades' has columns"
+            + " trade_id,ts,client_id,venue,instrument,side,price,quantity",
+        "trade_id,ts,client_id,venue,instrument,side,price,price,quantity|1:51: duplicate column 'price' (also at column 45)",
+        "trade_id,ts,client_id,venue,instrument,side,quantity|1:1: missing column 'price'; the header must name every column of table"
+            + " 'trades': trade_id,ts,client_id,venue,instrument,side,price,quantity"})
+    void shouldRejectBadHeaders(final String header, final String expected) {
+        assertFails(csv(header + "\n" + GOOD1), expected);
+    }
+
+    @Test
+    void shouldFailWhenRejectsExceedMaxErrorsAndRollBack() {
+        final Path f = csv(H + GOOD1 + "x,2026-11-16T08:00:01Z,1,X,Y,S,1,1\n" + GOOD2 + "y,2026-11-16T08:00:01Z,1,X,Y,S,1,1\n" + GOOD3);
+        assertThatThrownBy(() -> IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withMaxErrors(1), f))
+            .isInstanceOf(LoadException.class).hasMessageStartingWith("too many rejected rows: more than --max-errors 1 (last: " + f
+                + ":5:1: column 'trade_id': 'y' is not an integer)");
+        assertThat(IngestFixtures.summarise(store)).isEqualTo(before);
+        final LoadResult r = IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withMaxErrors(2), f);
+        assertThat(r.rowsLoaded()).isEqualTo(3);
+        assertThat(r.rowsRejected()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldRejectTrailingJunkAfterAClosingQuote() throws IOException {
+        final Path f = csv(H + GOOD1 + "2,2026-11-16T08:00:01Z,100002,\"XPAR\"x,SYM002,S,20.25,200\n" + GOOD3);
+        assertFails(f, "3:37: column 'venue': unexpected character after a closing quote");
+        assertSkips(f, 2, "3:37: column 'venue': unexpected character after a closing quote");
+    }
+}

@@ -1,0 +1,52 @@
+package io.tradestore.query.difftest;
+
+import java.util.List;
+
+/**
+ * One generated query in both languages, with what is needed to compare the answers.
+ *
+ * @param id       replay id ({@code seed/table/index}).
+ * @param json     the tradestore query.
+ * @param sql      the DuckDB query (ordered by the query's orderBy, without its limit: the limit is applied by the
+ *                 comparison, which tolerates ties at the cut).
+ * @param scan     whether this is a scan (no aggregates).
+ * @param outputs  the output columns in order.
+ * @param keyCount how many leading outputs are group keys (an aggregate query's rows are matched by them).
+ * @param orderBy  output indexes the rows are ordered by (empty: no order is asserted).
+ * @param limit    the limit, or -1.
+ * @param filter   the row filter (with the time range folded in), or null; evaluated in Java by the translation test.
+ */
+record DiffQuery(String id, String json, String sql, boolean scan, List<Output> outputs, int keyCount, List<Integer> orderBy,
+                 int limit, Pred filter) {
+
+    /** How an output column is checked against DuckDB. */
+    enum Check {
+        /** Equal as numbers (any Java number type) or strings; null equals null. */
+        EXACT,
+        /** Doubles within a relative 1e-9. */
+        RELATIVE,
+        /** Average: SQL gives the exact sum and the count. */
+        AVG,
+        /** VWAP: SQL gives sum(price*quantity) and sum(quantity) over rows where both are present. */
+        VWAP,
+        /** Percentile: SQL gives the sorted non-null values; the engine may be off by one rank and its stated precision. */
+        PERCENTILE
+    }
+
+    /**
+     * An output column.
+     *
+     * @param name       output name in the engine's result.
+     * @param check      how to compare.
+     * @param sqlColumns how many SQL result columns feed it (1, or 2 for AVG and VWAP).
+     * @param percentile p of a percentile, else 0.
+     * @param decimalScale the scale an exact decimal answer must carry, or -1 when not checked.
+     */
+    record Output(String name, Check check, int sqlColumns, double percentile, int decimalScale) {
+    }
+
+    /** @return the text printed for a mismatch: the replay id, the JSON and the SQL. */
+    String describe() {
+        return "query " + id + "\n  json: " + json + "\n  sql:  " + sql + (limit >= 0 ? "  -- then LIMIT " + limit : "");
+    }
+}

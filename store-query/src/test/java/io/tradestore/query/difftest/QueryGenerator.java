@@ -1,0 +1,664 @@
+package io.tradestore.query.difftest;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.tradestore.core.schema.ColumnType;
+import io.tradestore.query.difftest.DiffQuery.Check;
+import io.tradestore.query.difftest.DiffQuery.Output;
+
+/**
+ * Draws random queries from the whole grammar of DESIGN.md "Queries" (filters eq ne in range and or not on every
+ * type, time ranges, up to four group keys with at most one time bucket, every aggregate on columns and products,
+ * having, orderBy on several keys, limit, scans) and translates each to DuckDB SQL over the same rows.
+ *
+ * <p>Translation rules (where SQL and our language differ):
+ * <ul>
+ *   <li>Filters: literal, since the engine uses SQL's three-valued logic (see {@link Pred}).</li>
+ *   <li>{@code time} is {@code ts >= from AND ts < to}; timestamps are epoch-nanosecond BIGINTs in DuckDB.</li>
+ *   <li>Buckets: {@code ts - ts % width} (epoch-aligned, as the engine's buckets; all timestamps are positive).</li>
+ *   <li>Exact sums: DuckDB sums BIGINT into HUGEINT and DECIMAL(18,s) into DECIMAL(38,s); products are
+ *       {@code CAST(a AS DECIMAL(19,sa)) * CAST(b AS DECIMAL(19,sb))} (DECIMAL(38, sa+sb)); with an f64 factor, DOUBLE.</li>
+ *   <li>{@code first}/{@code last}: the first/last non-null value by {@code ts}, ties broken by row order
+ *       ({@code first(x ORDER BY ts, rid) FILTER (WHERE x IS NOT NULL)}).</li>
+ *   <li>{@code vwap}: sum(price*quantity) / sum(quantity) over rows where both are present; null when that is empty.</li>
+ *   <li>{@code avg}: the exact sum over the count of non-null values, divided in Java.</li>
+ *   <li>{@code percentile}: nearest rank {@code ceil(p/100*n)} of the sorted non-null values (HdrHistogram's
+ *       definition); the comparison allows one rank either side and the engine's stated relative precision.</li>
+ *   <li>{@code countDistinct}: {@code count(DISTINCT x)} (nulls not counted).</li>
+ *   <li>{@code orderBy}: {@code NULLS LAST} in both directions unless {@code -Dtradestore.difftest.nullsFirstOnDesc=true};
+ *       symbols order by their strings.</li>
+ * </ul>
+ */
+final class QueryGenerator {
+    static final ObjectMapper JSON = new ObjectMapper().enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
+    static final boolean NULLS_FIRST_ON_DESC = Boolean.getBoolean("tradestore.difftest.nullsFirstOnDesc");
+
+    private static final String[][] PRODUCTS = {
+        {"price", "quantity"}, {"price", "price"}, {"quantity", "q32"}, {"pnl", "b"}, {"id", "q32"}, {"f", "quantity"}, {"f", "b"},
+        {"s", "b"}};
+    private static final String[] BUCKETS = {"1s", "1m", "5m", "15m", "1h", "1d", "PT30S", "PT2H", "PT10M", "P1D", "PT0.25S"};
+    private static final double[] PERCENTILES = {0, 1, 25, 50, 75, 90, 95, 99, 99.9, 100};
+    /** Group keys, weighted towards the low-cardinality ones (a high-cardinality key makes every group a single row). */
+    private static final String[] KEY_COLUMNS = {"sym", "sym", "sym", "venue", "venue", "venue", "side", "side", "b", "b", "client", "client",
+        "ts2", "q32", "s", "pnl", "id", "price", "quantity"};
+    private static final String[] PERCENTILE_COLUMNS = {"price", "quantity", "client", "id"};
+
+    private final DiffTable t;
+    private final SplittableRandom r;
+    private final String id;
+
+    /**
+     * @param t    the table queried.
+     * @param seed the query's seed.
+     * @param id   the replay id.
+     */
+    QueryGenerator(final DiffTable t, final long seed, final String id) {
+        this.t = t;
+        this.r = new SplittableRandom(seed);
+        this.id = id;
+    }
+
+    /** An aggregate operand: one column or the product of two. */
+    private static final class Operand {
+        final DiffColumn a;
+        final DiffColumn b;
+
+        Operand(final DiffColumn a, final DiffColumn b) {
+            this.a = a;
+            this.b = b;
+        }
+
+        String json() {
+            return b == null ? a.name() : a.name() + "*" + b.name();
+        }
+
+        boolean f64() {
+            return a.type() == ColumnType.F64 || b != null && b.type() == ColumnType.F64;
+        }
+
+        boolean decimal() {
+            return !f64() && (a.type() == ColumnType.DECIMAL || b != null && b.type() == ColumnType.DECIMAL);
+        }
+
+        int scale() {
+            return a.scale() + (b == null ? 0 : b.scale());
+        }
+
+        ColumnType type() {
+            return b == null ? a.type() : f64() ? ColumnType.F64 : decimal() ? ColumnType.DECIMAL : ColumnType.I64;
+        }
+
+        String sql() {
+            if (b == null) {
+                return q(a.name());
+            }
+            if (f64()) {
+                return "(CAST(" + q(a.name()) + " AS DOUBLE) * CAST(" + q(b.name()) + " AS DOUBLE))";
+            }
+            return "(CAST(" + q(a.name()) + " AS DECIMAL(19," + a.scale() + ")) * CAST(" + q(b.name()) + " AS DECIMAL(19," + b.scale() + ")))";
+        }
+    }
+
+    /** @param name an identifier. @return it quoted for SQL. */
+    static String q(final String name) {
+        return "\"" + name + "\"";
+    }
+
+    private static DiffColumn col(final String name) {
+        return DiffTable.COLUMNS.get(DiffTable.index(name));
+    }
+
+    /** @return the next query. */
+    DiffQuery next() {
+        return r.nextInt(100) < 18 ? scan() : aggregate();
+    }
+
+    // ---------------------------------------------------------------------------------------------- literals
+
+    /** @return a non-null value of the column from a random row, or a made-up one when none is found. */
+    private Object sample(final int c) {
+        for (int i = 0; i < 30 && t.rows > 0; i++) {
+            final Object v = t.value(c, r.nextInt(t.rows));
+            if (v != null) {
+                return v;
+            }
+        }
+        final DiffColumn col = DiffTable.COLUMNS.get(c);
+        switch (col.type()) {
+            case SYMBOL:
+                return "S01";
+            case CHAR:
+                return "B";
+            case F64:
+                return 1.5;
+            case DECIMAL:
+                return BigDecimal.valueOf(12_345, col.scale());
+            case TIMESTAMP:
+                return DiffTable.BASE_TS;
+            default:
+                return 7L;
+        }
+    }
+
+    /** @return a literal for a filter on the column: mostly present values, sometimes absent or nudged ones. */
+    private Object literal(final int c) {
+        final DiffColumn col = DiffTable.COLUMNS.get(c);
+        final Object v = sample(c);
+        if (r.nextInt(10) == 0) {
+            switch (col.type()) {
+                case SYMBOL:
+                    return r.nextBoolean() ? "NOPE" : t.unusedSymbols.get(0);
+                case CHAR:
+                    return "X";
+                case F64:
+                    return (Double) v + 0.25;
+                case DECIMAL:
+                    return ((BigDecimal) v).add(BigDecimal.valueOf(r.nextInt(3) - 1, col.scale()));
+                case I8:
+                    return Math.max(-127, Math.min(127, (Long) v + r.nextInt(3) - 1));
+                case I16:
+                    return Math.max(-32_767, Math.min(32_767, (Long) v + r.nextInt(3) - 1));
+                default:
+                    return (Long) v + r.nextInt(3) - 1;
+            }
+        }
+        return v;
+    }
+
+    private Pred.Form form(final ColumnType type) {
+        return (type == ColumnType.DECIMAL || type == ColumnType.TIMESTAMP) && r.nextBoolean() ? Pred.Form.TEXT : Pred.Form.NATIVE;
+    }
+
+    // ---------------------------------------------------------------------------------------------- filters
+
+    private Pred filter(final int depth) {
+        final int k = r.nextInt(10);
+        if (depth >= 3 || k < 5) {
+            return leaf();
+        }
+        if (k < 7) {
+            return new Pred.Junction(true, children(depth));
+        }
+        if (k < 9) {
+            return new Pred.Junction(false, children(depth));
+        }
+        return new Pred.Not(filter(depth + 1));
+    }
+
+    private List<Pred> children(final int depth) {
+        final int n = 2 + r.nextInt(2);
+        final List<Pred> list = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            list.add(filter(depth + 1));
+        }
+        return list;
+    }
+
+    private Pred leaf() {
+        final int c = r.nextInt(DiffTable.COLUMNS.size());
+        final DiffColumn col = DiffTable.COLUMNS.get(c);
+        final int k = r.nextInt(10);
+        final String op = col.textual() ? (k < 4 ? "eq" : k < 6 ? "ne" : "in") : (k < 2 ? "eq" : k < 3 ? "ne" : k < 5 ? "in" : "range");
+        final List<Object> values = new ArrayList<>();
+        String[] bounds = null;
+        switch (op) {
+            case "eq":
+            case "ne":
+                values.add(literal(c));
+                break;
+            case "in":
+                final int n = 1 + r.nextInt(4);
+                for (int i = 0; i < n; i++) {
+                    values.add(literal(c));
+                }
+                break;
+            default:
+                final Object x = literal(c);
+                final Object y = literal(c);
+                final boolean swap = Norm.number(x).compareTo(Norm.number(y)) > 0 && r.nextInt(8) != 0;
+                final Object lo = swap ? y : x;
+                final Object hi = swap ? x : y;
+                final int shape = r.nextInt(4);
+                if (shape == 0) {
+                    bounds = new String[] {r.nextBoolean() ? "gt" : "gte"};
+                    values.add(lo);
+                } else if (shape == 1) {
+                    bounds = new String[] {r.nextBoolean() ? "lt" : "lte"};
+                    values.add(hi);
+                } else {
+                    bounds = new String[] {r.nextBoolean() ? "gt" : "gte", r.nextBoolean() ? "lt" : "lte"};
+                    values.add(lo);
+                    values.add(hi);
+                }
+                break;
+        }
+        return new Pred.Leaf(op, col.name(), q(col.name()), col.type(), c, values, bounds, form(col.type()));
+    }
+
+    /** @return the time range as a leaf (rendered under "time" in JSON), or null. */
+    private Pred.Leaf timeRange() {
+        if (r.nextInt(10) >= 4) {
+            return null;
+        }
+        long from = (Long) sample(0);
+        long to = (Long) sample(0);
+        if (from > to) {
+            final long x = from;
+            from = to;
+            to = x;
+        }
+        if (r.nextInt(4) == 0) {
+            to = from + r.nextLong(3_600_000_000_000L);
+        }
+        final List<Object> v = new ArrayList<>(List.of(from, to));
+        return new Pred.Leaf("range", "ts", q("ts"), ColumnType.TIMESTAMP, 0, v, new String[] {"gte", "lt"}, form(ColumnType.TIMESTAMP));
+    }
+
+    private ObjectNode timeJson(final Pred.Leaf time) {
+        final ObjectNode n = Pred.NODES.objectNode();
+        final ObjectNode full = time.json();
+        n.set("from", full.get("gte"));
+        n.set("to", full.get("lt"));
+        return n;
+    }
+
+    // ---------------------------------------------------------------------------------------------- queries
+
+    private DiffQuery aggregate() {
+        final ObjectNode root = Pred.NODES.objectNode();
+        root.put("table", t.name);
+        final Pred.Leaf time = timeRange();
+        if (time != null) {
+            root.set("time", timeJson(time));
+        }
+        final Pred filter = r.nextInt(10) < 6 ? filter(0) : null;
+        if (filter != null) {
+            root.set("filter", filter.json());
+        }
+        final List<Output> outputs = new ArrayList<>();
+        final List<String> select = new ArrayList<>();
+        final List<ColumnType> outputTypes = new ArrayList<>();
+        final List<Integer> outputScales = new ArrayList<>();
+        final List<Operand> outputOperands = new ArrayList<>();
+        // group keys
+        final int[] keyWeights = {25, 30, 25, 12, 8};
+        int keyCount = 0;
+        int w = r.nextInt(100);
+        while (w >= keyWeights[keyCount]) {
+            w -= keyWeights[keyCount];
+            keyCount++;
+        }
+        final ArrayNode groupBy = Pred.NODES.arrayNode();
+        boolean bucketUsed = false;
+        final List<String> keyNames = new ArrayList<>();
+        for (int i = 0; i < keyCount; i++) {
+            if (!bucketUsed && r.nextInt(10) < 3) {
+                bucketUsed = true;
+                final String bcol = r.nextInt(5) == 0 ? "ts2" : "ts";
+                final String spec = BUCKETS[r.nextInt(BUCKETS.length)];
+                final long width = bucketNanos(spec);
+                final ObjectNode b = groupBy.addObject();
+                b.put("bucket", spec);
+                b.put("col", bcol);
+                b.put("as", "bk");
+                select.add("(" + q(bcol) + " - " + q(bcol) + " % " + width + ") AS " + q("bk"));
+                keyNames.add("bk");
+                outputs.add(new Output("bk", Check.EXACT, 1, 0, -1));
+                outputTypes.add(ColumnType.TIMESTAMP);
+                outputScales.add(0);
+                outputOperands.add(null);
+                continue;
+            }
+            DiffColumn kc;
+            do {
+                kc = col(KEY_COLUMNS[r.nextInt(KEY_COLUMNS.length)]);
+            } while (keyNames.contains(kc.name()));
+            groupBy.add(kc.name());
+            select.add(q(kc.name()) + " AS " + q(kc.name()));
+            keyNames.add(kc.name());
+            outputs.add(new Output(kc.name(), Check.EXACT, 1, 0, kc.type() == ColumnType.DECIMAL ? kc.scale() : -1));
+            outputTypes.add(kc.type());
+            outputScales.add(kc.scale());
+            outputOperands.add(new Operand(kc, null));
+        }
+        keyCount = keyNames.size();
+        if (keyCount > 0) {
+            root.set("groupBy", groupBy);
+        }
+        // aggregates
+        final ArrayNode aggs = root.putArray("aggs");
+        final int aggCount = 1 + r.nextInt(5);
+        final List<String> exactAggs = new ArrayList<>();
+        for (int i = 0; i < aggCount; i++) {
+            addAggregate(i, aggs, select, outputs, outputTypes, outputScales, outputOperands, exactAggs);
+        }
+        // having
+        Pred having = null;
+        final List<Integer> havingable = new ArrayList<>();
+        for (int i = 0; i < outputs.size(); i++) {
+            if (outputs.get(i).check() == Check.EXACT && outputTypes.get(i) != ColumnType.F64) {
+                havingable.add(i);
+            }
+        }
+        if (r.nextInt(10) < 2 && !havingable.isEmpty()) {
+            having = havingPred(havingable, outputs, outputTypes, outputOperands, 0);
+            root.set("having", having.json());
+        }
+        // order and limit
+        final List<Integer> orderBy = new ArrayList<>();
+        int limit = -1;
+        final StringBuilder order = new StringBuilder();
+        if (r.nextInt(10) < 5 && !havingable.isEmpty()) {
+            final ArrayNode ob = root.putArray("orderBy");
+            final int n = 1 + r.nextInt(Math.min(3, havingable.size()));
+            for (int i = 0; i < n; i++) {
+                final int o = havingable.get(r.nextInt(havingable.size()));
+                if (orderBy.contains(o)) {
+                    continue;
+                }
+                orderBy.add(o);
+                final boolean desc = r.nextBoolean();
+                final ObjectNode e = ob.addObject();
+                e.put("col", outputs.get(o).name());
+                if (desc || r.nextBoolean()) {
+                    e.put("desc", desc);
+                }
+                order.append(order.length() == 0 ? " ORDER BY " : ", ").append(orderTerm(outputs.get(o).name(), desc));
+            }
+            if (r.nextInt(10) < 7) {
+                limit = 1 + r.nextInt(25);
+                root.put("limit", limit);
+            }
+        }
+        final StringBuilder sql = new StringBuilder("SELECT * FROM (SELECT ");
+        sql.append(String.join(", ", select)).append(" FROM ").append(t.name);
+        final String where = where(time, filter);
+        if (!where.isEmpty()) {
+            sql.append(" WHERE ").append(where);
+        }
+        if (keyCount > 0) {
+            sql.append(" GROUP BY ");
+            for (int i = 1; i <= keyCount; i++) {
+                sql.append(i == 1 ? "" : ", ").append(i);
+            }
+        }
+        sql.append(") AS g");
+        if (having != null) {
+            sql.append(" WHERE ").append(having.sql());
+        }
+        sql.append(order);
+        return new DiffQuery(id, text(root), sql.toString(), false, outputs, keyCount, orderBy, limit, fold(time, filter));
+    }
+
+    private static String orderTerm(final String name, final boolean desc) {
+        return q(name) + (desc ? " DESC" : " ASC") + (desc && NULLS_FIRST_ON_DESC ? " NULLS FIRST" : " NULLS LAST");
+    }
+
+    private void addAggregate(final int i, final ArrayNode aggs, final List<String> select, final List<Output> outputs,
+                              final List<ColumnType> types, final List<Integer> scales, final List<Operand> operands,
+                              final List<String> exactAggs) {
+        final String[] ops = {"count", "sum", "sum", "min", "max", "avg", "first", "last", "vwap", "percentile", "countDistinct"};
+        final String op = ops[r.nextInt(ops.length)];
+        final String name = op.toLowerCase(java.util.Locale.ROOT) + i;
+        final ObjectNode a = aggs.addObject();
+        a.put("name", name);
+        a.put("op", op);
+        switch (op) {
+            case "count":
+                select.add("count(*) AS " + q(name));
+                outputs.add(new Output(name, Check.EXACT, 1, 0, -1));
+                types.add(ColumnType.I64);
+                scales.add(0);
+                operands.add(null);
+                return;
+            case "vwap":
+                select.add("sum(CAST(\"price\" AS DECIMAL(19,6)) * CAST(\"quantity\" AS DECIMAL(19,0))) AS " + q(name + "__pq"));
+                select.add("sum(\"quantity\") FILTER (WHERE \"price\" IS NOT NULL) AS " + q(name + "__q"));
+                outputs.add(new Output(name, Check.VWAP, 2, 0, -1));
+                types.add(ColumnType.F64);
+                scales.add(0);
+                operands.add(null);
+                return;
+            default:
+                break;
+        }
+        final Operand x = operand(op);
+        a.put("col", x.json());
+        final String e = x.sql();
+        final int decScale = x.decimal() ? x.scale() : -1;
+        switch (op) {
+            case "sum":
+                select.add("sum(" + e + ") AS " + q(name));
+                outputs.add(new Output(name, x.f64() ? Check.RELATIVE : Check.EXACT, 1, 0, decScale));
+                types.add(x.f64() ? ColumnType.F64 : x.decimal() ? ColumnType.DECIMAL : ColumnType.I64);
+                break;
+            case "min":
+            case "max":
+                select.add(op + "(" + e + ") AS " + q(name));
+                outputs.add(new Output(name, Check.EXACT, 1, 0, decScale));
+                types.add(x.type());
+                break;
+            case "avg":
+                select.add("sum(" + e + ") AS " + q(name + "__s"));
+                select.add("count(" + e + ") AS " + q(name + "__c"));
+                outputs.add(new Output(name, Check.AVG, 2, 0, -1));
+                types.add(ColumnType.F64);
+                break;
+            case "first":
+            case "last":
+                final String dir = op.equals("first") ? "" : " DESC";
+                select.add("first(" + e + " ORDER BY \"ts\"" + dir + ", \"rid\"" + dir + ") FILTER (WHERE " + e + " IS NOT NULL) AS " + q(name));
+                outputs.add(new Output(name, Check.EXACT, 1, 0, decScale));
+                types.add(x.type());
+                break;
+            case "percentile":
+                final double p = PERCENTILES[r.nextInt(PERCENTILES.length)];
+                a.put("p", p);
+                select.add("list(" + e + " ORDER BY " + e + ") FILTER (WHERE " + e + " IS NOT NULL) AS " + q(name));
+                outputs.add(new Output(name, Check.PERCENTILE, 1, p, -1));
+                types.add(ColumnType.F64);
+                break;
+            case "countDistinct":
+                select.add("count(DISTINCT " + e + ") AS " + q(name));
+                outputs.add(new Output(name, Check.EXACT, 1, 0, -1));
+                types.add(ColumnType.I64);
+                break;
+            default:
+                throw new IllegalStateException(op);
+        }
+        scales.add(x.scale());
+        operands.add(x);
+        exactAggs.add(name);
+    }
+
+    private Operand operand(final String op) {
+        switch (op) {
+            case "percentile":
+                return new Operand(col(PERCENTILE_COLUMNS[r.nextInt(PERCENTILE_COLUMNS.length)]), null);
+            case "countDistinct":
+                DiffColumn c;
+                do {
+                    c = DiffTable.COLUMNS.get(r.nextInt(DiffTable.COLUMNS.size()));
+                } while (c.type() == ColumnType.F64);
+                return new Operand(c, null);
+            default:
+                break;
+        }
+        final boolean product = (op.equals("sum") || op.equals("avg") || op.equals("min") || op.equals("max")) && r.nextInt(10) < 3;
+        if (product) {
+            final String[] p = PRODUCTS[r.nextInt(PRODUCTS.length)];
+            return new Operand(col(p[0]), col(p[1]));
+        }
+        while (true) {
+            final DiffColumn c = DiffTable.COLUMNS.get(r.nextInt(DiffTable.COLUMNS.size()));
+            final boolean ok = op.equals("sum") || op.equals("avg") ? c.summable() : c.numeric();
+            if (ok) {
+                return new Operand(c, null);
+            }
+        }
+    }
+
+    private Pred havingPred(final List<Integer> candidates, final List<Output> outputs, final List<ColumnType> types,
+                            final List<Operand> operands, final int depth) {
+        final int k = r.nextInt(10);
+        if (depth < 1 && k >= 7) {
+            final List<Pred> args = new ArrayList<>();
+            args.add(havingPred(candidates, outputs, types, operands, depth + 1));
+            args.add(havingPred(candidates, outputs, types, operands, depth + 1));
+            return k == 9 ? new Pred.Not(args.get(0)) : new Pred.Junction(k == 7, args);
+        }
+        final int o = candidates.get(r.nextInt(candidates.size()));
+        final Output out = outputs.get(o);
+        final ColumnType type = types.get(o);
+        final Operand x = operands.get(o);
+        final List<Object> values = new ArrayList<>();
+        final Object v;
+        if (x == null && type == ColumnType.I64) {
+            v = (long) new int[] {0, 1, 2, 3, 5, 10, 20, 100}[r.nextInt(8)];
+        } else if (x == null) {
+            v = sample(0);
+        } else if (out.name().startsWith("countdistinct")) {
+            v = (long) (1 + r.nextInt(20));
+        } else {
+            final Object a = sample(DiffTable.index(x.a.name()));
+            Object prod = x.b == null ? a : Norm.number(a).multiply(Norm.number(sample(DiffTable.index(x.b.name()))));
+            if (out.name().startsWith("sum")) {
+                prod = Norm.number(prod).multiply(BigDecimal.valueOf(1 + r.nextInt(40)));
+            }
+            if (type == ColumnType.DECIMAL) {
+                v = Norm.number(prod);
+            } else if (prod instanceof String) {
+                v = prod;
+            } else {
+                final BigDecimal d = Norm.number(prod);
+                v = d.toBigInteger().bitLength() < 63 ? (Object) d.longValueExact() : d;
+            }
+        }
+        final boolean text = v instanceof String;
+        final String op = text ? (r.nextBoolean() ? "eq" : "ne") : r.nextInt(4) == 0 ? "eq" : "range";
+        values.add(v);
+        String[] bounds = null;
+        if (op.equals("range")) {
+            bounds = new String[] {new String[] {"gt", "gte", "lt", "lte"}[r.nextInt(4)]};
+        }
+        return new Pred.Leaf(op, out.name(), q(out.name()), type, -1, values, bounds, form(type));
+    }
+
+    private DiffQuery scan() {
+        final ObjectNode root = Pred.NODES.objectNode();
+        root.put("table", t.name);
+        final Pred.Leaf time = timeRange();
+        if (time != null) {
+            root.set("time", timeJson(time));
+        }
+        final boolean ordered = r.nextInt(10) < 7;
+        Pred filter = r.nextInt(10) < 7 ? filter(0) : null;
+        if (!ordered) {
+            // an unlimited scan: keep it selective
+            final int c = DiffTable.index(r.nextBoolean() ? "client" : "sym");
+            final Pred sel = new Pred.Leaf("eq", DiffTable.COLUMNS.get(c).name(), q(DiffTable.COLUMNS.get(c).name()),
+                DiffTable.COLUMNS.get(c).type(), c, new ArrayList<>(List.of(sample(c))), null, Pred.Form.NATIVE);
+            filter = filter == null ? sel : new Pred.Junction(true, new ArrayList<>(List.of(sel, filter)));
+        }
+        if (filter != null) {
+            root.set("filter", filter.json());
+        }
+        final List<Integer> cols = new ArrayList<>();
+        final int n = 1 + r.nextInt(6);
+        while (cols.size() < n) {
+            final int c = r.nextInt(DiffTable.COLUMNS.size());
+            if (!cols.contains(c)) {
+                cols.add(c);
+            }
+        }
+        final ArrayNode columns = root.putArray("columns");
+        final List<Output> outputs = new ArrayList<>();
+        final StringBuilder sql = new StringBuilder("SELECT ");
+        for (int i = 0; i < cols.size(); i++) {
+            final DiffColumn c = DiffTable.COLUMNS.get(cols.get(i));
+            columns.add(c.name());
+            outputs.add(new Output(c.name(), Check.EXACT, 1, 0, c.type() == ColumnType.DECIMAL ? c.scale() : -1));
+            sql.append(i == 0 ? "" : ", ").append(q(c.name()));
+        }
+        sql.append(" FROM ").append(t.name);
+        final String where = where(time, filter);
+        if (!where.isEmpty()) {
+            sql.append(" WHERE ").append(where);
+        }
+        final List<Integer> orderBy = new ArrayList<>();
+        int limit = -1;
+        if (ordered) {
+            final ArrayNode ob = root.putArray("orderBy");
+            final int k = 1 + r.nextInt(Math.min(2, cols.size()));
+            for (int i = 0; i < k; i++) {
+                final int o = r.nextInt(cols.size());
+                if (orderBy.contains(o)) {
+                    continue;
+                }
+                orderBy.add(o);
+                final boolean desc = r.nextBoolean();
+                final ObjectNode e = ob.addObject();
+                e.put("col", outputs.get(o).name());
+                e.put("desc", desc);
+                sql.append(i == 0 ? " ORDER BY " : ", ").append(orderTerm(outputs.get(o).name(), desc));
+            }
+            limit = 1 + r.nextInt(100);
+            root.put("limit", limit);
+        }
+        return new DiffQuery(id, text(root), sql.toString(), true, outputs, 0, orderBy, limit, fold(time, filter));
+    }
+
+    private static String where(final Pred time, final Pred filter) {
+        if (time == null && filter == null) {
+            return "";
+        }
+        if (time == null) {
+            return filter.sql();
+        }
+        return filter == null ? time.sql() : time.sql() + " AND " + filter.sql();
+    }
+
+    private static Pred fold(final Pred time, final Pred filter) {
+        if (time == null) {
+            return filter;
+        }
+        return filter == null ? time : new Pred.Junction(true, List.of(time, filter));
+    }
+
+    /** @param spec a bucket: 1s 1m 5m 15m 1h 1d or an ISO-8601 duration. @return its width in nanoseconds. */
+    static long bucketNanos(final String spec) {
+        switch (spec) {
+            case "1s":
+                return 1_000_000_000L;
+            case "1m":
+                return 60_000_000_000L;
+            case "5m":
+                return 300_000_000_000L;
+            case "15m":
+                return 900_000_000_000L;
+            case "1h":
+                return 3_600_000_000_000L;
+            case "1d":
+                return DiffTable.DAY_NS;
+            default:
+                return java.time.Duration.parse(spec).toNanos();
+        }
+    }
+
+    private static String text(final ObjectNode root) {
+        try {
+            return JSON.writeValueAsString(root);
+        } catch (final JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

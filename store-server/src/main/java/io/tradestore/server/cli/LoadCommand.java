@@ -1,0 +1,193 @@
+package io.tradestore.server.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.Table;
+import io.tradestore.core.TableWriter;
+import io.tradestore.core.flyweight.TradesSchema;
+import io.tradestore.core.ingest.CsvLoader;
+import io.tradestore.core.ingest.LoadException;
+import io.tradestore.core.ingest.LoadOptions;
+import io.tradestore.core.ingest.LoadProgress;
+import io.tradestore.core.ingest.LoadResult;
+import io.tradestore.core.ingest.OnError;
+import io.tradestore.core.schema.Schema;
+import io.tradestore.core.schema.SchemaCodec;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code tradestore load STORE FILE...}: bulk-loads CSV files into a table, creating the table if needed. */
+@Command(name = "load", mixinStandardHelpOptions = true,
+    description = {"Loads CSV files (plain or .gz; a directory loads its files in name order; - reads standard input) into a"
+        + " table, creating it with the trades schema (or --schema) when absent.",
+        "The header row names the columns in any order. By default the load is one transaction: the first bad row stops it"
+        + " and the table stays exactly at its previous commit."})
+final class LoadCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "STORE", description = "the store directory (created when missing)")
+    private Path store;
+
+    @Parameters(index = "1..*", arity = "1..*", paramLabel = "FILE", description = "CSV files or directories, in load order; - for stdin")
+    private List<String> files = new ArrayList<>();
+
+    @Option(names = "--table", paramLabel = "NAME", description = "table to load into (default: trades, or the --schema's name)")
+    private String table;
+
+    @Option(names = "--schema", paramLabel = "FILE", description = "schema JSON for a new table (default: the built-in trades schema)")
+    private Path schemaFile;
+
+    @Option(names = "--on-error", paramLabel = "fail|skip", description = "fail: stop at the first bad row and roll back (default);"
+        + " skip: write bad rows to the rejects and go on")
+    private String onError = "fail";
+
+    @Option(names = "--rejects", paramLabel = "FILE", description = "with --on-error skip: write FILE:LINE:COLUMN: reason of every bad"
+        + " row here (default: the first 10 go to stderr)")
+    private Path rejects;
+
+    @Option(names = "--max-errors", paramLabel = "N", description = "with --on-error skip: fail and roll back when more than N rows"
+        + " are rejected (default: no limit)")
+    private Long maxErrors;
+
+    @Option(names = "--threads", paramLabel = "N", description = "parser threads (default: one per core)")
+    private Integer threads;
+
+    @Option(names = "--commit-every", paramLabel = "N", description = "commit every N rows, making each complete batch visible and"
+        + " durable at once; a later failure keeps the committed batches (default: 0, one commit at the end)")
+    private long commitEvery;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        final PrintWriter err = spec.commandLine().getErr();
+        final OnError mode = switch (onError.toLowerCase(Locale.ROOT)) {
+            case "fail" -> OnError.FAIL;
+            case "skip" -> OnError.SKIP;
+            default -> throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                "--on-error must be fail or skip, not '" + onError + "'");
+        };
+        LoadOptions options = LoadOptions.defaults().withOnError(mode).withCommitEvery(commitEvery).withRejects(rejects);
+        if (maxErrors != null) {
+            options = options.withMaxErrors(maxErrors);
+        }
+        if (threads != null) {
+            options = options.withThreads(threads);
+        }
+        final boolean stdin = files.size() == 1 && "-".equals(files.get(0));
+        final List<Path> paths = new ArrayList<>();
+        if (!stdin) {
+            for (final String f : files) {
+                paths.add(Path.of(f));
+            }
+            CsvLoader.expand(paths);
+        }
+        try (Store s = Store.open(store)) {
+            final Table t = openTable(s);
+            final long before;
+            final LoadResult r;
+            final Progress progress = new Progress(err, System.console() != null);
+            try (TableWriter w = t.writer(options.durability())) {
+                before = w.committedRows();
+                try {
+                    r = stdin ? CsvLoader.load(w, "-", System.in, options, progress) : CsvLoader.load(w, paths, options, progress);
+                } catch (final LoadException e) {
+                    progress.clear();
+                    err.println(e.getMessage());
+                    err.println(e.rowsCommitted() > 0
+                        ? "tradestore load: failed; " + e.rowsCommitted() + " rows of this load were committed (--commit-every) before"
+                            + " the failure, the rest rolled back"
+                        : "tradestore load: failed; table '" + t.name() + "' is unchanged at " + before + " rows");
+                    err.flush();
+                    return TradestoreCli.EXIT_FAILED;
+                }
+            }
+            progress.clear();
+            if (rejects == null && !r.firstRejects().isEmpty()) {
+                for (final String m : r.firstRejects()) {
+                    err.println("rejected: " + m);
+                }
+                if (r.rowsRejected() > r.firstRejects().size()) {
+                    err.println("... and " + (r.rowsRejected() - r.firstRejects().size()) + " more (use --rejects FILE to keep them all)");
+                }
+            }
+            err.printf(Locale.ROOT, "loaded %,d rows into '%s' (%,d rejected) in %.2f s: %,.0f rows/s, %.0f MB/s; table has %,d rows%n",
+                r.rowsLoaded(), t.name(), r.rowsRejected(), r.elapsedNanos() / 1e9, r.rowsPerSecond(), r.megabytesPerSecond(),
+                before + r.rowsLoaded());
+            err.flush();
+        }
+        return 0;
+    }
+
+    private Table openTable(final Store s) {
+        final String name = table != null ? table : schemaFile != null ? null : TradesSchema.SCHEMA.name();
+        if (name != null && s.hasTable(name)) {
+            return s.table(name);
+        }
+        Schema schema = schemaFile == null ? TradesSchema.SCHEMA : SchemaCodec.read(schemaFile);
+        if (name != null && !name.equals(schema.name())) {
+            schema = schema.with(name, schema.layout(), schema.segmentRows(), schema.blockRows());
+        }
+        return s.openOrCreate(schema);
+    }
+
+    /** Progress on a terminal: one line rewritten a few times a second; nothing when not a terminal. */
+    static final class Progress implements LoadProgress {
+        private static final long INTERVAL_NANOS = 250_000_000L;
+        private final PrintWriter err;
+        private final boolean terminal;
+        private long lastNanos;
+        private boolean shown;
+
+        Progress(final PrintWriter err, final boolean terminal) {
+            this.err = err;
+            this.terminal = terminal;
+        }
+
+        @Override
+        public void progress(final long rowsLoaded, final long rowsRejected, final long bytesDone, final long bytesTotal,
+                             final long elapsedNanos) {
+            if (!terminal || elapsedNanos - lastNanos < INTERVAL_NANOS) {
+                return;
+            }
+            lastNanos = elapsedNanos;
+            err.print("\r" + line(rowsLoaded, rowsRejected, bytesDone, bytesTotal, elapsedNanos) + "   ");
+            err.flush();
+            shown = true;
+        }
+
+        static String line(final long rowsLoaded, final long rowsRejected, final long bytesDone, final long bytesTotal,
+                           final long elapsedNanos) {
+            final double s = Math.max(1e-9, elapsedNanos / 1e9);
+            final StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%,d rows  %,.0f rows/s  %.0f MB/s", rowsLoaded,
+                rowsLoaded / s, bytesDone / s / 1e6));
+            if (rowsRejected > 0) {
+                sb.append(String.format(Locale.ROOT, "  %,d rejected", rowsRejected));
+            }
+            if (bytesTotal > 0) {
+                final double done = Math.min(1.0, (double) bytesDone / bytesTotal);
+                sb.append(String.format(Locale.ROOT, "  %.0f%%", done * 100));
+                if (done > 0) {
+                    sb.append(String.format(Locale.ROOT, "  ETA %.0f s", s / done - s));
+                }
+            }
+            return sb.toString();
+        }
+
+        void clear() {
+            if (shown) {
+                err.print("\r\033[K");
+                err.flush();
+                shown = false;
+            }
+        }
+    }
+}
