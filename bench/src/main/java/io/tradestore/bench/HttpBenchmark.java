@@ -48,7 +48,8 @@ import io.tradestore.server.http.ServerConfig;
  * N}, {@code --query client,window,pruned,health} (which workloads: one client's volume; one instrument's two-hour
  * window; a query whose time range prunes every segment, i.e. HTTP plus planning; {@code GET /health}, i.e. HTTP
  * alone), {@code --seconds S} per measured step, {@code --connections C},
- * {@code --server-threads T}, {@code --rate R} (skip the search and measure at R).
+ * {@code --server-threads T}, {@code --scan-threads S} (threads one query may use), {@code --rate R} (skip the search and
+ * measure at R).
  */
 public final class HttpBenchmark {
     private static final long SUSTAINED_P99_NS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -95,6 +96,7 @@ public final class HttpBenchmark {
         int connections = 32;
         int serverThreads = Runtime.getRuntime().availableProcessors();
         double fixedRate = 0;
+        int scanThreads = Runtime.getRuntime().availableProcessors();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--store":
@@ -115,6 +117,9 @@ public final class HttpBenchmark {
                 case "--server-threads":
                     serverThreads = Integer.parseInt(args[++i]);
                     break;
+                case "--scan-threads":
+                    scanThreads = Integer.parseInt(args[++i]);
+                    break;
                 case "--rate":
                     fixedRate = Double.parseDouble(args[++i]);
                     break;
@@ -125,12 +130,13 @@ public final class HttpBenchmark {
         try (Store store = Store.open(storeDir)) {
             ensureTrades(store, rows);
             final long tableRows = store.table("trades").reader().snapshot().rowCount();
-            try (QueryEngine engine = new QueryEngine(store);
+            try (QueryEngine engine = new QueryEngine(store, scanThreads);
                  QueryServer server = QueryServer.start(store, engine::execute,
                      new ServerConfig("127.0.0.1", 0, serverThreads, 1024, 1 << 20, 10_000, null), System.err)) {
                 final HttpBenchmark bench = new HttpBenchmark(server.address(), connections);
-                System.out.printf(Locale.ROOT, "HTTP benchmark: %,d trades, %d cores, server threads %d, %d connections, JDK %s%n",
-                    tableRows, Runtime.getRuntime().availableProcessors(), serverThreads, connections, System.getProperty("java.version"));
+                System.out.printf(Locale.ROOT, "HTTP benchmark: %,d trades, %d cores, server threads %d, scan threads %d, %d connections, "
+                    + "JDK %s, load average %.1f%n", tableRows, Runtime.getRuntime().availableProcessors(), serverThreads, scanThreads, connections,
+                    System.getProperty("java.version"), java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
                 final List<String> kinds = List.of(query.split(","));
                 final List<String> summary = new ArrayList<>();
                 for (final String kind : kinds) {
