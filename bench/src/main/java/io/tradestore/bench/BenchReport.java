@@ -53,6 +53,8 @@ final class BenchReport {
             Instant.now().toString().substring(0, 16) + "Z", r.totalSeconds));
         sb.append(String.format(Locale.ROOT, "- Machine: %s%n", QueryBenchmark.machine()));
         sb.append(String.format(Locale.ROOT, "- JVM: max heap %d MiB, %s%n", Runtime.getRuntime().maxMemory() >> 20, jvmArgs()));
+        sb.append(String.format(Locale.ROOT, "- Load average at the end: %.1f (on %d cores; above the core count, other work shared the machine "
+            + "and the figures are pessimistic)%n", r.loadAverage, Runtime.getRuntime().availableProcessors()));
         sb.append(String.format(Locale.ROOT, "- Data: %,d trades; %d threads for tradestore and DuckDB alike%s%n%n", o.rows, o.threads,
             r.duckVersion.isEmpty() ? "" : "; DuckDB " + r.duckVersion + " (duckdb_jdbc, in-memory, `memory_limit` " + o.duckdbMemory + ")"));
         floor(sb, o, r);
@@ -68,8 +70,9 @@ final class BenchReport {
             return;
         }
         sb.append("### Memory-bandwidth floor\n\n");
-        sb.append(String.format(Locale.ROOT, "An off-heap array of %d MiB of longs summed in a tight loop (best of 3 passes): no scan reads "
-            + "its bytes faster. \"x of floor\" below is a scan's time divided by the time this loop needs for the bytes the scan "
+        sb.append(String.format(Locale.ROOT, "An off-heap array of %d MiB of longs summed in a tight loop: no scan reads its bytes faster. "
+            + "Measured at the start, before each layout and at the end; the best figure counts (contention from anything else "
+            + "on the machine only lowers it). \"x of floor\" below is a scan's time divided by the time this loop needs for the bytes the scan "
             + "touches (1.0 = at memory speed).%n%n", o.floorMib));
         sb.append("| threads | GB/s |\n|---:|---:|\n");
         sb.append(String.format(Locale.ROOT, "| 1 | %.1f |%n", r.floor1 / 1e9));
