@@ -45,8 +45,11 @@ import io.tradestore.server.http.ServerConfig;
  * </pre>
  *
  * Options: {@code --store DIR} (created and filled with generated trades when it has no trades table), {@code --rows
- * N}, {@code --query client|window}, {@code --seconds S} per measured step, {@code --connections C},
- * {@code --server-threads T}, {@code --rate R} (skip the search and measure at R).
+ * N}, {@code --query client,window,pruned,health} (which workloads: one client's volume; one instrument's two-hour
+ * window; a query whose time range prunes every segment, i.e. HTTP plus planning; {@code GET /health}, i.e. HTTP
+ * alone), {@code --seconds S} per measured step, {@code --connections C},
+ * {@code --server-threads T}, {@code --scan-threads S} (threads one query may use), {@code --rate R} (skip the search and
+ * measure at R).
  */
 public final class HttpBenchmark {
     private static final long SUSTAINED_P99_NS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -88,11 +91,12 @@ public final class HttpBenchmark {
     public static void main(final String[] args) throws Exception {
         Path storeDir = Path.of("/tmp/tradestore-bench-50m");
         long rows = 50_000_000L;
-        String query = "both";
+        String query = "client,window";
         int seconds = 10;
         int connections = 32;
         int serverThreads = Runtime.getRuntime().availableProcessors();
         double fixedRate = 0;
+        int scanThreads = Runtime.getRuntime().availableProcessors();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--store":
@@ -113,6 +117,9 @@ public final class HttpBenchmark {
                 case "--server-threads":
                     serverThreads = Integer.parseInt(args[++i]);
                     break;
+                case "--scan-threads":
+                    scanThreads = Integer.parseInt(args[++i]);
+                    break;
                 case "--rate":
                     fixedRate = Double.parseDouble(args[++i]);
                     break;
@@ -123,17 +130,19 @@ public final class HttpBenchmark {
         try (Store store = Store.open(storeDir)) {
             ensureTrades(store, rows);
             final long tableRows = store.table("trades").reader().snapshot().rowCount();
-            try (QueryEngine engine = new QueryEngine(store);
+            try (QueryEngine engine = new QueryEngine(store, scanThreads);
                  QueryServer server = QueryServer.start(store, engine::execute,
                      new ServerConfig("127.0.0.1", 0, serverThreads, 1024, 1 << 20, 10_000, null), System.err)) {
                 final HttpBenchmark bench = new HttpBenchmark(server.address(), connections);
-                System.out.printf(Locale.ROOT, "HTTP benchmark: %,d trades, %d cores, server threads %d, %d connections, JDK %s%n",
-                    tableRows, Runtime.getRuntime().availableProcessors(), serverThreads, connections, System.getProperty("java.version"));
-                final List<String> kinds = "both".equals(query) ? List.of("client", "window") : List.of(query);
+                System.out.printf(Locale.ROOT, "HTTP benchmark: %,d trades, %d cores, server threads %d, scan threads %d, %d connections, "
+                    + "JDK %s, load average %.1f%n", tableRows, Runtime.getRuntime().availableProcessors(), serverThreads, scanThreads, connections,
+                    System.getProperty("java.version"), java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+                final List<String> kinds = List.of(query.split(","));
                 final List<String> summary = new ArrayList<>();
                 for (final String kind : kinds) {
                     final byte[][] requests = requests(kind, 4096);
-                    System.out.println("== " + kind + ": " + new String(requests[0], StandardCharsets.UTF_8).split("\r\n\r\n")[1]);
+                    final String[] parts = new String(requests[0], StandardCharsets.UTF_8).split("\r\n\r\n");
+                    System.out.println("== " + kind + ": " + (parts.length > 1 ? parts[1] : parts[0].split("\r\n")[0]));
                     bench.run(requests, 200, 3); // warm-up: JIT, page cache, connections
                     final Run half;
                     double max = fixedRate * 2;
@@ -159,17 +168,26 @@ public final class HttpBenchmark {
     private double findMax(final byte[][] requests, final int seconds) {
         double good = 0;
         double bad = 0;
-        for (double rate = 250; rate <= 256_000; rate *= 2) {
+        // up by doubling from 250/s; when even 250/s is too much, down by halving
+        for (double rate = 250; rate <= 256_000 && rate >= 2; ) {
             final Run r = run(requests, rate, seconds);
             System.out.println("   " + r.line());
             if (r.sustained()) {
                 good = rate;
+                if (bad > 0) {
+                    break;
+                }
+                rate *= 2;
             } else {
                 bad = rate;
-                break;
+                if (good > 0) {
+                    break;
+                }
+                rate /= 2;
             }
         }
-        if (bad == 0) {
+        if (good == 0 || bad == 0) {
+            System.out.printf(Locale.ROOT, "   max sustained: %.0f/s (search range exhausted)%n", good);
             return good;
         }
         for (int step = 0; step < 3; step++) {
@@ -300,7 +318,13 @@ public final class HttpBenchmark {
         final byte[][] out = new byte[count][];
         for (int i = 0; i < count; i++) {
             final String json;
-            if ("client".equals(kind)) {
+            if ("health".equals(kind)) {
+                out[i] = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+                continue;
+            } else if ("pruned".equals(kind)) {
+                json = "{\"table\":\"trades\",\"time\":{\"from\":\"2027-01-0" + (1 + rnd.nextInt(9)) + "T00:00:00Z\",\"to\":\"2027-01-10T00:00:00Z\"},"
+                    + "\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"}]}";
+            } else if ("client".equals(kind)) {
                 json = "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":"
                     + (TradeGenerator.FIRST_CLIENT_ID + rnd.nextInt(TradeGenerator.CLIENTS)) + "},"
                     + "\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}]}";
@@ -314,7 +338,7 @@ public final class HttpBenchmark {
                     + "{\"name\":\"low\",\"op\":\"min\",\"col\":\"price\"}]}",
                     day, hour, day, hour + 2, rnd.nextInt(TradeGenerator.INSTRUMENTS));
             } else {
-                throw new IllegalArgumentException("--query is client, window or both");
+                throw new IllegalArgumentException("--query takes client, window, pruned or health (comma-separated)");
             }
             final byte[] body = json.getBytes(StandardCharsets.UTF_8);
             final byte[] head = ("POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " + body.length

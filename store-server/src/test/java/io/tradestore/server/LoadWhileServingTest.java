@@ -17,12 +17,14 @@ import io.tradestore.core.sample.TradeGenerator;
 import io.tradestore.server.http.Http;
 
 /**
- * A loader process and a serve process on the same store at once: every answer during the load shows a committed
- * row count (a multiple of the commit batch), counts never go down, and the end shows every row, without a restart.
+ * {@code tradestore load} processes and a {@code tradestore serve} process on the same store at once: every answer
+ * during the loads shows a committed row count (a multiple of the commit batch), counts never go down, and the end
+ * shows every row, without a restart.
  */
 class LoadWhileServingTest {
     private static final int FILES = 6;
     private static final int ROWS_PER_FILE = 20_000;
+    private static final int COMMIT_EVERY = 5000;
     private static final String COUNT = "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
         + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}]}";
 
@@ -35,12 +37,11 @@ class LoadWhileServingTest {
         try (Store store = Store.open(storeDir)) {
             store.createTable(TradesSchema.SCHEMA.with("trades", Layout.COLUMN, 1 << 15, 1 << 12));
         }
-        final List<String> loadArgs = new ArrayList<>();
-        loadArgs.add(storeDir.toString());
+        final List<Path> files = new ArrayList<>();
         for (int i = 0; i < FILES; i++) {
             final Path csv = dir.resolve("t" + i + ".csv");
             TradeGenerator.writeCsv(csv, ROWS_PER_FILE, i);
-            loadArgs.add(csv.toString());
+            files.add(csv);
         }
         final long total = (long) FILES * ROWS_PER_FILE;
         try (ChildJvm serve = ChildJvm.start("serve", storeDir.toString(), "--port", "0", "--threads", "2")) {
@@ -48,23 +49,27 @@ class LoadWhileServingTest {
             final TreeSet<Long> seen = new TreeSet<>();
             long last = 0;
             long lastQueried = 0;
-            try (ChildJvm load = ChildJvm.startMain(LoadMain.class.getName(), loadArgs.toArray(new String[0]))) {
-                boolean done = false;
-                while (!done) {
-                    done = !load.isAlive();
-                    final long rows = http.get("/v1/tables/trades").json().path("rows").asLong();
-                    assertThat(rows % LoadMain.COMMIT_EVERY == 0 || rows == total).as("committed count " + rows).isTrue();
-                    assertThat(rows).as("never goes down").isGreaterThanOrEqualTo(last);
-                    last = rows;
-                    seen.add(rows);
-                    final Http.Response q = http.post("/v1/query", COUNT);
-                    assertThat(q.status()).as(q.body()).isEqualTo(200);
-                    final long n = q.json().path("rows").get(0).get(0).asLong();
-                    assertThat(n % LoadMain.COMMIT_EVERY == 0 || n == total).as("query sees a commit: " + n).isTrue();
-                    assertThat(n).isGreaterThanOrEqualTo(lastQueried).isLessThanOrEqualTo(total);
-                    lastQueried = n;
+            // one `tradestore load` process per file, one after the other, each committing every COMMIT_EVERY rows
+            for (final Path csv : files) {
+                try (ChildJvm load = ChildJvm.start("load", storeDir.toString(), csv.toString(), "--commit-every",
+                    Integer.toString(COMMIT_EVERY))) {
+                    boolean done = false;
+                    while (!done) {
+                        done = !load.isAlive();
+                        final long rows = http.get("/v1/tables/trades").json().path("rows").asLong();
+                        assertThat(rows % COMMIT_EVERY == 0).as("committed count " + rows).isTrue();
+                        assertThat(rows).as("never goes down").isGreaterThanOrEqualTo(last);
+                        last = rows;
+                        seen.add(rows);
+                        final Http.Response q = http.post("/v1/query", COUNT);
+                        assertThat(q.status()).as(q.body()).isEqualTo(200);
+                        final long n = q.json().path("rows").get(0).get(0).asLong();
+                        assertThat(n % COMMIT_EVERY == 0).as("query sees a commit: " + n).isTrue();
+                        assertThat(n).isGreaterThanOrEqualTo(lastQueried).isLessThanOrEqualTo(total);
+                        lastQueried = n;
+                    }
+                    assertThat(load.waitFor(60)).as(load.output()).isZero();
                 }
-                assertThat(load.waitFor(60)).as(load.output()).isZero();
             }
             assertThat(http.get("/v1/tables/trades").json().path("rows").asLong()).isEqualTo(total);
             final Http.Response end = http.post("/v1/query", COUNT);

@@ -23,9 +23,12 @@ final class PercentileAcc extends Acc {
     private DoubleHistogram[] dpos = new DoubleHistogram[1];
     private DoubleHistogram[] dneg = new DoubleHistogram[1];
 
-    PercentileAcc(final int slot, final boolean f64, final int scale, final double p) {
+    private final Product product;
+
+    PercentileAcc(final int slot, final boolean f64, final int scale, final double p, final Product product) {
         this.slot = slot;
-        this.f64 = f64;
+        this.product = product;
+        this.f64 = f64 || product != null;
         this.p = p;
         this.unit = Math.pow(10, -scale);
     }
@@ -46,11 +49,19 @@ final class PercentileAcc extends Acc {
         final int n = c.n;
         final long a = c.viewAddr[slot];
         final long s = c.viewStride[slot];
+        final long b = product == null ? 0 : c.viewAddr[product.slotB];
+        final long sb = product == null ? 0 : c.viewStride[product.slotB];
         for (int i = 0; i < n; i++) {
             final long v = NativeMemory.getLong(a + i * s);
             final int g = gid == null ? 0 : gid[i];
             if (f64) {
-                final double d = Double.longBitsToDouble(v);
+                final double d;
+                if (product != null) {
+                    final long w = NativeMemory.getLong(b + i * sb);
+                    d = product.isNull(v, w) ? Double.NaN : product.asDouble(v, w);
+                } else {
+                    d = Double.longBitsToDouble(v);
+                }
                 if (d == d) {
                     if (d < 0) {
                         dh(dneg, g).recordValue(-d);

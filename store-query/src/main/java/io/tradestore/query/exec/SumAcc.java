@@ -172,6 +172,35 @@ final class SumAcc extends Acc {
         flush();
     }
 
+    /** @return whether this sum can run in {@link GroupState}'s fused loop now (integral, 64-bit partials safe). */
+    boolean fusable() {
+        return !exactMode;
+    }
+
+    /** Flushes the 64-bit partials when {@code n} more rows could overflow them (the fused loop's per-batch check). */
+    void reserve(final int n) {
+        if (used + n > budget) {
+            flush();
+        }
+        used += n;
+    }
+
+    int slotA() {
+        return slotA;
+    }
+
+    int slotB() {
+        return slotB;
+    }
+
+    long[] fast() {
+        return fast;
+    }
+
+    long[] nulls() {
+        return nulls;
+    }
+
     @Override
     void merge(final int dst, final Acc src, final int srcGid) {
         final SumAcc o = (SumAcc) src;

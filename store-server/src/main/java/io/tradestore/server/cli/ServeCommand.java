@@ -33,6 +33,10 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--threads", description = "query worker threads (default: one per core)")
     private Integer threads;
 
+    @Option(names = "--scan-threads",
+        description = "threads one query may use across segments (default: one per core; 1 favours many small concurrent queries)")
+    private Integer scanThreads;
+
     @Option(names = "--queue", defaultValue = "64",
         description = "queries that may wait for a worker; beyond that 503 (default ${DEFAULT-VALUE})")
     private int queue;
@@ -59,7 +63,10 @@ final class ServeCommand implements Callable<Integer> {
         } catch (final StoreException e) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
         }
-        try (Store s = CliSupport.openExisting(store); QueryEngine engine = new QueryEngine(s, cores)) {
+        if (scanThreads != null && (scanThreads < 1 || scanThreads > 1024)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--scan-threads=" + scanThreads + " must be between 1 and 1024");
+        }
+        try (Store s = CliSupport.openExisting(store); QueryEngine engine = new QueryEngine(s, scanThreads == null ? cores : scanThreads)) {
             serve(s, engine, config, spec.commandLine().getErr(), null);
         }
         return 0;

@@ -167,7 +167,7 @@ class CliTest {
         final Path parent = dir.resolve("demo");
         Files.createDirectories(parent);
         try (ChildJvm child = ChildJvm.start("demo", "--rows", "30000", "--port", "0", "--dir", parent.toString())) {
-            child.awaitLine("serving until Ctrl-C", 120);
+            child.awaitLine("out: More: curl", 120); // printed on stdout after the three answers
             final String out = child.output();
             assertThat(out).contains("# Notional by side").contains("# VWAP of the 10 most traded instruments").contains("# One-minute bars of");
             assertThat(out.lines().filter(l -> l.startsWith("out: curl -s http://127.0.0.1:")).count()).isEqualTo(3);
