@@ -36,9 +36,8 @@ import io.tradestore.server.http.ServerConfig;
 /**
  * Fixed-rate HTTP load against {@code POST /v1/query} on loopback, corrected for coordinated omission: request i is
  * due at {@code start + i / rate}, and its latency is measured from that intended send time, so a stalled server is
- * charged for every request it delayed (Gil Tene's wrk2 method). Finds the highest rate the server sustains
- * (answers at least 97% of the offered rate, no errors, p99 under 100 ms) by doubling and then bisecting, and reports
- * the latency percentiles at half of it.
+ * charged for every request it delayed (Gil Tene's wrk2 method). Finds the highest rate the server sustains (see
+ * {@link Run#sustained()}) by doubling and then bisecting, and reports the latency percentiles at half of it.
  *
  * <pre>
  * mvn -B -o -pl store-server,bench -am package -DskipTests
@@ -53,7 +52,7 @@ import io.tradestore.server.http.ServerConfig;
  * measure at R).
  */
 public final class HttpBenchmark {
-    private static final long SUSTAINED_P99_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long GROWTH_SLACK_NS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final double SUSTAINED_FRACTION = 0.97;
 
     private final InetSocketAddress address;
@@ -66,11 +65,17 @@ public final class HttpBenchmark {
         this.log = log;
     }
 
-    /** What one fixed-rate run saw. */
-    record Run(double offered, double achieved, long ok, long errors, Histogram latency, boolean aborted) {
+    /**
+     * What one fixed-rate run saw. Sustained: nothing failed, at least 97% of the offered rate was answered, and the
+     * queue did not grow: the median latency of the second half of the run is at most twice that of the first half
+     * plus 5 ms. (A server that falls behind shows latency climbing through the run; a machine shared with other
+     * work shows tail spikes that do not climb, which this criterion tolerates and the percentiles still report.)
+     */
+    record Run(double offered, double achieved, long ok, long errors, Histogram latency, Histogram firstHalf, Histogram secondHalf,
+               boolean aborted) {
         boolean sustained() {
             return !aborted && errors == 0 && achieved >= offered * SUSTAINED_FRACTION
-                && latency.getValueAtPercentile(99) <= SUSTAINED_P99_NS;
+                && secondHalf.getValueAtPercentile(50) <= 2 * firstHalf.getValueAtPercentile(50) + GROWTH_SLACK_NS;
         }
 
         String line() {
@@ -256,11 +261,15 @@ public final class HttpBenchmark {
         final AtomicLong errors = new AtomicLong();
         final AtomicLong lastEnd = new AtomicLong(start);
         final Histogram[] hist = new Histogram[connections];
+        final Histogram[] first = new Histogram[connections];
+        final Histogram[] second = new Histogram[connections];
         final Thread[] threads = new Thread[connections];
         final boolean[] aborted = new boolean[1];
         for (int c = 0; c < connections; c++) {
             final int id = c;
             hist[c] = new Histogram(TimeUnit.MINUTES.toNanos(5), 3);
+            first[c] = new Histogram(TimeUnit.MINUTES.toNanos(5), 2);
+            second[c] = new Histogram(TimeUnit.MINUTES.toNanos(5), 2);
             threads[c] = new Thread(() -> {
                 try (Socket s = new Socket()) {
                     s.setTcpNoDelay(true);
@@ -284,7 +293,9 @@ public final class HttpBenchmark {
                         out.flush();
                         final int status = readResponse(in, body);
                         final long end = System.nanoTime();
-                        hist[id].recordValue(Math.min(end - intended, hist[id].getHighestTrackableValue()));
+                        final long ns = Math.min(end - intended, hist[id].getHighestTrackableValue());
+                        hist[id].recordValue(ns);
+                        (i < total / 2 ? first[id] : second[id]).recordValue(ns);
                         if (status == 200) {
                             ok.incrementAndGet();
                         } else {
@@ -308,11 +319,15 @@ public final class HttpBenchmark {
             }
         }
         final Histogram all = new Histogram(TimeUnit.MINUTES.toNanos(5), 3);
-        for (final Histogram h : hist) {
-            all.add(h);
+        final Histogram firstAll = new Histogram(TimeUnit.MINUTES.toNanos(5), 2);
+        final Histogram secondAll = new Histogram(TimeUnit.MINUTES.toNanos(5), 2);
+        for (int c = 0; c < connections; c++) {
+            all.add(hist[c]);
+            firstAll.add(first[c]);
+            secondAll.add(second[c]);
         }
         final double elapsed = Math.max(1, lastEnd.get() - start) / 1e9;
-        return new Run(rate, (ok.get() + errors.get()) / elapsed, ok.get(), errors.get(), all, aborted[0]);
+        return new Run(rate, (ok.get() + errors.get()) / elapsed, ok.get(), errors.get(), all, firstAll, secondAll, aborted[0]);
     }
 
     /** Reads one HTTP/1.1 response with a Content-Length body; returns its status. */
