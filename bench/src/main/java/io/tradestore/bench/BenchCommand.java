@@ -264,6 +264,7 @@ public final class BenchCommand {
                     lo.segmentRows = o.segmentRows;
                 }
                 r.layouts = LayoutsBenchmark.run(lo, progress);
+                System.gc(); // the Java-objects variant grew the heap to several GB: let G1 give it back before DuckDB loads
                 r.floor1 = best(r.floor1, r.layouts.floor1GBps * 1e9);
                 if (o.threads == 2) {
                     r.floorN = best(r.floorN, r.layouts.floor2GBps * 1e9);

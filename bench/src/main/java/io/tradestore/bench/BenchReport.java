@@ -179,7 +179,8 @@ final class BenchReport {
         sb.append("`POST /v1/query` on loopback against the same store (the server of `tradestore serve`, in process), 32 keep-alive "
             + "connections sending at a fixed rate; each latency counts from the request's intended send time, so a stall is "
             + "charged to every request it delayed (coordinated omission corrected, as wrk2 does). The highest sustained rate "
-            + "(at least 97% of the offered rate answered, no errors, p99 under 100 ms) is found by doubling and bisecting; "
+            + "(nothing failed, at least 97% of the offered rate answered, and the queue did not grow: the second half's median "
+            + "latency at most twice the first half's plus 5 ms) is found by doubling and bisecting; "
             + "latencies are measured at half of it. client: count and volume of one random client (a full scan of client_id); "
             + "window: one random instrument over two hours (time pruning and a bitmap).\n\n");
         sb.append("| query | max sustained q/s | measured at q/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | errors |\n");
