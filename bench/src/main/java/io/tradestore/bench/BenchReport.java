@@ -147,7 +147,7 @@ final class BenchReport {
             return;
         }
         sb.append("### Queries vs DuckDB\n\n");
-        sb.append(String.format(Locale.ROOT, "The eight reference queries (docs/query-language.md has each in JSON and SQL) on the tables the load "
+        sb.append(String.format(Locale.ROOT, "The eight reference queries (each in JSON and SQL below the table) on the tables the load "
             + "step built, %d threads each (`new QueryEngine(store, %d)`, `SET threads=%d`); instrument %s and client %d are the 11th "
             + "most traded. Every answer was compared with DuckDB's before timing (a mismatch fails the run). Median of %d runs "
             + "after %d warm-ups, min–max in brackets, wall time in the calling thread including result decoding (JDBC for DuckDB). "
@@ -168,7 +168,12 @@ final class BenchReport {
         if (imgDir != null) {
             sb.append("\n![DuckDB time / tradestore time per query](img/" + QUERIES_SVG + ")\n");
         }
-        sb.append('\n');
+        sb.append("\n<details><summary>The eight queries as run: tradestore JSON and DuckDB SQL</summary>\n\n");
+        for (final QueryBenchmark.Timing t : r.queries) {
+            sb.append(String.format(Locale.ROOT, "%d. %s%n%n   ```json%n   %s%n   ```%n%n   ```sql%n   %s%n   ```%n%n", t.query().number(),
+                t.query().title(), t.query().json(), t.query().sql()));
+        }
+        sb.append("</details>\n\n");
     }
 
     private static void http(final StringBuilder sb, final BenchCommand.Results r, final Path imgDir) {
