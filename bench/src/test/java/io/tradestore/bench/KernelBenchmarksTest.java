@@ -1,0 +1,42 @@
+package io.tradestore.bench;
+
+import org.junit.jupiter.api.Test;
+
+import io.tradestore.query.QueryResult;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Every JMH benchmark method once on a small table, outside JMH, so that a query or setup that stops working fails the build. */
+class KernelBenchmarksTest {
+    @Test
+    void shouldAnswerEveryKernelQuery() throws Exception {
+        final QueryKernelBenchmark b = new QueryKernelBenchmark();
+        b.rows = 50_000;
+        b.setUp();
+        try {
+            final QueryResult scan = b.scan();
+            assertThat(((Number) scan.value(0, 0)).longValue()).isEqualTo(50_000);
+            assertThat(b.filter().rowCount()).isEqualTo(1);
+            assertThat(b.groupByDense().rowCount()).isBetween(2, 500);
+            assertThat(b.groupByHash().rowCount()).isBetween(2, 10_000);
+            assertThat(b.decimalSum().rowCount()).isEqualTo(1);
+        } finally {
+            b.tearDown();
+        }
+    }
+
+    @Test
+    void shouldParseAndAppendTheGeneratedCsv() throws Exception {
+        final CsvParseBenchmark b = new CsvParseBenchmark();
+        b.rows = 10_000;
+        b.generate();
+        for (int i = 0; i < 2; i++) {
+            b.freshTable();
+            try {
+                assertThat(b.parseAndAppend().rowsLoaded()).isEqualTo(10_000);
+            } finally {
+                b.dropTable();
+            }
+        }
+    }
+}
