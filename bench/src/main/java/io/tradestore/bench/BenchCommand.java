@@ -57,7 +57,7 @@ public final class BenchCommand {
     private static final String USAGE = "usage: tradestore bench jmh [JMH options]\n"
         + "   or: tradestore bench [--rows 50000000] [--threads 2] [--out docs/benchmarks.md] "
         + "[--skip floor,layouts,load,queries,http] [--runs 7] [--warmups 2] [--load-runs 3] [--dir DIR] [--seed 42] "
-        + "[--http-seconds 10] [--http-rate R] [--duckdb-memory 8GB] [--floor-mib 2048] [--segment-rows N]";
+        + "[--http-seconds 10] [--http-rate R] [--http-queries client,window,pruned,health] [--duckdb-memory 8GB] [--floor-mib 2048] [--segment-rows N]";
 
     private BenchCommand() {
     }
@@ -75,6 +75,7 @@ public final class BenchCommand {
         long seed = 42;
         int httpSeconds = 10;
         double httpRate;
+        List<String> httpQueries = List.of("client", "window");
         String duckdbMemory = "8GB";
         int floorMib = 2048;
         int segmentRows;
@@ -132,6 +133,14 @@ public final class BenchCommand {
                         break;
                     case "--http-rate":
                         o.httpRate = Double.parseDouble(v);
+                        break;
+                    case "--http-queries":
+                        o.httpQueries = List.of(v.split(","));
+                        for (final String q : o.httpQueries) {
+                            if (!List.of("client", "window", "pruned", "health").contains(q)) {
+                                throw new IllegalArgumentException("--http-queries " + q + ": use client, window, pruned, health");
+                            }
+                        }
                         break;
                     case "--duckdb-memory":
                         o.duckdbMemory = v;
@@ -368,7 +377,7 @@ public final class BenchCommand {
                     step.begin("http", String.format(Locale.ROOT, "fixed-rate POST /v1/query, %s, %d s a step", o.httpRate > 0
                         ? String.format(Locale.ROOT, "%.0f/s", o.httpRate) : "searching the highest sustained rate", o.httpSeconds));
                     try (QueryEngine engine = new QueryEngine(store, o.threads)) {
-                        r.http = HttpBenchmark.measure(store, engine, List.of("client", "window"), o.httpSeconds, 32, o.threads, o.httpRate, progress);
+                        r.http = HttpBenchmark.measure(store, engine, o.httpQueries, o.httpSeconds, 32, o.threads, o.httpRate, progress);
                     }
                 }
             }

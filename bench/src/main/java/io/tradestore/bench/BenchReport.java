@@ -186,8 +186,9 @@ final class BenchReport {
             + "charged to every request it delayed (coordinated omission corrected, as wrk2 does). The highest sustained rate "
             + "(nothing failed, at least 97% of the offered rate answered, and the queue did not grow: the second half's median "
             + "latency at most twice the first half's plus 5 ms) is found by doubling and bisecting; "
-            + "latencies are measured at half of it. client: count and volume of one random client (a full scan of client_id); "
-            + "window: one random instrument over two hours (time pruning and a bitmap).\n\n");
+            + "latencies are measured at half of it. client: count and volume of one random client (a scan of client_id); "
+            + "window: one random instrument over two hours (time pruning and a bitmap); pruned (when asked for): a time range "
+            + "after the data, so HTTP plus planning and no scan; health (when asked for): `GET /health`, the HTTP layer alone.\n\n");
         sb.append("| query | max sustained q/s | measured at q/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | errors |\n");
         sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (final HttpBenchmark.KindResult k : r.http) {

@@ -30,7 +30,8 @@ class BenchCommandTest {
         Files.writeString(out, "# Benchmarks\n\nhand-written intro\n\n" + BenchCommand.SECTION_START + "\nold results\n" + BenchCommand.SECTION_END
             + "\n\n## How to reproduce\n\nhand-written tail\n");
         final BenchCommand.Options o = BenchCommand.Options.parse(new String[] {"--rows", "20000", "--threads", "2", "--runs", "2", "--warmups", "1",
-            "--load-runs", "2", "--segment-rows", "4096", "--floor-mib", "16", "--http-seconds", "1", "--http-rate", "100", "--duckdb-memory", "1GB",
+            "--load-runs", "2", "--segment-rows", "4096", "--floor-mib", "16", "--http-seconds", "1", "--http-rate", "100",
+            "--http-queries", "client,window,health", "--duckdb-memory", "1GB",
             "--dir", dir.resolve("work").toString(), "--out", out.toString()});
         final ByteArrayOutputStream progress = new ByteArrayOutputStream();
         final BenchCommand.Results r = BenchCommand.run(o, new PrintStream(progress, true, StandardCharsets.UTF_8));
@@ -42,7 +43,7 @@ class BenchCommandTest {
             .anyMatch(n -> n.startsWith("COLUMN"));
         assertThat(r.queries).hasSize(8);
         assertThat(r.load.tradestoreSeconds()).hasSize(2);
-        assertThat(r.http).hasSize(2).allSatisfy(k -> assertThat(k.atHalf().ok()).isPositive());
+        assertThat(r.http).hasSize(3).allSatisfy(k -> assertThat(k.atHalf().ok()).isPositive());
 
         final String md = Files.readString(out);
         assertThat(md).contains("hand-written intro", "hand-written tail", "## How to reproduce", "### Memory-bandwidth floor", "### Storage layouts",
