@@ -65,7 +65,8 @@ class QueryEndpointTest {
                 + "\"filter\":{\"op\":\"in\",\"col\":\"venue\",\"values\":[\"XLON\",\"XPAR\"]},"
                 + "\"orderBy\":[{\"col\":\"price\",\"desc\":true}],\"limit\":7}",
             "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":42},"
-                + "\"aggs\":[{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"p99\",\"op\":\"percentile\",\"col\":\"quantity\",\"p\":99}]}");
+                + "\"aggs\":[{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},"
+                + "{\"name\":\"p99\",\"op\":\"percentile\",\"col\":\"quantity\",\"p\":99}]}");
     }
 
     @ParameterizedTest
