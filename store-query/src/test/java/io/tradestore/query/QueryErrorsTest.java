@@ -46,7 +46,8 @@ class QueryErrorsTest {
         "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"median\",\"col\":\"price\"}]}|INVALID_QUERY|/aggs/0/op",
         "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"sum\",\"col\":\"venue\"}]}|INVALID_QUERY|/aggs/0/col",
         "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"sum\",\"col\":\"price*nope\"}]}|UNKNOWN_COLUMN|/aggs/0/col",
-        "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"max\",\"col\":\"price*quantity\"}]}|INVALID_QUERY|/aggs/0/col",
+        "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"max\",\"col\":\"price*venue\"}]}|INVALID_QUERY|/aggs/0/col",
+        "{\"table\":\"trades\",\"aggs\":[{\"name\":1E+2147483648,\"op\":\"count\"}]}|MALFORMED_JSON|''",
         "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"percentile\",\"col\":\"price\",\"p\":101}]}|INVALID_QUERY|/aggs/0/p",
         "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"count\"},{\"name\":\"x\",\"op\":\"count\"}]}|INVALID_QUERY|/aggs/1/name",
         "{\"table\":\"trades\",\"groupBy\":[{\"bucket\":\"1M\",\"col\":\"ts\"}],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}|INVALID_QUERY|/groupBy/0/bucket",
@@ -67,6 +68,54 @@ class QueryErrorsTest {
                     assertThat(e.path()).as(e.getMessage()).isEqualTo(path);
                     assertThat(e.getMessage()).isNotBlank();
                 });
+            }
+        }
+    }
+
+    @Test
+    void shouldKeepPercentilesOfManyGroupsSmallAndWithinPrecision() {
+        try (Store store = Store.open(dir)) {
+            final int rows = 30_000;
+            try (TableWriter w = store.createTable(TradeData.schema(Layout.COLUMN, 4096, 1024)).writer()) {
+                final TradeFlyweight f = new TradeFlyweight();
+                for (int i = 0; i < rows; i++) {
+                    w.append(f).tradeId(1_000_000_000_000_000_000L + i * 7_919L).ts(TradeData.T0 + i).side(i % 2 == 0 ? 'B' : 'S')
+                        .quantity(i).clientId(i / 2);
+                }
+                w.commit();
+            }
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                final QueryResult many = engine.execute(Query.builder("trades").groupBy("client_id").agg(Agg.percentile("p", "trade_id", 50))
+                    .build());
+                assertThat(many.rowCount()).isEqualTo(rows / 2);
+                assertThat(many.value(10, 1)).isEqualTo((double) (1_000_000_000_000_000_000L + 20 * 7_919L));
+                final QueryResult two = engine.execute(Query.builder("trades").groupBy("side").agg(Agg.percentile("p", "trade_id", 90))
+                    .build());
+                final double exact = 1_000_000_000_000_000_000L + (2.0 * (Math.ceil(0.9 * rows / 2) - 1)) * 7_919L;
+                assertThat((Double) two.value(0, 1)).isCloseTo(exact, org.assertj.core.data.Percentage.withPercentage(0.1));
+            }
+        }
+    }
+
+    @Test
+    void shouldRejectFiltersNestedTooDeep() {
+        try (Store store = Store.open(dir)) {
+            new TradeData().write(store, TradeData.schema(Layout.COLUMN, 64, 16), 10, 1, false);
+            try (QueryEngine engine = new QueryEngine(store, 1)) {
+                final StringBuilder json = new StringBuilder("{\"table\":\"trades\",\"filter\":");
+                for (int i = 0; i < 5000; i++) {
+                    json.append("{\"op\":\"not\",\"arg\":");
+                }
+                json.append("{\"op\":\"eq\",\"col\":\"side\",\"value\":\"B\"}").append("}".repeat(5001));
+                assertThatThrownBy(() -> engine.execute(json.toString())).isInstanceOfSatisfying(QueryException.class,
+                    e -> assertThat(e.code()).isIn(ErrorCode.INVALID_QUERY, ErrorCode.MALFORMED_JSON));
+                Filter f = Filter.eq("side", "B");
+                for (int i = 0; i < 5000; i++) {
+                    f = Filter.not(f);
+                }
+                final Query q = Query.builder("trades").filter(f).build();
+                assertThatThrownBy(() -> engine.execute(q)).isInstanceOfSatisfying(QueryException.class,
+                    e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_QUERY));
             }
         }
     }
@@ -134,9 +183,25 @@ class QueryErrorsTest {
                     Agg.sum("q", "quantity"), Agg.sum("p", "price")).build());
                 assertThat(r.value(0, 1)).isEqualTo(new BigDecimal(buy, 6));
                 assertThat(r.value(1, 1)).isEqualTo(new BigDecimal(sell, 6));
-                final QueryResult g = engine.execute(Query.builder("trades").agg(Agg.sum("q", "quantity"), Agg.sum("n", "price*quantity")).build());
+                final QueryResult g = engine.execute(Query.builder("trades").agg(Agg.sum("q", "quantity"), Agg.sum("n", "price*quantity"),
+                    Agg.max("hi", "price*quantity"), Agg.min("lo", "price*quantity"), Agg.last("last", "price*quantity"),
+                    Agg.countDistinct("d", "price*quantity"), new io.tradestore.query.model.Agg("c", "count", "price*quantity", null)).build());
                 assertThat(g.value(0, 0)).isEqualTo(new BigDecimal(qty));
                 assertThat(g.value(0, 1)).isEqualTo(new BigDecimal(buy.add(sell), 6));
+                BigInteger hi = null;
+                BigInteger lo = null;
+                for (int i = 0; i < 1000; i++) {
+                    final BigInteger p = BigInteger.valueOf(999_999_999_999_999L - i).multiply(BigInteger.valueOf(i % 2 == 0 ? 9_000_000_000L + i
+                        : -7_000_000_000L + i));
+                    hi = hi == null || p.compareTo(hi) > 0 ? p : hi;
+                    lo = lo == null || p.compareTo(lo) < 0 ? p : lo;
+                }
+                assertThat(g.value(0, 2)).isEqualTo(new BigDecimal(hi, 6));
+                assertThat(g.value(0, 3)).isEqualTo(new BigDecimal(lo, 6));
+                assertThat(g.value(0, 4)).isEqualTo(new BigDecimal(BigInteger.valueOf(999_999_999_999_999L - 999)
+                    .multiply(BigInteger.valueOf(-7_000_000_000L + 999)), 6));
+                assertThat(g.value(0, 5)).isEqualTo(1000L);
+                assertThat(g.value(0, 6)).isEqualTo(1000L);
             }
         }
     }
@@ -152,6 +217,7 @@ class QueryErrorsTest {
                 && Long.valueOf(5).equals(x.clientId())).count();
             final Path file;
             try (QueryEngine engine = new QueryEngine(store, 2)) {
+                engine.indexes().minSegmentRows(1);
                 final QueryResult r = engine.execute(q);
                 assertThat(r.value(0, 0)).isEqualTo(expected);
                 assertThat(r.stats().indexedSegments()).isEqualTo(3);
@@ -162,6 +228,7 @@ class QueryErrorsTest {
             }
             assertThat(file).exists();
             try (QueryEngine engine = new QueryEngine(store, 2)) {
+                engine.indexes().minSegmentRows(1);
                 assertThat(engine.execute(q).value(0, 0)).isEqualTo(expected);
                 assertThat(engine.indexes().builds()).isZero();
                 assertThat(engine.indexes().loads()).isPositive();
@@ -170,6 +237,7 @@ class QueryErrorsTest {
             bytes[bytes.length - 3] ^= 0x5A;
             Files.write(file, bytes);
             try (QueryEngine engine = new QueryEngine(store, 2)) {
+                engine.indexes().minSegmentRows(1);
                 assertThat(engine.execute(q).value(0, 0)).isEqualTo(expected);
                 assertThat(engine.indexes().builds()).isEqualTo(1);
             }

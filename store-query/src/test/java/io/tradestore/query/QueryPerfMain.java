@@ -37,7 +37,11 @@ public final class QueryPerfMain {
         "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":4242},\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
             + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}]}",
         "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"q\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"first\","
-            + "\"op\":\"min\",\"col\":\"ts\"},{\"name\":\"last\",\"op\":\"max\",\"col\":\"ts\"}]}"};
+            + "\"op\":\"min\",\"col\":\"ts\"},{\"name\":\"last\",\"op\":\"max\",\"col\":\"ts\"}]}",
+        // 9-11: parts of query 1, to see where its time goes
+        "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}",
+        "{\"table\":\"trades\",\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}]}",
+        "{\"table\":\"trades\",\"groupBy\":[\"client_id\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}"};
 
     private QueryPerfMain() {
     }
@@ -60,19 +64,28 @@ public final class QueryPerfMain {
                 final double floor = floorMs(snap, runs);
                 System.out.printf("floor: read side+price+quantity (17 B/row, %.0f MB) median %.1f ms = %.1f GB/s%n",
                     snap.rowCount() * 17 / 1e6, floor, snap.rowCount() * 17 / floor / 1e6);
+                final String only = args.length > 4 ? "," + args[4] + "," : null;
                 for (int q = 0; q < QUERIES.length; q++) {
+                    if (only != null && !only.contains("," + (q + 1) + ",")) {
+                        continue;
+                    }
                     final double[] t = new double[runs];
+                    final double[] cpu = new double[runs];
                     QueryResult r = null;
+                    final java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
                     for (int i = 0; i < runs + 2; i++) {
+                        final long c0 = mx.getCurrentThreadCpuTime();
                         final long s = System.nanoTime();
                         r = engine.execute(QUERIES[q]);
                         if (i >= 2) {
                             t[i - 2] = (System.nanoTime() - s) / 1e6;
+                            cpu[i - 2] = (mx.getCurrentThreadCpuTime() - c0) / 1e6;
                         }
                     }
                     Arrays.sort(t);
-                    System.out.printf("Q%d median %.2f ms (min %.2f max %.2f) rows=%d first=%s scanned=%d indexed=%d%n", q + 1, t[runs / 2], t[0],
-                        t[runs - 1], r.rowCount(), r.rowCount() > 0 ? Arrays.toString(row(r, 0)) : "-", r.stats().rowsScanned(),
+                    Arrays.sort(cpu);
+                    System.out.printf("Q%d median %.2f ms (min %.2f max %.2f; caller cpu %.2f ms) rows=%d %s scanned=%d indexed=%d%n", q + 1, t[runs / 2], t[0],
+                        t[runs - 1], cpu[runs / 2], r.rowCount(), r.rowCount() > 0 ? Arrays.toString(row(r, 0)) : "-", r.stats().rowsScanned(),
                         r.stats().indexedSegments());
                 }
             }

@@ -25,6 +25,9 @@ final class BatchContext implements AutoCloseable {
     final long[] viewAddr;
     final long[] viewStride;
     final int[] slotColumn;
+    private final boolean[] slotSkipped;
+    /** Address of a constant 1L: a plain column's sum reads it with stride 0 as the second factor. */
+    final long ones;
     private final long scratch;
     private final long scratchLength;
     private int[][] pool = new int[4][];
@@ -49,10 +52,13 @@ final class BatchContext implements AutoCloseable {
             f64[c] = plan.schema.column(c).type() == io.tradestore.core.schema.ColumnType.F64;
         }
         slotColumn = plan.slotColumn;
+        slotSkipped = plan.slotSkipped;
         viewAddr = new long[slotColumn.length];
         viewStride = new long[slotColumn.length];
         scratchLength = Math.max(1, slotColumn.length) * (long) BATCH * 8;
-        scratch = NativeMemory.allocate(scratchLength);
+        scratch = NativeMemory.allocate(scratchLength + 8);
+        ones = scratch + scratchLength;
+        NativeMemory.putLong(ones, 1L);
     }
 
     void segment(final Segment s, final long rowBase) {
@@ -71,6 +77,9 @@ final class BatchContext implements AutoCloseable {
         rows = selected;
         for (int slot = 0; slot < slotColumn.length; slot++) {
             final int c = slotColumn[slot];
+            if (slotSkipped[slot]) {
+                continue;
+            }
             if (selected == null && width[c] == 8) {
                 viewAddr[slot] = base[c] + batchStart * stride[c];
                 viewStride[slot] = stride[c];
@@ -104,6 +113,6 @@ final class BatchContext implements AutoCloseable {
 
     @Override
     public void close() {
-        NativeMemory.free(scratch, scratchLength);
+        NativeMemory.free(scratch, scratchLength + 8);
     }
 }

@@ -55,6 +55,8 @@ final class Binder {
     private final Schema schema;
     private final Plan plan = new Plan();
     private final Map<Integer, Integer> slots = new HashMap<>();
+    /** Slots read by aggregates (collected once the keys are bound). */
+    private Set<Integer> accSlots;
 
     private Binder(final Query q, final TableSnapshot snap) {
         this.q = q;
@@ -82,6 +84,12 @@ final class Binder {
             bindAggregate();
         }
         plan.slotColumn = new int[slots.size()];
+        plan.slotSkipped = new boolean[slots.size()];
+        if (plan.directKeys) {
+            for (final KeySpec k : plan.keys) {
+                plan.slotSkipped[k.slot] = !accSlots.contains(k.slot);
+            }
+        }
         for (final Map.Entry<Integer, Integer> e : slots.entrySet()) {
             plan.slotColumn[e.getValue()] = e.getKey();
         }
@@ -89,7 +97,11 @@ final class Binder {
     }
 
     private int slot(final int column) {
-        return slots.computeIfAbsent(column, c -> slots.size());
+        final int s = slots.computeIfAbsent(column, c -> slots.size());
+        if (accSlots != null) {
+            accSlots.add(s);
+        }
+        return s;
     }
 
     private Column column(final String name, final String path) {
@@ -135,6 +147,12 @@ final class Binder {
     }
 
     private FilterNode filter(final Filter f, final String p, final boolean negate) {
+        if (f == null) {
+            throw invalid(p, "missing filter");
+        }
+        if (p.chars().filter(ch -> ch == '/').count() > 2L * io.tradestore.query.plan.QueryParser.MAX_FILTER_DEPTH) {
+            throw invalid(p, "filters nest at most " + io.tradestore.query.plan.QueryParser.MAX_FILTER_DEPTH + " levels deep");
+        }
         if (f instanceof Filter.And || f instanceof Filter.Or) {
             final boolean and = f instanceof Filter.And;
             final List<Filter> args = and ? ((Filter.And) f).args() : ((Filter.Or) f).args();
@@ -489,6 +507,7 @@ final class Binder {
         }
         plan.keys = keys.toArray(new KeySpec[0]);
         chooseKeyMode();
+        accSlots = new HashSet<>();
         final List<Supplier<Acc>> accs = new ArrayList<>();
         boolean allZone = plan.keys.length == 0 && plan.filter == null;
         for (int i = 0; i < q.aggs().size(); i++) {
@@ -634,6 +653,11 @@ final class Binder {
         }
         plan.denseSize = product;
         plan.keyMode = product <= DENSE_MAX ? Plan.DENSE : Plan.HASH;
+        boolean direct = plan.keyMode == Plan.DENSE;
+        for (final KeySpec k : plan.keys) {
+            direct &= k.bucketNs == 0 && k.lo > Integer.MIN_VALUE / 2 && k.lo < Integer.MAX_VALUE / 2;
+        }
+        plan.directKeys = direct;
     }
 
     private static boolean numeric(final ColumnType t) {
@@ -648,7 +672,7 @@ final class Binder {
         final int star = col.indexOf('*');
         if (star >= 0) {
             if (!productAllowed) {
-                throw invalid(p, "a product a*b is allowed in sum, avg and vwap only, not in " + op);
+                throw invalid(p, "a product a*b is not allowed in " + op);
             }
             final Column a = column(col.substring(0, star).trim(), p);
             final Column b = column(col.substring(star + 1).trim(), p);
@@ -661,6 +685,15 @@ final class Binder {
         return new Column[] {column(col.trim(), p)};
     }
 
+    /** @param cs one column, or two for a product. @return the product operand (its slots allocated), or null. */
+    private Product product(final Column[] cs) {
+        if (cs.length < 2) {
+            return null;
+        }
+        return new Product(slot(cs[0].index()), cs[0].type() == ColumnType.F64, cs[0].scale(), slot(cs[1].index()),
+            cs[1].type() == ColumnType.F64, cs[1].scale());
+    }
+
     private Supplier<Acc> aggregate(final Agg a, final String p, final ResultColumn[] out) {
         final String name = a.name();
         switch (a.op()) {
@@ -669,10 +702,12 @@ final class Binder {
                 if (a.col() == null) {
                     return RowCountAcc::new;
                 }
-                final Column c = operand(a.col(), p + "/col", false, "count")[0];
+                final Column[] cs = operand(a.col(), p + "/col", true, "count");
+                final Column c = cs[0];
                 final int s = slot(c.index());
                 final boolean f64 = c.type() == ColumnType.F64;
-                return () -> new CountAcc(s, f64);
+                final Product prod = product(cs);
+                return () -> new CountAcc(s, f64, prod);
             }
             case "sum":
             case "avg": {
@@ -703,7 +738,14 @@ final class Binder {
             }
             case "min":
             case "max": {
-                final Column c = operand(a.col(), p + "/col", false, a.op())[0];
+                final Column[] cs = operand(a.col(), p + "/col", true, a.op());
+                final Column c = cs[0];
+                if (cs.length == 2) {
+                    final Product prod = product(cs);
+                    final boolean max = a.op().equals("max");
+                    out[0] = new ResultColumn(name, prod.type());
+                    return () -> new ProductMinMaxAcc(prod, max);
+                }
                 if (!numeric(c.type()) && c.type() != ColumnType.TIMESTAMP) {
                     throw invalid(p + "/col", a.op() + " applies to integer, decimal, f64 and timestamp columns; '" + c.name() + "' is "
                         + c.typeName());
@@ -715,16 +757,18 @@ final class Binder {
             }
             case "first":
             case "last": {
-                final Column c = operand(a.col(), p + "/col", false, a.op())[0];
+                final Column[] cs = operand(a.col(), p + "/col", true, a.op());
+                final Column c = cs[0];
+                final Product prod = product(cs);
                 final int ts = schema.timestampIndex();
                 if (ts < 0) {
                     throw invalid(p + "/op", a.op() + " is by the designated timestamp, and table '" + schema.name() + "' has none");
                 }
-                out[0] = new ResultColumn(name, c.typeName());
+                out[0] = new ResultColumn(name, prod != null ? prod.type() : c.typeName());
                 final int s = slot(c.index());
                 final int st = slot(ts);
                 final boolean last = a.op().equals("last");
-                return () -> new FirstLastAcc(st, s, c, last, snap);
+                return () -> new FirstLastAcc(st, s, c, last, snap, prod);
             }
             case "vwap": {
                 final Column pc;
@@ -755,7 +799,9 @@ final class Binder {
                 return () -> new VwapAcc(sp, pc.index(), pc.scale(), sq, qc.index(), qc.scale());
             }
             case "percentile": {
-                final Column c = operand(a.col(), p + "/col", false, "percentile")[0];
+                final Column[] cs = operand(a.col(), p + "/col", true, "percentile");
+                final Column c = cs[0];
+                final Product prod = product(cs);
                 if (!numeric(c.type())) {
                     throw invalid(p + "/col", "percentile applies to integer, decimal and f64 columns; '" + c.name() + "' is " + c.typeName());
                 }
@@ -766,14 +812,16 @@ final class Binder {
                 final int s = slot(c.index());
                 final boolean f64 = c.type() == ColumnType.F64;
                 final double pct = a.p();
-                return () -> new PercentileAcc(s, f64, c.scale(), pct);
+                return () -> new PercentileAcc(s, f64, c.scale(), pct, prod);
             }
             case "countDistinct": {
-                final Column c = operand(a.col(), p + "/col", false, "countDistinct")[0];
+                final Column[] cs = operand(a.col(), p + "/col", true, "countDistinct");
+                final Column c = cs[0];
+                final Product prod = product(cs);
                 out[0] = new ResultColumn(name, "i64");
                 final int s = slot(c.index());
                 final int kind = c.type() == ColumnType.F64 ? 2 : c.width() <= 4 ? 0 : 1;
-                return () -> new DistinctAcc(s, kind);
+                return () -> new DistinctAcc(s, kind, prod);
             }
             default:
                 throw invalid(p + "/op", "unknown aggregate '" + a.op() + "'; use one of count sum min max avg first last vwap percentile "
@@ -784,6 +832,12 @@ final class Binder {
     // ---------------------------------------------------------------- having
 
     private RowPredicate having(final Filter f, final String p, final boolean negate, final List<String> names, final List<ResultColumn> out) {
+        if (f == null) {
+            throw invalid(p, "missing filter");
+        }
+        if (p.chars().filter(ch -> ch == '/').count() > 2L * io.tradestore.query.plan.QueryParser.MAX_FILTER_DEPTH) {
+            throw invalid(p, "filters nest at most " + io.tradestore.query.plan.QueryParser.MAX_FILTER_DEPTH + " levels deep");
+        }
         if (f instanceof Filter.And || f instanceof Filter.Or) {
             final boolean and = f instanceof Filter.And;
             final List<Filter> args = and ? ((Filter.And) f).args() : ((Filter.Or) f).args();

@@ -8,11 +8,13 @@ import io.tradestore.core.memory.NativeMemory;
 final class CountAcc extends Acc {
     private final int slot;
     private final boolean f64;
+    private final Product product;
     private long[] nulls = new long[1];
 
-    CountAcc(final int slot, final boolean f64) {
+    CountAcc(final int slot, final boolean f64, final Product product) {
         this.slot = slot;
         this.f64 = f64;
+        this.product = product;
     }
 
     @Override
@@ -27,9 +29,12 @@ final class CountAcc extends Acc {
         final int n = c.n;
         final long a = c.viewAddr[slot];
         final long s = c.viewStride[slot];
+        final long b = product == null ? 0 : c.viewAddr[product.slotB];
+        final long sb = product == null ? 0 : c.viewStride[product.slotB];
         for (int i = 0; i < n; i++) {
             final long v = NativeMemory.getLong(a + i * s);
-            final boolean isNull = f64 ? Double.isNaN(Double.longBitsToDouble(v)) : v == Long.MIN_VALUE;
+            final boolean isNull = product != null ? product.isNull(v, NativeMemory.getLong(b + i * sb))
+                : f64 ? Double.isNaN(Double.longBitsToDouble(v)) : v == Long.MIN_VALUE;
             if (isNull) {
                 nulls[gid == null ? 0 : gid[i]]++;
             }

@@ -16,10 +16,13 @@ final class DistinctAcc extends Acc {
     private Roaring64Bitmap[] big = new Roaring64Bitmap[1];
     private Object[] doubles = new Object[1];
 
-    /** @param slot value slot. @param kind 0: fits in 32 bits, 1: 64-bit, 2: f64. */
-    DistinctAcc(final int slot, final int kind) {
+    private final Product product;
+
+    /** @param slot value slot. @param kind 0: fits in 32 bits, 1: 64-bit, 2: f64. @param product a product operand or null. */
+    DistinctAcc(final int slot, final int kind, final Product product) {
         this.slot = slot;
-        this.kind = kind;
+        this.kind = product == null ? kind : product.isDouble() ? 2 : 1;
+        this.product = product;
     }
 
     @Override
@@ -37,6 +40,10 @@ final class DistinctAcc extends Acc {
         final int n = c.n;
         final long a = c.viewAddr[slot];
         final long s = c.viewStride[slot];
+        if (product != null) {
+            updateProduct(c, gid);
+            return;
+        }
         for (int i = 0; i < n; i++) {
             final long v = NativeMemory.getLong(a + i * s);
             final int g = gid == null ? 0 : gid[i];
@@ -59,6 +66,48 @@ final class DistinctAcc extends Acc {
                 }
             }
         }
+    }
+
+    /** Products: exact 128-bit values; those beyond 64 bits go to a set of BigIntegers (the f64 case to doubles). */
+    private void updateProduct(final BatchContext c, final int[] gid) {
+        final int n = c.n;
+        final long a = c.viewAddr[slot];
+        final long s = c.viewStride[slot];
+        final long b = c.viewAddr[product.slotB];
+        final long sb = c.viewStride[product.slotB];
+        for (int i = 0; i < n; i++) {
+            final long x = NativeMemory.getLong(a + i * s);
+            final long y = NativeMemory.getLong(b + i * sb);
+            if (product.isNull(x, y)) {
+                continue;
+            }
+            final int g = gid == null ? 0 : gid[i];
+            if (kind == 2) {
+                final double d = product.asDouble(x, y);
+                if (d == d) {
+                    set(g).add(Double.doubleToLongBits(d == 0.0 ? 0.0 : d));
+                }
+                continue;
+            }
+            final long hi = Math.multiplyHigh(x, y);
+            final long lo = x * y;
+            if (hi == (lo >> 63)) {
+                if (big[g] == null) {
+                    big[g] = new Roaring64Bitmap();
+                }
+                big[g].addLong(lo);
+            } else {
+                wide(g).add(java.math.BigInteger.valueOf(x).multiply(java.math.BigInteger.valueOf(y)));
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private HashSet<java.math.BigInteger> wide(final int g) {
+        if (doubles[g] == null) {
+            doubles[g] = new HashSet<java.math.BigInteger>();
+        }
+        return (HashSet<java.math.BigInteger>) doubles[g];
     }
 
     @SuppressWarnings("unchecked")
@@ -85,7 +134,11 @@ final class DistinctAcc extends Acc {
             big[dst].or(o.big[srcGid]);
         }
         if (o.doubles[srcGid] != null) {
-            set(dst).addAll(o.set(srcGid));
+            if (kind == 2) {
+                set(dst).addAll(o.set(srcGid));
+            } else {
+                wide(dst).addAll(o.wide(srcGid));
+            }
         }
     }
 
@@ -95,7 +148,7 @@ final class DistinctAcc extends Acc {
             case 0:
                 return small[gid] == null ? 0L : (long) small[gid].getCardinality();
             case 1:
-                return big[gid] == null ? 0L : big[gid].getLongCardinality();
+                return (big[gid] == null ? 0L : big[gid].getLongCardinality()) + (doubles[gid] == null ? 0L : wide(gid).size());
             default:
                 return doubles[gid] == null ? 0L : (long) set(gid).size();
         }

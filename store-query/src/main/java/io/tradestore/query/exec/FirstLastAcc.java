@@ -18,11 +18,14 @@ final class FirstLastAcc extends Acc {
     private final boolean last;
     private final boolean f64;
     private final TableSnapshot snap;
+    private final Product product;
+    private long[] valueB = new long[1];
     private long[] ts = new long[1];
     private long[] row = new long[] {-1};
     private long[] value = new long[1];
 
-    FirstLastAcc(final int tsSlot, final int slot, final Column col, final boolean last, final TableSnapshot snap) {
+    FirstLastAcc(final int tsSlot, final int slot, final Column col, final boolean last, final TableSnapshot snap, final Product product) {
+        this.product = product;
         this.tsSlot = tsSlot;
         this.slot = slot;
         this.col = col;
@@ -40,6 +43,7 @@ final class FirstLastAcc extends Acc {
             row = Arrays.copyOf(row, n);
             Arrays.fill(row, old, n, -1);
             value = Arrays.copyOf(value, n);
+            valueB = Arrays.copyOf(valueB, n);
         }
     }
 
@@ -51,17 +55,21 @@ final class FirstLastAcc extends Acc {
         final long a = c.viewAddr[slot];
         final long s = c.viewStride[slot];
         final long rowBase = c.segmentRowBase;
+        final long b = product == null ? 0 : c.viewAddr[product.slotB];
+        final long sb = product == null ? 0 : c.viewStride[product.slotB];
         for (int i = 0; i < n; i++) {
             final long t = NativeMemory.getLong(ta + i * tst);
             final long v = NativeMemory.getLong(a + i * s);
-            if (t == Long.MIN_VALUE || (f64 ? Double.isNaN(Double.longBitsToDouble(v)) : v == Long.MIN_VALUE)) {
+            final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);
+            if (t == Long.MIN_VALUE || (product != null ? product.isNull(v, w)
+                : f64 ? Double.isNaN(Double.longBitsToDouble(v)) : v == Long.MIN_VALUE)) {
                 continue;
             }
-            offer(gid == null ? 0 : gid[i], t, rowBase + c.row(i), v);
+            offer(gid == null ? 0 : gid[i], t, rowBase + c.row(i), v, w);
         }
     }
 
-    private void offer(final int g, final long t, final long r, final long v) {
+    private void offer(final int g, final long t, final long r, final long v, final long w) {
         final long br = row[g];
         final boolean better;
         if (br < 0) {
@@ -75,6 +83,7 @@ final class FirstLastAcc extends Acc {
             ts[g] = t;
             row[g] = r;
             value[g] = v;
+            valueB[g] = w;
         }
     }
 
@@ -82,12 +91,15 @@ final class FirstLastAcc extends Acc {
     void merge(final int dst, final Acc src, final int srcGid) {
         final FirstLastAcc o = (FirstLastAcc) src;
         if (o.row[srcGid] >= 0) {
-            offer(dst, o.ts[srcGid], o.row[srcGid], o.value[srcGid]);
+            offer(dst, o.ts[srcGid], o.row[srcGid], o.value[srcGid], o.valueB[srcGid]);
         }
     }
 
     @Override
     Object result(final int gid, final long rows) {
-        return row[gid] < 0 ? null : Values.object(col, value[gid], snap);
+        if (row[gid] < 0) {
+            return null;
+        }
+        return product != null ? product.value(value[gid], valueB[gid]) : Values.object(col, value[gid], snap);
     }
 }

@@ -23,7 +23,10 @@ final class GroupState {
     private final long[][] wideCols;
     private static final int LANE_SHIFT = 2;
     private static final int LANES = 1 << LANE_SHIFT;
+    private static final long MAX_LANED_GROUPS = 256;
     private final boolean singleDense;
+    /** The sums of a query of counts and at most two integral sums over direct dense keys, run in one fused loop. */
+    private final SumAcc[] sums;
     private final long[] laneRows;
 
     GroupState(final Plan plan) {
@@ -51,15 +54,36 @@ final class GroupState {
         rows = new long[Math.max(1, initial)];
         table = mode == Plan.HASH ? new KeyTable(1) : mode == Plan.WIDE ? new KeyTable(keys.length) : null;
         wideCols = mode == Plan.WIDE ? new long[keys.length][BatchContext.BATCH] : null;
-        singleDense = mode == Plan.DENSE && keys.length == 1 && keys[0].bucketNs == 0;
-        laneRows = singleDense ? new long[rows.length << LANE_SHIFT] : null;
-        if (singleDense) {
+        singleDense = plan.directKeys;
+        final boolean lanes = singleDense && plan.denseSize <= MAX_LANED_GROUPS;
+        laneRows = lanes ? new long[rows.length << LANE_SHIFT] : null;
+        if (lanes) {
             for (final Acc a : accs) {
                 a.lanes(LANE_SHIFT);
             }
         }
         for (final Acc a : accs) {
             a.grow(rows.length);
+        }
+        int nsum = 0;
+        boolean fusable = singleDense;
+        for (final Acc a : accs) {
+            if (a instanceof SumAcc) {
+                nsum++;
+            } else if (!(a instanceof RowCountAcc)) {
+                fusable = false;
+            }
+        }
+        if (fusable && nsum >= 1 && nsum <= 2) {
+            sums = new SumAcc[nsum];
+            int k = 0;
+            for (final Acc a : accs) {
+                if (a instanceof SumAcc) {
+                    sums[k++] = (SumAcc) a;
+                }
+            }
+        } else {
+            sums = null;
         }
     }
 
@@ -82,7 +106,12 @@ final class GroupState {
         }
         final int[] gid = c.gid;
         if (singleDense) {
-            denseGids(c, gid);
+            if (sums != null && fusedReady()) {
+                denseGids(c, gid, false);
+                fusedSums(c, gid);
+                return;
+            }
+            denseGids(c, gid, true);
             for (final Acc a : list) {
                 a.update(c, gid);
             }
@@ -128,63 +157,172 @@ final class GroupState {
     }
 
     /**
-     * The common case of one plain key in a dense array (side, venue, instrument, client_id): group ids straight from
-     * the column, rows counted in {@link #LANES} interleaved lanes so that runs of one group do not serialise on a
-     * single counter.
+     * The common case of plain keys in a dense array (side, venue, instrument, client_id, and their combinations):
+     * group ids straight from the columns (no gather, no packing pass), then rows counted per group; with few groups
+     * the counts go to {@link #LANES} interleaved lanes so that runs of one group do not serialise on one counter.
      */
-    private void denseGids(final BatchContext c, final int[] gid) {
-        final KeySpec key = keys[0];
-        final int col = key.col.index();
-        final long a = c.base[col];
-        final long s = c.stride[col];
-        final long nul = c.nul[col];
-        final long lo = key.lo - 1;
-        final long radix = key.radix;
+    private void denseGids(final BatchContext c, final int[] gid, final boolean countRows) {
         final int n = c.n;
         final int[] sel = c.rows;
         final int start = c.start;
-        final long[] lr = laneRows;
-        long bad = 0;
-        switch (c.width[col]) {
-            case 8:
-                for (int i = 0; i < n; i++) {
-                    final long v = NativeMemory.getLong(a + (sel == null ? start + i : sel[i]) * s);
-                    final long code = v == nul ? 0 : v - lo;
-                    bad |= code | (radix - 1 - code);
-                    gid[i] = (int) code;
-                    lr[(int) (code << LANE_SHIFT) | (i & (LANES - 1))]++;
+        for (int k = 0; k < keys.length; k++) {
+            final KeySpec key = keys[k];
+            final int col = key.col.index();
+            final long a = sel == null ? c.base[col] + start * c.stride[col] : c.base[col];
+            final long s = c.stride[col];
+            final int nul = (int) c.nul[col];
+            final int lo = (int) key.lo - 1;
+            final int radix = (int) key.radix;
+            final int mult = (int) key.mult;
+            final boolean first = k == 0;
+            int bad = 0;
+            switch (c.width[col]) {
+                case 8: {
+                    final long lnul = c.nul[col];
+                    final long llo = key.lo - 1;
+                    long lbad = 0;
+                    for (int i = 0; i < n; i++) {
+                        final long v = NativeMemory.getLong(a + (sel == null ? i : sel[i]) * s);
+                        final long code = v == lnul ? 0 : v - llo;
+                        lbad |= code | (radix - 1 - code);
+                        gid[i] = first ? (int) code * mult : gid[i] + (int) code * mult;
+                    }
+                    bad = lbad < 0 ? -1 : 0;
+                    break;
                 }
-                break;
-            case 4:
-                for (int i = 0; i < n; i++) {
-                    final long v = NativeMemory.getInt(a + (sel == null ? start + i : sel[i]) * s);
-                    final long code = v == nul ? 0 : v - lo;
-                    bad |= code | (radix - 1 - code);
-                    gid[i] = (int) code;
-                    lr[(int) (code << LANE_SHIFT) | (i & (LANES - 1))]++;
-                }
-                break;
-            case 2:
-                for (int i = 0; i < n; i++) {
-                    final long v = NativeMemory.getShort(a + (sel == null ? start + i : sel[i]) * s);
-                    final long code = v == nul ? 0 : v - lo;
-                    bad |= code | (radix - 1 - code);
-                    gid[i] = (int) code;
-                    lr[(int) (code << LANE_SHIFT) | (i & (LANES - 1))]++;
-                }
-                break;
-            default:
-                for (int i = 0; i < n; i++) {
-                    final long v = NativeMemory.getByte(a + (sel == null ? start + i : sel[i]) * s);
-                    final long code = v == nul ? 0 : v - lo;
-                    bad |= code | (radix - 1 - code);
-                    gid[i] = (int) code;
-                    lr[(int) (code << LANE_SHIFT) | (i & (LANES - 1))]++;
-                }
-                break;
+                case 4:
+                    if (sel == null && first && mult == 1) {
+                        for (int i = 0; i < n; i++) {
+                            final int v = NativeMemory.getInt(a + i * s);
+                            final int code = v == nul ? 0 : v - lo;
+                            bad |= code | (radix - 1 - code);
+                            gid[i] = code;
+                        }
+                    } else {
+                        for (int i = 0; i < n; i++) {
+                            final int v = NativeMemory.getInt(a + (sel == null ? i : sel[i]) * s);
+                            final int code = v == nul ? 0 : v - lo;
+                            bad |= code | (radix - 1 - code);
+                            gid[i] = first ? code * mult : gid[i] + code * mult;
+                        }
+                    }
+                    break;
+                case 2:
+                    for (int i = 0; i < n; i++) {
+                        final int v = NativeMemory.getShort(a + (sel == null ? i : sel[i]) * s);
+                        final int code = v == nul ? 0 : v - lo;
+                        bad |= code | (radix - 1 - code);
+                        gid[i] = first ? code * mult : gid[i] + code * mult;
+                    }
+                    break;
+                default:
+                    if (sel == null && first && mult == 1) {
+                        for (int i = 0; i < n; i++) {
+                            final int v = NativeMemory.getByte(a + i * s);
+                            final int code = v == nul ? 0 : v - lo;
+                            bad |= code | (radix - 1 - code);
+                            gid[i] = code;
+                        }
+                    } else {
+                        for (int i = 0; i < n; i++) {
+                            final int v = NativeMemory.getByte(a + (sel == null ? i : sel[i]) * s);
+                            final int code = v == nul ? 0 : v - lo;
+                            bad |= code | (radix - 1 - code);
+                            gid[i] = first ? code * mult : gid[i] + code * mult;
+                        }
+                    }
+                    break;
+            }
+            if (bad < 0) {
+                throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + radix);
+            }
         }
-        if (bad < 0) {
-            throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + radix);
+        if (!countRows) {
+            return;
+        }
+        if (laneRows != null) {
+            final long[] lr = laneRows;
+            for (int i = 0; i < n; i++) {
+                lr[(gid[i] << LANE_SHIFT) | (i & (LANES - 1))]++;
+            }
+        } else {
+            final long[] r = rows;
+            for (int i = 0; i < n; i++) {
+                r[gid[i]]++;
+            }
+        }
+    }
+
+    private boolean fusedReady() {
+        for (final SumAcc a : sums) {
+            if (!a.fusable()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * One pass for row counts and every sum of a query made only of counts and integral sums (queries 1, 4 and 5 of
+     * the benchmark): per row, the group's counter and each sum's 64-bit partial, laned when groups are few. A plain
+     * column's sum multiplies by a constant 1 read with stride 0, so every term is a product.
+     */
+    private void fusedSums(final BatchContext c, final int[] gid) {
+        final int n = c.n;
+        final boolean laned = laneRows != null;
+        final long[] lr = laned ? laneRows : rows;
+        final int ls = laned ? LANE_SHIFT : 0;
+        final int lm = (1 << ls) - 1;
+        for (final SumAcc a : sums) {
+            a.reserve(n);
+        }
+        final SumAcc s0 = sums[0];
+        final long a0 = c.viewAddr[s0.slotA()];
+        final long as0 = c.viewStride[s0.slotA()];
+        final long b0 = s0.slotB() < 0 ? c.ones : c.viewAddr[s0.slotB()];
+        final long bs0 = s0.slotB() < 0 ? 0 : c.viewStride[s0.slotB()];
+        final long[] f0 = s0.fast();
+        final long[] n0 = s0.nulls();
+        if (sums.length == 1) {
+            for (int i = 0; i < n; i++) {
+                final int g = gid[i];
+                final int idx = (g << ls) | (i & lm);
+                lr[idx]++;
+                final long x = NativeMemory.getLong(a0 + i * as0);
+                final long y = NativeMemory.getLong(b0 + i * bs0);
+                if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
+                    n0[g]++;
+                } else {
+                    f0[idx] += x * y;
+                }
+            }
+            return;
+        }
+        final SumAcc s1 = sums[1];
+        final long a1 = c.viewAddr[s1.slotA()];
+        final long as1 = c.viewStride[s1.slotA()];
+        final long b1 = s1.slotB() < 0 ? c.ones : c.viewAddr[s1.slotB()];
+        final long bs1 = s1.slotB() < 0 ? 0 : c.viewStride[s1.slotB()];
+        final long[] f1 = s1.fast();
+        final long[] n1 = s1.nulls();
+        for (int i = 0; i < n; i++) {
+            final int g = gid[i];
+            final int idx = (g << ls) | (i & lm);
+            lr[idx]++;
+            final long x = NativeMemory.getLong(a0 + i * as0);
+            final long y = NativeMemory.getLong(b0 + i * bs0);
+            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
+                n0[g]++;
+            } else {
+                f0[idx] += x * y;
+            }
+            final long u = NativeMemory.getLong(a1 + i * as1);
+            final long w = NativeMemory.getLong(b1 + i * bs1);
+            if (u == Long.MIN_VALUE | w == Long.MIN_VALUE) {
+                n1[g]++;
+            } else {
+                f1[idx] += u * w;
+            }
         }
     }
 

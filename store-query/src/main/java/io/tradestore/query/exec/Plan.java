@@ -23,11 +23,15 @@ final class Plan {
     /** The top-level conjuncts of {@link #filter}. */
     FilterNode[] conjuncts = new FilterNode[0];
     int[] slotColumn = new int[0];
+    /** Slots nobody reads as a view (keys of {@link #directKeys}): not gathered. */
+    boolean[] slotSkipped = new boolean[0];
     boolean scan;
     // aggregate queries
     KeySpec[] keys = new KeySpec[0];
     int keyMode = GLOBAL;
     long denseSize = 1;
+    /** Dense keys without buckets whose group ids are computed straight from the key columns (no key slots gathered). */
+    boolean directKeys;
     List<Supplier<Acc>> accs;
     /** Aggregates that may be folded from zone maps (all of them, or none). */
     boolean zoneShortcut;

@@ -62,6 +62,9 @@ final class SumAcc extends Acc {
     }
 
     private void flush() {
+        if (used == 0) {
+            return;
+        }
         final long[] f = fast;
         for (int g = 0; g < f.length; g++) {
             if (f[g] != 0) {
@@ -170,6 +173,35 @@ final class SumAcc extends Acc {
     @Override
     void finish() {
         flush();
+    }
+
+    /** @return whether this sum can run in {@link GroupState}'s fused loop now (integral, 64-bit partials safe). */
+    boolean fusable() {
+        return !exactMode;
+    }
+
+    /** Flushes the 64-bit partials when {@code n} more rows could overflow them (the fused loop's per-batch check). */
+    void reserve(final int n) {
+        if (used + n > budget) {
+            flush();
+        }
+        used += n;
+    }
+
+    int slotA() {
+        return slotA;
+    }
+
+    int slotB() {
+        return slotB;
+    }
+
+    long[] fast() {
+        return fast;
+    }
+
+    long[] nulls() {
+        return nulls;
     }
 
     @Override

@@ -62,12 +62,18 @@ public final class QueryParser {
         } catch (final JsonProcessingException e) {
             throw new QueryException(ErrorCode.MALFORMED_JSON, "the query is not valid JSON: " + e.getOriginalMessage()
                 + location(e), "");
+        } catch (final RuntimeException e) {
+            // Jackson reports some number overflows (1E+2147483648) as NumberFormatException
+            throw new QueryException(ErrorCode.MALFORMED_JSON, "the query is not valid JSON: " + e.getMessage(), "");
         }
         if (root == null || root.isMissingNode()) {
             throw new QueryException(ErrorCode.MALFORMED_JSON, "the query is empty; send a JSON object", "");
         }
         return query(root);
     }
+
+    /** Deepest nesting of filters accepted (and/or/not): deeper queries are rejected instead of overflowing the stack. */
+    public static final int MAX_FILTER_DEPTH = 64;
 
     private static String location(final JsonProcessingException e) {
         return e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")";
@@ -175,6 +181,9 @@ public final class QueryParser {
     }
 
     private static Filter filter(final JsonNode n, final String p) {
+        if (p.chars().filter(ch -> ch == '/').count() > 2L * MAX_FILTER_DEPTH) {
+            throw invalid(p, "filters nest at most " + MAX_FILTER_DEPTH + " levels deep");
+        }
         if (!n.isObject()) {
             throw invalid(p, "a filter must be an object with an \"op\": eq ne in range and or not");
         }
@@ -243,11 +252,15 @@ public final class QueryParser {
         if (v.isTextual()) {
             return v.textValue();
         }
-        if (v.isIntegralNumber()) {
-            return v.canConvertToLong() ? (Object) v.longValue() : v.bigIntegerValue();
-        }
-        if (v.isNumber()) {
-            return v.decimalValue();
+        try {
+            if (v.isIntegralNumber()) {
+                return v.canConvertToLong() ? (Object) v.longValue() : v.bigIntegerValue();
+            }
+            if (v.isNumber()) {
+                return v.decimalValue();
+            }
+        } catch (final RuntimeException e) {
+            throw invalid(p, "the number " + v.asText() + " cannot be read exactly");
         }
         throw invalid(p, "a value must be a string or a number, not " + kind(v));
     }
