@@ -563,12 +563,12 @@ public final class QueryBenchmark {
         sb.append(String.format(Locale.ROOT, "Memory-bandwidth floor (off-heap sum of %d MiB of longs, best of passes before and after the "
                 + "queries): %.1f GB/s on 1 thread, %.1f GB/s on %d. Load average after the run: %s (the machine is shared; "
                 + "min–max show the noise).%n%n", o.floorBytes() >> 20, r.floor1() / 1e9, r.floorN() / 1e9, o.threads(), r.loadAverage()));
-        sb.append("| # | query | tradestore ms (min–max) | DuckDB ms (min–max) | DuckDB / tradestore |\n");
-        sb.append("|---|---|---:|---:|---:|\n");
+        sb.append("| # | query | tradestore ms median (min–max) | DuckDB ms median (min–max) | DuckDB / tradestore, medians | best runs |\n");
+        sb.append("|---|---|---:|---:|---:|---:|\n");
         for (final Timing t : r.timings()) {
-            sb.append(String.format(Locale.ROOT, "| %d | %s | %s (%s–%s) | %s (%s–%s) | %.1fx |%n", t.query().number(), t.query().title(),
+            sb.append(String.format(Locale.ROOT, "| %d | %s | %s (%s–%s) | %s (%s–%s) | %.1fx | %.1fx |%n", t.query().number(), t.query().title(),
                 ms(t.engineMedian()), ms(t.engineMs()[0]), ms(t.engineMs()[t.engineMs().length - 1]), ms(t.duckMedian()), ms(t.duckMs()[0]),
-                ms(t.duckMs()[t.duckMs().length - 1]), t.duckMedian() / t.engineMedian()));
+                ms(t.duckMs()[t.duckMs().length - 1]), t.duckMedian() / t.engineMedian(), t.duckMs()[0] / t.engineMs()[0]));
         }
         final Timing q1 = r.timings().get(0);
         final double bytes = (double) o.rows() * Q1_BYTES_PER_ROW;

@@ -205,7 +205,11 @@ final class QueryGenerator {
     }
 
     private Pred.Form form(final ColumnType type) {
-        return (type == ColumnType.DECIMAL || type == ColumnType.TIMESTAMP) && r.nextBoolean() ? Pred.Form.TEXT : Pred.Form.NATIVE;
+        if (type == ColumnType.TIMESTAMP) {
+            final int k = r.nextInt(4);
+            return k < 2 ? Pred.Form.NATIVE : k == 2 ? Pred.Form.TEXT : Pred.Form.OFFSET;
+        }
+        return type == ColumnType.DECIMAL && r.nextBoolean() ? Pred.Form.TEXT : Pred.Form.NATIVE;
     }
 
     // ---------------------------------------------------------------------------------------------- filters
@@ -289,6 +293,16 @@ final class QueryGenerator {
         if (r.nextInt(4) == 0) {
             to = from + r.nextLong(3_600_000_000_000L);
         }
+        final int sides = r.nextInt(10);
+        if (sides == 0) {
+            // only "to": unbounded below
+            return new Pred.Leaf("range", "ts", q("ts"), ColumnType.TIMESTAMP, 0, new ArrayList<>(List.of(to)), new String[] {"lt"},
+                form(ColumnType.TIMESTAMP));
+        }
+        if (sides == 1) {
+            return new Pred.Leaf("range", "ts", q("ts"), ColumnType.TIMESTAMP, 0, new ArrayList<>(List.of(from)), new String[] {"gte"},
+                form(ColumnType.TIMESTAMP));
+        }
         final List<Object> v = new ArrayList<>(List.of(from, to));
         return new Pred.Leaf("range", "ts", q("ts"), ColumnType.TIMESTAMP, 0, v, new String[] {"gte", "lt"}, form(ColumnType.TIMESTAMP));
     }
@@ -296,8 +310,12 @@ final class QueryGenerator {
     private ObjectNode timeJson(final Pred.Leaf time) {
         final ObjectNode n = Pred.NODES.objectNode();
         final ObjectNode full = time.json();
-        n.set("from", full.get("gte"));
-        n.set("to", full.get("lt"));
+        if (full.has("gte")) {
+            n.set("from", full.get("gte"));
+        }
+        if (full.has("lt")) {
+            n.set("to", full.get("lt"));
+        }
         return n;
     }
 
