@@ -192,6 +192,7 @@ class QueryErrorsTest {
                 && Long.valueOf(5).equals(x.clientId())).count();
             final Path file;
             try (QueryEngine engine = new QueryEngine(store, 2)) {
+                engine.indexes().minSegmentRows(1);
                 final QueryResult r = engine.execute(q);
                 assertThat(r.value(0, 0)).isEqualTo(expected);
                 assertThat(r.stats().indexedSegments()).isEqualTo(3);
@@ -202,6 +203,7 @@ class QueryErrorsTest {
             }
             assertThat(file).exists();
             try (QueryEngine engine = new QueryEngine(store, 2)) {
+                engine.indexes().minSegmentRows(1);
                 assertThat(engine.execute(q).value(0, 0)).isEqualTo(expected);
                 assertThat(engine.indexes().builds()).isZero();
                 assertThat(engine.indexes().loads()).isPositive();
@@ -210,6 +212,7 @@ class QueryErrorsTest {
             bytes[bytes.length - 3] ^= 0x5A;
             Files.write(file, bytes);
             try (QueryEngine engine = new QueryEngine(store, 2)) {
+                engine.indexes().minSegmentRows(1);
                 assertThat(engine.execute(q).value(0, 0)).isEqualTo(expected);
                 assertThat(engine.indexes().builds()).isEqualTo(1);
             }
