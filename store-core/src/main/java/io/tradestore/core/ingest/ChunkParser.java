@@ -39,6 +39,8 @@ final class ChunkParser implements AutoCloseable {
     private static final byte CR = '\r';
     private static final byte QUOTE = '"';
     private static final int MAX_SHOWN = 64;
+    /** Rejects held per chunk before it stops and lets the loader take them, so garbage input keeps the heap small. */
+    static final int MAX_REJECTS_PER_CHUNK = 1024;
     private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     private final FieldParser values = new FieldParser();
@@ -158,6 +160,10 @@ final class ChunkParser implements AutoCloseable {
                 break;
             }
             buffer.rejects.add(r);
+            if (buffer.rejects.size() >= MAX_REJECTS_PER_CHUNK && p < stop) {
+                buffer.truncated = true;
+                break;
+            }
         }
         buffer.endOffset = in.baseOffset + (p - in.base);
         buffer.linesConsumed = line;
