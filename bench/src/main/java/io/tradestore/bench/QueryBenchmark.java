@@ -191,8 +191,17 @@ public final class QueryBenchmark {
 
     /** @return the eight reference queries for the data this generator makes. */
     static List<BenchQuery> queries(final BenchTrades gen) {
-        final String inst = BenchTrades.instrument(gen.instrumentOfRank(10));
-        final long client = gen.clientOfRank(10);
+        return queries(BenchTrades.instrument(gen.instrumentOfRank(10)), gen.clientOfRank(10));
+    }
+
+    /**
+     * The eight reference queries over a {@code trades} table of the default schema.
+     *
+     * @param inst   the instrument queries 3 and 6 select (a moderately popular one).
+     * @param client the client query 7 selects.
+     * @return the queries, numbered 1..8.
+     */
+    public static List<BenchQuery> queries(final String inst, final long client) {
         final List<BenchQuery> q = new ArrayList<>();
         q.add(new BenchQuery(1, "buy/sell notional: sum(price*quantity) by side",
             "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}],"
@@ -257,11 +266,11 @@ public final class QueryBenchmark {
                 st.execute("SET threads=" + o.threads);
             }
             final String duckVersion = scalar(duck, "SELECT version()");
-            progress.printf("[1/4] memory-bandwidth floor (%d MiB, 1 and %d threads)%n", o.floorBytes >> 20, o.threads);
+            progress.printf("[1/3] memory-bandwidth floor (%d MiB, 1 and %d threads)%n", o.floorBytes >> 20, o.threads);
             final double floor1 = MemoryBandwidth.measure(o.floorBytes, 1, 3);
             final double floorN = MemoryBandwidth.measure(o.floorBytes, o.threads, 3);
             progress.printf("      %.1f GB/s on 1 thread, %.1f GB/s on %d%n", floor1 / 1e9, floorN / 1e9, o.threads);
-            progress.printf("[2/4] generating %,d trades into tradestore (%s) and DuckDB%n", o.rows, dir);
+            progress.printf("[2/3] generating %,d trades into tradestore (%s) and DuckDB%n", o.rows, dir);
             final long t0 = System.nanoTime();
             final BenchTrades gen = new BenchTrades(o.rows, o.seed);
             final List<BenchQuery> queries = queries(gen);
@@ -269,17 +278,8 @@ public final class QueryBenchmark {
                 load(store, duck, gen, o, progress);
                 final double loadSeconds = (System.nanoTime() - t0) / 1e9;
                 progress.printf("      loaded in %.1f s%n", loadSeconds);
-                final List<Timing> timings = new ArrayList<>();
-                try (QueryEngine engine = new QueryEngine(store, o.threads)) {
-                    progress.printf("[3/4] checking answers%n");
-                    for (final BenchQuery q : queries) {
-                        compare(q, engine.execute(q.json()), duck);
-                    }
-                    for (final BenchQuery q : queries) {
-                        progress.printf("[4/4] query %d: %s (%d warm-ups, %d runs each)%n", q.number(), q.title(), o.warmups, o.runs);
-                        timings.add(time(q, engine, duck, o));
-                    }
-                }
+                progress.printf("[3/3] queries%n");
+                final List<Timing> timings = measure(store, duck, queries, o, progress);
                 // the floor again after the queries: on a shared machine the best of both is the closer estimate
                 progress.printf("      floor again: ");
                 final double floor1b = MemoryBandwidth.measure(o.floorBytes, 1, 3);
@@ -299,6 +299,33 @@ public final class QueryBenchmark {
                 deleteRecursively(dir);
             }
         }
+    }
+
+    /**
+     * Checks every query's answers against DuckDB (a mismatch throws), then times both systems on each query.
+     *
+     * @param store    a store with a {@code trades} table.
+     * @param duck     a DuckDB connection with the same trades in table {@code trades} and {@code threads} set.
+     * @param queries  the queries.
+     * @param o        runs, warm-ups and threads.
+     * @param progress where progress lines go.
+     * @return the timings, in query order.
+     * @throws SQLException when DuckDB fails.
+     */
+    public static List<Timing> measure(final Store store, final Connection duck, final List<BenchQuery> queries, final Options o,
+                                       final PrintStream progress) throws SQLException {
+        final List<Timing> timings = new ArrayList<>();
+        try (QueryEngine engine = new QueryEngine(store, o.threads)) {
+            progress.printf("      checking the answers of %d queries against DuckDB%n", queries.size());
+            for (final BenchQuery q : queries) {
+                compare(q, engine.execute(q.json()), duck);
+            }
+            for (final BenchQuery q : queries) {
+                progress.printf("      query %d: %s (%d warm-ups, %d runs each)%n", q.number(), q.title(), o.warmups, o.runs);
+                timings.add(time(q, engine, duck, o));
+            }
+        }
+        return timings;
     }
 
     private static void load(final Store store, final Connection duck, final BenchTrades gen, final Options o, final PrintStream progress)
