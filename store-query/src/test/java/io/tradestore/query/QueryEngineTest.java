@@ -40,6 +40,7 @@ class QueryEngineTest {
         store = Store.open(dir);
         data = new TradeData().write(store, TradeData.schema(Layout.COLUMN, 1024, 128), 5000, 42, true);
         engine = new QueryEngine(store, 2);
+        engine.indexes().minSegmentRows(1);
     }
 
     @AfterAll

@@ -38,6 +38,12 @@ public final class Executor {
     private final AtomicLong segmentsSkipped = new AtomicLong();
     private volatile boolean cancelled;
     private int[] segments;
+    /** Work units: a segment and a block range; segments answered by an index stay whole. */
+    private int[] morselSegment;
+    private int[] morselFromBlock;
+    private int[] morselToBlock;
+    /** Blocks per morsel of a scanned segment (about a million rows at the default block size). */
+    private static final int MORSEL_ROWS = 1 << 20;
 
     Executor(final Plan plan, final SegmentSelector selector) {
         this.plan = plan;
@@ -95,7 +101,8 @@ public final class Executor {
             }
         }
         segments = keep.stream().mapToInt(Integer::intValue).toArray();
-        final int workers = Math.max(1, Math.min(threads, segments.length));
+        morsels(keep);
+        final int workers = Math.max(1, Math.min(threads, morselSegment.length));
         final Object[] partials = new Object[workers];
         final List<Future<Object>> futures = new ArrayList<>();
         try {
@@ -151,6 +158,32 @@ public final class Executor {
         return new Result(plan.columns, rows, truncated, stats, plan.epochNanos);
     }
 
+    private void morsels(final List<Integer> keep) {
+        final TableSnapshot snap = plan.snap;
+        final int blockRows = plan.schema.blockRows();
+        final int perMorsel = Math.max(1, MORSEL_ROWS / blockRows);
+        final boolean mayIndex = selector != null && plan.filter != null && !indexLeaves().isEmpty();
+        final List<int[]> out = new ArrayList<>();
+        for (final int si : keep) {
+            final int blocks = (snap.segmentRowCount(si) + blockRows - 1) / blockRows;
+            if (mayIndex && snap.segmentSealed(si)) {
+                out.add(new int[] {si, 0, blocks});
+                continue;
+            }
+            for (int b = 0; b < blocks; b += perMorsel) {
+                out.add(new int[] {si, b, Math.min(blocks, b + perMorsel)});
+            }
+        }
+        morselSegment = new int[out.size()];
+        morselFromBlock = new int[out.size()];
+        morselToBlock = new int[out.size()];
+        for (int i = 0; i < out.size(); i++) {
+            morselSegment[i] = out.get(i)[0];
+            morselFromBlock[i] = out.get(i)[1];
+            morselToBlock[i] = out.get(i)[2];
+        }
+    }
+
     private QueryException timeout() {
         cancelled = true;
         return new QueryException(ErrorCode.TIMEOUT, "the query ran longer than options.timeoutMs=" + plan.query.options().timeoutMs()
@@ -162,11 +195,11 @@ public final class Executor {
         final ScanState scan = plan.scan ? new ScanState(plan) : null;
         try (BatchContext c = new BatchContext(plan)) {
             int i;
-            while ((i = next.getAndIncrement()) < segments.length) {
+            while ((i = next.getAndIncrement()) < morselSegment.length) {
                 if (cancelled) {
                     throw timeout();
                 }
-                segment(c, segments[i], groups, scan);
+                segment(c, morselSegment[i], morselFromBlock[i], morselToBlock[i], groups, scan);
             }
         } catch (final RuntimeException e) {
             cancelled = true;
@@ -185,12 +218,14 @@ public final class Executor {
         }
     }
 
-    private void segment(final BatchContext c, final int si, final GroupState groups, final ScanState scan) {
+    private void segment(final BatchContext c, final int si, final int fromBlock, final int toBlock, final GroupState groups,
+                         final ScanState scan) {
         final TableSnapshot snap = plan.snap;
         final Segment s = snap.segment(si);
         final int rows = snap.segmentRowCount(si);
         final long rowBase = (long) si << snap.segmentShift();
-        if (scan != null && scan.fullBefore(rowBase)) {
+        final int blockRows = plan.schema.blockRows();
+        if (scan != null && scan.fullBefore(rowBase + (long) fromBlock * blockRows)) {
             return;
         }
         c.segment(s, rowBase);
@@ -200,7 +235,7 @@ public final class Executor {
         final FilterNode filter = plan.filter;
         long scanned = 0;
         long matched = 0;
-        if (selector != null && filter != null && snap.segmentSealed(si)) {
+        if (selector != null && filter != null && snap.segmentSealed(si) && fromBlock == 0 && (long) toBlock * blockRows >= rows) {
             final Selection sel = selector.select(snap, si, indexLeaves());
             if (sel != null) {
                 indexedSegments.incrementAndGet();
@@ -226,9 +261,8 @@ public final class Executor {
                 return;
             }
         }
-        final int blockRows = plan.schema.blockRows();
         final int batch = BatchContext.BATCH;
-        for (int b = 0; (long) b * blockRows < rows; b++) {
+        for (int b = fromBlock; b < toBlock && (long) b * blockRows < rows; b++) {
             final int bs = b * blockRows;
             final int be = Math.min(rows, bs + blockRows);
             if (filter != null && !filter.mayMatch(s, b)) {

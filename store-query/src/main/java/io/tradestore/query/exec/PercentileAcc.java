@@ -4,26 +4,32 @@ import java.util.Arrays;
 
 import org.HdrHistogram.DoubleHistogram;
 import org.HdrHistogram.Histogram;
+import org.HdrHistogram.PackedHistogram;
 
 import io.tradestore.core.memory.NativeMemory;
 
 /**
- * Approximate percentile with HdrHistogram at {@link #DIGITS} significant digits (relative error at most 10^-3),
- * nearest-rank definition. Negative values go to a second histogram of magnitudes.
+ * Percentile, nearest-rank definition ({@code ceil(p/100*n)}-th smallest non-null value). A group keeps its values
+ * exactly until it holds {@link #EXACT_LIMIT} of them, then moves to (sparse, packed) HdrHistograms at {@link #DIGITS} significant
+ * digits (relative error at most 10^-3; negative values in a second histogram of magnitudes). Small groups thus cost a
+ * few bytes, not a histogram each.
  */
 final class PercentileAcc extends Acc {
     /** Significant decimal digits kept by the histograms. */
     static final int DIGITS = 3;
+    /** Values a group keeps exactly before it switches to histograms. */
+    static final int EXACT_LIMIT = 1024;
     private final int slot;
     private final boolean f64;
     private final double p;
     private final double unit;
+    private final Product product;
+    private long[][] values = new long[1][];
+    private int[] counts = new int[1];
     private Histogram[] pos = new Histogram[1];
     private Histogram[] neg = new Histogram[1];
     private DoubleHistogram[] dpos = new DoubleHistogram[1];
     private DoubleHistogram[] dneg = new DoubleHistogram[1];
-
-    private final Product product;
 
     PercentileAcc(final int slot, final boolean f64, final int scale, final double p, final Product product) {
         this.slot = slot;
@@ -35,8 +41,10 @@ final class PercentileAcc extends Acc {
 
     @Override
     void grow(final int capacity) {
-        if (capacity > pos.length) {
-            final int n = Math.max(capacity, pos.length * 2);
+        if (capacity > counts.length) {
+            final int n = Math.max(capacity, counts.length * 2);
+            values = Arrays.copyOf(values, n);
+            counts = Arrays.copyOf(counts, n);
             pos = Arrays.copyOf(pos, n);
             neg = Arrays.copyOf(neg, n);
             dpos = Arrays.copyOf(dpos, n);
@@ -63,26 +71,65 @@ final class PercentileAcc extends Acc {
                     d = Double.longBitsToDouble(v);
                 }
                 if (d == d) {
-                    if (d < 0) {
-                        dh(dneg, g).recordValue(-d);
-                    } else {
-                        dh(dpos, g).recordValue(d);
-                    }
+                    add(g, Double.doubleToRawLongBits(d == 0.0 ? 0.0 : d));
                 }
             } else if (v != Long.MIN_VALUE) {
-                if (v < 0) {
-                    h(neg, g).recordValue(v == Long.MIN_VALUE + 1 ? Long.MAX_VALUE : -v);
-                } else {
-                    h(pos, g).recordValue(v);
-                }
+                add(g, v);
             }
+        }
+    }
+
+    /** @param g group. @param raw a long, or f64 bits. */
+    private void add(final int g, final long raw) {
+        if (counts[g] >= 0) {
+            long[] vs = values[g];
+            if (vs == null) {
+                vs = new long[4];
+                values[g] = vs;
+            } else if (counts[g] == vs.length) {
+                if (counts[g] >= EXACT_LIMIT) {
+                    toHistograms(g);
+                    record(g, raw);
+                    return;
+                }
+                vs = Arrays.copyOf(vs, vs.length * 2);
+                values[g] = vs;
+            }
+            vs[counts[g]++] = raw;
+            return;
+        }
+        record(g, raw);
+    }
+
+    private void toHistograms(final int g) {
+        final long[] vs = values[g];
+        final int n = counts[g];
+        counts[g] = -1;
+        values[g] = null;
+        for (int i = 0; i < n; i++) {
+            record(g, vs[i]);
+        }
+    }
+
+    private void record(final int g, final long raw) {
+        if (f64) {
+            final double d = Double.longBitsToDouble(raw);
+            if (d < 0) {
+                dh(dneg, g).recordValue(-d);
+            } else {
+                dh(dpos, g).recordValue(d);
+            }
+        } else if (raw < 0) {
+            h(neg, g).recordValue(raw == Long.MIN_VALUE + 1 ? Long.MAX_VALUE : -raw);
+        } else {
+            h(pos, g).recordValue(raw);
         }
     }
 
     private static Histogram h(final Histogram[] hs, final int g) {
         Histogram x = hs[g];
         if (x == null) {
-            x = new Histogram(DIGITS);
+            x = new PackedHistogram(DIGITS);
             hs[g] = x;
         }
         return x;
@@ -91,7 +138,7 @@ final class PercentileAcc extends Acc {
     private static DoubleHistogram dh(final DoubleHistogram[] hs, final int g) {
         DoubleHistogram x = hs[g];
         if (x == null) {
-            x = new DoubleHistogram(DIGITS);
+            x = new DoubleHistogram(DIGITS, PackedHistogram.class);
             hs[g] = x;
         }
         return x;
@@ -100,6 +147,15 @@ final class PercentileAcc extends Acc {
     @Override
     void merge(final int dst, final Acc src, final int srcGid) {
         final PercentileAcc o = (PercentileAcc) src;
+        if (o.counts[srcGid] >= 0) {
+            for (int i = 0; i < o.counts[srcGid]; i++) {
+                add(dst, o.values[srcGid][i]);
+            }
+            return;
+        }
+        if (counts[dst] >= 0) {
+            toHistograms(dst);
+        }
         if (o.pos[srcGid] != null) {
             h(pos, dst).add(o.pos[srcGid]);
         }
@@ -116,12 +172,27 @@ final class PercentileAcc extends Acc {
 
     @Override
     Object result(final int gid, final long rows) {
+        if (counts[gid] >= 0) {
+            final int n = counts[gid];
+            if (n == 0) {
+                return null;
+            }
+            final long rank = Math.max(1, (long) Math.ceil(p / 100.0 * n));
+            if (f64) {
+                final double[] d = new double[n];
+                for (int i = 0; i < n; i++) {
+                    d[i] = Double.longBitsToDouble(values[gid][i]);
+                }
+                Arrays.sort(d);
+                return d[(int) rank - 1];
+            }
+            final long[] v = Arrays.copyOf(values[gid], n);
+            Arrays.sort(v);
+            return unit == 1.0 ? (double) v[(int) rank - 1] : v[(int) rank - 1] * unit;
+        }
         final long nNeg = f64 ? count(dneg[gid]) : count(neg[gid]);
         final long nPos = f64 ? count(dpos[gid]) : count(pos[gid]);
         final long total = nNeg + nPos;
-        if (total == 0) {
-            return null;
-        }
         final long rank = Math.max(1, (long) Math.ceil(p / 100.0 * total));
         if (rank <= nNeg) {
             final long k = nNeg - rank + 1;

@@ -62,6 +62,9 @@ final class SumAcc extends Acc {
     }
 
     private void flush() {
+        if (used == 0) {
+            return;
+        }
         final long[] f = fast;
         for (int g = 0; g < f.length; g++) {
             if (f[g] != 0) {

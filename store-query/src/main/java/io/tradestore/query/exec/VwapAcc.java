@@ -57,6 +57,9 @@ final class VwapAcc extends Acc {
     }
 
     private void flush() {
+        if (used == 0) {
+            return;
+        }
         for (int g = 0; g < fastPq.length; g++) {
             if (fastPq[g] != 0 || fastQ[g] != 0) {
                 pq.add(g, fastPq[g]);

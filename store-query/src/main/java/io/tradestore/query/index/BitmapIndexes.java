@@ -35,7 +35,7 @@ import io.tradestore.query.exec.Executor;
 /**
  * The bitmap indexes of sealed segments: for symbol columns (and integer columns with few distinct values per
  * segment, such as client ids) one Roaring bitmap of rows per value. Built on first use, persisted beside the segment
- * (temp file, force, atomic rename), mapped and reused; a missing or corrupt file is rebuilt. Answers the eq/in/ne
+ * (temp file, atomic rename; a torn file fails its checksum), mapped and reused; a missing or corrupt file is rebuilt. Answers the eq/in/ne
  * conjuncts of a query by intersecting per-leaf bitmaps smallest first, stopping as soon as the result is empty.
  */
 public final class BitmapIndexes implements Executor.SegmentSelector {
@@ -43,7 +43,10 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     private static final int MIN_ROWS_PER_VALUE = 8;
     /** Largest value range (max - min) of an indexed integer column within a segment. */
     private static final long MAX_INTEGER_RANGE = 1 << 22;
+    /** Segments smaller than this are scanned: reading a few thousand rows is cheaper than any index file. */
+    public static final int DEFAULT_MIN_SEGMENT_ROWS = 1 << 16;
     private final Map<Key, SegmentIndex> cache = new ConcurrentHashMap<>();
+    private volatile int minSegmentRows = DEFAULT_MIN_SEGMENT_ROWS;
     private final AtomicLong builds = new AtomicLong();
     private final AtomicLong loads = new AtomicLong();
 
@@ -57,6 +60,11 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         public int hashCode() {
             return System.identityHashCode(segment) * 31 + column;
         }
+    }
+
+    /** @param rows segments with fewer rows are scanned, not indexed (tests lower it). */
+    public void minSegmentRows(final int rows) {
+        this.minSegmentRows = rows;
     }
 
     /** @return indexes built (and written) by this object. */
@@ -94,7 +102,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      */
     public SegmentIndex index(final TableSnapshot snap, final int segment, final int column) {
         final Column c = snap.schema().column(column);
-        if (!indexable(c) || !snap.segmentSealed(segment)) {
+        if (!indexable(c) || !snap.segmentSealed(segment) || snap.segmentRowCount(segment) < minSegmentRows) {
             return null;
         }
         final Segment s = snap.segment(segment);
@@ -280,7 +288,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                 while (b.hasRemaining()) {
                     ch.write(b);
                 }
-                ch.force(true);
+                // no fsync: a torn file after a crash fails its checksum and is rebuilt
             }
             try {
                 Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
