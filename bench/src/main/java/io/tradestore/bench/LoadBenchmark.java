@@ -35,7 +35,18 @@ import io.tradestore.core.sample.TradeGenerator;
  * </pre>
  */
 public final class LoadBenchmark {
+    private static final com.sun.management.OperatingSystemMXBean OS =
+        (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+
     private LoadBenchmark() {
+    }
+
+    private static String loadAverage() {
+        try {
+            return Files.readString(Paths.get("/proc/loadavg")).trim();
+        } catch (final IOException e) {
+            return "?";
+        }
     }
 
     /**
@@ -96,37 +107,49 @@ public final class LoadBenchmark {
         warm(file);
         final List<Double> ours = new ArrayList<>();
         final List<Double> theirs = new ArrayList<>();
+        final List<Double> oursCpu = new ArrayList<>();
+        final List<Double> theirsCpu = new ArrayList<>();
         long loaded = 0;
         for (int run = 0; run < runs; run++) {
             final Path dir = storeRoot.resolve("run" + run);
             delete(dir);
+            System.out.println("load average before run " + run + ": " + loadAverage());
+            final long c0 = OS.getProcessCpuTime();
             final long t0 = System.nanoTime();
             final LoadResult r;
             try (Store store = Store.open(dir)) {
                 r = CsvLoader.load(store.openOrCreate(TradesSchema.SCHEMA), List.of(file), LoadOptions.defaults().withThreads(threads), null);
             }
             final double s = (System.nanoTime() - t0) / 1e9;
+            final double cpu = (OS.getProcessCpuTime() - c0) / 1e9;
             loaded = r.rowsLoaded();
             ours.add(s);
-            System.out.printf(Locale.ROOT, "run %d tradestore: %,d rows in %.3f s: %.2f M rows/s, %.0f MB/s%n", run, r.rowsLoaded(), s,
-                r.rowsLoaded() / s / 1e6, bytes / s / 1e6);
+            oursCpu.add(cpu);
+            System.out.printf(Locale.ROOT, "run %d tradestore: %,d rows in %.3f s: %.2f M rows/s, %.0f MB/s; cpu %.2f s (%.0f ns/row)%n",
+                run, r.rowsLoaded(), s, r.rowsLoaded() / s / 1e6, bytes / s / 1e6, cpu, cpu * 1e9 / r.rowsLoaded());
             delete(dir);
             if (duck) {
+                final long dc0 = OS.getProcessCpuTime();
                 final double d = duckdb(file, threads);
+                final double dcpu = (OS.getProcessCpuTime() - dc0) / 1e9;
                 theirs.add(d);
-                System.out.printf(Locale.ROOT, "run %d duckdb:     %,d rows in %.3f s: %.2f M rows/s, %.0f MB/s%n", run, rows, d,
-                    rows / d / 1e6, bytes / d / 1e6);
+                theirsCpu.add(dcpu);
+                System.out.printf(Locale.ROOT, "run %d duckdb:     %,d rows in %.3f s: %.2f M rows/s, %.0f MB/s; cpu %.2f s (%.0f ns/row)%n",
+                    run, loaded, d, loaded / d / 1e6, bytes / d / 1e6, dcpu, dcpu * 1e9 / loaded);
             }
         }
         final double m = median(ours);
-        System.out.printf(Locale.ROOT, "median tradestore: %.3f s, %.2f M rows/s, %.0f MB/s (runs %s)%n", m, loaded / m / 1e6,
-            bytes / m / 1e6, ours);
+        final double mc = median(oursCpu);
+        System.out.printf(Locale.ROOT, "median tradestore: %.3f s, %.2f M rows/s, %.0f MB/s; cpu %.2f s = %.0f ns/row (runs %s)%n", m,
+            loaded / m / 1e6, bytes / m / 1e6, mc, mc * 1e9 / loaded, ours);
         if (duck) {
             final double d = median(theirs);
-            System.out.printf(Locale.ROOT, "median duckdb:     %.3f s, %.2f M rows/s, %.0f MB/s (runs %s)%n", d, loaded / d / 1e6,
-                bytes / d / 1e6, theirs);
-            System.out.printf(Locale.ROOT, "ratio: tradestore is %.2fx DuckDB's rows/s%n", d / m);
+            final double dc = median(theirsCpu);
+            System.out.printf(Locale.ROOT, "median duckdb:     %.3f s, %.2f M rows/s, %.0f MB/s; cpu %.2f s = %.0f ns/row (runs %s)%n", d,
+                loaded / d / 1e6, bytes / d / 1e6, dc, dc * 1e9 / loaded, theirs);
+            System.out.printf(Locale.ROOT, "ratio: tradestore is %.2fx DuckDB's rows/s (wall), %.2fx per cpu-second%n", d / m, dc / mc);
         }
+        System.out.println("load average at the end: " + loadAverage());
     }
 
     private static double duckdb(final Path file, final int threads) throws SQLException {

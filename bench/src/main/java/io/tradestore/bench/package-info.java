@@ -1,2 +1,5 @@
-/** Benchmarks: JMH kernels and the scenario harness, measuring tradestore against DuckDB and the memory-bandwidth floor in the same run. */
+/**
+ * Benchmarks: JMH kernels and the scenario harnesses (storage layouts: Java objects vs off-heap rows vs columns; queries
+ * against DuckDB), each measuring the memory-bandwidth floor in the same run.
+ */
 package io.tradestore.bench;

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Stream;
 
 import io.tradestore.core.dict.SymbolDictionary;
 import io.tradestore.core.memory.FileAllocator;
@@ -69,6 +71,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private long zoneRow;
     private long segmentEndRow;
     private int durableSegments;
+    private long segmentWaitNs;
     private boolean closed;
 
     TableWriter(final Table table, final Durability durability, final FileAllocator allocator) {
@@ -134,6 +137,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             if (segCount > 0) {
                 segmentEndRow = (long) segCount << shift;
                 resetTail(segments.get(segCount - 1), (int) (committedRows - ((long) (segCount - 1) << shift)));
+            }
+            if (committedRows == segmentEndRow) {
+                // the next append needs a new segment: have it ready before the first row arrives
+                precreate(segCount);
             }
         } catch (final RuntimeException e) {
             for (final Segment s : segments) {
@@ -204,6 +211,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         } else if ((row & blockMask) == 0 && row > zoneRow) {
             flushZones(row);
         }
+        final int rowInSegment = (int) (row & (segmentRows - 1));
+        segments.get((int) (row >>> shift)).fillNulls(rowInSegment, rowInSegment + 1);
         pendingRows = row + 1;
         return row;
     }
@@ -226,7 +235,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
 
     /**
      * Reserves up to {@code count} rows within the current segment for bulk writes at
-     * {@code columnAddress(segment, column) + rowInSegment * stride}.
+     * {@code columnAddress(segment, column) + rowInSegment * stride}. Reserved rows hold unspecified bytes (segments
+     * are not null-filled in advance): write every column of every reserved row, null sentinels included, before
+     * {@link #commit()}.
      *
      * @param count rows wanted (at least 1).
      * @return rows reserved, at least 1, fewer when the segment ends first; they start at the old {@link #pendingRows()}.
@@ -246,6 +257,25 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
 
     private void openNextSegment() {
         checkOpen();
+        final long start = System.nanoTime();
+        try {
+            openSegment();
+        } finally {
+            segmentWaitNs += System.nanoTime() - start;
+        }
+    }
+
+    /**
+     * Returns the time this writer's thread spent creating segments or waiting for the background creation of the
+     * next one: with fast appends the page cache's first touch of new files, not the writer, sets the pace.
+     *
+     * @return nanoseconds since the writer opened.
+     */
+    public long segmentWaitNanos() {
+        return segmentWaitNs;
+    }
+
+    private void openSegment() {
         final int index = segments.size();
         Segment s = null;
         if (nextSegment != null) {
@@ -269,17 +299,22 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         segments.add(s);
         segmentEndRow += segmentRows;
-        if (segmentRows >= PRECREATE_MIN_ROWS) {
-            if (precreator == null) {
-                precreator = Executors.newSingleThreadExecutor(r -> {
-                    final Thread t = new Thread(r, "tradestore-precreate-" + schema.name());
-                    t.setDaemon(true);
-                    return t;
-                });
-            }
-            final int next = index + 1;
-            nextSegment = precreator.submit(() -> Segment.create(schema, dir, next, allocator));
+        precreate(index + 1);
+    }
+
+    /** Starts creating (and pre-touching) segment {@code index} in the background, for large segments only. */
+    private void precreate(final int index) {
+        if (segmentRows < PRECREATE_MIN_ROWS) {
+            return;
         }
+        if (precreator == null) {
+            precreator = Executors.newSingleThreadExecutor(r -> {
+                final Thread t = new Thread(r, "tradestore-precreate-" + schema.name());
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        nextSegment = precreator.submit(() -> Segment.create(schema, dir, index, allocator));
     }
 
     /** Widens zone maps with rows {@code [zoneRow, to)}. */
@@ -451,7 +486,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
                 precreator.shutdown();
                 if (nextSegment != null) {
                     try {
-                        nextSegment.get().close();
+                        final Segment unused = nextSegment.get();
+                        unused.close();
+                        // holds no rows: do not keep its disk blocks (it is created again when needed)
+                        deleteQuietly(unused.directory());
                     } catch (final InterruptedException e) {
                         Thread.currentThread().interrupt();
                     } catch (final ExecutionException e) {
@@ -489,6 +527,17 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             return lockFile.getParent().toRealPath().resolve(lockFile.getFileName());
         } catch (final IOException e) {
             return lockFile.toAbsolutePath().normalize();
+        }
+    }
+
+    private static void deleteQuietly(final Path directory) {
+        try (Stream<Path> s = Files.list(directory)) {
+            for (final Path p : (Iterable<Path>) s::iterator) {
+                Files.deleteIfExists(p);
+            }
+            Files.deleteIfExists(directory);
+        } catch (final IOException e) {
+            // a leftover empty segment is reused by the next writer
         }
     }
 

@@ -31,6 +31,8 @@ final class ChunkBuffer implements AutoCloseable {
     long endOffset;
     int linesConsumed;
     boolean incomplete;
+    /** Parsing stopped early at {@link #endOffset} because the chunk had many rejects; the rest is parsed next. */
+    boolean truncated;
     final List<Reject> rejects = new ArrayList<>();
     /** The first bad row when the load fails on errors (parsing stopped there), or null. */
     Reject error;
@@ -77,6 +79,7 @@ final class ChunkBuffer implements AutoCloseable {
         this.rows = 0;
         this.linesConsumed = 0;
         this.incomplete = false;
+        this.truncated = false;
         this.rejects.clear();
         this.error = null;
         for (final LocalSymbols s : symbols) {

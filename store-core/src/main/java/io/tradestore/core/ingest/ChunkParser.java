@@ -39,6 +39,8 @@ final class ChunkParser implements AutoCloseable {
     private static final byte CR = '\r';
     private static final byte QUOTE = '"';
     private static final int MAX_SHOWN = 64;
+    /** Rejects held per chunk before it stops and lets the loader take them, so garbage input keeps the heap small. */
+    static final int MAX_REJECTS_PER_CHUNK = 1024;
     private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
 
     private final FieldParser values = new FieldParser();
@@ -59,12 +61,9 @@ final class ChunkParser implements AutoCloseable {
     private int rowLine;
     private boolean lastQuoted;
 
-    // symbols of the current row, interned when the row is complete so that bad rows add nothing to dictionaries
-    private int[] pendingField = new int[8];
-    private long[] pendingAddress = new long[8];
-    private int[] pendingLength = new int[8];
-    private long[] pendingReadable = new long[8];
-    private int pendingCount;
+    // the row being parsed; a bad row's symbols stay in the chunk's local table but never reach the dictionary,
+    // which interns a local code only when a loaded row uses it
+    private int currentRow;
 
     // the current error
     private int errType;
@@ -131,7 +130,6 @@ final class ChunkParser implements AutoCloseable {
             final long end = parseRow(p, buffer.rows);
             if (end >= 0) {
                 if (end - start <= maxLineLength) {
-                    commitSymbols(buffer.rows);
                     buffer.rows++;
                     p = end;
                     line++;
@@ -162,6 +160,10 @@ final class ChunkParser implements AutoCloseable {
                 break;
             }
             buffer.rejects.add(r);
+            if (buffer.rejects.size() >= MAX_REJECTS_PER_CHUNK && p < stop) {
+                buffer.truncated = true;
+                break;
+            }
         }
         buffer.endOffset = in.baseOffset + (p - in.base);
         buffer.linesConsumed = line;
@@ -178,7 +180,7 @@ final class ChunkParser implements AutoCloseable {
     private long parseRow(long p, final int row) {
         final int n = format.fieldCount;
         final long lim = limit;
-        pendingCount = 0;
+        currentRow = row;
         scratchPos = scratch;
         for (int f = 0; f < n; f++) {
             final long fieldStart = p;
@@ -189,7 +191,7 @@ final class ChunkParser implements AutoCloseable {
                     return p;
                 }
             } else {
-                p = field(f, p, lim, row);
+                p = fastField(f, p, lim, row);
                 if (p < 0) {
                     valueError(f, fieldStart);
                     return FAILED;
@@ -224,6 +226,48 @@ final class ChunkParser implements AutoCloseable {
 
     private static boolean isTerminator(final byte b) {
         return b == COMMA || b == NL || b == CR;
+    }
+
+    /** The common kinds with their small parsers inlined here; the rest (and nulls) through {@link #field}. */
+    private long fastField(final int f, final long p, final long lim, final int row) {
+        if (p < lim) {
+            final byte b = NativeMemory.getByte(p);
+            if (b != COMMA && b != NL && b != CR) {
+                final long base = fieldBase[f];
+                final long r;
+                switch (format.kinds[f]) {
+                    case FieldKind.I64:
+                        r = values.parseInteger(p, lim, Long.MAX_VALUE);
+                        if (r >= 0) {
+                            NativeMemory.putLong(base + ((long) row << 3), values.value);
+                        }
+                        return r;
+                    case FieldKind.DECIMAL:
+                        r = values.parseDecimal(p, lim, format.scales[f]);
+                        if (r >= 0) {
+                            NativeMemory.putLong(base + ((long) row << 3), values.value);
+                        }
+                        return r;
+                    case FieldKind.TIMESTAMP:
+                        r = values.parseTimestamp(p, lim);
+                        if (r >= 0) {
+                            NativeMemory.putLong(base + ((long) row << 3), values.value);
+                        }
+                        return r;
+                    case FieldKind.SYMBOL:
+                        return symbol(f, p, lim);
+                    case FieldKind.SIDE:
+                        r = values.parseSide(p, lim);
+                        if (r >= 0) {
+                            NativeMemory.putByte(base + row, (byte) values.value);
+                        }
+                        return r;
+                    default:
+                        break;
+                }
+            }
+        }
+        return field(f, p, lim, row);
     }
 
     /** Parses one unquoted value into its column; returns the address after it or -1 (code in values.error). */
@@ -328,7 +372,7 @@ final class ChunkParser implements AutoCloseable {
         }
     }
 
-    /** Scans an unquoted symbol and remembers it for {@link #commitSymbols}. */
+    /** Scans an unquoted symbol and interns it in the chunk's local table. */
     private long symbol(final int f, final long start, final long lim) {
         if (start + 8 <= lim) {
             // fast path: a symbol shorter than 8 bytes ending at a comma, found with one 8-byte read
@@ -343,6 +387,10 @@ final class ChunkParser implements AutoCloseable {
                 }
             }
         }
+        return symbolSlow(f, start, lim);
+    }
+
+    private long symbolSlow(final int f, final long start, final long lim) {
         long p = start;
         boolean ascii = true;
         while (p < lim) {
@@ -371,27 +419,10 @@ final class ChunkParser implements AutoCloseable {
             values.error = E_ENCODING;
             return false;
         }
-        final int i = pendingCount;
-        if (i == pendingField.length) {
-            pendingField = java.util.Arrays.copyOf(pendingField, i * 2);
-            pendingAddress = java.util.Arrays.copyOf(pendingAddress, i * 2);
-            pendingLength = java.util.Arrays.copyOf(pendingLength, i * 2);
-            pendingReadable = java.util.Arrays.copyOf(pendingReadable, i * 2);
-        }
-        pendingField[i] = f;
-        pendingAddress[i] = address;
-        pendingLength[i] = (int) length;
-        pendingReadable[i] = readable;
-        pendingCount = i + 1;
+        final int column = format.columnOf[f];
+        final int code = out.symbols[column].intern(address, (int) length, readable);
+        NativeMemory.putInt(fieldBase[f] + ((long) currentRow << 2), code);
         return true;
-    }
-
-    private void commitSymbols(final int row) {
-        for (int i = 0; i < pendingCount; i++) {
-            final int f = pendingField[i];
-            final int code = out.symbols[format.columnOf[f]].intern(pendingAddress[i], pendingLength[i], pendingReadable[i]);
-            NativeMemory.putInt(fieldBase[f] + ((long) row << 2), code);
-        }
     }
 
     /** Unescapes a quoted field into the scratch buffer and parses it from there. */

@@ -283,11 +283,18 @@ public final class CsvLoader implements AutoCloseable {
                         reparses++;
                     }
                     carry = null;
-                    bytesRead += b.endOffset - b.startOffset;
-                    append(b, line);
+                    while (true) {
+                        bytesRead += b.endOffset - b.startOffset;
+                        append(b, line);
+                        line += b.linesConsumed;
+                        expected = b.endOffset;
+                        if (!b.truncated) {
+                            break;
+                        }
+                        // many rejects: the chunk stopped early to keep the heap small; go on where it stopped
+                        reparse(in, expected, b);
+                    }
                     appendNanos += System.nanoTime() - w1;
-                    line += b.linesConsumed;
-                    expected = b.endOffset;
                     lastLimit = in.limitOffset;
                     if (b.incomplete) {
                         carryOffset = b.endOffset;

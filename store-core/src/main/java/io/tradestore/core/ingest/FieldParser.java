@@ -45,6 +45,7 @@ final class FieldParser {
     /** Fraction digits seen by the last decimal parse (for the scale error message). */
     int fractionDigits;
     // the last date seen (timestamps in a file mostly share their date): its raw bytes and epoch day
+    private boolean cachedDate;
     private long cachedDateWord = -1;
     private short cachedDayBytes = -1;
     private long cachedEpochDay;
@@ -57,7 +58,26 @@ final class FieldParser {
      * @param max   largest magnitude allowed.
      * @return the address after the last digit, or -1.
      */
-    long parseInteger(long p, final long limit, final long max) {
+    long parseInteger(final long p, final long limit, final long max) {
+        if (p + 9 <= limit) {
+            // fast path: an optional sign and up to 7 digits from one 8-byte read
+            final byte b = NativeMemory.getByte(p);
+            final boolean negative = b == '-';
+            final long q = negative || b == '+' ? p + 1 : p;
+            final long word = NativeMemory.getLong(q);
+            final int n = leadingDigits(word);
+            if (n > 0 && n < 8) {
+                final long v = eightDigits(word, n);
+                if (v <= max) {
+                    value = negative ? -v : v;
+                    return q + n;
+                }
+            }
+        }
+        return parseIntegerSlow(p, limit, max);
+    }
+
+    private long parseIntegerSlow(long p, final long limit, final long max) {
         boolean negative = false;
         final byte b = NativeMemory.getByte(p);
         if (b == '-') {
@@ -65,20 +85,6 @@ final class FieldParser {
             p++;
         } else if (b == '+') {
             p++;
-        }
-        if (p + 8 <= limit) {
-            // fast path: up to 8 digits from one 8-byte read
-            final long word = NativeMemory.getLong(p);
-            final int n = leadingDigits(word);
-            if (n > 0 && n < 8) {
-                final long v = eightDigits(word, n);
-                if (v > max) {
-                    error = E_RANGE;
-                    return -1;
-                }
-                value = negative ? -v : v;
-                return p + n;
-            }
         }
         final long start = p;
         long v = 0;
@@ -115,20 +121,26 @@ final class FieldParser {
      * @param scale the column's scale (0 to 18).
      * @return the address after the last digit, or -1.
      */
-    long parseDecimal(long p, final long limit, final int scale) {
+    long parseDecimal(final long p, final long limit, final int scale) {
+        if (p + 17 <= limit && scale <= 11) {
+            final byte b = NativeMemory.getByte(p);
+            final boolean negative = b == '-';
+            final long fast = fastDecimal(negative || b == '+' ? p + 1 : p, negative, scale);
+            if (fast > 0) {
+                return fast;
+            }
+        }
+        return parseDecimalSlow(p, limit, scale);
+    }
+
+    private long parseDecimalSlow(long p, final long limit, final int scale) {
         boolean negative = false;
-        byte b = NativeMemory.getByte(p);
+        final byte b = NativeMemory.getByte(p);
         if (b == '-') {
             negative = true;
             p++;
         } else if (b == '+') {
             p++;
-        }
-        if (p + 16 <= limit && scale <= 11) {
-            final long fast = fastDecimal(p, negative, scale);
-            if (fast > 0) {
-                return fast;
-            }
         }
         final long start = p;
         long intPart = 0;
@@ -210,6 +222,35 @@ final class FieldParser {
      * @return the address after the value, or -1.
      */
     long parseTimestamp(final long p, final long limit) {
+        if (cachedDate && p + 32 <= limit && NativeMemory.getLong(p) == cachedDateWord && NativeMemory.getShort(p + 8) == cachedDayBytes) {
+            final long fast = fastTime(p);
+            if (fast > 0) {
+                return fast;
+            }
+        }
+        return parseTimestampSlow(p, limit);
+    }
+
+    /** {@code Thh:mm:ss.f{1,7}Z} on the cached date; 0 when not that shape. */
+    private long fastTime(final long p) {
+        final int hour = digits2(p + 11);
+        final int minute = digits2(p + 14);
+        final int second = digits2(p + 17);
+        if ((hour | minute | second) < 0 || hour > 23 || minute > 59 || second > 59 || NativeMemory.getByte(p + 10) != 'T'
+            || NativeMemory.getByte(p + 13) != ':' || NativeMemory.getByte(p + 16) != ':' || NativeMemory.getByte(p + 19) != '.') {
+            return 0;
+        }
+        final long word = NativeMemory.getLong(p + 20);
+        final int n = leadingDigits(word);
+        if (n == 0 || n == 8 || ((word >>> (n << 3)) & 0xFF) != 'Z') {
+            return 0;
+        }
+        final long seconds = cachedEpochDay * 86_400L + hour * 3600L + minute * 60L + second;
+        value = seconds * NANOS_PER_SECOND + eightDigits(word, n) * POW10[9 - n];
+        return p + 21 + n;
+    }
+
+    private long parseTimestampSlow(final long p, final long limit) {
         if (p + 4 < limit && NativeMemory.getByte(p + 4) == '-' && isDigit(p) && isDigit(p + 1) && isDigit(p + 2) && isDigit(p + 3)) {
             return parseIso(p, limit);
         }
@@ -224,7 +265,7 @@ final class FieldParser {
         }
         final long dateWord = NativeMemory.getLong(p);
         final short dayBytes = NativeMemory.getShort(p + 8);
-        if (dateWord == cachedDateWord && dayBytes == cachedDayBytes) {
+        if (cachedDate && dateWord == cachedDateWord && dayBytes == cachedDayBytes) {
             return parseTime(p, limit, cachedEpochDay);
         }
         final int year = digits4(p);
@@ -246,11 +287,13 @@ final class FieldParser {
         cachedEpochDay = daysFromCivil(year, month, day);
         cachedDateWord = dateWord;
         cachedDayBytes = dayBytes;
+        cachedDate = true;
         return parseTime(p, limit, cachedEpochDay);
     }
 
     /** Parses from the T of a timestamp whose date (validated) is {@code epochDay}. */
     private long parseTime(final long p, final long limit, final long epochDay) {
+        error = E_SYNTAX;
         final byte t = NativeMemory.getByte(p + 10);
         final int hour = digits2(p + 11);
         final int minute = digits2(p + 14);
@@ -264,6 +307,15 @@ final class FieldParser {
         long nanos = 0;
         if (NativeMemory.getByte(q) == '.') {
             q++;
+            if (q + 8 <= limit) {
+                final long word = NativeMemory.getLong(q);
+                final int n = leadingDigits(word);
+                if (n > 0 && n < 8) {
+                    nanos = eightDigits(word, n) * POW10[9 - n];
+                    q += n;
+                    return zone(q, limit, epochDay, hour, minute, second, nanos);
+                }
+            }
             final long fracStart = q;
             while (q < limit) {
                 final int d = NativeMemory.getByte(q) - '0';
@@ -282,6 +334,11 @@ final class FieldParser {
             }
             nanos *= POW10[9 - n];
         }
+        return zone(q, limit, epochDay, hour, minute, second, nanos);
+    }
+
+    private long zone(long q, final long limit, final long epochDay, final int hour, final int minute, final int second,
+                      final long nanos) {
         if (q >= limit) {
             return -1;
         }

@@ -62,7 +62,7 @@ final class LocalSymbols {
             }
             head = w;
         }
-        long x = head * 0x9E3779B97F4A7C15L + length;
+        long x = head;
         if (length > 8) {
             for (int i = 8; i < length; i++) {
                 x = (x + NativeMemory.getByte(address + i)) * 0xBF58476D1CE4E5B9L;
@@ -70,7 +70,7 @@ final class LocalSymbols {
         }
         final int[] t = table;
         final int mask = t.length - 1;
-        int i = (int) (x ^ (x >>> 32)) & mask;
+        int i = mix(x, length) & mask;
         while (true) {
             final int code = t[i];
             if (code < 0) {
@@ -124,17 +124,25 @@ final class LocalSymbols {
         final int[] t = newTable(capacity);
         final int mask = capacity - 1;
         for (int code = 0; code < size; code++) {
-            long x = heads[code] * 0x9E3779B97F4A7C15L + lengths[code];
+            long x = heads[code];
             for (int i = 8; i < lengths[code]; i++) {
                 x = (x + arena[offsets[code] + i]) * 0xBF58476D1CE4E5B9L;
             }
-            int i = (int) (x ^ (x >>> 32)) & mask;
+            int i = mix(x, lengths[code]) & mask;
             while (t[i] >= 0) {
                 i = (i + 1) & mask;
             }
             t[i] = code;
         }
         table = t;
+    }
+
+    /** Mixes every input bit into the low bits (a plain multiply would leave the last bytes of short keys out). */
+    private static int mix(final long key, final int length) {
+        long h = (key + length) * 0x9E3779B97F4A7C15L;
+        h ^= h >>> 32;
+        h *= 0xBF58476D1CE4E5B9L;
+        return (int) (h ^ (h >>> 29));
     }
 
     private static int[] newTable(final int capacity) {

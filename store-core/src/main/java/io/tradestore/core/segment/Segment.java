@@ -52,8 +52,10 @@ public final class Segment implements AutoCloseable {
     }
 
     /**
-     * Creates a segment's files at full size, fills them with null sentinels and maps them read-write. An existing
-     * segment directory (left by a crash before its first commit) is reused.
+     * Creates a segment's files at full size and maps them read-write. Rows are not null-filled here: a row's bytes
+     * are defined when the writer appends it ({@code appendRow} nulls it, bulk writers write every column), so a
+     * bulk load does not write every byte twice. An existing segment directory (left by a crash before its first
+     * commit) is reused; its uncommitted bytes are never visible.
      *
      * @param schema    the schema.
      * @param tableDir  the table directory.
@@ -87,7 +89,6 @@ public final class Segment implements AutoCloseable {
             NativeMemory.putInt(zone.address() + ZoneMapDescriptor.COLUMN_COUNT_OFFSET, schema.columnCount());
             NativeMemory.putInt(zone.address() + ZoneMapDescriptor.BLOCK_COUNT_OFFSET, schema.blocksPerSegment());
             s.resetZones(0);
-            s.fillNulls(0, schema.segmentRows());
             return s;
         } catch (final RuntimeException e) {
             for (final MappedFile f : opened) {
@@ -176,9 +177,37 @@ public final class Segment implements AutoCloseable {
         if (to <= from) {
             return;
         }
+        if (schema.layout() == Layout.ROW) {
+            fillNullRecords(from, to);
+            return;
+        }
         for (final Column c : schema.columns()) {
             NativeMemory.fillPattern(columnBase[c.index()] + (long) from * columnStride[c.index()], to - from,
                 columnStride[c.index()], c.width(), c.type().nullBits());
+        }
+    }
+
+    /** ROW layout: one sequential pass writing a prepared null record, instead of one strided pass per column. */
+    private void fillNullRecords(final int from, final int to) {
+        final int words = schema.rowLength() / 8;
+        final long record = NativeMemory.allocate(schema.rowLength());
+        try {
+            for (final Column c : schema.columns()) {
+                NativeMemory.fillPattern(record + c.rowOffset(), 1, c.width(), c.width(), c.type().nullBits());
+            }
+            final long[] pattern = new long[words];
+            for (int w = 0; w < words; w++) {
+                pattern[w] = NativeMemory.getLong(record + 8L * w);
+            }
+            final long base = files[0].address();
+            final long rowLength = schema.rowLength();
+            for (long a = base + from * rowLength, end = base + to * rowLength; a < end; a += rowLength) {
+                for (int w = 0; w < words; w++) {
+                    NativeMemory.putLong(a + 8L * w, pattern[w]);
+                }
+            }
+        } finally {
+            NativeMemory.free(record, schema.rowLength());
         }
     }
 
@@ -305,67 +334,111 @@ public final class Segment implements AutoCloseable {
             throw new StoreException("column '" + c.name() + "' is not a column of table '" + schema.name() + "'");
         }
         final long stride = columnStride[c.index()];
-        long a = columnBase[c.index()] + from * stride;
+        final long a = columnBase[c.index()] + from * stride;
         final int n = to - from;
-        long min = Long.MAX_VALUE;
-        long max = Long.MIN_VALUE;
         switch (c.type()) {
             case I8:
-            case CHAR: {
-                final long nul = c.type().nullBits();
-                for (int i = 0; i < n; i++, a += stride) {
-                    final long v = NativeMemory.getByte(a);
-                    if (v != nul) {
-                        min = Math.min(min, v);
-                        max = Math.max(max, v);
-                    }
-                }
-                break;
-            }
+            case CHAR:
+                return minMaxBytes(a, n, stride, c.type().nullBits());
             case I16:
-                for (int i = 0; i < n; i++, a += stride) {
-                    final long v = NativeMemory.getShort(a);
-                    if (v != Short.MIN_VALUE) {
-                        min = Math.min(min, v);
-                        max = Math.max(max, v);
-                    }
-                }
-                break;
+                return minMaxShorts(a, n, stride);
             case I32:
-            case SYMBOL: {
-                final long nul = c.type().nullBits();
-                for (int i = 0; i < n; i++, a += stride) {
-                    final long v = NativeMemory.getInt(a);
-                    if (v != nul) {
-                        min = Math.min(min, v);
-                        max = Math.max(max, v);
-                    }
-                }
-                break;
-            }
-            case F64: {
-                double dmin = Double.POSITIVE_INFINITY;
-                double dmax = Double.NEGATIVE_INFINITY;
-                for (int i = 0; i < n; i++, a += stride) {
-                    final double v = NativeMemory.getDouble(a);
-                    if (v == v) {
-                        dmin = Math.min(dmin, v);
-                        dmax = Math.max(dmax, v);
-                    }
-                }
-                return new long[] {Double.doubleToRawLongBits(dmin), Double.doubleToRawLongBits(dmax)};
-            }
+            case SYMBOL:
+                return minMaxInts(a, n, stride, c.type().nullBits());
+            case F64:
+                return minMaxDoubles(a, n, stride);
             default:
-                for (int i = 0; i < n; i++, a += stride) {
-                    final long v = NativeMemory.getLong(a);
-                    if (v != Long.MIN_VALUE) {
-                        min = Math.min(min, v);
-                        max = Math.max(max, v);
-                    }
-                }
-                break;
+                return minMaxLongs(a, n, stride);
+        }
+    }
+
+    // The min/max loops run once per block of appended rows for every column, so they are a visible part of the
+    // append cost: branch-free selects (nulls become the identity of min and max) and two independent accumulator
+    // pairs, so that the loop-carried dependency chains do not set the pace.
+
+    private static long[] minMaxLongs(final long address, final int n, final long stride) {
+        long min0 = Long.MAX_VALUE;
+        long max0 = Long.MIN_VALUE;
+        long min1 = Long.MAX_VALUE;
+        long max1 = Long.MIN_VALUE;
+        long a = address;
+        int i = 0;
+        for (; i + 1 < n; i += 2, a += 2 * stride) {
+            final long v0 = NativeMemory.getLong(a);
+            final long v1 = NativeMemory.getLong(a + stride);
+            min0 = Math.min(min0, v0 == Long.MIN_VALUE ? Long.MAX_VALUE : v0);
+            max0 = Math.max(max0, v0);
+            min1 = Math.min(min1, v1 == Long.MIN_VALUE ? Long.MAX_VALUE : v1);
+            max1 = Math.max(max1, v1);
+        }
+        if (i < n) {
+            final long v = NativeMemory.getLong(a);
+            min0 = Math.min(min0, v == Long.MIN_VALUE ? Long.MAX_VALUE : v);
+            max0 = Math.max(max0, v);
+        }
+        // the null sentinel is Long.MIN_VALUE: it never raises a max, and an all-null range keeps (MAX, MIN)
+        return new long[] {Math.min(min0, min1), Math.max(max0, max1)};
+    }
+
+    private static long[] minMaxInts(final long address, final int n, final long stride, final long nul) {
+        long min0 = Long.MAX_VALUE;
+        long max0 = Long.MIN_VALUE;
+        long min1 = Long.MAX_VALUE;
+        long max1 = Long.MIN_VALUE;
+        long a = address;
+        int i = 0;
+        for (; i + 1 < n; i += 2, a += 2 * stride) {
+            final long v0 = NativeMemory.getInt(a);
+            final long v1 = NativeMemory.getInt(a + stride);
+            min0 = Math.min(min0, v0 == nul ? Long.MAX_VALUE : v0);
+            max0 = Math.max(max0, v0 == nul ? Long.MIN_VALUE : v0);
+            min1 = Math.min(min1, v1 == nul ? Long.MAX_VALUE : v1);
+            max1 = Math.max(max1, v1 == nul ? Long.MIN_VALUE : v1);
+        }
+        if (i < n) {
+            final long v = NativeMemory.getInt(a);
+            min0 = Math.min(min0, v == nul ? Long.MAX_VALUE : v);
+            max0 = Math.max(max0, v == nul ? Long.MIN_VALUE : v);
+        }
+        return new long[] {Math.min(min0, min1), Math.max(max0, max1)};
+    }
+
+    private static long[] minMaxShorts(final long address, final int n, final long stride) {
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        long a = address;
+        for (int i = 0; i < n; i++, a += stride) {
+            final long v = NativeMemory.getShort(a);
+            min = Math.min(min, v == Short.MIN_VALUE ? Long.MAX_VALUE : v);
+            max = Math.max(max, v == Short.MIN_VALUE ? Long.MIN_VALUE : v);
         }
         return new long[] {min, max};
+    }
+
+    private static long[] minMaxBytes(final long address, final int n, final long stride, final long nul) {
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        long a = address;
+        for (int i = 0; i < n; i++, a += stride) {
+            final long v = NativeMemory.getByte(a);
+            min = Math.min(min, v == nul ? Long.MAX_VALUE : v);
+            max = Math.max(max, v == nul ? Long.MIN_VALUE : v);
+        }
+        return new long[] {min, max};
+    }
+
+    private static long[] minMaxDoubles(final long address, final int n, final long stride) {
+        double min = Double.POSITIVE_INFINITY;
+        double max = Double.NEGATIVE_INFINITY;
+        long a = address;
+        for (int i = 0; i < n; i++, a += stride) {
+            final double v = NativeMemory.getDouble(a);
+            if (v == v) {
+                min = Math.min(min, v);
+                max = Math.max(max, v);
+            }
+        }
+        return new long[] {Double.doubleToRawLongBits(min), Double.doubleToRawLongBits(max)};
     }
 
     /**

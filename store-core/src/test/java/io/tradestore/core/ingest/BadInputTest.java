@@ -200,4 +200,30 @@ class BadInputTest {
         assertFails(f, "3:37: column 'venue': unexpected character after a closing quote");
         assertSkips(f, 2, "3:37: column 'venue': unexpected character after a closing quote");
     }
+
+    @Test
+    void shouldKeepEveryRejectWhenAChunkHasThousandsOfThem() throws IOException {
+        final StringBuilder sb = new StringBuilder(H);
+        for (int i = 0; i < 5000; i++) {
+            sb.append(i % 3 == 0 ? GOOD1 : "junk\n");
+        }
+        final Path plain = csv(sb.toString());
+        final Path gz = dir.resolve("in.csv.gz");
+        try (java.io.OutputStream out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+            out.write(sb.toString().getBytes(StandardCharsets.US_ASCII));
+        }
+        long expectedRows = before.rows();
+        for (final Path f : List.of(plain, gz)) {
+            final Path rejectsFile = dir.resolve("rejects.txt");
+            final LoadResult r = IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withRejects(rejectsFile), f);
+            assertThat(r.rowsLoaded()).isEqualTo(1667);
+            assertThat(r.rowsRejected()).isEqualTo(3333);
+            final List<String> lines = Files.readAllLines(rejectsFile, StandardCharsets.UTF_8);
+            assertThat(lines).hasSize(3333);
+            assertThat(lines.get(0)).isEqualTo(f + ":3:1: column 'trade_id': 'junk' is not an integer");
+            assertThat(lines.get(3332)).isEqualTo(f + ":5001:1: column 'trade_id': 'junk' is not an integer");
+            expectedRows += 1667;
+            assertThat(IngestFixtures.summarise(store).rows()).isEqualTo(expectedRows);
+        }
+    }
 }

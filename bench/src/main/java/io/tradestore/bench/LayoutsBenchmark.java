@@ -1,0 +1,682 @@
+package io.tradestore.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.Table;
+import io.tradestore.core.TableReader;
+import io.tradestore.core.TableSnapshot;
+import io.tradestore.core.TableWriter;
+import io.tradestore.core.flyweight.TradeFlyweight;
+import io.tradestore.core.flyweight.TradesSchema;
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.Schema;
+import io.tradestore.core.segment.Segment;
+
+/**
+ * The classic storage-layout comparison on N trades (default 50,000,000) in one run: an array of Java objects, the
+ * off-heap {@code ROW} layout (an array of structs behind a flyweight) and the {@code COLUMN} layout. For each: build
+ * time (for the stores: single-writer append through {@link TradeFlyweight} with a commit every 1M rows), the buy and
+ * sell notional (sum of price * quantity by side, exact in 128 bits), bytes per trade, GC count and pause time, heap
+ * used. The memory-bandwidth floor (summing a large off-heap long array on 1 and 2 threads) is measured in the same
+ * run, and every scan is reported as a multiple of the floor's time for the bytes it touches.
+ *
+ * <p>Run it with {@code bench/run-layouts.sh} (see docs/benchmarks.md). Options: {@code --rows N},
+ * {@code --dir PATH} (where the stores go; deleted afterwards), {@code --variants objects,row,column,floor},
+ * {@code --reps N} (scan repetitions; the median is reported), {@code --segment-rows N}, {@code --floor-mib N}.
+ */
+public final class LayoutsBenchmark {
+    /** Rows per exact-sum batch: every product is below 2^44, so a batch sum stays below 2^60. */
+    static final int BATCH = 1 << 16;
+    static final long T0 = 1_795_000_000_000_000_000L;
+    static final int VENUES = 8;
+    static final int INSTRUMENTS = 500;
+    static final long COMMIT_ROWS = 1_000_000;
+    private static final String[] VENUE_NAMES = {"XLON", "XPAR", "XETR", "XAMS", "XMIL", "XMAD", "XSWX", "XSTO"};
+
+    private LayoutsBenchmark() {
+    }
+
+    /** One trade as a plain Java object (the baseline). */
+    static final class Trade {
+        final long tradeId;
+        final long ts;
+        final long clientId;
+        final String venue;
+        final String instrument;
+        final char side;
+        final long price;
+        final long quantity;
+
+        Trade(final long tradeId, final long ts, final long clientId, final String venue, final String instrument, final char side,
+              final long price, final long quantity) {
+            this.tradeId = tradeId;
+            this.ts = ts;
+            this.clientId = clientId;
+            this.venue = venue;
+            this.instrument = instrument;
+            this.side = side;
+            this.price = price;
+            this.quantity = quantity;
+        }
+    }
+
+    /** Options of a run. */
+    static final class Options {
+        long rows = 50_000_000L;
+        Path dir;
+        Set<String> variants = new LinkedHashSet<>(List.of("floor", "objects", "row", "column"));
+        int reps = 5;
+        int segmentRows = Schema.DEFAULT_SEGMENT_ROWS;
+        int floorMib = 1024;
+
+        static Options parse(final String[] args) {
+            final Options o = new Options();
+            for (int i = 0; i < args.length; i++) {
+                final String v = i + 1 < args.length ? args[i + 1] : "";
+                switch (args[i]) {
+                    case "--rows":
+                        o.rows = Long.parseLong(v.replace("_", ""));
+                        i++;
+                        break;
+                    case "--dir":
+                        o.dir = Path.of(v);
+                        i++;
+                        break;
+                    case "--variants":
+                        o.variants = new LinkedHashSet<>(Arrays.asList(v.split(",")));
+                        i++;
+                        break;
+                    case "--reps":
+                        o.reps = Integer.parseInt(v);
+                        i++;
+                        break;
+                    case "--segment-rows":
+                        o.segmentRows = Integer.parseInt(v);
+                        i++;
+                        break;
+                    case "--floor-mib":
+                        o.floorMib = Integer.parseInt(v);
+                        i++;
+                        break;
+                    default:
+                        throw new IllegalArgumentException("unknown option " + args[i]
+                            + "; use --rows --dir --variants --reps --segment-rows --floor-mib");
+                }
+            }
+            return o;
+        }
+    }
+
+    /** What one variant measured. */
+    static final class Result {
+        final String name;
+        double buildMs = Double.NaN;
+        double scanMs = Double.NaN;
+        double bytesTouchedPerRow;
+        double bytesPerTrade;
+        long gcCount;
+        long gcMs;
+        long heapUsed;
+        BigInteger buy = BigInteger.ZERO;
+        BigInteger sell = BigInteger.ZERO;
+        double segmentWaitMs = Double.NaN;
+        double buildCpuMs = Double.NaN;
+
+        Result(final String name) {
+            this.name = name;
+        }
+    }
+
+    /** Everything a run measured. */
+    static final class Report {
+        final List<Result> results = new ArrayList<>();
+        double floor1GBps = Double.NaN;
+        double floor2GBps = Double.NaN;
+        double firstTouchGBps = Double.NaN;
+        long rows;
+    }
+
+    /**
+     * Runs the benchmark.
+     *
+     * @param args options, see the class comment.
+     * @throws Exception when the store directory cannot be used.
+     */
+    public static void main(final String[] args) throws Exception {
+        final Report r = run(Options.parse(args), System.out);
+        print(r, System.out);
+    }
+
+    static Report run(final Options o, final PrintStream out) throws IOException {
+        final Report report = new Report();
+        report.rows = o.rows;
+        final Path dir = o.dir != null ? o.dir : Files.createTempDirectory("tradestore-layouts");
+        Files.createDirectories(dir);
+        out.printf(Locale.ROOT, "layouts benchmark: %,d trades, store in %s, %s%n", o.rows, dir, machine());
+        final Floor floor = o.variants.contains("floor") ? new Floor(o, report) : null;
+        try {
+            if (floor != null) {
+                out.printf(Locale.ROOT, "first touch of fresh memory (allocate + zero %d MiB): %.2f GB/s%n", o.floorMib, report.firstTouchGBps);
+                floor.measure(o, report, out, "at start");
+            }
+            if (o.variants.contains("objects")) {
+                objects(o, floor, report, out);
+            }
+            if (o.variants.contains("row")) {
+                store(o, Layout.ROW, dir, floor, report, out);
+            }
+            if (o.variants.contains("column")) {
+                store(o, Layout.COLUMN, dir, floor, report, out);
+            }
+        } finally {
+            if (floor != null) {
+                floor.close();
+            }
+            if (o.dir == null) {
+                deleteTree(dir);
+            }
+        }
+        for (final Result r : report.results) {
+            if (!r.buy.equals(report.results.get(0).buy) || !r.sell.equals(report.results.get(0).sell)) {
+                throw new IllegalStateException("variants disagree: " + r.name + " buy=" + r.buy + " sell=" + r.sell + " but "
+                    + report.results.get(0).name + " buy=" + report.results.get(0).buy + " sell=" + report.results.get(0).sell);
+            }
+        }
+        return report;
+    }
+
+    // ---------------------------------------------------------------- data: every field a function of the row number
+
+    static long mix(final long i) {
+        long z = i * 0x9E3779B97F4A7C15L + 0x632BE59BD9B4E019L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    static long clientId(final long h) {
+        return h & 0xFFFF;
+    }
+
+    static int venue(final long h) {
+        return (int) ((h >>> 16) & (VENUES - 1));
+    }
+
+    static int instrument(final long h) {
+        return (int) (((h >>> 19) & 0x3FF) % INSTRUMENTS);
+    }
+
+    static char side(final long h) {
+        return ((h >>> 29) & 1) == 0 ? 'B' : 'S';
+    }
+
+    /** Price mantissa at scale 6: 10.000000 to 999.999999, below 2^30. */
+    static long price(final long h) {
+        return 10_000_000L + ((h >>> 30) & 0x3FFFFFFFL) % 990_000_000L;
+    }
+
+    /** Quantity 1 to 10,000, below 2^14. */
+    static long quantity(final long h) {
+        return 1 + ((h >>> 50) % 10_000);
+    }
+
+    static String instrumentName(final int i) {
+        return String.format(Locale.ROOT, "SYM%03d", i);
+    }
+
+    // ---------------------------------------------------------------- the floor
+
+    /** The floor's buffer: allocated (and first-touched) once per run, re-measured before every variant's scans. */
+    private static final class Floor implements AutoCloseable {
+        final long bytes;
+        final long address;
+
+        Floor(final Options o, final Report report) {
+            bytes = (long) o.floorMib << 20;
+            final long t0 = System.nanoTime();
+            address = NativeMemory.allocate(bytes);
+            report.firstTouchGBps = bytes / (double) (System.nanoTime() - t0);
+            for (long i = 0; i < bytes / 8; i += 512) {
+                NativeMemory.putLong(address + i * 8, i);
+            }
+        }
+
+        /** Measures 1- and 2-thread bandwidth; the report keeps the best seen in the run (contention only lowers it). */
+        void measure(final Options o, final Report report, final PrintStream out, final String when) {
+            long sink = 0;
+            double one = 0;
+            double two = 0;
+            for (int rep = 0; rep < o.reps + 1; rep++) {
+                long t = System.nanoTime();
+                sink += sumLongs(address, bytes / 8);
+                one = Math.max(one, bytes / (double) (System.nanoTime() - t));
+                t = System.nanoTime();
+                sink += sumLongsTwoThreads(address, bytes / 8);
+                two = Math.max(two, bytes / (double) (System.nanoTime() - t));
+            }
+            report.floor1GBps = Double.isNaN(report.floor1GBps) ? one : Math.max(report.floor1GBps, one);
+            report.floor2GBps = Double.isNaN(report.floor2GBps) ? two : Math.max(report.floor2GBps, two);
+            out.printf(Locale.ROOT, "floor %s: sum of %d MiB off-heap longs: 1 thread %.1f GB/s, 2 threads %.1f GB/s (sink %d)%n", when,
+                o.floorMib, one, two, sink & 1);
+        }
+
+        @Override
+        public void close() {
+            NativeMemory.free(address, bytes);
+        }
+    }
+
+    static long sumLongs(final long address, final long count) {
+        long s0 = 0;
+        long s1 = 0;
+        long s2 = 0;
+        long s3 = 0;
+        final long end = address + (count & ~3L) * 8;
+        for (long p = address; p < end; p += 32) {
+            s0 += NativeMemory.getLong(p);
+            s1 += NativeMemory.getLong(p + 8);
+            s2 += NativeMemory.getLong(p + 16);
+            s3 += NativeMemory.getLong(p + 24);
+        }
+        return s0 + s1 + s2 + s3;
+    }
+
+    private static long sumLongsTwoThreads(final long address, final long count) {
+        final long half = (count / 2) & ~3L;
+        final long[] other = new long[1];
+        final Thread t = new Thread(() -> other[0] = sumLongs(address + half * 8, count - half));
+        t.start();
+        final long mine = sumLongs(address, half);
+        try {
+            t.join();
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return mine + other[0];
+    }
+
+    // ---------------------------------------------------------------- Java objects
+
+    private static void objects(final Options o, final Floor floor, final Report report, final PrintStream out) {
+        if (o.rows > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("--rows " + o.rows + " is too many for one Java array");
+        }
+        final Result r = new Result("Java objects (Trade[])");
+        final String[] venues = VENUE_NAMES.clone();
+        final String[] instruments = new String[INSTRUMENTS];
+        for (int i = 0; i < INSTRUMENTS; i++) {
+            instruments[i] = instrumentName(i);
+        }
+        final long heapBefore = heapAfterGc();
+        final long[] gc0 = gc();
+        final long t0 = System.nanoTime();
+        Trade[] trades = new Trade[(int) o.rows];
+        for (int i = 0; i < trades.length; i++) {
+            final long h = mix(i);
+            trades[i] = new Trade(i, T0 + i * 1_000L, clientId(h), venues[venue(h)], instruments[instrument(h)], side(h), price(h),
+                quantity(h));
+        }
+        r.buildMs = (System.nanoTime() - t0) / 1e6;
+        final long[] gc1 = gc();
+        r.gcCount = gc1[0] - gc0[0];
+        r.gcMs = gc1[1] - gc0[1];
+        r.heapUsed = heapAfterGc();
+        r.bytesPerTrade = (r.heapUsed - heapBefore) / (double) o.rows;
+        r.bytesTouchedPerRow = r.bytesPerTrade;
+        if (floor != null) {
+            floor.measure(o, report, out, "before the objects scan");
+        }
+        final double[] times = new double[o.reps + 2];
+        final long[] acc = new long[4];
+        for (int rep = 0; rep < times.length; rep++) {
+            Arrays.fill(acc, 0);
+            final long t = System.nanoTime();
+            scanObjects(trades, acc);
+            times[rep] = (System.nanoTime() - t) / 1e6;
+        }
+        r.scanMs = best(times);
+        setSums(r, acc);
+        final long[] gc2 = gc();
+        out.printf(Locale.ROOT, "objects: built in %.0f ms (%d GCs, %d ms), %.1f bytes/trade on the heap, heap %d MB, scan %.1f ms"
+            + " (%d GCs during scans)%n", r.buildMs, r.gcCount, r.gcMs, r.bytesPerTrade, r.heapUsed >> 20, r.scanMs, gc2[0] - gc1[0]);
+        trades = null;
+        report.results.add(r);
+    }
+
+    /** Sums price * quantity by side, branch-free, exact: acc = {buyLo, buyHi, sellLo, sellHi}. */
+    static void scanObjects(final Trade[] trades, final long[] acc) {
+        for (int start = 0; start < trades.length; start += BATCH) {
+            final int end = Math.min(trades.length, start + BATCH);
+            long total = 0;
+            long sell = 0;
+            for (int i = start; i < end; i++) {
+                final Trade t = trades[i];
+                final long p = t.price * t.quantity;
+                total += p;
+                sell += p & -((t.side >>> 4) & 1);
+            }
+            addBatch(acc, total - sell, sell);
+        }
+    }
+
+    static void addBatch(final long[] acc, final long buy, final long sell) {
+        acc[0] += buy;
+        if (Long.compareUnsigned(acc[0], buy) < 0) {
+            acc[1]++;
+        }
+        acc[2] += sell;
+        if (Long.compareUnsigned(acc[2], sell) < 0) {
+            acc[3]++;
+        }
+    }
+
+    private static void setSums(final Result r, final long[] acc) {
+        r.buy = unsigned128(acc[1], acc[0]);
+        r.sell = unsigned128(acc[3], acc[2]);
+    }
+
+    private static BigInteger unsigned128(final long hi, final long lo) {
+        return BigInteger.valueOf(hi).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(lo)));
+    }
+
+    // ---------------------------------------------------------------- off-heap stores
+
+    private static void store(final Options o, final Layout layout, final Path root, final Floor floor, final Report report,
+                              final PrintStream out)
+        throws IOException {
+        final Schema schema = TradesSchema.SCHEMA.with("trades_" + layout.name().toLowerCase(Locale.ROOT), layout, o.segmentRows,
+            Math.min(Schema.DEFAULT_BLOCK_ROWS, o.segmentRows));
+        final Path dir = root.resolve(schema.name());
+        final Result fly = new Result(layout + " flyweight");
+        final Result kernel = new Result(layout + (layout == Layout.ROW ? " kernel (base + row * 56)" : " kernel (3 columns)"));
+        final Result kernel2 = new Result(layout + " kernel, 2 threads");
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            System.gc();
+            final long[] gc0 = gc();
+            final long t0 = System.nanoTime();
+            final long cpu0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+            final long waitNs = append(table, o.rows);
+            fly.buildMs = (System.nanoTime() - t0) / 1e6;
+            fly.buildCpuMs = (ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu0) / 1e6;
+            fly.segmentWaitMs = waitNs / 1e6;
+            final long[] gc1 = gc();
+            fly.gcCount = gc1[0] - gc0[0];
+            fly.gcMs = gc1[1] - gc0[1];
+            fly.bytesPerTrade = directoryBytes(store.directory().resolve(schema.name())) / (double) o.rows;
+            try (TableReader reader = table.reader()) {
+                final TableSnapshot snap = reader.snapshot();
+                fly.heapUsed = heapAfterGc();
+                if (floor != null) {
+                    floor.measure(o, report, out, "before the " + layout + " scans");
+                }
+                fly.bytesTouchedPerRow = layout == Layout.ROW ? schema.rowLength() : 17;
+                kernel.bytesTouchedPerRow = fly.bytesTouchedPerRow;
+                kernel2.bytesTouchedPerRow = fly.bytesTouchedPerRow;
+                final long[] acc = new long[4];
+                final double[] tf = new double[o.reps + 2];
+                final double[] tk = new double[o.reps + 2];
+                final double[] tk2 = new double[o.reps + 2];
+                for (int rep = 0; rep < tf.length; rep++) {
+                    Arrays.fill(acc, 0);
+                    long t = System.nanoTime();
+                    scanFlyweight(snap, acc);
+                    tf[rep] = (System.nanoTime() - t) / 1e6;
+                    setSums(fly, acc);
+                    Arrays.fill(acc, 0);
+                    t = System.nanoTime();
+                    scanKernel(snap, 0, snap.segmentCount(), acc);
+                    tk[rep] = (System.nanoTime() - t) / 1e6;
+                    setSums(kernel, acc);
+                    t = System.nanoTime();
+                    final long[] both = scanKernelTwoThreads(snap);
+                    tk2[rep] = (System.nanoTime() - t) / 1e6;
+                    setSums(kernel2, both);
+                }
+                fly.scanMs = best(tf);
+                kernel.scanMs = best(tk);
+                kernel2.scanMs = best(tk2);
+                final long[] gc2 = gc();
+                kernel.gcCount = gc2[0] - gc1[0];
+                kernel.gcMs = gc2[1] - gc1[1];
+                kernel.heapUsed = fly.heapUsed;
+                kernel2.heapUsed = fly.heapUsed;
+                kernel.bytesPerTrade = fly.bytesPerTrade;
+                kernel2.bytesPerTrade = fly.bytesPerTrade;
+            }
+        } finally {
+            deleteTree(dir);
+        }
+        out.printf(Locale.ROOT, "%s: appended %,d rows in %.0f ms (%.1f M rows/s end to end; %.0f ms waiting for segment creation,"
+                + " so %.1f M rows/s on the writer's own path; writer thread CPU %.0f ms = %.1f M rows per CPU second; %d GCs, %d ms),"
+                + " %.1f bytes/trade on disk, heap %d MB; scans: flyweight %.1f ms, kernel %.1f ms, kernel 2 threads %.1f ms%n", layout, o.rows,
+            fly.buildMs, o.rows / fly.buildMs / 1e3, fly.segmentWaitMs, o.rows / (fly.buildMs - fly.segmentWaitMs) / 1e3, fly.buildCpuMs,
+            o.rows / fly.buildCpuMs / 1e3, fly.gcCount, fly.gcMs,
+            fly.bytesPerTrade, fly.heapUsed >> 20, fly.scanMs, kernel.scanMs, kernel2.scanMs);
+        report.results.add(fly);
+        report.results.add(kernel);
+        report.results.add(kernel2);
+    }
+
+    /**
+     * Appends rows through the generated flyweight, committing every {@link #COMMIT_ROWS}.
+     *
+     * @param table the table.
+     * @param rows  rows to append.
+     */
+    static long append(final Table table, final long rows) {
+        try (TableWriter w = table.writer()) {
+            final int[] venueCodes = new int[VENUES];
+            for (int v = 0; v < VENUES; v++) {
+                venueCodes[v] = w.dictionary(TradeFlyweight.VENUE_INDEX).intern(VENUE_NAMES[v]);
+            }
+            final int[] instrumentCodes = new int[INSTRUMENTS];
+            for (int i = 0; i < INSTRUMENTS; i++) {
+                instrumentCodes[i] = w.dictionary(TradeFlyweight.INSTRUMENT_INDEX).intern(instrumentName(i));
+            }
+            final TradeFlyweight f = new TradeFlyweight();
+            for (long start = 0; start < rows; start += COMMIT_ROWS) {
+                final long end = Math.min(rows, start + COMMIT_ROWS);
+                appendRange(w, f, start, end, venueCodes, instrumentCodes);
+                w.commit();
+            }
+            return w.segmentWaitNanos();
+        }
+    }
+
+    private static void appendRange(final TableWriter w, final TradeFlyweight f, final long start, final long end, final int[] venueCodes,
+                                    final int[] instrumentCodes) {
+        for (long i = start; i < end; i++) {
+            final long h = mix(i);
+            w.append(f).tradeId(i).ts(T0 + i * 1_000L).clientId(clientId(h)).venue(venueCodes[venue(h)])
+                .instrument(instrumentCodes[instrument(h)]).side(side(h)).price(price(h)).quantity(quantity(h));
+        }
+    }
+
+    static void scanFlyweight(final TableSnapshot snap, final long[] acc) {
+        final TradeFlyweight f = new TradeFlyweight().bind(snap);
+        long total = 0;
+        long sell = 0;
+        int inBatch = 0;
+        while (f.next()) {
+            final long p = f.price() * f.quantity();
+            total += p;
+            sell += p & -((f.side() >>> 4) & 1);
+            if (++inBatch == BATCH) {
+                addBatch(acc, total - sell, sell);
+                total = 0;
+                sell = 0;
+                inBatch = 0;
+            }
+        }
+        addBatch(acc, total - sell, sell);
+    }
+
+    /**
+     * The scan kernel: per segment, three (base, stride) columns, branch-free, exact per batch. The kernel is picked once
+     * per layout, outside the row loop, with the strides as constants of its loop (as a query engine would).
+     */
+    static void scanKernel(final TableSnapshot snap, final int fromSegment, final int toSegment, final long[] acc) {
+        for (int s = fromSegment; s < toSegment; s++) {
+            final Segment seg = snap.segment(s);
+            final int rows = snap.segmentRowCount(s);
+            final long side = seg.columnBase(TradeFlyweight.SIDE_INDEX);
+            final long price = seg.columnBase(TradeFlyweight.PRICE_INDEX);
+            final long qty = seg.columnBase(TradeFlyweight.QUANTITY_INDEX);
+            final boolean columns = seg.columnStride(TradeFlyweight.PRICE_INDEX) == 8;
+            if (!columns && seg.columnStride(TradeFlyweight.PRICE_INDEX) != TradeFlyweight.ROW_LENGTH) {
+                throw new IllegalStateException("unexpected stride " + seg.columnStride(TradeFlyweight.PRICE_INDEX));
+            }
+            for (int start = 0; start < rows; start += BATCH) {
+                final int end = Math.min(rows, start + BATCH);
+                if (columns) {
+                    sumColumns(side, price, qty, start, end, acc);
+                } else {
+                    sumRecords(price - TradeFlyweight.PRICE_ROW_OFFSET, start, end, acc);
+                }
+            }
+        }
+    }
+
+    /** COLUMN layout: side bytes, price longs, quantity longs, each its own dense array. */
+    private static void sumColumns(final long side, final long price, final long qty, final int start, final int end, final long[] acc) {
+        long total = 0;
+        long sell = 0;
+        for (int r = start; r < end; r++) {
+            final long p = NativeMemory.getLong(price + ((long) r << 3)) * NativeMemory.getLong(qty + ((long) r << 3));
+            total += p;
+            sell += p & -((NativeMemory.getByte(side + r) >>> 4) & 1);
+        }
+        addBatch(acc, total - sell, sell);
+    }
+
+    /** ROW layout: records of {@link TradeFlyweight#ROW_LENGTH} bytes, fields at their static offsets. */
+    private static void sumRecords(final long base, final int start, final int end, final long[] acc) {
+        long total = 0;
+        long sell = 0;
+        for (int r = start; r < end; r++) {
+            final long rec = base + (long) r * TradeFlyweight.ROW_LENGTH;
+            final long p = NativeMemory.getLong(rec + TradeFlyweight.PRICE_ROW_OFFSET) * NativeMemory.getLong(rec + TradeFlyweight.QUANTITY_ROW_OFFSET);
+            total += p;
+            sell += p & -((NativeMemory.getByte(rec + TradeFlyweight.SIDE_ROW_OFFSET) >>> 4) & 1);
+        }
+        addBatch(acc, total - sell, sell);
+    }
+
+    private static long[] scanKernelTwoThreads(final TableSnapshot snap) {
+        final int mid = snap.segmentCount() / 2;
+        final long[] other = new long[4];
+        final Thread t = new Thread(() -> scanKernel(snap, mid, snap.segmentCount(), other));
+        t.start();
+        final long[] mine = new long[4];
+        scanKernel(snap, 0, mid, mine);
+        try {
+            t.join();
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        final long[] acc = new long[4];
+        addBatch(acc, mine[0], mine[2]);
+        addBatch(acc, other[0], other[2]);
+        acc[1] += mine[1] + other[1];
+        acc[3] += mine[3] + other[3];
+        return acc;
+    }
+
+    // ---------------------------------------------------------------- measurement helpers
+
+    static long heapAfterGc() {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    /** @return {collections, collection ms} over all collectors so far. */
+    static long[] gc() {
+        long count = 0;
+        long ms = 0;
+        for (final GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
+            count += Math.max(0, b.getCollectionCount());
+            ms += Math.max(0, b.getCollectionTime());
+        }
+        return new long[] {count, ms};
+    }
+
+    /** Best of the repetitions after the first two (warm-up): on a shared machine contention only adds time. */
+    static double best(final double[] v) {
+        double b = Double.MAX_VALUE;
+        for (int i = Math.min(2, v.length - 1); i < v.length; i++) {
+            b = Math.min(b, v[i]);
+        }
+        return b;
+    }
+
+    private static long directoryBytes(final Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            return s.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+        }
+    }
+
+    private static void deleteTree(final Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(root)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    static String machine() {
+        String cpu = "unknown CPU";
+        try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
+            cpu = lines.filter(l -> l.startsWith("model name")).findFirst().map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse(cpu);
+        } catch (final IOException | RuntimeException e) {
+            // not Linux
+        }
+        return String.format(Locale.ROOT, "%s, %d cores, %d GiB max heap, JDK %s (%s)", cpu, Runtime.getRuntime().availableProcessors(),
+            Runtime.getRuntime().maxMemory() >> 30, System.getProperty("java.version"), System.getProperty("java.vm.name"));
+    }
+
+    static void print(final Report report, final PrintStream out) {
+        out.println();
+        out.printf(Locale.ROOT, "memory-bandwidth floor: %.1f GB/s (1 thread), %.1f GB/s (2 threads); first touch of fresh memory"
+            + " %.2f GB/s%n", report.floor1GBps, report.floor2GBps, report.firstTouchGBps);
+        out.println("| variant | build ms | build M rows/s | writer path M rows/s | writer M rows/CPU s | scan ms | bytes/trade | bytes touched/row | scan GB/s"
+            + " | x of floor | GCs (build) | GC ms (build) | heap MB |");
+        out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (final Result r : report.results) {
+            final double gbps = r.bytesTouchedPerRow * report.rows / r.scanMs / 1e6;
+            final boolean twoThreads = r.name.contains("2 threads");
+            final double floor = twoThreads ? report.floor2GBps : report.floor1GBps;
+            final double x = r.bytesTouchedPerRow * report.rows / floor / 1e6;
+            out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %.1f | %.1f | %.0f | %.1f | %.2f | %d | %d | %d |%n", r.name,
+                Double.isNaN(r.buildMs) ? "-" : String.format(Locale.ROOT, "%.0f", r.buildMs),
+                Double.isNaN(r.buildMs) ? "-" : String.format(Locale.ROOT, "%.1f", report.rows / r.buildMs / 1e3),
+                Double.isNaN(r.segmentWaitMs) ? "-" : String.format(Locale.ROOT, "%.1f", report.rows / (r.buildMs - r.segmentWaitMs) / 1e3),
+                Double.isNaN(r.buildCpuMs) ? "-" : String.format(Locale.ROOT, "%.1f", report.rows / r.buildCpuMs / 1e3),
+                r.scanMs,
+                r.bytesPerTrade, r.bytesTouchedPerRow, gbps, r.scanMs / x, r.gcCount, r.gcMs, r.heapUsed >> 20);
+        }
+        if (!report.results.isEmpty()) {
+            out.printf(Locale.ROOT, "notional: buy=%s sell=%s (scale 6; every variant agrees)%n", report.results.get(0).buy,
+                report.results.get(0).sell);
+        }
+    }
+}
