@@ -184,8 +184,9 @@ final class BenchReport {
         sb.append("`POST /v1/query` on loopback against the same store (the server of `tradestore serve`, in process), 32 keep-alive "
             + "connections sending at a fixed rate; each latency counts from the request's intended send time, so a stall is "
             + "charged to every request it delayed (coordinated omission corrected, as wrk2 does). The highest sustained rate "
-            + "(nothing failed, at least 97% of the offered rate answered, and the queue did not grow: the second half's median "
-            + "latency at most twice the first half's plus 5 ms) is found by doubling and bisecting; "
+            + "(nothing failed, at least 97% of the offered rate answered, the median at most 5 times the unloaded median at "
+            + "20/s plus 10 ms, and the queue did not grow: the second half's median at most twice the first half's plus 5 ms) "
+            + "is found by doubling and bisecting; "
             + "latencies are measured at half of it. client: count and volume of one random client (a scan of client_id); "
             + "window: one random instrument over two hours (time pruning and a bitmap); pruned (when asked for): a time range "
             + "after the data, so HTTP plus planning and no scan; health (when asked for): `GET /health`, the HTTP layer alone.\n\n");
