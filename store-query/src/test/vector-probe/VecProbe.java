@@ -3,6 +3,9 @@ import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
+// Not part of the build (the incubator module warns, and warnings are errors here). Run by hand:
+//   javac --add-modules jdk.incubator.vector -d /tmp/vp store-query/src/test/vector-probe/VecProbe.java
+//   flock /tmp/tradestore-bench.lock java --add-modules jdk.incubator.vector -cp /tmp/vp VecProbe
 /** In-cache kernel of the engine's global sum(price*quantity) with null skipping: plain loop vs Vector API. */
 public class VecProbe {
     static final VectorSpecies<Long> S = LongVector.SPECIES_PREFERRED;
@@ -49,8 +52,12 @@ public class VecProbe {
             long t1 = System.nanoTime(), s2 = 0; for (int k = 0; k < reps; k++) s2 += vector(p, q, n);
             long t2 = System.nanoTime(), s3 = 0; for (int k = 0; k < reps; k++) s3 += scalarGrouped(p, q, g, acc, n);
             long t3 = System.nanoTime();
-            if (round >= 2) System.out.printf("species=%d rows=%d scalar %.0f ms (%.2f ns/row)  vector %.0f ms (%.2f ns/row)  grouped-scalar %.0f ms  same=%b%n",
-                S.length(), (long) reps * n, (t1 - t0) / 1e6, (t1 - t0) / ((double) reps * n), (t2 - t1) / 1e6, (t2 - t1) / ((double) reps * n), (t3 - t2) / 1e6, s1 == s2);
+            final double rows = (double) reps * n;
+            if (round >= 2) {
+                System.out.printf("species=%d rows=%.0f scalar %.0f ms (%.2f ns/row)  vector %.0f ms (%.2f ns/row)  grouped-scalar %.0f ms"
+                    + "  same=%b%n", S.length(), rows, (t1 - t0) / 1e6, (t1 - t0) / rows, (t2 - t1) / 1e6, (t2 - t1) / rows, (t3 - t2) / 1e6,
+                    s1 == s2);
+            }
         }
     }
 }

@@ -73,6 +73,31 @@ class QueryErrorsTest {
     }
 
     @Test
+    void shouldKeepPercentilesOfManyGroupsSmallAndWithinPrecision() {
+        try (Store store = Store.open(dir)) {
+            final int rows = 30_000;
+            try (TableWriter w = store.createTable(TradeData.schema(Layout.COLUMN, 4096, 1024)).writer()) {
+                final TradeFlyweight f = new TradeFlyweight();
+                for (int i = 0; i < rows; i++) {
+                    w.append(f).tradeId(1_000_000_000_000_000_000L + i * 7_919L).ts(TradeData.T0 + i).side(i % 2 == 0 ? 'B' : 'S')
+                        .quantity(i).clientId(i / 2);
+                }
+                w.commit();
+            }
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                final QueryResult many = engine.execute(Query.builder("trades").groupBy("client_id").agg(Agg.percentile("p", "trade_id", 50))
+                    .build());
+                assertThat(many.rowCount()).isEqualTo(rows / 2);
+                assertThat(many.value(10, 1)).isEqualTo((double) (1_000_000_000_000_000_000L + 20 * 7_919L));
+                final QueryResult two = engine.execute(Query.builder("trades").groupBy("side").agg(Agg.percentile("p", "trade_id", 90))
+                    .build());
+                final double exact = 1_000_000_000_000_000_000L + (2.0 * (Math.ceil(0.9 * rows / 2) - 1)) * 7_919L;
+                assertThat((Double) two.value(0, 1)).isCloseTo(exact, org.assertj.core.data.Percentage.withPercentage(0.1));
+            }
+        }
+    }
+
+    @Test
     void shouldRejectFiltersNestedTooDeep() {
         try (Store store = Store.open(dir)) {
             new TradeData().write(store, TradeData.schema(Layout.COLUMN, 64, 16), 10, 1, false);

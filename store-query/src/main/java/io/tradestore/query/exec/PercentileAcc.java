@@ -4,12 +4,13 @@ import java.util.Arrays;
 
 import org.HdrHistogram.DoubleHistogram;
 import org.HdrHistogram.Histogram;
+import org.HdrHistogram.PackedHistogram;
 
 import io.tradestore.core.memory.NativeMemory;
 
 /**
  * Percentile, nearest-rank definition ({@code ceil(p/100*n)}-th smallest non-null value). A group keeps its values
- * exactly until it holds {@link #EXACT_LIMIT} of them, then moves to HdrHistograms at {@link #DIGITS} significant
+ * exactly until it holds {@link #EXACT_LIMIT} of them, then moves to (sparse, packed) HdrHistograms at {@link #DIGITS} significant
  * digits (relative error at most 10^-3; negative values in a second histogram of magnitudes). Small groups thus cost a
  * few bytes, not a histogram each.
  */
@@ -128,7 +129,7 @@ final class PercentileAcc extends Acc {
     private static Histogram h(final Histogram[] hs, final int g) {
         Histogram x = hs[g];
         if (x == null) {
-            x = new Histogram(DIGITS);
+            x = new PackedHistogram(DIGITS);
             hs[g] = x;
         }
         return x;
@@ -137,7 +138,7 @@ final class PercentileAcc extends Acc {
     private static DoubleHistogram dh(final DoubleHistogram[] hs, final int g) {
         DoubleHistogram x = hs[g];
         if (x == null) {
-            x = new DoubleHistogram(DIGITS);
+            x = new DoubleHistogram(DIGITS, PackedHistogram.class);
             hs[g] = x;
         }
         return x;
