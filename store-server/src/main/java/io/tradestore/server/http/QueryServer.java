@@ -288,7 +288,14 @@ public final class QueryServer implements AutoCloseable {
             error(call, 400, "MALFORMED_JSON", "the body is not valid UTF-8", "");
             return;
         }
-        submit(call, json, parameter(ex.getRequestURI().getRawQuery(), "epochNanos"));
+        final String epochNanos;
+        try {
+            epochNanos = parameter(ex.getRequestURI().getRawQuery(), "epochNanos");
+        } catch (final IllegalArgumentException e) {
+            error(call, 400, "MALFORMED_JSON", "the query string is not valid percent-encoding", "");
+            return;
+        }
+        submit(call, json, epochNanos);
     }
 
     private void getQuery(final Call call) {
@@ -298,8 +305,10 @@ public final class QueryServer implements AutoCloseable {
             return;
         }
         final String q;
+        final String epochNanos;
         try {
             q = parameter(raw, "q");
+            epochNanos = parameter(raw, "epochNanos");
         } catch (final IllegalArgumentException e) {
             error(call, 400, "MALFORMED_JSON", "the query string is not valid percent-encoding", "");
             return;
@@ -312,7 +321,7 @@ public final class QueryServer implements AutoCloseable {
             tooLarge(call);
             return;
         }
-        submit(call, q, parameter(raw, "epochNanos"));
+        submit(call, q, epochNanos);
     }
 
     private void tooLarge(final Call call) {

@@ -261,4 +261,19 @@ class QueryServerTest {
         assertThatThrownBy(() -> h.get("/health")).hasCauseInstanceOf(ConnectException.class);
         own.close();
     }
+
+    @Test
+    void shouldAnswer400ForBadPercentEncodingInTheRequestLine() throws Exception {
+        for (final String line : new String[] {"GET /v1/query?q=%zz HTTP/1.1", "POST /v1/query?epochNanos=%zz HTTP/1.1",
+            "GET /v1/query?q=%7B&epochNanos=%G1 HTTP/1.1"}) {
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+                final String body = line.startsWith("POST") ? QUERY : "";
+                s.getOutputStream().write((line + "\r\nHost: x\r\nContent-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body)
+                    .getBytes(StandardCharsets.UTF_8));
+                final String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                // the JDK server rejects a URI that does not parse before any handler runs (plain 400, no JSON body)
+                assertThat(answer).as(line).startsWith("HTTP/1.1 400");
+            }
+        }
+    }
 }
