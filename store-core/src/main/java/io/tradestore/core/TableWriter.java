@@ -40,6 +40,8 @@ import io.tradestore.core.txn.TxnState;
  */
 public final class TableWriter implements RecordAccess, AutoCloseable {
     private static final int PRECREATE_MIN_ROWS = 1 << 16;
+    /** Rows null-filled at a time ahead of {@link #appendRow()}: 256 trades are 12.5 KB, well inside L1/L2. */
+    private static final int NULL_CHUNK_ROWS = 256;
     /**
      * Lock files held by writers of this process. POSIX record locks belong to the process, and closing any descriptor
      * of the file drops them all: a refused second writer must therefore never open (and close) the lock file while
@@ -72,6 +74,13 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private long segmentEndRow;
     private int durableSegments;
     private long segmentWaitNs;
+    /** Rows below this (from committedRows on) hold nulls or the caller's data; appendRow nulls ahead from here. */
+    private long nulledRows;
+    /**
+     * Whether rows arrive through appendRow (the flyweight path): then the next segments are null-filled by the background
+     * creation, off this thread. Bulk writers (reserve) write whole rows and get segments that are only pre-faulted.
+     */
+    private boolean rowAppends;
     private boolean closed;
 
     TableWriter(final Table table, final Durability durability, final FileAllocator allocator) {
@@ -130,6 +139,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             this.committedRows = state.rowCount();
             this.pendingRows = committedRows;
             this.zoneRow = committedRows;
+            this.nulledRows = committedRows;
             final int segCount = (int) ((committedRows + segmentRows - 1) >>> shift);
             for (int i = 0; i < segCount; i++) {
                 segments.add(Segment.open(schema, dir, i, true));
@@ -169,12 +179,13 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     }
 
     /**
-     * Nulls rows from {@code committedInSegment} to the end of the segment and makes its zone map exact again. The
-     * partial block is recomputed before the segment entry is rebuilt from the blocks, so a concurrent reader never
-     * sees a segment entry narrower than the committed rows.
+     * Makes a segment's zone map exact again for its first {@code committedInSegment} rows. The rows after them are
+     * left as they are: {@link #appendRow()} nulls rows before handing them out and {@link #reserve(int)} callers
+     * write whole rows, so an uncommitted tail is overwritten before it can be committed. The partial block is
+     * recomputed before the segment entry is rebuilt from the blocks, so a concurrent reader never sees a segment entry
+     * narrower than the committed rows.
      */
     private void resetTail(final Segment s, final int committedInSegment) {
-        s.fillNulls(committedInSegment, schema.segmentRows());
         s.recomputePartialBlock(committedInSegment);
         final int block = committedInSegment / schema.blockRows();
         s.resetZones(committedInSegment % schema.blockRows() == 0 ? block : block + 1);
@@ -206,15 +217,32 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (closed) {
             checkOpen();
         }
+        if (!rowAppends) {
+            rowAppends = true;
+        }
         if (row == segmentEndRow) {
             openNextSegment();
         } else if ((row & blockMask) == 0 && row > zoneRow) {
             flushZones(row);
         }
-        final int rowInSegment = (int) (row & (segmentRows - 1));
-        segments.get((int) (row >>> shift)).fillNulls(rowInSegment, rowInSegment + 1);
+        if (row >= nulledRows) {
+            nullAhead(row);
+        }
         pendingRows = row + 1;
         return row;
+    }
+
+    /**
+     * Null-fills the next {@link #NULL_CHUNK_ROWS} rows from {@code row} (within its segment) in one bulk pass, so that
+     * appendRow hands out null rows without a per-row fill; the chunk is small enough to be still in cache when the
+     * flyweight's setters overwrite it.
+     */
+    private void nullAhead(final long row) {
+        final int seg = (int) (row >>> shift);
+        final int from = (int) (row & (segmentRows - 1));
+        final int to = (int) Math.min(segmentRows, from + NULL_CHUNK_ROWS);
+        segments.get(seg).fillNulls(from, to);
+        nulledRows = ((long) seg << shift) + to;
     }
 
     /**
@@ -252,6 +280,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         final int n = (int) Math.min(count, segmentEndRow - pendingRows);
         pendingRows += n;
+        if (nulledRows < pendingRows) {
+            nulledRows = pendingRows;
+        }
         return n;
     }
 
@@ -295,10 +326,13 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             flushZones(pendingRows);
         }
         if (s == null) {
-            s = Segment.create(schema, dir, index, allocator);
+            s = Segment.create(schema, dir, index, allocator, rowAppends);
         }
         segments.add(s);
         segmentEndRow += segmentRows;
+        if (s.nullFilled() && nulledRows < segmentEndRow) {
+            nulledRows = segmentEndRow;
+        }
         precreate(index + 1);
     }
 
@@ -314,7 +348,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
                 return t;
             });
         }
-        nextSegment = precreator.submit(() -> Segment.create(schema, dir, index, allocator));
+        final boolean nullFill = rowAppends;
+        nextSegment = precreator.submit(() -> Segment.create(schema, dir, index, allocator, nullFill));
     }
 
     /** Widens zone maps with rows {@code [zoneRow, to)}. */
@@ -399,6 +434,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         pendingRows = committedRows;
         zoneRow = committedRows;
+        nulledRows = committedRows;
     }
 
     /**

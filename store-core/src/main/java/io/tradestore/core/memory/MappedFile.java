@@ -21,6 +21,9 @@ import net.openhft.posix.PosixAPI;
 public final class MappedFile implements AutoCloseable {
     private static final AtomicLong MAPPED_BYTES = new AtomicLong();
     private static final AtomicLong MAPPING_COUNT = new AtomicLong();
+    /** madvise advice: populate page tables writable (prefault), Linux 5.14+; EINVAL on older kernels. */
+    private static final int MADV_POPULATE_WRITE = 23;
+    private static final boolean POPULATE_WRITE_WORKS = msyncAvailable() && System.getProperty("os.name", "").startsWith("Linux");
 
     private final Path path;
     private final long length;
@@ -126,6 +129,23 @@ public final class MappedFile implements AutoCloseable {
         final int rc = PosixAPI.posix().msync(address + start, end - start, MSyncFlag.MS_SYNC);
         if (rc != 0) {
             throw new StoreException("msync failed for " + path + ": " + PosixAPI.posix().lastErrorStr());
+        }
+    }
+
+    /**
+     * Faults every page of a writable mapping in (MADV_POPULATE_WRITE, Linux 5.14+), so that later writes take no page
+     * faults; without it, writes one byte per page back to itself. Content is unchanged.
+     */
+    public void populate() {
+        if (!writable || address == 0) {
+            return;
+        }
+        if (POPULATE_WRITE_WORKS && PosixAPI.posix().madvise(address, OS.pageAlign(length), MADV_POPULATE_WRITE) == 0) {
+            return;
+        }
+        final long page = OS.pageSize();
+        for (long p = 0; p < length; p += page) {
+            NativeMemory.putByte(address + p, NativeMemory.getByte(address + p));
         }
     }
 

@@ -31,6 +31,8 @@ public final class Segment implements AutoCloseable {
     private final int columnCount;
     private final long zoneBase;
     private final boolean writable;
+    private final long[] nullRecord;
+    private boolean nullFilled;
     private boolean closed;
 
     private Segment(final Schema schema, final int index, final Path directory, final MappedFile[] files, final MappedFile zone) {
@@ -49,6 +51,7 @@ public final class Segment implements AutoCloseable {
         }
         this.zoneBase = zone.address();
         this.writable = zone.writable();
+        this.nullRecord = nullRecord(schema);
     }
 
     /**
@@ -64,6 +67,22 @@ public final class Segment implements AutoCloseable {
      * @return the mapped segment.
      */
     public static Segment create(final Schema schema, final Path tableDir, final int index, final FileAllocator allocator) {
+        return create(schema, tableDir, index, allocator, false);
+    }
+
+    /**
+     * Creates a segment as {@link #create(Schema, Path, int, FileAllocator)} does, optionally null-filling every row
+     * (for a writer that appends row by row, this moves the null fill off its thread).
+     *
+     * @param schema    the schema.
+     * @param tableDir  the table directory.
+     * @param index     the segment index.
+     * @param allocator block reservation.
+     * @param nullFill  whether to fill every row with null sentinels.
+     * @return the mapped segment.
+     */
+    public static Segment create(final Schema schema, final Path tableDir, final int index, final FileAllocator allocator,
+                                 final boolean nullFill) {
         final Path dir = SegmentDescriptor.directory(tableDir, index);
         try {
             Files.createDirectories(dir);
@@ -84,7 +103,17 @@ public final class Segment implements AutoCloseable {
             final MappedFile zone = MappedFile.create(dir.resolve(ZoneMapDescriptor.FILE_NAME),
                 ZoneMapDescriptor.fileLength(schema.columnCount(), schema.blocksPerSegment()), allocator);
             opened.add(zone);
+            // Fault every page in now (this runs on the writer's background thread for large segments): the first
+            // touch of fresh page cache is the slowest part of an append, and the writer's thread should not pay it.
             final Segment s = new Segment(schema, index, dir, files, zone);
+            if (nullFill) {
+                s.fillNulls(0, schema.segmentRows());
+                s.nullFilled = true;
+            } else {
+                for (final MappedFile f : files) {
+                    f.populate();
+                }
+            }
             NativeMemory.putInt(zone.address() + ZoneMapDescriptor.FORMAT_VERSION_OFFSET, ZoneMapDescriptor.FORMAT_VERSION);
             NativeMemory.putInt(zone.address() + ZoneMapDescriptor.COLUMN_COUNT_OFFSET, schema.columnCount());
             NativeMemory.putInt(zone.address() + ZoneMapDescriptor.BLOCK_COUNT_OFFSET, schema.blocksPerSegment());
@@ -187,28 +216,36 @@ public final class Segment implements AutoCloseable {
         }
     }
 
-    /** ROW layout: one sequential pass writing a prepared null record, instead of one strided pass per column. */
+    /** ROW layout: one sequential pass writing the prepared null record, instead of one strided pass per column. */
     private void fillNullRecords(final int from, final int to) {
-        final int words = schema.rowLength() / 8;
-        final long record = NativeMemory.allocate(schema.rowLength());
-        try {
-            for (final Column c : schema.columns()) {
-                NativeMemory.fillPattern(record + c.rowOffset(), 1, c.width(), c.width(), c.type().nullBits());
-            }
-            final long[] pattern = new long[words];
+        final long[] pattern = nullRecord;
+        final int words = pattern.length;
+        final long rowLength = schema.rowLength();
+        final long base = files[0].address();
+        for (long a = base + from * rowLength, end = base + to * rowLength; a < end; a += rowLength) {
             for (int w = 0; w < words; w++) {
-                pattern[w] = NativeMemory.getLong(record + 8L * w);
+                NativeMemory.putLong(a + 8L * w, pattern[w]);
             }
-            final long base = files[0].address();
-            final long rowLength = schema.rowLength();
-            for (long a = base + from * rowLength, end = base + to * rowLength; a < end; a += rowLength) {
-                for (int w = 0; w < words; w++) {
-                    NativeMemory.putLong(a + 8L * w, pattern[w]);
-                }
-            }
-        } finally {
-            NativeMemory.free(record, schema.rowLength());
         }
+    }
+
+    private static long[] nullRecord(final Schema schema) {
+        if (schema.layout() != Layout.ROW) {
+            return new long[0];
+        }
+        final byte[] record = new byte[schema.rowLength()];
+        for (final Column c : schema.columns()) {
+            for (int b = 0; b < c.width(); b++) {
+                record[c.rowOffset() + b] = (byte) (c.type().nullBits() >>> (8 * b));
+            }
+        }
+        final long[] words = new long[record.length / 8];
+        for (int w = 0; w < words.length; w++) {
+            for (int b = 7; b >= 0; b--) {
+                words[w] = words[w] << 8 | (record[8 * w + b] & 0xFF);
+            }
+        }
+        return words;
     }
 
     /**
@@ -485,6 +522,11 @@ public final class Segment implements AutoCloseable {
             }
         }
         zone.sync(0, zone.length());
+    }
+
+    /** @return whether {@code create} null-filled every row of this segment. */
+    public boolean nullFilled() {
+        return nullFilled;
     }
 
     /** @return whether this segment is mapped read-write (the writer's). */

@@ -1,6 +1,8 @@
 package io.tradestore.query.difftest;
 
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,28 +35,77 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DifferentialQueryTest {
     private DiffFixture fixture;
-    private QueryEngine engine;
+    /** Bitmap indexes on every sealed segment, however small (the default threshold is 64Ki rows). */
+    private QueryEngine indexed;
+    /** Everything scanned: no bitmap indexes. */
+    private QueryEngine scanning;
 
     @BeforeAll
     void setUp() throws Exception {
         fixture = new DiffFixture();
-        engine = new QueryEngine(fixture.store, 2);
+        indexed = indexedEngine();
+        scanning = new QueryEngine(fixture.store, 2);
+        scanning.useIndexes(false);
+    }
+
+    private QueryEngine indexedEngine() {
+        final QueryEngine e = new QueryEngine(fixture.store, 2);
+        e.indexes().minSegmentRows(1);
+        return e;
     }
 
     @AfterAll
     void tearDown() throws Exception {
-        if (engine != null) {
-            engine.close();
+        if (indexed != null) {
+            indexed.close();
+        }
+        if (scanning != null) {
+            scanning.close();
         }
         fixture.close();
         TestRows.assertNoNativeLeaks();
+    }
+
+    /**
+     * Checks the SQL side on its own (it runs even without an engine): every translated filter selects exactly the rows
+     * a Java evaluation of our filter semantics (SQL three-valued logic, {@link Pred#eval3}) selects.
+     */
+    @Test
+    void shouldTranslateFiltersToSqlThatSelectsTheRowsOurSemanticsSelect() throws SQLException {
+        final List<String> problems = new ArrayList<>();
+        int filters = 0;
+        for (final DiffQuery q : fixture.queries()) {
+            if (q.filter() == null) {
+                continue;
+            }
+            filters++;
+            final DiffTable t = fixture.table(q.id().split("/")[1]);
+            long javaCount = 0;
+            for (int row = 0; row < t.rows; row++) {
+                if (q.filter().eval(t, row)) {
+                    javaCount++;
+                }
+            }
+            try (Statement st = fixture.duck.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT count(*) FROM " + t.name + " WHERE " + q.filter().sql())) {
+                rs.next();
+                if (rs.getLong(1) != javaCount) {
+                    problems.add(q.describe() + "\n  filter selects " + rs.getLong(1) + " rows in DuckDB, " + javaCount + " in Java");
+                }
+            }
+        }
+        problems.forEach(System.out::println);
+        assertThat(problems).isEmpty();
+        if (DiffFixture.ONLY == null) {
+            assertThat(filters).isGreaterThan(200);
+        }
     }
 
     @Test
     void shouldAnswerRandomQueriesExactlyAsDuckDbDoes() throws SQLException {
         final List<DiffQuery> queries = fixture.queries();
         try {
-            engine.execute(queries.get(0).json());
+            scanning.execute(queries.get(0).json());
         } catch (final QueryException e) {
             Assumptions.assumeFalse(e.code() == ErrorCode.INTERNAL && e.getMessage().contains("not built yet"), "query engine not built yet");
         }
@@ -62,31 +113,55 @@ class DifferentialQueryTest {
         final Map<String, Integer> coverage = new TreeMap<>();
         long engineNanos = 0;
         long duckNanos = 0;
+        final boolean verbose = Boolean.getBoolean("tradestore.difftest.verbose");
+        final String skip = System.getProperty("tradestore.difftest.skip", "");
+        int skipped = 0;
+        int index = 0;
+        long indexBuilds = 0;
         for (final DiffQuery q : queries) {
+            if (index++ == queries.size() / 2) {
+                // the second half reads the index files the first half wrote (a fresh engine has no cached indexes)
+                indexBuilds = indexed.indexes().builds();
+                indexed.close();
+                indexed = indexedEngine();
+            }
+            if (!skip.isEmpty() && skipped(q, skip)) {
+                skipped++;
+                continue;
+            }
+            if (verbose) {
+                System.out.println("running " + q.id() + " " + q.json());
+            }
             long t0 = System.nanoTime();
             final List<Object[]> expected = ResultChecker.expected(fixture.duck, q);
             duckNanos += System.nanoTime() - t0;
-            t0 = System.nanoTime();
-            final QueryResult actual;
-            try {
-                actual = engine.execute(q.json());
-            } catch (final RuntimeException e) {
-                mismatches.add(q.describe() + "\n  engine failed: " + e + (e instanceof QueryException ? " code=" + ((QueryException) e).code()
-                    + " path=" + ((QueryException) e).path() : "") + "\n  DuckDB (" + expected.size() + " rows):\n" + ResultChecker.show(expected, 10));
-                continue;
-            } finally {
-                engineNanos += System.nanoTime() - t0;
-            }
-            final List<String> problems = ResultChecker.compare(q, expected, actual);
-            if (!problems.isEmpty()) {
-                mismatches.add(q.describe() + "\n  " + String.join("\n  ", problems) + "\n  DuckDB (" + expected.size() + " rows):\n"
-                    + ResultChecker.show(expected, 10) + "  engine (" + actual.rowCount() + " rows, columns " + actual.columns() + "):\n"
-                    + ResultChecker.show(ResultChecker.rows(actual), 10));
+            for (final QueryEngine engine : new QueryEngine[] {indexed, scanning}) {
+                final String variant = engine == indexed ? "engine with bitmap indexes" : "engine without indexes";
+                t0 = System.nanoTime();
+                final QueryResult actual;
+                try {
+                    actual = engine.execute(q.json());
+                } catch (final RuntimeException e) {
+                    mismatches.add(q.describe() + "\n  " + variant + " failed: " + e + (e instanceof QueryException ? " code="
+                        + ((QueryException) e).code() + " path=" + ((QueryException) e).path() : "") + "\n  DuckDB (" + expected.size()
+                        + " rows):\n" + ResultChecker.show(expected, 10));
+                    continue;
+                } finally {
+                    engineNanos += System.nanoTime() - t0;
+                }
+                final List<String> problems = ResultChecker.compare(q, expected, actual);
+                if (!problems.isEmpty()) {
+                    mismatches.add(q.describe() + "\n  " + variant + ":\n  " + String.join("\n  ", problems) + "\n  DuckDB (" + expected.size()
+                        + " rows):\n" + ResultChecker.show(expected, 10) + "  engine (" + actual.rowCount() + " rows, columns " + actual.columns()
+                        + "):\n" + ResultChecker.show(ResultChecker.rows(actual), 10));
+                }
             }
             count(coverage, q);
         }
-        System.out.printf("difftest seed=%d: %d queries, %d mismatches; engine %.0f ms, DuckDB %.0f ms; coverage %s%n", DiffFixture.SEED,
-            queries.size(), mismatches.size(), engineNanos / 1e6, duckNanos / 1e6, coverage);
+        System.out.printf("difftest seed=%d: %d queries (%d skipped by -Dtradestore.difftest.skip=%s), each on an indexed and a scanning "
+            + "engine: %d mismatches; engines %.0f ms, DuckDB %.0f ms; bitmap indexes built %d, loaded %d; coverage %s%n", DiffFixture.SEED,
+            queries.size(), skipped, skip, mismatches.size(), engineNanos / 1e6, duckNanos / 1e6, indexBuilds + indexed.indexes().builds(),
+            indexed.indexes().loads(), coverage);
         for (final String m : mismatches) {
             System.out.println("MISMATCH " + m);
         }
@@ -94,6 +169,16 @@ class DifferentialQueryTest {
         if (DiffFixture.ONLY == null) {
             assertThat(queries.size()).isGreaterThanOrEqualTo(500);
         }
+    }
+
+    /** @return whether the query uses one of the comma-separated ops or JSON fields (a way to run around a known bug). */
+    private static boolean skipped(final DiffQuery q, final String skip) {
+        for (final String s : skip.split(",")) {
+            if (q.json().contains("\"op\":\"" + s.trim() + "\"") || q.json().contains("\"" + s.trim() + "\":")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Counts which parts of the grammar the run exercised (printed, so a generator change that drops a feature shows). */

@@ -39,9 +39,14 @@ abstract class Pred {
     enum Form {
         /** As its natural JSON type (numbers as numbers, timestamps as epoch nanos). */
         NATIVE,
-        /** As a string (decimals as text, timestamps as ISO-8601). */
-        TEXT
+        /** As a string (decimals as text, timestamps as ISO-8601 in UTC with Z). */
+        TEXT,
+        /** Timestamps as ISO-8601 with a non-zero offset ({@code +02:00}, {@code -05:00}, {@code +05:30}). */
+        OFFSET
     }
+
+    private static final java.time.ZoneOffset[] OFFSETS = {java.time.ZoneOffset.ofHours(2), java.time.ZoneOffset.ofHours(-5),
+        java.time.ZoneOffset.ofHoursMinutes(5, 30)};
 
     /** A comparison of one column (or output) with literals. */
     static final class Leaf extends Pred {
@@ -109,8 +114,15 @@ abstract class Pred {
             }
             if (type == ColumnType.TIMESTAMP) {
                 final long ns = ((Number) v).longValue();
-                return form == Form.TEXT ? NODES.textNode(Instant.ofEpochSecond(Math.floorDiv(ns, 1_000_000_000L),
-                    Math.floorMod(ns, 1_000_000_000L)).toString()) : NODES.numberNode(ns);
+                final Instant at = Instant.ofEpochSecond(Math.floorDiv(ns, 1_000_000_000L), Math.floorMod(ns, 1_000_000_000L));
+                switch (form) {
+                    case TEXT:
+                        return NODES.textNode(at.toString());
+                    case OFFSET:
+                        return NODES.textNode(java.time.OffsetDateTime.ofInstant(at, OFFSETS[(int) Math.floorMod(ns, 3L)]).toString());
+                    default:
+                        return NODES.numberNode(ns);
+                }
             }
             if (v instanceof BigDecimal) {
                 return form == Form.TEXT ? NODES.textNode(((BigDecimal) v).toPlainString()) : NODES.numberNode((BigDecimal) v);
