@@ -47,9 +47,9 @@ import io.tradestore.server.http.ServerConfig;
  * Options: {@code --store DIR} (created and filled with generated trades when it has no trades table), {@code --rows
  * N}, {@code --query client,window,pruned,health} (which workloads: one client's volume; one instrument's two-hour
  * window; a query whose time range prunes every segment, i.e. HTTP plus planning; {@code GET /health}, i.e. HTTP
- * alone), {@code --seconds S} per measured step, {@code --connections C},
- * {@code --server-threads T}, {@code --scan-threads S} (threads one query may use), {@code --rate R} (skip the search and
- * measure at R).
+ * alone), {@code --seconds S} per measured step, {@code --connections C}, {@code --server-threads T},
+ * {@code --scan-threads S} (threads one query may use; default as {@code serve}: cores / server threads), {@code --rate
+ * R} (skip the search and measure at R).
  */
 public final class HttpBenchmark {
     private static final long GROWTH_SLACK_NS = TimeUnit.MILLISECONDS.toNanos(5);
@@ -107,7 +107,7 @@ public final class HttpBenchmark {
         int connections = 32;
         int serverThreads = Runtime.getRuntime().availableProcessors();
         double fixedRate = 0;
-        int scanThreads = Runtime.getRuntime().availableProcessors();
+        Integer scanThreadsOption = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--store":
@@ -129,7 +129,7 @@ public final class HttpBenchmark {
                     serverThreads = Integer.parseInt(args[++i]);
                     break;
                 case "--scan-threads":
-                    scanThreads = Integer.parseInt(args[++i]);
+                    scanThreadsOption = Integer.parseInt(args[++i]);
                     break;
                 case "--rate":
                     fixedRate = Double.parseDouble(args[++i]);
@@ -138,6 +138,9 @@ public final class HttpBenchmark {
                     throw new IllegalArgumentException("unknown option " + args[i] + "; see the class comment");
             }
         }
+        // as `tradestore serve` does: workers x scan threads ~ cores
+        final int scanThreads = scanThreadsOption != null ? scanThreadsOption
+            : Math.max(1, Runtime.getRuntime().availableProcessors() / serverThreads);
         try (Store store = Store.open(storeDir)) {
             ensureTrades(store, rows);
             final long tableRows = store.table("trades").reader().snapshot().rowCount();

@@ -34,7 +34,8 @@ final class ServeCommand implements Callable<Integer> {
     private Integer threads;
 
     @Option(names = "--scan-threads",
-        description = "threads one query may use across segments (default: one per core; 1 favours many small concurrent queries)")
+        description = "threads one query may spread its segments over (default: cores / --threads, at least 1, so that workers"
+            + " times scan threads is about the core count)")
     private Integer scanThreads;
 
     @Option(names = "--queue", defaultValue = "64",
@@ -66,7 +67,10 @@ final class ServeCommand implements Callable<Integer> {
         if (scanThreads != null && (scanThreads < 1 || scanThreads > 1024)) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--scan-threads=" + scanThreads + " must be between 1 and 1024");
         }
-        try (Store s = CliSupport.openExisting(store); QueryEngine engine = new QueryEngine(s, scanThreads == null ? cores : scanThreads)) {
+        // Workers x scan threads ~ cores: under load every core runs one query (measured: window queries at 50M rows
+        // sustain 1,375 q/s with 2 workers x 1 scan thread against 344-625 q/s with 2 x 2, docs/benchmarks.md).
+        final int scan = scanThreads != null ? scanThreads : Math.max(1, cores / config.threads());
+        try (Store s = CliSupport.openExisting(store); QueryEngine engine = new QueryEngine(s, scan)) {
             serve(s, engine, config, spec.commandLine().getErr(), null);
         }
         return 0;
@@ -89,8 +93,8 @@ final class ServeCommand implements Callable<Integer> {
         final QueryServer server = QueryServer.start(s, engine::execute, config, System.err);
         try {
             err.println("tradestore: serving " + s.directory() + " (tables " + s.tableNames() + ") on http://"
-                + config.bind() + ":" + server.port() + "  threads=" + config.threads() + " queue=" + config.queue()
-                + " timeoutMs=" + config.timeoutMs() + (config.token() != null ? " token required" : "") + "; Ctrl-C stops");
+                + config.bind() + ":" + server.port() + "  threads=" + config.threads() + " scanThreads=" + engine.threads()
+                + " queue=" + config.queue() + " timeoutMs=" + config.timeoutMs() + (config.token() != null ? " token required" : "") + "; Ctrl-C stops");
             err.flush();
             if (started != null) {
                 started.accept(server);
