@@ -64,6 +64,8 @@ public final class QueryPerfMain {
                 final double floor = floorMs(snap, runs);
                 System.out.printf("floor: read side+price+quantity (17 B/row, %.0f MB) median %.1f ms = %.1f GB/s%n",
                     snap.rowCount() * 17 / 1e6, floor, snap.rowCount() * 17 / floor / 1e6);
+                final double hand = handWrittenQ1Ms(snap, runs);
+                System.out.printf("hand-written query 1 (one fused branch-free loop, 2 threads, no nulls handled) median %.1f ms%n", hand);
                 final String only = args.length > 4 ? "," + args[4] + "," : null;
                 for (int q = 0; q < QUERIES.length; q++) {
                     if (only != null && !only.contains("," + (q + 1) + ",")) {
@@ -136,6 +138,44 @@ public final class QueryPerfMain {
             }
             if (sums[0] == 42) {
                 System.out.print("");
+            }
+        }
+        Arrays.sort(t);
+        return t[runs / 2];
+    }
+
+    /** The PLATFORM.md probe of query 1: {@code acc[side] += price * quantity}, one loop, two threads (a same-run baseline). */
+    static double handWrittenQ1Ms(final TableSnapshot snap, final int runs) {
+        final double[] t = new double[runs];
+        for (int i = 0; i < runs + 2; i++) {
+            final long s = System.nanoTime();
+            final long[][] acc = new long[2][256];
+            final Thread[] ts = new Thread[2];
+            for (int w = 0; w < 2; w++) {
+                final int wi = w;
+                ts[w] = new Thread(() -> {
+                    final long[] a = acc[wi];
+                    for (int seg = wi; seg < snap.segmentCount(); seg += 2) {
+                        final int n = snap.segmentRowCount(seg);
+                        final long side = snap.segment(seg).columnBase(5);
+                        final long price = snap.segment(seg).columnBase(6);
+                        final long qty = snap.segment(seg).columnBase(7);
+                        for (int r = 0; r < n; r++) {
+                            a[NativeMemory.getByte(side + r) & 0xFF] += NativeMemory.getLong(price + 8L * r) * NativeMemory.getLong(qty + 8L * r);
+                        }
+                    }
+                });
+                ts[w].start();
+            }
+            for (final Thread x : ts) {
+                try {
+                    x.join();
+                } catch (final InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            if (i >= 2) {
+                t[i - 2] = (System.nanoTime() - s) / 1e6;
             }
         }
         Arrays.sort(t);

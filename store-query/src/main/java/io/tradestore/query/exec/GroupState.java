@@ -107,6 +107,10 @@ final class GroupState {
         final int[] gid = c.gid;
         if (singleDense) {
             if (sums != null && fusedReady()) {
+                if (sums.length == 1 && keys.length == 1 && c.rows == null && c.width[keys[0].col.index()] != 2) {
+                    fusedOneKeyOneSum(c);
+                    return;
+                }
                 denseGids(c, gid, false);
                 fusedSums(c, gid);
                 return;
@@ -260,6 +264,90 @@ final class GroupState {
             }
         }
         return true;
+    }
+
+    /**
+     * Query 1's shape (one plain key, one integral sum, a dense batch): key, counter and partial sum in one loop, the
+     * key read in place, nothing stored per row but the two accumulators.
+     */
+    private void fusedOneKeyOneSum(final BatchContext c) {
+        final int n = c.n;
+        final KeySpec key = keys[0];
+        final int col = key.col.index();
+        final long ka = c.base[col] + c.start * c.stride[col];
+        final long ks = c.stride[col];
+        final long nul = c.nul[col];
+        final long lo = key.lo - 1;
+        final long radix = key.radix;
+        final boolean laned = laneRows != null;
+        final long[] lr = laned ? laneRows : rows;
+        final int ls = laned ? LANE_SHIFT : 0;
+        final int lm = (1 << ls) - 1;
+        final SumAcc s0 = sums[0];
+        s0.reserve(n);
+        final long a0 = c.viewAddr[s0.slotA()];
+        final long as0 = c.viewStride[s0.slotA()];
+        final long b0 = s0.slotB() < 0 ? c.ones : c.viewAddr[s0.slotB()];
+        final long bs0 = s0.slotB() < 0 ? 0 : c.viewStride[s0.slotB()];
+        final long[] f0 = s0.fast();
+        final long[] n0 = s0.nulls();
+        long bad = 0;
+        switch (c.width[col]) {
+            case 1:
+                for (int i = 0; i < n; i++) {
+                    final long v = NativeMemory.getByte(ka + i * ks);
+                    final long code = v == nul ? 0 : v - lo;
+                    bad |= code | (radix - 1 - code);
+                    final int g = (int) code;
+                    final int idx = (g << ls) | (i & lm);
+                    lr[idx]++;
+                    final long x = NativeMemory.getLong(a0 + i * as0);
+                    final long y = NativeMemory.getLong(b0 + i * bs0);
+                    if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
+                        n0[g]++;
+                    } else {
+                        f0[idx] += x * y;
+                    }
+                }
+                break;
+            case 4:
+                for (int i = 0; i < n; i++) {
+                    final long v = NativeMemory.getInt(ka + i * ks);
+                    final long code = v == nul ? 0 : v - lo;
+                    bad |= code | (radix - 1 - code);
+                    final int g = (int) code;
+                    final int idx = (g << ls) | (i & lm);
+                    lr[idx]++;
+                    final long x = NativeMemory.getLong(a0 + i * as0);
+                    final long y = NativeMemory.getLong(b0 + i * bs0);
+                    if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
+                        n0[g]++;
+                    } else {
+                        f0[idx] += x * y;
+                    }
+                }
+                break;
+            default:
+                for (int i = 0; i < n; i++) {
+                    final long v = NativeMemory.getLong(ka + i * ks);
+                    final long code = v == nul ? 0 : v - lo;
+                    bad |= code | (radix - 1 - code);
+                    final int g = (int) code;
+                    final int idx = (g << ls) | (i & lm);
+                    lr[idx]++;
+                    final long x = NativeMemory.getLong(a0 + i * as0);
+                    final long y = NativeMemory.getLong(b0 + i * bs0);
+                    if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
+                        n0[g]++;
+                    } else {
+                        f0[idx] += x * y;
+                    }
+                }
+                break;
+        }
+        if (bad < 0) {
+            throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + radix);
+        }
     }
 
     /**
