@@ -33,6 +33,7 @@ public final class QueryEngine implements AutoCloseable {
     private final Map<String, TableReader> readers = new HashMap<>();
     private final BitmapIndexes indexes = new BitmapIndexes();
     private volatile boolean useIndexes = true;
+    private volatile int morselRows;
     private boolean closed;
 
     /**
@@ -101,7 +102,7 @@ public final class QueryEngine implements AutoCloseable {
     private QueryResult execute(final Query query, final long start) {
         final TableSnapshot snap = snapshot(query.table());
         try {
-            return QueryRunner.run(query, snap, pool, threads, useIndexes ? indexes : null, start);
+            return QueryRunner.run(query, snap, pool, threads, useIndexes ? indexes : null, start, morselRows);
         } catch (final QueryException e) {
             throw e;
         } catch (final RuntimeException | StackOverflowError e) {
@@ -147,6 +148,15 @@ public final class QueryEngine implements AutoCloseable {
      */
     public void useIndexes(final boolean enabled) {
         this.useIndexes = enabled;
+    }
+
+    /**
+     * Sets the rows per work unit handed to a worker (tests make it small to cut segments; the default is 1,048,576).
+     *
+     * @param rows rows per morsel, rounded to whole zone-map blocks; 0 restores the default.
+     */
+    public void morselRows(final int rows) {
+        this.morselRows = Math.max(0, rows);
     }
 
     /** @return the bitmap indexes this engine builds and loads. */

@@ -41,6 +41,8 @@ class QueryEngineTest {
         data = new TradeData().write(store, TradeData.schema(Layout.COLUMN, 1024, 128), 5000, 42, true);
         engine = new QueryEngine(store, 2);
         engine.indexes().minSegmentRows(1);
+        // several morsels per segment, so workers split segments (indexed and scanned) in every test here
+        engine.morselRows(300);
     }
 
     @AfterAll

@@ -222,6 +222,11 @@ class QueryErrorsTest {
                 assertThat(r.value(0, 0)).isEqualTo(expected);
                 assertThat(r.stats().indexedSegments()).isEqualTo(3);
                 assertThat(engine.indexes().builds()).isPositive();
+                engine.morselRows(100);
+                final QueryResult split = engine.execute(q);
+                assertThat(split.value(0, 0)).isEqualTo(expected);
+                assertThat(split.stats().indexedSegments()).isEqualTo(3);
+                engine.morselRows(0);
                 engine.useIndexes(false);
                 assertThat(engine.execute(q).value(0, 0)).isEqualTo(expected);
                 file = BitmapIndexes.file(engine.snapshot("trades").segment(0), store.table("trades").schema().column(4));

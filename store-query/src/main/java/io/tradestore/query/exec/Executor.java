@@ -38,12 +38,12 @@ public final class Executor {
     private final AtomicLong segmentsSkipped = new AtomicLong();
     private volatile boolean cancelled;
     private int[] segments;
-    /** Work units: a segment and a block range; segments answered by an index stay whole. */
+    /** Work units: a segment and a block range of about {@link #MORSEL_ROWS} rows. */
     private int[] morselSegment;
     private int[] morselFromBlock;
     private int[] morselToBlock;
-    /** Blocks per morsel of a scanned segment (about a million rows at the default block size). */
-    private static final int MORSEL_ROWS = 1 << 20;
+    /** Rows per morsel (a million: both workers share a 4M-row segment; per-morsel costs stay negligible). */
+    static final int MORSEL_ROWS = 1 << 20;
 
     Executor(final Plan plan, final SegmentSelector selector) {
         this.plan = plan;
@@ -161,15 +161,10 @@ public final class Executor {
     private void morsels(final List<Integer> keep) {
         final TableSnapshot snap = plan.snap;
         final int blockRows = plan.schema.blockRows();
-        final int perMorsel = Math.max(1, MORSEL_ROWS / blockRows);
-        final boolean mayIndex = selector != null && plan.filter != null && !indexLeaves().isEmpty();
+        final int perMorsel = Math.max(1, plan.morselRows / blockRows);
         final List<int[]> out = new ArrayList<>();
         for (final int si : keep) {
             final int blocks = (snap.segmentRowCount(si) + blockRows - 1) / blockRows;
-            if (mayIndex && snap.segmentSealed(si)) {
-                out.add(new int[] {si, 0, blocks});
-                continue;
-            }
             for (int b = 0; b < blocks; b += perMorsel) {
                 out.add(new int[] {si, b, Math.min(blocks, b + perMorsel)});
             }
@@ -235,18 +230,38 @@ public final class Executor {
         final FilterNode filter = plan.filter;
         long scanned = 0;
         long matched = 0;
-        if (selector != null && filter != null && snap.segmentSealed(si) && fromBlock == 0 && (long) toBlock * blockRows >= rows) {
+        if (selector != null && filter != null && snap.segmentSealed(si)) {
             final Selection sel = selector.select(snap, si, indexLeaves());
             if (sel != null) {
-                indexedSegments.incrementAndGet();
+                if (fromBlock == 0) {
+                    indexedSegments.incrementAndGet();
+                }
                 final FilterNode residual = residual(sel);
                 final BatchIterator it = sel.iterator();
                 final int[] buf = c.sel;
-                while (it.hasNext()) {
+                final int from = fromBlock * blockRows;
+                final long to = Math.min(rows, (long) toBlock * blockRows);
+                if (from > 0) {
+                    it.advanceIfNeeded(from);
+                }
+                boolean more = true;
+                while (more && it.hasNext()) {
                     checkDeadline();
-                    final int n = it.nextBatch(buf);
+                    int n = it.nextBatch(buf);
                     if (n == 0) {
                         break;
+                    }
+                    if (buf[n - 1] >= to) {
+                        // the morsel ends inside this batch: keep its rows only (row ids ascend)
+                        int k = n;
+                        while (k > 0 && buf[k - 1] >= to) {
+                            k--;
+                        }
+                        n = k;
+                        more = false;
+                        if (n == 0) {
+                            break;
+                        }
                     }
                     scanned += n;
                     final int k = residual == null ? n : residual.apply(c, 0, n, buf, buf);

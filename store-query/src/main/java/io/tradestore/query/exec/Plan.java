@@ -46,6 +46,7 @@ final class Plan {
     int[] scanOrderColumns = new int[0];
     long[][] symbolRank;
     long maxGroups;
+    int morselRows = Executor.MORSEL_ROWS;
     long deadlineNanos = Long.MAX_VALUE;
     boolean epochNanos;
 }

@@ -18,11 +18,15 @@ public final class QueryRunner {
      * @param threads    workers per query (the caller counts as one).
      * @param selector   bitmap-index selection for sealed segments, or null.
      * @param startNanos when the query started ({@link System#nanoTime()}).
+     * @param morselRows rows per work unit (0: the default).
      * @return the result.
      */
     public static QueryResult run(final Query query, final TableSnapshot snap, final ExecutorService pool, final int threads,
-                                  final Executor.SegmentSelector selector, final long startNanos) {
+                                  final Executor.SegmentSelector selector, final long startNanos, final int morselRows) {
         final Plan plan = Binder.bind(query, snap, startNanos);
+        if (morselRows > 0) {
+            plan.morselRows = morselRows;
+        }
         return Executor.run(plan, pool, threads, selector, startNanos);
     }
 }
