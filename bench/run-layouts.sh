@@ -19,4 +19,4 @@ flock /tmp/tradestore-bench.lock java $FLAGS -Xmx8g -cp "$CP" io.tradestore.benc
 echo
 echo "== off-heap variants only, -Xmx64m"
 flock /tmp/tradestore-bench.lock java $FLAGS -Xms64m -Xmx64m -cp "$CP" io.tradestore.bench.LayoutsBenchmark --rows "$ROWS" \
-  --variants row,column --reps 3 "$@"
+  --variants floor,row,column "$@"

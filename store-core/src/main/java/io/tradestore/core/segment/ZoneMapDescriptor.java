@@ -16,7 +16,9 @@ package io.tradestore.core.segment;
  *  | block 0: min i64, max i64 per column  |
  *  | block 1: ...                          |
  * </pre>
- * Values of blocks beyond the committed rows are conservative (they may be wider than the data), never narrower.
+ * With the writer idle (after a commit, a rollback or a reopen) every entry is exact for the committed rows it covers
+ * and blocks past them are empty. While the writer appends, entries may already include uncommitted rows: a reader
+ * can see them wider than its snapshot's rows, never narrower (ZoneMapTest, ConcurrencyTest).
  */
 public final class ZoneMapDescriptor {
     /** The current format. */
