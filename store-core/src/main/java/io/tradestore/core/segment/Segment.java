@@ -91,13 +91,10 @@ public final class Segment implements AutoCloseable {
         }
         final List<MappedFile> opened = new ArrayList<>();
         try {
-            final MappedFile[] files = new MappedFile[schema.layout() == Layout.ROW ? 1 : schema.columnCount()];
+            final MappedFile[] files = new MappedFile[dataFileCount(schema)];
             for (int i = 0; i < files.length; i++) {
-                final Column c = schema.column(i);
-                final long length = schema.layout() == Layout.ROW
-                    ? (long) schema.rowLength() * schema.segmentRows()
-                    : (long) c.width() * schema.segmentRows();
-                files[i] = MappedFile.create(dir.resolve(SegmentDescriptor.fileName(schema, c)), length, allocator);
+                files[i] = MappedFile.create(dir.resolve(SegmentDescriptor.fileName(schema, schema.column(i))),
+                    dataFileLength(schema, i), allocator);
                 opened.add(files[i]);
             }
             final MappedFile zone = MappedFile.create(dir.resolve(ZoneMapDescriptor.FILE_NAME),
@@ -143,13 +140,9 @@ public final class Segment implements AutoCloseable {
         }
         final List<MappedFile> opened = new ArrayList<>();
         try {
-            final MappedFile[] files = new MappedFile[schema.layout() == Layout.ROW ? 1 : schema.columnCount()];
+            final MappedFile[] files = new MappedFile[dataFileCount(schema)];
             for (int i = 0; i < files.length; i++) {
-                final Column c = schema.column(i);
-                final long length = schema.layout() == Layout.ROW
-                    ? (long) schema.rowLength() * schema.segmentRows()
-                    : (long) c.width() * schema.segmentRows();
-                files[i] = MappedFile.open(dir.resolve(SegmentDescriptor.fileName(schema, c)), length, writable);
+                files[i] = MappedFile.open(dir.resolve(SegmentDescriptor.fileName(schema, schema.column(i))), dataFileLength(schema, i), writable);
                 opened.add(files[i]);
             }
             final MappedFile zone = MappedFile.open(dir.resolve(ZoneMapDescriptor.FILE_NAME),
@@ -173,6 +166,18 @@ public final class Segment implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** @return data files per segment: one in the ROW layout, one per column in the COLUMN layout. */
+    private static int dataFileCount(final Schema schema) {
+        return schema.layout() == Layout.ROW ? 1 : schema.columnCount();
+    }
+
+    /** @return the full, preallocated length of data file {@code i}. */
+    private static long dataFileLength(final Schema schema, final int i) {
+        return schema.layout() == Layout.ROW
+            ? (long) schema.rowLength() * schema.segmentRows()
+            : (long) schema.column(i).width() * schema.segmentRows();
     }
 
     /** @return the segment index. */
