@@ -55,6 +55,9 @@ class KillDuringLoadTest {
         final Path seedCsv = dir.resolve("seed.csv");
         TradeGenerator.writeCsv(seedCsv, 1_000, 98);
         IngestFixtures.load(store, TradesSchema.SCHEMA.with("trades", Layout.COLUMN, 1 << 16, 1 << 12), LoadOptions.defaults(), seedCsv);
+        // Calibrate: how long does one whole load take in a child on this machine, now? Kill moments are drawn within
+        // that span, so "most kills land during the load" holds on a fast quiet machine and on a loaded one alike.
+        final long loadMillis = timeOneLoad(store, csv);
         final SplittableRandom random = new SplittableRandom(4242);
         int killedMidway = 0;
         for (int i = 0; i < KILLS; i++) {
@@ -64,7 +67,7 @@ class KillDuringLoadTest {
             try {
                 final CompletableFuture<String> loading = CompletableFuture.supplyAsync(() -> firstLine(child));
                 assertThat(loading.get(60, TimeUnit.SECONDS)).isEqualTo("loading");
-                final long delayMillis = random.nextLong(0, 700);
+                final long delayMillis = random.nextLong(0, Math.max(2, loadMillis * 9 / 10));
                 final boolean exited = child.waitFor(delayMillis, TimeUnit.MILLISECONDS);
                 child.destroyForcibly();
                 assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -88,6 +91,25 @@ class KillDuringLoadTest {
         assertThat(r.rowsLoaded()).isEqualTo(ROWS);
         assertThat(rows(store)).isEqualTo(before + ROWS);
         verifyPrefix(store, before, ROWS);
+    }
+
+    /** Runs one load to completion in a child and returns the milliseconds from its "loading" line to its exit. */
+    private static long timeOneLoad(final Path store, final Path csv) throws Exception {
+        final long before = rows(store);
+        final Process child = start(store, csv, 0);
+        try {
+            final CompletableFuture<String> loading = CompletableFuture.supplyAsync(() -> firstLine(child));
+            assertThat(loading.get(60, TimeUnit.SECONDS)).isEqualTo("loading");
+            final long start = System.nanoTime();
+            assertThat(child.waitFor(120, TimeUnit.SECONDS)).as("calibration load finishes").isTrue();
+            assertThat(child.exitValue()).as("calibration load exit code").isZero();
+            final long millis = (System.nanoTime() - start) / 1_000_000;
+            assertThat(rows(store) - before).isEqualTo(ROWS);
+            verifyPrefix(store, before, ROWS);
+            return millis;
+        } finally {
+            child.destroyForcibly();
+        }
     }
 
     private static String firstLine(final Process p) {
