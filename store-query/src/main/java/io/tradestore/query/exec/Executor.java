@@ -44,6 +44,13 @@ public final class Executor {
     private int[] morselToBlock;
     /** Rows per morsel (a million: both workers share a 4M-row segment; per-morsel costs stay negligible). */
     static final int MORSEL_ROWS = 1 << 20;
+    /**
+     * At most this many candidate rows (after zone-map pruning and bitmap indexes) run on the calling thread alone:
+     * handing them to a pool thread costs more (wake-up, a second partial, the merge) than it saves.
+     */
+    static final long SMALL_QUERY_ROWS = 1 << 18;
+    /** Per segment: the index selection computed once per query (null: none applies), indexed by segment number. */
+    private Selection[] selections;
 
     Executor(final Plan plan, final SegmentSelector selector) {
         this.plan = plan;
@@ -102,7 +109,8 @@ public final class Executor {
         }
         segments = keep.stream().mapToInt(Integer::intValue).toArray();
         morsels(keep);
-        final int workers = Math.max(1, Math.min(threads, morselSegment.length));
+        final long candidates = selectAndEstimate(keep);
+        final int workers = candidates <= SMALL_QUERY_ROWS ? 1 : Math.max(1, Math.min(threads, morselSegment.length));
         final Object[] partials = new Object[workers];
         final List<Future<Object>> futures = new ArrayList<>();
         try {
@@ -179,6 +187,46 @@ public final class Executor {
         }
     }
 
+    /**
+     * Computes each kept sealed segment's index selection once (the morsels of a segment share it) and estimates the
+     * rows the query will read: a selection's cardinality, or the rows of the blocks the zone maps cannot exclude.
+     *
+     * @param keep the segments not pruned.
+     * @return the candidate rows (an upper bound).
+     */
+    private long selectAndEstimate(final List<Integer> keep) {
+        final TableSnapshot snap = plan.snap;
+        selections = new Selection[snap.segmentCount()];
+        final FilterNode filter = plan.filter;
+        final int blockRows = plan.schema.blockRows();
+        long candidates = 0;
+        List<IndexLeaf> leaves = null;
+        for (final int si : keep) {
+            final int rows = snap.segmentRowCount(si);
+            if (selector != null && filter != null && snap.segmentSealed(si)) {
+                if (leaves == null) {
+                    leaves = indexLeaves();
+                }
+                selections[si] = selector.select(snap, si, leaves);
+                if (selections[si] != null) {
+                    candidates += selections[si].cardinality();
+                    continue;
+                }
+            }
+            if (filter == null) {
+                candidates += rows;
+                continue;
+            }
+            final Segment s = snap.segment(si);
+            for (int b = 0; (long) b * blockRows < rows; b++) {
+                if (filter.mayMatch(s, b)) {
+                    candidates += Math.min(blockRows, rows - b * blockRows);
+                }
+            }
+        }
+        return candidates;
+    }
+
     private QueryException timeout() {
         cancelled = true;
         return new QueryException(ErrorCode.TIMEOUT, "the query ran longer than options.timeoutMs=" + plan.query.options().timeoutMs()
@@ -230,51 +278,49 @@ public final class Executor {
         final FilterNode filter = plan.filter;
         long scanned = 0;
         long matched = 0;
-        if (selector != null && filter != null && snap.segmentSealed(si)) {
-            final Selection sel = selector.select(snap, si, indexLeaves());
-            if (sel != null) {
-                if (fromBlock == 0) {
-                    indexedSegments.incrementAndGet();
+        if (selections[si] != null) {
+            final Selection sel = selections[si];
+            if (fromBlock == 0) {
+                indexedSegments.incrementAndGet();
+            }
+            final FilterNode residual = residual(sel);
+            final BatchIterator it = sel.iterator();
+            final int[] buf = c.sel;
+            final int from = fromBlock * blockRows;
+            final long to = Math.min(rows, (long) toBlock * blockRows);
+            if (from > 0) {
+                it.advanceIfNeeded(from);
+            }
+            boolean more = true;
+            while (more && it.hasNext()) {
+                checkDeadline();
+                int n = it.nextBatch(buf);
+                if (n == 0) {
+                    break;
                 }
-                final FilterNode residual = residual(sel);
-                final BatchIterator it = sel.iterator();
-                final int[] buf = c.sel;
-                final int from = fromBlock * blockRows;
-                final long to = Math.min(rows, (long) toBlock * blockRows);
-                if (from > 0) {
-                    it.advanceIfNeeded(from);
-                }
-                boolean more = true;
-                while (more && it.hasNext()) {
-                    checkDeadline();
-                    int n = it.nextBatch(buf);
+                if (buf[n - 1] >= to) {
+                    // the morsel ends inside this batch: keep its rows only (row ids ascend)
+                    int k = n;
+                    while (k > 0 && buf[k - 1] >= to) {
+                        k--;
+                    }
+                    n = k;
+                    more = false;
                     if (n == 0) {
                         break;
                     }
-                    if (buf[n - 1] >= to) {
-                        // the morsel ends inside this batch: keep its rows only (row ids ascend)
-                        int k = n;
-                        while (k > 0 && buf[k - 1] >= to) {
-                            k--;
-                        }
-                        n = k;
-                        more = false;
-                        if (n == 0) {
-                            break;
-                        }
-                    }
-                    scanned += n;
-                    final int k = residual == null ? n : residual.apply(c, 0, n, buf, buf);
-                    if (k > 0) {
-                        matched += k;
-                        c.batch(0, k, buf);
-                        consume(c, groups, scan, false);
-                    }
                 }
-                rowsScanned.addAndGet(scanned);
-                rowsMatched.addAndGet(matched);
-                return;
+                scanned += n;
+                final int k = residual == null ? n : residual.apply(c, 0, n, buf, buf);
+                if (k > 0) {
+                    matched += k;
+                    c.batch(0, k, buf);
+                    consume(c, groups, scan, false);
+                }
             }
+            rowsScanned.addAndGet(scanned);
+            rowsMatched.addAndGet(matched);
+            return;
         }
         final int batch = BatchContext.BATCH;
         for (int b = fromBlock; b < toBlock && (long) b * blockRows < rows; b++) {

@@ -28,6 +28,9 @@ final class GroupState {
     /** The sums of a query of counts and at most two integral sums over direct dense keys, run in one fused loop. */
     private final SumAcc[] sums;
     private final long[] laneRows;
+    /** Query 2's shape (counts, one vwap, at most one integral sum, dense keys): run in one fused loop. */
+    private final VwapAcc vwap;
+    private final SumAcc vwapSum;
 
     GroupState(final Plan plan) {
         this.plan = plan;
@@ -85,6 +88,20 @@ final class GroupState {
         } else {
             sums = null;
         }
+        VwapAcc v = null;
+        SumAcc vs = null;
+        boolean vwapFusable = singleDense;
+        for (final Acc a : accs) {
+            if (a instanceof VwapAcc && v == null) {
+                v = (VwapAcc) a;
+            } else if (a instanceof SumAcc && vs == null) {
+                vs = (SumAcc) a;
+            } else if (!(a instanceof RowCountAcc)) {
+                vwapFusable = false;
+            }
+        }
+        vwap = vwapFusable ? v : null;
+        vwapSum = vwapFusable ? vs : null;
     }
 
     void beginSegment(final Segment s) {
@@ -113,6 +130,11 @@ final class GroupState {
                 }
                 denseGids(c, gid, false);
                 fusedSums(c, gid);
+                return;
+            }
+            if (vwap != null && vwap.fusable() && (vwapSum == null || vwapSum.fusable())) {
+                denseGids(c, gid, false);
+                fusedVwap(c, gid);
                 return;
             }
             denseGids(c, gid, true);
@@ -202,6 +224,14 @@ final class GroupState {
                             bad |= code | (radix - 1 - code);
                             gid[i] = code;
                         }
+                    } else if (sel == null && !first) {
+                        // a later key of a dense batch (venue x side): no selection indirection
+                        for (int i = 0; i < n; i++) {
+                            final int v = NativeMemory.getInt(a + i * s);
+                            final int code = v == nul ? 0 : v - lo;
+                            bad |= code | (radix - 1 - code);
+                            gid[i] += code * mult;
+                        }
                     } else {
                         for (int i = 0; i < n; i++) {
                             final int v = NativeMemory.getInt(a + (sel == null ? i : sel[i]) * s);
@@ -226,6 +256,14 @@ final class GroupState {
                             final int code = v == nul ? 0 : v - lo;
                             bad |= code | (radix - 1 - code);
                             gid[i] = code;
+                        }
+                    } else if (sel == null && !first) {
+                        // a later key of a dense batch (venue x side): no selection indirection
+                        for (int i = 0; i < n; i++) {
+                            final int v = NativeMemory.getByte(a + i * s);
+                            final int code = v == nul ? 0 : v - lo;
+                            bad |= code | (radix - 1 - code);
+                            gid[i] += code * mult;
                         }
                     } else {
                         for (int i = 0; i < n; i++) {
@@ -292,6 +330,15 @@ final class GroupState {
         final long[] f0 = s0.fast();
         final long[] n0 = s0.nulls();
         long bad = 0;
+        if (as0 == Long.BYTES && bs0 == Long.BYTES && ks == c.width[col] && (ks == 1 || ks == Long.BYTES)) {
+            // contiguous columns (COLUMN layout, a dense batch): constant strides let the JIT simplify the addressing
+            bad = ks == 1 ? contiguousByteKey(n, ka, nul, lo, radix, lr, ls, lm, a0, b0, f0, n0)
+                : contiguousLongKey(n, ka, nul, lo, radix, lr, ls, lm, a0, b0, f0, n0);
+            if (bad < 0) {
+                throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + radix);
+            }
+            return;
+        }
         switch (c.width[col]) {
             case 1:
                 for (int i = 0; i < n; i++) {
@@ -348,6 +395,48 @@ final class GroupState {
         if (bad < 0) {
             throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + radix);
         }
+    }
+
+    private static long contiguousByteKey(final int n, final long ka, final long nul, final long lo, final long radix, final long[] lr,
+                                          final int ls, final int lm, final long a0, final long b0, final long[] f0, final long[] n0) {
+        long bad = 0;
+        for (int i = 0; i < n; i++) {
+            final long v = NativeMemory.getByte(ka + i);
+            final long code = v == nul ? 0 : v - lo;
+            bad |= code | (radix - 1 - code);
+            final int g = (int) code;
+            final int idx = (g << ls) | (i & lm);
+            lr[idx]++;
+            final long x = NativeMemory.getLong(a0 + 8L * i);
+            final long y = NativeMemory.getLong(b0 + 8L * i);
+            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
+                n0[g]++;
+            } else {
+                f0[idx] += x * y;
+            }
+        }
+        return bad;
+    }
+
+    private static long contiguousLongKey(final int n, final long ka, final long nul, final long lo, final long radix, final long[] lr,
+                                          final int ls, final int lm, final long a0, final long b0, final long[] f0, final long[] n0) {
+        long bad = 0;
+        for (int i = 0; i < n; i++) {
+            final long v = NativeMemory.getLong(ka + 8L * i);
+            final long code = v == nul ? 0 : v - lo;
+            bad |= code | (radix - 1 - code);
+            final int g = (int) code;
+            final int idx = (g << ls) | (i & lm);
+            lr[idx]++;
+            final long x = NativeMemory.getLong(a0 + 8L * i);
+            final long y = NativeMemory.getLong(b0 + 8L * i);
+            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
+                n0[g]++;
+            } else {
+                f0[idx] += x * y;
+            }
+        }
+        return bad;
     }
 
     /**
@@ -410,6 +499,64 @@ final class GroupState {
                 n1[g]++;
             } else {
                 f1[idx] += u * w;
+            }
+        }
+    }
+
+    /**
+     * Query 2's shape in one pass after the group ids: per row the group's counter, the vwap's two 64-bit partials
+     * ({@code sum(p*q)}, {@code sum(q)} over rows where both are present) and the optional sum's partial (a plain
+     * column multiplies by a constant 1 read with stride 0). The vwap's partials are never laned.
+     */
+    private void fusedVwap(final BatchContext c, final int[] gid) {
+        final int n = c.n;
+        final boolean laned = laneRows != null;
+        final long[] lr = laned ? laneRows : rows;
+        final int ls = laned ? LANE_SHIFT : 0;
+        final int lm = (1 << ls) - 1;
+        final VwapAcc v = vwap;
+        v.reserve(n);
+        final long pa = c.viewAddr[v.priceSlot()];
+        final long ps = c.viewStride[v.priceSlot()];
+        final long qa = c.viewAddr[v.qtySlot()];
+        final long qs = c.viewStride[v.qtySlot()];
+        final long[] fpq = v.fastPq();
+        final long[] fq = v.fastQ();
+        if (vwapSum == null) {
+            for (int i = 0; i < n; i++) {
+                final int g = gid[i];
+                lr[(g << ls) | (i & lm)]++;
+                final long p = NativeMemory.getLong(pa + i * ps);
+                final long q = NativeMemory.getLong(qa + i * qs);
+                final boolean ok = p != Long.MIN_VALUE & q != Long.MIN_VALUE;
+                fpq[g] += ok ? p * q : 0;
+                fq[g] += ok ? q : 0;
+            }
+            return;
+        }
+        final SumAcc s0 = vwapSum;
+        s0.reserve(n);
+        final long a0 = c.viewAddr[s0.slotA()];
+        final long as0 = c.viewStride[s0.slotA()];
+        final long b0 = s0.slotB() < 0 ? c.ones : c.viewAddr[s0.slotB()];
+        final long bs0 = s0.slotB() < 0 ? 0 : c.viewStride[s0.slotB()];
+        final long[] f0 = s0.fast();
+        final long[] n0 = s0.nulls();
+        for (int i = 0; i < n; i++) {
+            final int g = gid[i];
+            final int idx = (g << ls) | (i & lm);
+            lr[idx]++;
+            final long p = NativeMemory.getLong(pa + i * ps);
+            final long q = NativeMemory.getLong(qa + i * qs);
+            final boolean ok = p != Long.MIN_VALUE & q != Long.MIN_VALUE;
+            fpq[g] += ok ? p * q : 0;
+            fq[g] += ok ? q : 0;
+            final long x = NativeMemory.getLong(a0 + i * as0);
+            final long y = NativeMemory.getLong(b0 + i * bs0);
+            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
+                n0[g]++;
+            } else {
+                f0[idx] += x * y;
             }
         }
     }

@@ -126,6 +126,35 @@ final class VwapAcc extends Acc {
         flush();
     }
 
+    /** @return whether {@link GroupState}'s fused loop may add into the 64-bit partials now. */
+    boolean fusable() {
+        return !exactMode;
+    }
+
+    /** Flushes the 64-bit partials when {@code n} more rows could overflow them (the fused loop's per-batch check). */
+    void reserve(final int n) {
+        if (used + n > budget) {
+            flush();
+        }
+        used += n;
+    }
+
+    int priceSlot() {
+        return priceSlot;
+    }
+
+    int qtySlot() {
+        return qtySlot;
+    }
+
+    long[] fastPq() {
+        return fastPq;
+    }
+
+    long[] fastQ() {
+        return fastQ;
+    }
+
     @Override
     void merge(final int dst, final Acc src, final int srcGid) {
         final VwapAcc o = (VwapAcc) src;
