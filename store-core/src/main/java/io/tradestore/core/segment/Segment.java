@@ -18,7 +18,8 @@ import io.tradestore.core.schema.Schema;
 
 /**
  * One mapped segment: each column as (base address, stride), plus the zone map. Created at full size (blocks
- * reserved, filled with null sentinels), mapped once, unmapped once on {@link #close()}.
+ * reserved, pages pre-faulted; null-filled only for row-by-row writers, see {@link #create}), mapped once, unmapped once
+ * on {@link #close()}.
  */
 public final class Segment implements AutoCloseable {
     private final Schema schema;
