@@ -95,6 +95,26 @@ public final class NativeMemory {
         return UnsafeMemory.unsafeGetDouble(null, address);
     }
 
+    /**
+     * Reads a signed integral value of a given width, sign-extended to a long (doubles: their raw bits).
+     *
+     * @param address where to read.
+     * @param width   1, 2, 4 or 8 bytes.
+     * @return the value.
+     */
+    public static long getSigned(final long address, final int width) {
+        switch (width) {
+            case 8:
+                return getLong(address);
+            case 4:
+                return getInt(address);
+            case 2:
+                return getShort(address);
+            default:
+                return getByte(address);
+        }
+    }
+
     /** @param address where to write. @param value the byte. */
     public static void putByte(final long address, final byte value) {
         UnsafeMemory.unsafePutByte(address, value);

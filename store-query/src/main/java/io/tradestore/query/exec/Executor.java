@@ -415,16 +415,7 @@ public final class Executor {
     /** @return the raw value of a column at a row of a segment, sign-extended. */
     static long read(final TableSnapshot snap, final int seg, final Column col, final int row) {
         final long a = snap.segment(seg).columnBase(col.index()) + (long) row * snap.segment(seg).columnStride(col.index());
-        switch (col.width()) {
-            case 8:
-                return NativeMemory.getLong(a);
-            case 4:
-                return NativeMemory.getInt(a);
-            case 2:
-                return NativeMemory.getShort(a);
-            default:
-                return NativeMemory.getByte(a);
-        }
+        return NativeMemory.getSigned(a, col.width());
     }
 
     private List<Object[]> groupRows(final GroupState g) {

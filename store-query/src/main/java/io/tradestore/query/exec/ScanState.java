@@ -48,21 +48,7 @@ final class ScanState {
     private long sortKey(final BatchContext c, final int k, final int r) {
         final int col = plan.scanOrderColumns[k];
         final long a = c.base[col] + r * c.stride[col];
-        long v;
-        switch (c.width[col]) {
-            case 8:
-                v = NativeMemory.getLong(a);
-                break;
-            case 4:
-                v = NativeMemory.getInt(a);
-                break;
-            case 2:
-                v = NativeMemory.getShort(a);
-                break;
-            default:
-                v = NativeMemory.getByte(a);
-                break;
-        }
+        long v = NativeMemory.getSigned(a, c.width[col]);
         final boolean isNull;
         if (c.f64[col]) {
             final double d = Double.longBitsToDouble(v);

@@ -194,21 +194,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         final long nul = c.type().nullBits();
         for (int r = 0; r < rows; r++) {
             final long a = base + r * stride;
-            final long v;
-            switch (c.width()) {
-                case 8:
-                    v = NativeMemory.getLong(a);
-                    break;
-                case 4:
-                    v = NativeMemory.getInt(a);
-                    break;
-                case 2:
-                    v = NativeMemory.getShort(a);
-                    break;
-                default:
-                    v = NativeMemory.getByte(a);
-                    break;
-            }
+            final long v = NativeMemory.getSigned(a, c.width());
             final int slot = v == nul ? 0 : (int) (v - min) + 1;
             slotOfRow[r] = slot;
             counts[slot + 1]++;
