@@ -89,6 +89,9 @@ public final class Executor {
         /** @return the number of rows. */
         long cardinality();
 
+        /** @param from first row. @param to row after the last. @return the number of chosen rows in {@code [from, to)}. */
+        long cardinality(int from, int to);
+
         /** @param node a leaf. @return whether the selection already applied it. */
         boolean answered(Object node);
     }
@@ -203,13 +206,19 @@ public final class Executor {
         List<IndexLeaf> leaves = null;
         for (final int si : keep) {
             final int rows = snap.segmentRowCount(si);
-            if (selector != null && filter != null && snap.segmentSealed(si)) {
+            if (selector != null && filter != null) {
                 if (leaves == null) {
                     leaves = indexLeaves();
                 }
                 selections[si] = selector.select(snap, si, leaves);
                 if (selections[si] != null) {
-                    candidates += selections[si].cardinality();
+                    // only the selected rows inside blocks the zone maps keep (a time range keeps a few blocks)
+                    final Segment s = snap.segment(si);
+                    for (int b = 0; (long) b * blockRows < rows; b++) {
+                        if (filter.mayMatch(s, b)) {
+                            candidates += selections[si].cardinality(b * blockRows, (int) Math.min(rows, (long) (b + 1) * blockRows));
+                        }
+                    }
                     continue;
                 }
             }
@@ -279,47 +288,25 @@ public final class Executor {
         long scanned = 0;
         long matched = 0;
         if (selections[si] != null) {
-            final Selection sel = selections[si];
             if (fromBlock == 0) {
                 indexedSegments.incrementAndGet();
             }
-            final FilterNode residual = residual(sel);
-            final BatchIterator it = sel.iterator();
-            final int[] buf = c.sel;
-            final int from = fromBlock * blockRows;
-            final long to = Math.min(rows, (long) toBlock * blockRows);
-            if (from > 0) {
-                it.advanceIfNeeded(from);
+            final FilterNode residual = residual(selections[si]);
+            // the selected rows of each run of blocks the zone maps keep (the time range, other conjuncts)
+            int b = fromBlock;
+            while (b < toBlock && (long) b * blockRows < rows) {
+                if (!filter.mayMatch(s, b)) {
+                    blocksSkipped.incrementAndGet();
+                    b++;
+                    continue;
+                }
+                int e = b + 1;
+                while (e < toBlock && (long) e * blockRows < rows && filter.mayMatch(s, e)) {
+                    e++;
+                }
+                selected(c, selections[si], residual, b * blockRows, (int) Math.min(rows, (long) e * blockRows), groups, scan);
+                b = e;
             }
-            boolean more = true;
-            while (more && it.hasNext()) {
-                checkDeadline();
-                int n = it.nextBatch(buf);
-                if (n == 0) {
-                    break;
-                }
-                if (buf[n - 1] >= to) {
-                    // the morsel ends inside this batch: keep its rows only (row ids ascend)
-                    int k = n;
-                    while (k > 0 && buf[k - 1] >= to) {
-                        k--;
-                    }
-                    n = k;
-                    more = false;
-                    if (n == 0) {
-                        break;
-                    }
-                }
-                scanned += n;
-                final int k = residual == null ? n : residual.apply(c, 0, n, buf, buf);
-                if (k > 0) {
-                    matched += k;
-                    c.batch(0, k, buf);
-                    consume(c, groups, scan, false);
-                }
-            }
-            rowsScanned.addAndGet(scanned);
-            rowsMatched.addAndGet(matched);
             return;
         }
         final int batch = BatchContext.BATCH;
@@ -350,6 +337,47 @@ public final class Executor {
             }
             if (zoneBlock) {
                 groups.zoneFold(s, b);
+            }
+        }
+        rowsScanned.addAndGet(scanned);
+        rowsMatched.addAndGet(matched);
+    }
+
+    /** Consumes the selected rows in {@code [from, to)} (row ids ascend), after the residual filter. */
+    private void selected(final BatchContext c, final Selection sel, final FilterNode residual, final int from, final int to,
+                          final GroupState groups, final ScanState scan) {
+        final BatchIterator it = sel.iterator();
+        final int[] buf = c.sel;
+        if (from > 0) {
+            it.advanceIfNeeded(from);
+        }
+        long scanned = 0;
+        long matched = 0;
+        boolean more = true;
+        while (more && it.hasNext()) {
+            checkDeadline();
+            int n = it.nextBatch(buf);
+            if (n == 0) {
+                break;
+            }
+            if (buf[n - 1] >= to) {
+                // the range ends inside this batch: keep its rows only
+                int k = n;
+                while (k > 0 && buf[k - 1] >= to) {
+                    k--;
+                }
+                n = k;
+                more = false;
+                if (n == 0) {
+                    break;
+                }
+            }
+            scanned += n;
+            final int k = residual == null ? n : residual.apply(c, 0, n, buf, buf);
+            if (k > 0) {
+                matched += k;
+                c.batch(0, k, buf);
+                consume(c, groups, scan, false);
             }
         }
         rowsScanned.addAndGet(scanned);

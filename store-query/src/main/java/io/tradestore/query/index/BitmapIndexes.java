@@ -33,9 +33,10 @@ import io.tradestore.core.segment.Segment;
 import io.tradestore.query.exec.Executor;
 
 /**
- * The bitmap indexes of sealed segments: for symbol columns (and integer columns with few distinct values per
- * segment, such as client ids) one Roaring bitmap of rows per value. Built on first use, persisted beside the segment
- * (temp file, atomic rename; a torn file fails its checksum), mapped and reused; a missing or corrupt file is rebuilt. Answers the eq/in/ne
+ * The bitmap indexes of segments: for symbol columns (and integer columns with few distinct values per segment, such
+ * as client ids) one Roaring bitmap of rows per value. A sealed segment's index is built on first use, persisted beside
+ * the segment (temp file, atomic rename; a torn file fails its checksum), mapped and reused; a missing or corrupt file
+ * is rebuilt. The open segment's committed prefix is indexed in memory ({@link OpenSegmentIndex}). Answers the eq/in/ne
  * conjuncts of a query by intersecting per-leaf bitmaps smallest first, stopping as soon as the result is empty.
  */
 public final class BitmapIndexes implements Executor.SegmentSelector {
@@ -46,6 +47,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     /** Segments smaller than this are scanned: reading a few thousand rows is cheaper than any index file. */
     public static final int DEFAULT_MIN_SEGMENT_ROWS = 1 << 16;
     private final Map<Key, SegmentIndex> cache = new ConcurrentHashMap<>();
+    /** Indexes of open segments' committed prefixes, dropped once their segment is seen sealed. */
+    private final Map<Key, OpenSegmentIndex> open = new ConcurrentHashMap<>();
     private volatile int minSegmentRows = DEFAULT_MIN_SEGMENT_ROWS;
     private final AtomicLong builds = new AtomicLong();
     private final AtomicLong loads = new AtomicLong();
@@ -110,9 +113,28 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         return idx == SegmentIndex.NONE ? null : idx;
     }
 
-    /** Forgets every mapped index (files stay on disk). */
+    /**
+     * Returns the in-memory index of an open segment's first {@code rows} committed rows, extending it as needed.
+     *
+     * @param snap    the snapshot.
+     * @param segment the open segment.
+     * @param column  the column.
+     * @return the index, or null when the column is not worth indexing there.
+     */
+    ValueRows openIndex(final TableSnapshot snap, final int segment, final int column) {
+        final Column c = snap.schema().column(column);
+        final int rows = snap.segmentRowCount(segment);
+        if (!indexable(c) || rows < minSegmentRows) {
+            return null;
+        }
+        final Segment s = snap.segment(segment);
+        return open.computeIfAbsent(new Key(s, column), k -> new OpenSegmentIndex(s, c)).view(rows);
+    }
+
+    /** Forgets every mapped index (files stay on disk) and every open segment's index. */
     public void clear() {
         cache.clear();
+        open.clear();
     }
 
     /** @param s segment. @param c column. @return the index file of the column in the segment. */
@@ -297,10 +319,15 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return null;
         }
         final int rows = snap.segmentRowCount(segment);
+        final boolean sealed = snap.segmentSealed(segment);
+        if (sealed && !open.isEmpty()) {
+            final Segment s = snap.segment(segment);
+            open.keySet().removeIf(k -> k.segment == s);
+        }
         final List<ImmutableRoaringBitmap> parts = new ArrayList<>();
         final Map<Object, Boolean> answered = new IdentityHashMap<>();
         for (final Executor.IndexLeaf leaf : leaves) {
-            final SegmentIndex idx = index(snap, segment, leaf.column());
+            final ValueRows idx = sealed ? index(snap, segment, leaf.column()) : openIndex(snap, segment, leaf.column());
             if (idx == null) {
                 continue;
             }
@@ -344,6 +371,11 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             @Override
             public long cardinality() {
                 return chosen.getCardinality();
+            }
+
+            @Override
+            public long cardinality(final int from, final int to) {
+                return chosen.rangeCardinality(from, to);
             }
 
             @Override

@@ -6,7 +6,7 @@ import java.nio.ByteOrder;
 import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
 
 /** One column's bitmap index of one sealed segment, mapped read-only; bitmaps are read in place. */
-public final class SegmentIndex {
+public final class SegmentIndex implements ValueRows {
     /** Marker for a column that is not worth indexing in a segment. */
     static final SegmentIndex NONE = new SegmentIndex(null, 0, 0, 0);
     private final ByteBuffer buffer;
@@ -28,12 +28,12 @@ public final class SegmentIndex {
         return rowCount;
     }
 
-    /** @return rows where the column is null. */
+    @Override
     public ImmutableRoaringBitmap nulls() {
         return slot(0);
     }
 
-    /** @param value a raw value (symbol code or integer). @return rows holding it (empty when none). */
+    @Override
     public ImmutableRoaringBitmap rows(final long value) {
         final long k = value - min;
         if (k < 0 || k >= slotCount - 1) {
