@@ -111,8 +111,8 @@ public final class Executor {
             }
         }
         segments = keep.stream().mapToInt(Integer::intValue).toArray();
-        morsels(keep);
         final long candidates = selectAndEstimate(keep);
+        morsels(keep);
         final int workers = candidates <= SMALL_QUERY_ROWS ? 1 : Math.max(1, Math.min(threads, morselSegment.length));
         final Object[] partials = new Object[workers];
         final List<Future<Object>> futures = new ArrayList<>();
@@ -176,8 +176,11 @@ public final class Executor {
         final List<int[]> out = new ArrayList<>();
         for (final int si : keep) {
             final int blocks = (snap.segmentRowCount(si) + blockRows - 1) / blockRows;
-            for (int b = 0; b < blocks; b += perMorsel) {
-                out.add(new int[] {si, b, Math.min(blocks, b + perMorsel)});
+            // a segment read through an index selection is one unit: its rows are few, and one pass of one bitmap
+            // iterator is cheaper than a fresh iterator advanced to each morsel
+            final int step = selections[si] != null ? Math.max(1, blocks) : perMorsel;
+            for (int b = 0; b < blocks; b += step) {
+                out.add(new int[] {si, b, Math.min(blocks, b + step)});
             }
         }
         morselSegment = new int[out.size()];
@@ -212,12 +215,21 @@ public final class Executor {
                 }
                 selections[si] = selector.select(snap, si, leaves);
                 if (selections[si] != null) {
-                    // only the selected rows inside blocks the zone maps keep (a time range keeps a few blocks)
+                    // only the selected rows inside runs of blocks the zone maps keep (a time range keeps a few blocks)
                     final Segment s = snap.segment(si);
-                    for (int b = 0; (long) b * blockRows < rows; b++) {
-                        if (filter.mayMatch(s, b)) {
-                            candidates += selections[si].cardinality(b * blockRows, (int) Math.min(rows, (long) (b + 1) * blockRows));
+                    int b = 0;
+                    while ((long) b * blockRows < rows) {
+                        if (!filter.mayMatch(s, b)) {
+                            b++;
+                            continue;
                         }
+                        int e = b + 1;
+                        while ((long) e * blockRows < rows && filter.mayMatch(s, e)) {
+                            e++;
+                        }
+                        final long to = Math.min(rows, (long) e * blockRows);
+                        candidates += b == 0 && to == rows ? selections[si].cardinality() : selections[si].cardinality(b * blockRows, (int) to);
+                        b = e;
                     }
                     continue;
                 }

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -352,16 +353,32 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         if (parts.isEmpty()) {
             return null;
         }
-        parts.sort(Comparator.comparingInt(ImmutableRoaringBitmap::getCardinality));
+        // a mapped bitmap's cardinality walks its container headers: count each part once
+        final long[] cards = new long[parts.size()];
+        int smallest = 0;
+        for (int i = 0; i < cards.length; i++) {
+            cards[i] = parts.get(i).getLongCardinality();
+            smallest = cards[i] < cards[smallest] ? i : smallest;
+        }
         // A selection that keeps most rows is slower than a scan of the column.
-        if (parts.get(0).getCardinality() > rows / 4) {
+        if (cards[smallest] > rows / 4) {
             return null;
         }
-        ImmutableRoaringBitmap result = parts.get(0);
-        for (int i = 1; i < parts.size() && !result.isEmpty(); i++) {
-            result = ImmutableRoaringBitmap.and(result, parts.get(i));
+        ImmutableRoaringBitmap result = parts.get(smallest);
+        long cardinality = cards[smallest];
+        if (parts.size() > 1) {
+            final Integer[] order = new Integer[parts.size()];
+            for (int i = 0; i < order.length; i++) {
+                order[i] = i;
+            }
+            Arrays.sort(order, Comparator.comparingLong(i -> cards[i]));
+            for (int i = 1; i < order.length && !result.isEmpty(); i++) {
+                result = ImmutableRoaringBitmap.and(result, parts.get(order[i]));
+            }
+            cardinality = result.getLongCardinality();
         }
         final ImmutableRoaringBitmap chosen = result;
+        final long chosenCardinality = cardinality;
         return new Executor.Selection() {
             @Override
             public BatchIterator iterator() {
@@ -370,7 +387,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
 
             @Override
             public long cardinality() {
-                return chosen.getCardinality();
+                return chosenCardinality;
             }
 
             @Override

@@ -37,8 +37,6 @@ final class OpenSegmentIndex {
      * ids) are turned down.
      */
     private static final int MIN_ROWS_PER_VALUE = 2;
-    /** Chunks with fewer rows do not decide whether an integer column is worth indexing. */
-    private static final int MIN_DECIDING_ROWS = 1024;
     private static final ImmutableRoaringBitmap EMPTY = new MutableRoaringBitmap();
 
     private final Segment segment;
@@ -86,7 +84,7 @@ final class OpenSegmentIndex {
             t = tail;
             if (t == null || t.first != full * CHUNK_ROWS || t.rowCount != tailRows) {
                 t = Chunk.build(segment, column, full * CHUNK_ROWS, tailRows);
-                if (t == null || decidesNotIndexed(t)) {
+                if (t == null) {
                     return null;
                 }
                 final Chunk old = tail;
@@ -116,8 +114,9 @@ final class OpenSegmentIndex {
         return g;
     }
 
+    /** Only full chunks decide: a short tail right after a commit can look near-unique by chance. */
     private boolean decidesNotIndexed(final Chunk c) {
-        if (column.type() != ColumnType.SYMBOL && c.rowCount >= MIN_DECIDING_ROWS && (long) c.values.length * MIN_ROWS_PER_VALUE > c.rowCount) {
+        if (column.type() != ColumnType.SYMBOL && (long) c.values.length * MIN_ROWS_PER_VALUE > c.rowCount) {
             notIndexed = true;
             return true;
         }
@@ -174,9 +173,12 @@ final class OpenSegmentIndex {
             if (tail == null || !tail.contains(value)) {
                 return prefix;
             }
-            final MutableRoaringBitmap b = prefix.toMutableRoaringBitmap();
-            tail.addTo(b, value, null);
-            return b;
+            // a tail follows exactly one generation (its first row is where the full chunks end): cache the union there
+            return tail.unions.computeIfAbsent(value, v -> {
+                final MutableRoaringBitmap b = prefix.toMutableRoaringBitmap();
+                tail.addTo(b, v, null);
+                return b;
+            });
         }
     }
 
@@ -190,6 +192,8 @@ final class OpenSegmentIndex {
         final long[] values;
         final int[] offsets;
         final char[] rows;
+        /** For a tail: each value's rows over the full chunks before it plus its own (see {@link View}). */
+        final ConcurrentHashMap<Long, ImmutableRoaringBitmap> unions = new ConcurrentHashMap<>();
 
         private Chunk(final int first, final int rowCount, final long[] values, final int[] offsets, final char[] rows) {
             this.first = first;
@@ -204,25 +208,78 @@ final class OpenSegmentIndex {
             final long base = s.columnBase(c.index()) + (long) first * s.columnStride(c.index());
             final long stride = s.columnStride(c.index());
             final int width = c.width();
+            final long nul = c.type().nullBits();
             final long[] v = new long[rowCount];
             long min = Long.MAX_VALUE;
             long max = Long.MIN_VALUE;
+            int nulls = 0;
             for (int r = 0; r < rowCount; r++) {
                 final long x = NativeMemory.getSigned(base + r * stride, width);
                 v[r] = x;
-                min = Math.min(min, x);
-                max = Math.max(max, x);
+                if (x == nul) {
+                    nulls++;
+                } else {
+                    min = Math.min(min, x);
+                    max = Math.max(max, x);
+                }
             }
-            final long range = max - min; // may overflow for extreme values: then negative
-            if (range >= 0 && range < 4L * CHUNK_ROWS) {
-                return counting(first, v, min, (int) range + 1);
+            final Chunk values;
+            if (nulls == rowCount) {
+                values = new Chunk(first, 0, new long[0], new int[] {0}, new char[0]);
+            } else {
+                final long range = max - min; // negative when it overflows
+                if (range >= 0 && range < 4L * CHUNK_ROWS) {
+                    values = counting(first, v, nul, rowCount - nulls, min, (int) range + 1);
+                } else if (range >= 0 && range < 1L << (63 - CHUNK_SHIFT)) {
+                    values = sorting(first, v, nul, rowCount - nulls, min);
+                } else {
+                    return null;
+                }
             }
-            if (range < 0 || range >= 1L << (63 - CHUNK_SHIFT)) {
-                return null;
+            return nulls == 0 ? values : withNulls(values, v, nul, nulls);
+        }
+
+        /** Groups the non-null rows by a counting sort over a small range of values. */
+        private static Chunk counting(final int first, final long[] v, final long nul, final int rowCount, final long min, final int slots) {
+            final int[] counts = new int[slots + 1];
+            for (final long x : v) {
+                if (x != nul) {
+                    counts[(int) (x - min) + 1]++;
+                }
             }
+            int distinct = 0;
+            for (int i = 1; i <= slots; i++) {
+                distinct += counts[i] > 0 ? 1 : 0;
+            }
+            final long[] values = new long[distinct];
+            final int[] offsets = new int[distinct + 1];
+            int d = 0;
+            for (int i = 0; i < slots; i++) {
+                if (counts[i + 1] > 0) {
+                    values[d] = min + i;
+                    offsets[d] = counts[i];
+                    d++;
+                }
+                counts[i + 1] += counts[i];
+            }
+            offsets[distinct] = rowCount;
+            final char[] rows = new char[rowCount];
+            for (int r = 0; r < v.length; r++) {
+                if (v[r] != nul) {
+                    rows[counts[(int) (v[r] - min)]++] = (char) r;
+                }
+            }
+            return new Chunk(first, rowCount, values, offsets, rows);
+        }
+
+        /** Groups the non-null rows by sorting (value - min, row) pairs packed in longs. */
+        private static Chunk sorting(final int first, final long[] v, final long nul, final int rowCount, final long min) {
             final long[] packed = new long[rowCount];
-            for (int r = 0; r < rowCount; r++) {
-                packed[r] = (v[r] - min) << CHUNK_SHIFT | r;
+            int k = 0;
+            for (int r = 0; r < v.length; r++) {
+                if (v[r] != nul) {
+                    packed[k++] = (v[r] - min) << CHUNK_SHIFT | r;
+                }
             }
             Arrays.sort(packed);
             int distinct = 0;
@@ -247,32 +304,31 @@ final class OpenSegmentIndex {
             return new Chunk(first, rowCount, values, offsets, rows);
         }
 
-        private static Chunk counting(final int first, final long[] v, final long min, final int slots) {
-            final int[] counts = new int[slots + 1];
-            for (final long x : v) {
-                counts[(int) (x - min) + 1]++;
+        /** Adds the null rows as one more group, at the sorted place of the sentinel (below or above every value). */
+        private static Chunk withNulls(final Chunk c, final long[] v, final long nul, final int nulls) {
+            final int n = c.values.length;
+            final boolean low = n == 0 || nul < c.values[0];
+            if (!low && nul < c.values[n - 1]) {
+                throw new IllegalStateException("null sentinel " + nul + " lies inside the values of a chunk");
             }
-            int distinct = 0;
-            for (int i = 1; i <= slots; i++) {
-                distinct += counts[i] > 0 ? 1 : 0;
+            final long[] values = new long[n + 1];
+            final int[] offsets = new int[n + 2];
+            final char[] rows = new char[c.rowCount + nulls];
+            final int shift = low ? 1 : 0;
+            System.arraycopy(c.values, 0, values, shift, n);
+            values[low ? 0 : n] = nul;
+            for (int i = 0; i <= n; i++) {
+                offsets[i + shift] = c.offsets[i] + (low ? nulls : 0);
             }
-            final long[] values = new long[distinct];
-            final int[] offsets = new int[distinct + 1];
-            int d = 0;
-            for (int i = 0; i < slots; i++) {
-                if (counts[i + 1] > 0) {
-                    values[d] = min + i;
-                    offsets[d] = counts[i];
-                    d++;
-                }
-                counts[i + 1] += counts[i];
-            }
-            offsets[distinct] = v.length;
-            final char[] rows = new char[v.length];
+            offsets[low ? 0 : n + 1] = low ? 0 : c.rowCount + nulls;
+            System.arraycopy(c.rows, 0, rows, low ? nulls : 0, c.rowCount);
+            int k = low ? 0 : c.rowCount;
             for (int r = 0; r < v.length; r++) {
-                rows[counts[(int) (v[r] - min)]++] = (char) r;
+                if (v[r] == nul) {
+                    rows[k++] = (char) r;
+                }
             }
-            return new Chunk(first, v.length, values, offsets, rows);
+            return new Chunk(c.first, v.length, values, offsets, rows);
         }
 
         boolean contains(final long value) {
