@@ -303,8 +303,9 @@ public final class Executor {
             if (fromBlock == 0) {
                 indexedSegments.incrementAndGet();
             }
-            final FilterNode residual = residual(selections[si]);
-            // the selected rows of each run of blocks the zone maps keep (the time range, other conjuncts)
+            final List<FilterNode> residual = residual(selections[si]);
+            // the selected rows of each run of blocks the zone maps keep (the time range, other conjuncts), with the
+            // conjuncts the zone maps prove for a whole block (a time range's inner blocks) left out there
             int b = fromBlock;
             while (b < toBlock && (long) b * blockRows < rows) {
                 if (!filter.mayMatch(s, b)) {
@@ -312,16 +313,18 @@ public final class Executor {
                     b++;
                     continue;
                 }
+                final long proven = proven(residual, s, b, rows);
                 int e = b + 1;
-                while (e < toBlock && (long) e * blockRows < rows && filter.mayMatch(s, e)) {
+                while (e < toBlock && (long) e * blockRows < rows && filter.mayMatch(s, e) && proven(residual, s, e, rows) == proven) {
                     e++;
                 }
-                selected(c, selections[si], residual, b * blockRows, (int) Math.min(rows, (long) e * blockRows), groups, scan);
+                selected(c, selections[si], unproven(residual, proven), b * blockRows, (int) Math.min(rows, (long) e * blockRows), groups, scan);
                 b = e;
             }
             return;
         }
         final int batch = BatchContext.BATCH;
+        final List<FilterNode> conjuncts = Arrays.asList(plan.conjuncts);
         for (int b = fromBlock; b < toBlock && (long) b * blockRows < rows; b++) {
             final int bs = b * blockRows;
             final int be = Math.min(rows, bs + blockRows);
@@ -329,17 +332,20 @@ public final class Executor {
                 blocksSkipped.incrementAndGet();
                 continue;
             }
+            // conjuncts the zone maps prove for the whole block (inside a time range) are not applied per row
+            final long proven = filter == null ? 0 : proven(conjuncts, s, b, rows);
+            final FilterNode blockFilter = proven == 0 ? filter : unproven(conjuncts, proven);
             final boolean zoneBlock = plan.zoneShortcut && be - bs == blockRows;
             for (int start = bs; start < be; start += batch) {
                 checkDeadline();
                 final int n = Math.min(batch, be - start);
                 scanned += n;
-                if (filter == null) {
+                if (blockFilter == null) {
                     matched += n;
                     c.batch(start, n, null);
                     consume(c, groups, scan, zoneBlock);
                 } else {
-                    final int k = filter.apply(c, start, n, null, c.sel);
+                    final int k = blockFilter.apply(c, start, n, null, c.sel);
                     if (k > 0) {
                         matched += k;
                         c.batch(start, k, c.sel);
@@ -422,11 +428,34 @@ public final class Executor {
         return out;
     }
 
-    private FilterNode residual(final Selection sel) {
+    /** @return the conjuncts an index selection did not answer. */
+    private List<FilterNode> residual(final Selection sel) {
         final List<FilterNode> rest = new ArrayList<>();
         for (final FilterNode f : plan.conjuncts) {
             if (!sel.answered(f)) {
                 rest.add(f);
+            }
+        }
+        return rest;
+    }
+
+    /** @return a bit per conjunct (the first 64) that the zone maps prove for every row of the block. */
+    private long proven(final List<FilterNode> conjuncts, final Segment s, final int block, final int rows) {
+        long mask = 0;
+        for (int i = 0; i < conjuncts.size() && i < Long.SIZE; i++) {
+            if (conjuncts.get(i).passesAll(s, block, plan.schema.blockRows(), rows)) {
+                mask |= 1L << i;
+            }
+        }
+        return mask;
+    }
+
+    /** @return the conjuncts not in {@code proven} as one filter, or null when none is left. */
+    private static FilterNode unproven(final List<FilterNode> conjuncts, final long proven) {
+        final List<FilterNode> rest = new ArrayList<>();
+        for (int i = 0; i < conjuncts.size(); i++) {
+            if (i >= Long.SIZE || (proven & 1L << i) == 0) {
+                rest.add(conjuncts.get(i));
             }
         }
         if (rest.isEmpty()) {
