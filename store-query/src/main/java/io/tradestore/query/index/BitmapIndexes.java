@@ -327,6 +327,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
         final List<ImmutableRoaringBitmap> parts = new ArrayList<>();
         final Map<Object, Boolean> answered = new IdentityHashMap<>();
+        ValueRows single = null; // the index of the one part when it is one value's rows as stored
+        long singleValue = 0;
         for (final Executor.IndexLeaf leaf : leaves) {
             final ValueRows idx = sealed ? index(snap, segment, leaf.column()) : openIndex(snap, segment, leaf.column());
             if (idx == null) {
@@ -335,6 +337,10 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             ImmutableRoaringBitmap b;
             if (leaf.values().length == 1) {
                 b = idx.rows(leaf.values()[0]);
+                if (!leaf.negated()) {
+                    single = idx;
+                    singleValue = leaf.values()[0];
+                }
             } else {
                 final ImmutableRoaringBitmap[] bs = new ImmutableRoaringBitmap[leaf.values().length];
                 for (int i = 0; i < bs.length; i++) {
@@ -379,10 +385,13 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
         final ImmutableRoaringBitmap chosen = result;
         final long chosenCardinality = cardinality;
+        final ValueRows stored = parts.size() == 1 ? single : null;
+        final long storedValue = singleValue;
         return new Executor.Selection() {
             @Override
             public BatchIterator iterator() {
-                return chosen.getBatchIterator();
+                final BatchIterator direct = stored == null ? null : stored.iterator(storedValue);
+                return direct != null ? direct : chosen.getBatchIterator();
             }
 
             @Override

@@ -3,6 +3,7 @@ package io.tradestore.query.index;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
+import org.roaringbitmap.BatchIterator;
 import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
 
 /** One column's bitmap index of one sealed segment, mapped read-only; bitmaps are read in place. */
@@ -42,22 +43,37 @@ public final class SegmentIndex implements ValueRows {
         return slot((int) k + 1);
     }
 
+    @Override
+    public BatchIterator iterator(final long value) {
+        final long k = value - min;
+        if (k < 0 || k >= slotCount - 1) {
+            return null;
+        }
+        final ByteBuffer b = serialized((int) k + 1);
+        return b == null ? null : new PortableBitmapIterator(b);
+    }
+
+    /** @return the slot's serialized bitmap, or null when it is empty. */
+    private ByteBuffer serialized(final int s) {
+        final long base = BitmapIndexDescriptor.dataOffset(slotCount);
+        final long from = buffer.getLong(BitmapIndexDescriptor.OFFSETS_OFFSET + s * 8);
+        final long to = buffer.getLong(BitmapIndexDescriptor.OFFSETS_OFFSET + (s + 1) * 8);
+        if (to == from) {
+            return null;
+        }
+        final ByteBuffer slice = buffer.duplicate();
+        slice.position((int) (base + from)).limit((int) (base + to));
+        return slice.slice().order(ByteOrder.LITTLE_ENDIAN);
+    }
+
     private synchronized ImmutableRoaringBitmap slot(final int s) {
         if (s < 0) {
             return EMPTY;
         }
         ImmutableRoaringBitmap b = cache[s];
         if (b == null) {
-            final long base = BitmapIndexDescriptor.dataOffset(slotCount);
-            final long from = buffer.getLong(BitmapIndexDescriptor.OFFSETS_OFFSET + s * 8);
-            final long to = buffer.getLong(BitmapIndexDescriptor.OFFSETS_OFFSET + (s + 1) * 8);
-            if (to == from) {
-                b = EMPTY;
-            } else {
-                final ByteBuffer slice = buffer.duplicate();
-                slice.position((int) (base + from)).limit((int) (base + to));
-                b = new ImmutableRoaringBitmap(slice.slice().order(ByteOrder.LITTLE_ENDIAN));
-            }
+            final ByteBuffer serialized = serialized(s);
+            b = serialized == null ? EMPTY : new ImmutableRoaringBitmap(serialized);
             cache[s] = b;
         }
         return b;
