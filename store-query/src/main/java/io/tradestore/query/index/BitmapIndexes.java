@@ -13,9 +13,9 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32;
@@ -50,6 +50,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     private final Map<Key, SegmentIndex> cache = new ConcurrentHashMap<>();
     /** Indexes of open segments' committed prefixes, dropped once their segment is seen sealed. */
     private final Map<Key, OpenSegmentIndex> open = new ConcurrentHashMap<>();
+    /** The segments {@link #open} holds indexes of (segments compare by identity). */
+    private final Set<Segment> openSegments = ConcurrentHashMap.newKeySet();
     private volatile int minSegmentRows = DEFAULT_MIN_SEGMENT_ROWS;
     private final AtomicLong builds = new AtomicLong();
     private final AtomicLong loads = new AtomicLong();
@@ -129,6 +131,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return null;
         }
         final Segment s = snap.segment(segment);
+        openSegments.add(s);
         return open.computeIfAbsent(new Key(s, column), k -> new OpenSegmentIndex(s, c)).view(rows);
     }
 
@@ -136,6 +139,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     public void clear() {
         cache.clear();
         open.clear();
+        openSegments.clear();
     }
 
     /** @param s segment. @param c column. @return the index file of the column in the segment. */
@@ -321,12 +325,12 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
         final int rows = snap.segmentRowCount(segment);
         final boolean sealed = snap.segmentSealed(segment);
-        if (sealed && !open.isEmpty()) {
+        if (sealed && !openSegments.isEmpty() && openSegments.remove(snap.segment(segment))) {
             final Segment s = snap.segment(segment);
-            open.keySet().removeIf(k -> k.segment == s);
+            open.keySet().removeIf(k -> k.segment == s); // sealed now: its file index takes over
         }
         final List<ImmutableRoaringBitmap> parts = new ArrayList<>();
-        final Map<Object, Boolean> answered = new IdentityHashMap<>();
+        final List<Object> answered = new ArrayList<>(leaves.size());
         ValueRows single = null; // the index of the one part when it is one value's rows as stored
         long singleValue = 0;
         for (final Executor.IndexLeaf leaf : leaves) {
@@ -354,7 +358,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                 b = ImmutableRoaringBitmap.andNot(ImmutableRoaringBitmap.andNot(all, idx.nulls()), b);
             }
             parts.add(b);
-            answered.put(leaf.node(), Boolean.TRUE);
+            answered.add(leaf.node());
         }
         if (parts.isEmpty()) {
             return null;
@@ -406,7 +410,12 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
 
             @Override
             public boolean answered(final Object node) {
-                return answered.containsKey(node);
+                for (final Object a : answered) {
+                    if (a == node) {
+                        return true;
+                    }
+                }
+                return false;
             }
         };
     }
