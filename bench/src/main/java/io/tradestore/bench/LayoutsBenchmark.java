@@ -137,6 +137,8 @@ public final class LayoutsBenchmark {
         BigInteger sell = BigInteger.ZERO;
         double segmentWaitMs = Double.NaN;
         double buildCpuMs = Double.NaN;
+        /** CPU time of the whole process over the build (writer, background segment creation, JIT, GC), ms. */
+        double buildProcessCpuMs = Double.NaN;
         /** The floor measured just before this variant's scans (same machine conditions): 1 and 2 threads, GB/s. */
         double[] localFloor;
 
@@ -415,9 +417,11 @@ public final class LayoutsBenchmark {
             final long[] gc0 = gc();
             final long t0 = System.nanoTime();
             final long cpu0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+            final long processCpu0 = processCpuNs();
             final long waitNs = append(table, o.rows);
             fly.buildMs = (System.nanoTime() - t0) / 1e6;
             fly.buildCpuMs = (ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu0) / 1e6;
+            fly.buildProcessCpuMs = (processCpuNs() - processCpu0) / 1e6;
             fly.segmentWaitMs = waitNs / 1e6;
             final long[] gc1 = gc();
             fly.gcCount = gc1[0] - gc0[0];
@@ -469,10 +473,11 @@ public final class LayoutsBenchmark {
             deleteTree(dir);
         }
         out.printf(Locale.ROOT, "%s: appended %,d rows in %.0f ms (%.1f M rows/s end to end; %.0f ms waiting for segment creation,"
-                + " so %.1f M rows/s on the writer's own path; writer thread CPU %.0f ms = %.1f M rows per CPU second; %d GCs, %d ms),"
+                + " so %.1f M rows/s on the writer's own path; writer thread CPU %.0f ms = %.1f M rows per CPU second; process CPU %.0f ms;"
+                + " %d GCs, %d ms),"
                 + " %.1f bytes/trade on disk, heap %d MB; scans: flyweight %.1f ms, kernel %.1f ms, kernel 2 threads %.1f ms%n", layout, o.rows,
             fly.buildMs, o.rows / fly.buildMs / 1e3, fly.segmentWaitMs, o.rows / (fly.buildMs - fly.segmentWaitMs) / 1e3, fly.buildCpuMs,
-            o.rows / fly.buildCpuMs / 1e3, fly.gcCount, fly.gcMs,
+            o.rows / fly.buildCpuMs / 1e3, fly.buildProcessCpuMs, fly.gcCount, fly.gcMs,
             fly.bytesPerTrade, fly.heapUsed >> 20, fly.scanMs, kernel.scanMs, kernel2.scanMs);
         report.results.add(fly);
         report.results.add(kernel);
@@ -605,6 +610,12 @@ public final class LayoutsBenchmark {
     }
 
     // ---------------------------------------------------------------- measurement helpers
+
+    /** @return CPU time of this process (all threads), ns, or -1 where the JVM cannot tell. */
+    static long processCpuNs() {
+        final java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean ? ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime() : -1;
+    }
 
     static long heapAfterGc() {
         for (int i = 0; i < 3; i++) {

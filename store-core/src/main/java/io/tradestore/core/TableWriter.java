@@ -10,11 +10,12 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import io.tradestore.core.dict.SymbolDictionary;
@@ -65,8 +66,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private final long segmentRows;
     private final int blockMask;
     private final int[] strides;
+    /** Whether segments are large enough to be created and pre-faulted by a background thread. */
+    private final boolean background;
     private ExecutorService precreator;
-    private Future<Segment> nextSegment;
+    private CompletableFuture<Segment> nextSegment;
+    /** Set by close(): the background thread stops pre-faulting a segment it creates after this. */
+    private volatile boolean closing;
     private TxnState state;
     private long committedRows;
     private long pendingRows;
@@ -77,10 +82,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     /** Rows below this (from committedRows on) hold nulls or the caller's data; appendRow nulls ahead from here. */
     private long nulledRows;
     /**
-     * Whether rows arrive through appendRow (the flyweight path): then the next segments are null-filled by the background
-     * creation, off this thread. Bulk writers (reserve) write whole rows and get segments that are only pre-faulted.
+     * Whether rows arrive through appendRow (the flyweight path): then the background thread null-fills the chunks it
+     * prepares, off this thread. Bulk writers (reserve) write whole rows and get chunks that are only faulted in.
      */
-    private boolean rowAppends;
+    private volatile boolean rowAppends;
+    /** This thread's copy of rowAppends, so that appendRow reads no volatile field. */
+    private boolean rowAppendsSeen;
     private boolean closed;
 
     TableWriter(final Table table, final Durability durability, final FileAllocator allocator) {
@@ -92,6 +99,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         this.shift = schema.segmentShift();
         this.segmentRows = schema.segmentRows();
         this.blockMask = schema.blockRows() - 1;
+        this.background = segmentRows >= PRECREATE_MIN_ROWS;
         this.symbolSlot = symbolSlots(schema);
         this.strides = new int[schema.columnCount()];
         for (final Column c : schema.columns()) {
@@ -146,7 +154,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             }
             if (segCount > 0) {
                 segmentEndRow = (long) segCount << shift;
-                resetTail(segments.get(segCount - 1), (int) (committedRows - ((long) (segCount - 1) << shift)));
+                final int committedInSegment = (int) (committedRows - ((long) (segCount - 1) << shift));
+                resetTail(segments.get(segCount - 1), committedInSegment);
+                segments.get(segCount - 1).claimChunksBelow(committedInSegment);
             }
             if (committedRows == segmentEndRow) {
                 // the next append needs a new segment: have it ready before the first row arrives
@@ -217,19 +227,67 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (closed) {
             checkOpen();
         }
-        if (!rowAppends) {
+        if (!rowAppendsSeen) {
+            rowAppendsSeen = true;
             rowAppends = true;
         }
-        if (row == segmentEndRow) {
-            openNextSegment();
-        } else if ((row & blockMask) == 0 && row > zoneRow) {
-            flushZones(row);
+        if ((row & blockMask) == 0) {
+            blockStart(row);
         }
         if (row >= nulledRows) {
             nullAhead(row);
         }
         pendingRows = row + 1;
         return row;
+    }
+
+    /**
+     * At the first row of a zone-map block (segments and pre-fault chunks start on block boundaries): opens the next
+     * segment or widens the zone maps with the block just finished, then takes the chunk of rows it enters from the
+     * background preparation.
+     */
+    private void blockStart(final long row) {
+        if (row == segmentEndRow) {
+            openNextSegment();
+        } else if (row > zoneRow) {
+            flushZones(row);
+        }
+        if (background) {
+            final Segment s = segments.get((int) (row >>> shift));
+            final int inSegment = (int) (row & (segmentRows - 1));
+            if (inSegment % s.prefaultChunkRows() == 0 && claimChunk(s, inSegment)) {
+                final long chunkEnd = row + s.prefaultChunkRows();
+                if (nulledRows < chunkEnd) {
+                    nulledRows = chunkEnd;
+                }
+            }
+        }
+    }
+
+    /**
+     * Takes the chunk of rows starting at {@code inSegment} from the background preparation (see
+     * {@link Segment#claimChunk}): when the writer catches up with the background thread it faults the chunk in itself,
+     * so both cores work on fresh pages; time spent waiting for a chunk in preparation counts as segment wait.
+     *
+     * @return whether the chunk holds null rows.
+     */
+    private boolean claimChunk(final Segment s, final int inSegment) {
+        final long start = System.nanoTime();
+        try {
+            return s.claimChunk(inSegment);
+        } finally {
+            segmentWaitNs += System.nanoTime() - start;
+        }
+    }
+
+    /** Takes every chunk that starts inside rows {@code [row, row + count)} of one segment (bulk writes). */
+    private void claimChunks(final long row, final int count) {
+        final Segment s = segments.get((int) (row >>> shift));
+        final int chunkRows = s.prefaultChunkRows();
+        final int from = (int) (row & (segmentRows - 1));
+        for (int c = (from + chunkRows - 1) / chunkRows * chunkRows; c < from + count; c += chunkRows) {
+            claimChunk(s, c);
+        }
     }
 
     /**
@@ -279,6 +337,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             openNextSegment();
         }
         final int n = (int) Math.min(count, segmentEndRow - pendingRows);
+        if (background) {
+            claimChunks(pendingRows, n);
+        }
         pendingRows += n;
         if (nulledRows < pendingRows) {
             nulledRows = pendingRows;
@@ -297,8 +358,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     }
 
     /**
-     * Returns the time this writer's thread spent creating segments or waiting for the background creation of the
-     * next one: with fast appends the page cache's first touch of new files, not the writer, sets the pace.
+     * Returns the time this writer's thread spent creating segments, waiting for the background creation of the next
+     * one, faulting in chunks of rows the background thread had not reached yet, or waiting for a chunk it was
+     * null-filling: with fast appends the first touch of fresh pages, not the writer, sets the pace.
      *
      * @return nanoseconds since the writer opened.
      */
@@ -326,19 +388,21 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             flushZones(pendingRows);
         }
         if (s == null) {
-            s = Segment.create(schema, dir, index, allocator, rowAppends);
+            s = Segment.create(schema, dir, index, allocator);
         }
         segments.add(s);
         segmentEndRow += segmentRows;
-        if (s.nullFilled() && nulledRows < segmentEndRow) {
-            nulledRows = segmentEndRow;
-        }
         precreate(index + 1);
     }
 
-    /** Starts creating (and pre-touching) segment {@code index} in the background, for large segments only. */
+    /**
+     * For large segments only: starts creating segment {@code index} in the background (blocks reserved, files mapped),
+     * then pre-faults the chunks of the writer's current segment that the writer has not reached, then those of the new
+     * segment. The writer takes the new segment as soon as it is created and faults the chunks it reaches first itself:
+     * on this VM the first touch of fresh memory, not the writer, sets the pace, so both cores work on it.
+     */
     private void precreate(final int index) {
-        if (segmentRows < PRECREATE_MIN_ROWS) {
+        if (!background) {
             return;
         }
         if (precreator == null) {
@@ -348,8 +412,32 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
                 return t;
             });
         }
-        final boolean nullFill = rowAppends;
-        nextSegment = precreator.submit(() -> Segment.create(schema, dir, index, allocator, nullFill));
+        // the segment the writer appends into, unless it is full (a writer opened at a segment boundary)
+        final Segment current = segmentEndRow > pendingRows ? segments.get(segments.size() - 1) : null;
+        final CompletableFuture<Segment> next = new CompletableFuture<>();
+        final java.util.function.BooleanSupplier nullFill = () -> rowAppends;
+        nextSegment = next;
+        precreator.execute(() -> {
+            final Segment s;
+            try {
+                s = Segment.create(schema, dir, index, allocator);
+            } catch (final Throwable t) {
+                next.completeExceptionally(t);
+                return;
+            }
+            next.complete(s);
+            if (closing) {
+                s.stopPrefault();
+            }
+            try {
+                if (current != null) {
+                    current.prepareChunks(nullFill);
+                }
+                s.prepareChunks(nullFill);
+            } catch (final RuntimeException e) {
+                // pre-faulting is only a hint: the writer's own writes fault the pages in
+            }
+        });
     }
 
     /** Widens zone maps with rows {@code [zoneRow, to)}. */
@@ -519,7 +607,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         } finally {
             closed = true;
             if (precreator != null) {
-                precreator.shutdown();
+                stopBackground();
                 if (nextSegment != null) {
                     try {
                         final Segment unused = nextSegment.get();
@@ -543,6 +631,34 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             txn.close();
             releaseLock();
             table.writerClosed(this);
+        }
+    }
+
+    /**
+     * Stops the background thread's pre-faulting (it returns after its current chunk) and waits for it to finish, so
+     * that no segment is unmapped while it is being faulted in.
+     */
+    private void stopBackground() {
+        closing = true;
+        for (final Segment s : segments) {
+            s.stopPrefault();
+        }
+        if (nextSegment != null && nextSegment.isDone() && !nextSegment.isCompletedExceptionally()) {
+            nextSegment.getNow(null).stopPrefault();
+        }
+        precreator.shutdown();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                if (precreator.awaitTermination(1, TimeUnit.SECONDS)) {
+                    break;
+                }
+            } catch (final InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 

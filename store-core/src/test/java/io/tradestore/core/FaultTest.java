@@ -211,10 +211,12 @@ class FaultTest {
         final Schema schema = TestRows.allTypes(Layout.COLUMN, 1 << 16);
         try (Store store = Store.open(dir, disk)) {
             final Table table = store.createTable(schema);
+            // Segment 0 (11 files) is created in the background when the writer opens, segment 1 when the first append
+            // opens segment 0: fail segment 1's third file. Armed before the writer opens, so the count does not depend
+            // on how far the background creation of segment 0 got (it raced the arming when set after the open).
+            disk.failFrom(11 + 3);
             try (TableWriter w = table.writer()) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
-                // segment 0 is created by the first append; segment 1 in the background right after: make that fail
-                disk.failFrom(11 + 3);
                 TestRows.write(w.append(f), 0);
                 for (int r = 1; r < 1 << 16; r++) {
                     TestRows.write(w.append(f), r);

@@ -25,6 +25,9 @@ public final class MappedFile implements AutoCloseable {
     private static final int MADV_POPULATE_WRITE = 23;
     private static final boolean POPULATE_WRITE_WORKS = msyncAvailable() && System.getProperty("os.name", "").startsWith("Linux");
 
+    /** Keeps the fallback's page reads from being optimised away. */
+    private static volatile long touchSink;
+
     private final Path path;
     private final long length;
     private final boolean writable;
@@ -133,20 +136,40 @@ public final class MappedFile implements AutoCloseable {
     }
 
     /**
-     * Faults every page of a writable mapping in (MADV_POPULATE_WRITE, Linux 5.14+), so that later writes take no page
-     * faults; without it, writes one byte per page back to itself. Content is unchanged.
+     * Faults every page of a writable mapping in, as {@link #populate(long, long)} does for the whole file.
      */
     public void populate() {
-        if (!writable || address == 0) {
-            return;
-        }
-        if (POPULATE_WRITE_WORKS && PosixAPI.posix().madvise(address, OS.pageAlign(length), MADV_POPULATE_WRITE) == 0) {
+        populate(0, length);
+    }
+
+    /**
+     * Faults the pages of {@code [offset, offset + bytes)} of a writable mapping in, so that later writes there take
+     * no page faults: {@code madvise(MADV_POPULATE_WRITE)} (Linux 5.14+), which fills the page tables in the kernel in
+     * one call instead of one trap per 4 KiB page. Content is never changed, so another thread may write the same
+     * range at the same time (the writer does, while the background thread pre-faults ahead of it). Where the call is
+     * unavailable, one byte per page is read instead (that maps the page and allocates its page cache; the first write
+     * then only upgrades the mapping). Blocks are reserved before a file is mapped ({@link FileAllocator}), so this
+     * cannot fail for lack of space; a failure of the call is ignored: the pages are then faulted by the writes.
+     *
+     * @param offset first byte, relative to the start of the file (rounded down to a page).
+     * @param bytes  number of bytes (rounded up to whole pages, within the file).
+     */
+    public void populate(final long offset, final long bytes) {
+        if (!writable || address == 0 || bytes <= 0 || offset >= length) {
             return;
         }
         final long page = OS.pageSize();
-        for (long p = 0; p < length; p += page) {
-            NativeMemory.putByte(address + p, NativeMemory.getByte(address + p));
+        final long start = Math.max(0, offset) & -page;
+        final long end = Math.min(OS.pageAlign(length), OS.pageAlign(offset + bytes));
+        if (POPULATE_WRITE_WORKS && PosixAPI.posix().madvise(address + start, end - start, MADV_POPULATE_WRITE) == 0) {
+            return;
         }
+        // A read, never a write back of the byte read: a concurrent writer's store to the same byte must not be undone.
+        long sink = 0;
+        for (long p = start; p < end; p += page) {
+            sink += NativeMemory.getByte(address + p);
+        }
+        touchSink = sink;
     }
 
     /**

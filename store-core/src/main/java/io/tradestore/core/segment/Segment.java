@@ -5,6 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.BooleanSupplier;
 
 import io.tradestore.core.Bounds;
 import io.tradestore.core.StoreException;
@@ -18,10 +20,30 @@ import io.tradestore.core.schema.Schema;
 
 /**
  * One mapped segment: each column as (base address, stride), plus the zone map. Created at full size (blocks
- * reserved, pages pre-faulted; null-filled only for row-by-row writers, see {@link #create}), mapped once, unmapped once
- * on {@link #close()}.
+ * reserved), mapped once, unmapped once on {@link #close()}. A writer's segment is prepared in chunks of
+ * {@link #PREFAULT_CHUNK_ROWS} rows (all files): the writer's background thread faults chunks in ahead of the writer
+ * (and null-fills them for a row-by-row writer), and the writer takes a chunk that is still free itself, so both cores
+ * fault fresh pages in while rows are appended. Each chunk is claimed exactly once, by compare-and-set:
+ *
+ * <pre>
+ *   FREE --background faults it in--> READY, or CLAIMED --null fill--> NULLED (every row null)
+ *   FREE --writer------> WRITER (the writer faults it in and writes it)
+ *   READY/NULLED --writer enters the chunk--> WRITER       the writer waits while a chunk is CLAIMED
+ * </pre>
  */
 public final class Segment implements AutoCloseable {
+    /**
+     * Rows per pre-fault chunk (at least a zone-map block, at most a segment): 65,536 trades are 3.2 MB of pages in
+     * eight files, few enough madvise calls to be free and small enough that the writer, when it catches up with its
+     * background thread, takes the next chunk itself instead of writing into pages that are not faulted in yet.
+     */
+    public static final int PREFAULT_CHUNK_ROWS = 1 << 16;
+    private static final int CHUNK_FREE = 0;
+    private static final int CHUNK_CLAIMED = 1;
+    private static final int CHUNK_READY = 2;
+    private static final int CHUNK_NULLED = 3;
+    private static final int CHUNK_WRITER = 4;
+
     private final Schema schema;
     private final int index;
     private final Path directory;
@@ -33,7 +55,11 @@ public final class Segment implements AutoCloseable {
     private final long zoneBase;
     private final boolean writable;
     private final long[] nullRecord;
-    private boolean nullFilled;
+    private final int prefaultChunkRows;
+    private final int prefaultChunks;
+    /** Per chunk: CHUNK_FREE, CHUNK_CLAIMED, CHUNK_READY, CHUNK_NULLED or CHUNK_WRITER (see the class comment). */
+    private final AtomicIntegerArray chunkState;
+    private volatile boolean prefaultStopped;
     private boolean closed;
 
     private Segment(final Schema schema, final int index, final Path directory, final MappedFile[] files, final MappedFile zone) {
@@ -53,12 +79,16 @@ public final class Segment implements AutoCloseable {
         this.zoneBase = zone.address();
         this.writable = zone.writable();
         this.nullRecord = nullRecord(schema);
+        this.prefaultChunkRows = Math.min(schema.segmentRows(), Math.max(schema.blockRows(), PREFAULT_CHUNK_ROWS));
+        this.prefaultChunks = schema.segmentRows() / prefaultChunkRows;
+        this.chunkState = new AtomicIntegerArray(writable ? prefaultChunks : 0);
     }
 
     /**
      * Creates a segment's files at full size and maps them read-write. Rows are not null-filled here: a row's bytes
      * are defined when the writer appends it ({@code appendRow} nulls it, bulk writers write every column), so a
-     * bulk load does not write every byte twice. An existing segment directory (left by a crash before its first
+     * bulk load does not write every byte twice. Pages are not faulted in here either ({@link #prefault(int)} does
+     * that in chunks, overlapped with the writer). An existing segment directory (left by a crash before its first
      * commit) is reused; its uncommitted bytes are never visible.
      *
      * @param schema    the schema.
@@ -68,22 +98,6 @@ public final class Segment implements AutoCloseable {
      * @return the mapped segment.
      */
     public static Segment create(final Schema schema, final Path tableDir, final int index, final FileAllocator allocator) {
-        return create(schema, tableDir, index, allocator, false);
-    }
-
-    /**
-     * Creates a segment as {@link #create(Schema, Path, int, FileAllocator)} does, optionally null-filling every row
-     * (for a writer that appends row by row, this moves the null fill off its thread).
-     *
-     * @param schema    the schema.
-     * @param tableDir  the table directory.
-     * @param index     the segment index.
-     * @param allocator block reservation.
-     * @param nullFill  whether to fill every row with null sentinels.
-     * @return the mapped segment.
-     */
-    public static Segment create(final Schema schema, final Path tableDir, final int index, final FileAllocator allocator,
-                                 final boolean nullFill) {
         final Path dir = SegmentDescriptor.directory(tableDir, index);
         try {
             Files.createDirectories(dir);
@@ -101,17 +115,7 @@ public final class Segment implements AutoCloseable {
             final MappedFile zone = MappedFile.create(dir.resolve(ZoneMapDescriptor.FILE_NAME),
                 ZoneMapDescriptor.fileLength(schema.columnCount(), schema.blocksPerSegment()), allocator);
             opened.add(zone);
-            // Fault every page in now (this runs on the writer's background thread for large segments): the first
-            // touch of fresh page cache is the slowest part of an append, and the writer's thread should not pay it.
             final Segment s = new Segment(schema, index, dir, files, zone);
-            if (nullFill) {
-                s.fillNulls(0, schema.segmentRows());
-                s.nullFilled = true;
-            } else {
-                for (final MappedFile f : files) {
-                    f.populate();
-                }
-            }
             NativeMemory.putInt(zone.address() + ZoneMapDescriptor.FORMAT_VERSION_OFFSET, ZoneMapDescriptor.FORMAT_VERSION);
             NativeMemory.putInt(zone.address() + ZoneMapDescriptor.COLUMN_COUNT_OFFSET, schema.columnCount());
             NativeMemory.putInt(zone.address() + ZoneMapDescriptor.BLOCK_COUNT_OFFSET, schema.blocksPerSegment());
@@ -199,6 +203,112 @@ public final class Segment implements AutoCloseable {
     /** @param column column index (unchecked). @return bytes between consecutive values of the column. */
     public int columnStride(final int column) {
         return columnStride[column];
+    }
+
+    /**
+     * Background side: faults every free chunk in, in row order, then claims it and, when {@code nullFill} says so at
+     * that moment, fills it with null sentinels; returns at the end of the segment or when pre-faulting is stopped.
+     * Chunks the writer has taken are skipped. Does nothing on a read-only (reader's) segment.
+     *
+     * @param nullFill whether the writer hands out null rows (appendRow), asked per chunk.
+     */
+    public void prepareChunks(final BooleanSupplier nullFill) {
+        if (!writable) {
+            return;
+        }
+        for (int c = 0; c < prefaultChunks && !prefaultStopped; c++) {
+            if (chunkState.get(c) != CHUNK_FREE) {
+                continue;
+            }
+            // Fault the chunk in before claiming it (faulting never changes content, so it may race the writer): the
+            // writer only ever waits for the short null fill below, not for the page faults.
+            populateChunk(c);
+            if (!nullFill.getAsBoolean()) {
+                chunkState.compareAndSet(c, CHUNK_FREE, CHUNK_READY);
+            } else if (chunkState.compareAndSet(c, CHUNK_FREE, CHUNK_CLAIMED)) {
+                boolean nulled = false;
+                try {
+                    fillNulls(c * prefaultChunkRows, (c + 1) * prefaultChunkRows);
+                    nulled = true;
+                } finally {
+                    chunkState.set(c, nulled ? CHUNK_NULLED : CHUNK_READY);
+                }
+            }
+        }
+    }
+
+    /**
+     * Writer side, at the first row of a chunk it is about to write: takes the chunk. A free chunk is faulted in here,
+     * on the writer's thread (one madvise call per file instead of one trap per page; pages the background thread has
+     * faulted in already cost nothing); a chunk the background thread is null-filling is waited for (one pass of
+     * stores over 3.2 MB), so that its null fill never races the writer's rows.
+     *
+     * @param rowInSegment the chunk's first row in this segment (a multiple of {@link #prefaultChunkRows()}).
+     * @return whether every row of the chunk holds null sentinels (the background filled it and the writer never wrote
+     *     into it before).
+     */
+    public boolean claimChunk(final int rowInSegment) {
+        if (!writable) {
+            return false;
+        }
+        final int c = rowInSegment / prefaultChunkRows;
+        while (true) {
+            final int state = chunkState.get(c);
+            if (state == CHUNK_FREE) {
+                if (chunkState.compareAndSet(c, CHUNK_FREE, CHUNK_WRITER)) {
+                    populateChunk(c);
+                    return false;
+                }
+            } else if (state == CHUNK_CLAIMED) {
+                Thread.yield();
+            } else {
+                if (state != CHUNK_WRITER) {
+                    chunkState.set(c, CHUNK_WRITER);
+                }
+                return state == CHUNK_NULLED;
+            }
+        }
+    }
+
+    /**
+     * Hands the chunks below {@code row} (and the one holding it) to the writer without faulting them: a reopened
+     * segment's committed rows are already on disk or in the page cache, and its uncommitted tail is nulled by the
+     * writer. Call it before the segment is shared with the background thread.
+     *
+     * @param row rows below this are the writer's.
+     */
+    public void claimChunksBelow(final int row) {
+        final int end = Math.min(prefaultChunks, (row + prefaultChunkRows - 1) / prefaultChunkRows);
+        for (int c = 0; c < end && c < chunkState.length(); c++) {
+            chunkState.set(c, CHUNK_WRITER);
+        }
+    }
+
+    private void populateChunk(final int c) {
+        final long from = (long) c * prefaultChunkRows;
+        for (int i = 0; i < files.length; i++) {
+            final long width = schema.layout() == Layout.ROW ? schema.rowLength() : schema.column(i).width();
+            files[i].populate(from * width, prefaultChunkRows * width);
+        }
+    }
+
+    /** Stops pre-faulting: a {@link #prepareChunks} running in another thread returns after its current chunk. */
+    public void stopPrefault() {
+        prefaultStopped = true;
+    }
+
+    /** @return chunks that are no longer free (prepared, being prepared, or taken by the writer); for tests. */
+    public int claimedChunks() {
+        int n = 0;
+        for (int c = 0; c < chunkState.length(); c++) {
+            n += chunkState.get(c) == CHUNK_FREE ? 0 : 1;
+        }
+        return n;
+    }
+
+    /** @return rows per pre-fault chunk in this segment. */
+    public int prefaultChunkRows() {
+        return prefaultChunkRows;
     }
 
     /**
@@ -528,11 +638,6 @@ public final class Segment implements AutoCloseable {
             }
         }
         zone.sync(0, zone.length());
-    }
-
-    /** @return whether {@code create} null-filled every row of this segment. */
-    public boolean nullFilled() {
-        return nullFilled;
     }
 
     /** @return whether this segment is mapped read-write (the writer's). */
