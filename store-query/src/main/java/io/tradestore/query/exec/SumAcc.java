@@ -175,33 +175,44 @@ final class SumAcc extends Acc {
         flush();
     }
 
-    /** @return whether this sum can run in {@link GroupState}'s fused loop now (integral, 64-bit partials safe). */
-    boolean fusable() {
-        return !exactMode;
-    }
-
-    /** Flushes the 64-bit partials when {@code n} more rows could overflow them (the fused loop's per-batch check). */
-    void reserve(final int n) {
-        if (used + n > budget) {
-            flush();
-        }
-        used += n;
-    }
-
     int slotA() {
         return slotA;
     }
 
+    int colA() {
+        return colA;
+    }
+
+    int colB() {
+        return colB;
+    }
+
+    /** Adds a 64-bit partial sum of group {@code g} exactly (from {@link DenseSumKernel}). */
+    void addExact(final int g, final long partial) {
+        exact.add(g, partial);
+    }
+
+    /** Adds row {@code i} of the batch to group {@code g} exactly, or counts it as null (a fused kernel's rare path). */
+    void addRow(final BatchContext c, final int g, final int i) {
+        final long x = NativeMemory.getLong(c.viewAddr[slotA] + i * c.viewStride[slotA]);
+        if (slotB < 0) {
+            if (x == Long.MIN_VALUE) {
+                nulls[g]++;
+            } else {
+                exact.add(g, x);
+            }
+            return;
+        }
+        final long y = NativeMemory.getLong(c.viewAddr[slotB] + i * c.viewStride[slotB]);
+        if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
+            nulls[g]++;
+        } else {
+            exact.addProduct(g, x, y);
+        }
+    }
+
     int slotB() {
         return slotB;
-    }
-
-    long[] fast() {
-        return fast;
-    }
-
-    long[] nulls() {
-        return nulls;
     }
 
     @Override
