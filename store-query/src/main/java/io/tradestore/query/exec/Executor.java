@@ -89,6 +89,9 @@ public final class Executor {
         /** @return the number of rows. */
         long cardinality();
 
+        /** @param from first row. @param to row after the last. @return the number of chosen rows in {@code [from, to)}. */
+        long cardinality(int from, int to);
+
         /** @param node a leaf. @return whether the selection already applied it. */
         boolean answered(Object node);
     }
@@ -108,8 +111,8 @@ public final class Executor {
             }
         }
         segments = keep.stream().mapToInt(Integer::intValue).toArray();
-        morsels(keep);
         final long candidates = selectAndEstimate(keep);
+        morsels(keep);
         final int workers = candidates <= SMALL_QUERY_ROWS ? 1 : Math.max(1, Math.min(threads, morselSegment.length));
         final Object[] partials = new Object[workers];
         final List<Future<Object>> futures = new ArrayList<>();
@@ -173,8 +176,11 @@ public final class Executor {
         final List<int[]> out = new ArrayList<>();
         for (final int si : keep) {
             final int blocks = (snap.segmentRowCount(si) + blockRows - 1) / blockRows;
-            for (int b = 0; b < blocks; b += perMorsel) {
-                out.add(new int[] {si, b, Math.min(blocks, b + perMorsel)});
+            // a segment read through an index selection is one unit: its rows are few, and one pass of one bitmap
+            // iterator is cheaper than a fresh iterator advanced to each morsel
+            final int step = selections[si] != null ? Math.max(1, blocks) : perMorsel;
+            for (int b = 0; b < blocks; b += step) {
+                out.add(new int[] {si, b, Math.min(blocks, b + step)});
             }
         }
         morselSegment = new int[out.size()];
@@ -203,13 +209,28 @@ public final class Executor {
         List<IndexLeaf> leaves = null;
         for (final int si : keep) {
             final int rows = snap.segmentRowCount(si);
-            if (selector != null && filter != null && snap.segmentSealed(si)) {
+            if (selector != null && filter != null) {
                 if (leaves == null) {
                     leaves = indexLeaves();
                 }
                 selections[si] = selector.select(snap, si, leaves);
                 if (selections[si] != null) {
-                    candidates += selections[si].cardinality();
+                    // only the selected rows inside runs of blocks the zone maps keep (a time range keeps a few blocks)
+                    final Segment s = snap.segment(si);
+                    int b = 0;
+                    while ((long) b * blockRows < rows) {
+                        if (!filter.mayMatch(s, b)) {
+                            b++;
+                            continue;
+                        }
+                        int e = b + 1;
+                        while ((long) e * blockRows < rows && filter.mayMatch(s, e)) {
+                            e++;
+                        }
+                        final long to = Math.min(rows, (long) e * blockRows);
+                        candidates += b == 0 && to == rows ? selections[si].cardinality() : selections[si].cardinality(b * blockRows, (int) to);
+                        b = e;
+                    }
                     continue;
                 }
             }
@@ -279,50 +300,31 @@ public final class Executor {
         long scanned = 0;
         long matched = 0;
         if (selections[si] != null) {
-            final Selection sel = selections[si];
             if (fromBlock == 0) {
                 indexedSegments.incrementAndGet();
             }
-            final FilterNode residual = residual(sel);
-            final BatchIterator it = sel.iterator();
-            final int[] buf = c.sel;
-            final int from = fromBlock * blockRows;
-            final long to = Math.min(rows, (long) toBlock * blockRows);
-            if (from > 0) {
-                it.advanceIfNeeded(from);
+            final List<FilterNode> residual = residual(selections[si]);
+            // the selected rows of each run of blocks the zone maps keep (the time range, other conjuncts), with the
+            // conjuncts the zone maps prove for a whole block (a time range's inner blocks) left out there
+            int b = fromBlock;
+            while (b < toBlock && (long) b * blockRows < rows) {
+                if (!filter.mayMatch(s, b)) {
+                    blocksSkipped.incrementAndGet();
+                    b++;
+                    continue;
+                }
+                final long proven = proven(residual, s, b, rows);
+                int e = b + 1;
+                while (e < toBlock && (long) e * blockRows < rows && filter.mayMatch(s, e) && proven(residual, s, e, rows) == proven) {
+                    e++;
+                }
+                selected(c, selections[si], unproven(residual, proven), b * blockRows, (int) Math.min(rows, (long) e * blockRows), groups, scan);
+                b = e;
             }
-            boolean more = true;
-            while (more && it.hasNext()) {
-                checkDeadline();
-                int n = it.nextBatch(buf);
-                if (n == 0) {
-                    break;
-                }
-                if (buf[n - 1] >= to) {
-                    // the morsel ends inside this batch: keep its rows only (row ids ascend)
-                    int k = n;
-                    while (k > 0 && buf[k - 1] >= to) {
-                        k--;
-                    }
-                    n = k;
-                    more = false;
-                    if (n == 0) {
-                        break;
-                    }
-                }
-                scanned += n;
-                final int k = residual == null ? n : residual.apply(c, 0, n, buf, buf);
-                if (k > 0) {
-                    matched += k;
-                    c.batch(0, k, buf);
-                    consume(c, groups, scan, false);
-                }
-            }
-            rowsScanned.addAndGet(scanned);
-            rowsMatched.addAndGet(matched);
             return;
         }
         final int batch = BatchContext.BATCH;
+        final List<FilterNode> conjuncts = Arrays.asList(plan.conjuncts);
         for (int b = fromBlock; b < toBlock && (long) b * blockRows < rows; b++) {
             final int bs = b * blockRows;
             final int be = Math.min(rows, bs + blockRows);
@@ -330,17 +332,20 @@ public final class Executor {
                 blocksSkipped.incrementAndGet();
                 continue;
             }
+            // conjuncts the zone maps prove for the whole block (inside a time range) are not applied per row
+            final long proven = filter == null ? 0 : proven(conjuncts, s, b, rows);
+            final FilterNode blockFilter = proven == 0 ? filter : unproven(conjuncts, proven);
             final boolean zoneBlock = plan.zoneShortcut && be - bs == blockRows;
             for (int start = bs; start < be; start += batch) {
                 checkDeadline();
                 final int n = Math.min(batch, be - start);
                 scanned += n;
-                if (filter == null) {
+                if (blockFilter == null) {
                     matched += n;
                     c.batch(start, n, null);
                     consume(c, groups, scan, zoneBlock);
                 } else {
-                    final int k = filter.apply(c, start, n, null, c.sel);
+                    final int k = blockFilter.apply(c, start, n, null, c.sel);
                     if (k > 0) {
                         matched += k;
                         c.batch(start, k, c.sel);
@@ -350,6 +355,47 @@ public final class Executor {
             }
             if (zoneBlock) {
                 groups.zoneFold(s, b);
+            }
+        }
+        rowsScanned.addAndGet(scanned);
+        rowsMatched.addAndGet(matched);
+    }
+
+    /** Consumes the selected rows in {@code [from, to)} (row ids ascend), after the residual filter. */
+    private void selected(final BatchContext c, final Selection sel, final FilterNode residual, final int from, final int to,
+                          final GroupState groups, final ScanState scan) {
+        final BatchIterator it = sel.iterator();
+        final int[] buf = c.sel;
+        if (from > 0) {
+            it.advanceIfNeeded(from);
+        }
+        long scanned = 0;
+        long matched = 0;
+        boolean more = true;
+        while (more && it.hasNext()) {
+            checkDeadline();
+            int n = it.nextBatch(buf);
+            if (n == 0) {
+                break;
+            }
+            if (buf[n - 1] >= to) {
+                // the range ends inside this batch: keep its rows only
+                int k = n;
+                while (k > 0 && buf[k - 1] >= to) {
+                    k--;
+                }
+                n = k;
+                more = false;
+                if (n == 0) {
+                    break;
+                }
+            }
+            scanned += n;
+            final int k = residual == null ? n : residual.apply(c, 0, n, buf, buf);
+            if (k > 0) {
+                matched += k;
+                c.batch(0, k, buf);
+                consume(c, groups, scan, false);
             }
         }
         rowsScanned.addAndGet(scanned);
@@ -382,11 +428,34 @@ public final class Executor {
         return out;
     }
 
-    private FilterNode residual(final Selection sel) {
+    /** @return the conjuncts an index selection did not answer. */
+    private List<FilterNode> residual(final Selection sel) {
         final List<FilterNode> rest = new ArrayList<>();
         for (final FilterNode f : plan.conjuncts) {
             if (!sel.answered(f)) {
                 rest.add(f);
+            }
+        }
+        return rest;
+    }
+
+    /** @return a bit per conjunct (the first 64) that the zone maps prove for every row of the block. */
+    private long proven(final List<FilterNode> conjuncts, final Segment s, final int block, final int rows) {
+        long mask = 0;
+        for (int i = 0; i < conjuncts.size() && i < Long.SIZE; i++) {
+            if (conjuncts.get(i).passesAll(s, block, plan.schema.blockRows(), rows)) {
+                mask |= 1L << i;
+            }
+        }
+        return mask;
+    }
+
+    /** @return the conjuncts not in {@code proven} as one filter, or null when none is left. */
+    private static FilterNode unproven(final List<FilterNode> conjuncts, final long proven) {
+        final List<FilterNode> rest = new ArrayList<>();
+        for (int i = 0; i < conjuncts.size(); i++) {
+            if (i >= Long.SIZE || (proven & 1L << i) == 0) {
+                rest.add(conjuncts.get(i));
             }
         }
         if (rest.isEmpty()) {

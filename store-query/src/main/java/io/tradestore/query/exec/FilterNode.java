@@ -26,6 +26,18 @@ abstract class FilterNode {
      */
     abstract boolean mayMatch(Segment s, int block);
 
+    /**
+     * @param s         a segment.
+     * @param block     a block.
+     * @param blockRows rows per block.
+     * @param rows      committed rows of the segment.
+     * @return true when the zone map (and the block being null-free) proves that every row of the block passes, so
+     *         the filter need not run there; false when it cannot tell.
+     */
+    boolean passesAll(final Segment s, final int block, final int blockRows, final int rows) {
+        return false;
+    }
+
     /** @return the column of a leaf, or -1. */
     int column() {
         return -1;

@@ -82,6 +82,16 @@ final class IntRangeFilter extends FilterNode {
     }
 
     @Override
+    boolean passesAll(final Segment s, final int block, final int blockRows, final int rows) {
+        if (negated || lo > hi) {
+            return false;
+        }
+        final long zmin = s.zoneMin(block, col);
+        final long zmax = s.zoneMax(block, col);
+        return zmin <= zmax && zmin >= lo && zmax <= hi && NullFreeBlocks.nullFree(s, col, width, nul, block, blockRows, rows);
+    }
+
+    @Override
     boolean mayMatch(final Segment s, final int block) {
         final long zmin = s.zoneMin(block, col);
         final long zmax = s.zoneMax(block, col);

@@ -67,6 +67,16 @@ final class LogicFilter extends FilterNode {
     }
 
     @Override
+    boolean passesAll(final Segment s, final int block, final int blockRows, final int rows) {
+        for (final FilterNode a : args) {
+            if (a.passesAll(s, block, blockRows, rows) != and) {
+                return !and; // and: one not proven; or: one proven
+            }
+        }
+        return and;
+    }
+
+    @Override
     boolean mayMatch(final Segment s, final int block) {
         for (final FilterNode a : args) {
             final boolean m = a.mayMatch(s, block);

@@ -11,10 +11,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.CRC32;
@@ -33,9 +34,10 @@ import io.tradestore.core.segment.Segment;
 import io.tradestore.query.exec.Executor;
 
 /**
- * The bitmap indexes of sealed segments: for symbol columns (and integer columns with few distinct values per
- * segment, such as client ids) one Roaring bitmap of rows per value. Built on first use, persisted beside the segment
- * (temp file, atomic rename; a torn file fails its checksum), mapped and reused; a missing or corrupt file is rebuilt. Answers the eq/in/ne
+ * The bitmap indexes of segments: for symbol columns (and integer columns with few distinct values per segment, such
+ * as client ids) one Roaring bitmap of rows per value. A sealed segment's index is built on first use, persisted beside
+ * the segment (temp file, atomic rename; a torn file fails its checksum), mapped and reused; a missing or corrupt file
+ * is rebuilt. The open segment's committed prefix is indexed in memory ({@link OpenSegmentIndex}). Answers the eq/in/ne
  * conjuncts of a query by intersecting per-leaf bitmaps smallest first, stopping as soon as the result is empty.
  */
 public final class BitmapIndexes implements Executor.SegmentSelector {
@@ -46,6 +48,10 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     /** Segments smaller than this are scanned: reading a few thousand rows is cheaper than any index file. */
     public static final int DEFAULT_MIN_SEGMENT_ROWS = 1 << 16;
     private final Map<Key, SegmentIndex> cache = new ConcurrentHashMap<>();
+    /** Indexes of open segments' committed prefixes, dropped once their segment is seen sealed. */
+    private final Map<Key, OpenSegmentIndex> open = new ConcurrentHashMap<>();
+    /** The segments {@link #open} holds indexes of (segments compare by identity). */
+    private final Set<Segment> openSegments = ConcurrentHashMap.newKeySet();
     private volatile int minSegmentRows = DEFAULT_MIN_SEGMENT_ROWS;
     private final AtomicLong builds = new AtomicLong();
     private final AtomicLong loads = new AtomicLong();
@@ -110,9 +116,30 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         return idx == SegmentIndex.NONE ? null : idx;
     }
 
-    /** Forgets every mapped index (files stay on disk). */
+    /**
+     * Returns the in-memory index of an open segment's first {@code rows} committed rows, extending it as needed.
+     *
+     * @param snap    the snapshot.
+     * @param segment the open segment.
+     * @param column  the column.
+     * @return the index, or null when the column is not worth indexing there.
+     */
+    ValueRows openIndex(final TableSnapshot snap, final int segment, final int column) {
+        final Column c = snap.schema().column(column);
+        final int rows = snap.segmentRowCount(segment);
+        if (!indexable(c) || rows < minSegmentRows) {
+            return null;
+        }
+        final Segment s = snap.segment(segment);
+        openSegments.add(s);
+        return open.computeIfAbsent(new Key(s, column), k -> new OpenSegmentIndex(s, c)).view(rows);
+    }
+
+    /** Forgets every mapped index (files stay on disk) and every open segment's index. */
     public void clear() {
         cache.clear();
+        open.clear();
+        openSegments.clear();
     }
 
     /** @param s segment. @param c column. @return the index file of the column in the segment. */
@@ -297,16 +324,27 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return null;
         }
         final int rows = snap.segmentRowCount(segment);
+        final boolean sealed = snap.segmentSealed(segment);
+        if (sealed && !openSegments.isEmpty() && openSegments.remove(snap.segment(segment))) {
+            final Segment s = snap.segment(segment);
+            open.keySet().removeIf(k -> k.segment == s); // sealed now: its file index takes over
+        }
         final List<ImmutableRoaringBitmap> parts = new ArrayList<>();
-        final Map<Object, Boolean> answered = new IdentityHashMap<>();
+        final List<Object> answered = new ArrayList<>(leaves.size());
+        ValueRows single = null; // the index of the one part when it is one value's rows as stored
+        long singleValue = 0;
         for (final Executor.IndexLeaf leaf : leaves) {
-            final SegmentIndex idx = index(snap, segment, leaf.column());
+            final ValueRows idx = sealed ? index(snap, segment, leaf.column()) : openIndex(snap, segment, leaf.column());
             if (idx == null) {
                 continue;
             }
             ImmutableRoaringBitmap b;
             if (leaf.values().length == 1) {
                 b = idx.rows(leaf.values()[0]);
+                if (!leaf.negated()) {
+                    single = idx;
+                    singleValue = leaf.values()[0];
+                }
             } else {
                 final ImmutableRoaringBitmap[] bs = new ImmutableRoaringBitmap[leaf.values().length];
                 for (int i = 0; i < bs.length; i++) {
@@ -320,35 +358,64 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                 b = ImmutableRoaringBitmap.andNot(ImmutableRoaringBitmap.andNot(all, idx.nulls()), b);
             }
             parts.add(b);
-            answered.put(leaf.node(), Boolean.TRUE);
+            answered.add(leaf.node());
         }
         if (parts.isEmpty()) {
             return null;
         }
-        parts.sort(Comparator.comparingInt(ImmutableRoaringBitmap::getCardinality));
+        // a mapped bitmap's cardinality walks its container headers: count each part once
+        final long[] cards = new long[parts.size()];
+        int smallest = 0;
+        for (int i = 0; i < cards.length; i++) {
+            cards[i] = parts.get(i).getLongCardinality();
+            smallest = cards[i] < cards[smallest] ? i : smallest;
+        }
         // A selection that keeps most rows is slower than a scan of the column.
-        if (parts.get(0).getCardinality() > rows / 4) {
+        if (cards[smallest] > rows / 4) {
             return null;
         }
-        ImmutableRoaringBitmap result = parts.get(0);
-        for (int i = 1; i < parts.size() && !result.isEmpty(); i++) {
-            result = ImmutableRoaringBitmap.and(result, parts.get(i));
+        ImmutableRoaringBitmap result = parts.get(smallest);
+        long cardinality = cards[smallest];
+        if (parts.size() > 1) {
+            final Integer[] order = new Integer[parts.size()];
+            for (int i = 0; i < order.length; i++) {
+                order[i] = i;
+            }
+            Arrays.sort(order, Comparator.comparingLong(i -> cards[i]));
+            for (int i = 1; i < order.length && !result.isEmpty(); i++) {
+                result = ImmutableRoaringBitmap.and(result, parts.get(order[i]));
+            }
+            cardinality = result.getLongCardinality();
         }
         final ImmutableRoaringBitmap chosen = result;
+        final long chosenCardinality = cardinality;
+        final ValueRows stored = parts.size() == 1 ? single : null;
+        final long storedValue = singleValue;
         return new Executor.Selection() {
             @Override
             public BatchIterator iterator() {
-                return chosen.getBatchIterator();
+                final BatchIterator direct = stored == null ? null : stored.iterator(storedValue);
+                return direct != null ? direct : chosen.getBatchIterator();
             }
 
             @Override
             public long cardinality() {
-                return chosen.getCardinality();
+                return chosenCardinality;
+            }
+
+            @Override
+            public long cardinality(final int from, final int to) {
+                return chosen.rangeCardinality(from, to);
             }
 
             @Override
             public boolean answered(final Object node) {
-                return answered.containsKey(node);
+                for (final Object a : answered) {
+                    if (a == node) {
+                        return true;
+                    }
+                }
+                return false;
             }
         };
     }

@@ -3,10 +3,11 @@ package io.tradestore.query.index;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
+import org.roaringbitmap.BatchIterator;
 import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
 
 /** One column's bitmap index of one sealed segment, mapped read-only; bitmaps are read in place. */
-public final class SegmentIndex {
+public final class SegmentIndex implements ValueRows {
     /** Marker for a column that is not worth indexing in a segment. */
     static final SegmentIndex NONE = new SegmentIndex(null, 0, 0, 0);
     private final ByteBuffer buffer;
@@ -28,12 +29,12 @@ public final class SegmentIndex {
         return rowCount;
     }
 
-    /** @return rows where the column is null. */
+    @Override
     public ImmutableRoaringBitmap nulls() {
         return slot(0);
     }
 
-    /** @param value a raw value (symbol code or integer). @return rows holding it (empty when none). */
+    @Override
     public ImmutableRoaringBitmap rows(final long value) {
         final long k = value - min;
         if (k < 0 || k >= slotCount - 1) {
@@ -42,22 +43,37 @@ public final class SegmentIndex {
         return slot((int) k + 1);
     }
 
+    @Override
+    public BatchIterator iterator(final long value) {
+        final long k = value - min;
+        if (k < 0 || k >= slotCount - 1) {
+            return null;
+        }
+        final ByteBuffer b = serialized((int) k + 1);
+        return b == null ? null : new PortableBitmapIterator(b);
+    }
+
+    /** @return the slot's serialized bitmap, or null when it is empty. */
+    private ByteBuffer serialized(final int s) {
+        final long base = BitmapIndexDescriptor.dataOffset(slotCount);
+        final long from = buffer.getLong(BitmapIndexDescriptor.OFFSETS_OFFSET + s * 8);
+        final long to = buffer.getLong(BitmapIndexDescriptor.OFFSETS_OFFSET + (s + 1) * 8);
+        if (to == from) {
+            return null;
+        }
+        final ByteBuffer slice = buffer.duplicate();
+        slice.position((int) (base + from)).limit((int) (base + to));
+        return slice.slice().order(ByteOrder.LITTLE_ENDIAN);
+    }
+
     private synchronized ImmutableRoaringBitmap slot(final int s) {
         if (s < 0) {
             return EMPTY;
         }
         ImmutableRoaringBitmap b = cache[s];
         if (b == null) {
-            final long base = BitmapIndexDescriptor.dataOffset(slotCount);
-            final long from = buffer.getLong(BitmapIndexDescriptor.OFFSETS_OFFSET + s * 8);
-            final long to = buffer.getLong(BitmapIndexDescriptor.OFFSETS_OFFSET + (s + 1) * 8);
-            if (to == from) {
-                b = EMPTY;
-            } else {
-                final ByteBuffer slice = buffer.duplicate();
-                slice.position((int) (base + from)).limit((int) (base + to));
-                b = new ImmutableRoaringBitmap(slice.slice().order(ByteOrder.LITTLE_ENDIAN));
-            }
+            final ByteBuffer serialized = serialized(s);
+            b = serialized == null ? EMPTY : new ImmutableRoaringBitmap(serialized);
             cache[s] = b;
         }
         return b;

@@ -16,13 +16,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -53,8 +52,10 @@ import io.tradestore.query.QueryResult;
  * <pre>
  *  selector thread ──> I/O threads (parse headers, auth, route, read body)
  *                         │  cheap endpoints (/health /metrics /v1/tables) answered here
- *                         └─ POST/GET /v1/query ──> bounded queue ──> query workers ──> response
- *                                                   full? 503 OVERLOADED + Retry-After, at once
+ *                         └─ POST/GET /v1/query ──> admitted? (at most threads running + queue waiting)
+ *                               no:  503 OVERLOADED + Retry-After, at once
+ *                               yes: a running slot free and nobody waiting? run on this I/O thread (no hand-off)
+ *                                    otherwise: wait for a slot on a query worker ──> response
  *  timer: a query not answered within timeoutMs of its arrival gets 504 TIMEOUT (whichever answers first wins)
  * </pre>
  *
@@ -73,8 +74,8 @@ public final class QueryServer implements AutoCloseable {
     private static final int BACKLOG = 1024;
     private static final int RETRY_AFTER_SECONDS = 1;
     /**
-     * Worker stack: 16 MiB rather than the default 1 MiB, so a deeply nested query (bounded by the parser's nesting
-     * limit) is parsed on a worker as it would be on a main thread.
+     * Worker and I/O thread stack: 16 MiB rather than the default 1 MiB, so a deeply nested query (bounded by the
+     * parser's nesting limit) is parsed where it runs as it would be on a main thread.
      */
     private static final long WORKER_STACK_LENGTH = 16L << 20;
 
@@ -97,6 +98,10 @@ public final class QueryServer implements AutoCloseable {
     private final ServerMetrics metrics;
     private final Map<String, TableReader> readers = new ConcurrentHashMap<>();
     private final AtomicInteger activeQueries = new AtomicInteger();
+    /** Queries admitted and not finished: running plus waiting; at most threads + queue. */
+    private final AtomicInteger admitted = new AtomicInteger();
+    /** Running slots, one per configured thread, taken by I/O threads (inline) and query workers alike. */
+    private final Semaphore running;
     private final AtomicInteger openExchanges = new AtomicInteger();
     private final AtomicBoolean stopped = new AtomicBoolean();
     private final byte[] expectedAuthorization;
@@ -109,15 +114,17 @@ public final class QueryServer implements AutoCloseable {
         this.config = config;
         this.log = log;
         this.expectedAuthorization = config.token() == null ? null : ("Bearer " + config.token()).getBytes(StandardCharsets.UTF_8);
-        this.workers = new ThreadPoolExecutor(config.threads(), config.threads(), 0, TimeUnit.MILLISECONDS,
-            config.queue() == 0 ? new SynchronousQueue<>() : new ArrayBlockingQueue<>(config.queue()),
+        // admission is bounded by `admitted`, so the workers' own queue never holds more than threads + queue tasks
+        this.workers = new ThreadPoolExecutor(config.threads(), config.threads(), 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
             daemonThreads("tradestore-query-", WORKER_STACK_LENGTH), new ThreadPoolExecutor.AbortPolicy());
-        final int ioThreads = Math.max(2, Math.min(config.threads(), 8));
+        this.running = new Semaphore(config.threads());
+        // up to `threads` I/O threads may be running queries inline; two more keep reading requests and answering 503s
+        final int ioThreads = config.threads() + 2;
         this.io = new ThreadPoolExecutor(ioThreads, ioThreads, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-            daemonThreads("tradestore-http-", 0));
+            daemonThreads("tradestore-http-", WORKER_STACK_LENGTH)); // queries may run here too
         this.timer = new ScheduledThreadPoolExecutor(1, daemonThreads("tradestore-timeout-", 0));
         this.timer.setRemoveOnCancelPolicy(true);
-        this.metrics = new ServerMetrics(() -> workers.getQueue().size(), activeQueries::get, MappedFile::mappedBytes);
+        this.metrics = new ServerMetrics(() -> Math.max(0, admitted.get() - activeQueries.get()), activeQueries::get, MappedFile::mappedBytes);
         this.http = HttpServer.create(new InetSocketAddress(config.bind(), config.port()), BACKLOG);
         this.http.setExecutor(io);
         this.http.createContext("/", this::handle);
@@ -339,14 +346,32 @@ public final class QueryServer implements AutoCloseable {
         final long remainingNs = TimeUnit.MILLISECONDS.toNanos(config.timeoutMs()) - (System.nanoTime() - call.startNs);
         task.timeout = timer.schedule(() -> error(call, 504, "TIMEOUT", "the query did not finish within the server's limit of "
             + config.timeoutMs() + " ms", ""), Math.max(0, remainingNs), TimeUnit.NANOSECONDS);
+        if (stopping || admitted.incrementAndGet() > config.threads() + config.queue()) {
+            if (!stopping) {
+                admitted.decrementAndGet();
+            }
+            overloaded(call, task);
+            return;
+        }
+        // A free slot and nobody waiting: run here. Handing a query that takes ~100 us to a worker costs a thread
+        // wake-up on each side; waiting queries keep their turn (no barging past them).
+        if (admitted.get() - activeQueries.get() <= 1 && running.tryAcquire()) {
+            task.runInSlot();
+            return;
+        }
         try {
             workers.execute(task);
-        } catch (final RejectedExecutionException e) {
-            task.timeout.cancel(false);
-            call.exchange.getResponseHeaders().set("Retry-After", Integer.toString(RETRY_AFTER_SECONDS));
-            error(call, 503, "OVERLOADED", "all " + config.threads() + " workers are busy and " + config.queue()
-                + " queries are waiting; retry later", "");
+        } catch (final RejectedExecutionException e) { // stopping
+            admitted.decrementAndGet();
+            overloaded(call, task);
         }
+    }
+
+    private void overloaded(final Call call, final QueryTask task) {
+        task.timeout.cancel(false);
+        call.exchange.getResponseHeaders().set("Retry-After", Integer.toString(RETRY_AFTER_SECONDS));
+        error(call, 503, "OVERLOADED", "all " + config.threads() + " workers are busy and " + config.queue()
+            + " queries are waiting; retry later", "");
     }
 
     /** One query on a worker; the timer may answer 504 first, in which case the result is dropped. */
@@ -362,11 +387,26 @@ public final class QueryServer implements AutoCloseable {
             this.epochNanos = epochNanos;
         }
 
+        /** On a query worker: waits for a running slot first. */
         @Override
         public void run() {
-            if (call.answered.get()) {
-                return; // timed out while queued: do not spend a worker on it
+            running.acquireUninterruptibly();
+            runInSlot();
+        }
+
+        /** Runs holding a running slot, then gives back the slot and the admission. */
+        void runInSlot() {
+            try {
+                if (!call.answered.get()) { // else timed out while waiting: do not spend a slot on it
+                    answer();
+                }
+            } finally {
+                running.release();
+                admitted.decrementAndGet();
             }
+        }
+
+        private void answer() {
             activeQueries.incrementAndGet();
             try {
                 final QueryResult result = queries.execute(json);

@@ -1,0 +1,354 @@
+package io.tradestore.query.index;
+
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
+import org.roaringbitmap.buffer.MutableRoaringBitmap;
+
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.segment.Segment;
+
+/**
+ * The in-memory bitmap index of one column of the open (still growing) segment, over its committed prefix. Committed
+ * rows never change, so the prefix is indexed in immutable chunks of 64Ki rows (one Roaring container key each), built
+ * once when the committed count first passes them; the partial chunk after the last full one is indexed per committed
+ * row count and cached, so a query after a commit pays only for the rows of its last chunk.
+ *
+ * <pre>
+ * rows of the open segment: | chunk 0 | chunk 1 | ... | chunk k-1 | tail (rows % 64Ki) | uncommitted ...
+ *                            '--------- immutable, built once -----' '-- per row count --'
+ * a chunk: values[] (sorted distinct raw values), offsets[] (into rows[]), rows[] (row in chunk, ascending per value)
+ * </pre>
+ *
+ * <p>A value's bitmap over the full chunks is assembled on first use and cached until the next full chunk is added;
+ * the tail's rows are added per query. Views hand out bitmaps that may cover more rows than a snapshot holds (a newer
+ * commit extended the chunks): the executor clips selections to the snapshot's row count. Thread-safe: chunks are
+ * published through volatile fields and never mutated.
+ */
+final class OpenSegmentIndex {
+    static final int CHUNK_SHIFT = 16;
+    static final int CHUNK_ROWS = 1 << CHUNK_SHIFT;
+    /**
+     * An integer column is indexed when a chunk has at most rows / this many distinct values. Lower than a sealed
+     * segment's 8: a 64Ki-row chunk sees most of a column's values (10,000 clients), so only near-unique columns (trade
+     * ids) are turned down.
+     */
+    private static final int MIN_ROWS_PER_VALUE = 2;
+    private static final ImmutableRoaringBitmap EMPTY = new MutableRoaringBitmap();
+
+    private final Segment segment;
+    private final Column column;
+    private final long nul;
+    /** Full chunks and the cache of value bitmaps over them; replaced as a whole when a chunk is added. */
+    private volatile Generation generation = new Generation(new Chunk[0]);
+    /** The last tail built (the partial chunk after the full ones), reused while the committed count stays put. */
+    private volatile Chunk tail;
+    /** Set once a chunk shows the column is not worth indexing in this segment. */
+    private volatile boolean notIndexed;
+
+    OpenSegmentIndex(final Segment segment, final Column column) {
+        this.segment = segment;
+        this.column = column;
+        this.nul = column.type().nullBits();
+    }
+
+    /** @return the segment indexed. */
+    Segment segment() {
+        return segment;
+    }
+
+    /**
+     * Returns the index of the first {@code rows} rows, extending the immutable chunks as needed.
+     *
+     * @param rows committed rows of the segment in the caller's snapshot.
+     * @return the view, or null when the column is not worth indexing in this segment.
+     */
+    ValueRows view(final int rows) {
+        if (notIndexed) {
+            return null;
+        }
+        final int full = rows >>> CHUNK_SHIFT;
+        Generation g = generation;
+        if (g.chunks.length < full) {
+            g = extend(full);
+            if (g == null) {
+                return null;
+            }
+        }
+        Chunk t = null;
+        final int tailRows = rows & (CHUNK_ROWS - 1);
+        if (g.chunks.length == full && tailRows > 0) {
+            t = tail;
+            if (t == null || t.first != full * CHUNK_ROWS || t.rowCount != tailRows) {
+                t = Chunk.build(segment, column, full * CHUNK_ROWS, tailRows);
+                if (t == null) {
+                    return null;
+                }
+                final Chunk old = tail;
+                if (old == null || old.first < t.first || old.first == t.first && old.rowCount < t.rowCount) {
+                    tail = t; // keep the newest: older snapshots build their own
+                }
+            }
+        }
+        return new View(g, t);
+    }
+
+    private synchronized Generation extend(final int full) {
+        Generation g = generation;
+        if (g.chunks.length >= full) {
+            return g;
+        }
+        final Chunk[] chunks = Arrays.copyOf(g.chunks, full);
+        for (int i = g.chunks.length; i < full; i++) {
+            final Chunk c = Chunk.build(segment, column, i * CHUNK_ROWS, CHUNK_ROWS);
+            if (c == null || decidesNotIndexed(c)) {
+                return null;
+            }
+            chunks[i] = c;
+        }
+        g = new Generation(chunks);
+        generation = g;
+        return g;
+    }
+
+    /** Only full chunks decide: a short tail right after a commit can look near-unique by chance. */
+    private boolean decidesNotIndexed(final Chunk c) {
+        if (column.type() != ColumnType.SYMBOL && (long) c.values.length * MIN_ROWS_PER_VALUE > c.rowCount) {
+            notIndexed = true;
+            return true;
+        }
+        return false;
+    }
+
+    /** Full chunks and the bitmaps of the values asked for so far over them. */
+    private static final class Generation {
+        final Chunk[] chunks;
+        final ConcurrentHashMap<Long, ImmutableRoaringBitmap> bitmaps = new ConcurrentHashMap<>();
+
+        Generation(final Chunk[] chunks) {
+            this.chunks = chunks;
+        }
+
+        ImmutableRoaringBitmap rows(final long value) {
+            if (chunks.length == 0) {
+                return EMPTY;
+            }
+            return bitmaps.computeIfAbsent(value, v -> {
+                final MutableRoaringBitmap b = new MutableRoaringBitmap();
+                int[] scratch = null;
+                for (final Chunk c : chunks) {
+                    scratch = c.addTo(b, v, scratch);
+                }
+                b.runOptimize();
+                return b;
+            });
+        }
+    }
+
+    /** The index as of one committed row count: the full chunks' cached bitmaps plus the tail's rows. */
+    private final class View implements ValueRows {
+        private final Generation generation;
+        private final Chunk tail;
+
+        View(final Generation generation, final Chunk tail) {
+            this.generation = generation;
+            this.tail = tail;
+        }
+
+        @Override
+        public ImmutableRoaringBitmap rows(final long value) {
+            return value == nul ? EMPTY : of(value);
+        }
+
+        @Override
+        public ImmutableRoaringBitmap nulls() {
+            return of(nul);
+        }
+
+        private ImmutableRoaringBitmap of(final long value) {
+            final ImmutableRoaringBitmap prefix = generation.rows(value);
+            if (tail == null || !tail.contains(value)) {
+                return prefix;
+            }
+            // a tail follows exactly one generation (its first row is where the full chunks end): cache the union there
+            return tail.unions.computeIfAbsent(value, v -> {
+                final MutableRoaringBitmap b = prefix.toMutableRoaringBitmap();
+                tail.addTo(b, v, null);
+                return b;
+            });
+        }
+    }
+
+    /**
+     * Rows {@code [first, first + rowCount)} of a column grouped by value: a counting sort when the values span a small
+     * range, a sort of (value, row) pairs otherwise.
+     */
+    static final class Chunk {
+        final int first;
+        final int rowCount;
+        final long[] values;
+        final int[] offsets;
+        final char[] rows;
+        /** For a tail: each value's rows over the full chunks before it plus its own (see {@link View}). */
+        final ConcurrentHashMap<Long, ImmutableRoaringBitmap> unions = new ConcurrentHashMap<>();
+
+        private Chunk(final int first, final int rowCount, final long[] values, final int[] offsets, final char[] rows) {
+            this.first = first;
+            this.rowCount = rowCount;
+            this.values = values;
+            this.offsets = offsets;
+            this.rows = rows;
+        }
+
+        /** @return the chunk, or null when its values span more than pairs can pack (such a column is not indexed). */
+        static Chunk build(final Segment s, final Column c, final int first, final int rowCount) {
+            final long base = s.columnBase(c.index()) + (long) first * s.columnStride(c.index());
+            final long stride = s.columnStride(c.index());
+            final int width = c.width();
+            final long nul = c.type().nullBits();
+            final long[] v = new long[rowCount];
+            long min = Long.MAX_VALUE;
+            long max = Long.MIN_VALUE;
+            int nulls = 0;
+            for (int r = 0; r < rowCount; r++) {
+                final long x = NativeMemory.getSigned(base + r * stride, width);
+                v[r] = x;
+                if (x == nul) {
+                    nulls++;
+                } else {
+                    min = Math.min(min, x);
+                    max = Math.max(max, x);
+                }
+            }
+            final Chunk values;
+            if (nulls == rowCount) {
+                values = new Chunk(first, 0, new long[0], new int[] {0}, new char[0]);
+            } else {
+                final long range = max - min; // negative when it overflows
+                if (range >= 0 && range < 4L * CHUNK_ROWS) {
+                    values = counting(first, v, nul, rowCount - nulls, min, (int) range + 1);
+                } else if (range >= 0 && range < 1L << (63 - CHUNK_SHIFT)) {
+                    values = sorting(first, v, nul, rowCount - nulls, min);
+                } else {
+                    return null;
+                }
+            }
+            return nulls == 0 ? values : withNulls(values, v, nul, nulls);
+        }
+
+        /** Groups the non-null rows by a counting sort over a small range of values. */
+        private static Chunk counting(final int first, final long[] v, final long nul, final int rowCount, final long min, final int slots) {
+            final int[] counts = new int[slots + 1];
+            for (final long x : v) {
+                if (x != nul) {
+                    counts[(int) (x - min) + 1]++;
+                }
+            }
+            int distinct = 0;
+            for (int i = 1; i <= slots; i++) {
+                distinct += counts[i] > 0 ? 1 : 0;
+            }
+            final long[] values = new long[distinct];
+            final int[] offsets = new int[distinct + 1];
+            int d = 0;
+            for (int i = 0; i < slots; i++) {
+                if (counts[i + 1] > 0) {
+                    values[d] = min + i;
+                    offsets[d] = counts[i];
+                    d++;
+                }
+                counts[i + 1] += counts[i];
+            }
+            offsets[distinct] = rowCount;
+            final char[] rows = new char[rowCount];
+            for (int r = 0; r < v.length; r++) {
+                if (v[r] != nul) {
+                    rows[counts[(int) (v[r] - min)]++] = (char) r;
+                }
+            }
+            return new Chunk(first, rowCount, values, offsets, rows);
+        }
+
+        /** Groups the non-null rows by sorting (value - min, row) pairs packed in longs. */
+        private static Chunk sorting(final int first, final long[] v, final long nul, final int rowCount, final long min) {
+            final long[] packed = new long[rowCount];
+            int k = 0;
+            for (int r = 0; r < v.length; r++) {
+                if (v[r] != nul) {
+                    packed[k++] = (v[r] - min) << CHUNK_SHIFT | r;
+                }
+            }
+            Arrays.sort(packed);
+            int distinct = 0;
+            for (int i = 0; i < rowCount; i++) {
+                if (i == 0 || packed[i] >>> CHUNK_SHIFT != packed[i - 1] >>> CHUNK_SHIFT) {
+                    distinct++;
+                }
+            }
+            final long[] values = new long[distinct];
+            final int[] offsets = new int[distinct + 1];
+            final char[] rows = new char[rowCount];
+            int d = -1;
+            for (int i = 0; i < rowCount; i++) {
+                final long key = packed[i] >>> CHUNK_SHIFT;
+                if (i == 0 || key != packed[i - 1] >>> CHUNK_SHIFT) {
+                    values[++d] = key + min;
+                    offsets[d] = i;
+                }
+                rows[i] = (char) (packed[i] & (CHUNK_ROWS - 1));
+            }
+            offsets[distinct] = rowCount;
+            return new Chunk(first, rowCount, values, offsets, rows);
+        }
+
+        /** Adds the null rows as one more group, at the sorted place of the sentinel (below or above every value). */
+        private static Chunk withNulls(final Chunk c, final long[] v, final long nul, final int nulls) {
+            final int n = c.values.length;
+            final boolean low = n == 0 || nul < c.values[0];
+            if (!low && nul < c.values[n - 1]) {
+                throw new IllegalStateException("null sentinel " + nul + " lies inside the values of a chunk");
+            }
+            final long[] values = new long[n + 1];
+            final int[] offsets = new int[n + 2];
+            final char[] rows = new char[c.rowCount + nulls];
+            final int shift = low ? 1 : 0;
+            System.arraycopy(c.values, 0, values, shift, n);
+            values[low ? 0 : n] = nul;
+            for (int i = 0; i <= n; i++) {
+                offsets[i + shift] = c.offsets[i] + (low ? nulls : 0);
+            }
+            offsets[low ? 0 : n + 1] = low ? 0 : c.rowCount + nulls;
+            System.arraycopy(c.rows, 0, rows, low ? nulls : 0, c.rowCount);
+            int k = low ? 0 : c.rowCount;
+            for (int r = 0; r < v.length; r++) {
+                if (v[r] == nul) {
+                    rows[k++] = (char) r;
+                }
+            }
+            return new Chunk(c.first, v.length, values, offsets, rows);
+        }
+
+        boolean contains(final long value) {
+            return Arrays.binarySearch(values, value) >= 0;
+        }
+
+        /** Adds the rows holding {@code value} to {@code b}; returns the scratch array (grown as needed) for reuse. */
+        int[] addTo(final MutableRoaringBitmap b, final long value, final int[] scratch) {
+            final int i = Arrays.binarySearch(values, value);
+            if (i < 0) {
+                return scratch;
+            }
+            final int from = offsets[i];
+            final int n = offsets[i + 1] - from;
+            final int[] buf = scratch != null && scratch.length >= n ? scratch : new int[Math.max(n, 1024)];
+            for (int k = 0; k < n; k++) {
+                buf[k] = first + rows[from + k];
+            }
+            b.addN(buf, 0, n);
+            return buf;
+        }
+    }
+}
