@@ -658,6 +658,34 @@ final class Binder {
             direct &= k.bucketNs == 0 && k.lo > Integer.MIN_VALUE / 2 && k.lo < Integer.MAX_VALUE / 2;
         }
         plan.directKeys = direct;
+        if (direct) {
+            rawByteKeys();
+        }
+    }
+
+    /**
+     * One-byte keys (side, i8) of a direct dense plan take the raw byte as their code (radix 256) when the dense array
+     * stays within {@link #DENSE_MAX}: the kernels then index by {@code v & 0xFF} with no null select or range check.
+     */
+    private void rawByteKeys() {
+        long product = 1;
+        for (final KeySpec k : plan.keys) {
+            product *= k.col.width() == 1 ? 256 : k.radix;
+        }
+        if (product > DENSE_MAX || product == plan.denseSize) {
+            return;
+        }
+        long mult = 1;
+        for (int i = plan.keys.length - 1; i >= 0; i--) {
+            final KeySpec k = plan.keys[i];
+            if (k.col.width() == 1) {
+                k.rawByte = true;
+                k.radix = 256;
+            }
+            k.mult = mult;
+            mult *= k.radix;
+        }
+        plan.denseSize = product;
     }
 
     private static boolean numeric(final ColumnType t) {

@@ -25,12 +25,9 @@ final class GroupState {
     private static final int LANES = 1 << LANE_SHIFT;
     private static final long MAX_LANED_GROUPS = 256;
     private final boolean singleDense;
-    /** The sums of a query of counts and at most two integral sums over direct dense keys, run in one fused loop. */
-    private final SumAcc[] sums;
     private final long[] laneRows;
-    /** Query 2's shape (counts, one vwap, at most one integral sum, dense keys): run in one fused loop. */
-    private final VwapAcc vwap;
-    private final SumAcc vwapSum;
+    /** Counts, integral sums and vwaps over direct dense keys (queries 1, 2, 4, 5): one fused loop per batch, or null. */
+    private final DenseSumKernel kernel;
 
     GroupState(final Plan plan) {
         this.plan = plan;
@@ -68,45 +65,15 @@ final class GroupState {
         for (final Acc a : accs) {
             a.grow(rows.length);
         }
-        int nsum = 0;
-        boolean fusable = singleDense;
-        for (final Acc a : accs) {
-            if (a instanceof SumAcc) {
-                nsum++;
-            } else if (!(a instanceof RowCountAcc)) {
-                fusable = false;
-            }
-        }
-        if (fusable && nsum >= 1 && nsum <= 2) {
-            sums = new SumAcc[nsum];
-            int k = 0;
-            for (final Acc a : accs) {
-                if (a instanceof SumAcc) {
-                    sums[k++] = (SumAcc) a;
-                }
-            }
-        } else {
-            sums = null;
-        }
-        VwapAcc v = null;
-        SumAcc vs = null;
-        boolean vwapFusable = singleDense;
-        for (final Acc a : accs) {
-            if (a instanceof VwapAcc && v == null) {
-                v = (VwapAcc) a;
-            } else if (a instanceof SumAcc && vs == null) {
-                vs = (SumAcc) a;
-            } else if (!(a instanceof RowCountAcc)) {
-                vwapFusable = false;
-            }
-        }
-        vwap = vwapFusable ? v : null;
-        vwapSum = vwapFusable ? vs : null;
+        kernel = DenseSumKernel.create(plan, accs, rows.length);
     }
 
     void beginSegment(final Segment s) {
         for (final Acc a : accs) {
             a.beginSegment(s);
+        }
+        if (kernel != null) {
+            kernel.beginSegment(s);
         }
     }
 
@@ -123,18 +90,11 @@ final class GroupState {
         }
         final int[] gid = c.gid;
         if (singleDense) {
-            if (sums != null && fusedReady()) {
-                if (sums.length == 1 && keys.length == 1 && c.rows == null && c.width[keys[0].col.index()] != 2) {
-                    fusedOneKeyOneSum(c);
-                    return;
+            if (kernel != null && kernel.usable()) {
+                if (!kernel.inline(c)) {
+                    denseGids(c, gid, false);
                 }
-                denseGids(c, gid, false);
-                fusedSums(c, gid);
-                return;
-            }
-            if (vwap != null && vwap.fusable() && (vwapSum == null || vwapSum.fusable())) {
-                denseGids(c, gid, false);
-                fusedVwap(c, gid);
+                kernel.consume(c, gid, rows);
                 return;
             }
             denseGids(c, gid, true);
@@ -250,7 +210,13 @@ final class GroupState {
                     }
                     break;
                 default:
-                    if (sel == null && first && mult == 1) {
+                    if (key.rawByte) {
+                        // every byte is a code: no null select, no range check
+                        for (int i = 0; i < n; i++) {
+                            final int code = NativeMemory.getByte(a + (sel == null ? i : sel[i]) * s) & 0xFF;
+                            gid[i] = first ? code * mult : gid[i] + code * mult;
+                        }
+                    } else if (sel == null && first && mult == 1) {
                         for (int i = 0; i < n; i++) {
                             final int v = NativeMemory.getByte(a + i * s);
                             final int code = v == nul ? 0 : v - lo;
@@ -291,272 +257,6 @@ final class GroupState {
             final long[] r = rows;
             for (int i = 0; i < n; i++) {
                 r[gid[i]]++;
-            }
-        }
-    }
-
-    private boolean fusedReady() {
-        for (final SumAcc a : sums) {
-            if (!a.fusable()) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * Query 1's shape (one plain key, one integral sum, a dense batch): key, counter and partial sum in one loop, the
-     * key read in place, nothing stored per row but the two accumulators.
-     */
-    private void fusedOneKeyOneSum(final BatchContext c) {
-        final int n = c.n;
-        final KeySpec key = keys[0];
-        final int col = key.col.index();
-        final long ka = c.base[col] + c.start * c.stride[col];
-        final long ks = c.stride[col];
-        final long nul = c.nul[col];
-        final long lo = key.lo - 1;
-        final long radix = key.radix;
-        final boolean laned = laneRows != null;
-        final long[] lr = laned ? laneRows : rows;
-        final int ls = laned ? LANE_SHIFT : 0;
-        final int lm = (1 << ls) - 1;
-        final SumAcc s0 = sums[0];
-        s0.reserve(n);
-        final long a0 = c.viewAddr[s0.slotA()];
-        final long as0 = c.viewStride[s0.slotA()];
-        final long b0 = s0.slotB() < 0 ? c.ones : c.viewAddr[s0.slotB()];
-        final long bs0 = s0.slotB() < 0 ? 0 : c.viewStride[s0.slotB()];
-        final long[] f0 = s0.fast();
-        final long[] n0 = s0.nulls();
-        long bad = 0;
-        if (as0 == Long.BYTES && bs0 == Long.BYTES && ks == c.width[col] && (ks == 1 || ks == Long.BYTES)) {
-            // contiguous columns (COLUMN layout, a dense batch): constant strides let the JIT simplify the addressing
-            bad = ks == 1 ? contiguousByteKey(n, ka, nul, lo, radix, lr, ls, lm, a0, b0, f0, n0)
-                : contiguousLongKey(n, ka, nul, lo, radix, lr, ls, lm, a0, b0, f0, n0);
-            if (bad < 0) {
-                throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + radix);
-            }
-            return;
-        }
-        switch (c.width[col]) {
-            case 1:
-                for (int i = 0; i < n; i++) {
-                    final long v = NativeMemory.getByte(ka + i * ks);
-                    final long code = v == nul ? 0 : v - lo;
-                    bad |= code | (radix - 1 - code);
-                    final int g = (int) code;
-                    final int idx = (g << ls) | (i & lm);
-                    lr[idx]++;
-                    final long x = NativeMemory.getLong(a0 + i * as0);
-                    final long y = NativeMemory.getLong(b0 + i * bs0);
-                    if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
-                        n0[g]++;
-                    } else {
-                        f0[idx] += x * y;
-                    }
-                }
-                break;
-            case 4:
-                for (int i = 0; i < n; i++) {
-                    final long v = NativeMemory.getInt(ka + i * ks);
-                    final long code = v == nul ? 0 : v - lo;
-                    bad |= code | (radix - 1 - code);
-                    final int g = (int) code;
-                    final int idx = (g << ls) | (i & lm);
-                    lr[idx]++;
-                    final long x = NativeMemory.getLong(a0 + i * as0);
-                    final long y = NativeMemory.getLong(b0 + i * bs0);
-                    if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
-                        n0[g]++;
-                    } else {
-                        f0[idx] += x * y;
-                    }
-                }
-                break;
-            default:
-                for (int i = 0; i < n; i++) {
-                    final long v = NativeMemory.getLong(ka + i * ks);
-                    final long code = v == nul ? 0 : v - lo;
-                    bad |= code | (radix - 1 - code);
-                    final int g = (int) code;
-                    final int idx = (g << ls) | (i & lm);
-                    lr[idx]++;
-                    final long x = NativeMemory.getLong(a0 + i * as0);
-                    final long y = NativeMemory.getLong(b0 + i * bs0);
-                    if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
-                        n0[g]++;
-                    } else {
-                        f0[idx] += x * y;
-                    }
-                }
-                break;
-        }
-        if (bad < 0) {
-            throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + radix);
-        }
-    }
-
-    private static long contiguousByteKey(final int n, final long ka, final long nul, final long lo, final long radix, final long[] lr,
-                                          final int ls, final int lm, final long a0, final long b0, final long[] f0, final long[] n0) {
-        long bad = 0;
-        for (int i = 0; i < n; i++) {
-            final long v = NativeMemory.getByte(ka + i);
-            final long code = v == nul ? 0 : v - lo;
-            bad |= code | (radix - 1 - code);
-            final int g = (int) code;
-            final int idx = (g << ls) | (i & lm);
-            lr[idx]++;
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            final long y = NativeMemory.getLong(b0 + 8L * i);
-            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
-                n0[g]++;
-            } else {
-                f0[idx] += x * y;
-            }
-        }
-        return bad;
-    }
-
-    private static long contiguousLongKey(final int n, final long ka, final long nul, final long lo, final long radix, final long[] lr,
-                                          final int ls, final int lm, final long a0, final long b0, final long[] f0, final long[] n0) {
-        long bad = 0;
-        for (int i = 0; i < n; i++) {
-            final long v = NativeMemory.getLong(ka + 8L * i);
-            final long code = v == nul ? 0 : v - lo;
-            bad |= code | (radix - 1 - code);
-            final int g = (int) code;
-            final int idx = (g << ls) | (i & lm);
-            lr[idx]++;
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            final long y = NativeMemory.getLong(b0 + 8L * i);
-            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
-                n0[g]++;
-            } else {
-                f0[idx] += x * y;
-            }
-        }
-        return bad;
-    }
-
-    /**
-     * One pass for row counts and every sum of a query made only of counts and integral sums (queries 1, 4 and 5 of
-     * the benchmark): per row, the group's counter and each sum's 64-bit partial, laned when groups are few. A plain
-     * column's sum multiplies by a constant 1 read with stride 0, so every term is a product.
-     */
-    private void fusedSums(final BatchContext c, final int[] gid) {
-        final int n = c.n;
-        final boolean laned = laneRows != null;
-        final long[] lr = laned ? laneRows : rows;
-        final int ls = laned ? LANE_SHIFT : 0;
-        final int lm = (1 << ls) - 1;
-        for (final SumAcc a : sums) {
-            a.reserve(n);
-        }
-        final SumAcc s0 = sums[0];
-        final long a0 = c.viewAddr[s0.slotA()];
-        final long as0 = c.viewStride[s0.slotA()];
-        final long b0 = s0.slotB() < 0 ? c.ones : c.viewAddr[s0.slotB()];
-        final long bs0 = s0.slotB() < 0 ? 0 : c.viewStride[s0.slotB()];
-        final long[] f0 = s0.fast();
-        final long[] n0 = s0.nulls();
-        if (sums.length == 1) {
-            for (int i = 0; i < n; i++) {
-                final int g = gid[i];
-                final int idx = (g << ls) | (i & lm);
-                lr[idx]++;
-                final long x = NativeMemory.getLong(a0 + i * as0);
-                final long y = NativeMemory.getLong(b0 + i * bs0);
-                if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
-                    n0[g]++;
-                } else {
-                    f0[idx] += x * y;
-                }
-            }
-            return;
-        }
-        final SumAcc s1 = sums[1];
-        final long a1 = c.viewAddr[s1.slotA()];
-        final long as1 = c.viewStride[s1.slotA()];
-        final long b1 = s1.slotB() < 0 ? c.ones : c.viewAddr[s1.slotB()];
-        final long bs1 = s1.slotB() < 0 ? 0 : c.viewStride[s1.slotB()];
-        final long[] f1 = s1.fast();
-        final long[] n1 = s1.nulls();
-        for (int i = 0; i < n; i++) {
-            final int g = gid[i];
-            final int idx = (g << ls) | (i & lm);
-            lr[idx]++;
-            final long x = NativeMemory.getLong(a0 + i * as0);
-            final long y = NativeMemory.getLong(b0 + i * bs0);
-            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
-                n0[g]++;
-            } else {
-                f0[idx] += x * y;
-            }
-            final long u = NativeMemory.getLong(a1 + i * as1);
-            final long w = NativeMemory.getLong(b1 + i * bs1);
-            if (u == Long.MIN_VALUE | w == Long.MIN_VALUE) {
-                n1[g]++;
-            } else {
-                f1[idx] += u * w;
-            }
-        }
-    }
-
-    /**
-     * Query 2's shape in one pass after the group ids: per row the group's counter, the vwap's two 64-bit partials
-     * ({@code sum(p*q)}, {@code sum(q)} over rows where both are present) and the optional sum's partial (a plain
-     * column multiplies by a constant 1 read with stride 0). The vwap's partials are never laned.
-     */
-    private void fusedVwap(final BatchContext c, final int[] gid) {
-        final int n = c.n;
-        final boolean laned = laneRows != null;
-        final long[] lr = laned ? laneRows : rows;
-        final int ls = laned ? LANE_SHIFT : 0;
-        final int lm = (1 << ls) - 1;
-        final VwapAcc v = vwap;
-        v.reserve(n);
-        final long pa = c.viewAddr[v.priceSlot()];
-        final long ps = c.viewStride[v.priceSlot()];
-        final long qa = c.viewAddr[v.qtySlot()];
-        final long qs = c.viewStride[v.qtySlot()];
-        final long[] fpq = v.fastPq();
-        final long[] fq = v.fastQ();
-        if (vwapSum == null) {
-            for (int i = 0; i < n; i++) {
-                final int g = gid[i];
-                lr[(g << ls) | (i & lm)]++;
-                final long p = NativeMemory.getLong(pa + i * ps);
-                final long q = NativeMemory.getLong(qa + i * qs);
-                final boolean ok = p != Long.MIN_VALUE & q != Long.MIN_VALUE;
-                fpq[g] += ok ? p * q : 0;
-                fq[g] += ok ? q : 0;
-            }
-            return;
-        }
-        final SumAcc s0 = vwapSum;
-        s0.reserve(n);
-        final long a0 = c.viewAddr[s0.slotA()];
-        final long as0 = c.viewStride[s0.slotA()];
-        final long b0 = s0.slotB() < 0 ? c.ones : c.viewAddr[s0.slotB()];
-        final long bs0 = s0.slotB() < 0 ? 0 : c.viewStride[s0.slotB()];
-        final long[] f0 = s0.fast();
-        final long[] n0 = s0.nulls();
-        for (int i = 0; i < n; i++) {
-            final int g = gid[i];
-            final int idx = (g << ls) | (i & lm);
-            lr[idx]++;
-            final long p = NativeMemory.getLong(pa + i * ps);
-            final long q = NativeMemory.getLong(qa + i * qs);
-            final boolean ok = p != Long.MIN_VALUE & q != Long.MIN_VALUE;
-            fpq[g] += ok ? p * q : 0;
-            fq[g] += ok ? q : 0;
-            final long x = NativeMemory.getLong(a0 + i * as0);
-            final long y = NativeMemory.getLong(b0 + i * bs0);
-            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
-                n0[g]++;
-            } else {
-                f0[idx] += x * y;
             }
         }
     }
@@ -603,6 +303,9 @@ final class GroupState {
     }
 
     void finish() {
+        if (kernel != null) {
+            kernel.flush(rows);
+        }
         if (laneRows != null) {
             for (int i = 0; i < laneRows.length; i++) {
                 rows[i >>> LANE_SHIFT] += laneRows[i];
@@ -697,7 +400,6 @@ final class GroupState {
             return key.outputRaw(table.keys[gid * keys.length + k]);
         }
         final long packed = mode == Plan.DENSE ? gid : table.keys[gid];
-        final long code = (packed / key.mult) % key.radix;
-        return code == 0 ? Long.MIN_VALUE : key.outputRaw(key.lo + code - 1);
+        return key.decode((packed / key.mult) % key.radix);
     }
 }

@@ -16,6 +16,11 @@ final class KeySpec {
     long lo;
     long radix;
     long mult;
+    /**
+     * A one-byte key of a dense, direct plan whose code is the raw byte {@code v & 0xFF} (radix 256): no null select
+     * and no range check per row, since every byte is a valid code. Its null is the code {@code nullBits & 0xFF}.
+     */
+    boolean rawByte;
 
     KeySpec(final int slot, final Column col, final long bucketNs, final String name) {
         this.slot = slot;
@@ -31,6 +36,31 @@ final class KeySpec {
             return Long.MIN_VALUE;
         }
         return bucketNs > 0 ? Math.floorDiv(v, bucketNs) : v;
+    }
+
+    /** @param code a packed code of this key. @return the raw output value (Long.MIN_VALUE: null). */
+    long decode(final long code) {
+        if (rawByte) {
+            return code == (col.type().nullBits() & 0xFF) ? Long.MIN_VALUE : (byte) code;
+        }
+        return code == 0 ? Long.MIN_VALUE : outputRaw(lo + code - 1);
+    }
+
+    /**
+     * @param s a segment.
+     * @return whether its zone map proves every non-null value of this key within the packed range, so that per-row
+     *     range checks can be left out (the zone maps are trusted exactly as far as block pruning trusts them).
+     */
+    boolean provenIn(final io.tradestore.core.segment.Segment s) {
+        if (rawByte) {
+            return true;
+        }
+        if (bucketNs > 0) {
+            return false;
+        }
+        final long min = s.zoneMin(-1, col.index());
+        final long max = s.zoneMax(-1, col.index());
+        return min > max || min >= lo && max <= lo + radix - 2;
     }
 
     /** @param keyValue from {@link #keyValue}. @return the raw output value (bucket start for buckets). */

@@ -126,33 +126,36 @@ final class VwapAcc extends Acc {
         flush();
     }
 
-    /** @return whether {@link GroupState}'s fused loop may add into the 64-bit partials now. */
-    boolean fusable() {
-        return !exactMode;
-    }
-
-    /** Flushes the 64-bit partials when {@code n} more rows could overflow them (the fused loop's per-batch check). */
-    void reserve(final int n) {
-        if (used + n > budget) {
-            flush();
-        }
-        used += n;
-    }
-
     int priceSlot() {
         return priceSlot;
     }
 
+    int priceCol() {
+        return priceCol;
+    }
+
+    int qtyCol() {
+        return qtyCol;
+    }
+
+    /** Adds 64-bit partials of {@code sum(p*q)} and {@code sum(q)} of group {@code g} exactly (from {@link DenseSumKernel}). */
+    void addExact(final int g, final long partialPq, final long partialQ) {
+        pq.add(g, partialPq);
+        q.add(g, partialQ);
+    }
+
+    /** Adds row {@code i} of the batch to group {@code g} exactly when price and quantity are both present (a rare path). */
+    void addRow(final BatchContext c, final int g, final int i) {
+        final long p = NativeMemory.getLong(c.viewAddr[priceSlot] + i * c.viewStride[priceSlot]);
+        final long v = NativeMemory.getLong(c.viewAddr[qtySlot] + i * c.viewStride[qtySlot]);
+        if (p != Long.MIN_VALUE && v != Long.MIN_VALUE) {
+            pq.addProduct(g, p, v);
+            q.add(g, v);
+        }
+    }
+
     int qtySlot() {
         return qtySlot;
-    }
-
-    long[] fastPq() {
-        return fastPq;
-    }
-
-    long[] fastQ() {
-        return fastQ;
     }
 
     @Override

@@ -1,0 +1,224 @@
+package io.tradestore.query;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.TableWriter;
+import io.tradestore.core.TestRows;
+import io.tradestore.core.flyweight.TradeFlyweight;
+import io.tradestore.core.schema.Layout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * The fused dense kernel (counts, integral sums and vwaps over dense keys) on every loop it has: a raw byte key, a
+ * symbol key, an i64 key, a symbol x byte pair, other key pairs through group ids, two distinct terms, one term shared by
+ * vwap and sum, selected batches, the ROW layout's strided reads; on null-free tables and tables with nulls in keys and
+ * values; and with values at the edge of its 64-bit partials (flushed every batch) and past it (left to exact loops).
+ */
+class DenseSumKernelTest {
+    private static final String[][] GROUPINGS = {
+        {"side"}, {"instrument"}, {"client_id"}, {"venue", "side"}, {"side", "venue"}, {"instrument", "side"}, {"venue", "instrument"}};
+    private static final String[] AGGS = {
+        "{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}",
+        "{\"name\":\"vwap\",\"op\":\"vwap\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"n\",\"op\":\"count\"}",
+        "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"vwap\",\"op\":\"vwap\"}",
+        "{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}",
+        "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"quantity*price\"},{\"name\":\"p\",\"op\":\"sum\",\"col\":\"price\"}",
+        "{\"name\":\"avgq\",\"op\":\"avg\",\"col\":\"quantity\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}",
+        "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}"};
+    private static final String[] FILTERS = {null, "{\"op\":\"range\",\"col\":\"quantity\",\"gte\":3000}"};
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void noLeaks() {
+        TestRows.assertNoNativeLeaks();
+    }
+
+    @ParameterizedTest
+    @CsvSource({"COLUMN,false", "COLUMN,true", "ROW,false", "ROW,true"})
+    void shouldMatchAPlainComputationForEveryKeyAndTermShape(final Layout layout, final boolean nulls) {
+        try (Store store = Store.open(dir)) {
+            final TradeData data = new TradeData().write(store, TradeData.schema(layout, 8192, 1024), 20_000, 11, nulls);
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                engine.morselRows(3000);
+                for (final String[] keys : GROUPINGS) {
+                    for (final String aggs : AGGS) {
+                        for (final String filter : FILTERS) {
+                            check(engine, data.rows, keys, aggs, filter);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"COLUMN", "ROW"})
+    void shouldStayExactAtAndPastTheBoundOfItsSixtyFourBitPartials(final Layout layout) {
+        try (Store store = Store.open(dir)) {
+            final List<TradeData.Row> rows = new ArrayList<>();
+            final SplittableRandom rnd = new SplittableRandom(5);
+            try (TableWriter w = store.openOrCreate(TradeData.schema(layout, 16384, 1024)).writer()) {
+                final TradeFlyweight f = new TradeFlyweight();
+                for (int i = 0; i < 40_000; i++) {
+                    final long r = w.pendingRows();
+                    // first segment: |price * quantity| < 2^50, the largest bound the 64-bit partials take (a flush per
+                    // batch); the next: single products beyond 64 bits, left to the aggregates' exact loops
+                    final boolean huge = r >= 16384 && r < 32768;
+                    final long price = (rnd.nextBoolean() ? 1 : -1) * (huge ? (1L << 40) - rnd.nextInt(1000) : (1L << 25) - 1 - rnd.nextInt(1000));
+                    final long qty = huge ? (1L << 40) - rnd.nextInt(1000) : (1L << 25) - 1 - rnd.nextInt(1000);
+                    final char side = rnd.nextInt(4) == 0 ? 'S' : 'B';
+                    final String instrument = "SYM" + rnd.nextInt(3);
+                    w.append(f).tradeId(r + 1).ts(TradeData.T0 + r).clientId(r % 7).venue("XLON").instrument(instrument).side(side)
+                        .price(price).quantity(qty);
+                    rows.add(new TradeData.Row(r, r + 1, TradeData.T0 + r, r % 7, "XLON", instrument, side, price, qty));
+                }
+                w.commit();
+            }
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                for (final String[] keys : GROUPINGS) {
+                    for (final String aggs : AGGS) {
+                        check(engine, rows, keys, aggs, null);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void check(final QueryEngine engine, final List<TradeData.Row> rows, final String[] keys, final String aggs, final String filter) {
+        final StringBuilder q = new StringBuilder("{\"table\":\"trades\",\"groupBy\":[");
+        for (int k = 0; k < keys.length; k++) {
+            q.append(k > 0 ? "," : "").append('"').append(keys[k]).append('"');
+        }
+        q.append("],\"aggs\":[").append(aggs).append(']');
+        if (filter != null) {
+            q.append(",\"filter\":").append(filter);
+        }
+        final String json = q.append('}').toString();
+        final QueryResult r = engine.execute(json);
+        final Map<List<Object>, List<TradeData.Row>> groups = new TreeMap<>(DenseSumKernelTest::compareKeys);
+        for (final TradeData.Row row : rows) {
+            if (filter != null && (row.quantity() == null || row.quantity() < 3000)) {
+                continue;
+            }
+            final List<Object> key = new ArrayList<>();
+            for (final String k : keys) {
+                key.add(key(row, k));
+            }
+            groups.computeIfAbsent(key, x -> new ArrayList<>()).add(row);
+        }
+        assertThat(r.rowCount()).as(json).isEqualTo(groups.size());
+        final Map<List<Object>, Integer> byKey = new TreeMap<>(DenseSumKernelTest::compareKeys);
+        for (int i = 0; i < r.rowCount(); i++) {
+            final List<Object> key = new ArrayList<>();
+            for (int k = 0; k < keys.length; k++) {
+                key.add(r.value(i, k));
+            }
+            byKey.put(key, i);
+        }
+        for (final Map.Entry<List<Object>, List<TradeData.Row>> e : groups.entrySet()) {
+            final Integer i = byKey.get(e.getKey());
+            assertThat(i).as(json + " group " + e.getKey()).isNotNull();
+            for (int c = keys.length; c < r.columns().size(); c++) {
+                final String name = r.columns().get(c).name();
+                final Object want = expected(name, e.getValue());
+                final Object got = r.value(i, c);
+                final String what = json + " group " + e.getKey() + " " + name;
+                if (want instanceof Double) {
+                    assertThat((Double) got).as(what).isCloseTo((Double) want, within(Math.abs((Double) want) * 1e-12));
+                } else {
+                    assertThat(got).as(what).isEqualTo(want);
+                }
+            }
+        }
+    }
+
+    private static Object key(final TradeData.Row row, final String k) {
+        switch (k) {
+            case "side":
+                return row.side() == null ? null : String.valueOf(row.side());
+            case "instrument":
+                return row.instrument();
+            case "venue":
+                return row.venue();
+            default:
+                return row.clientId();
+        }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static int compareKeys(final List<Object> a, final List<Object> b) {
+        for (int i = 0; i < a.size(); i++) {
+            final int c = Objects.compare((Comparable) a.get(i), (Comparable) b.get(i), Comparator.nullsLast(Comparator.naturalOrder()));
+            if (c != 0) {
+                return c;
+            }
+        }
+        return 0;
+    }
+
+    private static Object expected(final String name, final List<TradeData.Row> rows) {
+        switch (name) {
+            case "n":
+                return (long) rows.size();
+            case "notional":
+                return sum(rows, r -> r.price() == null || r.quantity() == null ? null : BigInteger.valueOf(r.price()).multiply(
+                    BigInteger.valueOf(r.quantity())), 6);
+            case "volume":
+                return sum(rows, r -> r.quantity() == null ? null : BigInteger.valueOf(r.quantity()), 0);
+            case "p":
+                return sum(rows, r -> r.price() == null ? null : BigInteger.valueOf(r.price()), 6);
+            case "avgq": {
+                final BigDecimal s = (BigDecimal) sum(rows, r -> r.quantity() == null ? null : BigInteger.valueOf(r.quantity()), 0);
+                final long n = rows.stream().filter(r -> r.quantity() != null).count();
+                return s == null ? null : s.divide(BigDecimal.valueOf(n), java.math.MathContext.DECIMAL128).doubleValue();
+            }
+            case "vwap": {
+                BigInteger pq = BigInteger.ZERO;
+                BigInteger q = BigInteger.ZERO;
+                for (final TradeData.Row r : rows) {
+                    if (r.price() != null && r.quantity() != null) {
+                        pq = pq.add(BigInteger.valueOf(r.price()).multiply(BigInteger.valueOf(r.quantity())));
+                        q = q.add(BigInteger.valueOf(r.quantity()));
+                    }
+                }
+                return q.signum() == 0 ? null : new BigDecimal(pq, 6).divide(new BigDecimal(q), java.math.MathContext.DECIMAL128).doubleValue();
+            }
+            default:
+                throw new AssertionError(name + " in " + Arrays.toString(AGGS));
+        }
+    }
+
+    private static Object sum(final List<TradeData.Row> rows, final Function<TradeData.Row, BigInteger> value, final int scale) {
+        BigInteger s = BigInteger.ZERO;
+        boolean any = false;
+        for (final TradeData.Row r : rows) {
+            final BigInteger v = value.apply(r);
+            if (v != null) {
+                s = s.add(v);
+                any = true;
+            }
+        }
+        return any ? new BigDecimal(s, scale) : null;
+    }
+}
