@@ -49,6 +49,12 @@ public final class Executor {
      * handing them to a pool thread costs more (wake-up, a second partial, the merge) than it saves.
      */
     static final long SMALL_QUERY_ROWS = 1 << 18;
+    /**
+     * An index-selected row costs about this many scanned rows: it is a random read of each column the query needs
+     * (a cache miss apiece), where a scan streams. A one-day window of one instrument (135k selected rows, ~5 ms on one
+     * thread) is worth a second worker; one client's ~5k rows are not.
+     */
+    static final long SELECTED_ROW_COST = 16;
     /** Per segment: the index selection computed once per query (null: none applies), indexed by segment number. */
     private Selection[] selections;
 
@@ -112,8 +118,9 @@ public final class Executor {
         }
         segments = keep.stream().mapToInt(Integer::intValue).toArray();
         final long candidates = selectAndEstimate(keep);
-        morsels(keep);
-        final int workers = candidates <= SMALL_QUERY_ROWS ? 1 : Math.max(1, Math.min(threads, morselSegment.length));
+        final boolean parallel = candidates > SMALL_QUERY_ROWS && threads > 1;
+        morsels(keep, parallel);
+        final int workers = parallel ? Math.max(1, Math.min(threads, morselSegment.length)) : 1;
         final Object[] partials = new Object[workers];
         final List<Future<Object>> futures = new ArrayList<>();
         try {
@@ -169,16 +176,16 @@ public final class Executor {
         return new Result(plan.columns, rows, truncated, stats, plan.epochNanos);
     }
 
-    private void morsels(final List<Integer> keep) {
+    private void morsels(final List<Integer> keep, final boolean parallel) {
         final TableSnapshot snap = plan.snap;
         final int blockRows = plan.schema.blockRows();
         final int perMorsel = Math.max(1, plan.morselRows / blockRows);
         final List<int[]> out = new ArrayList<>();
         for (final int si : keep) {
             final int blocks = (snap.segmentRowCount(si) + blockRows - 1) / blockRows;
-            // a segment read through an index selection is one unit: its rows are few, and one pass of one bitmap
-            // iterator is cheaper than a fresh iterator advanced to each morsel
-            final int step = selections[si] != null ? Math.max(1, blocks) : perMorsel;
+            // on one thread a segment read through an index selection is one unit: one pass of one bitmap iterator
+            // beats a fresh iterator advanced to each morsel; split, workers share the segment's random reads
+            final int step = selections[si] != null && !parallel ? Math.max(1, blocks) : perMorsel;
             for (int b = 0; b < blocks; b += step) {
                 out.add(new int[] {si, b, Math.min(blocks, b + step)});
             }
@@ -195,10 +202,11 @@ public final class Executor {
 
     /**
      * Computes each kept sealed segment's index selection once (the morsels of a segment share it) and estimates the
-     * rows the query will read: a selection's cardinality, or the rows of the blocks the zone maps cannot exclude.
+     * rows the query will read: a selection's cardinality (weighted by {@link #SELECTED_ROW_COST}), or the rows of the
+     * blocks the zone maps cannot exclude.
      *
      * @param keep the segments not pruned.
-     * @return the candidate rows (an upper bound).
+     * @return the candidate rows, in scanned-row equivalents (an upper bound).
      */
     private long selectAndEstimate(final List<Integer> keep) {
         final TableSnapshot snap = plan.snap;
@@ -228,7 +236,8 @@ public final class Executor {
                             e++;
                         }
                         final long to = Math.min(rows, (long) e * blockRows);
-                        candidates += b == 0 && to == rows ? selections[si].cardinality() : selections[si].cardinality(b * blockRows, (int) to);
+                        candidates += SELECTED_ROW_COST
+                            * (b == 0 && to == rows ? selections[si].cardinality() : selections[si].cardinality(b * blockRows, (int) to));
                         b = e;
                     }
                     continue;
