@@ -92,7 +92,7 @@ final class ChunkParser implements AutoCloseable {
      * @param stopAtFirstError whether to stop at the first bad row (fail mode).
      */
     void parse(final CsvInput in, final long startOffset, final ChunkBuffer buffer, final boolean stopAtFirstError) {
-        final long t0 = THREADS.getCurrentThreadCpuTime();
+        final long t0 = threadCpuNanos();
         buffer.reset(in, startOffset);
         this.format = in.format;
         this.out = buffer;
@@ -167,7 +167,12 @@ final class ChunkParser implements AutoCloseable {
         }
         buffer.endOffset = in.baseOffset + (p - in.base);
         buffer.linesConsumed = line;
-        buffer.parseNanos = THREADS.getCurrentThreadCpuTime() - t0;
+        buffer.parseNanos = threadCpuNanos() - t0;
+    }
+
+    /** @return the calling thread's CPU time in nanoseconds. */
+    static long threadCpuNanos() {
+        return THREADS.getCurrentThreadCpuTime();
     }
 
     private void bindColumns() {
