@@ -37,6 +37,12 @@ final class FieldParser {
 
     private static final long ZEROS = 0x3030303030303030L;
     private static final long HIGH_NIBBLES = 0xF0F0F0F0F0F0F0F0L;
+    // "hh:mm:ss" read little-endian: bytes 2 and 5 are the colons, the others digits
+    private static final long HMS_COLONS_MASK = 0x0000FF0000FF0000L;
+    private static final long HMS_COLONS = 0x00003A00003A0000L;
+    private static final long HMS_DIGITS_HIGH = 0xF0F000F0F000F0F0L;
+    private static final long HMS_ZEROS = 0x3030003030003030L;
+    private static final long HMS_ZEROS_AND_COLONS = 0x30303A30303A3030L;
 
     /** The parsed value (doubles as raw bits). */
     long value;
@@ -59,18 +65,30 @@ final class FieldParser {
      * @return the address after the last digit, or -1.
      */
     long parseInteger(final long p, final long limit, final long max) {
-        if (p + 9 <= limit) {
-            // fast path: an optional sign and up to 7 digits from one 8-byte read
+        if (p + 17 <= limit) {
+            // fast path: an optional sign and up to 15 digits from two 8-byte reads (no overflow possible)
             final byte b = NativeMemory.getByte(p);
             final boolean negative = b == '-';
             final long q = negative || b == '+' ? p + 1 : p;
             final long word = NativeMemory.getLong(q);
             final int n = leadingDigits(word);
-            if (n > 0 && n < 8) {
-                final long v = eightDigits(word, n);
+            if (n > 0) {
+                long v = eightDigits(word, n);
+                int digits = n;
+                if (n == 8) {
+                    final long word2 = NativeMemory.getLong(q + 8);
+                    final int n2 = leadingDigits(word2);
+                    if (n2 == 8) {
+                        return parseIntegerSlow(p, limit, max);
+                    }
+                    if (n2 > 0) {
+                        v = v * POW10[n2] + eightDigits(word2, n2);
+                        digits += n2;
+                    }
+                }
                 if (v <= max) {
                     value = negative ? -v : v;
-                    return q + n;
+                    return q + digits;
                 }
             }
         }
@@ -233,11 +251,19 @@ final class FieldParser {
 
     /** {@code Thh:mm:ss.f{1,7}Z} on the cached date; 0 when not that shape. */
     private long fastTime(final long p) {
-        final int hour = digits2(p + 11);
-        final int minute = digits2(p + 14);
-        final int second = digits2(p + 17);
-        if ((hour | minute | second) < 0 || hour > 23 || minute > 59 || second > 59 || NativeMemory.getByte(p + 10) != 'T'
-            || NativeMemory.getByte(p + 13) != ':' || NativeMemory.getByte(p + 16) != ':' || NativeMemory.getByte(p + 19) != '.') {
+        // "hh:mm:ss" in one read: the colons exact, the six digits checked and converted as in leadingDigits/eightDigits
+        final long hms = NativeMemory.getLong(p + 11);
+        if ((hms & HMS_COLONS_MASK) != HMS_COLONS || (hms & HMS_DIGITS_HIGH) != HMS_ZEROS
+            || ((hms + 0x0606060606060606L) & HMS_DIGITS_HIGH) != HMS_ZEROS || NativeMemory.getByte(p + 10) != 'T'
+            || NativeMemory.getByte(p + 19) != '.') {
+            return 0;
+        }
+        final long d = hms - HMS_ZEROS_AND_COLONS;
+        final long pairs = d * 10 + (d >>> 8);
+        final int hour = (int) (pairs & 0xFF);
+        final int minute = (int) ((pairs >>> 24) & 0xFF);
+        final int second = (int) ((pairs >>> 48) & 0xFF);
+        if (hour > 23 || minute > 59 || second > 59) {
             return 0;
         }
         final long word = NativeMemory.getLong(p + 20);
