@@ -410,7 +410,8 @@ final class ChunkParser implements AutoCloseable {
                 final byte b = NativeMemory.getByte(end);
                 if (n > 0 && (b == COMMA || b == NL || b == CR)) {
                     // n < 8: printable ASCII, within every limit
-                    final int code = out.symbols[format.columnOf[f]].internShort(word & ((1L << (n << 3)) - 1), n, start);
+                    final long head = word & ((1L << (n << 3)) - 1);
+                    final int code = out.symbols[format.columnOf[f]].intern(head, head, n, start);
                     NativeMemory.putInt(fieldBase[f] + ((long) currentRow << 2), code);
                     return end;
                 }

@@ -95,40 +95,8 @@ final class FieldParser {
         return parseIntegerSlow(p, limit, max);
     }
 
-    private long parseIntegerSlow(long p, final long limit, final long max) {
-        boolean negative = false;
-        final byte b = NativeMemory.getByte(p);
-        if (b == '-') {
-            negative = true;
-            p++;
-        } else if (b == '+') {
-            p++;
-        }
-        final long start = p;
-        long v = 0;
-        boolean overflow = false;
-        while (p < limit) {
-            final int d = NativeMemory.getByte(p) - '0';
-            if (d < 0 || d > 9) {
-                break;
-            }
-            if (v > MAX_DIV_10 || (v == MAX_DIV_10 && d > 7)) {
-                overflow = true;
-            } else {
-                v = v * 10 + d;
-            }
-            p++;
-        }
-        if (p == start) {
-            error = E_SYNTAX;
-            return -1;
-        }
-        if (overflow || v > max) {
-            error = E_RANGE;
-            return -1;
-        }
-        value = negative ? -v : v;
-        return p;
+    private long parseIntegerSlow(final long p, final long limit, final long max) {
+        return parseFixedSlow(p, limit, 0, false, max);
     }
 
     /**
@@ -151,7 +119,22 @@ final class FieldParser {
         return parseDecimalSlow(p, limit, scale);
     }
 
-    private long parseDecimalSlow(long p, final long limit, final int scale) {
+    private long parseDecimalSlow(final long p, final long limit, final int scale) {
+        return parseFixedSlow(p, limit, scale, true, Long.MAX_VALUE);
+    }
+
+    /**
+     * The byte loop behind both slow paths: an optional sign, digits and, when {@code point}, an optional point with
+     * fraction digits, into a mantissa of {@code scale} (an integer is a decimal of scale 0 without a point).
+     *
+     * @param p     first byte.
+     * @param limit end of readable memory.
+     * @param scale fraction digits of the mantissa (0 to 18).
+     * @param point whether a point and fraction digits may follow the integer digits.
+     * @param max   largest magnitude of the mantissa.
+     * @return the address after the last digit, or -1.
+     */
+    private long parseFixedSlow(long p, final long limit, final int scale, final boolean point, final long max) {
         boolean negative = false;
         final byte b = NativeMemory.getByte(p);
         if (b == '-') {
@@ -168,7 +151,7 @@ final class FieldParser {
             if (d < 0 || d > 9) {
                 break;
             }
-            if (intPart > MAX_DIV_10) {
+            if (intPart > MAX_DIV_10 || (intPart == MAX_DIV_10 && d > 7)) {
                 overflow = true;
             } else {
                 intPart = intPart * 10 + d;
@@ -178,7 +161,7 @@ final class FieldParser {
         boolean digits = p > start;
         long frac = 0;
         int fd = 0;
-        if (p < limit && NativeMemory.getByte(p) == '.') {
+        if (point && p < limit && NativeMemory.getByte(p) == '.') {
             p++;
             final long fracStart = p;
             while (p < limit) {
@@ -203,12 +186,13 @@ final class FieldParser {
             error = E_SCALE;
             return -1;
         }
-        final long unit = POW10[scale];
-        if (overflow || intPart > (Long.MAX_VALUE - frac * POW10[scale - fd]) / unit) {
+        // fd <= scale <= 18: the fraction at the mantissa's scale is below 10^18, no overflow
+        final long fraction = frac * POW10[scale - fd];
+        if (overflow || intPart > (max - fraction) / POW10[scale]) {
             error = E_RANGE;
             return -1;
         }
-        final long m = intPart * unit + frac * POW10[scale - fd];
+        final long m = intPart * POW10[scale] + fraction;
         value = negative ? -m : m;
         return p;
     }

@@ -70,47 +70,33 @@ final class LocalSymbols {
             }
             head = w;
         }
-        if (length <= 8) {
-            return internShort(head, length, address);
-        }
         long x = head;
         for (int i = 8; i < length; i++) {
             x = (x + NativeMemory.getByte(address + i)) * 0xBF58476D1CE4E5B9L;
         }
-        final long[] t = slots;
-        final int mask = (t.length / SLOT_LONGS) - 1;
-        int i = slot(x, length, shift);
-        while (true) {
-            final long meta = t[i * SLOT_LONGS + 1];
-            if (meta == EMPTY) {
-                return add(address, length, head, i);
-            }
-            if (t[i * SLOT_LONGS] == head && (int) meta == length && tailEquals((int) (meta >>> 32), address, length)) {
-                return (int) (meta >>> 32);
-            }
-            i = (i + 1) & mask;
-        }
+        return intern(x, head, length, address);
     }
 
     /**
-     * Returns the local code of a symbol of at most 8 bytes, adding it if new: the parser's fast path, kept small so
-     * that C2 inlines it.
+     * Returns the local code of a symbol, adding it if new; called directly by the parser's fast path (symbols of 1
+     * to 7 bytes, whose hash key is their head) and kept small so that C2 inlines it there.
      *
-     * @param head    the bytes as a little-endian long, zero above the symbol.
-     * @param length  byte count, 1 to 8.
-     * @param address where the bytes are (read only when the symbol is new).
+     * @param key     the hash key: the head, mixed with the bytes after the 8th for longer symbols.
+     * @param head    the first 8 bytes as a little-endian long, zero above a shorter symbol.
+     * @param length  byte count.
+     * @param address where the bytes are (read only when the symbol is new or longer than 8 bytes).
      * @return the local code.
      */
-    int internShort(final long head, final int length, final long address) {
+    int intern(final long key, final long head, final int length, final long address) {
         final long[] t = slots;
         final int mask = (t.length / SLOT_LONGS) - 1;
-        int i = slot(head, length, shift);
+        int i = slot(key, length, shift);
         while (true) {
             final long meta = t[i * SLOT_LONGS + 1];
             if (meta == EMPTY) {
                 return add(address, length, head, i);
             }
-            if (t[i * SLOT_LONGS] == head && (int) meta == length) {
+            if (t[i * SLOT_LONGS] == head && (int) meta == length && (length <= 8 || tailEquals((int) (meta >>> 32), address, length))) {
                 return (int) (meta >>> 32);
             }
             i = (i + 1) & mask;

@@ -125,9 +125,26 @@ class FieldParserTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"12.3.4", "1.2345678", "1e5", ".", "-", "", "abc", "1,5", "9223372036854.775808", "1.0000001"})
+    @ValueSource(strings = {"12.3.4", "1.2345678", "1e5", ".", "-", "", "abc", "1,5", "9223372036854.775808", "1.0000001",
+        "9223372036854775808", "18446744073709551617.5", "-9223372036854775809", "99999999999999999999999"})
     void shouldRejectBadDecimals(final String text) {
         assertThat(parseBoth(Kind.DECIMAL6, text)).as("'%s'", text).isNull();
+    }
+
+    @Test
+    void shouldRangeCheckDecimalsOfScaleZero() {
+        assertThat(parser.parseDecimal(put("9223372036854775807,"), buffer + PAD + 20, 0)).isEqualTo(buffer + PAD + 19);
+        assertThat(parser.value).isEqualTo(Long.MAX_VALUE);
+        assertThat(parser.parseDecimal(put("9223372036854775808,"), buffer + PAD + 20, 0)).isEqualTo(-1);
+        assertThat(parser.error).isEqualTo(FieldParser.E_RANGE);
+        assertThat(parser.parseDecimal(put("18446744073709551616,"), buffer + PAD + 21, 0)).isEqualTo(-1);
+        assertThat(parser.error).isEqualTo(FieldParser.E_RANGE);
+    }
+
+    private static long put(final String text) {
+        final byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        NativeMemory.copy(b, 0, buffer + PAD, b.length);
+        return buffer + PAD;
     }
 
     @Test
