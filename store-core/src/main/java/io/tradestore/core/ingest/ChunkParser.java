@@ -59,7 +59,6 @@ final class ChunkParser implements AutoCloseable {
     private long lineStart;
     private long rowStart;
     private int rowLine;
-    private boolean lastQuoted;
 
     // the row being parsed; a bad row's symbols stay in the chunk's local table but never reach the dictionary,
     // which interns a local code only when a loaded row uses it
@@ -197,7 +196,6 @@ final class ChunkParser implements AutoCloseable {
         scratchPos = scratch;
         for (int f = 0; f < n; f++) {
             final long fieldStart = p;
-            lastQuoted = false;
             final byte first = p < lim ? NativeMemory.getByte(p) : NL;
             if (first == QUOTE) {
                 p = quoted(f, p, row);
@@ -240,7 +238,7 @@ final class ChunkParser implements AutoCloseable {
                     p++;
                     continue;
                 }
-                return terminatorError(f, fieldStart, p);
+                return terminatorError(f, fieldStart, p, first == QUOTE);
             }
             if (p >= lim) {
                 return eof ? p : INCOMPLETE;
@@ -257,7 +255,7 @@ final class ChunkParser implements AutoCloseable {
                     return p + 2;
                 }
             }
-            return terminatorError(f, fieldStart, p);
+            return terminatorError(f, fieldStart, p, first == QUOTE);
         }
         return p;
     }
@@ -526,7 +524,6 @@ final class ChunkParser implements AutoCloseable {
             errTextLength = length;
             return FAILED;
         }
-        lastQuoted = true;
         return q;
     }
 
@@ -549,7 +546,7 @@ final class ChunkParser implements AutoCloseable {
         errTextLength = e - fieldStart;
     }
 
-    private long terminatorError(final int f, final long fieldStart, final long p) {
+    private long terminatorError(final int f, final long fieldStart, final long p, final boolean quotedField) {
         final int n = format.fieldCount;
         final byte b = p < limit ? NativeMemory.getByte(p) : NL;
         final boolean lineEnd = b == NL || (b == CR && (p + 1 >= limit || NativeMemory.getByte(p + 1) == NL));
@@ -559,7 +556,7 @@ final class ChunkParser implements AutoCloseable {
         } else if (f == n - 1 && b == COMMA) {
             errType = TOO_MANY;
             setErrorPosition(f, p + 1, line, lineStart);
-        } else if (lastQuoted) {
+        } else if (quotedField) {
             errType = AFTER_QUOTE;
             setErrorPosition(f, p, line, lineStart);
         } else {
