@@ -205,6 +205,16 @@ final class FieldParser {
             return 0;
         }
         final long q = p + n + 1;
+        final int pointShift = (n + 1) << 3;
+        final long after = pointShift == 64 ? 0 : word >>> pointShift;
+        final int inWord = leadingDigits(after);
+        if (inWord > 0 && n + 1 + inWord < 8 && inWord <= scale) {
+            // the whole value and its terminator in the first read ("204.19,"): drop the point, convert once
+            final long digits = (word & ((1L << (n << 3)) - 1)) | (after << (n << 3));
+            final long m = eightDigits(digits, n + inWord) * POW10[scale - inWord];
+            value = negative ? -m : m;
+            return q + inWord;
+        }
         final long fw = NativeMemory.getLong(q);
         final int fd = leadingDigits(fw);
         if (fd == 0 || fd == 8 || fd > scale) {
