@@ -53,7 +53,8 @@ public final class LoadBenchmark {
     /**
      * Runs the scenario.
      *
-     * @param args {@code --rows N --threads N --runs N --file CSV --store DIR [--no-duckdb] [--seed S]}.
+     * @param args {@code --rows N --threads N --runs N --file CSV --store DIR [--no-duckdb] [--seed S] [--thread-times]}
+     *             ({@code --thread-times}: CPU and run-queue time of each thread group per tradestore load, from /proc).
      * @throws Exception on failure.
      */
     public static void main(final String[] args) throws Exception {
@@ -62,6 +63,7 @@ public final class LoadBenchmark {
         int runs = 3;
         long seed = 42;
         boolean duck = true;
+        boolean threadTimes = false;
         Path file = Paths.get("/tmp/trades-" + rows + ".csv");
         Path storeRoot = Paths.get("/tmp/tradestore-loadbench");
         boolean fileSet = false;
@@ -89,6 +91,9 @@ public final class LoadBenchmark {
                 case "--no-duckdb":
                     duck = false;
                     break;
+                case "--thread-times":
+                    threadTimes = true;
+                    break;
                 default:
                     throw new IllegalArgumentException("unknown argument " + args[i]);
             }
@@ -115,11 +120,15 @@ public final class LoadBenchmark {
             final Path dir = storeRoot.resolve("run" + run);
             delete(dir);
             System.out.println("load average before run " + run + ": " + loadAverage());
+            final ThreadTimes times = threadTimes ? ThreadTimes.start() : null;
             final long c0 = OS.getProcessCpuTime();
             final long t0 = System.nanoTime();
             final LoadResult r = tradestoreLoad(dir, TradesSchema.SCHEMA, file, threads);
             final double s = (System.nanoTime() - t0) / 1e9;
             final double cpu = (OS.getProcessCpuTime() - c0) / 1e9;
+            if (times != null) {
+                System.out.print(times.stop());
+            }
             loaded = r.rowsLoaded();
             ours.add(s);
             oursCpu.add(cpu);

@@ -59,7 +59,6 @@ final class ChunkParser implements AutoCloseable {
     private long lineStart;
     private long rowStart;
     private int rowLine;
-    private boolean lastQuoted;
 
     // the row being parsed; a bad row's symbols stay in the chunk's local table but never reach the dictionary,
     // which interns a local code only when a loaded row uses it
@@ -92,7 +91,7 @@ final class ChunkParser implements AutoCloseable {
      * @param stopAtFirstError whether to stop at the first bad row (fail mode).
      */
     void parse(final CsvInput in, final long startOffset, final ChunkBuffer buffer, final boolean stopAtFirstError) {
-        final long t0 = THREADS.getCurrentThreadCpuTime();
+        final long t0 = threadCpuNanos();
         buffer.reset(in, startOffset);
         this.format = in.format;
         this.out = buffer;
@@ -167,7 +166,12 @@ final class ChunkParser implements AutoCloseable {
         }
         buffer.endOffset = in.baseOffset + (p - in.base);
         buffer.linesConsumed = line;
-        buffer.parseNanos = THREADS.getCurrentThreadCpuTime() - t0;
+        buffer.parseNanos = threadCpuNanos() - t0;
+    }
+
+    /** @return the calling thread's CPU time in nanoseconds. */
+    static long threadCpuNanos() {
+        return THREADS.getCurrentThreadCpuTime();
     }
 
     private void bindColumns() {
@@ -176,22 +180,54 @@ final class ChunkParser implements AutoCloseable {
         }
     }
 
-    /** @return the address after the record's line end, or {@link #FAILED} / {@link #INCOMPLETE}. */
+    /**
+     * Parses one record. The switch on the field kind sits here, in the loop, and each case is a call of a small
+     * per-kind method, so that C2 inlines the whole common path into this one method (a separate switch method that
+     * inlined every parser got compiled on its own first and was then too big to inline here: one call per field).
+     *
+     * @return the address after the record's line end, or {@link #FAILED} / {@link #INCOMPLETE}.
+     */
     private long parseRow(long p, final int row) {
         final int n = format.fieldCount;
+        final int[] kinds = format.kinds;
+        final long[] bases = fieldBase;
         final long lim = limit;
         currentRow = row;
         scratchPos = scratch;
         for (int f = 0; f < n; f++) {
             final long fieldStart = p;
-            lastQuoted = false;
-            if (p < lim && NativeMemory.getByte(p) == QUOTE) {
+            final byte first = p < lim ? NativeMemory.getByte(p) : NL;
+            if (first == QUOTE) {
                 p = quoted(f, p, row);
                 if (p < 0) {
                     return p;
                 }
             } else {
-                p = fastField(f, p, lim, row);
+                if (first == COMMA || first == NL || first == CR) {
+                    p = empty(f, p, row);
+                } else {
+                    final long base = bases[f];
+                    switch (kinds[f]) {
+                        case FieldKind.I64:
+                            p = i64(p, lim, base, row);
+                            break;
+                        case FieldKind.DECIMAL:
+                            p = decimal(p, lim, base, row, format.scales[f]);
+                            break;
+                        case FieldKind.TIMESTAMP:
+                            p = timestamp(p, lim, base, row);
+                            break;
+                        case FieldKind.SYMBOL:
+                            p = symbol(f, p, lim);
+                            break;
+                        case FieldKind.SIDE:
+                            p = side(p, lim, base, row);
+                            break;
+                        default:
+                            p = other(kinds[f], p, lim, base, row);
+                            break;
+                    }
+                }
                 if (p < 0) {
                     valueError(f, fieldStart);
                     return FAILED;
@@ -202,7 +238,7 @@ final class ChunkParser implements AutoCloseable {
                     p++;
                     continue;
                 }
-                return terminatorError(f, fieldStart, p);
+                return terminatorError(f, fieldStart, p, first == QUOTE);
             }
             if (p >= lim) {
                 return eof ? p : INCOMPLETE;
@@ -219,7 +255,7 @@ final class ChunkParser implements AutoCloseable {
                     return p + 2;
                 }
             }
-            return terminatorError(f, fieldStart, p);
+            return terminatorError(f, fieldStart, p, first == QUOTE);
         }
         return p;
     }
@@ -228,121 +264,109 @@ final class ChunkParser implements AutoCloseable {
         return b == COMMA || b == NL || b == CR;
     }
 
-    /** The common kinds with their small parsers inlined here; the rest (and nulls) through {@link #field}. */
-    private long fastField(final int f, final long p, final long lim, final int row) {
-        if (p < lim) {
-            final byte b = NativeMemory.getByte(p);
-            if (b != COMMA && b != NL && b != CR) {
-                final long base = fieldBase[f];
-                final long r;
-                switch (format.kinds[f]) {
-                    case FieldKind.I64:
-                        r = values.parseInteger(p, lim, Long.MAX_VALUE);
-                        if (r >= 0) {
-                            NativeMemory.putLong(base + ((long) row << 3), values.value);
-                        }
-                        return r;
-                    case FieldKind.DECIMAL:
-                        r = values.parseDecimal(p, lim, format.scales[f]);
-                        if (r >= 0) {
-                            NativeMemory.putLong(base + ((long) row << 3), values.value);
-                        }
-                        return r;
-                    case FieldKind.TIMESTAMP:
-                        r = values.parseTimestamp(p, lim);
-                        if (r >= 0) {
-                            NativeMemory.putLong(base + ((long) row << 3), values.value);
-                        }
-                        return r;
-                    case FieldKind.SYMBOL:
-                        return symbol(f, p, lim);
-                    case FieldKind.SIDE:
-                        r = values.parseSide(p, lim);
-                        if (r >= 0) {
-                            NativeMemory.putByte(base + row, (byte) values.value);
-                        }
-                        return r;
-                    default:
-                        break;
-                }
-            }
-        }
-        return field(f, p, lim, row);
-    }
-
-    /** Parses one unquoted value into its column; returns the address after it or -1 (code in values.error). */
+    /** Parses one unquoted value (of an unescaped quoted field) into its column: as in {@link #parseRow}, by kind. */
     private long field(final int f, final long p, final long lim, final int row) {
-        final int kind = format.kinds[f];
         if (p >= lim || isTerminator(NativeMemory.getByte(p))) {
-            if (!format.nullable[f]) {
-                values.error = E_NULL;
-                return -1;
-            }
-            writeNull(kind, fieldBase[f], row);
-            return p;
+            return empty(f, p, row);
         }
         final long base = fieldBase[f];
-        final long r;
+        final int kind = format.kinds[f];
         switch (kind) {
             case FieldKind.I64:
-                r = values.parseInteger(p, lim, Long.MAX_VALUE);
-                if (r >= 0) {
-                    NativeMemory.putLong(base + ((long) row << 3), values.value);
-                }
-                return r;
+                return i64(p, lim, base, row);
             case FieldKind.DECIMAL:
-                r = values.parseDecimal(p, lim, format.scales[f]);
-                if (r >= 0) {
-                    NativeMemory.putLong(base + ((long) row << 3), values.value);
-                }
-                return r;
+                return decimal(p, lim, base, row, format.scales[f]);
             case FieldKind.TIMESTAMP:
-                r = values.parseTimestamp(p, lim);
-                if (r >= 0) {
-                    NativeMemory.putLong(base + ((long) row << 3), values.value);
-                }
-                return r;
+                return timestamp(p, lim, base, row);
             case FieldKind.SYMBOL:
                 return symbol(f, p, lim);
             case FieldKind.SIDE:
-                r = values.parseSide(p, lim);
-                if (r >= 0) {
-                    NativeMemory.putByte(base + row, (byte) values.value);
-                }
-                return r;
+                return side(p, lim, base, row);
+            default:
+                return other(kind, p, lim, base, row);
+        }
+    }
+
+    // One small method per kind: parse at p, store at the row's slot of the column at base, return the end or -1 (the
+    // reason in values.error). Small enough for C2 to inline into parseRow's loop.
+
+    private long i64(final long p, final long lim, final long base, final int row) {
+        final long r = values.parseInteger(p, lim, Long.MAX_VALUE);
+        if (r >= 0) {
+            NativeMemory.putLong(base + ((long) row << 3), values.value);
+        }
+        return r;
+    }
+
+    private long decimal(final long p, final long lim, final long base, final int row, final int scale) {
+        final long r = values.parseDecimal(p, lim, scale);
+        if (r >= 0) {
+            NativeMemory.putLong(base + ((long) row << 3), values.value);
+        }
+        return r;
+    }
+
+    private long timestamp(final long p, final long lim, final long base, final int row) {
+        final long r = values.parseTimestamp(p, lim);
+        if (r >= 0) {
+            NativeMemory.putLong(base + ((long) row << 3), values.value);
+        }
+        return r;
+    }
+
+    private long side(final long p, final long lim, final long base, final int row) {
+        final long r = values.parseSide(p, lim);
+        if (r >= 0) {
+            NativeMemory.putByte(base + row, (byte) values.value);
+        }
+        return r;
+    }
+
+    /** The kinds the trades schema does not have: i8, i16, i32, f64 and char. */
+    private long other(final int kind, final long p, final long lim, final long base, final int row) {
+        final long r;
+        switch (kind) {
             case FieldKind.CHAR:
                 r = values.parseChar(p, lim);
-                if (r >= 0) {
-                    NativeMemory.putByte(base + row, (byte) values.value);
-                }
-                return r;
-            case FieldKind.I32:
-                r = values.parseInteger(p, lim, Integer.MAX_VALUE);
-                if (r >= 0) {
-                    NativeMemory.putInt(base + ((long) row << 2), (int) values.value);
-                }
-                return r;
-            case FieldKind.I16:
-                r = values.parseInteger(p, lim, Short.MAX_VALUE);
-                if (r >= 0) {
-                    NativeMemory.putShort(base + ((long) row << 1), (short) values.value);
-                }
-                return r;
-            case FieldKind.I8:
-                r = values.parseInteger(p, lim, Byte.MAX_VALUE);
-                if (r >= 0) {
-                    NativeMemory.putByte(base + row, (byte) values.value);
-                }
-                return r;
+                break;
             case FieldKind.F64:
                 r = values.parseDouble(p, lim);
-                if (r >= 0) {
-                    NativeMemory.putLong(base + ((long) row << 3), values.value);
-                }
-                return r;
+                break;
+            case FieldKind.I32:
+            case FieldKind.I16:
+            case FieldKind.I8:
+                r = values.parseInteger(p, lim, FieldKind.max(kind));
+                break;
             default:
                 throw new IllegalStateException("kind=" + kind);
         }
+        if (r >= 0) {
+            switch (kind) {
+                case FieldKind.I32:
+                    NativeMemory.putInt(base + ((long) row << 2), (int) values.value);
+                    break;
+                case FieldKind.I16:
+                    NativeMemory.putShort(base + ((long) row << 1), (short) values.value);
+                    break;
+                case FieldKind.F64:
+                    NativeMemory.putLong(base + ((long) row << 3), values.value);
+                    break;
+                default:
+                    NativeMemory.putByte(base + row, (byte) values.value);
+                    break;
+            }
+        }
+        return r;
+    }
+
+    /** An empty field: the column's null, or -1 (E_NULL) for the designated timestamp. */
+    private long empty(final int f, final long p, final int row) {
+        if (!format.nullable[f]) {
+            values.error = E_NULL;
+            return -1;
+        }
+        writeNull(format.kinds[f], fieldBase[f], row);
+        return p;
     }
 
     private static void writeNull(final int kind, final long base, final int row) {
@@ -383,7 +407,11 @@ final class ChunkParser implements AutoCloseable {
                 final long end = start + n;
                 final byte b = NativeMemory.getByte(end);
                 if (n > 0 && (b == COMMA || b == NL || b == CR)) {
-                    return addSymbol(f, start, n, true, lim - start) ? end : -1;
+                    // n < 8: printable ASCII, within every limit
+                    final long head = word & ((1L << (n << 3)) - 1);
+                    final int code = out.symbols[format.columnOf[f]].intern(head, head, n, start);
+                    NativeMemory.putInt(fieldBase[f] + ((long) currentRow << 2), code);
+                    return end;
                 }
             }
         }
@@ -496,7 +524,6 @@ final class ChunkParser implements AutoCloseable {
             errTextLength = length;
             return FAILED;
         }
-        lastQuoted = true;
         return q;
     }
 
@@ -519,7 +546,7 @@ final class ChunkParser implements AutoCloseable {
         errTextLength = e - fieldStart;
     }
 
-    private long terminatorError(final int f, final long fieldStart, final long p) {
+    private long terminatorError(final int f, final long fieldStart, final long p, final boolean quotedField) {
         final int n = format.fieldCount;
         final byte b = p < limit ? NativeMemory.getByte(p) : NL;
         final boolean lineEnd = b == NL || (b == CR && (p + 1 >= limit || NativeMemory.getByte(p + 1) == NL));
@@ -529,7 +556,7 @@ final class ChunkParser implements AutoCloseable {
         } else if (f == n - 1 && b == COMMA) {
             errType = TOO_MANY;
             setErrorPosition(f, p + 1, line, lineStart);
-        } else if (lastQuoted) {
+        } else if (quotedField) {
             errType = AFTER_QUOTE;
             setErrorPosition(f, p, line, lineStart);
         } else {

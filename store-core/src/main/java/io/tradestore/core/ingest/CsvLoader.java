@@ -76,6 +76,7 @@ public final class CsvLoader implements AutoCloseable {
     private long parseNanos;
     private long waitNanos;
     private long appendNanos;
+    private long remapNanos;
     private long chunks;
     private long reparses;
     private boolean closed;
@@ -188,6 +189,8 @@ public final class CsvLoader implements AutoCloseable {
 
     private LoadResult run(final List<Path> files, final String streamName, final InputStream stream) {
         boolean ok = false;
+        final long cpuBefore = STATS ? ChunkParser.threadCpuNanos() : 0;
+        final long segmentWaitBefore = writer.segmentWaitNanos();
         try {
             if (options.rejects() != null) {
                 rejectsOut = Files.newBufferedWriter(options.rejects(), StandardCharsets.UTF_8);
@@ -218,8 +221,10 @@ public final class CsvLoader implements AutoCloseable {
             commits++;
             if (STATS) {
                 System.err.printf(java.util.Locale.ROOT, "load stats: chunks=%d reparses=%d parse cpu=%.3fs (all threads) wait=%.3fs"
-                    + " append=%.3fs commit=%.3fs wall=%.3fs%n", chunks, reparses, parseNanos / 1e9, waitNanos / 1e9,
-                    appendNanos / 1e9, (System.nanoTime() - c0) / 1e9, (System.nanoTime() - startNanos) / 1e9);
+                    + " append=%.3fs (of which waiting for segments %.3fs, symbol remap %.3fs) loading thread cpu=%.3fs commit=%.3fs wall=%.3fs%n", chunks,
+                    reparses, parseNanos / 1e9, waitNanos / 1e9, appendNanos / 1e9, (writer.segmentWaitNanos() - segmentWaitBefore) / 1e9,
+                    remapNanos / 1e9,
+                    (ChunkParser.threadCpuNanos() - cpuBefore) / 1e9, (System.nanoTime() - c0) / 1e9, (System.nanoTime() - startNanos) / 1e9);
             }
             if (rejectsOut != null) {
                 rejectsOut.flush();
@@ -502,7 +507,11 @@ public final class CsvLoader implements AutoCloseable {
                 final long srcAddress = b.columns[i] + (long) src * width;
                 final long dst = destinations[i] + rowInSegment * stride;
                 if (c.type() == ColumnType.SYMBOL) {
+                    final long r0 = STATS ? System.nanoTime() : 0;
                     remap(b, i, srcAddress, dst, stride, n);
+                    if (STATS) {
+                        remapNanos += System.nanoTime() - r0;
+                    }
                 } else if (stride == width) {
                     NativeMemory.copy(srcAddress, dst, (long) n * width);
                 } else {

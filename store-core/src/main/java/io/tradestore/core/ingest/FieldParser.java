@@ -37,6 +37,12 @@ final class FieldParser {
 
     private static final long ZEROS = 0x3030303030303030L;
     private static final long HIGH_NIBBLES = 0xF0F0F0F0F0F0F0F0L;
+    // "hh:mm:ss" read little-endian: bytes 2 and 5 are the colons, the others digits
+    private static final long HMS_COLONS_MASK = 0x0000FF0000FF0000L;
+    private static final long HMS_COLONS = 0x00003A00003A0000L;
+    private static final long HMS_DIGITS_HIGH = 0xF0F000F0F000F0F0L;
+    private static final long HMS_ZEROS = 0x3030003030003030L;
+    private static final long HMS_ZEROS_AND_COLONS = 0x30303A30303A3030L;
 
     /** The parsed value (doubles as raw bits). */
     long value;
@@ -59,58 +65,38 @@ final class FieldParser {
      * @return the address after the last digit, or -1.
      */
     long parseInteger(final long p, final long limit, final long max) {
-        if (p + 9 <= limit) {
-            // fast path: an optional sign and up to 7 digits from one 8-byte read
+        if (p + 17 <= limit) {
+            // fast path: an optional sign and up to 15 digits from two 8-byte reads (no overflow possible)
             final byte b = NativeMemory.getByte(p);
             final boolean negative = b == '-';
             final long q = negative || b == '+' ? p + 1 : p;
             final long word = NativeMemory.getLong(q);
             final int n = leadingDigits(word);
-            if (n > 0 && n < 8) {
-                final long v = eightDigits(word, n);
+            if (n > 0) {
+                long v = eightDigits(word, n);
+                int digits = n;
+                if (n == 8) {
+                    final long word2 = NativeMemory.getLong(q + 8);
+                    final int n2 = leadingDigits(word2);
+                    if (n2 == 8) {
+                        return parseIntegerSlow(p, limit, max);
+                    }
+                    if (n2 > 0) {
+                        v = v * POW10[n2] + eightDigits(word2, n2);
+                        digits += n2;
+                    }
+                }
                 if (v <= max) {
                     value = negative ? -v : v;
-                    return q + n;
+                    return q + digits;
                 }
             }
         }
         return parseIntegerSlow(p, limit, max);
     }
 
-    private long parseIntegerSlow(long p, final long limit, final long max) {
-        boolean negative = false;
-        final byte b = NativeMemory.getByte(p);
-        if (b == '-') {
-            negative = true;
-            p++;
-        } else if (b == '+') {
-            p++;
-        }
-        final long start = p;
-        long v = 0;
-        boolean overflow = false;
-        while (p < limit) {
-            final int d = NativeMemory.getByte(p) - '0';
-            if (d < 0 || d > 9) {
-                break;
-            }
-            if (v > MAX_DIV_10 || (v == MAX_DIV_10 && d > 7)) {
-                overflow = true;
-            } else {
-                v = v * 10 + d;
-            }
-            p++;
-        }
-        if (p == start) {
-            error = E_SYNTAX;
-            return -1;
-        }
-        if (overflow || v > max) {
-            error = E_RANGE;
-            return -1;
-        }
-        value = negative ? -v : v;
-        return p;
+    private long parseIntegerSlow(final long p, final long limit, final long max) {
+        return parseFixedSlow(p, limit, 0, false, max);
     }
 
     /**
@@ -133,7 +119,22 @@ final class FieldParser {
         return parseDecimalSlow(p, limit, scale);
     }
 
-    private long parseDecimalSlow(long p, final long limit, final int scale) {
+    private long parseDecimalSlow(final long p, final long limit, final int scale) {
+        return parseFixedSlow(p, limit, scale, true, Long.MAX_VALUE);
+    }
+
+    /**
+     * The byte loop behind both slow paths: an optional sign, digits and, when {@code point}, an optional point with
+     * fraction digits, into a mantissa of {@code scale} (an integer is a decimal of scale 0 without a point).
+     *
+     * @param p     first byte.
+     * @param limit end of readable memory.
+     * @param scale fraction digits of the mantissa (0 to 18).
+     * @param point whether a point and fraction digits may follow the integer digits.
+     * @param max   largest magnitude of the mantissa.
+     * @return the address after the last digit, or -1.
+     */
+    private long parseFixedSlow(long p, final long limit, final int scale, final boolean point, final long max) {
         boolean negative = false;
         final byte b = NativeMemory.getByte(p);
         if (b == '-') {
@@ -150,7 +151,7 @@ final class FieldParser {
             if (d < 0 || d > 9) {
                 break;
             }
-            if (intPart > MAX_DIV_10) {
+            if (intPart > MAX_DIV_10 || (intPart == MAX_DIV_10 && d > 7)) {
                 overflow = true;
             } else {
                 intPart = intPart * 10 + d;
@@ -160,7 +161,7 @@ final class FieldParser {
         boolean digits = p > start;
         long frac = 0;
         int fd = 0;
-        if (p < limit && NativeMemory.getByte(p) == '.') {
+        if (point && p < limit && NativeMemory.getByte(p) == '.') {
             p++;
             final long fracStart = p;
             while (p < limit) {
@@ -185,12 +186,13 @@ final class FieldParser {
             error = E_SCALE;
             return -1;
         }
-        final long unit = POW10[scale];
-        if (overflow || intPart > (Long.MAX_VALUE - frac * POW10[scale - fd]) / unit) {
+        // fd <= scale <= 18: the fraction at the mantissa's scale is below 10^18, no overflow
+        final long fraction = frac * POW10[scale - fd];
+        if (overflow || intPart > (max - fraction) / POW10[scale]) {
             error = E_RANGE;
             return -1;
         }
-        final long m = intPart * unit + frac * POW10[scale - fd];
+        final long m = intPart * POW10[scale] + fraction;
         value = negative ? -m : m;
         return p;
     }
@@ -203,6 +205,16 @@ final class FieldParser {
             return 0;
         }
         final long q = p + n + 1;
+        final int pointShift = (n + 1) << 3;
+        final long after = pointShift == 64 ? 0 : word >>> pointShift;
+        final int inWord = leadingDigits(after);
+        if (inWord > 0 && n + 1 + inWord < 8 && inWord <= scale) {
+            // the whole value and its terminator in the first read ("204.19,"): drop the point, convert once
+            final long digits = (word & ((1L << (n << 3)) - 1)) | (after << (n << 3));
+            final long m = eightDigits(digits, n + inWord) * POW10[scale - inWord];
+            value = negative ? -m : m;
+            return q + inWord;
+        }
         final long fw = NativeMemory.getLong(q);
         final int fd = leadingDigits(fw);
         if (fd == 0 || fd == 8 || fd > scale) {
@@ -233,11 +245,19 @@ final class FieldParser {
 
     /** {@code Thh:mm:ss.f{1,7}Z} on the cached date; 0 when not that shape. */
     private long fastTime(final long p) {
-        final int hour = digits2(p + 11);
-        final int minute = digits2(p + 14);
-        final int second = digits2(p + 17);
-        if ((hour | minute | second) < 0 || hour > 23 || minute > 59 || second > 59 || NativeMemory.getByte(p + 10) != 'T'
-            || NativeMemory.getByte(p + 13) != ':' || NativeMemory.getByte(p + 16) != ':' || NativeMemory.getByte(p + 19) != '.') {
+        // "hh:mm:ss" in one read: the colons exact, the six digits checked and converted as in leadingDigits/eightDigits
+        final long hms = NativeMemory.getLong(p + 11);
+        if ((hms & HMS_COLONS_MASK) != HMS_COLONS || (hms & HMS_DIGITS_HIGH) != HMS_ZEROS
+            || ((hms + 0x0606060606060606L) & HMS_DIGITS_HIGH) != HMS_ZEROS || NativeMemory.getByte(p + 10) != 'T'
+            || NativeMemory.getByte(p + 19) != '.') {
+            return 0;
+        }
+        final long d = hms - HMS_ZEROS_AND_COLONS;
+        final long pairs = d * 10 + (d >>> 8);
+        final int hour = (int) (pairs & 0xFF);
+        final int minute = (int) ((pairs >>> 24) & 0xFF);
+        final int second = (int) ((pairs >>> 48) & 0xFF);
+        if (hour > 23 || minute > 59 || second > 59) {
             return 0;
         }
         final long word = NativeMemory.getLong(p + 20);

@@ -10,17 +10,25 @@ import io.tradestore.core.memory.NativeMemory;
  * so global codes follow first appearance in the file whatever thread parsed the chunk.
  */
 final class LocalSymbols {
+    /** Slots per entry: the first 8 bytes, then {@code code << 32 | length}; an unused slot's second long is -1. */
+    private static final int SLOT_LONGS = 2;
+    private static final long EMPTY = -1;
+    private static final long GOLDEN = 0x9E3779B97F4A7C15L;
+
     private byte[] arena = new byte[1024];
     private int arenaLength;
     private int[] offsets = new int[64];
     private int[] lengths = new int[64];
     private long[] heads = new long[64];
     private int size;
-    private int[] table = newTable(256);
+    // open addressing, linear probing, at most 1/4 full: the key's head and its code and length side by side, so a hit
+    // costs one cache line and no dependent load
+    private long[] slots = newSlots(1024);
+    private int shift = 64 - 10;
 
     void clear() {
         if (size > 0) {
-            Arrays.fill(table, -1);
+            Arrays.fill(slots, EMPTY);
         }
         size = 0;
         arenaLength = 0;
@@ -63,25 +71,36 @@ final class LocalSymbols {
             head = w;
         }
         long x = head;
-        if (length > 8) {
-            for (int i = 8; i < length; i++) {
-                x = (x + NativeMemory.getByte(address + i)) * 0xBF58476D1CE4E5B9L;
-            }
+        for (int i = 8; i < length; i++) {
+            x = (x + NativeMemory.getByte(address + i)) * 0xBF58476D1CE4E5B9L;
         }
-        final int[] t = table;
-        final int mask = t.length - 1;
-        int i = mix(x, length) & mask;
+        return intern(x, head, length, address);
+    }
+
+    /**
+     * Returns the local code of a symbol, adding it if new; called directly by the parser's fast path (symbols of 1
+     * to 7 bytes, whose hash key is their head) and kept small so that C2 inlines it there.
+     *
+     * @param key     the hash key: the head, mixed with the bytes after the 8th for longer symbols.
+     * @param head    the first 8 bytes as a little-endian long, zero above a shorter symbol.
+     * @param length  byte count.
+     * @param address where the bytes are (read only when the symbol is new or longer than 8 bytes).
+     * @return the local code.
+     */
+    int intern(final long key, final long head, final int length, final long address) {
+        final long[] t = slots;
+        final int mask = (t.length / SLOT_LONGS) - 1;
+        int i = slot(key, length, shift);
         while (true) {
-            final int code = t[i];
-            if (code < 0) {
-                break;
+            final long meta = t[i * SLOT_LONGS + 1];
+            if (meta == EMPTY) {
+                return add(address, length, head, i);
             }
-            if (heads[code] == head && lengths[code] == length && (length <= 8 || tailEquals(code, address, length))) {
-                return code;
+            if (t[i * SLOT_LONGS] == head && (int) meta == length && (length <= 8 || tailEquals((int) (meta >>> 32), address, length))) {
+                return (int) (meta >>> 32);
             }
             i = (i + 1) & mask;
         }
-        return add(address, length, head, i);
     }
 
     private boolean tailEquals(final int code, final long address, final int length) {
@@ -95,6 +114,11 @@ final class LocalSymbols {
         return true;
     }
 
+    /**
+     * Adds a new symbol at a free slot, growing the table when it gets a quarter full. One method on purpose: it is
+     * rare (once per distinct symbol per chunk) and, at over 325 bytecodes, too big for C2 to inline into the lookups,
+     * which then stay small enough to be inlined into the parser's loop themselves.
+     */
     private int add(final long address, final int length, final long head, final int slot) {
         final int code = size;
         if (code == offsets.length) {
@@ -113,41 +137,40 @@ final class LocalSymbols {
         heads[code] = head;
         arenaLength += length;
         size = code + 1;
-        table[slot] = code;
-        if (size * 2 > table.length) {
-            rehash(table.length * 2);
+        slots[slot * SLOT_LONGS] = head;
+        slots[slot * SLOT_LONGS + 1] = ((long) code << 32) | length;
+        if (size * 4 > slots.length / SLOT_LONGS) {
+            // rehash into twice the slots
+            final int capacity = slots.length / SLOT_LONGS * 2;
+            final long[] t = newSlots(capacity);
+            final int newShift = 64 - Integer.numberOfTrailingZeros(capacity);
+            final int mask = capacity - 1;
+            for (int c = 0; c < size; c++) {
+                long x = heads[c];
+                for (int i = 8; i < lengths[c]; i++) {
+                    x = (x + arena[offsets[c] + i]) * 0xBF58476D1CE4E5B9L;
+                }
+                int i = slot(x, lengths[c], newShift);
+                while (t[i * SLOT_LONGS + 1] != EMPTY) {
+                    i = (i + 1) & mask;
+                }
+                t[i * SLOT_LONGS] = heads[c];
+                t[i * SLOT_LONGS + 1] = ((long) c << 32) | lengths[c];
+            }
+            slots = t;
+            shift = newShift;
         }
         return code;
     }
 
-    private void rehash(final int capacity) {
-        final int[] t = newTable(capacity);
-        final int mask = capacity - 1;
-        for (int code = 0; code < size; code++) {
-            long x = heads[code];
-            for (int i = 8; i < lengths[code]; i++) {
-                x = (x + arena[offsets[code] + i]) * 0xBF58476D1CE4E5B9L;
-            }
-            int i = mix(x, lengths[code]) & mask;
-            while (t[i] >= 0) {
-                i = (i + 1) & mask;
-            }
-            t[i] = code;
-        }
-        table = t;
+    /** Fibonacci hashing: the top bits of the product depend on every input bit (the low bits miss the last bytes). */
+    private static int slot(final long key, final int length, final int shift) {
+        return (int) (((key + length) * GOLDEN) >>> shift);
     }
 
-    /** Mixes every input bit into the low bits (a plain multiply would leave the last bytes of short keys out). */
-    private static int mix(final long key, final int length) {
-        long h = (key + length) * 0x9E3779B97F4A7C15L;
-        h ^= h >>> 32;
-        h *= 0xBF58476D1CE4E5B9L;
-        return (int) (h ^ (h >>> 29));
-    }
-
-    private static int[] newTable(final int capacity) {
-        final int[] t = new int[capacity];
-        Arrays.fill(t, -1);
+    private static long[] newSlots(final int capacity) {
+        final long[] t = new long[capacity * SLOT_LONGS];
+        Arrays.fill(t, EMPTY);
         return t;
     }
 }

@@ -17,7 +17,12 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import io.tradestore.core.Store;
+import io.tradestore.core.TableReader;
+import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.TestRows;
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Schema;
 import io.tradestore.core.sample.TradeGenerator;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -92,5 +97,61 @@ class CsvLoaderTest {
             LoadOptions.defaults().withThreads(2).withChunkBytes(1000).withMaxLineLength(200), a, b);
         assertThat(r.rowsLoaded()).isEqualTo(8_000);
         assertThat(IngestFixtures.summarise(dir.resolve("store"))).isEqualTo(reference(List.of(a, plainB)));
+    }
+
+    /** Every column type the trades schema lacks, through both switches (unquoted and quoted fields), with nulls. */
+    @Test
+    void shouldLoadEveryColumnTypeWithNullsAndRangeChecks() {
+        final Schema schema = Schema.builder("mixed").segmentRows(4).blockRows(2).column("ts", "timestamp").column("a", "i8")
+            .column("b", "i16").column("c", "i32").column("d", "i64").column("e", "f64").column("f", "decimal(2)").column("g", "char")
+            .column("h", "symbol").timestamp("ts").build();
+        final Path csv = IngestFixtures.write(dir.resolve("mixed.csv"), "ts,a,b,c,d,e,f,g,h\n"
+            + "1,127,-32767,2147483647,-9223372036854775807,1.5,12.34,x,AB\n"
+            + "2,,,,,,,,\n"
+            + "3,\"-127\",\"300\",\"-5\",\"0\",\"NaN\",\"-0.01\",\"~\",\"a symbol longer than 8 bytes\"\n"
+            + "4,5,6,7,8,-2.5e3,0,Z,AB\n"
+            + "5,128,6,7,8,1,1,q,CD\n"
+            + "6,1,32768,7,8,1,1,q,CD\n"
+            + "7,1,2,2147483648,8,1,1,q,CD\n"
+            + "8,1,2,3,4,1,1,qq,CD\n"
+            + "9,1,2,3,4,1e400,1,q,CD\n"
+            + "10,-1,-2,-3,-4,1e-2,-1,q,CD\n");
+        final LoadResult r = IngestFixtures.load(dir.resolve("store"), schema, LoadOptions.defaults().withOnError(OnError.SKIP).withThreads(2)
+            .withChunkBytes(64).withMaxLineLength(200), csv);
+        assertThat(r.rowsLoaded()).isEqualTo(5);
+        assertThat(r.rowsRejected()).isEqualTo(5);
+        assertThat(r.firstRejects()).containsExactly(
+            csv + ":6:3: column 'a': '128' is out of range for i8 [-127, 127]",
+            csv + ":7:5: column 'b': '32768' is out of range for i16 [-32767, 32767]",
+            csv + ":8:7: column 'c': '2147483648' is out of range for i32 [-2147483647, 2147483647]",
+            csv + ":9:15: column 'g': 'qq' is not a single printable ASCII character",
+            csv + ":10:11: column 'e': '1e400' is out of range for f64");
+        final List<String> rows = new ArrayList<>();
+        try (Store store = Store.open(dir.resolve("store")); TableReader reader = store.table("mixed").reader()) {
+            final TableSnapshot snap = reader.snapshot();
+            for (long row = 0; row < snap.rowCount(); row++) {
+                final StringBuilder sb = new StringBuilder();
+                for (int c = 0; c < schema.columnCount(); c++) {
+                    final long a = snap.segment((int) (row >>> 2)).columnBase(c) + (row & 3) * snap.columnStride(c);
+                    final String v = switch (schema.columns().get(c).type()) {
+                        case I8 -> Byte.toString(NativeMemory.getByte(a));
+                        case I16 -> Short.toString(NativeMemory.getShort(a));
+                        case I32 -> Integer.toString(NativeMemory.getInt(a));
+                        case F64 -> Double.toString(NativeMemory.getDouble(a));
+                        case CHAR -> Integer.toString(NativeMemory.getByte(a));
+                        case SYMBOL -> NativeMemory.getInt(a) < 0 ? "null" : snap.symbolValue(c, NativeMemory.getInt(a));
+                        default -> Long.toString(NativeMemory.getLong(a));
+                    };
+                    sb.append(c == 0 ? "" : ",").append(v);
+                }
+                rows.add(sb.toString());
+            }
+        }
+        assertThat(rows).containsExactly(
+            "1,127,-32767,2147483647,-9223372036854775807,1.5,1234,120,AB",
+            "2,-128,-32768,-2147483648,-9223372036854775808,NaN,-9223372036854775808,0,null",
+            "3,-127,300,-5,0,NaN,-1,126,a symbol longer than 8 bytes",
+            "4,5,6,7,8,-2500.0,0,90,AB",
+            "10,-1,-2,-3,-4,0.01,-100,113,CD");
     }
 }

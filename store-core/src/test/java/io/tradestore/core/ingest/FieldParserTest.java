@@ -125,9 +125,26 @@ class FieldParserTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"12.3.4", "1.2345678", "1e5", ".", "-", "", "abc", "1,5", "9223372036854.775808", "1.0000001"})
+    @ValueSource(strings = {"12.3.4", "1.2345678", "1e5", ".", "-", "", "abc", "1,5", "9223372036854.775808", "1.0000001",
+        "9223372036854775808", "18446744073709551617.5", "-9223372036854775809", "99999999999999999999999"})
     void shouldRejectBadDecimals(final String text) {
         assertThat(parseBoth(Kind.DECIMAL6, text)).as("'%s'", text).isNull();
+    }
+
+    @Test
+    void shouldRangeCheckDecimalsOfScaleZero() {
+        assertThat(parser.parseDecimal(put("9223372036854775807,"), buffer + PAD + 20, 0)).isEqualTo(buffer + PAD + 19);
+        assertThat(parser.value).isEqualTo(Long.MAX_VALUE);
+        assertThat(parser.parseDecimal(put("9223372036854775808,"), buffer + PAD + 20, 0)).isEqualTo(-1);
+        assertThat(parser.error).isEqualTo(FieldParser.E_RANGE);
+        assertThat(parser.parseDecimal(put("18446744073709551616,"), buffer + PAD + 21, 0)).isEqualTo(-1);
+        assertThat(parser.error).isEqualTo(FieldParser.E_RANGE);
+    }
+
+    private static long put(final String text) {
+        final byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        NativeMemory.copy(b, 0, buffer + PAD, b.length);
+        return buffer + PAD;
     }
 
     @Test
@@ -175,6 +192,32 @@ class FieldParserTest {
         "2026-11-16T08:60:00Z", "2026-11-16T08:00:60Z", "2026-11-16T08:00:00.1234567890Z", "2026-11-16T08:00:00.Z",
         "2026/11/16T08:00:00Z", "1600-01-01T00:00:00Z", "2300-01-01T00:00:00Z", "2026-11-16", "yesterday", "2026-11-16T08:00:00+25:00"})
     void shouldRejectBadTimestamps(final String text) {
+        assertThat(parseBoth(Kind.TIMESTAMP, text)).as("'%s'", text).isNull();
+    }
+
+    @Test
+    void shouldParseEveryTimeOfDayOnTheCachedDateLikeJavaTime() {
+        // the first timestamp caches its date; the rest take the SWAR time-of-day path on that date
+        final SplittableRandom r = new SplittableRandom(5);
+        final long day = Instant.parse("2026-11-16T00:00:00Z").getEpochSecond();
+        assertThat(parseBoth(Kind.TIMESTAMP, "2026-11-16T00:00:00.5Z")).isEqualTo(day * 1_000_000_000L + 500_000_000L);
+        for (int i = 0; i < 20_000; i++) {
+            final int secondOfDay = i < 86_400 / 7 ? i * 7 : r.nextInt(86_400);
+            final int digits = 1 + r.nextInt(7);
+            final long fraction = r.nextLong(FieldParser.POW10[digits]);
+            final String text = String.format("2026-11-16T%02d:%02d:%02d.%0" + digits + "dZ", secondOfDay / 3600, secondOfDay / 60 % 60,
+                secondOfDay % 60, fraction);
+            final long expected = (day + secondOfDay) * 1_000_000_000L + fraction * FieldParser.POW10[9 - digits];
+            assertThat(parseBoth(Kind.TIMESTAMP, text)).as(text).isEqualTo(expected);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"2026-11-16T24:00:00.1Z", "2026-11-16T08:60:00.1Z", "2026-11-16T08:00:60.1Z", "2026-11-16T0x:00:00.1Z",
+        "2026-11-16T08;00:00.1Z", "2026-11-16T08:00-00.1Z", "2026-11-16T08:0/:00.1Z", "2026-11-16T08:00:0:.1Z", "2026-11-16T\u00f8:00:00.1Z",
+        "2026-11-16X08:00:00.1Z", "2026-11-16T08:00:00.1", "2026-11-16T08:00:00.1234567890Z", "2026-11-16T99:99:99.1Z"})
+    void shouldRejectBadTimesOnTheCachedDate(final String text) {
+        assertThat(parseBoth(Kind.TIMESTAMP, "2026-11-16T08:00:00.1Z")).isNotNull();
         assertThat(parseBoth(Kind.TIMESTAMP, text)).as("'%s'", text).isNull();
     }
 
