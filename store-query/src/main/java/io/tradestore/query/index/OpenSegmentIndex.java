@@ -23,10 +23,10 @@ import io.tradestore.core.segment.Segment;
  * a chunk: values[] (sorted distinct raw values), offsets[] (into rows[]), rows[] (row in chunk, ascending per value)
  * </pre>
  *
- * <p>A value's bitmap over the full chunks is assembled on first use and cached until the next full chunk is added;
- * the tail's rows are added per query. Views hand out bitmaps that may cover more rows than a snapshot holds (a newer
- * commit extended the chunks): the executor clips selections to the snapshot's row count. Thread-safe: chunks are
- * published through volatile fields and never mutated.
+ * <p>A value's bitmap over the full chunks is assembled per query from the chunks (microseconds for a sparse value);
+ * a frequent value's is cached until the next full chunk is added. The tail's rows are added per query. Views hand
+ * out bitmaps that may cover more rows than a snapshot holds (a newer commit extended the chunks): the executor clips
+ * selections to the snapshot's row count. Thread-safe: chunks are published through volatile fields and never mutated.
  */
 final class OpenSegmentIndex {
     static final int CHUNK_SHIFT = 16;
@@ -38,6 +38,12 @@ final class OpenSegmentIndex {
      */
     private static final int MIN_ROWS_PER_VALUE = 2;
     private static final ImmutableRoaringBitmap EMPTY = new MutableRoaringBitmap();
+    /**
+     * Only bitmaps of values with at least this many rows are cached (a few frequent instruments). A sparse value (one
+     * client) is rebuilt per query from the chunks in microseconds; caching thousands of small bitmaps made each
+     * query's garbage long-lived, and the copying of it lengthened young-collection pauses to 10-25 ms.
+     */
+    private static final int CACHED_MIN_ROWS = 1 << 14;
 
     private final Segment segment;
     private final Column column;
@@ -132,19 +138,23 @@ final class OpenSegmentIndex {
             this.chunks = chunks;
         }
 
-        ImmutableRoaringBitmap rows(final long value) {
-            if (chunks.length == 0) {
-                return EMPTY;
+        /** @return the cached bitmap of a frequent value, or null. */
+        ImmutableRoaringBitmap cached(final long value) {
+            return bitmaps.isEmpty() ? null : bitmaps.get(value);
+        }
+
+        /** @return a new bitmap of the value's rows over the full chunks, cached when the value is frequent. */
+        MutableRoaringBitmap build(final long value) {
+            final MutableRoaringBitmap b = new MutableRoaringBitmap();
+            int[] scratch = null;
+            for (final Chunk c : chunks) {
+                scratch = c.addTo(b, value, scratch);
             }
-            return bitmaps.computeIfAbsent(value, v -> {
-                final MutableRoaringBitmap b = new MutableRoaringBitmap();
-                int[] scratch = null;
-                for (final Chunk c : chunks) {
-                    scratch = c.addTo(b, v, scratch);
-                }
-                b.runOptimize();
-                return b;
-            });
+            b.runOptimize();
+            if (b.getCardinality() >= CACHED_MIN_ROWS) {
+                bitmaps.putIfAbsent(value, b.clone());
+            }
+            return b;
         }
     }
 
@@ -169,16 +179,24 @@ final class OpenSegmentIndex {
         }
 
         private ImmutableRoaringBitmap of(final long value) {
-            final ImmutableRoaringBitmap prefix = generation.rows(value);
-            if (tail == null || !tail.contains(value)) {
-                return prefix;
+            final boolean inTail = tail != null && tail.contains(value);
+            if (inTail) {
+                // a tail follows exactly one generation (its first row is where the full chunks end): unions live there
+                final ImmutableRoaringBitmap union = tail.unions.isEmpty() ? null : tail.unions.get(value);
+                if (union != null) {
+                    return union;
+                }
             }
-            // a tail follows exactly one generation (its first row is where the full chunks end): cache the union there
-            return tail.unions.computeIfAbsent(value, v -> {
-                final MutableRoaringBitmap b = prefix.toMutableRoaringBitmap();
-                tail.addTo(b, v, null);
-                return b;
-            });
+            final ImmutableRoaringBitmap cached = generation.cached(value);
+            if (!inTail) {
+                return cached != null ? cached : generation.build(value);
+            }
+            final MutableRoaringBitmap b = cached != null ? cached.toMutableRoaringBitmap() : generation.build(value);
+            tail.addTo(b, value, null);
+            if (b.getCardinality() >= CACHED_MIN_ROWS) {
+                tail.unions.putIfAbsent(value, b);
+            }
+            return b;
         }
     }
 
@@ -192,7 +210,7 @@ final class OpenSegmentIndex {
         final long[] values;
         final int[] offsets;
         final char[] rows;
-        /** For a tail: each value's rows over the full chunks before it plus its own (see {@link View}). */
+        /** For a tail: each frequent value's rows over the full chunks before it plus its own (see {@link View}). */
         final ConcurrentHashMap<Long, ImmutableRoaringBitmap> unions = new ConcurrentHashMap<>();
 
         private Chunk(final int first, final int rowCount, final long[] values, final int[] offsets, final char[] rows) {

@@ -14,14 +14,12 @@ public final class SegmentIndex implements ValueRows {
     private final int rowCount;
     private final int slotCount;
     private final long min;
-    private final ImmutableRoaringBitmap[] cache;
 
     SegmentIndex(final ByteBuffer buffer, final int rowCount, final int slotCount, final long min) {
         this.buffer = buffer == null ? null : buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         this.rowCount = rowCount;
         this.slotCount = slotCount;
         this.min = min;
-        this.cache = new ImmutableRoaringBitmap[slotCount];
     }
 
     /** @return rows covered. */
@@ -66,17 +64,13 @@ public final class SegmentIndex implements ValueRows {
         return slice.slice().order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    private synchronized ImmutableRoaringBitmap slot(final int s) {
+    /** A view of a slot's bytes, made per call: a cached view per slot kept a few objects alive per (segment, value) queried. */
+    private ImmutableRoaringBitmap slot(final int s) {
         if (s < 0) {
             return EMPTY;
         }
-        ImmutableRoaringBitmap b = cache[s];
-        if (b == null) {
-            final ByteBuffer serialized = serialized(s);
-            b = serialized == null ? EMPTY : new ImmutableRoaringBitmap(serialized);
-            cache[s] = b;
-        }
-        return b;
+        final ByteBuffer serialized = serialized(s);
+        return serialized == null ? EMPTY : new ImmutableRoaringBitmap(serialized);
     }
 
     private static final ImmutableRoaringBitmap EMPTY = new org.roaringbitmap.buffer.MutableRoaringBitmap();
