@@ -187,8 +187,10 @@ final class BenchReport {
             + "(nothing failed, at least 97% of the offered rate answered, the median at most 5 times the unloaded median at "
             + "20/s plus 10 ms, and the queue did not grow: the second half's median at most twice the first half's plus 5 ms) "
             + "is found by doubling and bisecting; "
-            + "latencies are measured at half of it. client: count and volume of one random client (a scan of client_id); "
-            + "window: one random instrument over two hours (time pruning and a bitmap); pruned (when asked for): a time range "
+            + "latencies are measured at half of it. client: count and volume of one random client (client_id bitmaps: per sealed "
+            + "segment on disk, the open segment in memory; clients are Zipf-skewed, so a few queries read millions of rows); "
+            + "window: one random instrument over two hours (time pruning, the instrument bitmap, timestamps checked only in the "
+            + "edge blocks); pruned (when asked for): a time range "
             + "after the data, so HTTP plus planning and no scan; health (when asked for): `GET /health`, the HTTP layer alone.\n\n");
         sb.append("| query | max sustained q/s | measured at q/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | errors |\n");
         sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
