@@ -51,8 +51,8 @@ public final class Executor {
     static final long SMALL_QUERY_ROWS = 1 << 18;
     /**
      * An index-selected row costs about this many scanned rows: it is a random read of each column the query needs
-     * (a cache miss apiece), where a scan streams. A one-day window of one instrument (135k selected rows, ~5 ms on one
-     * thread) is worth a second worker; one client's ~5k rows are not.
+     * (a cache miss apiece), where a scan streams. A one-day window of one instrument (135k selected rows) is worth a
+     * second worker; one client's ~5k rows are not (the A/B on query 6 is in docs/query-engine.md, Known gaps).
      */
     static final long SELECTED_ROW_COST = 16;
     /** Per segment: the index selection computed once per query (null: none applies), indexed by segment number. */
@@ -225,16 +225,14 @@ public final class Executor {
                 if (selections[si] != null) {
                     // only the selected rows inside runs of blocks the zone maps keep (a time range keeps a few blocks)
                     final Segment s = snap.segment(si);
+                    final int blocks = (rows + blockRows - 1) / blockRows;
                     int b = 0;
-                    while ((long) b * blockRows < rows) {
+                    while (b < blocks) {
                         if (!filter.mayMatch(s, b)) {
                             b++;
                             continue;
                         }
-                        int e = b + 1;
-                        while ((long) e * blockRows < rows && filter.mayMatch(s, e)) {
-                            e++;
-                        }
+                        final int e = runEnd(s, b, blocks, null, 0, rows);
                         final long to = Math.min(rows, (long) e * blockRows);
                         candidates += SELECTED_ROW_COST
                             * (b == 0 && to == rows ? selections[si].cardinality() : selections[si].cardinality(b * blockRows, (int) to));
@@ -315,18 +313,16 @@ public final class Executor {
             final List<FilterNode> residual = residual(selections[si]);
             // the selected rows of each run of blocks the zone maps keep (the time range, other conjuncts), with the
             // conjuncts the zone maps prove for a whole block (a time range's inner blocks) left out there
+            final int end = Math.min(toBlock, (rows + blockRows - 1) / blockRows);
             int b = fromBlock;
-            while (b < toBlock && (long) b * blockRows < rows) {
+            while (b < end) {
                 if (!filter.mayMatch(s, b)) {
                     blocksSkipped.incrementAndGet();
                     b++;
                     continue;
                 }
                 final long proven = proven(residual, s, b, rows);
-                int e = b + 1;
-                while (e < toBlock && (long) e * blockRows < rows && filter.mayMatch(s, e) && proven(residual, s, e, rows) == proven) {
-                    e++;
-                }
+                final int e = runEnd(s, b, end, residual, proven, rows);
                 selected(c, selections[si], unproven(residual, proven), b * blockRows, (int) Math.min(rows, (long) e * blockRows), groups, scan);
                 b = e;
             }
@@ -446,6 +442,23 @@ public final class Executor {
             }
         }
         return rest;
+    }
+
+    /**
+     * @param s          a segment.
+     * @param b          a block the zone maps keep.
+     * @param end        the block to stop at.
+     * @param conjuncts  conjuncts whose proof must stay {@code proven} along the run, or null.
+     * @param proven     their proof mask at {@code b}.
+     * @param rows       committed rows of the segment.
+     * @return the block after the run of kept blocks from {@code b} (with the same proof mask).
+     */
+    private int runEnd(final Segment s, final int b, final int end, final List<FilterNode> conjuncts, final long proven, final int rows) {
+        int e = b + 1;
+        while (e < end && plan.filter.mayMatch(s, e) && (conjuncts == null || proven(conjuncts, s, e, rows) == proven)) {
+            e++;
+        }
+        return e;
     }
 
     /** @return a bit per conjunct (the first 64) that the zone maps prove for every row of the block. */

@@ -15,9 +15,9 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.zip.CRC32;
 
 import org.roaringbitmap.BatchIterator;
@@ -48,10 +48,11 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     /** Segments smaller than this are scanned: reading a few thousand rows is cheaper than any index file. */
     public static final int DEFAULT_MIN_SEGMENT_ROWS = 1 << 16;
     private final Map<Key, SegmentIndex> cache = new ConcurrentHashMap<>();
-    /** Indexes of open segments' committed prefixes, dropped once their segment is seen sealed. */
-    private final Map<Key, OpenSegmentIndex> open = new ConcurrentHashMap<>();
-    /** The segments {@link #open} holds indexes of (segments compare by identity). */
-    private final Set<Segment> openSegments = ConcurrentHashMap.newKeySet();
+    /**
+     * Per open segment (segments compare by identity), its columns' in-memory indexes of the committed prefix; the
+     * entry is dropped once the segment is seen sealed.
+     */
+    private final Map<Segment, AtomicReferenceArray<OpenSegmentIndex>> open = new ConcurrentHashMap<>();
     private volatile int minSegmentRows = DEFAULT_MIN_SEGMENT_ROWS;
     private final AtomicLong builds = new AtomicLong();
     private final AtomicLong loads = new AtomicLong();
@@ -131,15 +132,19 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return null;
         }
         final Segment s = snap.segment(segment);
-        openSegments.add(s);
-        return open.computeIfAbsent(new Key(s, column), k -> new OpenSegmentIndex(s, c)).view(rows);
+        final AtomicReferenceArray<OpenSegmentIndex> columns = open.computeIfAbsent(s, k -> new AtomicReferenceArray<>(snap.schema().columnCount()));
+        OpenSegmentIndex idx = columns.get(column);
+        if (idx == null) {
+            columns.compareAndSet(column, null, new OpenSegmentIndex(s, c));
+            idx = columns.get(column);
+        }
+        return idx.view(rows);
     }
 
     /** Forgets every mapped index (files stay on disk) and every open segment's index. */
     public void clear() {
         cache.clear();
         open.clear();
-        openSegments.clear();
     }
 
     /** @param s segment. @param c column. @return the index file of the column in the segment. */
@@ -325,14 +330,11 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
         final int rows = snap.segmentRowCount(segment);
         final boolean sealed = snap.segmentSealed(segment);
-        if (sealed && !openSegments.isEmpty() && openSegments.remove(snap.segment(segment))) {
-            final Segment s = snap.segment(segment);
-            open.keySet().removeIf(k -> k.segment == s); // sealed now: its file index takes over
+        if (sealed && !open.isEmpty()) {
+            open.remove(snap.segment(segment)); // sealed now: its file index takes over
         }
         final List<ImmutableRoaringBitmap> parts = new ArrayList<>();
         final List<Object> answered = new ArrayList<>(leaves.size());
-        ValueRows single = null; // the index of the one part when it is one value's rows as stored
-        long singleValue = 0;
         for (final Executor.IndexLeaf leaf : leaves) {
             final ValueRows idx = sealed ? index(snap, segment, leaf.column()) : openIndex(snap, segment, leaf.column());
             if (idx == null) {
@@ -341,10 +343,6 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             ImmutableRoaringBitmap b;
             if (leaf.values().length == 1) {
                 b = idx.rows(leaf.values()[0]);
-                if (!leaf.negated()) {
-                    single = idx;
-                    singleValue = leaf.values()[0];
-                }
             } else {
                 final ImmutableRoaringBitmap[] bs = new ImmutableRoaringBitmap[leaf.values().length];
                 for (int i = 0; i < bs.length; i++) {
@@ -389,13 +387,10 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
         final ImmutableRoaringBitmap chosen = result;
         final long chosenCardinality = cardinality;
-        final ValueRows stored = parts.size() == 1 ? single : null;
-        final long storedValue = singleValue;
         return new Executor.Selection() {
             @Override
             public BatchIterator iterator() {
-                final BatchIterator direct = stored == null ? null : stored.iterator(storedValue);
-                return direct != null ? direct : chosen.getBatchIterator();
+                return MappedBitmap.iterator(chosen);
             }
 
             @Override

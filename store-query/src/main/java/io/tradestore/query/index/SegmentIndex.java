@@ -3,7 +3,6 @@ package io.tradestore.query.index;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
-import org.roaringbitmap.BatchIterator;
 import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
 
 /** One column's bitmap index of one sealed segment, mapped read-only; bitmaps are read in place. */
@@ -41,16 +40,6 @@ public final class SegmentIndex implements ValueRows {
         return slot((int) k + 1);
     }
 
-    @Override
-    public BatchIterator iterator(final long value) {
-        final long k = value - min;
-        if (k < 0 || k >= slotCount - 1) {
-            return null;
-        }
-        final ByteBuffer b = serialized((int) k + 1);
-        return b == null ? null : new PortableBitmapIterator(b);
-    }
-
     /** @return the slot's serialized bitmap, or null when it is empty. */
     private ByteBuffer serialized(final int s) {
         final long base = BitmapIndexDescriptor.dataOffset(slotCount);
@@ -70,7 +59,7 @@ public final class SegmentIndex implements ValueRows {
             return EMPTY;
         }
         final ByteBuffer serialized = serialized(s);
-        return serialized == null ? EMPTY : new ImmutableRoaringBitmap(serialized);
+        return serialized == null ? EMPTY : new MappedBitmap(serialized);
     }
 
     private static final ImmutableRoaringBitmap EMPTY = new org.roaringbitmap.buffer.MutableRoaringBitmap();

@@ -1,6 +1,5 @@
 package io.tradestore.query.index;
 
-import org.roaringbitmap.BatchIterator;
 import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
 
 /** One column's rows by value in one segment: a sealed segment's persisted index or the open segment's in-memory one. */
@@ -10,12 +9,4 @@ interface ValueRows {
 
     /** @return rows where the column is null. */
     ImmutableRoaringBitmap nulls();
-
-    /**
-     * @param value a raw value.
-     * @return an iterator over its rows that allocates nothing per container, or null to iterate {@link #rows(long)}.
-     */
-    default BatchIterator iterator(final long value) {
-        return null;
-    }
 }
