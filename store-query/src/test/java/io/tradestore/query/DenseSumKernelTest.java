@@ -17,12 +17,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.TableWriter;
 import io.tradestore.core.TestRows;
 import io.tradestore.core.flyweight.TradeFlyweight;
+import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.Schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -100,6 +103,45 @@ class DenseSumKernelTest {
                     for (final String aggs : AGGS) {
                         check(engine, rows, keys, aggs, null);
                     }
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Layout.class)
+    void shouldGroupByAOneByteKeyThatFillsItsWholeRange(final Layout layout) {
+        // i8 values -127..127 plus null: the key's range already needs 256 codes, so the Binder keeps range codes
+        // (v - lo + 1, null 0) rather than raw bytes, and a kernel must not read the raw byte as the group
+        final Schema schema = Schema.builder("bytes").layout(layout).segmentRows(1 << 12).blockRows(1 << 10).timestamp("ts")
+            .column("ts", "timestamp").column("k", "i8").column("q", "i64").build();
+        final long[] count = new long[256];
+        final long[] sum = new long[256];
+        try (Store store = Store.open(dir.resolve(layout.name()))) {
+            try (TableWriter w = store.openOrCreate(schema).writer()) {
+                for (int r = 0; r < 10_000; r++) {
+                    final long at = w.appendRow();
+                    final int seg = (int) (at >>> schema.segmentShift());
+                    final long in = at & (schema.segmentRows() - 1);
+                    final byte k = (byte) (r % 256 - 128); // -128 is the null sentinel
+                    NativeMemory.putLong(w.columnAddress(seg, 0) + in * w.columnStride(0), 1_795_000_000_000_000_000L + r);
+                    NativeMemory.putByte(w.columnAddress(seg, 1) + in * w.columnStride(1), k);
+                    NativeMemory.putLong(w.columnAddress(seg, 2) + in * w.columnStride(2), r);
+                    count[k + 128]++;
+                    sum[k + 128] += r;
+                }
+                w.commit();
+            }
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                final QueryResult res = engine.execute("{\"table\":\"bytes\",\"groupBy\":[\"k\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+                    + "{\"name\":\"s\",\"op\":\"sum\",\"col\":\"q\"}],\"orderBy\":[{\"col\":\"k\"}]}");
+                assertThat(res.rowCount()).isEqualTo(256);
+                for (int i = 0; i < 256; i++) {
+                    final int code = i == 255 ? 0 : i + 1; // ordered by k with the null last
+                    final Object key = res.value(i, 0);
+                    assertThat(key).as("row %d", i).isEqualTo(code == 0 ? null : (long) (code - 128));
+                    assertThat(((Number) res.value(i, 1)).longValue()).as("count of k=%s", key).isEqualTo(count[code]);
+                    assertThat(new BigDecimal(res.value(i, 2).toString()).longValueExact()).as("sum of k=%s", key).isEqualTo(sum[code]);
                 }
             }
         }

@@ -672,7 +672,7 @@ final class Binder {
         for (final KeySpec k : plan.keys) {
             product *= k.col.width() == 1 ? 256 : k.radix;
         }
-        if (product > DENSE_MAX || product == plan.denseSize) {
+        if (product > DENSE_MAX) {
             return;
         }
         long mult = 1;

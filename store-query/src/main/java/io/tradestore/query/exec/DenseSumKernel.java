@@ -187,7 +187,8 @@ final class DenseSumKernel {
             final int col1 = keys[1].col.index();
             return w == 4 && c.stride[col] == 4 && keys[1].rawByte && c.stride[col1] == 1 && contiguous(c);
         }
-        return w != 2 && c.stride[col] == w && contiguous(c);
+        // a one-byte key's loops index by the raw byte: only valid when the Binder gave it raw-byte codes
+        return (w == 1 ? keys[0].rawByte : w != 2) && c.stride[col] == w && contiguous(c);
     }
 
     /** @return whether every term column of the batch is readable at stride 8 and the terms have a shape with its own loops. */
