@@ -341,18 +341,20 @@ public final class QueryServer implements AutoCloseable {
                 + "[{\"name\":\"n\",\"op\":\"count\"}]}", "");
             return;
         }
+        if (stopping) {
+            overloaded(call);
+            return;
+        }
+        if (admitted.incrementAndGet() > config.threads() + config.queue()) {
+            admitted.decrementAndGet();
+            overloaded(call);
+            return;
+        }
         final QueryTask task = new QueryTask(call, json, "true".equals(epochNanos));
         // Measured from arrival: the client waits for queueing and running alike.
         final long remainingNs = TimeUnit.MILLISECONDS.toNanos(config.timeoutMs()) - (System.nanoTime() - call.startNs);
         task.timeout = timer.schedule(() -> error(call, 504, "TIMEOUT", "the query did not finish within the server's limit of "
             + config.timeoutMs() + " ms", ""), Math.max(0, remainingNs), TimeUnit.NANOSECONDS);
-        if (stopping || admitted.incrementAndGet() > config.threads() + config.queue()) {
-            if (!stopping) {
-                admitted.decrementAndGet();
-            }
-            overloaded(call, task);
-            return;
-        }
         // A free slot and nobody waiting: run here. Handing a query that takes ~100 us to a worker costs a thread
         // wake-up on each side; waiting queries keep their turn (no barging past them).
         if (admitted.get() - activeQueries.get() <= 1 && running.tryAcquire()) {
@@ -363,12 +365,12 @@ public final class QueryServer implements AutoCloseable {
             workers.execute(task);
         } catch (final RejectedExecutionException e) { // stopping
             admitted.decrementAndGet();
-            overloaded(call, task);
+            task.timeout.cancel(false);
+            overloaded(call);
         }
     }
 
-    private void overloaded(final Call call, final QueryTask task) {
-        task.timeout.cancel(false);
+    private void overloaded(final Call call) {
         call.exchange.getResponseHeaders().set("Retry-After", Integer.toString(RETRY_AFTER_SECONDS));
         error(call, 503, "OVERLOADED", "all " + config.threads() + " workers are busy and " + config.queue()
             + " queries are waiting; retry later", "");
@@ -387,9 +389,13 @@ public final class QueryServer implements AutoCloseable {
             this.epochNanos = epochNanos;
         }
 
-        /** On a query worker: waits for a running slot first. */
+        /** On a query worker: waits for a running slot first, unless the query timed out while queued. */
         @Override
         public void run() {
+            if (call.answered.get()) {
+                admitted.decrementAndGet();
+                return;
+            }
             running.acquireUninterruptibly();
             runInSlot();
         }
@@ -651,7 +657,13 @@ public final class QueryServer implements AutoCloseable {
         io.shutdownNow();
         timer.shutdownNow();
         try {
-            workers.awaitTermination(Math.max(0, deadline - System.nanoTime()) + TimeUnit.MILLISECONDS.toNanos(100), TimeUnit.NANOSECONDS);
+            // every running query holds a slot, on an I/O thread or a worker: the readers are unmapped only when all
+            // slots are back (or the grace is over)
+            if (running.tryAcquire(config.threads(), Math.max(0, deadline - System.nanoTime()) + TimeUnit.MILLISECONDS.toNanos(100),
+                TimeUnit.NANOSECONDS)) {
+                running.release(config.threads());
+            }
+            workers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
         }
