@@ -136,13 +136,6 @@ public final class MappedFile implements AutoCloseable {
     }
 
     /**
-     * Faults every page of a writable mapping in, as {@link #populate(long, long)} does for the whole file.
-     */
-    public void populate() {
-        populate(0, length);
-    }
-
-    /**
      * Faults the pages of {@code [offset, offset + bytes)} of a writable mapping in, so that later writes there take
      * no page faults: {@code madvise(MADV_POPULATE_WRITE)} (Linux 5.14+), which fills the page tables in the kernel in
      * one call instead of one trap per 4 KiB page. Content is never changed, so another thread may write the same

@@ -87,8 +87,8 @@ public final class Segment implements AutoCloseable {
     /**
      * Creates a segment's files at full size and maps them read-write. Rows are not null-filled here: a row's bytes
      * are defined when the writer appends it ({@code appendRow} nulls it, bulk writers write every column), so a
-     * bulk load does not write every byte twice. Pages are not faulted in here either ({@link #prefault(int)} does
-     * that in chunks, overlapped with the writer). An existing segment directory (left by a crash before its first
+     * bulk load does not write every byte twice. Pages are not faulted in here either ({@link #prepareChunks} and
+     * {@link #claimChunk} do that in chunks, overlapped with the writer). An existing segment directory (left by a crash before its first
      * commit) is reused; its uncommitted bytes are never visible.
      *
      * @param schema    the schema.
@@ -295,15 +295,6 @@ public final class Segment implements AutoCloseable {
     /** Stops pre-faulting: a {@link #prepareChunks} running in another thread returns after its current chunk. */
     public void stopPrefault() {
         prefaultStopped = true;
-    }
-
-    /** @return chunks that are no longer free (prepared, being prepared, or taken by the writer); for tests. */
-    public int claimedChunks() {
-        int n = 0;
-        for (int c = 0; c < chunkState.length(); c++) {
-            n += chunkState.get(c) == CHUNK_FREE ? 0 : 1;
-        }
-        return n;
     }
 
     /** @return rows per pre-fault chunk in this segment. */
@@ -638,11 +629,6 @@ public final class Segment implements AutoCloseable {
             }
         }
         zone.sync(0, zone.length());
-    }
-
-    /** @return whether this segment is mapped read-write (the writer's). */
-    public boolean writable() {
-        return writable;
     }
 
     private void checkZone(final int block, final int column) {

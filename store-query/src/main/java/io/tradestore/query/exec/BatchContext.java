@@ -33,7 +33,6 @@ final class BatchContext implements AutoCloseable {
     private final long scratchLength;
     private int[][] pool = new int[4][];
     private int pooled;
-    Segment segment;
     long segmentRowBase;
     int start;
     int n;
@@ -83,7 +82,6 @@ final class BatchContext implements AutoCloseable {
     }
 
     void segment(final Segment s, final long rowBase) {
-        segment = s;
         segmentRowBase = rowBase;
         for (int c = 0; c < base.length; c++) {
             base[c] = s.columnBase(c);

@@ -166,11 +166,6 @@ final class DenseSumKernel {
         return usable;
     }
 
-    /** @return whether the current segment's keys need no per-row range check. */
-    boolean proven() {
-        return proven;
-    }
-
     /**
      * @param c a batch.
      * @return whether it runs with its key read inline (a dense batch of one proven key of width 1, 4 or 8 in a

@@ -1,7 +1,6 @@
 package io.tradestore.query.exec;
 
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -19,7 +18,8 @@ final class NullFreeBlocks {
     private static final int UNKNOWN = 0;
     private static final int NULL_FREE = 1;
     private static final int HAS_NULLS = 2;
-    private static final Map<Segment, AtomicIntegerArray[]> FACTS = Collections.synchronizedMap(new WeakHashMap<>());
+    /** Guarded by itself: every access is inside {@code synchronized (FACTS)}. */
+    private static final Map<Segment, AtomicIntegerArray[]> FACTS = new WeakHashMap<>();
 
     private NullFreeBlocks() {
     }
@@ -39,9 +39,6 @@ final class NullFreeBlocks {
             return false; // rows of this block are still to come
         }
         final AtomicIntegerArray states = states(s, column, rows / blockRows);
-        if (block >= states.length()) {
-            return false;
-        }
         int state = states.get(block);
         if (state == UNKNOWN) {
             state = scan(s, column, width, nul, block, blockRows) ? NULL_FREE : HAS_NULLS;

@@ -1,7 +1,6 @@
 package io.tradestore.query.exec;
 
 import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.math.MathContext;
 import java.util.Arrays;
 
@@ -239,16 +238,6 @@ final class SumAcc extends Acc {
         final SumAcc o = (SumAcc) src;
         exact.add128(dst, o.exact.hi[srcGid], o.exact.lo[srcGid]);
         nulls[dst] += o.nulls[srcGid];
-    }
-
-    /** @param gid group. @return the exact sum as an integer mantissa. */
-    BigInteger sum(final int gid) {
-        return exact.value(gid);
-    }
-
-    /** @param gid group. @param rows its rows. @return rows where the value was not null. */
-    long nonNull(final int gid, final long rows) {
-        return rows - nulls[gid];
     }
 
     @Override
