@@ -378,6 +378,33 @@ public final class HttpBenchmark {
     }
 
     /**
+     * @param kind client (one random client's volume), window (one random instrument's two-hour window) or pruned (a
+     *             time range after the data).
+     * @param rnd  the random source.
+     * @return the query's JSON.
+     */
+    static String queryJson(final String kind, final Random rnd) {
+        if ("pruned".equals(kind)) {
+            return "{\"table\":\"trades\",\"time\":{\"from\":\"2027-01-0" + (1 + rnd.nextInt(9)) + "T00:00:00Z\",\"to\":\"2027-01-10T00:00:00Z\"},"
+                + "\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"}]}";
+        } else if ("client".equals(kind)) {
+            return "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":"
+                + (TradeGenerator.FIRST_CLIENT_ID + rnd.nextInt(TradeGenerator.CLIENTS)) + "},"
+                + "\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}]}";
+        } else if ("window".equals(kind)) {
+            final int day = 16 + rnd.nextInt(5);
+            final int hour = 8 + rnd.nextInt(7);
+            return String.format(Locale.ROOT, "{\"table\":\"trades\","
+                + "\"time\":{\"from\":\"2026-11-%02dT%02d:00:00Z\",\"to\":\"2026-11-%02dT%02d:00:00Z\"},"
+                + "\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM%03d\"},\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"},"
+                + "{\"name\":\"vwap\",\"op\":\"vwap\"},{\"name\":\"high\",\"op\":\"max\",\"col\":\"price\"},"
+                + "{\"name\":\"low\",\"op\":\"min\",\"col\":\"price\"}]}",
+                day, hour, day, hour + 2, rnd.nextInt(TradeGenerator.INSTRUMENTS));
+        }
+        throw new IllegalArgumentException("--query takes client, window, pruned or health (comma-separated)");
+    }
+
+    /**
      * Builds ready-to-send requests: one client's volume (random client) or one instrument's two-hour window (random
      * instrument and start within the five generated trading days).
      */
@@ -385,29 +412,11 @@ public final class HttpBenchmark {
         final Random rnd = new Random(7);
         final byte[][] out = new byte[count][];
         for (int i = 0; i < count; i++) {
-            final String json;
             if ("health".equals(kind)) {
                 out[i] = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
                 continue;
-            } else if ("pruned".equals(kind)) {
-                json = "{\"table\":\"trades\",\"time\":{\"from\":\"2027-01-0" + (1 + rnd.nextInt(9)) + "T00:00:00Z\",\"to\":\"2027-01-10T00:00:00Z\"},"
-                    + "\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"}]}";
-            } else if ("client".equals(kind)) {
-                json = "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":"
-                    + (TradeGenerator.FIRST_CLIENT_ID + rnd.nextInt(TradeGenerator.CLIENTS)) + "},"
-                    + "\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}]}";
-            } else if ("window".equals(kind)) {
-                final int day = 16 + rnd.nextInt(5);
-                final int hour = 8 + rnd.nextInt(7);
-                json = String.format(Locale.ROOT, "{\"table\":\"trades\","
-                    + "\"time\":{\"from\":\"2026-11-%02dT%02d:00:00Z\",\"to\":\"2026-11-%02dT%02d:00:00Z\"},"
-                    + "\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM%03d\"},\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"},"
-                    + "{\"name\":\"vwap\",\"op\":\"vwap\"},{\"name\":\"high\",\"op\":\"max\",\"col\":\"price\"},"
-                    + "{\"name\":\"low\",\"op\":\"min\",\"col\":\"price\"}]}",
-                    day, hour, day, hour + 2, rnd.nextInt(TradeGenerator.INSTRUMENTS));
-            } else {
-                throw new IllegalArgumentException("--query takes client, window, pruned or health (comma-separated)");
             }
+            final String json = queryJson(kind, rnd);
             final byte[] body = json.getBytes(StandardCharsets.UTF_8);
             final byte[] head = ("POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " + body.length
                 + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);

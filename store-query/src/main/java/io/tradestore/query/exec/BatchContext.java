@@ -40,7 +40,7 @@ final class BatchContext implements AutoCloseable {
     int[] rows;
 
     /**
-     * The per-batch arrays (72 KiB), kept per thread: a selective query runs in ~100 us, and allocating them per query
+     * The per-batch arrays (72 KiB), kept per thread: a selective query runs in ~100-200 us (docs/benchmarks.md, HTTP), and allocating them per query
      * per worker made young collections (and their pauses) frequent under thousands of queries a second.
      */
     private static final class BatchArrays {

@@ -288,10 +288,11 @@ final class DenseSumKernel {
         }
     }
 
-    // One loop per key shape and term shape, with constant strides (measured: variable strides cost ~25% in query 1).
+    // One loop per key shape and term shape, with constant strides (variable strides cost ~0.4 ns/row in query 1: the
+    // probe figures are in docs/query-engine.md, Known gaps).
     // A row's terms are read first; a null in any of them sends the row to the exact path (a predictable branch: nulls
-    // are rare). Separate arrays per partial, no lanes: on 50M trades both measured faster than array-of-structs
-    // partials and than four interleaved lanes, whose index arithmetic cost more than they saved in store forwarding.
+    // are rare). Separate arrays per partial, no lanes: array-of-structs partials measured
+    // within noise of them (so the simpler layout) and four interleaved lanes slower (docs/query-engine.md, Known gaps).
 
     private void gidProduct(final BatchContext c, final int n, final int[] gid, final long a0, final long b0) {
         final long[] r = count;

@@ -41,7 +41,7 @@ final class OpenSegmentIndex {
     /**
      * Only bitmaps of values with at least this many rows are cached (a few frequent instruments). A sparse value (one
      * client) is rebuilt per query from the chunks in microseconds; caching thousands of small bitmaps made each
-     * query's garbage long-lived, and the copying of it lengthened young-collection pauses to 10-25 ms.
+     * query's garbage long-lived, and the copying of it lengthened young-collection pauses to 10-27 ms (docs/benchmarks.md, HTTP, heap behaviour).
      */
     private static final int CACHED_MIN_ROWS = 1 << 14;
 

@@ -67,8 +67,9 @@ final class ServeCommand implements Callable<Integer> {
         if (scanThreads != null && (scanThreads < 1 || scanThreads > 1024)) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--scan-threads=" + scanThreads + " must be between 1 and 1024");
         }
-        // Workers x scan threads ~ cores: under load every core runs one query (measured: window queries at 50M rows
-        // sustain 1,375 q/s with 2 workers x 1 scan thread against 344-625 q/s with 2 x 2, docs/benchmarks.md).
+        // Workers x scan threads ~ cores: under load every core runs one query instead of every query fanning out and
+        // paying hand-offs (docs/benchmarks.md, "HTTP: standalone runs", runs 4-6; those runs were not an A/B under
+        // equal load).
         final int scan = scanThreads != null ? scanThreads : Math.max(1, cores / config.threads());
         try (Store s = CliSupport.openExisting(store); QueryEngine engine = new QueryEngine(s, scan)) {
             serve(s, engine, config, spec.commandLine().getErr(), null);

@@ -355,7 +355,8 @@ public final class QueryServer implements AutoCloseable {
         final long remainingNs = TimeUnit.MILLISECONDS.toNanos(config.timeoutMs()) - (System.nanoTime() - call.startNs);
         task.timeout = timer.schedule(() -> error(call, 504, "TIMEOUT", "the query did not finish within the server's limit of "
             + config.timeoutMs() + " ms", ""), Math.max(0, remainingNs), TimeUnit.NANOSECONDS);
-        // A free slot and nobody waiting: run here. Handing a query that takes ~100 us to a worker costs a thread
+        // A free slot and nobody waiting: run here. Handing a query that takes ~100-200 us (docs/benchmarks.md, "Reading
+        // the figures") to a worker costs a thread
         // wake-up on each side; waiting queries keep their turn (no barging past them).
         if (admitted.get() - activeQueries.get() <= 1 && running.tryAcquire()) {
             task.runInSlot();
