@@ -344,7 +344,7 @@ public final class BenchCommand {
             final double[] ours = new double[runs];
             final double[] theirs = new double[runs];
             for (int run = 0; run < runs; run++) {
-                LoadBenchmark.delete(storeDir);
+                deleteTree(storeDir);
                 final LoadResult lr = LoadBenchmark.tradestoreLoad(storeDir, schema, csv, o.threads);
                 if (lr.rowsLoaded() != o.rows || lr.rowsRejected() != 0) {
                     throw new IllegalStateException("tradestore loaded " + lr.rowsLoaded() + " rows and rejected " + lr.rowsRejected() + ", expected "

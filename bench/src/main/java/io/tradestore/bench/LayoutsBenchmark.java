@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -193,7 +192,7 @@ public final class LayoutsBenchmark {
                 floor.close();
             }
             if (o.dir == null) {
-                deleteTree(dir);
+                BenchCommand.deleteTree(dir);
             }
         }
         for (final Result r : report.results) {
@@ -470,7 +469,7 @@ public final class LayoutsBenchmark {
                 kernel2.bytesPerTrade = fly.bytesPerTrade;
             }
         } finally {
-            deleteTree(dir);
+            BenchCommand.deleteTree(dir);
         }
         out.printf(Locale.ROOT, "%s: appended %,d rows in %.0f ms (%.1f M rows/s end to end; %.0f ms waiting for segment creation,"
                 + " so %.1f M rows/s on the writer's own path; writer thread CPU %.0f ms = %.1f M rows per CPU second; process CPU %.0f ms;"
@@ -647,15 +646,6 @@ public final class LayoutsBenchmark {
     private static long directoryBytes(final Path dir) throws IOException {
         try (Stream<Path> s = Files.walk(dir)) {
             return s.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
-        }
-    }
-
-    private static void deleteTree(final Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(root)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 

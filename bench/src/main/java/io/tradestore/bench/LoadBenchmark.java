@@ -12,10 +12,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.flyweight.TradesSchema;
@@ -118,7 +116,7 @@ public final class LoadBenchmark {
         long loaded = 0;
         for (int run = 0; run < runs; run++) {
             final Path dir = storeRoot.resolve("run" + run);
-            delete(dir);
+            BenchCommand.deleteTree(dir);
             System.out.println("load average before run " + run + ": " + loadAverage());
             final ThreadTimes times = threadTimes ? ThreadTimes.start() : null;
             final long c0 = OS.getProcessCpuTime();
@@ -134,7 +132,7 @@ public final class LoadBenchmark {
             oursCpu.add(cpu);
             System.out.printf(Locale.ROOT, "run %d tradestore: %,d rows in %.3f s: %.2f M rows/s, %.0f MB/s; cpu %.2f s (%.0f ns/row)%n",
                 run, r.rowsLoaded(), s, r.rowsLoaded() / s / 1e6, bytes / s / 1e6, cpu, cpu * 1e9 / r.rowsLoaded());
-            delete(dir);
+            BenchCommand.deleteTree(dir);
             if (duck) {
                 final long dc0 = OS.getProcessCpuTime();
                 final double d = duckdb(file, threads);
@@ -225,16 +223,5 @@ public final class LoadBenchmark {
         final double[] a = xs.stream().mapToDouble(Double::doubleValue).toArray();
         Arrays.sort(a);
         return a.length % 2 == 1 ? a[a.length / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
-    }
-
-    static void delete(final Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (final Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 }

@@ -17,10 +17,8 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
 
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
@@ -296,7 +294,7 @@ public final class QueryBenchmark {
             }
         } finally {
             if (o.dir == null) {
-                deleteRecursively(dir);
+                BenchCommand.deleteTree(dir);
             }
         }
     }
@@ -639,14 +637,4 @@ public final class QueryBenchmark {
         Files.writeString(file, text, StandardCharsets.UTF_8);
     }
 
-    private static void deleteRecursively(final Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            for (final Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
-    }
 }
