@@ -204,15 +204,16 @@ final class DenseSumKernel {
      * @param c   the batch.
      * @param gid each row's group, filled by the caller when {@link #inline} is false; else ignored.
      * @param rows the group state's row counts (flushes add into them).
+     * @param inline what {@link #inline} answered for this batch (asked once, by the caller).
      */
-    void consume(final BatchContext c, final int[] gid, final long[] rows) {
+    void consume(final BatchContext c, final int[] gid, final long[] rows, final boolean inline) {
         final int n = c.n;
         reserve(n, rows);
         final long a0 = c.viewAddr[termSlotA[0]];
         final long b0 = termSlotB[0] < 0 ? c.ones : c.viewAddr[termSlotB[0]];
         final long a1 = terms < 2 ? c.ones : c.viewAddr[termSlotA[1]];
         final long b1 = terms < 2 || termSlotB[1] < 0 ? c.ones : c.viewAddr[termSlotB[1]];
-        if (inline(c)) {
+        if (inline) {
             final KeySpec key = keys[0];
             final int col = key.col.index();
             final long ka = c.base[col] + c.start * c.stride[col];

@@ -330,6 +330,8 @@ public final class Executor {
         }
         final int batch = BatchContext.BATCH;
         final List<FilterNode> conjuncts = Arrays.asList(plan.conjuncts);
+        long lastProven = 0;
+        FilterNode lastFilter = filter;
         for (int b = fromBlock; b < toBlock && (long) b * blockRows < rows; b++) {
             final int bs = b * blockRows;
             final int be = Math.min(rows, bs + blockRows);
@@ -339,7 +341,11 @@ public final class Executor {
             }
             // conjuncts the zone maps prove for the whole block (inside a time range) are not applied per row
             final long proven = filter == null ? 0 : proven(conjuncts, s, b, rows);
-            final FilterNode blockFilter = proven == 0 ? filter : unproven(conjuncts, proven);
+            if (proven != lastProven) { // the filter for this proof mask, rebuilt only when the mask changes
+                lastProven = proven;
+                lastFilter = proven == 0 ? filter : unproven(conjuncts, proven);
+            }
+            final FilterNode blockFilter = lastFilter;
             final boolean zoneBlock = plan.zoneShortcut && be - bs == blockRows;
             for (int start = bs; start < be; start += batch) {
                 checkDeadline();

@@ -91,10 +91,11 @@ final class GroupState {
         final int[] gid = c.gid;
         if (singleDense) {
             if (kernel != null && kernel.usable()) {
-                if (!kernel.inline(c)) {
+                final boolean inline = kernel.inline(c);
+                if (!inline) {
                     denseGids(c, gid, false);
                 }
-                kernel.consume(c, gid, rows);
+                kernel.consume(c, gid, rows, inline);
                 return;
             }
             denseGids(c, gid, true);
