@@ -1,0 +1,94 @@
+package io.tradestore.bench;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Set;
+
+import io.tradestore.core.Store;
+import io.tradestore.query.QueryEngine;
+
+/**
+ * The eight reference queries of {@link QueryBenchmark} on an existing store, tradestore only (no DuckDB, no load):
+ * a quick way to time one engine change against another on the same data. Not a unit test; run on the store the HTTP
+ * benchmark made (the same generated trades as the full command's CSV):
+ * {@code flock /tmp/tradestore-bench.lock java <launcher flags> -cp bench/target/tradestore-bench.jar
+ * io.tradestore.bench.ReferenceQueryProbe --store /tmp/tradestore-bench-50m --queries 5,6,7 --runs 21}. Options:
+ * {@code --threads N} (2), {@code --inst SYM} and {@code --client N} (the full command's picks for seed 42),
+ * {@code --warmups N} (5), {@code --rounds R} (3). {@code --threads 1,2} alternates engines of 1 and 2 threads round by
+ * round on the same data (an A/B in one process). Prints per round, query and engine the median, min and max in
+ * milliseconds.
+ */
+public final class ReferenceQueryProbe {
+    private ReferenceQueryProbe() {
+    }
+
+    /** @param args see the class comment. */
+    public static void main(final String[] args) throws Exception {
+        Path store = Path.of("/tmp/tradestore-bench-50m");
+        int[] threads = {2};
+        int rounds = 3;
+        int runs = 21;
+        int warmups = 5;
+        String inst = "SYM262";
+        long client = 108_882L;
+        final Set<Integer> which = new HashSet<>(Arrays.asList(1, 2, 3, 4, 5, 6, 7, 8));
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--store" -> store = Path.of(args[i + 1]);
+                case "--threads" -> threads = Arrays.stream(args[i + 1].split(",")).mapToInt(t -> Integer.parseInt(t.trim())).toArray();
+                case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
+                case "--runs" -> runs = Integer.parseInt(args[i + 1]);
+                case "--warmups" -> warmups = Integer.parseInt(args[i + 1]);
+                case "--inst" -> inst = args[i + 1];
+                case "--client" -> client = Long.parseLong(args[i + 1]);
+                case "--queries" -> {
+                    which.clear();
+                    for (final String q : args[i + 1].split(",")) {
+                        which.add(Integer.parseInt(q.trim()));
+                    }
+                }
+                default -> throw new IllegalArgumentException("unknown option " + args[i] + "; see the class comment");
+            }
+        }
+        try (Store s = Store.open(store)) {
+            final QueryEngine[] engines = new QueryEngine[threads.length];
+            for (int e = 0; e < threads.length; e++) {
+                engines[e] = new QueryEngine(s, threads[e]);
+            }
+            try {
+                for (int round = 0; round < rounds; round++) {
+                    for (final QueryBenchmark.BenchQuery q : QueryBenchmark.queries(inst, client)) {
+                        if (!which.contains(q.number())) {
+                            continue;
+                        }
+                        for (int e = 0; e < engines.length; e++) {
+                            time(engines[e], q, warmups, runs, round, threads[e]);
+                        }
+                    }
+                }
+            } finally {
+                for (final QueryEngine e : engines) {
+                    e.close();
+                }
+            }
+        }
+    }
+
+    private static void time(final QueryEngine engine, final QueryBenchmark.BenchQuery q, final int warmups, final int runs, final int round,
+                             final int threads) {
+        for (int w = 0; w < warmups; w++) {
+            engine.execute(q.json());
+        }
+        final double[] ms = new double[runs];
+        for (int r = 0; r < runs; r++) {
+            final long t0 = System.nanoTime();
+            engine.execute(q.json());
+            ms[r] = (System.nanoTime() - t0) / 1e6;
+        }
+        Arrays.sort(ms);
+        System.out.printf(Locale.ROOT, "round %d, query %d, %d thread(s): median %.2f ms (min %.2f, max %.2f) %s%n", round, q.number(), threads,
+            ms[runs / 2], ms[0], ms[runs - 1], q.title());
+    }
+}
