@@ -38,6 +38,13 @@ final class BatchContext implements AutoCloseable {
     int n;
     /** The batch's rows, or null for the dense range. */
     int[] rows;
+    /**
+     * Runs of one group in the batch ({@link BucketRuns}), or 0 when the batch is not split into runs: run {@code j}
+     * is rows {@code [runStart[j], runStart[j + 1])} of group {@code runGid[j]}, and its rows are in time order.
+     */
+    int runCount;
+    int[] runStart;
+    int[] runGid;
 
     /**
      * The per-batch arrays (72 KiB), kept per thread: a selective query runs in ~100-200 us (docs/benchmarks.md, HTTP), and allocating them per query
@@ -91,12 +98,25 @@ final class BatchContext implements AutoCloseable {
 
     /** Sets the batch rows and makes every slot's values readable as (address, stride) longs. */
     void batch(final int batchStart, final int count, final int[] selected) {
+        batch(batchStart, count, selected, -1);
+    }
+
+    /**
+     * Sets the batch rows and makes every slot's values but one readable as (address, stride) longs.
+     *
+     * @param batchStart first row of a dense batch.
+     * @param count      rows.
+     * @param selected   the rows, or null for the dense range.
+     * @param skipSlot   a slot nobody reads in this batch (not gathered), or -1.
+     */
+    void batch(final int batchStart, final int count, final int[] selected, final int skipSlot) {
         start = batchStart;
         n = count;
         rows = selected;
+        runCount = 0;
         for (int slot = 0; slot < slotColumn.length; slot++) {
             final int c = slotColumn[slot];
-            if (slotSkipped[slot]) {
+            if (slotSkipped[slot] || slot == skipSlot) {
                 continue;
             }
             if (selected == null && width[c] == 8) {

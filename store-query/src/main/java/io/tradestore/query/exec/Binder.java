@@ -525,6 +525,10 @@ final class Binder {
         }
         plan.accs = accs;
         plan.zoneShortcut = allZone;
+        final int ts = schema.timestampIndex();
+        plan.bucketRuns = plan.keys.length == 1 && plan.keys[0].bucketNs > 0 && plan.keys[0].col.index() == ts
+            && (plan.keyMode == Plan.DENSE || plan.keyMode == Plan.HASH);
+        plan.tsGatherSkippable = plan.bucketRuns && !readsAsValue(schema.column(ts).name());
         plan.columns = out;
         final List<String> outNames = new ArrayList<>();
         for (final ResultColumn c : out) {
@@ -546,6 +550,20 @@ final class Binder {
             plan.orderDesc[i] = o.desc();
         }
         plan.limit = q.limit() == null ? Long.MAX_VALUE : q.limit();
+    }
+
+    /** @param name a column. @return whether an aggregate reads it as a value (its operand, or a factor of one). */
+    private boolean readsAsValue(final String name) {
+        for (final Agg a : q.aggs()) {
+            if (a.col() != null) {
+                for (final String part : a.col().split("\\*")) {
+                    if (part.trim().equals(name)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 
     static long bucketNanos(final String text, final String p) {

@@ -301,7 +301,7 @@ public final class Executor {
         }
         c.segment(s, rowBase);
         if (groups != null) {
-            groups.beginSegment(s);
+            groups.beginSegment(s, rows);
         }
         final FilterNode filter = plan.filter;
         long scanned = 0;
@@ -353,14 +353,12 @@ public final class Executor {
                 scanned += n;
                 if (blockFilter == null) {
                     matched += n;
-                    c.batch(start, n, null);
-                    consume(c, groups, scan, zoneBlock);
+                    consume(c, start, n, null, groups, scan, zoneBlock);
                 } else {
                     final int k = blockFilter.apply(c, start, n, null, c.sel);
                     if (k > 0) {
                         matched += k;
-                        c.batch(start, k, c.sel);
-                        consume(c, groups, scan, zoneBlock);
+                        consume(c, start, k, c.sel, groups, scan, zoneBlock);
                     }
                 }
             }
@@ -405,18 +403,20 @@ public final class Executor {
             final int k = residual == null ? n : residual.apply(c, 0, n, buf, buf);
             if (k > 0) {
                 matched += k;
-                c.batch(0, k, buf);
-                consume(c, groups, scan, false);
+                consume(c, 0, k, buf, groups, scan, false);
             }
         }
         rowsScanned.addAndGet(scanned);
         rowsMatched.addAndGet(matched);
     }
 
-    private static void consume(final BatchContext c, final GroupState groups, final ScanState scan, final boolean zoneBlock) {
+    /** Prepares the batch {@code [start, start + n)} or {@code sel[0..n)} and consumes it. */
+    private static void consume(final BatchContext c, final int start, final int n, final int[] sel, final GroupState groups, final ScanState scan,
+                                final boolean zoneBlock) {
         if (groups != null) {
-            groups.consume(c, zoneBlock);
+            groups.consume(c, start, n, sel, zoneBlock);
         } else {
+            c.batch(start, n, sel);
             scan.consume(c);
         }
     }

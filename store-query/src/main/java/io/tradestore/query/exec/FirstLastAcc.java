@@ -49,6 +49,10 @@ final class FirstLastAcc extends Acc {
 
     @Override
     void update(final BatchContext c, final int[] gid) {
+        if (c.runCount > 0) {
+            updateRuns(c);
+            return;
+        }
         final int n = c.n;
         final long ta = c.viewAddr[tsSlot];
         final long tst = c.viewStride[tsSlot];
@@ -61,11 +65,46 @@ final class FirstLastAcc extends Acc {
             final long t = NativeMemory.getLong(ta + i * tst);
             final long v = NativeMemory.getLong(a + i * s);
             final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);
-            if (t == Long.MIN_VALUE || (product != null ? product.isNull(v, w)
-                : f64 ? Double.isNaN(Double.longBitsToDouble(v)) : v == Long.MIN_VALUE)) {
+            if (t == Long.MIN_VALUE || isNull(v, w)) {
                 continue;
             }
             offer(gid == null ? 0 : gid[i], t, rowBase + c.row(i), v, w);
+        }
+    }
+
+    private boolean isNull(final long v, final long w) {
+        return product != null ? product.isNull(v, w) : f64 ? Double.isNaN(Double.longBitsToDouble(v)) : v == Long.MIN_VALUE;
+    }
+
+    /**
+     * A batch split into runs of one group whose rows are in time order (timestamps non-decreasing, never null): the
+     * first (last) non-null row of a run in row order is its first (last) by time, ties included (the lowest row among
+     * equal first timestamps, the highest among equal last ones), so only that row's timestamp is read, to compare with
+     * other batches.
+     */
+    private void updateRuns(final BatchContext c) {
+        final long a = c.viewAddr[slot];
+        final long s = c.viewStride[slot];
+        final long b = product == null ? 0 : c.viewAddr[product.slotB];
+        final long sb = product == null ? 0 : c.viewStride[product.slotB];
+        final int tsColumn = c.slotColumn[tsSlot];
+        final long ta = c.base[tsColumn];
+        final long tst = c.stride[tsColumn];
+        final long rowBase = c.segmentRowBase;
+        final int[] start = c.runStart;
+        for (int j = 0; j < c.runCount; j++) {
+            final int from = start[j];
+            final int to = start[j + 1];
+            for (int k = 0; k < to - from; k++) {
+                final int i = last ? to - 1 - k : from + k;
+                final long v = NativeMemory.getLong(a + i * s);
+                final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);
+                if (!isNull(v, w)) {
+                    final int r = c.row(i);
+                    offer(c.runGid[j], NativeMemory.getLong(ta + r * tst), rowBase + r, v, w);
+                    break;
+                }
+            }
         }
     }
 

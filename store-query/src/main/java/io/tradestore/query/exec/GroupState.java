@@ -28,6 +28,11 @@ final class GroupState {
     private final long[] laneRows;
     /** Counts, integral sums and vwaps over direct dense keys (queries 1, 2, 4, 5): one fused loop per batch, or null. */
     private final DenseSumKernel kernel;
+    /** Splits batches of sorted timestamps into runs of one bucket ({@link Plan#bucketRuns}), or null. */
+    private final BucketRuns bucketRuns;
+    /** The timestamp slot when a split batch need not gather it, else -1. */
+    private final int runsSkipSlot;
+    private final int[] runGid;
 
     GroupState(final Plan plan) {
         this.plan = plan;
@@ -66,14 +71,72 @@ final class GroupState {
             a.grow(rows.length);
         }
         kernel = DenseSumKernel.create(plan, accs, rows.length);
+        bucketRuns = plan.bucketRuns ? new BucketRuns(keys[0].col.index(), keys[0].bucketNs, plan.schema.blockRows()) : null;
+        runsSkipSlot = plan.tsGatherSkippable ? keys[0].slot : -1;
+        runGid = bucketRuns != null ? new int[BucketRuns.MAX_RUNS] : null;
     }
 
-    void beginSegment(final Segment s) {
+    /** @param s the segment whose batches follow. @param segmentRows its committed rows in the snapshot. */
+    void beginSegment(final Segment s, final int segmentRows) {
         for (final Acc a : accs) {
             a.beginSegment(s);
         }
         if (kernel != null) {
             kernel.beginSegment(s);
+        }
+        if (bucketRuns != null) {
+            bucketRuns.beginSegment(s, segmentRows);
+        }
+    }
+
+    /**
+     * Prepares a batch of the current segment ({@link BatchContext#batch}) and consumes it; a batch in time order of a
+     * {@link Plan#bucketRuns} plan is consumed as runs of one bucket.
+     *
+     * @param c         the worker's context, positioned on the segment.
+     * @param start     first row of a dense batch.
+     * @param n         rows (at least one).
+     * @param sel       the rows (ascending), or null for the dense range.
+     * @param zoneBlock whether zone-capable aggregates fold this block from the zone map instead.
+     */
+    void consume(final BatchContext c, final int start, final int n, final int[] sel, final boolean zoneBlock) {
+        if (bucketRuns != null && bucketRuns.split(c, start, n, sel)) {
+            c.batch(start, n, sel, runsSkipSlot);
+            consumeRuns(c);
+            return;
+        }
+        c.batch(start, n, sel);
+        consume(c, zoneBlock);
+    }
+
+    /** The group of each run from its bucket (one key lookup per run, not per row), then the aggregates (first/last by run). */
+    private void consumeRuns(final BatchContext c) {
+        final BucketRuns br = bucketRuns;
+        final KeySpec key = keys[0];
+        final int[] gid = c.gid;
+        final int[] start = br.runStart;
+        final int runs = br.runs;
+        for (int j = 0; j < runs; j++) {
+            final long code = br.runKey[j] - (key.lo - 1);
+            if (code < 1 || code >= key.radix) {
+                throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + key.radix);
+            }
+            final int g;
+            if (mode == Plan.DENSE) {
+                g = (int) code;
+            } else {
+                g = table.put(code);
+                growTo(table.size());
+            }
+            runGid[j] = g;
+            Arrays.fill(gid, start[j], start[j + 1], g);
+            rows[g] += start[j + 1] - start[j];
+        }
+        c.runCount = runs;
+        c.runStart = start;
+        c.runGid = runGid;
+        for (final Acc a : accs) {
+            a.update(c, gid);
         }
     }
 

@@ -41,6 +41,10 @@ final class MinMaxAcc extends Acc {
             updateDouble(c, gid);
             return;
         }
+        if (c.runCount > 0) {
+            updateRuns(c);
+            return;
+        }
         final int n = c.n;
         final long a = c.viewAddr[slot];
         final long s = c.viewStride[slot];
@@ -63,6 +67,27 @@ final class MinMaxAcc extends Acc {
             final long v = NativeMemory.getLong(a + i * s);
             if (v != Long.MIN_VALUE) {
                 fold(gid[i], v);
+            }
+        }
+    }
+
+    /** A batch split into runs of one group ({@link BucketRuns}): each run reduced in a register, one fold per run. */
+    private void updateRuns(final BatchContext c) {
+        final long a = c.viewAddr[slot];
+        final long s = c.viewStride[slot];
+        final int[] start = c.runStart;
+        for (int j = 0; j < c.runCount; j++) {
+            final int to = start[j + 1];
+            long b = max ? Long.MIN_VALUE : Long.MAX_VALUE;
+            boolean any = false;
+            for (int i = start[j]; i < to; i++) {
+                final long v = NativeMemory.getLong(a + i * s);
+                final boolean isNull = v == Long.MIN_VALUE;
+                any |= !isNull;
+                b = max ? Math.max(b, v) : Math.min(b, isNull ? Long.MAX_VALUE : v); // null is Long.MIN_VALUE: never a max
+            }
+            if (any) {
+                fold(c.runGid[j], b);
             }
         }
     }

@@ -16,8 +16,8 @@ import io.tradestore.core.segment.Segment;
  */
 final class NullFreeBlocks {
     private static final int UNKNOWN = 0;
-    private static final int NULL_FREE = 1;
-    private static final int HAS_NULLS = 2;
+    private static final int HOLDS = 1;
+    private static final int FAILS = 2;
     /** Guarded by itself: every access is inside {@code synchronized (FACTS)}. */
     private static final Map<Segment, AtomicIntegerArray[]> FACTS = new WeakHashMap<>();
 
@@ -35,24 +35,48 @@ final class NullFreeBlocks {
      * @return whether every row of the block is committed and not null in the column.
      */
     static boolean nullFree(final Segment s, final int column, final int width, final long nul, final int block, final int blockRows, final int rows) {
+        // a capturing lambda per call: this runs once per block of a query, not per row
+        return holds(FACTS, s, column, block, blockRows, rows, (seg, col, b, n) -> scan(seg, col, width, nul, b, n));
+    }
+
+    /** A yes/no property of one column in one block, read from its rows. */
+    interface BlockTest {
+        /** @param s a segment. @param column a column. @param block a block. @param blockRows rows per block. @return whether it holds. */
+        boolean holds(Segment s, int column, int block, int blockRows);
+    }
+
+    /**
+     * A fact about a committed block, learnt once by {@code test} and remembered in {@code facts} (committed rows never change).
+     *
+     * @param facts     the map of this kind of fact (guarded by itself).
+     * @param s         a segment.
+     * @param column    a column.
+     * @param block     a block.
+     * @param blockRows rows per block.
+     * @param rows      committed rows of the segment.
+     * @param test      reads the block.
+     * @return whether every row of the block is committed and the fact holds.
+     */
+    static boolean holds(final Map<Segment, AtomicIntegerArray[]> facts, final Segment s, final int column, final int block, final int blockRows,
+                         final int rows, final BlockTest test) {
         if ((long) (block + 1) * blockRows > rows) {
             return false; // rows of this block are still to come
         }
-        final AtomicIntegerArray states = states(s, column, rows / blockRows);
+        final AtomicIntegerArray states = states(facts, s, column, rows / blockRows);
         int state = states.get(block);
         if (state == UNKNOWN) {
-            state = scan(s, column, width, nul, block, blockRows) ? NULL_FREE : HAS_NULLS;
+            state = test.holds(s, column, block, blockRows) ? HOLDS : FAILS;
             states.set(block, state);
         }
-        return state == NULL_FREE;
+        return state == HOLDS;
     }
 
-    private static AtomicIntegerArray states(final Segment s, final int column, final int fullBlocks) {
-        synchronized (FACTS) {
-            AtomicIntegerArray[] cols = FACTS.get(s);
+    private static AtomicIntegerArray states(final Map<Segment, AtomicIntegerArray[]> facts, final Segment s, final int column, final int fullBlocks) {
+        synchronized (facts) {
+            AtomicIntegerArray[] cols = facts.get(s);
             if (cols == null || column >= cols.length) {
                 cols = cols == null ? new AtomicIntegerArray[Math.max(16, column + 1)] : Arrays.copyOf(cols, column + 1);
-                FACTS.put(s, cols);
+                facts.put(s, cols);
             }
             AtomicIntegerArray a = cols[column];
             if (a == null || a.length() < fullBlocks) {

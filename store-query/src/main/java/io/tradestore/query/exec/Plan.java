@@ -33,6 +33,13 @@ final class Plan {
     /** Dense keys without buckets whose group ids are computed straight from the key columns (no key slots gathered). */
     boolean directKeys;
     List<Supplier<Acc>> accs;
+    /**
+     * The only key is a time bucket of the designated timestamp, in a dense or hash table: batches whose rows are in
+     * time order are split into runs of one bucket ({@link BucketRuns}) instead of bucketing every row.
+     */
+    boolean bucketRuns;
+    /** With {@link #bucketRuns}: no aggregate reads the timestamp as a value (first/last only order by it), so a split batch does not gather it. */
+    boolean tsGatherSkippable;
     /** Aggregates that may be folded from zone maps (all of them, or none). */
     boolean zoneShortcut;
     RowPredicate having;

@@ -37,7 +37,12 @@ final class DiffTable {
         /** Non-decreasing with many equal neighbours: ties go to row order. */
         TIES,
         /** Random order within the span, with some duplicates. */
-        JITTER
+        JITTER,
+        /**
+         * Non-decreasing with ties, but about one row in 300 steps back in time: most blocks are in time order (the
+         * engine's per-bucket runs, {@code BucketRuns}), some are not, and some sorted blocks overlap their neighbours.
+         */
+        PATCHY
     }
 
     /** 2026-11-16T00:00:00Z, a Monday. */
@@ -142,6 +147,12 @@ final class DiffTable {
                     break;
                 case TIES:
                     ts += r.nextInt(3) == 0 ? 0 : r.nextLong(3 * meanGap + 1) / 1_000_000 * 1_000_000;
+                    break;
+                case PATCHY:
+                    ts += r.nextInt(4) == 0 ? 0 : r.nextLong(2 * meanGap + 1);
+                    if (r.nextInt(300) == 0) {
+                        ts -= r.nextLong(20 * meanGap + 1);
+                    }
                     break;
                 case JITTER:
                     ts = r.nextInt(10) == 0 && row > 0 ? raw[0][r.nextInt(row)] : BASE_TS + r.nextLong(span);
