@@ -1,5 +1,7 @@
 package io.tradestore.bench;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -18,7 +20,8 @@ import io.tradestore.query.QueryEngine;
  * {@code --threads N} (2), {@code --inst SYM} and {@code --client N} (the full command's picks for seed 42),
  * {@code --warmups N} (5), {@code --rounds R} (3). {@code --threads 1,2} alternates engines of 1 and 2 threads round by
  * round on the same data (an A/B in one process). Prints per round, query and engine the median, min and max in
- * milliseconds.
+ * milliseconds, and the median CPU time of the calling thread (steadier than wall time when other processes share the
+ * cores; with two workers it is the caller's share only).
  */
 public final class ReferenceQueryProbe {
     private ReferenceQueryProbe() {
@@ -81,14 +84,19 @@ public final class ReferenceQueryProbe {
         for (int w = 0; w < warmups; w++) {
             engine.execute(q.json());
         }
+        final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         final double[] ms = new double[runs];
+        final double[] cpuMs = new double[runs];
         for (int r = 0; r < runs; r++) {
+            final long c0 = mx.getCurrentThreadCpuTime();
             final long t0 = System.nanoTime();
             engine.execute(q.json());
             ms[r] = (System.nanoTime() - t0) / 1e6;
+            cpuMs[r] = (mx.getCurrentThreadCpuTime() - c0) / 1e6;
         }
         Arrays.sort(ms);
-        System.out.printf(Locale.ROOT, "round %d, query %d, %d thread(s): median %.2f ms (min %.2f, max %.2f) %s%n", round, q.number(), threads,
-            ms[runs / 2], ms[0], ms[runs - 1], q.title());
+        Arrays.sort(cpuMs);
+        System.out.printf(Locale.ROOT, "round %d, query %d, %d thread(s): median %.2f ms (min %.2f, max %.2f), calling thread's CPU median %.2f ms %s%n",
+            round, q.number(), threads, ms[runs / 2], ms[0], ms[runs - 1], cpuMs[runs / 2], q.title());
     }
 }
