@@ -20,43 +20,39 @@ import io.tradestore.query.exec.SummaryPart;
  * measure columns) and kept in memory by {@link BitmapIndexes}.
  */
 public final class ValueSummary {
+    /** Longs per entry of a measured summary: rows, present, sum (hi, lo), min, max or second sum (hi, lo), padding. */
+    private static final int STRIDE = 8;
+    private static final int ROWS = 0;
+    private static final int PRESENT = 1;
+    private static final int SUM_HI = 2;
+    private static final int SUM_LO = 3;
+    /** min, or the high word of a product's second-factor sum. */
+    private static final int MIN_OR_HI = 4;
+    /** max, or the low word of a product's second-factor sum. */
+    private static final int MAX_OR_LO = 5;
     private final long keyMin;
     private final int slots;
     private final int partShift;
     private final int parts;
     private final boolean product;
-    private final boolean measured;
-    private final long[] rows;
-    private final long[] nonNull;
-    private final long[] sumHi;
-    private final long[] sumLo;
-    private final long[] min;
-    private final long[] max;
-    private final long[] bSumHi;
-    private final long[] bSumLo;
+    private final int stride;
+    /** Entry (part, slot) at {@code (part * slots + slot) * stride}: one cache line per value and part. */
+    private final long[] e;
 
     private ValueSummary(final long keyMin, final int slots, final int partShift, final int parts, final boolean measured, final boolean product) {
         this.keyMin = keyMin;
         this.slots = slots;
         this.partShift = partShift;
         this.parts = parts;
-        this.measured = measured;
         this.product = product;
-        final int n = parts * slots;
-        rows = new long[n];
-        nonNull = measured ? new long[n] : null;
-        sumHi = measured ? new long[n] : null;
-        sumLo = measured ? new long[n] : null;
-        min = measured && !product ? filled(n, Long.MAX_VALUE) : null;
-        max = measured && !product ? filled(n, Long.MIN_VALUE) : null;
-        bSumHi = product ? new long[n] : null;
-        bSumLo = product ? new long[n] : null;
-    }
-
-    private static long[] filled(final int n, final long v) {
-        final long[] a = new long[n];
-        Arrays.fill(a, v);
-        return a;
+        this.stride = measured ? STRIDE : 1;
+        e = new long[parts * slots * stride];
+        if (measured && !product) {
+            for (int i = 0; i < e.length; i += STRIDE) {
+                e[i + MIN_OR_HI] = Long.MAX_VALUE;
+                e[i + MAX_OR_LO] = Long.MIN_VALUE;
+            }
+        }
     }
 
     /** @param type a column type. @return whether a column of it can be a measure (exact integral arithmetic). */
@@ -64,10 +60,9 @@ public final class ValueSummary {
         return type != ColumnType.F64;
     }
 
-    /** @return heap bytes held by the arrays. */
+    /** @return heap bytes held by the entries. */
     long bytes() {
-        final int arrays = 1 + (measured ? 3 : 0) + (measured && !product ? 2 : 0) + (product ? 2 : 0);
-        return (long) arrays * parts * slots * Long.BYTES;
+        return (long) e.length * Long.BYTES;
     }
 
     /**
@@ -91,10 +86,10 @@ public final class ValueSummary {
         final long ks = s.columnStride(key.index());
         final int kw = key.width();
         final long knul = key.type().nullBits();
-        final long[] rows = v.rows;
+        final long[] e = v.e;
         if (a == null) {
             for (int r = 0; r < rowCount; r++) {
-                rows[v.index(r, NativeMemory.getSigned(kb + r * ks, kw), knul)]++;
+                e[v.index(r, NativeMemory.getSigned(kb + r * ks, kw), knul)]++;
             }
             return v;
         }
@@ -105,13 +100,13 @@ public final class ValueSummary {
         if (b == null) {
             for (int r = 0; r < rowCount; r++) {
                 final int i = v.index(r, NativeMemory.getSigned(kb + r * ks, kw), knul);
-                rows[i]++;
+                e[i + ROWS]++;
                 final long x = NativeMemory.getSigned(ab + r * as, aw);
                 if (x != anul) {
-                    v.nonNull[i]++;
-                    add(v.sumHi, v.sumLo, i, x >> 63, x);
-                    v.min[i] = Math.min(v.min[i], x);
-                    v.max[i] = Math.max(v.max[i], x);
+                    e[i + PRESENT]++;
+                    add(e, i + SUM_HI, x >> 63, x);
+                    e[i + MIN_OR_HI] = Math.min(e[i + MIN_OR_HI], x);
+                    e[i + MAX_OR_LO] = Math.max(e[i + MAX_OR_LO], x);
                 }
             }
             return v;
@@ -122,31 +117,33 @@ public final class ValueSummary {
         final long bnul = b.type().nullBits();
         for (int r = 0; r < rowCount; r++) {
             final int i = v.index(r, NativeMemory.getSigned(kb + r * ks, kw), knul);
-            rows[i]++;
+            e[i + ROWS]++;
             final long x = NativeMemory.getSigned(ab + r * as, aw);
             final long y = NativeMemory.getSigned(bb + r * bs, bw);
             if (x != anul && y != bnul) {
-                v.nonNull[i]++;
-                add(v.sumHi, v.sumLo, i, Math.multiplyHigh(x, y), x * y);
-                add(v.bSumHi, v.bSumLo, i, y >> 63, y);
+                e[i + PRESENT]++;
+                add(e, i + SUM_HI, Math.multiplyHigh(x, y), x * y);
+                add(e, i + MIN_OR_HI, y >> 63, y);
             }
         }
         return v;
     }
 
+    /** @return the first long of the entry of a row's part and key. */
     private int index(final int row, final long key, final long keyNull) {
         final int slot = key == keyNull ? 0 : (int) (key - keyMin) + 1;
-        return (row >>> partShift) * slots + slot;
+        return ((row >>> partShift) * slots + slot) * stride;
     }
 
-    private static void add(final long[] hi, final long[] lo, final int i, final long h, final long l) {
-        final long s = lo[i] + l;
-        hi[i] += h + (Long.compareUnsigned(s, l) < 0 ? 1 : 0);
-        lo[i] = s;
+    /** Adds (h, l) to the 128-bit value at e[hi], e[hi + 1]. */
+    private static void add(final long[] e, final int hi, final long h, final long l) {
+        final long s = e[hi + 1] + l;
+        e[hi] += h + (Long.compareUnsigned(s, l) < 0 ? 1 : 0);
+        e[hi + 1] = s;
     }
 
     /**
-     * @param values raw key values (an eq/in leaf's), each counted once.
+     * @param values raw key values (an eq/in leaf's, sorted), each counted once.
      * @return the summary of the rows holding one of them.
      */
     Executor.Summary view(final long[] values) {
@@ -159,6 +156,7 @@ public final class ValueSummary {
             }
         }
         final int[] slotsOf = Arrays.copyOf(chosen, n);
+        final boolean measured = stride > 1;
         return new Executor.Summary() {
             @Override
             public int partShift() {
@@ -173,17 +171,17 @@ public final class ValueSummary {
                 }
                 final int base = part * slots;
                 for (final int slot : slotsOf) {
-                    final int i = base + slot;
+                    final int i = (base + slot) * stride;
                     if (!measured) {
-                        out.addCounts(rows[i], 0);
+                        out.addCounts(e[i], 0);
                         continue;
                     }
-                    out.addCounts(rows[i], nonNull[i]);
-                    out.addSum(sumHi[i], sumLo[i]);
+                    out.addCounts(e[i + ROWS], e[i + PRESENT]);
+                    out.addSum(e[i + SUM_HI], e[i + SUM_LO]);
                     if (product) {
-                        out.addSecondSum(bSumHi[i], bSumLo[i]);
+                        out.addSecondSum(e[i + MIN_OR_HI], e[i + MAX_OR_LO]);
                     } else {
-                        out.addRange(min[i], max[i]);
+                        out.addRange(e[i + MIN_OR_HI], e[i + MAX_OR_LO]);
                     }
                 }
             }
