@@ -219,7 +219,8 @@ public final class Executor {
             final int blocks = (snap.segmentRowCount(si) + blockRows - 1) / blockRows;
             // on one thread a segment read through an index selection is one unit: one pass of one bitmap iterator
             // beats a fresh iterator advanced to each morsel; split, workers share the segment's random reads
-            final int step = selections[si] != null && !parallel ? Math.max(1, blocks) : perMorsel;
+            // a segment whose parts fold from summaries is one unit too: a part cut by a morsel edge would be read row by row
+            final int step = selections[si] != null && (!parallel || summaries[si] != null) ? Math.max(1, blocks) : perMorsel;
             for (int b = 0; b < blocks; b += step) {
                 out.add(new int[] {si, b, Math.min(blocks, b + step)});
             }
