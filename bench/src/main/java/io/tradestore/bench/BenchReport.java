@@ -182,7 +182,8 @@ final class BenchReport {
         }
         sb.append("### HTTP\n\n");
         sb.append("`POST /v1/query` on loopback against the same store (the server of `tradestore serve`, in process), 32 keep-alive "
-            + "connections sending at a fixed rate; each latency counts from the request's intended send time, so a stall is "
+            + "connections sending at a fixed rate from one selector thread (the generator shares the two cores); each latency "
+            + "counts from the request's intended send time, so a stall is "
             + "charged to every request it delayed (coordinated omission corrected, as wrk2 does). The highest sustained rate "
             + "(nothing failed, at least 97% of the offered rate answered, the median at most 5 times the unloaded median at "
             + "20/s plus 10 ms, and the queue did not grow: the second half's median at most twice the first half's plus 5 ms) "

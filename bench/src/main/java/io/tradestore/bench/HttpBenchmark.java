@@ -1,15 +1,12 @@
 package io.tradestore.bench;
 
-import java.io.BufferedInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,8 +15,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 import org.HdrHistogram.Histogram;
 
@@ -49,7 +44,7 @@ import io.tradestore.server.http.ServerConfig;
  * window; a query whose time range prunes every segment, i.e. HTTP plus planning; {@code GET /health}, i.e. HTTP
  * alone), {@code --seconds S} per measured step, {@code --connections C}, {@code --server-threads T},
  * {@code --scan-threads S} (threads one query may use; default as {@code serve}: cores / server threads), {@code --rate
- * R} (skip the search and measure at R).
+ * R} (skip the search and measure at R, printing the CPU time of each thread group).
  */
 public final class HttpBenchmark {
     private static final long GROWTH_SLACK_NS = TimeUnit.MILLISECONDS.toNanos(5);
@@ -211,7 +206,10 @@ public final class HttpBenchmark {
                 final Run half;
                 double max = fixedRate * 2;
                 if (fixedRate > 0) {
+                    // with a fixed rate, where the CPU went: load generator (load-#) against server and engine threads
+                    final ThreadTimes times = ThreadTimes.start();
                     half = bench.run(requests, fixedRate, seconds);
+                    log.print(times.stop());
                 } else {
                     max = bench.findMax(requests, Math.max(1, seconds / 2));
                     half = bench.run(requests, max / 2, seconds);
@@ -262,119 +260,26 @@ public final class HttpBenchmark {
         return good;
     }
 
-    /** Sends requests at a fixed rate over {@code connections} keep-alive connections for {@code seconds}. */
+    /**
+     * Sends requests at a fixed rate over {@code connections} keep-alive connections for {@code seconds}, from one
+     * selector thread ({@link NioLoad}).
+     */
     private Run run(final byte[][] requests, final double rate, final int seconds) {
         final long total = Math.max(1, (long) (rate * seconds));
         final double periodNs = 1e9 / rate;
         final long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
         final long giveUp = start + TimeUnit.SECONDS.toNanos(seconds) * 2 + TimeUnit.SECONDS.toNanos(5);
-        final AtomicLong next = new AtomicLong();
-        final AtomicLong ok = new AtomicLong();
-        final AtomicLong errors = new AtomicLong();
-        final AtomicLong lastEnd = new AtomicLong(start);
-        final Histogram[] hist = new Histogram[connections];
-        final Histogram[] first = new Histogram[connections];
-        final Histogram[] second = new Histogram[connections];
-        final Thread[] threads = new Thread[connections];
-        final boolean[] aborted = new boolean[1];
-        for (int c = 0; c < connections; c++) {
-            final int id = c;
-            hist[c] = new Histogram(TimeUnit.MINUTES.toNanos(5), 3);
-            first[c] = new Histogram(TimeUnit.MINUTES.toNanos(5), 2);
-            second[c] = new Histogram(TimeUnit.MINUTES.toNanos(5), 2);
-            threads[c] = new Thread(() -> {
-                try (Socket s = new Socket()) {
-                    s.setTcpNoDelay(true);
-                    s.connect(address, 5000);
-                    s.setSoTimeout(30_000);
-                    final OutputStream out = s.getOutputStream();
-                    final InputStream in = new BufferedInputStream(s.getInputStream(), 1 << 16);
-                    final byte[] body = new byte[1 << 16];
-                    long i;
-                    while ((i = next.getAndIncrement()) < total) {
-                        final long intended = start + (long) (i * periodNs);
-                        long now;
-                        while ((now = System.nanoTime()) < intended) {
-                            LockSupport.parkNanos(intended - now);
-                        }
-                        if (now > giveUp) {
-                            aborted[0] = true;
-                            break;
-                        }
-                        out.write(requests[(int) (i % requests.length)]);
-                        out.flush();
-                        final int status = readResponse(in, body);
-                        final long end = System.nanoTime();
-                        final long ns = Math.min(end - intended, hist[id].getHighestTrackableValue());
-                        hist[id].recordValue(ns);
-                        (i < total / 2 ? first[id] : second[id]).recordValue(ns);
-                        if (status == 200) {
-                            ok.incrementAndGet();
-                        } else {
-                            errors.incrementAndGet();
-                        }
-                        lastEnd.accumulateAndGet(end, Math::max);
-                    }
-                } catch (final IOException e) {
-                    errors.incrementAndGet();
-                    aborted[0] = true;
-                }
-            }, "load-" + c);
-            threads[c].start();
+        NioLoad.Outcome o;
+        try {
+            o = NioLoad.run(address, connections, requests, total, periodNs, start, giveUp);
+        } catch (final IOException e) {
+            log.println("   load generator failed: " + e);
+            o = new NioLoad.Outcome();
+            o.aborted = true;
+            o.lastEnd = System.nanoTime();
         }
-        for (final Thread t : threads) {
-            try {
-                t.join();
-            } catch (final InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
-        final Histogram all = new Histogram(TimeUnit.MINUTES.toNanos(5), 3);
-        final Histogram firstAll = new Histogram(TimeUnit.MINUTES.toNanos(5), 2);
-        final Histogram secondAll = new Histogram(TimeUnit.MINUTES.toNanos(5), 2);
-        for (int c = 0; c < connections; c++) {
-            all.add(hist[c]);
-            firstAll.add(first[c]);
-            secondAll.add(second[c]);
-        }
-        final double elapsed = Math.max(1, lastEnd.get() - start) / 1e9;
-        return new Run(rate, (ok.get() + errors.get()) / elapsed, ok.get(), errors.get(), all, firstAll, secondAll, aborted[0], medianLimitNs);
-    }
-
-    /** Reads one HTTP/1.1 response with a Content-Length body; returns its status. */
-    static int readResponse(final InputStream in, final byte[] scratch) throws IOException {
-        final StringBuilder line = new StringBuilder(64);
-        int status = -1;
-        long length = 0;
-        while (true) {
-            line.setLength(0);
-            int b;
-            while ((b = in.read()) != '\n') {
-                if (b < 0) {
-                    throw new IOException("connection closed");
-                }
-                if (b != '\r') {
-                    line.append((char) b);
-                }
-            }
-            if (line.length() == 0) {
-                break;
-            }
-            if (status < 0) {
-                status = Integer.parseInt(line.substring(9, 12));
-            } else if (line.length() > 15 && line.substring(0, 15).equalsIgnoreCase("content-length:")) {
-                length = Long.parseLong(line.substring(15).trim());
-            }
-        }
-        while (length > 0) {
-            final int n = in.read(scratch, 0, (int) Math.min(scratch.length, length));
-            if (n < 0) {
-                throw new IOException("connection closed in a body");
-            }
-            length -= n;
-        }
-        return status;
+        final double elapsed = Math.max(1, o.lastEnd - start) / 1e9;
+        return new Run(rate, (o.ok + o.errors) / elapsed, o.ok, o.errors, o.latency, o.firstHalf, o.secondHalf, o.aborted, medianLimitNs);
     }
 
     /**

@@ -23,7 +23,10 @@ public final class MappedFile implements AutoCloseable {
     private static final AtomicLong MAPPING_COUNT = new AtomicLong();
     /** madvise advice: populate page tables writable (prefault), Linux 5.14+; EINVAL on older kernels. */
     private static final int MADV_POPULATE_WRITE = 23;
-    private static final boolean POPULATE_WRITE_WORKS = msyncAvailable() && System.getProperty("os.name", "").startsWith("Linux");
+    private static final boolean POPULATE_WRITE_TRIED = msyncAvailable() && System.getProperty("os.name", "").startsWith("Linux");
+    private static final int EINVAL = 22;
+    /** Set once the call has failed (a kernel before 5.14 answers EINVAL every time): later calls go straight to the reads. */
+    private static volatile boolean populateWriteFailed;
 
     /** Keeps the fallback's page reads from being optimised away. */
     private static volatile long touchSink;
@@ -154,8 +157,12 @@ public final class MappedFile implements AutoCloseable {
         final long page = OS.pageSize();
         final long start = Math.max(0, offset) & -page;
         final long end = Math.min(OS.pageAlign(length), OS.pageAlign(offset + bytes));
-        if (POPULATE_WRITE_WORKS && PosixAPI.posix().madvise(address + start, end - start, MADV_POPULATE_WRITE) == 0) {
-            return;
+        if (POPULATE_WRITE_TRIED && !populateWriteFailed) {
+            if (PosixAPI.posix().madvise(address + start, end - start, MADV_POPULATE_WRITE) == 0) {
+                return;
+            }
+            // EINVAL: the kernel does not know the advice (before 5.14), and never will; other errors may pass
+            populateWriteFailed = PosixAPI.posix().lastError() == EINVAL;
         }
         // A read, never a write back of the byte read: a concurrent writer's store to the same byte must not be undone.
         long sink = 0;

@@ -44,6 +44,21 @@ abstract class Acc {
         return false;
     }
 
+    /**
+     * The measure this aggregate folds from a value summary (see {@link Executor.Summary}) instead of reading rows.
+     *
+     * @return {colA, colB} (-1 for none: {@code {-1, -1}} needs the row count only), or null when the aggregate cannot
+     *         be folded from a summary (f64 values, first/last, percentiles, distinct counts, product min/max).
+     */
+    int[] summaryMeasure() {
+        return null;
+    }
+
+    /** @param p a part's aggregates of the measure {@link #summaryMeasure()} names, folded into group 0. */
+    void foldSummary(final SummaryPart p) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " has no summary measure");
+    }
+
     /** Moves 64-bit partial sums into the exact accumulators; called before merge and results. */
     void finish() {
     }

@@ -29,6 +29,8 @@ final class BatchContext implements AutoCloseable {
     private final boolean[] slotSkipped;
     /** Address of a constant 1L: a plain column's sum reads it with stride 0 as the second factor. */
     final long ones;
+    /** Scratch for parts folded from value summaries. */
+    final SummaryPart summaryPart = new SummaryPart();
     private final long scratch;
     private final long scratchLength;
     private int[][] pool = new int[4][];

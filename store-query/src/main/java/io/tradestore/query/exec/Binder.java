@@ -763,7 +763,8 @@ final class Binder {
                 final int s = slot(c.index());
                 final boolean f64 = c.type() == ColumnType.F64;
                 final Product prod = product(cs);
-                return () -> new CountAcc(s, f64, prod);
+                final int colB = cs.length < 2 ? -1 : cs[1].index();
+                return () -> new CountAcc(s, f64, prod, c.index(), colB);
             }
             case "sum":
             case "avg": {

@@ -9,12 +9,26 @@ final class CountAcc extends Acc {
     private final int slot;
     private final boolean f64;
     private final Product product;
+    private final int colA;
+    private final int colB;
     private long[] nulls = new long[1];
 
-    CountAcc(final int slot, final boolean f64, final Product product) {
+    CountAcc(final int slot, final boolean f64, final Product product, final int colA, final int colB) {
         this.slot = slot;
         this.f64 = f64;
         this.product = product;
+        this.colA = colA;
+        this.colB = colB;
+    }
+
+    @Override
+    int[] summaryMeasure() {
+        return f64 || product != null && product.isDouble() ? null : new int[] {colA, colB};
+    }
+
+    @Override
+    void foldSummary(final SummaryPart p) {
+        nulls[0] += p.rows - p.nonNull;
     }
 
     @Override

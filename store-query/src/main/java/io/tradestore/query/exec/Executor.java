@@ -35,6 +35,7 @@ public final class Executor {
     private final AtomicLong rowsMatched = new AtomicLong();
     private final AtomicLong blocksSkipped = new AtomicLong();
     private final AtomicLong indexedSegments = new AtomicLong();
+    private final AtomicLong rowsSummarized = new AtomicLong();
     private final AtomicLong segmentsSkipped = new AtomicLong();
     private volatile boolean cancelled;
     private int[] segments;
@@ -57,6 +58,10 @@ public final class Executor {
     static final long SELECTED_ROW_COST = 16;
     /** Per segment: the index selection computed once per query (null: none applies), indexed by segment number. */
     private Selection[] selections;
+    /** Per aggregate, the measure it folds from value summaries; null when the query cannot use summaries. */
+    private int[][] summaryMeasures;
+    /** Per segment: each aggregate's summary of the selection (null: the rows are read). */
+    private Summary[][] summaries;
 
     Executor(final Plan plan, final SegmentSelector selector) {
         this.plan = plan;
@@ -100,6 +105,34 @@ public final class Executor {
 
         /** @param node a leaf. @return whether the selection already applied it. */
         boolean answered(Object node);
+
+        /**
+         * @return whether the selection keeps so many rows that reading them one by one is slower than a scan: the
+         *         executor uses it only to fold value summaries, and scans otherwise.
+         */
+        default boolean dense() {
+            return false;
+        }
+
+        /**
+         * @param colA the measure column, or -1 for row counts only.
+         * @param colB the second factor of a product measure, or -1.
+         * @return the selected rows' aggregates per part of the segment, or null when no summary applies (the selection
+         *         is not one eq/in leaf of a sealed segment's index, the measure is f64, or the summaries' memory budget
+         *         is spent).
+         */
+        default Summary summary(final int colA, final int colB) {
+            return null;
+        }
+    }
+
+    /** Aggregates of a selection per part (2^{@link #partShift()} rows, block-aligned) of a sealed segment. */
+    public interface Summary {
+        /** @return log2 of the rows per part (at least the zone-map block's). */
+        int partShift();
+
+        /** @param part a part. @param out receives the part's aggregates of the selected rows. */
+        void read(int part, SummaryPart out);
     }
 
     static Result run(final Plan plan, final ExecutorService pool, final int threads, final SegmentSelector selector, final long startNanos) {
@@ -117,6 +150,7 @@ public final class Executor {
             }
         }
         segments = keep.stream().mapToInt(Integer::intValue).toArray();
+        summaryMeasures = summaryMeasures();
         final long candidates = selectAndEstimate(keep);
         final boolean parallel = candidates > SMALL_QUERY_ROWS && threads > 1;
         morsels(keep, parallel);
@@ -172,7 +206,7 @@ public final class Executor {
         }
         elapsedMicros = (System.nanoTime() - startNanos) / 1000;
         final QueryStats stats = new QueryStats(elapsedMicros, rowsScanned.get(), rowsMatched.get(), segments.length, segmentsSkipped.get(),
-            blocksSkipped.get(), indexedSegments.get());
+            blocksSkipped.get(), indexedSegments.get(), rowsSummarized.get());
         return new Result(plan.columns, rows, truncated, stats, plan.epochNanos);
     }
 
@@ -185,7 +219,8 @@ public final class Executor {
             final int blocks = (snap.segmentRowCount(si) + blockRows - 1) / blockRows;
             // on one thread a segment read through an index selection is one unit: one pass of one bitmap iterator
             // beats a fresh iterator advanced to each morsel; split, workers share the segment's random reads
-            final int step = selections[si] != null && !parallel ? Math.max(1, blocks) : perMorsel;
+            // a segment whose parts fold from summaries is one unit too: a part cut by a morsel edge would be read row by row
+            final int step = selections[si] != null && (!parallel || summaries[si] != null) ? Math.max(1, blocks) : perMorsel;
             for (int b = 0; b < blocks; b += step) {
                 out.add(new int[] {si, b, Math.min(blocks, b + step)});
             }
@@ -200,6 +235,42 @@ public final class Executor {
         }
     }
 
+    /** @return per aggregate its summary measure, or null when a global aggregate cannot fold all of them from summaries. */
+    private int[][] summaryMeasures() {
+        if (plan.scan || plan.keyMode != Plan.GLOBAL || plan.filter == null) {
+            return null;
+        }
+        final int[][] out = new int[plan.accs.size()][];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = plan.accs.get(i).get().summaryMeasure();
+            if (out[i] == null) {
+                return null;
+            }
+        }
+        return out;
+    }
+
+    /** @return each aggregate's summary of a selection (one part size), or null when any is missing. */
+    private Summary[] summaries(final Selection sel) {
+        if (summaryMeasures == null || summaryMeasures.length == 0) {
+            return null;
+        }
+        final Summary[] out = new Summary[summaryMeasures.length];
+        // a row count needs no measure: any measured summary has the rows (one build instead of two)
+        int measured = -1;
+        for (int i = 0; i < out.length && measured < 0; i++) {
+            measured = summaryMeasures[i][0] >= 0 ? i : -1;
+        }
+        for (int i = 0; i < out.length; i++) {
+            final int[] m = summaryMeasures[i][0] < 0 && measured >= 0 ? summaryMeasures[measured] : summaryMeasures[i];
+            out[i] = sel.summary(m[0], m[1]);
+            if (out[i] == null || out[i].partShift() != out[0].partShift()) {
+                return null;
+            }
+        }
+        return out;
+    }
+
     /**
      * Computes each kept sealed segment's index selection once (the morsels of a segment share it) and estimates the
      * rows the query will read: a selection's cardinality (weighted by {@link #SELECTED_ROW_COST}), or the rows of the
@@ -211,6 +282,7 @@ public final class Executor {
     private long selectAndEstimate(final List<Integer> keep) {
         final TableSnapshot snap = plan.snap;
         selections = new Selection[snap.segmentCount()];
+        summaries = new Summary[snap.segmentCount()][];
         final FilterNode filter = plan.filter;
         final int blockRows = plan.schema.blockRows();
         long candidates = 0;
@@ -223,22 +295,15 @@ public final class Executor {
                 }
                 selections[si] = selector.select(snap, si, leaves);
                 if (selections[si] != null) {
-                    // only the selected rows inside runs of blocks the zone maps keep (a time range keeps a few blocks)
-                    final Segment s = snap.segment(si);
-                    final int blocks = (rows + blockRows - 1) / blockRows;
-                    int b = 0;
-                    while (b < blocks) {
-                        if (!filter.mayMatch(s, b)) {
-                            b++;
-                            continue;
-                        }
-                        final int e = runEnd(s, b, blocks, null, 0, rows);
-                        final long to = Math.min(rows, (long) e * blockRows);
-                        candidates += SELECTED_ROW_COST
-                            * (b == 0 && to == rows ? selections[si].cardinality() : selections[si].cardinality(b * blockRows, (int) to));
-                        b = e;
+                    summaries[si] = summaries(selections[si]);
+                    final long read = selectedRowsRead(si, rows);
+                    if (!selections[si].dense() || summaries[si] != null && read <= rows / 4) {
+                        candidates += SELECTED_ROW_COST * read;
+                        continue;
                     }
-                    continue;
+                    // most rows selected and not folded from summaries: a scan reads them faster
+                    selections[si] = null;
+                    summaries[si] = null;
                 }
             }
             if (filter == null) {
@@ -253,6 +318,55 @@ public final class Executor {
             }
         }
         return candidates;
+    }
+
+    /**
+     * @param si   a segment with an index selection.
+     * @param rows its committed rows.
+     * @return the selected rows the query will read: inside runs of blocks the zone maps keep (a time range keeps a few
+     *         blocks), less the whole parts folded from summaries.
+     */
+    private long selectedRowsRead(final int si, final int rows) {
+        final Segment s = plan.snap.segment(si);
+        final Selection sel = selections[si];
+        final int blockRows = plan.schema.blockRows();
+        final int blocks = (rows + blockRows - 1) / blockRows;
+        final List<FilterNode> residual = summaries[si] == null ? null : residual(sel);
+        long n = 0;
+        int b = 0;
+        while (b < blocks) {
+            if (!plan.filter.mayMatch(s, b)) {
+                b++;
+                continue;
+            }
+            final long proven = residual == null ? 0 : proven(residual, s, b, rows);
+            final int e = runEnd(s, b, blocks, residual, proven, rows);
+            final int from = b * blockRows;
+            final int to = (int) Math.min(rows, (long) e * blockRows);
+            if (residual != null && unproven(residual, proven) == null) {
+                final int shift = summaries[si][0].partShift();
+                final long p0 = firstWholePart(from, shift);
+                final long p1 = endWholePart(to, rows, shift);
+                if (p0 < p1) {
+                    n += sel.cardinality(from, (int) (p0 << shift)) + (p1 << shift < to ? sel.cardinality((int) (p1 << shift), to) : 0);
+                    b = e;
+                    continue;
+                }
+            }
+            n += from == 0 && to == rows ? sel.cardinality() : sel.cardinality(from, to);
+            b = e;
+        }
+        return n;
+    }
+
+    /** @return the first part that starts at or after row {@code from}. */
+    private static long firstWholePart(final int from, final int shift) {
+        return ((long) from + (1L << shift) - 1) >>> shift;
+    }
+
+    /** @return the part after the last one that ends at or before row {@code to} (the segment's last part may be short). */
+    private static long endWholePart(final int to, final int rows, final int shift) {
+        return to == rows ? ((long) rows + (1L << shift) - 1) >>> shift : (long) to >>> shift;
     }
 
     private QueryException timeout() {
@@ -323,7 +437,13 @@ public final class Executor {
                 }
                 final long proven = proven(residual, s, b, rows);
                 final int e = runEnd(s, b, end, residual, proven, rows);
-                selected(c, selections[si], unproven(residual, proven), b * blockRows, (int) Math.min(rows, (long) e * blockRows), groups, scan);
+                final FilterNode rest = unproven(residual, proven);
+                final int to = (int) Math.min(rows, (long) e * blockRows);
+                if (rest == null && summaries[si] != null) {
+                    folded(c, si, b * blockRows, to, rows, groups);
+                } else {
+                    selected(c, selections[si], rest, b * blockRows, to, groups, scan);
+                }
                 b = e;
             }
             return;
@@ -368,6 +488,33 @@ public final class Executor {
         }
         rowsScanned.addAndGet(scanned);
         rowsMatched.addAndGet(matched);
+    }
+
+    /**
+     * Aggregates the selected rows in {@code [from, to)}, every conjunct answered or proven there: whole parts from the
+     * summaries, the rows of the cut parts at either end from the selection.
+     */
+    private void folded(final BatchContext c, final int si, final int from, final int to, final int rows, final GroupState groups) {
+        final Summary[] views = summaries[si];
+        final int shift = views[0].partShift();
+        final long p0 = firstWholePart(from, shift);
+        final long p1 = endWholePart(to, rows, shift);
+        if (p0 >= p1) {
+            selected(c, selections[si], null, from, to, groups, null);
+            return;
+        }
+        if (from < p0 << shift) {
+            selected(c, selections[si], null, from, (int) (p0 << shift), groups, null);
+        }
+        long matched = 0;
+        for (long p = p0; p < p1; p++) {
+            matched += groups.foldSummary(views, (int) p, c.summaryPart);
+        }
+        rowsMatched.addAndGet(matched);
+        rowsSummarized.addAndGet(matched);
+        if (p1 << shift < to) {
+            selected(c, selections[si], null, (int) (p1 << shift), to, groups, null);
+        }
     }
 
     /** Consumes the selected rows in {@code [from, to)} (row ids ascend), after the residual filter. */

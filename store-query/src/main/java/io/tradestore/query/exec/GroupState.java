@@ -140,6 +140,27 @@ final class GroupState {
         }
     }
 
+    /**
+     * Folds one part of a segment into group 0 from value summaries (a global aggregate of an index selection).
+     *
+     * @param views each aggregate's summary.
+     * @param part  the part.
+     * @param tmp   scratch.
+     * @return the selected rows of the part.
+     */
+    long foldSummary(final Executor.Summary[] views, final int part, final SummaryPart tmp) {
+        long n = 0;
+        for (int a = 0; a < accs.length; a++) {
+            views[a].read(part, tmp);
+            if (a == 0) {
+                n = tmp.rows;
+                rows[0] += n;
+            }
+            accs[a].foldSummary(tmp);
+        }
+        return n;
+    }
+
     /** @param c a prepared batch. @param zoneBlock whether zone-capable aggregates fold this block from the zone map instead. */
     void consume(final BatchContext c, final boolean zoneBlock) {
         final int n = c.n;

@@ -126,6 +126,18 @@ final class MinMaxAcc extends Acc {
     }
 
     @Override
+    int[] summaryMeasure() {
+        return f64 ? null : new int[] {col.index(), -1};
+    }
+
+    @Override
+    void foldSummary(final SummaryPart p) {
+        if (p.nonNull > 0) {
+            fold(0, max ? p.max : p.min);
+        }
+    }
+
+    @Override
     boolean zoneCapable() {
         return true;
     }

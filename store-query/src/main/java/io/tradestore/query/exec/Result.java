@@ -117,6 +117,7 @@ public final class Result implements QueryResult {
             g.writeNumberField("segmentsSkipped", stats.segmentsSkipped());
             g.writeNumberField("blocksSkipped", stats.blocksSkipped());
             g.writeNumberField("indexedSegments", stats.indexedSegments());
+            g.writeNumberField("rowsSummarized", stats.rowsSummarized());
             g.writeEndObject();
             g.writeEndObject();
         }

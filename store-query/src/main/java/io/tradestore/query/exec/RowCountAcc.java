@@ -21,6 +21,16 @@ final class RowCountAcc extends Acc {
     }
 
     @Override
+    int[] summaryMeasure() {
+        return new int[] {-1, -1};
+    }
+
+    @Override
+    void foldSummary(final SummaryPart p) {
+        // the group state adds the part's rows
+    }
+
+    @Override
     void merge(final int dst, final Acc src, final int srcGid) {
     }
 

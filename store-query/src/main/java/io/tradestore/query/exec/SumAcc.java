@@ -190,6 +190,17 @@ final class SumAcc extends Acc {
     }
 
     @Override
+    int[] summaryMeasure() {
+        return laneShift == 0 ? new int[] {colA, colB} : null;
+    }
+
+    @Override
+    void foldSummary(final SummaryPart p) {
+        exact.add128(0, p.sumHi, p.sumLo);
+        nulls[0] += p.rows - p.nonNull;
+    }
+
+    @Override
     void finish() {
         flush();
     }

@@ -122,6 +122,17 @@ final class VwapAcc extends Acc {
     }
 
     @Override
+    int[] summaryMeasure() {
+        return new int[] {priceCol, qtyCol};
+    }
+
+    @Override
+    void foldSummary(final SummaryPart p) {
+        pq.add128(0, p.sumHi, p.sumLo);
+        q.add128(0, p.secondHi, p.secondLo);
+    }
+
+    @Override
     void finish() {
         flush();
     }

@@ -30,6 +30,7 @@ import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.schema.Schema;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.query.exec.Executor;
 
@@ -48,6 +49,15 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     /** Segments smaller than this are scanned: reading a few thousand rows is cheaper than any index file. */
     public static final int DEFAULT_MIN_SEGMENT_ROWS = 1 << 16;
     private final Map<Key, SegmentIndex> cache = new ConcurrentHashMap<>();
+    /** Entries (slots x parts) of one value summary at most by default: ~4 MB of arrays; a column with more slots gets none. */
+    public static final int DEFAULT_SUMMARY_ENTRIES = 1 << 16;
+    private volatile int summaryEntries = DEFAULT_SUMMARY_ENTRIES;
+    /** Heap the value summaries may take by default (a 50M-trade table's client and instrument summaries: ~30 MB). */
+    public static final long DEFAULT_SUMMARY_BUDGET = 256L << 20;
+    private final Map<SummaryKey, ValueSummary> summaries = new ConcurrentHashMap<>();
+    private final AtomicLong summaryBytes = new AtomicLong();
+    private final AtomicLong summaryBuilds = new AtomicLong();
+    private volatile long summaryBudget = DEFAULT_SUMMARY_BUDGET;
     /**
      * Per open segment (segments compare by identity), its columns' in-memory indexes of the committed prefix; the
      * entry is dropped once the segment is seen sealed.
@@ -66,6 +76,19 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         @Override
         public int hashCode() {
             return System.identityHashCode(segment) * 31 + column;
+        }
+    }
+
+    private record SummaryKey(Segment segment, int key, int colA, int colB) {
+        @Override
+        public boolean equals(final Object o) {
+            return o instanceof SummaryKey && ((SummaryKey) o).segment == segment && ((SummaryKey) o).key == key && ((SummaryKey) o).colA == colA
+                && ((SummaryKey) o).colB == colB;
+        }
+
+        @Override
+        public int hashCode() {
+            return ((System.identityHashCode(segment) * 31 + key) * 31 + colA) * 31 + colB;
         }
     }
 
@@ -145,6 +168,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     public void clear() {
         cache.clear();
         open.clear();
+        summaries.clear();
+        summaryBytes.set(0);
     }
 
     /** @param s segment. @param c column. @return the index file of the column in the segment. */
@@ -368,8 +393,9 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             cards[i] = parts.get(i).getLongCardinality();
             smallest = cards[i] < cards[smallest] ? i : smallest;
         }
-        // A selection that keeps most rows is slower than a scan of the column.
-        if (cards[smallest] > rows / 4) {
+        // A selection that keeps most rows is slower to read than a scan of the column (unless summaries answer it).
+        final boolean dense = cards[smallest] > rows / 4;
+        if (dense && (!sealed || parts.size() > 1)) {
             return null;
         }
         ImmutableRoaringBitmap result = parts.get(smallest);
@@ -387,6 +413,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
         final ImmutableRoaringBitmap chosen = result;
         final long chosenCardinality = cardinality;
+        // one plain eq/in leaf of a sealed index: its rows per value are summarised per part
+        final Executor.IndexLeaf summarised = sealed && parts.size() == 1 ? leafOf(leaves, answered.get(0)) : null;
         return new Executor.Selection() {
             @Override
             public BatchIterator iterator() {
@@ -412,6 +440,85 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                 }
                 return false;
             }
+
+            @Override
+            public boolean dense() {
+                return dense;
+            }
+
+            @Override
+            public Executor.Summary summary(final int colA, final int colB) {
+                if (summarised == null || summarised.negated()) {
+                    return null;
+                }
+                final ValueSummary v = BitmapIndexes.this.summary(snap, segment, summarised.column(), colA, colB);
+                return v == null ? null : v.view(summarised.values());
+            }
         };
+    }
+
+    private static Executor.IndexLeaf leafOf(final List<Executor.IndexLeaf> leaves, final Object node) {
+        for (final Executor.IndexLeaf l : leaves) {
+            if (l.node() == node) {
+                return l;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Returns (building once) the summary of a measure per value of an indexed column in a sealed segment.
+     *
+     * @param snap    the snapshot.
+     * @param segment a sealed segment.
+     * @param key     the indexed column.
+     * @param colA    the measure, or -1 for row counts only.
+     * @param colB    a product's second factor, or -1.
+     * @return the summary, or null when the column has no index there, a measure column is f64, the index has more than
+     *         {@link #summaryEntries(int)} slots, or the summaries already hold {@link #summaryBudget} bytes.
+     */
+    public ValueSummary summary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB) {
+        final SegmentIndex idx = index(snap, segment, key);
+        final Schema schema = snap.schema();
+        final int entries = summaryEntries;
+        if (idx == null || idx.slotCount() > entries
+            || colA >= 0 && !ValueSummary.measurable(schema.column(colA).type())
+            || colB >= 0 && !ValueSummary.measurable(schema.column(colB).type())) {
+            return null;
+        }
+        final SummaryKey k = new SummaryKey(snap.segment(segment), key, colA, colB);
+        final ValueSummary cached = summaries.get(k);
+        if (cached != null || summaryBytes.get() >= summaryBudget) {
+            return cached;
+        }
+        return summaries.computeIfAbsent(k, x -> {
+            // parts of whole blocks, as many as the entry budget allows: a 500-value column gets one part per block
+            final int blockShift = Integer.numberOfTrailingZeros(schema.blockRows());
+            final int maxParts = Integer.highestOneBit(Math.max(1, entries / idx.slotCount()));
+            final int partShift = Math.max(blockShift, snap.segmentShift() - Integer.numberOfTrailingZeros(maxParts));
+            final ValueSummary v = ValueSummary.build(snap.segment(segment), snap.segmentRowCount(segment), schema.column(key), idx.min(),
+                idx.slotCount(), partShift, colA < 0 ? null : schema.column(colA), colB < 0 ? null : schema.column(colB));
+            summaryBytes.addAndGet(v.bytes());
+            summaryBuilds.incrementAndGet();
+            return v;
+        });
+    }
+
+    /** @return summaries built by this object. */
+    public long summaryBuilds() {
+        return summaryBuilds.get();
+    }
+
+    /**
+     * @param entries slots x parts of one summary at most: more parts per segment fold more of a time-cut range, fewer
+     *                save memory (tests lower it to get parts of several blocks).
+     */
+    public void summaryEntries(final int entries) {
+        this.summaryEntries = entries;
+    }
+
+    /** @param bytes heap bytes the summaries may take before no new one is built (tests lower it). */
+    public void summaryBudget(final long bytes) {
+        this.summaryBudget = bytes;
     }
 }

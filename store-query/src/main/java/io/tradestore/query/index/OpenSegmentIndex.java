@@ -150,8 +150,8 @@ final class OpenSegmentIndex {
             for (final Chunk c : chunks) {
                 scratch = c.addTo(b, value, scratch);
             }
-            b.runOptimize();
             if (b.getCardinality() >= CACHED_MIN_ROWS) {
+                b.runOptimize(); // kept for later queries: worth compressing runs (a one-off bitmap is iterated once)
                 bitmaps.putIfAbsent(value, b.clone());
             }
             return b;

@@ -21,6 +21,16 @@ public final class SegmentIndex implements ValueRows {
         this.min = min;
     }
 
+    /** @return slots: slot 0 holds the nulls, slot k the value {@code min() + k - 1}. */
+    int slotCount() {
+        return slotCount;
+    }
+
+    /** @return the value of slot 1. */
+    long min() {
+        return min;
+    }
+
     /** @return rows covered. */
     public int rowCount() {
         return rowCount;

@@ -118,10 +118,12 @@ class DifferentialQueryTest {
         int skipped = 0;
         int index = 0;
         long indexBuilds = 0;
+        long summaryBuilds = 0;
         for (final DiffQuery q : queries) {
             if (index++ == queries.size() / 2) {
                 // the second half reads the index files the first half wrote (a fresh engine has no cached indexes)
                 indexBuilds = indexed.indexes().builds();
+                summaryBuilds = indexed.indexes().summaryBuilds();
                 indexed.close();
                 indexed = indexedEngine();
             }
@@ -160,9 +162,9 @@ class DifferentialQueryTest {
             count(coverage, q);
         }
         System.out.printf("difftest seed=%d: %d queries (%d skipped by -Dtradestore.difftest.skip=%s), alternately on an indexed and a scanning "
-            + "engine: %d mismatches; engines %.0f ms, DuckDB %.0f ms; bitmap indexes built %d, loaded %d; coverage %s%n", DiffFixture.SEED,
-            queries.size(), skipped, skip, mismatches.size(), engineNanos / 1e6, duckNanos / 1e6, indexBuilds + indexed.indexes().builds(),
-            indexed.indexes().loads(), coverage);
+            + "engine: %d mismatches; engines %.0f ms, DuckDB %.0f ms; bitmap indexes built %d, loaded %d; value summaries built %d; coverage %s%n",
+            DiffFixture.SEED, queries.size(), skipped, skip, mismatches.size(), engineNanos / 1e6, duckNanos / 1e6,
+            indexBuilds + indexed.indexes().builds(), indexed.indexes().loads(), summaryBuilds + indexed.indexes().summaryBuilds(), coverage);
         for (final String m : mismatches) {
             System.out.println("MISMATCH " + m);
         }

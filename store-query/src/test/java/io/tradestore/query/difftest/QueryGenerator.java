@@ -2,6 +2,7 @@ package io.tradestore.query.difftest;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -67,6 +68,14 @@ final class QueryGenerator {
     private final SplittableRandom r;
     private final String id;
     private boolean percentileAllowed = true;
+    /**
+     * A global aggregate of an eq/in on an indexable column with count/sum/min/max/avg/vwap of non-f64 operands: the
+     * shape the value summaries answer (BitmapIndexes.summary). Decided by a random source of its own, so that adding
+     * it left every other query as it was.
+     */
+    private final boolean summaryShaped;
+    /** Indexable columns (symbols, chars, integers) for summary-shaped filters. */
+    private static final String[] INDEXED_COLUMNS = {"sym", "venue", "side", "q32", "b", "s", "client"};
 
     /**
      * @param t    the table queried.
@@ -77,6 +86,7 @@ final class QueryGenerator {
         this.t = t;
         this.r = new SplittableRandom(seed);
         this.id = id;
+        this.summaryShaped = new SplittableRandom(seed ^ 0x5EED_5EEDL).nextInt(100) < 15;
     }
 
     /** An aggregate operand: one column or the product of two. */
@@ -149,6 +159,9 @@ final class QueryGenerator {
 
     /** @return the next query. */
     DiffQuery next() {
+        if (summaryShaped) {
+            return aggregate();
+        }
         return r.nextInt(100) < 18 ? scan() : aggregate();
     }
 
@@ -278,6 +291,18 @@ final class QueryGenerator {
         return new Pred.Leaf(op, col.name(), q(col.name()), col.type(), c, values, bounds, form(col.type()));
     }
 
+    /** @return an eq or in on an indexable column, now and then AND-ed with another leaf (a residual conjunct). */
+    private Pred summaryFilter() {
+        Pred.Leaf leaf;
+        do {
+            leaf = (Pred.Leaf) leaf();
+        } while (!Arrays.asList(INDEXED_COLUMNS).contains(leaf.col) || !(leaf.op.equals("eq") || leaf.op.equals("in")));
+        if (r.nextInt(4) == 0) {
+            return new Pred.Junction(true, List.of(leaf, leaf()));
+        }
+        return leaf;
+    }
+
     /** @return the time range as a leaf (rendered under "time" in JSON), or null. */
     private Pred.Leaf timeRange() {
         if (r.nextInt(10) >= 4) {
@@ -328,7 +353,7 @@ final class QueryGenerator {
         if (time != null) {
             root.set("time", timeJson(time));
         }
-        final Pred filter = r.nextInt(10) < 6 ? filter(0) : null;
+        final Pred filter = summaryShaped ? summaryFilter() : r.nextInt(10) < 6 ? filter(0) : null;
         if (filter != null) {
             root.set("filter", filter.json());
         }
@@ -340,7 +365,7 @@ final class QueryGenerator {
         // group keys
         final int[] keyWeights = {25, 30, 25, 12, 8};
         int keyCount = 0;
-        int w = r.nextInt(100);
+        int w = summaryShaped ? 0 : r.nextInt(100);
         while (w >= keyWeights[keyCount]) {
             w -= keyWeights[keyCount];
             keyCount++;
@@ -458,7 +483,8 @@ final class QueryGenerator {
     private void addAggregate(final int i, final ArrayNode aggs, final List<String> select, final List<Output> outputs,
                               final List<ColumnType> types, final List<Integer> scales, final List<Operand> operands,
                               final List<String> exactAggs) {
-        final String[] ops = {"count", "sum", "sum", "min", "max", "avg", "first", "last", "vwap", "percentile", "countDistinct"};
+        final String[] ops = summaryShaped ? new String[] {"count", "sum", "min", "max", "avg", "vwap"}
+            : new String[] {"count", "sum", "sum", "min", "max", "avg", "first", "last", "vwap", "percentile", "countDistinct"};
         String op = ops[r.nextInt(ops.length)];
         if (op.equals("percentile") && !percentileAllowed) {
             // see MAX_PERCENTILE_GROUPS
@@ -494,7 +520,10 @@ final class QueryGenerator {
             default:
                 break;
         }
-        final Operand x = operand(op);
+        Operand x = operand(op);
+        while (summaryShaped && x.f64()) {
+            x = operand(op);
+        }
         a.put("col", x.json());
         final String e = x.sql();
         final int decScale = x.decimal() ? x.scale() : -1;

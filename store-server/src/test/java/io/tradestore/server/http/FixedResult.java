@@ -39,7 +39,7 @@ final class FixedResult implements QueryResult {
 
     @Override
     public QueryStats stats() {
-        return new QueryStats(1, 10, 1, 1, 0, 0, 0);
+        return new QueryStats(1, 10, 1, 1, 0, 0, 0, 0);
     }
 
     @Override

@@ -1,0 +1,224 @@
+package io.tradestore.bench;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * The fixed-rate load of {@link HttpBenchmark} from one thread: {@code connections} non-blocking keep-alive HTTP/1.1
+ * connections on one selector, one request in flight per connection (wrk2's model). Request {@code i} is due at
+ * {@code start + i / rate} and its latency runs from that intended time to the last byte of its answer, so a request
+ * that waits for a free connection is charged for the wait (coordinated omission corrected). One thread instead of one
+ * per connection: the generator shares the two cores with the server, and 32 threads parking, waking and blocking on
+ * reads cost it ~50 us of CPU a request (thread groups of the fixed-rate runs); a selector loop costs a fraction.
+ */
+final class NioLoad {
+    /** Below this, the loop parks for the next send instead of waiting in the selector (whose timeout is in ms). */
+    private static final long PARK_BELOW_NS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private NioLoad() {
+    }
+
+    /** One connection: the request in flight, and its answer so far. */
+    private static final class Conn {
+        final SocketChannel ch;
+        long intended;
+        boolean busy;
+        final byte[] in = new byte[1 << 16];
+        int filled;
+
+        Conn(final SocketChannel ch) {
+            this.ch = ch;
+        }
+    }
+
+    /** Counts and histograms of one run (nanoseconds). */
+    static final class Outcome {
+        final Histogram latency = new Histogram(TimeUnit.MINUTES.toNanos(5), 3);
+        final Histogram firstHalf = new Histogram(TimeUnit.MINUTES.toNanos(5), 2);
+        final Histogram secondHalf = new Histogram(TimeUnit.MINUTES.toNanos(5), 2);
+        long ok;
+        long errors;
+        long lastEnd;
+        boolean aborted;
+    }
+
+    /**
+     * Sends {@code total} requests at a fixed rate and waits for every answer.
+     *
+     * @param address     the server.
+     * @param connections keep-alive connections.
+     * @param requests    request bytes, used round-robin.
+     * @param total       requests to send.
+     * @param periodNs    nanoseconds between intended sends.
+     * @param start       intended time of request 0.
+     * @param giveUp      the run is aborted when it is still going then.
+     * @return what happened.
+     * @throws IOException when a connection cannot be opened.
+     */
+    static Outcome run(final InetSocketAddress address, final int connections, final byte[][] requests, final long total, final double periodNs,
+                       final long start, final long giveUp) throws IOException {
+        final Outcome o = new Outcome();
+        o.lastEnd = start;
+        final Conn[] conns = new Conn[connections];
+        final ArrayDeque<Conn> idle = new ArrayDeque<>(connections);
+        try (Selector sel = Selector.open()) {
+            for (int c = 0; c < connections; c++) {
+                final SocketChannel ch = SocketChannel.open(address);
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                ch.configureBlocking(false);
+                conns[c] = new Conn(ch);
+                ch.register(sel, SelectionKey.OP_READ, conns[c]);
+                idle.add(conns[c]);
+            }
+            long sent = 0;
+            long done = 0;
+            while (done < total) {
+                long now = System.nanoTime();
+                if (now > giveUp) {
+                    o.aborted = true;
+                    break;
+                }
+                while (sent < total && !idle.isEmpty() && start + (long) (sent * periodNs) <= now) {
+                    final Conn c = idle.poll();
+                    c.intended = start + (long) (sent * periodNs);
+                    c.busy = true;
+                    c.filled = 0;
+                    final ByteBuffer b = ByteBuffer.wrap(requests[(int) (sent % requests.length)]);
+                    while (b.hasRemaining()) {
+                        c.ch.write(b);
+                    }
+                    sent++;
+                }
+                final long wait = sent < total && !idle.isEmpty() ? start + (long) (sent * periodNs) - System.nanoTime() : Long.MAX_VALUE;
+                final int ready;
+                if (wait <= 0) {
+                    ready = sel.selectNow();
+                } else if (wait < PARK_BELOW_NS) {
+                    ready = sel.selectNow();
+                    if (ready == 0) {
+                        LockSupport.parkNanos(wait);
+                        continue;
+                    }
+                } else {
+                    ready = sel.select(Math.max(1, Math.min(wait, giveUp - now) / 1_000_000));
+                }
+                if (ready == 0) {
+                    continue;
+                }
+                final var keys = sel.selectedKeys().iterator();
+                while (keys.hasNext()) {
+                    final SelectionKey k = keys.next();
+                    keys.remove();
+                    final Conn c = (Conn) k.attachment();
+                    final int status = read(c);
+                    if (status == 0) {
+                        continue;
+                    }
+                    final long end = System.nanoTime();
+                    final long ns = Math.min(end - c.intended, o.latency.getHighestTrackableValue());
+                    o.latency.recordValue(ns);
+                    (done < total / 2 ? o.firstHalf : o.secondHalf).recordValue(ns);
+                    if (status == 200) {
+                        o.ok++;
+                    } else {
+                        o.errors++;
+                    }
+                    if (status < 0) {
+                        o.aborted = true;
+                        return o;
+                    }
+                    o.lastEnd = Math.max(o.lastEnd, end);
+                    done++;
+                    c.busy = false;
+                    idle.add(c);
+                }
+            }
+        } finally {
+            for (final Conn c : conns) {
+                if (c != null) {
+                    c.ch.close();
+                }
+            }
+        }
+        return o;
+    }
+
+    /** @return the answer's status once it is complete, 0 while it is not, -1 when the connection broke. */
+    private static int read(final Conn c) throws IOException {
+        final int n = c.ch.read(ByteBuffer.wrap(c.in, c.filled, c.in.length - c.filled));
+        if (n < 0 || !c.busy) {
+            return -1;
+        }
+        c.filled += n;
+        final int head = headEnd(c.in, c.filled);
+        if (head < 0) {
+            if (c.filled == c.in.length) {
+                throw new IOException("an answer's headers are longer than " + c.in.length + " bytes");
+            }
+            return 0;
+        }
+        final long length = contentLength(c.in, head);
+        if (head + length > c.in.length) {
+            throw new IOException("an answer of " + (head + length) + " bytes does not fit the " + c.in.length + "-byte buffer");
+        }
+        if (c.filled < head + length) {
+            return 0;
+        }
+        if (c.filled > head + length) {
+            throw new IOException("the server sent more than one answer to one request");
+        }
+        return (c.in[9] - '0') * 100 + (c.in[10] - '0') * 10 + (c.in[11] - '0');
+    }
+
+    /** @return the index after the blank line ending the headers, or -1. */
+    private static int headEnd(final byte[] b, final int n) {
+        for (int i = 3; i < n; i++) {
+            if (b[i] == '\n' && b[i - 1] == '\r' && b[i - 2] == '\n' && b[i - 3] == '\r') {
+                return i + 1;
+            }
+        }
+        return -1;
+    }
+
+    /** @return the Content-Length header's value (0 when absent). */
+    private static long contentLength(final byte[] b, final int head) {
+        final byte[] name = "content-length:".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        int line = 0;
+        while (line < head) {
+            int end = line;
+            while (end < head && b[end] != '\n') {
+                end++;
+            }
+            if (end - line > name.length && matches(b, line, name)) {
+                long v = 0;
+                for (int i = line + name.length; i < end; i++) {
+                    if (b[i] >= '0' && b[i] <= '9') {
+                        v = v * 10 + b[i] - '0';
+                    }
+                }
+                return v;
+            }
+            line = end + 1;
+        }
+        return 0;
+    }
+
+    private static boolean matches(final byte[] b, final int at, final byte[] lowerName) {
+        for (int i = 0; i < lowerName.length; i++) {
+            if (Character.toLowerCase(b[at + i]) != lowerName[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

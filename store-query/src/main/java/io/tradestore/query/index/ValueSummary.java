@@ -1,0 +1,190 @@
+package io.tradestore.query.index;
+
+import java.util.Arrays;
+
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.segment.Segment;
+import io.tradestore.query.exec.Executor;
+import io.tradestore.query.exec.SummaryPart;
+
+/**
+ * Aggregates of one measure per indexed value and per part of a sealed segment (an aggregate index, in the spirit of
+ * Apache Pinot's star-tree or Druid's roll-ups): for each slot of the key column's bitmap index and each part of
+ * 2^{@code partShift} rows, the row count and, over the rows where the measure is present, their count, exact 128-bit
+ * sum and min/max. The measure is one integral, decimal or timestamp column, the product of two such columns (then
+ * also the exact sum of the second factor, for VWAP), or nothing (row counts only). A global aggregate of an eq/in
+ * selection folds whole parts from here instead of reading their rows; only parts cut by the time range or by a
+ * residual filter read rows. Sealed segments never change, so a summary is built once (one pass over the key and
+ * measure columns) and kept in memory by {@link BitmapIndexes}.
+ */
+public final class ValueSummary {
+    /** Longs per entry of a measured summary: rows, present, sum (hi, lo), min, max or second sum (hi, lo), padding. */
+    private static final int STRIDE = 8;
+    private static final int ROWS = 0;
+    private static final int PRESENT = 1;
+    private static final int SUM_HI = 2;
+    private static final int SUM_LO = 3;
+    /** min, or the high word of a product's second-factor sum. */
+    private static final int MIN_OR_HI = 4;
+    /** max, or the low word of a product's second-factor sum. */
+    private static final int MAX_OR_LO = 5;
+    private final long keyMin;
+    private final int slots;
+    private final int partShift;
+    private final int parts;
+    private final boolean product;
+    private final int stride;
+    /** Entry (part, slot) at {@code (part * slots + slot) * stride}: one cache line per value and part. */
+    private final long[] e;
+
+    private ValueSummary(final long keyMin, final int slots, final int partShift, final int parts, final boolean measured, final boolean product) {
+        this.keyMin = keyMin;
+        this.slots = slots;
+        this.partShift = partShift;
+        this.parts = parts;
+        this.product = product;
+        this.stride = measured ? STRIDE : 1;
+        e = new long[parts * slots * stride];
+        if (measured && !product) {
+            for (int i = 0; i < e.length; i += STRIDE) {
+                e[i + MIN_OR_HI] = Long.MAX_VALUE;
+                e[i + MAX_OR_LO] = Long.MIN_VALUE;
+            }
+        }
+    }
+
+    /** @param type a column type. @return whether a column of it can be a measure (exact integral arithmetic). */
+    static boolean measurable(final ColumnType type) {
+        return type != ColumnType.F64;
+    }
+
+    /** @return heap bytes held by the entries. */
+    long bytes() {
+        return (long) e.length * Long.BYTES;
+    }
+
+    /**
+     * Builds the summary in one pass over the segment.
+     *
+     * @param s         a sealed segment.
+     * @param rowCount  its rows.
+     * @param key       the indexed column.
+     * @param keyMin    the value of slot 1 (slot 0 holds nulls), as in the bitmap index.
+     * @param slots     slots of the bitmap index.
+     * @param partShift log2 of rows per part.
+     * @param a         the measure (or its first factor), or null for row counts only.
+     * @param b         the second factor of a product, or null.
+     * @return the summary.
+     */
+    static ValueSummary build(final Segment s, final int rowCount, final Column key, final long keyMin, final int slots, final int partShift,
+                              final Column a, final Column b) {
+        final int parts = (int) (((long) rowCount + (1L << partShift) - 1) >>> partShift);
+        final ValueSummary v = new ValueSummary(keyMin, slots, partShift, Math.max(1, parts), a != null, b != null);
+        final long kb = s.columnBase(key.index());
+        final long ks = s.columnStride(key.index());
+        final int kw = key.width();
+        final long knul = key.type().nullBits();
+        final long[] e = v.e;
+        if (a == null) {
+            for (int r = 0; r < rowCount; r++) {
+                e[v.index(r, NativeMemory.getSigned(kb + r * ks, kw), knul)]++;
+            }
+            return v;
+        }
+        final long ab = s.columnBase(a.index());
+        final long as = s.columnStride(a.index());
+        final int aw = a.width();
+        final long anul = a.type().nullBits();
+        if (b == null) {
+            for (int r = 0; r < rowCount; r++) {
+                final int i = v.index(r, NativeMemory.getSigned(kb + r * ks, kw), knul);
+                e[i + ROWS]++;
+                final long x = NativeMemory.getSigned(ab + r * as, aw);
+                if (x != anul) {
+                    e[i + PRESENT]++;
+                    add(e, i + SUM_HI, x >> 63, x);
+                    e[i + MIN_OR_HI] = Math.min(e[i + MIN_OR_HI], x);
+                    e[i + MAX_OR_LO] = Math.max(e[i + MAX_OR_LO], x);
+                }
+            }
+            return v;
+        }
+        final long bb = s.columnBase(b.index());
+        final long bs = s.columnStride(b.index());
+        final int bw = b.width();
+        final long bnul = b.type().nullBits();
+        for (int r = 0; r < rowCount; r++) {
+            final int i = v.index(r, NativeMemory.getSigned(kb + r * ks, kw), knul);
+            e[i + ROWS]++;
+            final long x = NativeMemory.getSigned(ab + r * as, aw);
+            final long y = NativeMemory.getSigned(bb + r * bs, bw);
+            if (x != anul && y != bnul) {
+                e[i + PRESENT]++;
+                add(e, i + SUM_HI, Math.multiplyHigh(x, y), x * y);
+                add(e, i + MIN_OR_HI, y >> 63, y);
+            }
+        }
+        return v;
+    }
+
+    /** @return the first long of the entry of a row's part and key. */
+    private int index(final int row, final long key, final long keyNull) {
+        final int slot = key == keyNull ? 0 : (int) (key - keyMin) + 1;
+        return ((row >>> partShift) * slots + slot) * stride;
+    }
+
+    /** Adds (h, l) to the 128-bit value at e[hi], e[hi + 1]. */
+    private static void add(final long[] e, final int hi, final long h, final long l) {
+        final long s = e[hi + 1] + l;
+        e[hi] += h + (Long.compareUnsigned(s, l) < 0 ? 1 : 0);
+        e[hi + 1] = s;
+    }
+
+    /**
+     * @param values raw key values (an eq/in leaf's, sorted), each counted once.
+     * @return the summary of the rows holding one of them.
+     */
+    Executor.Summary view(final long[] values) {
+        final int[] chosen = new int[values.length];
+        int n = 0;
+        for (int j = 0; j < values.length; j++) {
+            final long k = values[j] - keyMin;
+            if (k >= 0 && k < slots - 1 && (j == 0 || values[j] != values[j - 1])) { // sorted: a repeated value counts once
+                chosen[n++] = (int) k + 1;
+            }
+        }
+        final int[] slotsOf = Arrays.copyOf(chosen, n);
+        final boolean measured = stride > 1;
+        return new Executor.Summary() {
+            @Override
+            public int partShift() {
+                return partShift;
+            }
+
+            @Override
+            public void read(final int part, final SummaryPart out) {
+                out.clear();
+                if (part >= parts) {
+                    return;
+                }
+                final int base = part * slots;
+                for (final int slot : slotsOf) {
+                    final int i = (base + slot) * stride;
+                    if (!measured) {
+                        out.addCounts(e[i], 0);
+                        continue;
+                    }
+                    out.addCounts(e[i + ROWS], e[i + PRESENT]);
+                    out.addSum(e[i + SUM_HI], e[i + SUM_LO]);
+                    if (product) {
+                        out.addSecondSum(e[i + MIN_OR_HI], e[i + MAX_OR_LO]);
+                    } else {
+                        out.addRange(e[i + MIN_OR_HI], e[i + MAX_OR_LO]);
+                    }
+                }
+            }
+        };
+    }
+}

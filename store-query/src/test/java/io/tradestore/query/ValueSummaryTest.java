@@ -1,0 +1,203 @@
+package io.tradestore.query;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.TableWriter;
+import io.tradestore.core.TestRows;
+import io.tradestore.core.flyweight.TradeFlyweight;
+import io.tradestore.core.schema.Layout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Global aggregates of an eq/in selection folded from value summaries (BitmapIndexes.summary) instead of read row by
+ * row: every answer equals an engine without indexes and a plain Java computation, whole parts are folded where the
+ * filter is answered or proven, and the row path takes over where it is not (a residual conjunct, ne, group keys, an
+ * exhausted memory budget). The DuckDB differential test also draws summary-shaped queries.
+ */
+class ValueSummaryTest {
+    @TempDir
+    static Path dir;
+    static Store store;
+    static QueryEngine summarised;
+    static QueryEngine scanning;
+    static TradeData data;
+    private static final String AGGS = "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"priced\",\"op\":\"count\",\"col\":\"price\"},"
+        + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"},"
+        + "{\"name\":\"avgq\",\"op\":\"avg\",\"col\":\"quantity\"},{\"name\":\"lo\",\"op\":\"min\",\"col\":\"price\"},"
+        + "{\"name\":\"hi\",\"op\":\"max\",\"col\":\"price\"},{\"name\":\"last_ts\",\"op\":\"max\",\"col\":\"ts\"},{\"name\":\"vwap\",\"op\":\"vwap\"}]";
+
+    @BeforeAll
+    static void setUp() {
+        store = Store.open(dir);
+        // 9 sealed segments of 1,024 rows in blocks of 128, plus an open one
+        data = new TradeData().write(store, TradeData.schema(Layout.COLUMN, 1024, 128), 9_500, 7, true);
+        summarised = new QueryEngine(store, 2);
+        summarised.indexes().minSegmentRows(1);
+        // ~100 client slots -> parts of 4 blocks (512 rows), so a time range cuts parts at either end
+        summarised.indexes().summaryEntries(200);
+        summarised.morselRows(300);
+        scanning = new QueryEngine(store, 2);
+        scanning.useIndexes(false);
+    }
+
+    @AfterAll
+    static void tearDown() {
+        summarised.close();
+        scanning.close();
+        store.close();
+        TestRows.assertNoNativeLeaks();
+    }
+
+    private static QueryResult same(final String json) {
+        final QueryResult a = summarised.execute(json);
+        final QueryResult b = scanning.execute(json);
+        assertThat(a.rowCount()).isEqualTo(b.rowCount());
+        for (int r = 0; r < a.rowCount(); r++) {
+            for (int c = 0; c < a.columns().size(); c++) {
+                assertThat(a.value(r, c)).as("row %d column %s of %s", r, a.columns().get(c), json).isEqualTo(b.value(r, c));
+            }
+        }
+        return a;
+    }
+
+    private static List<TradeData.Row> rows(final Predicate<TradeData.Row> p) {
+        return data.rows.stream().filter(p).collect(Collectors.toList());
+    }
+
+    private static long col(final QueryResult r, final String name) {
+        for (int c = 0; c < r.columns().size(); c++) {
+            if (r.columns().get(c).name().equals(name)) {
+                return ((Number) r.value(0, c)).longValue();
+            }
+        }
+        throw new AssertionError("no column " + name);
+    }
+
+    @Test
+    void shouldFoldWholeSegmentsOfOneClientFromSummaries() {
+        final long client = 3;
+        final QueryResult r = same("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":" + client + "}," + AGGS + "}");
+        final List<TradeData.Row> expected = rows(x -> x.clientId() != null && x.clientId() == client);
+        assertThat(col(r, "n")).isEqualTo(expected.size());
+        assertThat(col(r, "volume")).isEqualTo(expected.stream().filter(x -> x.quantity() != null).mapToLong(TradeData.Row::quantity).sum());
+        assertThat(col(r, "priced")).isEqualTo(expected.stream().filter(x -> x.price() != null).count());
+        // everything in the 9 sealed segments came from summaries; the open segment's rows were read
+        final long sealed = expected.stream().filter(x -> x.row() < 9 * 1024).count();
+        assertThat(r.stats().rowsSummarized()).isEqualTo(sealed);
+        assertThat(r.stats().rowsMatched()).isEqualTo(expected.size());
+    }
+
+    @Test
+    void shouldFoldTheWholePartsOfATimeRangeAndReadTheCutOnes(@TempDir final Path other) {
+        // no null timestamps, so the zone maps prove the range for its inner blocks
+        try (Store s = Store.open(other); QueryEngine e = new QueryEngine(s, 2); QueryEngine scan = new QueryEngine(s, 2)) {
+            final TradeData clean = new TradeData().write(s, TradeData.schema(Layout.COLUMN, 1024, 128), 7_000, 11, false);
+            e.indexes().minSegmentRows(1);
+            e.indexes().summaryEntries(200);
+            scan.useIndexes(false);
+            // [row 700, row 6,300): cuts parts of 512 rows at both ends, inside sealed segments
+            final long from = TradeData.T0 + 700 * 1_000_000_000L;
+            final long to = TradeData.T0 + 6_300 * 1_000_000_000L;
+            final String json = "{\"table\":\"trades\",\"time\":{\"from\":" + from + ",\"to\":" + to + "},"
+                + "\"filter\":{\"op\":\"in\",\"col\":\"client_id\",\"values\":[1,2,5,40,1000000]}," + AGGS + "}";
+            final QueryResult r = e.execute(json);
+            final QueryResult b = scan.execute(json);
+            for (int c = 0; c < r.columns().size(); c++) {
+                assertThat(r.value(0, c)).as(r.columns().get(c).name()).isEqualTo(b.value(0, c));
+            }
+            final List<TradeData.Row> expected = clean.rows.stream().filter(x -> x.ts() >= from && x.ts() < to
+                && List.of(1L, 2L, 5L, 40L).contains(x.clientId())).collect(Collectors.toList());
+            assertThat(col(r, "n")).isEqualTo(expected.size());
+            BigInteger notional = BigInteger.ZERO;
+            for (final TradeData.Row x : expected) {
+                notional = notional.add(BigInteger.valueOf(x.price()).multiply(BigInteger.valueOf(x.quantity())));
+            }
+            assertThat(r.value(0, 3)).isEqualTo(new BigDecimal(notional, 6));
+            assertThat(r.stats().rowsSummarized()).isPositive().isLessThan(r.stats().rowsMatched());
+        }
+    }
+
+    @Test
+    void shouldReadRowsWhereTheFilterIsNotAnsweredByTheIndexAlone() {
+        final String eq = "{\"op\":\"eq\",\"col\":\"client_id\",\"value\":2}";
+        final String residual = "{\"table\":\"trades\",\"filter\":{\"op\":\"and\",\"args\":[" + eq + ",{\"op\":\"range\",\"col\":\"quantity\","
+            + "\"gt\":5000}]}," + AGGS + "}";
+        assertThat(same(residual).stats().rowsSummarized()).isZero();
+        final String ne = "{\"table\":\"trades\",\"filter\":{\"op\":\"ne\",\"col\":\"venue\",\"value\":\"XLON\"}," + AGGS + "}";
+        assertThat(same(ne).stats().rowsSummarized()).isZero();
+        final String grouped = "{\"table\":\"trades\",\"filter\":" + eq + ",\"groupBy\":[\"side\"]," + AGGS + ",\"orderBy\":[{\"col\":\"side\"}]}";
+        assertThat(same(grouped).stats().rowsSummarized()).isZero();
+        final String firstLast = "{\"table\":\"trades\",\"filter\":" + eq + ",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+            + "{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"}]}";
+        assertThat(same(firstLast).stats().rowsSummarized()).isZero();
+        // an eq on a second indexed column: both bitmaps intersect, no single value's summary fits
+        final String two = "{\"table\":\"trades\",\"filter\":{\"op\":\"and\",\"args\":[" + eq + ",{\"op\":\"eq\",\"col\":\"venue\",\"value\":"
+            + "\"XPAR\"}]}," + AGGS + "}";
+        assertThat(same(two).stats().rowsSummarized()).isZero();
+    }
+
+    @Test
+    void shouldFoldASymbolFilterAndEmptySelections() {
+        final QueryResult r = same("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM0\"}," + AGGS + "}");
+        assertThat(col(r, "n")).isEqualTo(rows(x -> "SYM0".equals(x.instrument())).size());
+        assertThat(r.stats().rowsSummarized()).isPositive();
+        final QueryResult none = same("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":987654}," + AGGS + "}");
+        assertThat(col(none, "n")).isZero();
+        assertThat(none.value(0, 2)).isNull();
+    }
+
+    @Test
+    void shouldFallBackToRowsWhenTheBudgetIsSpent() {
+        try (QueryEngine poor = new QueryEngine(store, 1)) {
+            poor.indexes().minSegmentRows(1);
+            poor.indexes().summaryBudget(0);
+            final String json = "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":4}," + AGGS + "}";
+            final QueryResult r = poor.execute(json);
+            assertThat(r.stats().rowsSummarized()).isZero();
+            final QueryResult s = summarised.execute(json);
+            assertThat(s.stats().rowsSummarized()).isPositive();
+            for (int c = 0; c < r.columns().size(); c++) {
+                assertThat(r.value(0, c)).isEqualTo(s.value(0, c));
+            }
+        }
+    }
+
+    @Test
+    void shouldSumPastSixtyFourBitsExactly(@TempDir final Path other) {
+        try (Store s = Store.open(other)) {
+            final long q = 3_000_000_000_000_000_000L;
+            final long price = 7_000_000_000_000L;
+            try (TableWriter w = s.openOrCreate(TradeData.schema(Layout.ROW, 512, 64)).writer()) {
+                final TradeFlyweight f = new TradeFlyweight();
+                for (int i = 0; i < 2_000; i++) {
+                    w.append(f).tradeId(i).ts(TradeData.T0 + i).clientId(i % 3).price(price).quantity(q);
+                }
+                w.commit();
+            }
+            try (QueryEngine e = new QueryEngine(s, 2)) {
+                e.indexes().minSegmentRows(1);
+                final QueryResult r = e.execute("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":1},"
+                    + "\"aggs\":[{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"notional\",\"op\":\"sum\","
+                    + "\"col\":\"price*quantity\"},{\"name\":\"n\",\"op\":\"count\"}]}");
+                final long n = 2_000 / 3 + (2_000 % 3 > 1 ? 1 : 0);
+                assertThat(col(r, "n")).isEqualTo(n);
+                assertThat(r.value(0, 0)).isEqualTo(new BigDecimal(BigInteger.valueOf(q).multiply(BigInteger.valueOf(n))));
+                assertThat(r.value(0, 1)).isEqualTo(new BigDecimal(BigInteger.valueOf(q).multiply(BigInteger.valueOf(price))
+                    .multiply(BigInteger.valueOf(n)), 6));
+                assertThat(r.stats().rowsSummarized()).isPositive();
+            }
+        }
+    }
+}
