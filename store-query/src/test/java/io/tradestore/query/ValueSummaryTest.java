@@ -175,6 +175,48 @@ class ValueSummaryTest {
     }
 
     @Test
+    void shouldFoldTheCompletePartsOfTheOpenSegmentAsItGrows(@TempDir final Path other) throws Exception {
+        try (Store s = Store.open(other); QueryEngine e = new QueryEngine(s, 2); QueryEngine scan = new QueryEngine(s, 2)) {
+            final TradeData grow = new TradeData().write(s, TradeData.schema(Layout.COLUMN, 4096, 128), 3_000, 13, true);
+            e.indexes().minSegmentRows(1);
+            // ~100 client slots, 1,000 entries: 8 parts of 512 rows per 4,096-row segment; 3,000 rows hold 5 complete ones
+            e.indexes().summaryEntries(1_000);
+            e.morselRows(300);
+            scan.useIndexes(false);
+            final String json = "{\"table\":\"trades\",\"filter\":{\"op\":\"in\",\"col\":\"client_id\",\"values\":[2,3]}," + AGGS + "}";
+            final io.tradestore.core.TableSnapshot before = e.snapshot("trades");
+            final QueryResult r1 = e.execute(json);
+            assertSame(r1, scan.execute(json));
+            assertThat(r1.stats().rowsSummarized()).isPositive().isLessThan(r1.stats().rowsMatched());
+            assertThat(col(r1, "n")).isEqualTo(grow.rows.stream().filter(x -> x.clientId() != null && (x.clientId() == 2 || x.clientId() == 3)).count());
+            // the segment grows by two parts; the summary is rebuilt to cover them
+            grow.write(s, TradeData.schema(Layout.COLUMN, 4096, 128), 1_000, 14, true);
+            final QueryResult r2 = e.execute(json);
+            assertSame(r2, scan.execute(json));
+            assertThat(r2.stats().rowsSummarized()).isGreaterThan(r1.stats().rowsSummarized());
+            // an older snapshot must not fold the parts a newer query's summary covers beyond its rows
+            final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(1);
+            try {
+                final QueryResult old = io.tradestore.query.exec.QueryRunner.run(QueryEngine.parse(json), before, pool, 2, e.indexes(),
+                    System.nanoTime(), 300);
+                assertSame(old, r1);
+                assertThat(old.stats().rowsSummarized()).isEqualTo(r1.stats().rowsSummarized());
+            } finally {
+                pool.shutdown();
+            }
+        }
+    }
+
+    private static void assertSame(final QueryResult a, final QueryResult b) {
+        assertThat(a.rowCount()).isEqualTo(b.rowCount());
+        for (int r = 0; r < a.rowCount(); r++) {
+            for (int c = 0; c < a.columns().size(); c++) {
+                assertThat(a.value(r, c)).as("row %d column %s", r, a.columns().get(c)).isEqualTo(b.value(r, c));
+            }
+        }
+    }
+
+    @Test
     void shouldSumPastSixtyFourBitsExactly(@TempDir final Path other) {
         try (Store s = Store.open(other)) {
             final long q = 3_000_000_000_000_000_000L;

@@ -131,6 +131,9 @@ public final class Executor {
         /** @return log2 of the rows per part (at least the zone-map block's). */
         int partShift();
 
+        /** @return parts covered from row 0 (an open segment's summary covers its complete parts when it was built). */
+        int parts();
+
         /** @param part a part. @param out receives the part's aggregates of the selected rows. */
         void read(int part, SummaryPart out);
     }
@@ -297,7 +300,7 @@ public final class Executor {
                 if (selections[si] != null) {
                     summaries[si] = summaries(selections[si]);
                     final long read = selectedRowsRead(si, rows);
-                    if (!selections[si].dense() || summaries[si] != null && read <= rows / 4) {
+                    if (summaries[si] != null && read <= rows / 4 || !selections[si].dense()) {
                         candidates += SELECTED_ROW_COST * read;
                         continue;
                     }
@@ -346,7 +349,7 @@ public final class Executor {
             if (residual != null && unproven(residual, proven) == null) {
                 final int shift = summaries[si][0].partShift();
                 final long p0 = firstWholePart(from, shift);
-                final long p1 = endWholePart(to, rows, shift);
+                final long p1 = endWholePart(si, to, rows, shift);
                 if (p0 < p1) {
                     n += sel.cardinality(from, (int) (p0 << shift)) + (p1 << shift < to ? sel.cardinality((int) (p1 << shift), to) : 0);
                     b = e;
@@ -364,9 +367,17 @@ public final class Executor {
         return ((long) from + (1L << shift) - 1) >>> shift;
     }
 
-    /** @return the part after the last one that ends at or before row {@code to} (the segment's last part may be short). */
-    private static long endWholePart(final int to, final int rows, final int shift) {
-        return to == rows ? ((long) rows + (1L << shift) - 1) >>> shift : (long) to >>> shift;
+    /**
+     * @return the part after the last one that ends at or before row {@code to} and that every summary covers (a sealed
+     *         segment's last part may be short; an open segment's summaries cover its complete parts only, and a part
+     *         beyond this snapshot's rows is never folded, however far a newer query's summary reaches).
+     */
+    private long endWholePart(final int si, final int to, final int rows, final int shift) {
+        long end = to == rows && plan.snap.segmentSealed(si) ? ((long) rows + (1L << shift) - 1) >>> shift : (long) to >>> shift;
+        for (final Summary v : summaries[si]) {
+            end = Math.min(end, v.parts());
+        }
+        return end;
     }
 
     private QueryException timeout() {
@@ -498,7 +509,7 @@ public final class Executor {
         final Summary[] views = summaries[si];
         final int shift = views[0].partShift();
         final long p0 = firstWholePart(from, shift);
-        final long p1 = endWholePart(to, rows, shift);
+        final long p1 = endWholePart(si, to, rows, shift);
         if (p0 >= p1) {
             selected(c, selections[si], null, from, to, groups, null);
             return;

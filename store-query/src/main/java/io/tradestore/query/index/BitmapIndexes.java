@@ -413,8 +413,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
         final ImmutableRoaringBitmap chosen = result;
         final long chosenCardinality = cardinality;
-        // one plain eq/in leaf of a sealed index: its rows per value are summarised per part
-        final Executor.IndexLeaf summarised = sealed && parts.size() == 1 ? leafOf(leaves, answered.get(0)) : null;
+        // one plain eq/in leaf: its rows per value are summarised per part (an open segment's complete parts)
+        final Executor.IndexLeaf summarised = parts.size() == 1 ? leafOf(leaves, answered.get(0)) : null;
         return new Executor.Selection() {
             @Override
             public BatchIterator iterator() {
@@ -451,7 +451,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                 if (summarised == null || summarised.negated()) {
                     return null;
                 }
-                final ValueSummary v = BitmapIndexes.this.summary(snap, segment, summarised.column(), colA, colB);
+                final ValueSummary v = sealed ? BitmapIndexes.this.summary(snap, segment, summarised.column(), colA, colB)
+                    : openSummary(snap, segment, summarised.column(), colA, colB);
                 return v == null ? null : v.view(summarised.values());
             }
         };
@@ -486,22 +487,89 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             || colB >= 0 && !ValueSummary.measurable(schema.column(colB).type())) {
             return null;
         }
+        final int rows = snap.segmentRowCount(segment);
+        final int partShift = partShift(snap, idx.slotCount(), entries);
+        final Column a = colA < 0 ? null : schema.column(colA);
+        final Column b = colB < 0 ? null : schema.column(colB);
+        return cachedSummary(snap, segment, key, colA, colB, rows, () -> ValueSummary.build(snap.segment(segment), rows, schema.column(key), idx.min(),
+            idx.slotCount(), partShift, a, b));
+    }
+
+    /** @return log2 of rows per part: whole blocks, as many parts as the entry budget allows (500 values: one per block). */
+    private static int partShift(final TableSnapshot snap, final int slots, final int entries) {
+        final int blockShift = Integer.numberOfTrailingZeros(snap.schema().blockRows());
+        final int maxParts = Integer.highestOneBit(Math.max(1, entries / slots));
+        return Math.max(blockShift, snap.segmentShift() - Integer.numberOfTrailingZeros(maxParts));
+    }
+
+    /** @return the cached summary when it covers {@code rows} rows, else one built now (unless the budget is spent). */
+    private ValueSummary cachedSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB,
+                                       final int rows, final java.util.function.Supplier<ValueSummary> build) {
         final SummaryKey k = new SummaryKey(snap.segment(segment), key, colA, colB);
         final ValueSummary cached = summaries.get(k);
-        if (cached != null || summaryBytes.get() >= summaryBudget) {
+        if (cached != null && cached.coveredRows() >= rows) {
             return cached;
         }
-        return summaries.computeIfAbsent(k, x -> {
-            // parts of whole blocks, as many as the entry budget allows: a 500-value column gets one part per block
-            final int blockShift = Integer.numberOfTrailingZeros(schema.blockRows());
-            final int maxParts = Integer.highestOneBit(Math.max(1, entries / idx.slotCount()));
-            final int partShift = Math.max(blockShift, snap.segmentShift() - Integer.numberOfTrailingZeros(maxParts));
-            final ValueSummary v = ValueSummary.build(snap.segment(segment), snap.segmentRowCount(segment), schema.column(key), idx.min(),
-                idx.slotCount(), partShift, colA < 0 ? null : schema.column(colA), colB < 0 ? null : schema.column(colB));
-            summaryBytes.addAndGet(v.bytes());
+        if (summaryBytes.get() >= summaryBudget) {
+            return cached;
+        }
+        return summaries.compute(k, (x, old) -> {
+            if (old != null && old.coveredRows() >= rows) {
+                return old; // another query built it meanwhile
+            }
+            final ValueSummary v = build.get();
+            if (v == null) {
+                return old;
+            }
+            summaryBytes.addAndGet(v.bytes() - (old == null ? 0 : old.bytes()));
             summaryBuilds.incrementAndGet();
             return v;
         });
+    }
+
+    /**
+     * The summary of an open segment's complete parts (committed rows never change): rebuilt when more parts are
+     * complete, so a growing segment pays one pass over its rows per part completed. The key range comes from the zone
+     * maps of the complete blocks.
+     *
+     * @return the summary, or null when none applies (no complete part yet, too many slots, an f64 measure, budget).
+     */
+    ValueSummary openSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB) {
+        final Schema schema = snap.schema();
+        final Column kc = schema.column(key);
+        final int rows = snap.segmentRowCount(segment);
+        if (!indexable(kc) || rows < minSegmentRows || colA >= 0 && !ValueSummary.measurable(schema.column(colA).type())
+            || colB >= 0 && !ValueSummary.measurable(schema.column(colB).type())) {
+            return null;
+        }
+        final Segment s = snap.segment(segment);
+        final int blocks = rows / schema.blockRows();
+        long lo = Long.MAX_VALUE;
+        long hi = Long.MIN_VALUE;
+        for (int b = 0; b < blocks; b++) {
+            final long zmin = s.zoneMin(b, key);
+            final long zmax = s.zoneMax(b, key);
+            if (zmin <= zmax) {
+                lo = Math.min(lo, zmin);
+                hi = Math.max(hi, zmax);
+            }
+        }
+        final int entries = summaryEntries;
+        final long min = lo > hi ? 0 : lo;
+        final long range = lo > hi ? 0 : hi - lo + 1;
+        if (range < 0 || range + 1 > entries) {
+            return null;
+        }
+        final int slots = (int) range + 1;
+        final int partShift = partShift(snap, slots, entries);
+        final int parts = rows >>> partShift;
+        if (parts == 0) {
+            return null;
+        }
+        final Column a = colA < 0 ? null : schema.column(colA);
+        final Column b = colB < 0 ? null : schema.column(colB);
+        return cachedSummary(snap, segment, key, colA, colB, parts << partShift, () -> ValueSummary.build(s, parts << partShift, kc, min, slots,
+            partShift, a, b));
     }
 
     /** @return summaries built by this object. */

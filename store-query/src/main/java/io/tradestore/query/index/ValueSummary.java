@@ -34,13 +34,16 @@ public final class ValueSummary {
     private final int slots;
     private final int partShift;
     private final int parts;
+    private final int coveredRows;
     private final boolean product;
     private final int stride;
     /** Entry (part, slot) at {@code (part * slots + slot) * stride}: one cache line per value and part. */
     private final long[] e;
 
-    private ValueSummary(final long keyMin, final int slots, final int partShift, final int parts, final boolean measured, final boolean product) {
+    private ValueSummary(final long keyMin, final int slots, final int partShift, final int parts, final int coveredRows, final boolean measured,
+                         final boolean product) {
         this.keyMin = keyMin;
+        this.coveredRows = coveredRows;
         this.slots = slots;
         this.partShift = partShift;
         this.parts = parts;
@@ -60,6 +63,21 @@ public final class ValueSummary {
         return type != ColumnType.F64;
     }
 
+    /** @return parts covered from row 0. */
+    int parts() {
+        return parts;
+    }
+
+    /** @return rows covered from row 0. */
+    int coveredRows() {
+        return coveredRows;
+    }
+
+    /** @return log2 of the rows per part. */
+    int partShift() {
+        return partShift;
+    }
+
     /** @return heap bytes held by the entries. */
     long bytes() {
         return (long) e.length * Long.BYTES;
@@ -76,12 +94,21 @@ public final class ValueSummary {
      * @param partShift log2 of rows per part.
      * @param a         the measure (or its first factor), or null for row counts only.
      * @param b         the second factor of a product, or null.
-     * @return the summary.
+     * @return the summary, or null when a key lies outside the slots (an open segment's range comes from zone maps).
      */
     static ValueSummary build(final Segment s, final int rowCount, final Column key, final long keyMin, final int slots, final int partShift,
                               final Column a, final Column b) {
         final int parts = (int) (((long) rowCount + (1L << partShift) - 1) >>> partShift);
-        final ValueSummary v = new ValueSummary(keyMin, slots, partShift, Math.max(1, parts), a != null, b != null);
+        final ValueSummary v = new ValueSummary(keyMin, slots, partShift, Math.max(1, parts), rowCount, a != null, b != null);
+        final long kb0 = s.columnBase(key.index());
+        final long ks0 = s.columnStride(key.index());
+        final long knul0 = key.type().nullBits();
+        for (int r = 0; r < rowCount; r++) { // one cheap pass, so that the loops below need no bounds test
+            final long k = NativeMemory.getSigned(kb0 + r * ks0, key.width());
+            if (k != knul0 && (k < keyMin || k - keyMin >= slots - 1)) {
+                return null;
+            }
+        }
         final long kb = s.columnBase(key.index());
         final long ks = s.columnStride(key.index());
         final int kw = key.width();
@@ -161,6 +188,11 @@ public final class ValueSummary {
             @Override
             public int partShift() {
                 return partShift;
+            }
+
+            @Override
+            public int parts() {
+                return parts;
             }
 
             @Override
