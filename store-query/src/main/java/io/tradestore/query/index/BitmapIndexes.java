@@ -387,19 +387,20 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return null;
         }
         // a mapped bitmap's cardinality walks its container headers: count each part once
+        // one sealed leaf: its cardinality is walked only if asked (summaries folding the segment never ask)
+        final boolean lazy = sealed && parts.size() == 1;
         final long[] cards = new long[parts.size()];
         int smallest = 0;
-        for (int i = 0; i < cards.length; i++) {
+        for (int i = 0; i < cards.length && !lazy; i++) {
             cards[i] = parts.get(i).getLongCardinality();
             smallest = cards[i] < cards[smallest] ? i : smallest;
         }
         // A selection that keeps most rows is slower to read than a scan of the column (unless summaries answer it).
-        final boolean dense = cards[smallest] > rows / 4;
-        if (dense && (!sealed || parts.size() > 1)) {
+        if (!lazy && cards[smallest] > rows / 4) {
             return null;
         }
         ImmutableRoaringBitmap result = parts.get(smallest);
-        long cardinality = cards[smallest];
+        long cardinality = lazy ? -1 : cards[smallest];
         if (parts.size() > 1) {
             final Integer[] order = new Integer[parts.size()];
             for (int i = 0; i < order.length; i++) {
@@ -412,7 +413,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             cardinality = result.getLongCardinality();
         }
         final ImmutableRoaringBitmap chosen = result;
-        final long chosenCardinality = cardinality;
+        final long[] chosenCardinality = {cardinality};
         // one plain eq/in leaf: its rows per value are summarised per part (an open segment's complete parts)
         final Executor.IndexLeaf summarised = parts.size() == 1 ? leafOf(leaves, answered.get(0)) : null;
         return new Executor.Selection() {
@@ -423,7 +424,10 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
 
             @Override
             public long cardinality() {
-                return chosenCardinality;
+                if (chosenCardinality[0] < 0) {
+                    chosenCardinality[0] = chosen.getLongCardinality();
+                }
+                return chosenCardinality[0];
             }
 
             @Override
@@ -443,7 +447,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
 
             @Override
             public boolean dense() {
-                return dense;
+                return cardinality() > rows / 4;
             }
 
             @Override
