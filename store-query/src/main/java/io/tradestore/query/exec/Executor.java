@@ -240,7 +240,7 @@ public final class Executor {
 
     /** @return per aggregate its summary measure, or null when a global aggregate cannot fold all of them from summaries. */
     private int[][] summaryMeasures() {
-        if (plan.scan || plan.keyMode != Plan.GLOBAL || plan.filter == null) {
+        if (selector == null || plan.scan || plan.keyMode != Plan.GLOBAL || plan.filter == null) {
             return null;
         }
         final int[][] out = new int[plan.accs.size()][];
@@ -296,11 +296,13 @@ public final class Executor {
                 if (leaves == null) {
                     leaves = indexLeaves();
                 }
+                checkDeadline(); // a first query may build an index or a summary per segment (~40 ms each)
                 selections[si] = selector.select(snap, si, leaves);
                 if (selections[si] != null) {
                     summaries[si] = summaries(selections[si]);
                     final long read = selectedRowsRead(si, rows);
-                    if (summaries[si] != null && read <= rows / 4 || !selections[si].dense()) {
+                    // a dense selection stays only when what summaries leave to read costs less than a scan
+                    if (summaries[si] != null && read * SELECTED_ROW_COST <= rows || !selections[si].dense()) {
                         candidates += SELECTED_ROW_COST * read;
                         continue;
                     }

@@ -52,8 +52,11 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     /** Entries (slots x parts) of one value summary at most by default: ~4 MB of arrays; a column with more slots gets none. */
     public static final int DEFAULT_SUMMARY_ENTRIES = 1 << 16;
     private volatile int summaryEntries = DEFAULT_SUMMARY_ENTRIES;
-    /** Heap the value summaries may take by default (a 50M-trade table's client and instrument summaries: ~30 MB). */
-    public static final long DEFAULT_SUMMARY_BUDGET = 256L << 20;
+    /**
+     * Heap the value summaries may take by default: an eighth of the heap, at most 256 MB (a 50M-trade table's client and
+     * instrument summaries take ~75 MB).
+     */
+    public static final long DEFAULT_SUMMARY_BUDGET = Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8);
     private final Map<SummaryKey, ValueSummary> summaries = new ConcurrentHashMap<>();
     private final AtomicLong summaryBytes = new AtomicLong();
     private final AtomicLong summaryBuilds = new AtomicLong();
@@ -413,6 +416,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             cardinality = result.getLongCardinality();
         }
         final ImmutableRoaringBitmap chosen = result;
+        // memoised without synchronisation: asked on the query's calling thread only (Executor.selectAndEstimate)
         final long[] chosenCardinality = {cardinality};
         // one plain eq/in leaf: its rows per value are summarised per part (an open segment's complete parts)
         final Executor.IndexLeaf summarised = parts.size() == 1 ? leafOf(leaves, answered.get(0)) : null;

@@ -51,6 +51,8 @@ class DifferentialQueryTest {
     private QueryEngine indexedEngine() {
         final QueryEngine e = new QueryEngine(fixture.store, 2);
         e.indexes().minSegmentRows(1);
+        // few summary entries: parts of several blocks for the wider key columns, one block for the narrow ones
+        e.indexes().summaryEntries(512);
         return e;
     }
 
