@@ -73,7 +73,7 @@ final class GroupState {
             a.beginSegment(s);
         }
         if (kernel != null) {
-            kernel.beginSegment(s);
+            kernel.beginSegment(s, rows);
         }
     }
 
@@ -305,7 +305,7 @@ final class GroupState {
 
     void finish() {
         if (kernel != null) {
-            kernel.flush(rows);
+            kernel.finish(rows);
         }
         if (laneRows != null) {
             for (int i = 0; i < laneRows.length; i++) {
