@@ -21,9 +21,9 @@ import io.tradestore.core.segment.Segment;
  * exact loops. Key range checks are left out of the loop where the segment's zone map proves the key's values inside the
  * packed range (the array bounds still hold every index).
  *
- * Row counts are kept only when an output needs them (count, avg). Otherwise a segment where the zone maps prove one
- * term's addends all of one sign and non-zero counts no rows: a group's partial of that term is then non-zero exactly
- * when it had rows (query 5: 1.5x faster; docs/query-engine.md, Known gaps), and the flush marks such groups. A window
+ * A one-term kernel keeps row counts only when an output needs them (count, avg). Otherwise a segment where the zone
+ * maps prove the term's addends all of one sign and non-zero counts no rows: a group's partial is then non-zero exactly
+ * when it had rows, and the flush marks such groups (queries 1 and 5; docs/query-engine.md, Known gaps). A window
  * holds segments of one way only (a mode change flushes), since partials of other signs could cancel to zero.
  */
 final class DenseSumKernel {
@@ -33,6 +33,8 @@ final class DenseSumKernel {
     private static final long SIGNED_LIMIT = Long.MAX_VALUE;
     /** The largest value (2^64 - 1, unsigned) a window's partial of addends that are all non-negative may reach. */
     private static final long UNSIGNED_LIMIT = -1L;
+    /** The batch sum of a loop that keeps none (two terms); a sum of non-negative addends is never negative. */
+    private static final long UNKNOWN = -1L;
     private final KeySpec[] keys;
     private final int terms;
     private final int[] termSlotA;
@@ -67,9 +69,8 @@ final class DenseSumKernel {
     private static final int OTHER = 3;
     private boolean usable;
     private boolean proven;
-    /** The sums of the last batch's addends of terms 0 and 1 (rows with a null in a term excluded). */
-    private long batchTotal0;
-    private long batchTotal1;
+    /** The sum of the last batch's addends (rows with a null excluded) when its loop kept it (one term), else UNKNOWN. */
+    private long batchTotal;
     /** Whether the window has partials to flush. */
     private boolean pending;
     /** Whether a row of the window took the rare path (then the counts have rows even when the loops count none). */
@@ -211,8 +212,8 @@ final class DenseSumKernel {
         usable = ok;
         if (ok) {
             // a window holds one way of knowing the groups: under another sign, partials of rows of the same group
-            // could cancel to zero
-            final int mode = countRows ? COUNTING : p;
+            // could cancel to zero. Two-term loops always count (query 2's loop measured ~2-5% slower with the test)
+            final int mode = countRows || terms > 1 ? COUNTING : p;
             if (pending && mode != presence) {
                 flush(rows);
             }
@@ -294,9 +295,9 @@ final class DenseSumKernel {
         final int n = c.n;
         reserve(n, rows);
         run(c, n, gid, inline);
-        // a term whose addends are all non-negative adds what they summed to, else the bound of each
+        // a term whose addends are all non-negative adds what they summed to when its loop kept that, else their bound
         for (int t = 0; t < terms; t++) {
-            used[t] += termUnsigned[t] ? (t == 0 ? batchTotal0 : batchTotal1) : n * termBound[t];
+            used[t] += termUnsigned[t] && batchTotal != UNKNOWN ? batchTotal : n * termBound[t];
             windowUnsigned[t] &= termUnsigned[t];
         }
         pending = true;
@@ -386,8 +387,8 @@ final class DenseSumKernel {
     // One loop per key shape and term shape, with constant strides (variable strides cost ~0.4 ns/row in query 1: the
     // probe figures are in docs/query-engine.md, Known gaps).
     // A row's terms are read first; a null in any of them sends the row to the exact path (a predictable branch: nulls
-    // are rare). The row count is a loop-invariant test (C2 unswitches the loop: no cost when off); the batch sums t0, t1
-    // are register adds. Separate arrays per partial, no lanes: array-of-structs partials measured
+    // are rare). One-term loops test a loop-invariant flag for the row count (a probe loop ran as fast as one without
+    // it) and keep their batch sum t0 in a register; two-term loops always count. Separate arrays per partial, no lanes: array-of-structs partials measured
     // within noise of them (so the simpler layout) and four interleaved lanes slower (docs/query-engine.md, Known gaps).
 
     private void gidProduct(final BatchContext c, final int n, final int[] gid, final long a0, final long b0) {
@@ -411,7 +412,7 @@ final class DenseSumKernel {
                 t0 += x * y;
             }
         }
-        endBatch(c, k, gid, t0, 0);
+        endBatch(c, k, gid, t0);
     }
 
     private void gidPlain(final BatchContext c, final int n, final int[] gid, final long a0) {
@@ -434,18 +435,15 @@ final class DenseSumKernel {
                 t0 += x;
             }
         }
-        endBatch(c, k, gid, t0, 0);
+        endBatch(c, k, gid, t0);
     }
 
     private void gidProductPlain(final BatchContext c, final int n, final int[] gid, final long a0, final long b0, final long a1) {
         final long[] r = count;
-        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final long[] s1 = sum1;
         final int[] nulls = nullRows;
         int k = 0;
-        long t0 = 0;
-        long t1 = 0;
         for (int i = 0; i < n; i++) {
             final int g = gid[i];
             final long x = NativeMemory.getLong(a0 + 8L * i);
@@ -454,16 +452,12 @@ final class DenseSumKernel {
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE | u == Long.MIN_VALUE) {
                 nulls[k++] = i;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
+                r[g]++;
                 s0[g] += x * y;
-                t0 += x * y;
                 s1[g] += u;
-                t1 += u;
             }
         }
-        endBatch(c, k, gid, t0, t1);
+        endBatch(c, k, gid, UNKNOWN);
     }
 
     private void byteProduct(final BatchContext c, final int n, final long ka, final long a0, final long b0) {
@@ -487,7 +481,7 @@ final class DenseSumKernel {
                 t0 += x * y;
             }
         }
-        endBatch(c, k, null, t0, 0);
+        endBatch(c, k, null, t0);
     }
 
     private void bytePlain(final BatchContext c, final int n, final long ka, final long a0) {
@@ -510,18 +504,15 @@ final class DenseSumKernel {
                 t0 += x;
             }
         }
-        endBatch(c, k, null, t0, 0);
+        endBatch(c, k, null, t0);
     }
 
     private void byteProductPlain(final BatchContext c, final int n, final long ka, final long a0, final long b0, final long a1) {
         final long[] r = count;
-        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final long[] s1 = sum1;
         final int[] nulls = nullRows;
         int k = 0;
-        long t0 = 0;
-        long t1 = 0;
         for (int i = 0; i < n; i++) {
             final int g = NativeMemory.getByte(ka + i) & 0xFF;
             final long x = NativeMemory.getLong(a0 + 8L * i);
@@ -530,16 +521,12 @@ final class DenseSumKernel {
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE | u == Long.MIN_VALUE) {
                 nulls[k++] = i;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
+                r[g]++;
                 s0[g] += x * y;
-                t0 += x * y;
                 s1[g] += u;
-                t1 += u;
             }
         }
-        endBatch(c, k, null, t0, t1);
+        endBatch(c, k, null, UNKNOWN);
     }
 
     private void intProduct(final BatchContext c, final int n, final long ka, final int nul, final int lo, final long a0, final long b0) {
@@ -564,7 +551,7 @@ final class DenseSumKernel {
                 t0 += x * y;
             }
         }
-        endBatch(c, k, null, t0, 0);
+        endBatch(c, k, null, t0);
     }
 
     private void intPlain(final BatchContext c, final int n, final long ka, final int nul, final int lo, final long a0) {
@@ -588,18 +575,15 @@ final class DenseSumKernel {
                 t0 += x;
             }
         }
-        endBatch(c, k, null, t0, 0);
+        endBatch(c, k, null, t0);
     }
 
     private void intProductPlain(final BatchContext c, final int n, final long ka, final int nul, final int lo, final long a0, final long b0, final long a1) {
         final long[] r = count;
-        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final long[] s1 = sum1;
         final int[] nulls = nullRows;
         int k = 0;
-        long t0 = 0;
-        long t1 = 0;
         for (int i = 0; i < n; i++) {
             final int v = NativeMemory.getInt(ka + 4L * i);
             final int g = v == nul ? 0 : v - lo;
@@ -609,16 +593,12 @@ final class DenseSumKernel {
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE | u == Long.MIN_VALUE) {
                 nulls[k++] = i;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
+                r[g]++;
                 s0[g] += x * y;
-                t0 += x * y;
                 s1[g] += u;
-                t1 += u;
             }
         }
-        endBatch(c, k, null, t0, t1);
+        endBatch(c, k, null, UNKNOWN);
     }
 
     private void longProduct(final BatchContext c, final int n, final long ka, final long nul, final long lo, final long a0, final long b0) {
@@ -643,7 +623,7 @@ final class DenseSumKernel {
                 t0 += x * y;
             }
         }
-        endBatch(c, k, null, t0, 0);
+        endBatch(c, k, null, t0);
     }
 
     private void longPlain(final BatchContext c, final int n, final long ka, final long nul, final long lo, final long a0) {
@@ -667,19 +647,16 @@ final class DenseSumKernel {
                 t0 += x;
             }
         }
-        endBatch(c, k, null, t0, 0);
+        endBatch(c, k, null, t0);
     }
 
     private void longProductPlain(final BatchContext c, final int n, final long ka, final long nul, final long lo, final long a0, final long b0,
                                   final long a1) {
         final long[] r = count;
-        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final long[] s1 = sum1;
         final int[] nulls = nullRows;
         int k = 0;
-        long t0 = 0;
-        long t1 = 0;
         for (int i = 0; i < n; i++) {
             final long v = NativeMemory.getLong(ka + 8L * i);
             final int g = (int) (v == nul ? 0 : v - lo);
@@ -689,16 +666,12 @@ final class DenseSumKernel {
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE | u == Long.MIN_VALUE) {
                 nulls[k++] = i;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
+                r[g]++;
                 s0[g] += x * y;
-                t0 += x * y;
                 s1[g] += u;
-                t1 += u;
             }
         }
-        endBatch(c, k, null, t0, t1);
+        endBatch(c, k, null, UNKNOWN);
     }
 
 
@@ -725,7 +698,7 @@ final class DenseSumKernel {
                 t0 += x * y;
             }
         }
-        endBatch(c, k, null, t0, 0);
+        endBatch(c, k, null, t0);
     }
 
     private void intBytePlain(final BatchContext c, final int n, final long ka, final int nul, final int lo, final int mult, final long kb,
@@ -750,19 +723,16 @@ final class DenseSumKernel {
                 t0 += x;
             }
         }
-        endBatch(c, k, null, t0, 0);
+        endBatch(c, k, null, t0);
     }
 
     private void intByteProductPlain(final BatchContext c, final int n, final long ka, final int nul, final int lo, final int mult, final long kb,
                                      final long a0, final long b0, final long a1) {
         final long[] r = count;
-        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final long[] s1 = sum1;
         final int[] nulls = nullRows;
         int k = 0;
-        long t0 = 0;
-        long t1 = 0;
         for (int i = 0; i < n; i++) {
             final int v = NativeMemory.getInt(ka + 4L * i);
             final int g = (v == nul ? 0 : v - lo) * mult + (NativeMemory.getByte(kb + i) & 0xFF);
@@ -772,16 +742,12 @@ final class DenseSumKernel {
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE | u == Long.MIN_VALUE) {
                 nulls[k++] = i;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
+                r[g]++;
                 s0[g] += x * y;
-                t0 += x * y;
                 s1[g] += u;
-                t1 += u;
             }
         }
-        endBatch(c, k, null, t0, t1);
+        endBatch(c, k, null, UNKNOWN);
     }
 
     private void strided1(final BatchContext c, final int n, final int[] gid, final long a0, final long as0, final long b0, final long bs0) {
@@ -805,19 +771,16 @@ final class DenseSumKernel {
                 t0 += x * y;
             }
         }
-        endBatch(c, k, gid, t0, 0);
+        endBatch(c, k, gid, t0);
     }
 
     private void strided2(final BatchContext c, final int n, final int[] gid, final long a0, final long as0, final long b0, final long bs0,
                           final long a1, final long as1, final long b1, final long bs1) {
         final long[] r = count;
-        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final long[] s1 = sum1;
         final int[] nulls = nullRows;
         int k = 0;
-        long t0 = 0;
-        long t1 = 0;
         for (int i = 0; i < n; i++) {
             final int g = gid[i];
             final long x = NativeMemory.getLong(a0 + i * as0);
@@ -827,26 +790,21 @@ final class DenseSumKernel {
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE | u == Long.MIN_VALUE | w == Long.MIN_VALUE) {
                 nulls[k++] = i;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
+                r[g]++;
                 s0[g] += x * y;
-                t0 += x * y;
                 s1[g] += u * w;
-                t1 += u * w;
             }
         }
-        endBatch(c, k, gid, t0, t1);
+        endBatch(c, k, gid, UNKNOWN);
     }
 
     /**
-     * Ends a batch's loop: keeps the sums of its addends per term (see {@link #consume}), then takes the rows with a null
+     * Ends a batch's loop: keeps the sum of its addends (one-term loops; see {@link #reserve}), then takes the rows with a null
      * in some term column, collected by the loop (which then stays free of calls): their groups are computed again here,
      * then each row is counted and added exactly by each aggregate's own rules.
      */
-    private void endBatch(final BatchContext c, final int k, final int[] gid, final long total0, final long total1) {
-        batchTotal0 = total0;
-        batchTotal1 = total1;
+    private void endBatch(final BatchContext c, final int k, final int[] gid, final long total) {
+        batchTotal = total;
         for (int j = 0; j < k; j++) {
             final int i = nullRows[j];
             slow(c, gid != null ? gid[i] : inlineGroup(c, i), i);
@@ -894,9 +852,10 @@ final class DenseSumKernel {
     /**
      * Flushes the window first when a batch of {@code n} rows might not fit. A window's partial of a term stays exact in
      * 64 bits while the magnitudes of its addends add up to at most 2^63 - 1, or 2^64 - 1 when all of them are proven
-     * non-negative (the partial is then read unsigned). {@link #used} sums those magnitudes: the batch sums of the terms
-     * proven non-negative (a register add per row), else rows times the zone maps' bound. The batch sums keep query 5's
-     * 10,000 groups to about one flush per worker instead of one per ~70,000 rows (docs/query-engine.md, Known gaps).
+     * non-negative (the partial is then read unsigned). {@link #used} sums those magnitudes: a one-term loop's batch sum
+     * when the term is proven non-negative (a register add per row), else rows times the zone maps' bound. The batch
+     * sums keep query 5's 10,000 groups to one flush per worker instead of one per ~70,000 rows (docs/query-engine.md,
+     * Known gaps).
      */
     private void reserve(final int n, final long[] rows) {
         boolean full = false;
