@@ -297,7 +297,7 @@ final class DenseSumKernel {
         run(c, n, gid, inline);
         // a term whose addends are all non-negative adds what they summed to when its loop kept that, else their bound
         for (int t = 0; t < terms; t++) {
-            used[t] += termUnsigned[t] && batchTotal != UNKNOWN ? batchTotal : n * termBound[t];
+            used[t] += !counting && termUnsigned[t] && batchTotal != UNKNOWN ? batchTotal : n * termBound[t];
             windowUnsigned[t] &= termUnsigned[t];
         }
         pending = true;
@@ -387,9 +387,10 @@ final class DenseSumKernel {
     // One loop per key shape and term shape, with constant strides (variable strides cost ~0.4 ns/row in query 1: the
     // probe figures are in docs/query-engine.md, Known gaps).
     // A row's terms are read first; a null in any of them sends the row to the exact path (a predictable branch: nulls
-    // are rare). One-term loops test a loop-invariant flag for the row count (a probe loop ran as fast as one without
-    // it) and keep their batch sum t0 in a register; two-term loops always count. Separate arrays per partial, no lanes: array-of-structs partials measured
-    // within noise of them (so the simpler layout) and four interleaved lanes slower (docs/query-engine.md, Known gaps).
+    // are rare). One-term loops test a loop-invariant flag (C2 unswitches the loop): counting rows as before, or not
+    // counting and keeping the batch sum t0 in a register; two-term loops always count. Separate arrays per partial, no
+    // lanes: array-of-structs partials measured within noise of them (so the simpler layout) and four interleaved lanes
+    // slower (docs/query-engine.md, Known gaps).
 
     private void gidProduct(final BatchContext c, final int n, final int[] gid, final long a0, final long b0) {
         final long[] r = count;
@@ -404,10 +405,10 @@ final class DenseSumKernel {
             final long y = NativeMemory.getLong(b0 + 8L * i);
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
                 nulls[k++] = i;
+            } else if (counting) {
+                r[g]++;
+                s0[g] += x * y;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
                 s0[g] += x * y;
                 t0 += x * y;
             }
@@ -427,10 +428,10 @@ final class DenseSumKernel {
             final long x = NativeMemory.getLong(a0 + 8L * i);
             if (x == Long.MIN_VALUE) {
                 nulls[k++] = i;
+            } else if (counting) {
+                r[g]++;
+                s0[g] += x;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
                 s0[g] += x;
                 t0 += x;
             }
@@ -473,10 +474,10 @@ final class DenseSumKernel {
             final long y = NativeMemory.getLong(b0 + 8L * i);
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
                 nulls[k++] = i;
+            } else if (counting) {
+                r[g]++;
+                s0[g] += x * y;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
                 s0[g] += x * y;
                 t0 += x * y;
             }
@@ -496,10 +497,10 @@ final class DenseSumKernel {
             final long x = NativeMemory.getLong(a0 + 8L * i);
             if (x == Long.MIN_VALUE) {
                 nulls[k++] = i;
+            } else if (counting) {
+                r[g]++;
+                s0[g] += x;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
                 s0[g] += x;
                 t0 += x;
             }
@@ -543,10 +544,10 @@ final class DenseSumKernel {
             final long y = NativeMemory.getLong(b0 + 8L * i);
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
                 nulls[k++] = i;
+            } else if (counting) {
+                r[g]++;
+                s0[g] += x * y;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
                 s0[g] += x * y;
                 t0 += x * y;
             }
@@ -567,10 +568,10 @@ final class DenseSumKernel {
             final long x = NativeMemory.getLong(a0 + 8L * i);
             if (x == Long.MIN_VALUE) {
                 nulls[k++] = i;
+            } else if (counting) {
+                r[g]++;
+                s0[g] += x;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
                 s0[g] += x;
                 t0 += x;
             }
@@ -615,10 +616,10 @@ final class DenseSumKernel {
             final long y = NativeMemory.getLong(b0 + 8L * i);
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
                 nulls[k++] = i;
+            } else if (counting) {
+                r[g]++;
+                s0[g] += x * y;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
                 s0[g] += x * y;
                 t0 += x * y;
             }
@@ -639,10 +640,10 @@ final class DenseSumKernel {
             final long x = NativeMemory.getLong(a0 + 8L * i);
             if (x == Long.MIN_VALUE) {
                 nulls[k++] = i;
+            } else if (counting) {
+                r[g]++;
+                s0[g] += x;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
                 s0[g] += x;
                 t0 += x;
             }
@@ -690,10 +691,10 @@ final class DenseSumKernel {
             final long y = NativeMemory.getLong(b0 + 8L * i);
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
                 nulls[k++] = i;
+            } else if (counting) {
+                r[g]++;
+                s0[g] += x * y;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
                 s0[g] += x * y;
                 t0 += x * y;
             }
@@ -715,10 +716,10 @@ final class DenseSumKernel {
             final long x = NativeMemory.getLong(a0 + 8L * i);
             if (x == Long.MIN_VALUE) {
                 nulls[k++] = i;
+            } else if (counting) {
+                r[g]++;
+                s0[g] += x;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
                 s0[g] += x;
                 t0 += x;
             }
@@ -763,10 +764,10 @@ final class DenseSumKernel {
             final long y = NativeMemory.getLong(b0 + i * bs0);
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
                 nulls[k++] = i;
+            } else if (counting) {
+                r[g]++;
+                s0[g] += x * y;
             } else {
-                if (counting) {
-                    r[g]++;
-                }
                 s0[g] += x * y;
                 t0 += x * y;
             }
@@ -852,8 +853,9 @@ final class DenseSumKernel {
     /**
      * Flushes the window first when a batch of {@code n} rows might not fit. A window's partial of a term stays exact in
      * 64 bits while the magnitudes of its addends add up to at most 2^63 - 1, or 2^64 - 1 when all of them are proven
-     * non-negative (the partial is then read unsigned). {@link #used} sums those magnitudes: a one-term loop's batch sum
-     * when the term is proven non-negative (a register add per row), else rows times the zone maps' bound. The batch
+     * non-negative (the partial is then read unsigned). {@link #used} sums those magnitudes: the batch sum of a one-term
+     * loop that counts no rows when the term is proven non-negative (a register add per row), else rows times the zone
+     * maps' bound. The batch
      * sums keep query 5's 10,000 groups to one flush per worker instead of one per ~70,000 rows (docs/query-engine.md,
      * Known gaps).
      */
