@@ -109,6 +109,87 @@ class DenseSumKernelTest {
     }
 
     @ParameterizedTest
+    @CsvSource({"COLUMN,1", "COLUMN,2", "ROW,1"})
+    void shouldFindEveryGroupWithoutCountingRowsWhenTheSignsAreProven(final Layout layout, final int threads) {
+        // without a count among the outputs, a segment whose zone maps prove one term's sign (and no zero) knows its
+        // groups from that term's partials; segments of each kind follow one another in a worker's window:
+        //   0: price > 0 (presence by a positive term)   1: price < 0 (negative), client 3 cancels segment 0 to zero
+        //   2: prices of both signs (rows counted)        3: quantities with zeros (rows counted)
+        //   4-13: products near 2^50, client 7 passing 2^63 inside one window (an unsigned partial) and 2^64 in all
+        //   14: the same of both signs (a signed window: an unsigned one must be flushed before it)
+        // client 5 has only null prices (a group with a null sum), client 6 only zero products in segment 3, a null
+        // client_id is a group, and a block has nulls
+        final int segmentRows = 2048;
+        final List<TradeData.Row> rows = new ArrayList<>();
+        final SplittableRandom rnd = new SplittableRandom(17);
+        try (Store store = Store.open(dir)) {
+            try (TableWriter w = store.openOrCreate(TradeData.schema(layout, segmentRows, 512)).writer()) {
+                final TradeFlyweight f = new TradeFlyweight();
+                for (int i = 0; i < 15 * segmentRows; i++) {
+                    final long r = w.pendingRows();
+                    final int seg = i / segmentRows;
+                    final int inSeg = i % segmentRows;
+                    Long client = (long) rnd.nextInt(20);
+                    Long price = 1_000_000L + rnd.nextInt(500_000_000);
+                    Long qty = (long) rnd.nextInt(1, 10_000);
+                    if (seg == 1) {
+                        price = -price;
+                    } else if (seg == 2 && rnd.nextBoolean()) {
+                        price = -price;
+                    } else if (seg == 3 && rnd.nextInt(10) == 0) {
+                        qty = 0L;
+                    } else if (seg >= 4) {
+                        // products just below 2^50, the largest bound the partials take
+                        price = (seg == 14 && rnd.nextInt(3) == 0 ? -1 : 1) * ((1L << 25) - 1 - rnd.nextInt(1000));
+                        qty = (1L << 25) - 1 - rnd.nextInt(1000);
+                        client = rnd.nextInt(10) == 0 ? client : 7L;
+                    }
+                    if (inSeg == 100 && seg < 2) {
+                        client = 3L;
+                        price = seg == 0 ? 123_000_000L : -123_000_000L;
+                        qty = 77L;
+                    } else if (client == 3) {
+                        client = 4L;
+                    }
+                    if (client == 5) {
+                        price = null;
+                    } else if (client == 6) {
+                        client = seg == 3 ? client : 8L;
+                        qty = 0L;
+                    }
+                    if (seg == 2 && inSeg >= 512 && inSeg < 1024 && rnd.nextInt(5) == 0) {
+                        client = rnd.nextBoolean() ? null : client;
+                        qty = rnd.nextBoolean() ? null : qty;
+                    }
+                    // Long.MIN_VALUE is the i64 and decimal null
+                    w.append(f).tradeId(r + 1).ts(TradeData.T0 + r).venue("XLON").instrument("SYM1").side('B').clientId(orNull(client))
+                        .price(orNull(price)).quantity(orNull(qty));
+                    rows.add(new TradeData.Row(r, r + 1, TradeData.T0 + r, client, "XLON", "SYM1", 'B', price, qty));
+                }
+                w.commit();
+            }
+            try (QueryEngine engine = new QueryEngine(store, threads)) {
+                engine.morselRows(3 * segmentRows);
+                final String[] aggs = {
+                    "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}",
+                    "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"quantity*price\"},{\"name\":\"p\",\"op\":\"sum\",\"col\":\"price\"}",
+                    "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"vwap\",\"op\":\"vwap\"}",
+                    "{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}"};
+                for (final String a : aggs) {
+                    check(engine, rows, new String[] {"client_id"}, a, null);
+                    check(engine, rows, new String[] {"client_id"}, a, "{\"op\":\"range\",\"col\":\"quantity\",\"gte\":3000}");
+                }
+                final QueryResult r = engine.execute("{\"table\":\"trades\",\"groupBy\":[\"client_id\"],"
+                    + "\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}],\"orderBy\":[{\"col\":\"client_id\"}]}");
+                assertThat(r.value(3, 1)).as("client 3, cancelled to zero").isEqualTo(new BigDecimal(BigInteger.ZERO, 6));
+                assertThat(r.value(5, 1)).as("client 5, null prices only").isNull();
+                assertThat(r.value(6, 1)).as("client 6, zero products only").isEqualTo(new BigDecimal(BigInteger.ZERO, 6));
+                assertThat(((BigDecimal) r.value(7, 1)).unscaledValue().bitLength()).as("client 7").isGreaterThan(64);
+            }
+        }
+    }
+
+    @ParameterizedTest
     @EnumSource(Layout.class)
     void shouldGroupByAOneByteKeyThatFillsItsWholeRange(final Layout layout) {
         // i8 values -127..127 plus null: the key's range already needs 256 codes, so the Binder keeps range codes
@@ -145,6 +226,10 @@ class DenseSumKernelTest {
                 }
             }
         }
+    }
+
+    private static long orNull(final Long v) {
+        return v == null ? Long.MIN_VALUE : v;
     }
 
     private static void check(final QueryEngine engine, final List<TradeData.Row> rows, final String[] keys, final String aggs, final String filter) {

@@ -14,13 +14,27 @@ import io.tradestore.core.segment.Segment;
  * and sum(quantity) are one term, so query 2 does three read-modify-writes per row, not five.
  *
  * A row with a null in any term column takes a rare exact path (each aggregate adds it by its own null rules into
- * its 128-bit accumulators). The zone maps bound every term per segment, so a 64-bit partial is flushed into the
- * aggregates' exact accumulators before it could reach 2^62; a segment whose bounds are too wide for that (a single
- * product may overflow) is left to the aggregates' own exact loops. Key range checks are left out of the loop where the
- * segment's zone map proves the key's values inside the packed range (the array bounds still hold every index).
+ * its 128-bit accumulators). The partials of a window of batches are flushed into the aggregates' exact accumulators
+ * before they could leave 64 bits: signed while the magnitudes of their addends sum to below 2^63, unsigned below 2^64
+ * when the zone maps prove every addend non-negative (then the batch's own sum counts, not rows times the bound: see
+ * {@link #reserve}). A segment whose bounds are too wide (a single product may overflow) is left to the aggregates' own
+ * exact loops. Key range checks are left out of the loop where the segment's zone map proves the key's values inside the
+ * packed range (the array bounds still hold every index).
+ *
+ * A one-term kernel keeps row counts only when an output needs them (count, avg). Otherwise a segment where the zone
+ * maps prove the term's addends all of one sign and non-zero counts no rows: a group's partial is then non-zero exactly
+ * when it had rows, and the flush marks such groups (queries 1 and 5; docs/query-engine.md, Known gaps). A window
+ * holds segments of one way only (a mode change flushes), since partials of other signs could cancel to zero.
  */
 final class DenseSumKernel {
+    /** The largest bound of one addend the partials take: a batch of them then adds at most 2^62. */
     private static final long LIMIT = 1L << 62;
+    /** The largest magnitude a signed window's partial may reach. */
+    private static final long SIGNED_LIMIT = Long.MAX_VALUE;
+    /** The largest value (2^64 - 1, unsigned) a window's partial of addends that are all non-negative may reach. */
+    private static final long UNSIGNED_LIMIT = -1L;
+    /** The batch sum of a loop that keeps none (two terms); a sum of non-negative addends is never negative. */
+    private static final long UNKNOWN = -1L;
     private final KeySpec[] keys;
     private final int terms;
     private final int[] termSlotA;
@@ -28,7 +42,14 @@ final class DenseSumKernel {
     private final int[] termColA;
     private final int[] termColB;
     private final long[] termBound;
-    private final long[] headroom;
+    /** Per term: whether the current segment's zone maps prove every addend non-negative. */
+    private final boolean[] termUnsigned;
+    /** Per term: the sum of the bounds of the addends in the window so far (unsigned), at most its limit. */
+    private final long[] used;
+    /** Per term: whether every addend of the window is proven non-negative (its partial is read as unsigned). */
+    private final boolean[] windowUnsigned;
+    /** Whether the outputs need each group's exact row count (a count or an avg); else only whether it has rows. */
+    private final boolean countRows;
     private final SumAcc[] sums;
     private final int[] sumTerm;
     private final VwapAcc[] vwaps;
@@ -48,10 +69,27 @@ final class DenseSumKernel {
     private static final int OTHER = 3;
     private boolean usable;
     private boolean proven;
+    /** The sum of the last batch's addends (rows with a null excluded) when its loop kept it (one term), else UNKNOWN. */
+    private long batchTotal;
+    /** Whether the window has partials to flush. */
+    private boolean pending;
+    /** Whether a row of the window took the rare path (then the counts have rows even when the loops count none). */
+    private boolean slowRows;
+    /** A bit per group: a window that did not count rows saw a row of it with no null in any term. */
+    private final long[] marks;
+    /**
+     * How the window knows which groups have rows: {@link #COUNTING}, or a term whose addends all have one sign and
+     * none is zero ({@code term << 1 | 1} when negative), so that its partial is non-zero exactly for groups with rows.
+     */
+    private int presence = COUNTING;
+    private static final int COUNTING = -1;
+    /** Whether the loops count rows ({@code presence == COUNTING}). */
+    private boolean counting = true;
 
     private DenseSumKernel(final KeySpec[] keys, final List<int[]> termList, final List<SumAcc> sumList, final List<Integer> sumTerms,
-                           final List<VwapAcc> vwapList, final List<int[]> vwapTerms, final int groups) {
+                           final List<VwapAcc> vwapList, final List<int[]> vwapTerms, final int groups, final boolean countRows) {
         this.keys = keys;
+        this.countRows = countRows;
         this.terms = termList.size();
         termSlotA = new int[terms];
         termSlotB = new int[terms];
@@ -64,8 +102,10 @@ final class DenseSumKernel {
             termColB[t] = termList.get(t)[3];
         }
         termBound = new long[terms];
-        headroom = new long[terms];
-        java.util.Arrays.fill(headroom, LIMIT);
+        termUnsigned = new boolean[terms];
+        used = new long[terms];
+        windowUnsigned = new boolean[terms];
+        java.util.Arrays.fill(windowUnsigned, true);
         sums = sumList.toArray(new SumAcc[0]);
         sumTerm = sumTerms.stream().mapToInt(Integer::intValue).toArray();
         vwaps = vwapList.toArray(new VwapAcc[0]);
@@ -77,6 +117,7 @@ final class DenseSumKernel {
         }
         this.groups = groups;
         this.count = new long[groups];
+        this.marks = new long[(groups + 63) >>> 6];
         this.sum0 = new long[groups];
         this.sum1 = new long[terms > 1 ? groups : 0];
         if (terms == 1) {
@@ -102,9 +143,11 @@ final class DenseSumKernel {
         final List<Integer> sumTerms = new ArrayList<>();
         final List<VwapAcc> vwapList = new ArrayList<>();
         final List<int[]> vwapTerms = new ArrayList<>();
+        boolean countRows = false;
         for (final Acc a : accs) {
             if (a instanceof SumAcc) {
                 final SumAcc s = (SumAcc) a;
+                countRows |= s.avg();
                 sumList.add(s);
                 sumTerms.add(term(termList, s.slotA(), s.colA(), s.slotB(), s.colB()));
             } else if (a instanceof VwapAcc) {
@@ -112,7 +155,9 @@ final class DenseSumKernel {
                 vwapList.add(v);
                 vwapTerms.add(new int[] {term(termList, v.priceSlot(), v.priceCol(), v.qtySlot(), v.qtyCol()),
                     term(termList, v.qtySlot(), v.qtyCol(), -1, -1)});
-            } else if (!(a instanceof RowCountAcc)) {
+            } else if (a instanceof RowCountAcc) {
+                countRows = true;
+            } else {
                 return null;
             }
         }
@@ -128,7 +173,7 @@ final class DenseSumKernel {
                 vt[1] = 1 - vt[1];
             }
         }
-        return new DenseSumKernel(plan.keys, termList, sumList, sumTerms, vwapList, vwapTerms, groups);
+        return new DenseSumKernel(plan.keys, termList, sumList, sumTerms, vwapList, vwapTerms, groups, countRows);
     }
 
     private static int term(final List<int[]> termList, final int slotA, final int colA, final int slotB, final int colB) {
@@ -145,20 +190,60 @@ final class DenseSumKernel {
         return termList.size() - 1;
     }
 
-    /** @param s the segment whose batches follow: its zone maps bound the terms and may prove the key ranges. */
-    void beginSegment(final Segment s) {
-        usable = true;
+    /**
+     * @param s    the segment whose batches follow: its zone maps bound the terms, may prove their signs (which groups
+     *             have rows then needs no count) and may prove the key ranges.
+     * @param rows the group state's row counts (a flush adds into them).
+     */
+    void beginSegment(final Segment s, final long[] rows) {
+        boolean ok = true;
+        int p = COUNTING;
         for (int t = 0; t < terms; t++) {
             final long a = Int128.maxAbs(s, termColA[t]);
             final long bound = termColB[t] < 0 ? a : Int128.productBound(a, Int128.maxAbs(s, termColB[t]));
-            usable &= bound <= LIMIT / BatchContext.BATCH;
+            ok &= bound <= LIMIT / BatchContext.BATCH;
             termBound[t] = bound;
+            final int sign = sign(s, termColA[t]) * (termColB[t] < 0 ? 1 : sign(s, termColB[t]));
+            termUnsigned[t] = nonNegative(s, termColA[t], termColB[t]);
+            if (p == COUNTING && sign != 0) {
+                p = t << 1 | (sign < 0 ? 1 : 0);
+            }
         }
-        boolean p = true;
+        usable = ok;
+        if (ok) {
+            // a window holds one way of knowing the groups: under another sign, partials of rows of the same group
+            // could cancel to zero. Two-term loops always count (query 2's loop measured ~2-5% slower with the test)
+            final int mode = countRows || terms > 1 ? COUNTING : p;
+            if (pending && mode != presence) {
+                flush(rows);
+            }
+            presence = mode;
+            counting = mode == COUNTING;
+        }
+        boolean inRange = true;
         for (final KeySpec k : keys) {
-            p &= k.provenIn(s);
+            inRange &= k.provenIn(s);
         }
-        proven = p;
+        proven = inRange;
+    }
+
+    /** @return 1 or -1 when the zone map proves every non-null value of the column positive or negative (or it has none), else 0. */
+    private static int sign(final Segment s, final int col) {
+        final long min = s.zoneMin(-1, col);
+        final long max = s.zoneMax(-1, col);
+        return min > max || min > 0 ? 1 : max < 0 ? -1 : 0;
+    }
+
+    /** @return whether the zone maps prove every non-null value of {@code a}, or {@code a*b}, non-negative. */
+    private static boolean nonNegative(final Segment s, final int a, final int b) {
+        final long minA = s.zoneMin(-1, a);
+        final long maxA = s.zoneMax(-1, a);
+        if (b < 0 || minA > maxA) {
+            return minA >= 0 || minA > maxA;
+        }
+        final long minB = s.zoneMin(-1, b);
+        final long maxB = s.zoneMax(-1, b);
+        return minB > maxB || minA >= 0 && minB >= 0 || maxA <= 0 && maxB <= 0;
     }
 
     /** @return whether this segment's batches can run here (else the aggregates' own loops run them). */
@@ -209,6 +294,16 @@ final class DenseSumKernel {
     void consume(final BatchContext c, final int[] gid, final long[] rows, final boolean inline) {
         final int n = c.n;
         reserve(n, rows);
+        run(c, n, gid, inline);
+        // a term whose addends are all non-negative adds what they summed to when its loop kept that, else their bound
+        for (int t = 0; t < terms; t++) {
+            used[t] += !counting && termUnsigned[t] && batchTotal != UNKNOWN ? batchTotal : n * termBound[t];
+            windowUnsigned[t] &= termUnsigned[t];
+        }
+        pending = true;
+    }
+
+    private void run(final BatchContext c, final int n, final int[] gid, final boolean inline) {
         final long a0 = c.viewAddr[termSlotA[0]];
         final long b0 = termSlotB[0] < 0 ? c.ones : c.viewAddr[termSlotB[0]];
         final long a1 = terms < 2 ? c.ones : c.viewAddr[termSlotA[1]];
@@ -292,44 +387,56 @@ final class DenseSumKernel {
     // One loop per key shape and term shape, with constant strides (variable strides cost ~0.4 ns/row in query 1: the
     // probe figures are in docs/query-engine.md, Known gaps).
     // A row's terms are read first; a null in any of them sends the row to the exact path (a predictable branch: nulls
-    // are rare). Separate arrays per partial, no lanes: array-of-structs partials measured
-    // within noise of them (so the simpler layout) and four interleaved lanes slower (docs/query-engine.md, Known gaps).
+    // are rare). One-term loops test a loop-invariant flag (C2 unswitches the loop): counting rows as before, or not
+    // counting and keeping the batch sum t0 in a register; two-term loops always count. Separate arrays per partial, no
+    // lanes: array-of-structs partials measured within noise of them (so the simpler layout) and four interleaved lanes
+    // slower (docs/query-engine.md, Known gaps).
 
     private void gidProduct(final BatchContext c, final int n, final int[] gid, final long a0, final long b0) {
         final long[] r = count;
+        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final int[] nulls = nullRows;
         int k = 0;
+        long t0 = 0;
         for (int i = 0; i < n; i++) {
             final int g = gid[i];
             final long x = NativeMemory.getLong(a0 + 8L * i);
             final long y = NativeMemory.getLong(b0 + 8L * i);
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
                 nulls[k++] = i;
-            } else {
+            } else if (counting) {
                 r[g]++;
                 s0[g] += x * y;
+            } else {
+                s0[g] += x * y;
+                t0 += x * y;
             }
         }
-        slowRows(c, k, gid);
+        endBatch(c, k, gid, t0);
     }
 
     private void gidPlain(final BatchContext c, final int n, final int[] gid, final long a0) {
         final long[] r = count;
+        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final int[] nulls = nullRows;
         int k = 0;
+        long t0 = 0;
         for (int i = 0; i < n; i++) {
             final int g = gid[i];
             final long x = NativeMemory.getLong(a0 + 8L * i);
             if (x == Long.MIN_VALUE) {
                 nulls[k++] = i;
-            } else {
+            } else if (counting) {
                 r[g]++;
                 s0[g] += x;
+            } else {
+                s0[g] += x;
+                t0 += x;
             }
         }
-        slowRows(c, k, gid);
+        endBatch(c, k, gid, t0);
     }
 
     private void gidProductPlain(final BatchContext c, final int n, final int[] gid, final long a0, final long b0, final long a1) {
@@ -351,44 +458,54 @@ final class DenseSumKernel {
                 s1[g] += u;
             }
         }
-        slowRows(c, k, gid);
+        endBatch(c, k, gid, UNKNOWN);
     }
 
     private void byteProduct(final BatchContext c, final int n, final long ka, final long a0, final long b0) {
         final long[] r = count;
+        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final int[] nulls = nullRows;
         int k = 0;
+        long t0 = 0;
         for (int i = 0; i < n; i++) {
             final int g = NativeMemory.getByte(ka + i) & 0xFF;
             final long x = NativeMemory.getLong(a0 + 8L * i);
             final long y = NativeMemory.getLong(b0 + 8L * i);
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
                 nulls[k++] = i;
-            } else {
+            } else if (counting) {
                 r[g]++;
                 s0[g] += x * y;
+            } else {
+                s0[g] += x * y;
+                t0 += x * y;
             }
         }
-        slowRows(c, k, null);
+        endBatch(c, k, null, t0);
     }
 
     private void bytePlain(final BatchContext c, final int n, final long ka, final long a0) {
         final long[] r = count;
+        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final int[] nulls = nullRows;
         int k = 0;
+        long t0 = 0;
         for (int i = 0; i < n; i++) {
             final int g = NativeMemory.getByte(ka + i) & 0xFF;
             final long x = NativeMemory.getLong(a0 + 8L * i);
             if (x == Long.MIN_VALUE) {
                 nulls[k++] = i;
-            } else {
+            } else if (counting) {
                 r[g]++;
                 s0[g] += x;
+            } else {
+                s0[g] += x;
+                t0 += x;
             }
         }
-        slowRows(c, k, null);
+        endBatch(c, k, null, t0);
     }
 
     private void byteProductPlain(final BatchContext c, final int n, final long ka, final long a0, final long b0, final long a1) {
@@ -410,14 +527,16 @@ final class DenseSumKernel {
                 s1[g] += u;
             }
         }
-        slowRows(c, k, null);
+        endBatch(c, k, null, UNKNOWN);
     }
 
     private void intProduct(final BatchContext c, final int n, final long ka, final int nul, final int lo, final long a0, final long b0) {
         final long[] r = count;
+        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final int[] nulls = nullRows;
         int k = 0;
+        long t0 = 0;
         for (int i = 0; i < n; i++) {
             final int v = NativeMemory.getInt(ka + 4L * i);
             final int g = v == nul ? 0 : v - lo;
@@ -425,31 +544,39 @@ final class DenseSumKernel {
             final long y = NativeMemory.getLong(b0 + 8L * i);
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
                 nulls[k++] = i;
-            } else {
+            } else if (counting) {
                 r[g]++;
                 s0[g] += x * y;
+            } else {
+                s0[g] += x * y;
+                t0 += x * y;
             }
         }
-        slowRows(c, k, null);
+        endBatch(c, k, null, t0);
     }
 
     private void intPlain(final BatchContext c, final int n, final long ka, final int nul, final int lo, final long a0) {
         final long[] r = count;
+        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final int[] nulls = nullRows;
         int k = 0;
+        long t0 = 0;
         for (int i = 0; i < n; i++) {
             final int v = NativeMemory.getInt(ka + 4L * i);
             final int g = v == nul ? 0 : v - lo;
             final long x = NativeMemory.getLong(a0 + 8L * i);
             if (x == Long.MIN_VALUE) {
                 nulls[k++] = i;
-            } else {
+            } else if (counting) {
                 r[g]++;
                 s0[g] += x;
+            } else {
+                s0[g] += x;
+                t0 += x;
             }
         }
-        slowRows(c, k, null);
+        endBatch(c, k, null, t0);
     }
 
     private void intProductPlain(final BatchContext c, final int n, final long ka, final int nul, final int lo, final long a0, final long b0, final long a1) {
@@ -472,14 +599,16 @@ final class DenseSumKernel {
                 s1[g] += u;
             }
         }
-        slowRows(c, k, null);
+        endBatch(c, k, null, UNKNOWN);
     }
 
     private void longProduct(final BatchContext c, final int n, final long ka, final long nul, final long lo, final long a0, final long b0) {
         final long[] r = count;
+        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final int[] nulls = nullRows;
         int k = 0;
+        long t0 = 0;
         for (int i = 0; i < n; i++) {
             final long v = NativeMemory.getLong(ka + 8L * i);
             final int g = (int) (v == nul ? 0 : v - lo);
@@ -487,31 +616,39 @@ final class DenseSumKernel {
             final long y = NativeMemory.getLong(b0 + 8L * i);
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
                 nulls[k++] = i;
-            } else {
+            } else if (counting) {
                 r[g]++;
                 s0[g] += x * y;
+            } else {
+                s0[g] += x * y;
+                t0 += x * y;
             }
         }
-        slowRows(c, k, null);
+        endBatch(c, k, null, t0);
     }
 
     private void longPlain(final BatchContext c, final int n, final long ka, final long nul, final long lo, final long a0) {
         final long[] r = count;
+        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final int[] nulls = nullRows;
         int k = 0;
+        long t0 = 0;
         for (int i = 0; i < n; i++) {
             final long v = NativeMemory.getLong(ka + 8L * i);
             final int g = (int) (v == nul ? 0 : v - lo);
             final long x = NativeMemory.getLong(a0 + 8L * i);
             if (x == Long.MIN_VALUE) {
                 nulls[k++] = i;
-            } else {
+            } else if (counting) {
                 r[g]++;
                 s0[g] += x;
+            } else {
+                s0[g] += x;
+                t0 += x;
             }
         }
-        slowRows(c, k, null);
+        endBatch(c, k, null, t0);
     }
 
     private void longProductPlain(final BatchContext c, final int n, final long ka, final long nul, final long lo, final long a0, final long b0,
@@ -535,16 +672,18 @@ final class DenseSumKernel {
                 s1[g] += u;
             }
         }
-        slowRows(c, k, null);
+        endBatch(c, k, null, UNKNOWN);
     }
 
 
     private void intByteProduct(final BatchContext c, final int n, final long ka, final int nul, final int lo, final int mult, final long kb,
                                 final long a0, final long b0) {
         final long[] r = count;
+        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final int[] nulls = nullRows;
         int k = 0;
+        long t0 = 0;
         for (int i = 0; i < n; i++) {
             final int v = NativeMemory.getInt(ka + 4L * i);
             final int g = (v == nul ? 0 : v - lo) * mult + (NativeMemory.getByte(kb + i) & 0xFF);
@@ -552,32 +691,40 @@ final class DenseSumKernel {
             final long y = NativeMemory.getLong(b0 + 8L * i);
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
                 nulls[k++] = i;
-            } else {
+            } else if (counting) {
                 r[g]++;
                 s0[g] += x * y;
+            } else {
+                s0[g] += x * y;
+                t0 += x * y;
             }
         }
-        slowRows(c, k, null);
+        endBatch(c, k, null, t0);
     }
 
     private void intBytePlain(final BatchContext c, final int n, final long ka, final int nul, final int lo, final int mult, final long kb,
                               final long a0) {
         final long[] r = count;
+        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final int[] nulls = nullRows;
         int k = 0;
+        long t0 = 0;
         for (int i = 0; i < n; i++) {
             final int v = NativeMemory.getInt(ka + 4L * i);
             final int g = (v == nul ? 0 : v - lo) * mult + (NativeMemory.getByte(kb + i) & 0xFF);
             final long x = NativeMemory.getLong(a0 + 8L * i);
             if (x == Long.MIN_VALUE) {
                 nulls[k++] = i;
-            } else {
+            } else if (counting) {
                 r[g]++;
                 s0[g] += x;
+            } else {
+                s0[g] += x;
+                t0 += x;
             }
         }
-        slowRows(c, k, null);
+        endBatch(c, k, null, t0);
     }
 
     private void intByteProductPlain(final BatchContext c, final int n, final long ka, final int nul, final int lo, final int mult, final long kb,
@@ -601,26 +748,31 @@ final class DenseSumKernel {
                 s1[g] += u;
             }
         }
-        slowRows(c, k, null);
+        endBatch(c, k, null, UNKNOWN);
     }
 
     private void strided1(final BatchContext c, final int n, final int[] gid, final long a0, final long as0, final long b0, final long bs0) {
         final long[] r = count;
+        final boolean counting = this.counting;
         final long[] s0 = sum0;
         final int[] nulls = nullRows;
         int k = 0;
+        long t0 = 0;
         for (int i = 0; i < n; i++) {
             final int g = gid[i];
             final long x = NativeMemory.getLong(a0 + i * as0);
             final long y = NativeMemory.getLong(b0 + i * bs0);
             if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
                 nulls[k++] = i;
-            } else {
+            } else if (counting) {
                 r[g]++;
                 s0[g] += x * y;
+            } else {
+                s0[g] += x * y;
+                t0 += x * y;
             }
         }
-        slowRows(c, k, gid);
+        endBatch(c, k, gid, t0);
     }
 
     private void strided2(final BatchContext c, final int n, final int[] gid, final long a0, final long as0, final long b0, final long bs0,
@@ -644,14 +796,16 @@ final class DenseSumKernel {
                 s1[g] += u * w;
             }
         }
-        slowRows(c, k, gid);
+        endBatch(c, k, gid, UNKNOWN);
     }
 
     /**
-     * The rows of a batch with a null in some term column, collected by the loop (which then stays free of calls):
-     * their groups are computed again here, then each row is counted and added exactly by each aggregate's own rules.
+     * Ends a batch's loop: keeps the sum of its addends (one-term loops; see {@link #reserve}), then takes the rows with a null
+     * in some term column, collected by the loop (which then stays free of calls): their groups are computed again here,
+     * then each row is counted and added exactly by each aggregate's own rules.
      */
-    private void slowRows(final BatchContext c, final int k, final int[] gid) {
+    private void endBatch(final BatchContext c, final int k, final int[] gid, final long total) {
+        batchTotal = total;
         for (int j = 0; j < k; j++) {
             final int i = nullRows[j];
             slow(c, gid != null ? gid[i] : inlineGroup(c, i), i);
@@ -686,6 +840,7 @@ final class DenseSumKernel {
 
     /** A row with a null in some term column: counted here, then added exactly by each aggregate's own null rules. */
     private void slow(final BatchContext c, final int g, final int i) {
+        slowRows = true;
         count[g]++;
         for (final SumAcc s : sums) {
             s.addRow(c, g, i);
@@ -695,47 +850,96 @@ final class DenseSumKernel {
         }
     }
 
+    /**
+     * Flushes the window first when a batch of {@code n} rows might not fit. A window's partial of a term stays exact in
+     * 64 bits while the magnitudes of its addends add up to at most 2^63 - 1, or 2^64 - 1 when all of them are proven
+     * non-negative (the partial is then read unsigned). {@link #used} sums those magnitudes: the batch sum of a one-term
+     * loop that counts no rows when the term is proven non-negative (a register add per row), else rows times the zone
+     * maps' bound. The batch
+     * sums keep query 5's 10,000 groups to one flush per worker instead of one per ~70,000 rows (docs/query-engine.md,
+     * Known gaps).
+     */
     private void reserve(final int n, final long[] rows) {
         boolean full = false;
         for (int t = 0; t < terms; t++) {
-            full |= n * termBound[t] > headroom[t];
+            final long limit = windowUnsigned[t] && termUnsigned[t] ? UNSIGNED_LIMIT : SIGNED_LIMIT;
+            full |= Long.compareUnsigned(used[t], limit - n * termBound[t]) > 0;
         }
         if (full) {
             flush(rows);
         }
-        for (int t = 0; t < terms; t++) {
-            headroom[t] -= n * termBound[t];
-        }
     }
 
     /**
-     * Moves the partials into the row counts and the aggregates' exact accumulators.
+     * Moves the window's partials into the row counts and the aggregates' exact accumulators, visiting every group (the
+     * arrays are mostly out of the caches by then: ~1-3 ns a group, so a window's size matters; docs/query-engine.md,
+     * Known gaps). A window that counts rows adds each group's count; one that does not adds the rows that had a null
+     * (counted by the rare path) and marks the groups whose presence term's partial is non-zero (see {@link #finish}).
      *
      * @param rows the group state's row counts.
      */
     void flush(final long[] rows) {
+        if (!pending) {
+            return;
+        }
         final long[] r = count;
+        final boolean counted = counting || slowRows;
+        final long[] seen = counting ? null : presence >> 1 == 0 ? sum0 : sum1;
+        final long[] m = marks;
         for (int g = 0; g < groups; g++) {
-            if (r[g] == 0) {
+            final long c = counted ? r[g] : 0;
+            final long fast = seen != null && seen[g] != 0 ? 1 : 0;
+            if (c == 0 && fast == 0) {
                 continue;
             }
-            rows[g] += r[g];
-            r[g] = 0;
+            if (c != 0) {
+                rows[g] += c;
+                r[g] = 0;
+            }
+            m[g >>> 6] |= fast << g;
             for (int k = 0; k < sums.length; k++) {
-                sums[k].addExact(g, partial(sumTerm[k], g));
+                final int t = sumTerm[k];
+                sums[k].addExact(g, high(t, partial(t, g)), partial(t, g));
             }
             for (int k = 0; k < vwaps.length; k++) {
-                vwaps[k].addExact(g, partial(vwapPq[k], g), partial(vwapQ[k], g));
+                final long pq = partial(vwapPq[k], g);
+                final long q = partial(vwapQ[k], g);
+                vwaps[k].addExact(g, high(vwapPq[k], pq), pq, high(vwapQ[k], q), q);
             }
             sum0[g] = 0;
             if (terms > 1) {
                 sum1[g] = 0;
             }
         }
-        java.util.Arrays.fill(headroom, LIMIT);
+        java.util.Arrays.fill(used, 0);
+        java.util.Arrays.fill(windowUnsigned, true);
+        pending = false;
+        slowRows = false;
+    }
+
+    /**
+     * Flushes the last window and adds 1 to the row count of each group marked by a window that did not count rows:
+     * then {@code rows[g]} is positive exactly when group g has rows, and {@code rows[g]} less a sum's null count is
+     * positive exactly when that sum has an addend (its rows without a null in the term are counted, or the group is
+     * marked, which means a row without a null in any term). Counts are exact when the outputs need them.
+     *
+     * @param rows the group state's row counts.
+     */
+    void finish(final long[] rows) {
+        flush(rows);
+        final long[] m = marks;
+        for (int g = 0; g < groups; g++) {
+            rows[g] += m[g >>> 6] >>> g & 1;
+        }
+        java.util.Arrays.fill(m, 0);
     }
 
     private long partial(final int term, final int g) {
         return term == 0 ? sum0[g] : sum1[g];
+    }
+
+    /** @return the high 64 bits of a window's partial of a term as a 128-bit value: 0 when read unsigned, else its sign. */
+    private long high(final int term, final long partial) {
+        return windowUnsigned[term] ? 0 : partial >> 63;
     }
 }

@@ -18,6 +18,11 @@ final class GroupState {
     private final Acc[] zoneAccs;
     private final KeySpec[] keys;
     private final int mode;
+    /**
+     * Rows per group; when the fused kernel ran without counting (no count or avg among the outputs) only a presence
+     * measure: positive iff the group has rows, and less a sum's null count positive iff the sum has an addend
+     * ({@link DenseSumKernel#finish}).
+     */
     long[] rows;
     final KeyTable table;
     private final long[][] wideCols;
@@ -82,7 +87,7 @@ final class GroupState {
             a.beginSegment(s);
         }
         if (kernel != null) {
-            kernel.beginSegment(s);
+            kernel.beginSegment(s, rows);
         }
         if (bucketRuns != null) {
             bucketRuns.beginSegment(s, segmentRows);
@@ -389,7 +394,7 @@ final class GroupState {
 
     void finish() {
         if (kernel != null) {
-            kernel.flush(rows);
+            kernel.finish(rows);
         }
         if (laneRows != null) {
             for (int i = 0; i < laneRows.length; i++) {

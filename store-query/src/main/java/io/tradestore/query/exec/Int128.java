@@ -33,10 +33,17 @@ final class Int128 {
         final long s = lo[g] + l;
         final long carry = Long.compareUnsigned(s, l) < 0 ? 1 : 0;
         lo[g] = s;
-        hi[g] += h + carry;
+        final long dh = h + carry;
+        if (dh != 0) {
+            // rare for non-negative addends: the high words stay out of the cache (a flush of 10,000 groups)
+            hi[g] += dh;
+        }
     }
 
     BigInteger value(final int g) {
+        if (hi[g] == lo[g] >> 63) {
+            return BigInteger.valueOf(lo[g]); // fits in 64 bits: no string round trip
+        }
         return BigInteger.valueOf(hi[g]).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(lo[g])));
     }
 

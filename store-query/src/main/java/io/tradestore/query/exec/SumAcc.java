@@ -217,9 +217,14 @@ final class SumAcc extends Acc {
         return colB;
     }
 
-    /** Adds a 64-bit partial sum of group {@code g} exactly (from {@link DenseSumKernel}). */
-    void addExact(final int g, final long partial) {
-        exact.add(g, partial);
+    /** Adds a 128-bit partial sum {@code (hi, lo)} of group {@code g} exactly (from {@link DenseSumKernel}). */
+    void addExact(final int g, final long hi, final long lo) {
+        exact.add128(g, hi, lo);
+    }
+
+    /** @return whether this is an avg (its result needs the exact count of addends). */
+    boolean avg() {
+        return avg;
     }
 
     /** Adds row {@code i} of the batch to group {@code g} exactly, or counts it as null (a fused kernel's rare path). */

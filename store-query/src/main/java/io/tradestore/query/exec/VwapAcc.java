@@ -149,10 +149,10 @@ final class VwapAcc extends Acc {
         return qtyCol;
     }
 
-    /** Adds 64-bit partials of {@code sum(p*q)} and {@code sum(q)} of group {@code g} exactly (from {@link DenseSumKernel}). */
-    void addExact(final int g, final long partialPq, final long partialQ) {
-        pq.add(g, partialPq);
-        q.add(g, partialQ);
+    /** Adds 128-bit partials {@code (hi, lo)} of {@code sum(p*q)} and {@code sum(q)} of group {@code g} exactly (from {@link DenseSumKernel}). */
+    void addExact(final int g, final long pqHi, final long pqLo, final long qHi, final long qLo) {
+        pq.add128(g, pqHi, pqLo);
+        q.add128(g, qHi, qLo);
     }
 
     /** Adds row {@code i} of the batch to group {@code g} exactly when price and quantity are both present (a rare path). */
