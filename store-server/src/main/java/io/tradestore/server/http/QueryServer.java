@@ -269,8 +269,8 @@ public final class QueryServer implements AutoCloseable {
     private void postQuery(final Call call) throws IOException {
         final HttpExchange ex = call.exchange;
         final String declared = ex.getRequestHeaders().getFirst("Content-Length");
+        long length = -1;
         if (declared != null) {
-            final long length;
             try {
                 length = Long.parseLong(declared.trim());
             } catch (final NumberFormatException e) {
@@ -282,7 +282,7 @@ public final class QueryServer implements AutoCloseable {
                 return;
             }
         }
-        final byte[] body = readBody(ex.getRequestBody(), config.maxBodyLength());
+        final byte[] body = readBody(ex.getRequestBody(), config.maxBodyLength(), length);
         if (body == null) {
             tooLarge(call);
             return;
@@ -566,7 +566,15 @@ public final class QueryServer implements AutoCloseable {
         }
     }
 
-    private static byte[] readBody(final InputStream in, final int limit) throws IOException {
+    /**
+     * @param declared the Content-Length (at most {@code limit}), or -1 for a chunked body.
+     * @return the body, or null when it is longer than {@code limit}.
+     */
+    private static byte[] readBody(final InputStream in, final int limit, final long declared) throws IOException {
+        if (declared >= 0) {
+            // one array of the body's size (the server's stream ends at Content-Length); was 12 KB of buffers a request
+            return in.readNBytes((int) declared);
+        }
         final ByteArrayOutputStream buf = new ByteArrayOutputStream(Math.min(limit, 4096));
         final byte[] chunk = new byte[8192];
         int total = 0;
