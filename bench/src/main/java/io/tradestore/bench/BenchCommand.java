@@ -56,7 +56,7 @@ public final class BenchCommand {
     public static final List<String> STEPS = List.of("floor", "layouts", "load", "queries", "http");
     private static final String USAGE = "usage: tradestore bench jmh [JMH options]\n"
         + "   or: tradestore bench [--rows 50000000] [--threads 2] [--out docs/benchmarks.md] "
-        + "[--skip floor,layouts,load,queries,http] [--runs 7] [--warmups 2] [--load-runs 3] [--dir DIR] [--seed 42] "
+        + "[--skip floor,layouts,load,queries,http] [--runs 7] [--warmups 5] [--load-runs 3] [--dir DIR] [--seed 42] "
         + "[--http-seconds 10] [--http-rate R] [--http-queries client,window,pruned,health] [--duckdb-memory 8GB] [--floor-mib 2048] [--segment-rows N]";
 
     private BenchCommand() {
@@ -69,7 +69,7 @@ public final class BenchCommand {
         Path out;
         Set<String> skip = new LinkedHashSet<>();
         int runs = 7;
-        int warmups = 2;
+        int warmups = 5;
         int loadRuns = 3;
         Path dir;
         long seed = 42;

@@ -39,7 +39,7 @@ import io.tradestore.query.QueryResult;
  * DuckDB / tradestore per query. Prints a Markdown report and can write it into docs/benchmarks.md.
  *
  * <pre>
- * bench/query-benchmark.sh [--rows 50000000] [--threads 2] [--runs 7] [--warmups 2] [--out docs/benchmarks.md]
+ * bench/query-benchmark.sh [--rows 50000000] [--threads 2] [--runs 7] [--warmups 5] [--out docs/benchmarks.md]
  * </pre>
  *
  * Usable from other code (a later {@code tradestore bench}) through {@link #run(Options, PrintStream)}.
@@ -52,6 +52,8 @@ public final class QueryBenchmark {
     private static final int BATCH = 1 << 16;
     /** Bytes per row query 1 reads: side (1) + price (8) + quantity (8). */
     private static final int Q1_BYTES_PER_ROW = 17;
+    /** Milliseconds of quiet before each timed run ({@link #settle()}). */
+    private static final long SETTLE_MS = 20;
 
     private QueryBenchmark() {
     }
@@ -70,9 +72,9 @@ public final class QueryBenchmark {
      * @param floorBytes  size of the memory-bandwidth probe.
      */
     public record Options(long rows, int threads, int runs, int warmups, int segmentRows, long seed, Path dir, Path out, long floorBytes) {
-        /** @return the defaults: 50M rows, 2 threads, 7 runs after 2 warm-ups, 2 GiB bandwidth probe. */
+        /** @return the defaults: 50M rows, 2 threads, 7 runs after 5 warm-ups, 2 GiB bandwidth probe. */
         public static Options defaults() {
-            return new Options(50_000_000L, 2, 7, 2, 0, 42L, null, null, 2L << 30);
+            return new Options(50_000_000L, 2, 7, 5, 0, 42L, null, null, 2L << 30);
         }
 
         /**
@@ -419,10 +421,12 @@ public final class QueryBenchmark {
         final double[] d = new double[o.runs];
         int rows = 0;
         for (int run = -o.warmups; run < o.runs; run++) {
+            settle();
             long t0 = System.nanoTime();
             final QueryResult r = engine.execute(q.json());
             rows = r.rowCount();
             final double em = (System.nanoTime() - t0) / 1e6;
+            settle();
             t0 = System.nanoTime();
             final int dr = duckRows(duck, q.sql()).size();
             final double dm = (System.nanoTime() - t0) / 1e6;
@@ -440,6 +444,19 @@ public final class QueryBenchmark {
     }
 
     /** @return DuckDB's rows (each value read, so the work is done). */
+    /**
+     * A pause before each timed run, the same for both systems: the other system's worker threads may still be busy
+     * for a moment after its answer (DuckDB's scheduler lets its threads linger), and a query of a few milliseconds
+     * started at once shares the two cores with them.
+     */
+    private static void settle() {
+        try {
+            Thread.sleep(SETTLE_MS);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private static List<Object[]> duckRows(final Connection duck, final String sql) throws SQLException {
         final List<Object[]> rows = new ArrayList<>();
         try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
