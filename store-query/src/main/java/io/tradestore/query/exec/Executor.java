@@ -97,6 +97,15 @@ public final class Executor {
         /** @return a batch iterator over the chosen rows. */
         BatchIterator iterator();
 
+        /** @param from the first row to read. @return a batch iterator over the chosen rows from {@code from} on. */
+        default BatchIterator iterator(final int from) {
+            final BatchIterator it = iterator();
+            if (from > 0) {
+                it.advanceIfNeeded(from);
+            }
+            return it;
+        }
+
         /** @return the number of rows. */
         long cardinality();
 
@@ -353,7 +362,8 @@ public final class Executor {
                 final long p0 = firstWholePart(from, shift);
                 final long p1 = endWholePart(si, to, rows, shift);
                 if (p0 < p1) {
-                    n += sel.cardinality(from, (int) (p0 << shift)) + (p1 << shift < to ? sel.cardinality((int) (p1 << shift), to) : 0);
+                    n += (from < p0 << shift ? sel.cardinality(from, (int) (p0 << shift)) : 0)
+                        + (p1 << shift < to ? sel.cardinality((int) (p1 << shift), to) : 0);
                     b = e;
                     continue;
                 }
@@ -533,11 +543,8 @@ public final class Executor {
     /** Consumes the selected rows in {@code [from, to)} (row ids ascend), after the residual filter. */
     private void selected(final BatchContext c, final Selection sel, final FilterNode residual, final int from, final int to,
                           final GroupState groups, final ScanState scan) {
-        final BatchIterator it = sel.iterator();
+        final BatchIterator it = sel.iterator(from);
         final int[] buf = c.sel;
-        if (from > 0) {
-            it.advanceIfNeeded(from);
-        }
         long scanned = 0;
         long matched = 0;
         boolean more = true;

@@ -363,6 +363,12 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
         final List<ImmutableRoaringBitmap> parts = new ArrayList<>();
         final List<Object> answered = new ArrayList<>(leaves.size());
+        if (!sealed) {
+            final Executor.Selection lazy = openSelection(snap, segment, leaves);
+            if (lazy != null) {
+                return lazy;
+            }
+        }
         for (final Executor.IndexLeaf leaf : leaves) {
             final ValueRows idx = sealed ? index(snap, segment, leaf.column()) : openIndex(snap, segment, leaf.column());
             if (idx == null) {
@@ -462,6 +468,105 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                 final ValueSummary v = sealed ? BitmapIndexes.this.summary(snap, segment, summarised.column(), colA, colB)
                     : openSummary(snap, segment, summarised.column(), colA, colB);
                 return v == null ? null : v.view(summarised.values());
+            }
+        };
+    }
+
+    /**
+     * An open segment's selection by its one indexed eq/in leaf, assembled only when and as far as it is read: value
+     * summaries fold the complete parts first, so a query usually reads only the rows after them.
+     *
+     * @return the selection, or null when not exactly one leaf has an index here or the leaf is negated.
+     */
+    private Executor.Selection openSelection(final TableSnapshot snap, final int segment, final List<Executor.IndexLeaf> leaves) {
+        Executor.IndexLeaf only = null;
+        ValueRows idx = null;
+        for (final Executor.IndexLeaf leaf : leaves) {
+            final ValueRows i = openIndex(snap, segment, leaf.column());
+            if (i != null) {
+                if (only != null) {
+                    return null;
+                }
+                only = leaf;
+                idx = i;
+            }
+        }
+        if (only == null || only.negated()) {
+            return null;
+        }
+        final Executor.IndexLeaf leaf = only;
+        final ValueRows index = idx;
+        final int rows = snap.segmentRowCount(segment);
+        return new Executor.Selection() {
+            /** From row 0 (index 0) and from the last row asked for (1), with that row in {@link #fromRow}. */
+            private final ImmutableRoaringBitmap[] built = new ImmutableRoaringBitmap[2];
+            private int fromRow = -1;
+
+            private synchronized ImmutableRoaringBitmap from(final int row) {
+                if (built[0] != null) {
+                    return built[0];
+                }
+                if (row <= 0) {
+                    built[0] = union(0);
+                    return built[0];
+                }
+                if (row != fromRow) {
+                    built[1] = union(row);
+                    fromRow = row;
+                }
+                return built[1];
+            }
+
+            private ImmutableRoaringBitmap union(final int row) {
+                final long[] values = leaf.values();
+                if (values.length == 1) {
+                    return index.rowsFrom(values[0], row);
+                }
+                final ImmutableRoaringBitmap[] bs = new ImmutableRoaringBitmap[values.length];
+                for (int i = 0; i < bs.length; i++) {
+                    bs[i] = index.rowsFrom(values[i], row);
+                }
+                return bs.length == 0 ? new MutableRoaringBitmap() : ImmutableRoaringBitmap.or(bs);
+            }
+
+            @Override
+            public BatchIterator iterator() {
+                return MappedBitmap.iterator(from(0));
+            }
+
+            @Override
+            public BatchIterator iterator(final int from) {
+                final BatchIterator it = MappedBitmap.iterator(from(from));
+                if (from > 0) {
+                    it.advanceIfNeeded(from);
+                }
+                return it;
+            }
+
+            @Override
+            public long cardinality() {
+                return from(0).getLongCardinality();
+            }
+
+            @Override
+            public long cardinality(final int from, final int to) {
+                return from(from).rangeCardinality(from, to);
+            }
+
+            @Override
+            public boolean dense() {
+                return cardinality() > rows / 4;
+            }
+
+            @Override
+            public boolean answered(final Object node) {
+                return node == leaf.node();
+            }
+
+            @Override
+            public Executor.Summary summary(final int colA, final int colB) {
+                final ValueSummary v = openSummary(snap, segment, leaf.column(), colA, colB);
+                return v == null ? null : v.view(leaf.values());
             }
         };
     }

@@ -178,6 +178,24 @@ final class OpenSegmentIndex {
             return of(nul);
         }
 
+        @Override
+        public ImmutableRoaringBitmap rowsFrom(final long value, final int fromRow) {
+            final int firstChunk = fromRow >>> CHUNK_SHIFT;
+            if (value == nul || firstChunk == 0 || generation.cached(value) != null) {
+                return rows(value);
+            }
+            // the chunks from fromRow's on, and the tail: not cached (a query after summaries folded the rest)
+            final MutableRoaringBitmap b = new MutableRoaringBitmap();
+            int[] scratch = null;
+            for (int i = firstChunk; i < generation.chunks.length; i++) {
+                scratch = generation.chunks[i].addTo(b, value, scratch);
+            }
+            if (tail != null && tail.contains(value)) {
+                tail.addTo(b, value, scratch);
+            }
+            return b;
+        }
+
         private ImmutableRoaringBitmap of(final long value) {
             final boolean inTail = tail != null && tail.contains(value);
             if (inTail) {

@@ -9,4 +9,14 @@ interface ValueRows {
 
     /** @return rows where the column is null. */
     ImmutableRoaringBitmap nulls();
+
+    /**
+     * @param value   a raw value.
+     * @param fromRow the first row the caller will read.
+     * @return rows holding the value from at least {@code fromRow} on (rows before it may be included); an open
+     *         segment's index leaves out the chunks before it instead of assembling them.
+     */
+    default ImmutableRoaringBitmap rowsFrom(final long value, final int fromRow) {
+        return rows(value);
+    }
 }
