@@ -305,7 +305,7 @@ public final class Executor {
                 if (leaves == null) {
                     leaves = indexLeaves();
                 }
-                checkDeadline(); // a first query may build an index or a summary per segment (~40 ms each)
+                checkDeadline(); // a first query may build an index and summaries per segment (37-76 ms a summary: docs/query-engine.md)
                 selections[si] = selector.select(snap, si, leaves);
                 if (selections[si] != null) {
                     summaries[si] = summaries(selections[si]);

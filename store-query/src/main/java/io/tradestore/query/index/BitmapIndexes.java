@@ -53,8 +53,9 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     public static final int DEFAULT_SUMMARY_ENTRIES = 1 << 16;
     private volatile int summaryEntries = DEFAULT_SUMMARY_ENTRIES;
     /**
-     * Heap the value summaries may take by default: an eighth of the heap, at most 256 MB (a 50M-trade table's client and
-     * instrument summaries take ~75 MB).
+     * Heap the value summaries may take by default: an eighth of the heap, at most 256 MB (for 50M trades in 12
+     * segments, by their sizes: one client measure 12 x 4 parts x 10,002 slots x 64 B = 31 MB, two instrument measures
+     * 2 x 12 x 64 parts x ~501 slots x 64 B = 49 MB).
      */
     public static final long DEFAULT_SUMMARY_BUDGET = Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8);
     private final Map<SummaryKey, ValueSummary> summaries = new ConcurrentHashMap<>();
@@ -374,16 +375,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             if (idx == null) {
                 continue;
             }
-            ImmutableRoaringBitmap b;
-            if (leaf.values().length == 1) {
-                b = idx.rows(leaf.values()[0]);
-            } else {
-                final ImmutableRoaringBitmap[] bs = new ImmutableRoaringBitmap[leaf.values().length];
-                for (int i = 0; i < bs.length; i++) {
-                    bs[i] = idx.rows(leaf.values()[i]);
-                }
-                b = bs.length == 0 ? new MutableRoaringBitmap() : ImmutableRoaringBitmap.or(bs);
-            }
+            ImmutableRoaringBitmap b = rowsOf(idx, leaf.values(), 0);
             if (leaf.negated()) {
                 final MutableRoaringBitmap all = new MutableRoaringBitmap();
                 all.add(0L, rows);
@@ -518,15 +510,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             }
 
             private ImmutableRoaringBitmap union(final int row) {
-                final long[] values = leaf.values();
-                if (values.length == 1) {
-                    return index.rowsFrom(values[0], row);
-                }
-                final ImmutableRoaringBitmap[] bs = new ImmutableRoaringBitmap[values.length];
-                for (int i = 0; i < bs.length; i++) {
-                    bs[i] = index.rowsFrom(values[i], row);
-                }
-                return bs.length == 0 ? new MutableRoaringBitmap() : ImmutableRoaringBitmap.or(bs);
+                return rowsOf(index, leaf.values(), row);
             }
 
             @Override
@@ -571,6 +555,18 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         };
     }
 
+    /** @return the rows holding any of {@code values} (from at least {@code fromRow} on; see {@link ValueRows#rowsFrom}). */
+    private static ImmutableRoaringBitmap rowsOf(final ValueRows idx, final long[] values, final int fromRow) {
+        if (values.length == 1) {
+            return idx.rowsFrom(values[0], fromRow);
+        }
+        final ImmutableRoaringBitmap[] bs = new ImmutableRoaringBitmap[values.length];
+        for (int i = 0; i < bs.length; i++) {
+            bs[i] = idx.rowsFrom(values[i], fromRow);
+        }
+        return bs.length == 0 ? new MutableRoaringBitmap() : ImmutableRoaringBitmap.or(bs);
+    }
+
     private static Executor.IndexLeaf leafOf(final List<Executor.IndexLeaf> leaves, final Object node) {
         for (final Executor.IndexLeaf l : leaves) {
             if (l.node() == node) {
@@ -605,7 +601,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         final Column a = colA < 0 ? null : schema.column(colA);
         final Column b = colB < 0 ? null : schema.column(colB);
         return cachedSummary(snap, segment, key, colA, colB, rows, () -> ValueSummary.build(snap.segment(segment), rows, schema.column(key), idx.min(),
-            idx.slotCount(), partShift, a, b));
+            idx.slotCount(), partShift, a, b, false));
     }
 
     /** @return log2 of rows per part: whole blocks, as many parts as the entry budget allows (500 values: one per block). */
@@ -682,7 +678,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         final Column a = colA < 0 ? null : schema.column(colA);
         final Column b = colB < 0 ? null : schema.column(colB);
         return cachedSummary(snap, segment, key, colA, colB, parts << partShift, () -> ValueSummary.build(s, parts << partShift, kc, min, slots,
-            partShift, a, b));
+            partShift, a, b, true));
     }
 
     /** @return summaries built by this object. */

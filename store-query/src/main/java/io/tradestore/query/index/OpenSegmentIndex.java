@@ -138,6 +138,16 @@ final class OpenSegmentIndex {
             this.chunks = chunks;
         }
 
+        /** @return a new bitmap of the value's rows in the full chunks from {@code firstChunk} on. */
+        MutableRoaringBitmap union(final long value, final int firstChunk) {
+            final MutableRoaringBitmap b = new MutableRoaringBitmap();
+            int[] scratch = null;
+            for (int i = firstChunk; i < chunks.length; i++) {
+                scratch = chunks[i].addTo(b, value, scratch);
+            }
+            return b;
+        }
+
         /** @return the cached bitmap of a frequent value, or null. */
         ImmutableRoaringBitmap cached(final long value) {
             return bitmaps.isEmpty() ? null : bitmaps.get(value);
@@ -145,11 +155,7 @@ final class OpenSegmentIndex {
 
         /** @return a new bitmap of the value's rows over the full chunks, cached when the value is frequent. */
         MutableRoaringBitmap build(final long value) {
-            final MutableRoaringBitmap b = new MutableRoaringBitmap();
-            int[] scratch = null;
-            for (final Chunk c : chunks) {
-                scratch = c.addTo(b, value, scratch);
-            }
+            final MutableRoaringBitmap b = union(value, 0);
             if (b.getCardinality() >= CACHED_MIN_ROWS) {
                 b.runOptimize(); // kept for later queries: worth compressing runs (a one-off bitmap is iterated once)
                 bitmaps.putIfAbsent(value, b.clone());
@@ -185,13 +191,9 @@ final class OpenSegmentIndex {
                 return rows(value);
             }
             // the chunks from fromRow's on, and the tail: not cached (a query after summaries folded the rest)
-            final MutableRoaringBitmap b = new MutableRoaringBitmap();
-            int[] scratch = null;
-            for (int i = firstChunk; i < generation.chunks.length; i++) {
-                scratch = generation.chunks[i].addTo(b, value, scratch);
-            }
+            final MutableRoaringBitmap b = generation.union(value, firstChunk);
             if (tail != null && tail.contains(value)) {
-                tail.addTo(b, value, scratch);
+                tail.addTo(b, value, null);
             }
             return b;
         }

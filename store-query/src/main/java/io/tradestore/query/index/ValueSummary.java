@@ -94,25 +94,25 @@ public final class ValueSummary {
      * @param partShift log2 of rows per part.
      * @param a         the measure (or its first factor), or null for row counts only.
      * @param b         the second factor of a product, or null.
-     * @return the summary, or null when a key lies outside the slots (an open segment's range comes from zone maps).
+     * @param checkKeys whether to check every key against the slots first (an open segment's range comes from zone maps
+     *                  of blocks a writer may still widen; a sealed segment's comes from its bitmap index, built from
+     *                  the same rows, so the pass is skipped there).
+     * @return the summary, or null when a key lies outside the slots.
      */
     static ValueSummary build(final Segment s, final int rowCount, final Column key, final long keyMin, final int slots, final int partShift,
-                              final Column a, final Column b) {
+                              final Column a, final Column b, final boolean checkKeys) {
         final int parts = (int) (((long) rowCount + (1L << partShift) - 1) >>> partShift);
         final ValueSummary v = new ValueSummary(keyMin, slots, partShift, Math.max(1, parts), rowCount, a != null, b != null);
-        final long kb0 = s.columnBase(key.index());
-        final long ks0 = s.columnStride(key.index());
-        final long knul0 = key.type().nullBits();
-        for (int r = 0; r < rowCount; r++) { // one cheap pass, so that the loops below need no bounds test
-            final long k = NativeMemory.getSigned(kb0 + r * ks0, key.width());
-            if (k != knul0 && (k < keyMin || k - keyMin >= slots - 1)) {
-                return null;
-            }
-        }
         final long kb = s.columnBase(key.index());
         final long ks = s.columnStride(key.index());
         final int kw = key.width();
         final long knul = key.type().nullBits();
+        for (int r = 0; checkKeys && r < rowCount; r++) { // one cheap pass, so that the loops below need no bounds test
+            final long k = NativeMemory.getSigned(kb + r * ks, kw);
+            if (k != knul && (k < keyMin || k - keyMin >= slots - 1)) {
+                return null;
+            }
+        }
         final long[] e = v.e;
         if (a == null) {
             for (int r = 0; r < rowCount; r++) {
