@@ -54,6 +54,7 @@ public final class BenchCommand {
     public static final String SECTION_END = "<!-- tradestore-bench:end -->";
     /** The steps, in the order they run. */
     public static final List<String> STEPS = List.of("floor", "layouts", "load", "queries", "http");
+    private static final boolean LOAD_STATS = Boolean.getBoolean("tradestore.loadStats");
     private static final String USAGE = "usage: tradestore bench jmh [JMH options]\n"
         + "   or: tradestore bench [--rows 50000000] [--threads 2] [--out docs/benchmarks.md] "
         + "[--skip floor,layouts,load,queries,http] [--runs 7] [--warmups 5] [--load-runs 3] [--dir DIR] [--seed 42] "
@@ -345,7 +346,14 @@ public final class BenchCommand {
             final double[] theirs = new double[runs];
             for (int run = 0; run < runs; run++) {
                 deleteTree(storeDir);
+                // -Dtradestore.loadStats=true: each thread group's CPU and run-queue time and the JVM's GC time per load
+                final ThreadTimes times = LOAD_STATS ? ThreadTimes.start() : null;
+                final long gc0 = LOAD_STATS ? gcMillis() : 0;
                 final LoadResult lr = LoadBenchmark.tradestoreLoad(storeDir, schema, csv, o.threads);
+                if (times != null) {
+                    progress.print(times.stop());
+                    progress.printf(Locale.ROOT, "  gc during the load: %d ms%n", gcMillis() - gc0);
+                }
                 if (lr.rowsLoaded() != o.rows || lr.rowsRejected() != 0) {
                     throw new IllegalStateException("tradestore loaded " + lr.rowsLoaded() + " rows and rejected " + lr.rowsRejected() + ", expected "
                         + o.rows);
@@ -382,6 +390,14 @@ public final class BenchCommand {
                 }
             }
         }
+    }
+
+    private static long gcMillis() {
+        long ms = 0;
+        for (final java.lang.management.GarbageCollectorMXBean gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+            ms += Math.max(0, gc.getCollectionTime());
+        }
+        return ms;
     }
 
     private static String scalar(final Connection c, final String sql) throws SQLException {
