@@ -20,6 +20,8 @@ import java.util.TreeMap;
 final class ThreadTimes {
     private static final Path TASKS = Paths.get("/proc/self/task");
     private static final long TICK_NS = 10_000_000L;
+    private static final com.sun.management.OperatingSystemMXBean OS =
+        (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
     /** The last sample of one thread. */
     private static final class Sample {
@@ -35,6 +37,9 @@ final class ThreadTimes {
     private final Thread sampler;
     private final long startNanos = System.nanoTime();
     private volatile boolean running = true;
+
+    private final long[] cpuFirst = machineTicks();
+    private final long processCpuFirst = OS.getProcessCpuTime();
 
     private ThreadTimes() {
         sample(first);
@@ -85,6 +90,21 @@ final class ThreadTimes {
             g[4]++;
         }
         final StringBuilder sb = new StringBuilder();
+        final long[] cpuLast = machineTicks();
+        if (cpuLast.length >= 8 && cpuFirst.length >= 8) {
+            // /proc/stat's cpu line: user nice system idle iowait irq softirq steal, in ticks; busy = all but idle and iowait
+            long busy = 0;
+            for (int i = 0; i < 8; i++) {
+                if (i != 3 && i != 4 && i != 7) {
+                    busy += cpuLast[i] - cpuFirst[i];
+                }
+            }
+            final double process = (OS.getProcessCpuTime() - processCpuFirst) / 1e9;
+            sb.append(String.format(Locale.ROOT, "  machine over %.3f s wall: busy %.2f cpu s (this process %.2f, others %.2f), idle %.2f, iowait %.2f,"
+                + " steal %.2f%n", wall, busy * (double) TICK_NS / 1e9, process, busy * (double) TICK_NS / 1e9 - process,
+                (cpuLast[3] - cpuFirst[3]) * (double) TICK_NS / 1e9, (cpuLast[4] - cpuFirst[4]) * (double) TICK_NS / 1e9,
+                (cpuLast[7] - cpuFirst[7]) * (double) TICK_NS / 1e9));
+        }
         sb.append(String.format(Locale.ROOT, "  threads over %.3f s wall: group (count): cpu s (user/sys), waiting for a cpu s%n", wall));
         for (final Map.Entry<String, double[]> e : groups.entrySet()) {
             final double[] g = e.getValue();
@@ -95,6 +115,21 @@ final class ThreadTimes {
                 g[2], g[3], g[1]));
         }
         return sb.toString();
+    }
+
+    /** @return the machine's cpu line of /proc/stat (ticks per state), or an empty array. */
+    private static long[] machineTicks() {
+        try {
+            final String line = Files.readAllLines(Paths.get("/proc/stat")).get(0);
+            final String[] f = line.trim().split("\\s+");
+            final long[] t = new long[f.length - 1];
+            for (int i = 1; i < f.length; i++) {
+                t[i - 1] = Long.parseLong(f[i]);
+            }
+            return t;
+        } catch (final IOException | RuntimeException e) {
+            return new long[0];
+        }
     }
 
     private static void sample(final Map<String, Sample> into) {
