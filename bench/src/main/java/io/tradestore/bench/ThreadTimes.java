@@ -5,7 +5,9 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -38,6 +40,7 @@ final class ThreadTimes {
     private final long startNanos = System.nanoTime();
     private volatile boolean running = true;
 
+    private final Map<String, Long> processesFirst = processTicks();
     private final long[] cpuFirst = machineTicks();
     private final long processCpuFirst = OS.getProcessCpuTime();
 
@@ -105,6 +108,22 @@ final class ThreadTimes {
                 (cpuLast[3] - cpuFirst[3]) * (double) TICK_NS / 1e9, (cpuLast[4] - cpuFirst[4]) * (double) TICK_NS / 1e9,
                 (cpuLast[7] - cpuFirst[7]) * (double) TICK_NS / 1e9));
         }
+        final Map<String, Long> processesLast = processTicks();
+        final List<Map.Entry<String, Long>> others = new ArrayList<>();
+        for (final Map.Entry<String, Long> e : processesLast.entrySet()) {
+            final long d = e.getValue() - processesFirst.getOrDefault(e.getKey(), 0L);
+            if (d > 0 && !e.getKey().startsWith(ProcessHandle.current().pid() + "/")) {
+                others.add(Map.entry(e.getKey(), d));
+            }
+        }
+        others.sort((a, b) -> Long.compare(b.getValue(), a.getValue()));
+        if (!others.isEmpty()) {
+            sb.append("  other processes (pid/name: cpu s):");
+            for (int i = 0; i < Math.min(5, others.size()); i++) {
+                sb.append(String.format(Locale.ROOT, " %s %.2f", others.get(i).getKey(), others.get(i).getValue() * (double) TICK_NS / 1e9));
+            }
+            sb.append(System.lineSeparator());
+        }
         sb.append(String.format(Locale.ROOT, "  threads over %.3f s wall: group (count): cpu s (user/sys), waiting for a cpu s%n", wall));
         for (final Map.Entry<String, double[]> e : groups.entrySet()) {
             final double[] g = e.getValue();
@@ -115,6 +134,26 @@ final class ThreadTimes {
                 g[2], g[3], g[1]));
         }
         return sb.toString();
+    }
+
+    /** @return user + system ticks of every process (pid/name), from /proc/PID/stat; empty without /proc. */
+    private static Map<String, Long> processTicks() {
+        final Map<String, Long> ticks = new HashMap<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(Paths.get("/proc"), "[0-9]*")) {
+            for (final Path proc : ds) {
+                try {
+                    final String stat = Files.readString(proc.resolve("stat"));
+                    final int close = stat.lastIndexOf(')');
+                    final String[] f = stat.substring(close + 2).split(" ");
+                    ticks.put(proc.getFileName() + "/" + stat.substring(stat.indexOf('(') + 1, close), Long.parseLong(f[11]) + Long.parseLong(f[12]));
+                } catch (final IOException | RuntimeException e) {
+                    // the process ended between listing and reading
+                }
+            }
+        } catch (final IOException e) {
+            // no /proc
+        }
+        return ticks;
     }
 
     /** @return the machine's cpu line of /proc/stat (ticks per state), or an empty array. */
