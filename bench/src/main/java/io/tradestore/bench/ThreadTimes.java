@@ -40,7 +40,7 @@ final class ThreadTimes {
     private final long startNanos = System.nanoTime();
     private volatile boolean running = true;
 
-    private final Map<String, Long> processesFirst = processTicks();
+    private final Map<String, Long> processesFirst = byPid(processTicks());
     private final long[] cpuFirst = machineTicks();
     private final long processCpuFirst = OS.getProcessCpuTime();
 
@@ -111,8 +111,9 @@ final class ThreadTimes {
         final Map<String, Long> processesLast = processTicks();
         final List<Map.Entry<String, Long>> others = new ArrayList<>();
         for (final Map.Entry<String, Long> e : processesLast.entrySet()) {
-            final long d = e.getValue() - processesFirst.getOrDefault(e.getKey(), 0L);
-            if (d > 0 && !e.getKey().startsWith(ProcessHandle.current().pid() + "/")) {
+            final String pid = e.getKey().substring(0, e.getKey().indexOf('/'));
+            final long d = e.getValue() - processesFirst.getOrDefault(pid, 0L);
+            if (d > 0 && !pid.equals(Long.toString(ProcessHandle.current().pid()))) {
                 others.add(Map.entry(e.getKey(), d));
             }
         }
@@ -134,6 +135,15 @@ final class ThreadTimes {
                 g[2], g[3], g[1]));
         }
         return sb.toString();
+    }
+
+    /** @return the same ticks keyed by pid alone (a kernel worker's name changes with its work). */
+    private static Map<String, Long> byPid(final Map<String, Long> ticks) {
+        final Map<String, Long> m = new HashMap<>();
+        for (final Map.Entry<String, Long> e : ticks.entrySet()) {
+            m.put(e.getKey().substring(0, e.getKey().indexOf('/')), e.getValue());
+        }
+        return m;
     }
 
     /** @return user + system ticks of every process (pid/name), from /proc/PID/stat; empty without /proc. */

@@ -60,6 +60,8 @@ public final class CsvLoader implements AutoCloseable {
     private final int window;
     private final int[][] symbolMaps;
     private final long[] destinations;
+    /** Whether chunks reach the segments by write(2) ({@link TableWriter#columnWrites}) instead of memcpy into the mapping. */
+    private boolean columnWrites;
 
     private final long startNanos = System.nanoTime();
     private long bytesTotal;
@@ -191,6 +193,7 @@ public final class CsvLoader implements AutoCloseable {
         boolean ok = false;
         final long cpuBefore = STATS ? ChunkParser.threadCpuNanos() : 0;
         final long segmentWaitBefore = writer.segmentWaitNanos();
+        columnWrites = options.columnWrites() && writer.columnWrites(true);
         try {
             if (options.rejects() != null) {
                 rejectsOut = Files.newBufferedWriter(options.rejects(), StandardCharsets.UTF_8);
@@ -238,6 +241,9 @@ public final class CsvLoader implements AutoCloseable {
         } finally {
             if (!ok) {
                 writer.rollback();
+            }
+            if (columnWrites) {
+                writer.columnWrites(false);
             }
         }
     }
@@ -508,10 +514,16 @@ public final class CsvLoader implements AutoCloseable {
                 final long dst = destinations[i] + rowInSegment * stride;
                 if (c.type() == ColumnType.SYMBOL) {
                     final long r0 = STATS ? System.nanoTime() : 0;
-                    remap(b, i, srcAddress, dst, stride, n);
+                    // with column writes the global codes replace the local ones in the chunk, which is then written
+                    remap(b, i, srcAddress, columnWrites ? srcAddress : dst, columnWrites ? width : stride, n);
                     if (STATS) {
                         remapNanos += System.nanoTime() - r0;
                     }
+                    if (columnWrites) {
+                        writer.writeColumn(segment, i, (int) rowInSegment, srcAddress, n);
+                    }
+                } else if (columnWrites) {
+                    writer.writeColumn(segment, i, (int) rowInSegment, srcAddress, n);
                 } else if (stride == width) {
                     NativeMemory.copy(srcAddress, dst, (long) n * width);
                 } else {

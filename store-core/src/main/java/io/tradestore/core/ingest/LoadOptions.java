@@ -16,6 +16,11 @@ import io.tradestore.core.Durability;
 public final class LoadOptions {
     /** Default bytes per parallel chunk. */
     public static final int DEFAULT_CHUNK_BYTES = 4 << 20;
+    /**
+     * Default of {@link #columnWrites()}: on; {@code -Dtradestore.load.columnWrites=false} turns it off, for
+     * benchmarks that compare both ways in one build.
+     */
+    public static final boolean DEFAULT_COLUMN_WRITES = !"false".equals(System.getProperty("tradestore.load.columnWrites"));
     /** Default longest record, in bytes. */
     public static final int DEFAULT_MAX_LINE_LENGTH = 1 << 20;
 
@@ -27,9 +32,10 @@ public final class LoadOptions {
     private final int chunkBytes;
     private final int maxLineLength;
     private final Durability durability;
+    private final boolean columnWrites;
 
     private LoadOptions(final OnError onError, final Path rejects, final long maxErrors, final int threads, final long commitEvery,
-                        final int chunkBytes, final int maxLineLength, final Durability durability) {
+                        final int chunkBytes, final int maxLineLength, final Durability durability, final boolean columnWrites) {
         if (onError == null || durability == null) {
             throw new IllegalArgumentException("onError and durability are required");
         }
@@ -56,52 +62,53 @@ public final class LoadOptions {
         this.chunkBytes = chunkBytes;
         this.maxLineLength = maxLineLength;
         this.durability = durability;
+        this.columnWrites = columnWrites;
     }
 
     /** @return the defaults: fail on the first error, one thread per core, one commit, no sync. */
     public static LoadOptions defaults() {
         return new LoadOptions(OnError.FAIL, null, Long.MAX_VALUE, Runtime.getRuntime().availableProcessors(), 0,
-            DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_LENGTH, Durability.NONE);
+            DEFAULT_CHUNK_BYTES, DEFAULT_MAX_LINE_LENGTH, Durability.NONE, DEFAULT_COLUMN_WRITES);
     }
 
     /** @param v what to do with a bad row. @return a copy with it. */
     public LoadOptions withOnError(final OnError v) {
-        return new LoadOptions(v, rejects, maxErrors, threads, commitEvery, chunkBytes, maxLineLength, durability);
+        return new LoadOptions(v, rejects, maxErrors, threads, commitEvery, chunkBytes, maxLineLength, durability, columnWrites);
     }
 
     /** @param v the rejects file (skip mode), or null for none. @return a copy with it. */
     public LoadOptions withRejects(final Path v) {
-        return new LoadOptions(onError, v, maxErrors, threads, commitEvery, chunkBytes, maxLineLength, durability);
+        return new LoadOptions(onError, v, maxErrors, threads, commitEvery, chunkBytes, maxLineLength, durability, columnWrites);
     }
 
     /** @param v most rejects tolerated in skip mode before the load fails. @return a copy with it. */
     public LoadOptions withMaxErrors(final long v) {
-        return new LoadOptions(onError, rejects, v, threads, commitEvery, chunkBytes, maxLineLength, durability);
+        return new LoadOptions(onError, rejects, v, threads, commitEvery, chunkBytes, maxLineLength, durability, columnWrites);
     }
 
     /** @param v parser threads. @return a copy with it. */
     public LoadOptions withThreads(final int v) {
-        return new LoadOptions(onError, rejects, maxErrors, v, commitEvery, chunkBytes, maxLineLength, durability);
+        return new LoadOptions(onError, rejects, maxErrors, v, commitEvery, chunkBytes, maxLineLength, durability, columnWrites);
     }
 
     /** @param v rows per intermediate commit, 0 for one commit at the end. @return a copy with it. */
     public LoadOptions withCommitEvery(final long v) {
-        return new LoadOptions(onError, rejects, maxErrors, threads, v, chunkBytes, maxLineLength, durability);
+        return new LoadOptions(onError, rejects, maxErrors, threads, v, chunkBytes, maxLineLength, durability, columnWrites);
     }
 
     /** @param v input bytes per parallel chunk. @return a copy with it. */
     public LoadOptions withChunkBytes(final int v) {
-        return new LoadOptions(onError, rejects, maxErrors, threads, commitEvery, v, maxLineLength, durability);
+        return new LoadOptions(onError, rejects, maxErrors, threads, commitEvery, v, maxLineLength, durability, columnWrites);
     }
 
     /** @param v longest record accepted, in bytes. @return a copy with it. */
     public LoadOptions withMaxLineLength(final int v) {
-        return new LoadOptions(onError, rejects, maxErrors, threads, commitEvery, chunkBytes, v, durability);
+        return new LoadOptions(onError, rejects, maxErrors, threads, commitEvery, chunkBytes, v, durability, columnWrites);
     }
 
     /** @param v commit durability. @return a copy with it. */
     public LoadOptions withDurability(final Durability v) {
-        return new LoadOptions(onError, rejects, maxErrors, threads, commitEvery, chunkBytes, maxLineLength, v);
+        return new LoadOptions(onError, rejects, maxErrors, threads, commitEvery, chunkBytes, maxLineLength, v, columnWrites);
     }
 
     /** @return what to do with a bad row. */
@@ -142,5 +149,21 @@ public final class LoadOptions {
     /** @return commit durability. */
     public Durability durability() {
         return durability;
+    }
+
+    /**
+     * Whether chunks reach the segments by write(2) where the table allows it (COLUMN layout, Linux), instead of
+     * memcpy into the mapped columns: see {@code TableWriter.columnWrites}. Either way the table ends up the same.
+     *
+     * @param v whether to use column writes.
+     * @return a copy with it.
+     */
+    public LoadOptions withColumnWrites(final boolean v) {
+        return new LoadOptions(onError, rejects, maxErrors, threads, commitEvery, chunkBytes, maxLineLength, durability, v);
+    }
+
+    /** @return whether chunks are written with write(2) where the table allows it. */
+    public boolean columnWrites() {
+        return columnWrites;
     }
 }

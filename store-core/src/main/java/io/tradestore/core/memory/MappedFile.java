@@ -28,6 +28,11 @@ public final class MappedFile implements AutoCloseable {
     /** Set once the call has failed (a kernel before 5.14 answers EINVAL every time): later calls go straight to the reads. */
     private static volatile boolean populateWriteFailed;
 
+    /** open(2) flag O_WRONLY on Linux (net.openhft.posix's OpenFlag carries BSD values). */
+    private static final int O_WRONLY = 1;
+    /** lseek(2) whence SEEK_SET on Linux (net.openhft.posix's WhenceFlag.SEEK_SET has the value 1, which is SEEK_CUR). */
+    private static final int SEEK_SET = 0;
+
     /** Keeps the fallback's page reads from being optimised away. */
     private static volatile long touchSink;
 
@@ -35,6 +40,8 @@ public final class MappedFile implements AutoCloseable {
     private final long length;
     private final boolean writable;
     private long address;
+    /** A descriptor for {@link #write}, opened on its first use and closed with the mapping; -1 when not open. */
+    private int writeFd = -1;
 
     private MappedFile(final Path path, final long length, final boolean writable, final long address) {
         this.path = path;
@@ -173,6 +180,55 @@ public final class MappedFile implements AutoCloseable {
     }
 
     /**
+     * Copies bytes from native memory into the file with write(2) instead of stores through the mapping. The bytes land
+     * in the same page cache, so the mapping (and every reader's) sees them as soon as this returns, and a crash leaves
+     * the file as stores would have. What differs is the kernel's work: a page the write covers whole is allocated
+     * without being zero-filled first, no page-table entry of this process is made for it, and the later writeback of
+     * a page never mapped writable needs no write-protect and TLB shootdown (an interrupt of every CPU running this
+     * process, per page). Only where {@link #writeAvailable()}.
+     *
+     * @param offset first byte of the file to write.
+     * @param src    native address of the bytes.
+     * @param bytes  how many.
+     */
+    public void write(final long offset, final long src, final long bytes) {
+        if (!writable || address == 0) {
+            throw new StoreException("cannot write " + path + ": " + (address == 0 ? "closed" : "mapped read-only"));
+        }
+        if (offset < 0 || bytes < 0 || offset > length - bytes) {
+            throw new StoreException("write outside " + path + ": offset=" + offset + " bytes=" + bytes + " length=" + length);
+        }
+        if (bytes == 0) {
+            return;
+        }
+        final PosixAPI posix = PosixAPI.posix();
+        if (writeFd < 0) {
+            final int fd = posix.open(path.toString(), O_WRONLY, 0);
+            if (fd < 0) {
+                throw new StoreException("cannot open " + path + " for writing: " + posix.lastErrorStr());
+            }
+            writeFd = fd;
+        }
+        if (posix.lseek(writeFd, offset, SEEK_SET) != offset) {
+            throw new StoreException("cannot seek in " + path + " to " + offset + ": " + posix.lastErrorStr());
+        }
+        long done = 0;
+        while (done < bytes) {
+            final long n = posix.write(writeFd, src + done, bytes - done);
+            if (n <= 0) {
+                throw new StoreException("cannot write " + path + " at offset " + (offset + done) + ": "
+                    + (n < 0 ? posix.lastErrorStr() : "nothing written"));
+            }
+            done += n;
+        }
+    }
+
+    /** @return whether {@link #write} reaches the OS (Linux, with the JNR implementation of net.openhft:posix loaded). */
+    public static boolean writeAvailable() {
+        return POPULATE_WRITE_TRIED;
+    }
+
+    /**
      * Forces a directory's entries (new files, renames) to disk, so that files created before a durable commit are
      * found after a power loss. A file system that cannot sync directories is ignored.
      *
@@ -202,6 +258,10 @@ public final class MappedFile implements AutoCloseable {
         }
         final long a = address;
         address = 0;
+        if (writeFd >= 0) {
+            PosixAPI.posix().close(writeFd);
+            writeFd = -1;
+        }
         try {
             OS.unmap(a, length);
         } catch (final IOException e) {

@@ -292,6 +292,24 @@ public final class Segment implements AutoCloseable {
         }
     }
 
+    /**
+     * Copies one column's values of rows {@code [rowInSegment, rowInSegment + rows)} from native memory into the
+     * column's file with write(2) (see {@link MappedFile#write}); COLUMN layout only, where the values lie back to back.
+     *
+     * @param column       column index.
+     * @param rowInSegment first row.
+     * @param src          native address of {@code rows} values at the column's width.
+     * @param rows         how many rows.
+     */
+    public void writeColumn(final int column, final int rowInSegment, final long src, final int rows) {
+        checkWritableRange(rowInSegment, rowInSegment + rows);
+        if (schema.layout() != Layout.COLUMN) {
+            throw new StoreException("writeColumn needs the COLUMN layout; table '" + schema.name() + "' is " + schema.layout());
+        }
+        final long width = columnStride[column];
+        files[column].write(rowInSegment * width, src, rows * width);
+    }
+
     /** Stops pre-faulting: a {@link #prepareChunks} running in another thread returns after its current chunk. */
     public void stopPrefault() {
         prefaultStopped = true;

@@ -72,12 +72,13 @@ class CsvLoaderTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"1,4194304", "2,4096", "3,100", "2,64", "4,1000"})
-    void shouldLoadGeneratedTradesExactlyWhateverTheChunkingAndThreads(final int threads, final int chunkBytes) throws IOException {
+    @CsvSource({"1,4194304,true", "2,4096,true", "3,100,true", "2,64,true", "4,1000,true", "2,4096,false", "3,100,false"})
+    void shouldLoadGeneratedTradesExactlyWhateverTheChunkingAndThreads(final int threads, final int chunkBytes, final boolean columnWrites)
+        throws IOException {
         final Path csv = dir.resolve("t.csv");
         TradeGenerator.writeCsv(csv, 20_000, 7);
-        final LoadResult r = IngestFixtures.load(dir.resolve("store"),
-            LoadOptions.defaults().withThreads(threads).withChunkBytes(chunkBytes).withMaxLineLength(256), csv);
+        final LoadResult r = IngestFixtures.load(dir.resolve("store"), LoadOptions.defaults().withThreads(threads).withChunkBytes(chunkBytes)
+            .withMaxLineLength(256).withColumnWrites(columnWrites), csv);
         assertThat(r.rowsLoaded()).isEqualTo(20_000);
         assertThat(r.rowsRejected()).isZero();
         assertThat(IngestFixtures.summarise(dir.resolve("store"))).isEqualTo(reference(List.of(csv)));

@@ -1,0 +1,138 @@
+package io.tradestore.core;
+
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.Schema;
+import io.tradestore.core.segment.Segment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Bulk appends by write(2) ({@link TableWriter#columnWrites}, {@link TableWriter#writeColumn}): rows copied column by
+ * column from a reference table in runs of odd sizes, across pre-fault chunks and segments, must read back exactly,
+ * with exact zone maps, through the writer's own mappings and after reopening; a rolled-back tail written this way
+ * must not survive; writes outside the reserved rows are refused; the ROW layout keeps stores into the mapping.
+ */
+class ColumnWritesTest {
+    /** Four pre-fault chunks per segment, so the writer's background preparation is on (and must be stopped). */
+    private static final int SEGMENT_ROWS = 4 * Segment.PREFAULT_CHUNK_ROWS;
+
+    @TempDir
+    Path dir;
+
+    private static Schema schema(final String name, final Layout layout, final int segmentRows) {
+        // zone-map blocks smaller than pre-fault chunks
+        return TestRows.ALL_TYPES.with(name, layout, segmentRows, Math.min(1 << 14, segmentRows));
+    }
+
+    @AfterEach
+    void noLeaks() {
+        TestRows.assertNoNativeLeaks();
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {SEGMENT_ROWS, 4096})
+    void shouldReadBackRowsWrittenColumnByColumnAcrossChunksAndSegments(final int segmentRows) {
+        final long committed = segmentRows + 12_345L;
+        final long end = 2L * segmentRows + Segment.PREFAULT_CHUNK_ROWS / 3 + 77;
+        TestRows.fill(dir, schema("source", Layout.COLUMN, segmentRows), end);
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema("copy", Layout.COLUMN, segmentRows));
+            try (TableReader sourceReader = store.table("source").reader(); TableWriter w = table.writer(); TableReader reader = table.reader()) {
+                final TableSnapshot src = sourceReader.snapshot();
+                copyDictionaries(src, w);
+                assertThat(w.columnWrites(true)).isTrue();
+                copy(src, w, 0, committed, 1_009);
+                w.commit();
+                // a tail written the same way from the wrong rows, then rolled back: re-written rows must replace it
+                copy(src, w, 1, end - committed + 1, 50_021);
+                w.rollback();
+                copy(src, w, committed, end, 65_537);
+                w.commit();
+                assertThat(w.columnWrites(false)).isFalse();
+                TestRows.verifyRows(reader.snapshot(), 0, end);
+                ZoneMapTest.assertZonesExact(reader.snapshot());
+            }
+        }
+        try (Store store = Store.open(dir); TableReader reader = store.table("copy").reader()) {
+            TestRows.verifyRows(reader.snapshot(), 0, end);
+        }
+    }
+
+    @Test
+    void shouldRefuseWritesOutsideTheReservedRows() {
+        try (Store store = Store.open(dir); TableWriter w = store.createTable(schema("t", Layout.COLUMN, 4096)).writer()) {
+            assertThat(w.columnWrites(true)).isTrue();
+            final long buffer = NativeMemory.allocate(8 * 100);
+            try {
+                assertThat(w.reserve(100)).isEqualTo(100);
+                w.writeColumn(0, 3, 0, buffer, 100);
+                assertThatThrownBy(() -> w.writeColumn(0, 3, 1, buffer, 100)).isInstanceOf(IndexOutOfBoundsException.class)
+                    .hasMessageContaining("pendingRows=100");
+                assertThatThrownBy(() -> w.writeColumn(0, 3, -1, buffer, 1)).isInstanceOf(IndexOutOfBoundsException.class);
+                assertThatThrownBy(() -> w.writeColumn(1, 3, 0, buffer, 1)).isInstanceOf(IndexOutOfBoundsException.class);
+                w.commit();
+                assertThat(w.reserve(10)).isEqualTo(10);
+                // committed rows never change
+                assertThatThrownBy(() -> w.writeColumn(0, 3, 99, buffer, 2)).isInstanceOf(IndexOutOfBoundsException.class)
+                    .hasMessageContaining("committedRows=100");
+            } finally {
+                NativeMemory.free(buffer, 8 * 100);
+            }
+        }
+    }
+
+    @Test
+    void shouldKeepStoresIntoTheMappingForTheRowLayout() {
+        try (Store store = Store.open(dir); TableWriter w = store.createTable(schema("t", Layout.ROW, 4096)).writer()) {
+            assertThat(w.columnWrites(true)).isFalse();
+            w.reserve(1);
+            assertThatThrownBy(() -> w.writeColumn(0, 3, 0, 0, 1)).isInstanceOf(StoreException.class).hasMessageContaining("COLUMN");
+        }
+    }
+
+    /** Interns the source's symbols in code order, so that the copied codes mean the same strings. */
+    private static void copyDictionaries(final TableSnapshot src, final TableWriter w) {
+        for (final Column c : src.schema().columns()) {
+            if (c.type() == ColumnType.SYMBOL) {
+                for (int code = 0; code < src.dictionarySize(c.index()); code++) {
+                    assertThat(w.dictionary(c.index()).intern(src.symbolValue(c.index(), code))).isEqualTo(code);
+                }
+            }
+        }
+    }
+
+    /** Appends source rows {@code [from, to)} through reserve and writeColumn, at most {@code run} rows per reserve. */
+    private static void copy(final TableSnapshot src, final TableWriter w, final long from, final long to, final int run) {
+        final int shift = src.schema().segmentShift();
+        final long mask = src.schema().segmentRows() - 1L;
+        long r = from;
+        while (r < to) {
+            final long row = w.pendingRows();
+            final int n = w.reserve((int) Math.min(run, to - r));
+            // a run of the source may cross its segment boundary: copy piece by piece
+            int done = 0;
+            while (done < n) {
+                final long s = r + done;
+                final int piece = (int) Math.min(n - done, (mask + 1) - (s & mask));
+                for (final Column c : src.schema().columns()) {
+                    final long address = src.columnAddress((int) (s >>> shift), c.index()) + (s & mask) * c.width();
+                    w.writeColumn((int) ((row + done) >>> shift), c.index(), (int) ((row + done) & mask), address, piece);
+                }
+                done += piece;
+            }
+            r += n;
+        }
+    }
+}
