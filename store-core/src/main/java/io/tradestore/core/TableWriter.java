@@ -91,6 +91,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * runs with {@link #writeColumn} (write(2) allocates the pages itself, see {@link #columnWrites(boolean)}).
      */
     private volatile boolean prefault = true;
+    /** Whether {@link #columnWrites(boolean)} is on (this thread's view; prefault is the background thread's). */
+    private boolean columnWritesOn;
     /** This thread's copy of rowAppends, so that appendRow reads no volatile field. */
     private boolean rowAppendsSeen;
     private boolean closed;
@@ -345,6 +347,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (background && prefault) {
             claimChunks(pendingRows, n);
         }
+        if (columnWritesOn && zoneRow == pendingRows) {
+            // column writes: writeColumn widens the zone maps of the rows it writes, and every column of every reserved
+            // row is written with it, so no later pass over these rows is needed
+            zoneRow = pendingRows + n;
+        }
         pendingRows += n;
         if (nulledRows < pendingRows) {
             nulledRows = pendingRows;
@@ -359,8 +366,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * the kernel's later writeback of those pages needs no write-protect and TLB shootdown, which for stores into the
      * mapping interrupt every CPU running this process once per page written back (measured: most of the writeback
      * threads' time while a 50M-row load outgrew the kernel's dirty-page threshold). Rows written either way are the
-     * same rows: one page cache, the same commit protocol and crash behaviour. Available for the COLUMN layout on
-     * Linux with net.openhft:posix loaded; elsewhere nothing changes.
+     * same rows: one page cache, the same commit protocol and crash behaviour. While on, every column of every row
+     * reserved must be written with {@link #writeColumn}, which also widens the zone maps from the values it writes
+     * (no second pass over the segment). Available for the COLUMN layout on Linux with net.openhft:posix loaded;
+     * elsewhere nothing changes.
      *
      * @param on whether bulk appends use {@link #writeColumn}.
      * @return whether {@link #writeColumn} is now in use (false when asked off or not available).
@@ -369,6 +378,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         checkOpen();
         final boolean use = on && schema.layout() == io.tradestore.core.schema.Layout.COLUMN && MappedFile.writeAvailable();
         prefault = !use;
+        columnWritesOn = use;
         if (use) {
             for (final Segment s : segments) {
                 s.stopPrefault();

@@ -294,7 +294,8 @@ public final class Segment implements AutoCloseable {
 
     /**
      * Copies one column's values of rows {@code [rowInSegment, rowInSegment + rows)} from native memory into the
-     * column's file with write(2) (see {@link MappedFile#write}); COLUMN layout only, where the values lie back to back.
+     * column's file with write(2) (see {@link MappedFile#write}) and widens the column's zone maps (its blocks' and the
+     * segment's) with them; COLUMN layout only, where the values lie back to back.
      *
      * @param column       column index.
      * @param rowInSegment first row.
@@ -308,6 +309,20 @@ public final class Segment implements AutoCloseable {
         }
         final long width = columnStride[column];
         files[column].write(rowInSegment * width, src, rows * width);
+        // widen the zone maps from the values just written, while they are in cache (a later pass over the segment
+        // would fault its pages into this process only to read them)
+        final Column c = schema.column(column);
+        final int blockRows = schema.blockRows();
+        final int to = rowInSegment + rows;
+        int start = rowInSegment;
+        while (start < to) {
+            final int block = start / blockRows;
+            final int end = Math.min(to, (block + 1) * blockRows);
+            final long[] mm = minMax(c, src + (start - rowInSegment) * width, end - start, width);
+            mergeEntry(block, c, mm[0], mm[1]);
+            mergeEntry(-1, c, mm[0], mm[1]);
+            start = end;
+        }
     }
 
     /** Stops pre-faulting: a {@link #prepareChunks} running in another thread returns after its current chunk. */
@@ -496,8 +511,11 @@ public final class Segment implements AutoCloseable {
             throw new StoreException("column '" + c.name() + "' is not a column of table '" + schema.name() + "'");
         }
         final long stride = columnStride[c.index()];
-        final long a = columnBase[c.index()] + from * stride;
-        final int n = to - from;
+        return minMax(c, columnBase[c.index()] + from * stride, to - from, stride);
+    }
+
+    /** Min and max of {@code n} values of column {@code c} at {@code a}, {@code stride} bytes apart (see {@link #minMax(Column, int, int)}). */
+    private static long[] minMax(final Column c, final long a, final int n, final long stride) {
         switch (c.type()) {
             case I8:
             case CHAR:
