@@ -291,8 +291,14 @@ final class QueryGenerator {
         return new Pred.Leaf(op, col.name(), q(col.name()), col.type(), c, values, bounds, form(col.type()));
     }
 
-    /** @return an eq or in on an indexable column, now and then AND-ed with another leaf (a residual conjunct). */
+    /**
+     * @return an eq or in on an indexable column, now and then AND-ed with another leaf (a residual conjunct), or no
+     *     filter (summaries of all rows, with the time range or without).
+     */
     private Pred summaryFilter() {
+        if (r.nextInt(5) == 0) {
+            return null;
+        }
         Pred.Leaf leaf;
         do {
             leaf = (Pred.Leaf) leaf();
