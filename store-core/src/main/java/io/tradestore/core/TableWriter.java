@@ -344,7 +344,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             openNextSegment();
         }
         final int n = (int) Math.min(count, segmentEndRow - pendingRows);
-        if (background && prefault) {
+        if (background && (prefault || rowAppendsSeen)) {
+            // after row appends the background thread may be null-filling a chunk ahead: wait for it before writing
             claimChunks(pendingRows, n);
         }
         if (columnWritesOn && zoneRow == pendingRows) {

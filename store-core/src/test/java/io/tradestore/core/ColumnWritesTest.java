@@ -71,6 +71,30 @@ class ColumnWritesTest {
     }
 
     @Test
+    void shouldKeepColumnWrittenRowsThatFollowRowAppendsInTheSameSegment() {
+        // row appends first: the background thread null-fills chunks ahead of them, which the column writes must wait for
+        final long appended = Segment.PREFAULT_CHUNK_ROWS / 2 + 3;
+        final long end = SEGMENT_ROWS + 1_000L;
+        TestRows.fill(dir, schema("source", Layout.COLUMN, SEGMENT_ROWS), end);
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema("copy", Layout.COLUMN, SEGMENT_ROWS));
+            try (TableReader sourceReader = store.table("source").reader(); TableWriter w = table.writer(); TableReader reader = table.reader()) {
+                final TableSnapshot src = sourceReader.snapshot();
+                copyDictionaries(src, w);
+                final AllTypesFlyweight f = new AllTypesFlyweight();
+                for (long r = 0; r < appended; r++) {
+                    TestRows.write(w.append(f), r);
+                }
+                assertThat(w.columnWrites(true)).isTrue();
+                copy(src, w, appended, end, 30_011);
+                w.commit();
+                TestRows.verifyRows(reader.snapshot(), 0, end);
+                ZoneMapTest.assertZonesExact(reader.snapshot());
+            }
+        }
+    }
+
+    @Test
     void shouldRefuseWritesOutsideTheReservedRows() {
         try (Store store = Store.open(dir); TableWriter w = store.createTable(schema("t", Layout.COLUMN, 4096)).writer()) {
             assertThat(w.columnWrites(true)).isTrue();

@@ -32,9 +32,13 @@ import io.tradestore.core.schema.Schema;
  *   cut input into chunks at line starts -> parse chunk into ChunkBuffer columns -> in file order: check the chunk
  *   (mapping: offsets; gzip: buffers)       (local symbol codes, rejects)           started where the previous one
  *                                                                                   ended (else re-parse it), intern
- *                                                                                   local symbols, memcpy columns into
- *                                                                                   the writer, rejects, commit
+ *                                                                                   local symbols, write columns into
+ *                                                                                   the segments, rejects, commit
  * </pre>
+ *
+ * Columns reach the segments by write(2) ({@link TableWriter#columnWrites}: no pre-faulting of pages the load then
+ * overwrites, and no TLB shootdowns when the kernel writes the load's dirty pages back while it runs) where the table
+ * allows it (COLUMN layout on Linux), otherwise by memcpy into the mapped columns.
  *
  * A chunk's start is a guess (the first line start after the cut) that is wrong only when the cut falls inside a
  * quoted field holding a newline; the in-order check catches that and re-parses from the true record start. At
