@@ -46,25 +46,17 @@ class ColumnWritesTest {
     void shouldReadBackRowsWrittenColumnByColumnAcrossChunksAndSegments(final int segmentRows) {
         final long committed = segmentRows + 12_345L;
         final long end = 2L * segmentRows + Segment.PREFAULT_CHUNK_ROWS / 3 + 77;
-        TestRows.fill(dir, schema("source", Layout.COLUMN, segmentRows), end);
-        try (Store store = Store.open(dir)) {
-            final Table table = store.createTable(schema("copy", Layout.COLUMN, segmentRows));
-            try (TableReader sourceReader = store.table("source").reader(); TableWriter w = table.writer(); TableReader reader = table.reader()) {
-                final TableSnapshot src = sourceReader.snapshot();
-                copyDictionaries(src, w);
-                assertThat(w.columnWrites(true)).isTrue();
-                copy(src, w, 0, committed, 1_009);
-                w.commit();
-                // a tail written the same way from the wrong rows, then rolled back: re-written rows must replace it
-                copy(src, w, 1, end - committed + 1, 50_021);
-                w.rollback();
-                copy(src, w, committed, end, 65_537);
-                w.commit();
-                assertThat(w.columnWrites(false)).isFalse();
-                TestRows.verifyRows(reader.snapshot(), 0, end);
-                ZoneMapTest.assertZonesExact(reader.snapshot());
-            }
-        }
+        copyInto(segmentRows, end, (src, w) -> {
+            assertThat(w.columnWrites(true)).isTrue();
+            copy(src, w, 0, committed, 1_009);
+            w.commit();
+            // a tail written the same way from the wrong rows, then rolled back: re-written rows must replace it
+            copy(src, w, 1, end - committed + 1, 50_021);
+            w.rollback();
+            copy(src, w, committed, end, 65_537);
+            w.commit();
+            assertThat(w.columnWrites(false)).isFalse();
+        });
         try (Store store = Store.open(dir); TableReader reader = store.table("copy").reader()) {
             TestRows.verifyRows(reader.snapshot(), 0, end);
         }
@@ -74,20 +66,29 @@ class ColumnWritesTest {
     void shouldKeepColumnWrittenRowsThatFollowRowAppendsInTheSameSegment() {
         // row appends first: the background thread null-fills chunks ahead of them, which the column writes must wait for
         final long appended = Segment.PREFAULT_CHUNK_ROWS / 2 + 3;
-        final long end = SEGMENT_ROWS + 1_000L;
-        TestRows.fill(dir, schema("source", Layout.COLUMN, SEGMENT_ROWS), end);
+        copyInto(SEGMENT_ROWS, SEGMENT_ROWS + 1_000L, (src, w) -> {
+            final AllTypesFlyweight f = new AllTypesFlyweight();
+            for (long r = 0; r < appended; r++) {
+                TestRows.write(w.append(f), r);
+            }
+            assertThat(w.columnWrites(true)).isTrue();
+            copy(src, w, appended, SEGMENT_ROWS + 1_000L, 30_011);
+            w.commit();
+        });
+    }
+
+    /**
+     * Fills table "source" with rows {@code [0, end)}, creates table "copy" with the source's dictionaries, lets
+     * {@code body} write and commit it, then checks every row and the zone maps of the copy.
+     */
+    private void copyInto(final int segmentRows, final long end, final java.util.function.BiConsumer<TableSnapshot, TableWriter> body) {
+        TestRows.fill(dir, schema("source", Layout.COLUMN, segmentRows), end);
         try (Store store = Store.open(dir)) {
-            final Table table = store.createTable(schema("copy", Layout.COLUMN, SEGMENT_ROWS));
+            final Table table = store.createTable(schema("copy", Layout.COLUMN, segmentRows));
             try (TableReader sourceReader = store.table("source").reader(); TableWriter w = table.writer(); TableReader reader = table.reader()) {
                 final TableSnapshot src = sourceReader.snapshot();
                 copyDictionaries(src, w);
-                final AllTypesFlyweight f = new AllTypesFlyweight();
-                for (long r = 0; r < appended; r++) {
-                    TestRows.write(w.append(f), r);
-                }
-                assertThat(w.columnWrites(true)).isTrue();
-                copy(src, w, appended, end, 30_011);
-                w.commit();
+                body.accept(src, w);
                 TestRows.verifyRows(reader.snapshot(), 0, end);
                 ZoneMapTest.assertZonesExact(reader.snapshot());
             }
