@@ -28,6 +28,8 @@ public final class MappedFile implements AutoCloseable {
     /** Set once the call has failed (a kernel before 5.14 answers EINVAL every time): later calls go straight to the reads. */
     private static volatile boolean populateWriteFailed;
 
+    /** Only the JNR implementation is known to pass open/lseek/write through with Linux's flag values. */
+    private static final boolean WRITE_AVAILABLE = POPULATE_WRITE_TRIED && PosixAPI.posix().getClass().getName().contains(".jnr.");
     /** open(2) flag O_WRONLY on Linux (net.openhft.posix's OpenFlag carries BSD values). */
     private static final int O_WRONLY = 1;
     /** lseek(2) whence SEEK_SET on Linux (net.openhft.posix's WhenceFlag.SEEK_SET has the value 1, which is SEEK_CUR). */
@@ -225,7 +227,7 @@ public final class MappedFile implements AutoCloseable {
 
     /** @return whether {@link #write} reaches the OS (Linux, with the JNR implementation of net.openhft:posix loaded). */
     public static boolean writeAvailable() {
-        return POPULATE_WRITE_TRIED;
+        return WRITE_AVAILABLE;
     }
 
     /**
