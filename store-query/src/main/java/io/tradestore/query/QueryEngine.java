@@ -12,6 +12,7 @@ import io.tradestore.core.TableReader;
 import io.tradestore.core.TableSnapshot;
 import io.tradestore.query.exec.QueryRunner;
 import io.tradestore.query.index.BitmapIndexes;
+import io.tradestore.query.model.Options;
 import io.tradestore.query.model.Query;
 import io.tradestore.query.plan.QueryParser;
 
@@ -86,6 +87,27 @@ public final class QueryEngine implements AutoCloseable {
     public QueryResult execute(final String json) {
         final long start = System.nanoTime();
         return execute(QueryParser.parse(json), start);
+    }
+
+    /**
+     * Parses and runs a JSON query that a server answers within {@code timeoutMs}: the engine cancels it (TIMEOUT) at
+     * that limit unless its own {@code options.timeoutMs} is shorter, so a query the server has already answered 504
+     * does not keep running.
+     *
+     * @param json      the query text.
+     * @param timeoutMs the longest it may run.
+     * @return the result.
+     * @throws QueryException with a code, a message and a JSON path when the query is bad, too big or too slow.
+     */
+    public QueryResult execute(final String json, final long timeoutMs) {
+        final long start = System.nanoTime();
+        final Query q = QueryParser.parse(json);
+        final Options o = q.options();
+        if (o.timeoutMs() != null && o.timeoutMs() <= timeoutMs) {
+            return execute(q, start);
+        }
+        return execute(new Query(q.table(), q.time(), q.filter(), q.columns(), q.groupBy(), q.aggs(), q.having(), q.orderBy(), q.limit(),
+            new Options(timeoutMs, o.maxGroups(), o.epochNanos())), start);
     }
 
     /**

@@ -154,6 +154,30 @@ class QueryErrorsTest {
     }
 
     @Test
+    void shouldCancelAtTheCallersLimitUnlessTheQueryAsksForLess() {
+        try (Store store = Store.open(dir)) {
+            new TradeData().write(store, TradeData.schema(Layout.ROW, 1024, 256), 20_000, 4, false);
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                final String slow = "{\"table\":\"trades\",\"groupBy\":[\"trade_id\",\"client_id\"],\"aggs\":[{\"name\":\"p\","
+                    + "\"op\":\"percentile\",\"col\":\"price\",\"p\":50},{\"name\":\"d\",\"op\":\"countDistinct\",\"col\":\"quantity\"}]%s}";
+                // a server's limit of 1 ms stops the query (its deadline passes during the first segment)
+                assertThatThrownBy(() -> {
+                    for (int i = 0; i < 50; i++) {
+                        engine.execute(String.format(slow, ""), 1);
+                    }
+                }).isInstanceOfSatisfying(QueryException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
+                // a generous limit does not, nor does it lengthen a query's own shorter one
+                assertThat(engine.execute(String.format(slow, ""), 600_000).rowCount()).isEqualTo(20_000);
+                assertThatThrownBy(() -> {
+                    for (int i = 0; i < 50; i++) {
+                        engine.execute(String.format(slow, ",\"options\":{\"timeoutMs\":1}"), 600_000);
+                    }
+                }).isInstanceOfSatisfying(QueryException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
+            }
+        }
+    }
+
+    @Test
     void shouldSumProductsBeyond64BitsExactly() {
         try (Store store = Store.open(dir)) {
             try (TableWriter w = store.createTable(TradeData.schema(Layout.COLUMN, 128, 32)).writer()) {

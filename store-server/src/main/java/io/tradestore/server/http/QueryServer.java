@@ -40,12 +40,15 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.FullHttpRequest;
@@ -55,11 +58,17 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
@@ -105,8 +114,15 @@ public final class QueryServer implements AutoCloseable {
     /** Body bytes handed on per read while a body is assembled. */
     private static final int CHUNK_BYTES = 64 * 1024;
     /**
-     * Worker and I/O thread stack: 16 MiB rather than the default 1 MiB, so a deeply nested query (bounded by the
-     * parser's nesting limit) is parsed where it runs as it would be on a main thread.
+     * Requests a connection may have read and not answered (pipelined behind the one in flight) before the server stops
+     * reading from it; reading resumes as answers go out. A client that sends without reading cannot grow the server.
+     */
+    private static final int MAX_PENDING = 64;
+    /** A connection that sends nothing for this long while no request of it is in flight is closed. */
+    private static final int IDLE_SECONDS = 60;
+    /**
+     * Query worker stack: 16 MiB rather than the default 1 MiB, so a deeply nested query (bounded by the parser's nesting
+     * limit) is parsed where it runs as it would be on a main thread.
      */
     private static final long WORKER_STACK_LENGTH = 16L << 20;
 
@@ -151,10 +167,15 @@ public final class QueryServer implements AutoCloseable {
         final ServerBootstrap bootstrap = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
             .option(ChannelOption.SO_BACKLOG, BACKLOG)
             .childOption(ChannelOption.TCP_NODELAY, true)
+            // a client that half-closes after its request still gets the answer (HTTP/1.0 clients do)
+            .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
             .childHandler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(final SocketChannel ch) {
-                    ch.pipeline().addLast(new HttpServerCodec(decoder), new BodyLimit(config.maxBodyLength()), new Connection());
+                    final Connection connection = new Connection();
+                    // pipelining depth is bounded by Connection (it stops reading past MAX_PENDING), not by the codec
+                    ch.pipeline().addLast(new IdleStateHandler(IDLE_SECONDS, 0, 0), new HttpServerCodec(decoder, Integer.MAX_VALUE),
+                        new BodyLimit(config.maxBodyLength(), connection), connection);
                 }
             });
         try {
@@ -218,6 +239,12 @@ public final class QueryServer implements AutoCloseable {
     }
 
     private void route(final Call call) throws IOException {
+        if (call.request.decoderResult().cause() instanceof TooLarge || call.request.decoderResult().cause() instanceof TooLongHttpLineException) {
+            call.endpoint = QUERY_PATH;
+            call.keepAlive = false; // the body (or the rest of the request line) was not read
+            tooLarge(call);
+            return;
+        }
         if (call.request.decoderResult().isFailure()) {
             final Throwable cause = call.request.decoderResult().cause();
             call.keepAlive = false; // the stream may be out of step: answer, then close
@@ -581,8 +608,10 @@ public final class QueryServer implements AutoCloseable {
         final HttpHeaders h = response.headers();
         h.set(HttpHeaderNames.CONTENT_TYPE, contentType);
         h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-        if (call.extraHeaders != null) {
-            h.add(call.extraHeaders);
+        synchronized (call) {
+            if (call.extraHeaders != null) {
+                h.add(call.extraHeaders);
+            }
         }
         final boolean keepAlive = call.keepAlive && !stopping;
         if (!keepAlive) {
@@ -662,8 +691,8 @@ public final class QueryServer implements AutoCloseable {
             this.keepAlive = HttpUtil.isKeepAlive(request);
         }
 
-        /** Adds a header to the answer. */
-        void header(final String name, final String value) {
+        /** Adds a header to the answer (a worker may, while the event loop answers 504). */
+        synchronized void header(final String name, final String value) {
             if (extraHeaders == null) {
                 extraHeaders = new DefaultHttpHeaders();
             }
@@ -673,11 +702,13 @@ public final class QueryServer implements AutoCloseable {
 
     /**
      * A connection's requests, answered one at a time and in order: a request pipelined behind one in flight waits here
-     * (answers of HTTP/1.1 pipelining must come in request order).
+     * (answers of HTTP/1.1 pipelining must come in request order). The connection is not read while {@link #MAX_PENDING}
+     * requests wait or its answers are not being taken (not writable), so a client can never grow the server's memory.
      */
     private final class Connection extends SimpleChannelInboundHandler<FullHttpRequest> {
         private final ArrayDeque<FullHttpRequest> pending = new ArrayDeque<>();
         private boolean busy;
+        private boolean inputClosed;
 
         Connection() {
             super(false); // released by start(), or when the connection closes with requests pending
@@ -685,8 +716,9 @@ public final class QueryServer implements AutoCloseable {
 
         @Override
         protected void channelRead0(final ChannelHandlerContext ctx, final FullHttpRequest request) {
-            if (busy) {
+            if (busy || !pending.isEmpty()) {
                 pending.add(request);
+                reading(ctx);
                 return;
             }
             start(ctx, request);
@@ -701,12 +733,44 @@ public final class QueryServer implements AutoCloseable {
             }
         }
 
-        /** On the event loop, after an answer is written: the next pipelined request, if any. */
+        /** On the event loop, after an answer is written: the next pipelined request, if any and the client reads. */
         void next(final ChannelHandlerContext ctx) {
             busy = false;
-            final FullHttpRequest request = pending.poll();
-            if (request != null) {
-                start(ctx, request);
+            if (!pending.isEmpty() && ctx.channel().isWritable()) {
+                start(ctx, pending.poll());
+            }
+            reading(ctx);
+            if (inputClosed && !busy && pending.isEmpty()) {
+                ctx.close(); // the client half-closed after its last request: everything is answered
+            }
+        }
+
+        private void reading(final ChannelHandlerContext ctx) {
+            ctx.channel().config().setAutoRead(pending.size() < MAX_PENDING && ctx.channel().isWritable());
+        }
+
+        @Override
+        public void channelWritabilityChanged(final ChannelHandlerContext ctx) throws Exception {
+            if (ctx.channel().isWritable() && !busy && !pending.isEmpty()) {
+                start(ctx, pending.poll());
+            }
+            reading(ctx);
+            super.channelWritabilityChanged(ctx);
+        }
+
+        @Override
+        public void userEventTriggered(final ChannelHandlerContext ctx, final Object event) throws Exception {
+            if (event instanceof ChannelInputShutdownEvent) {
+                inputClosed = true;
+                if (!busy && pending.isEmpty()) {
+                    ctx.close();
+                }
+            } else if (event instanceof IdleStateEvent) {
+                if (!busy && pending.isEmpty()) {
+                    ctx.close(); // idle, or a request that never completes
+                }
+            } else {
+                super.userEventTriggered(ctx, event);
             }
         }
 
@@ -720,27 +784,51 @@ public final class QueryServer implements AutoCloseable {
 
         @Override
         public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
-            ctx.close(); // a reset connection and the like: nothing left to answer on it
+            if (!(cause instanceof IOException)) { // a reset connection is routine; anything else is worth a line
+                synchronized (log) {
+                    log.println(Instant.now() + " WARN closing a connection after " + cause);
+                }
+            }
+            ctx.close();
         }
     }
 
-    /** Assembles a request's body up to the server's limit; a longer one is answered 413 (JSON) and its connection closed. */
-    private final class BodyLimit extends HttpObjectAggregator {
-        BodyLimit(final int maxBytes) {
+    /** The decoder result of a request whose body was over the limit (answered 413 in its turn, by {@link #route}). */
+    private static final class TooLarge extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        TooLarge() {
+            super("body over the limit", null, false, false);
+        }
+    }
+
+    /**
+     * Assembles a request's body up to the server's limit. A longer one becomes a request marked {@link TooLarge},
+     * answered 413 (JSON) in its turn and then the connection closed. {@code Expect: 100-continue} gets its 100 only when
+     * the body fits and no answer is pending before it; other expectations are ignored.
+     */
+    private static final class BodyLimit extends HttpObjectAggregator {
+        private final Connection connection;
+
+        BodyLimit(final int maxBytes, final Connection connection) {
             super(maxBytes);
+            this.connection = connection;
+        }
+
+        @Override
+        protected Object newContinueResponse(final HttpMessage start, final int maxContentLength, final ChannelPipeline pipeline) {
+            if (!HttpUtil.is100ContinueExpected(start) || connection.busy || HttpUtil.getContentLength(start, -1L) > maxContentLength) {
+                return null; // an over-long body is answered 413 in its turn; no 100 may overtake an earlier answer
+            }
+            return super.newContinueResponse(start, maxContentLength, pipeline);
         }
 
         @Override
         protected void handleOversizedMessage(final ChannelHandlerContext ctx, final HttpMessage oversized) {
-            final String message = "the query is larger than the server's limit of " + config.maxBodyLength() + " bytes";
-            final byte[] body = ("{\"error\":{\"code\":\"PAYLOAD_TOO_LARGE\",\"message\":\"" + message + "\",\"path\":\"\"}}")
-                .getBytes(StandardCharsets.UTF_8);
-            final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
-                Unpooled.wrappedBuffer(body));
-            response.headers().set(HttpHeaderNames.CONTENT_TYPE, JSON_TYPE).setInt(HttpHeaderNames.CONTENT_LENGTH, body.length)
-                .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-            metrics.record(QUERY_PATH, 413, 0);
-            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+            final HttpRequest r = (HttpRequest) oversized;
+            final DefaultFullHttpRequest marker = new DefaultFullHttpRequest(r.protocolVersion(), HttpMethod.POST, r.uri(), Unpooled.EMPTY_BUFFER);
+            marker.setDecoderResult(DecoderResult.failure(new TooLarge()));
+            ctx.fireChannelRead(marker);
         }
     }
 
@@ -757,7 +845,7 @@ public final class QueryServer implements AutoCloseable {
             return;
         }
         stopping = true;
-        workers.shutdown();
+        workers.shutdown(); // never shutdownNow: an interrupt would close the store's file channels
         final long deadline = System.nanoTime() + grace.toNanos();
         // new requests are answered 503 meanwhile; then the listener and every connection close
         while (openExchanges.get() > 0 && System.nanoTime() < deadline) {
@@ -770,7 +858,6 @@ public final class QueryServer implements AutoCloseable {
         }
         listener.close().syncUninterruptibly();
         loops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly(1, TimeUnit.SECONDS);
-        workers.shutdownNow();
         try {
             // every running query holds a slot on a worker: the readers are unmapped only when all slots are back (or
             // the grace is over)

@@ -308,4 +308,82 @@ class QueryServerTest {
             assertThat(answer.substring(third)).contains("\"rows\":[[" + QUERY.length() + "]]");
         }
     }
+
+    private static String exchange(final String requests, final boolean halfClose) throws Exception {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+            s.setSoTimeout(20_000);
+            s.getOutputStream().write(requests.getBytes(StandardCharsets.ISO_8859_1));
+            if (halfClose) {
+                s.shutdownOutput();
+            }
+            return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private static int count(final String text, final String part) {
+        int n = 0;
+        for (int i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    @Test
+    void shouldAnswerHundredsOfPipelinedRequestsInOrder() throws Exception {
+        // more than Netty's default pipelining depth (128) and than the server's own read-ahead (64)
+        final StringBuilder requests = new StringBuilder();
+        for (int i = 0; i < 300; i++) {
+            final String q = "{\"table\":\"trades\",\"n\":" + "x".repeat(i % 7) + "1}";
+            requests.append("POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: ").append(q.length()).append("\r\n\r\n").append(q);
+        }
+        requests.append("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        final String answer = exchange(requests.toString(), false);
+        assertThat(count(answer, "HTTP/1.1 200")).isEqualTo(301);
+        // each answer is its own query's (the stand-in answers with the length of the query text), in request order
+        int at = 0;
+        for (int i = 0; i < 300; i++) {
+            final int length = ("{\"table\":\"trades\",\"n\":" + "x".repeat(i % 7) + "1}").length();
+            at = answer.indexOf("\"rows\":[[", at);
+            assertThat(answer.substring(at + 9, answer.indexOf(']', at))).as("answer %d", i).isEqualTo(Integer.toString(length));
+            at++;
+        }
+        assertThat(answer.substring(at)).contains("{\"status\":\"ok\"}");
+    }
+
+    @Test
+    void shouldAnswerAClientThatHalfClosesAfterItsRequest() throws Exception {
+        final String answer = exchange("POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: " + QUERY.length() + "\r\n\r\n" + QUERY, true);
+        assertThat(answer).startsWith("HTTP/1.1 200").contains("\"rows\":[[" + QUERY.length() + "]]");
+        final String old = exchange("POST /v1/query HTTP/1.0\r\nContent-Length: " + QUERY.length() + "\r\n\r\n" + QUERY, true);
+        assertThat(old).startsWith("HTTP/1.1 200").contains("\"rows\":[[" + QUERY.length() + "]]");
+    }
+
+    @Test
+    void shouldAnswerExpectationsInJson() throws Exception {
+        // over the limit: no 100 Continue, the JSON 413 at once, then the connection closes
+        final String big = exchange("POST /v1/query HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 100000\r\n\r\n", false);
+        assertThat(big).startsWith("HTTP/1.1 413").contains("\"code\":\"PAYLOAD_TOO_LARGE\"").doesNotContain("100 Continue");
+        // within the limit: 100 Continue, then the answer
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+            s.setSoTimeout(20_000);
+            s.getOutputStream().write(("POST /v1/query HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\nContent-Length: "
+                + QUERY.length() + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            final byte[] interim = new byte[25];
+            assertThat(new String(interim, 0, s.getInputStream().readNBytes(interim, 0, interim.length), StandardCharsets.ISO_8859_1))
+                .startsWith("HTTP/1.1 100 Continue");
+            s.getOutputStream().write(QUERY.getBytes(StandardCharsets.UTF_8));
+            assertThat(new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).contains("HTTP/1.1 200").contains("\"rows\":[[");
+        }
+        // an expectation the server does not know is ignored
+        final String odd = exchange("POST /v1/query HTTP/1.1\r\nHost: x\r\nExpect: something\r\nConnection: close\r\nContent-Length: "
+            + QUERY.length() + "\r\n\r\n" + QUERY, false);
+        assertThat(odd).startsWith("HTTP/1.1 200");
+    }
+
+    @Test
+    void shouldAnswer413ForAQueryStringOverTheRequestLineLimit() throws Exception {
+        // the request line may be 3 x 4,096 + 1,024 bytes: a longer q= is refused while the line is read
+        final String answer = exchange("GET /v1/query?q=" + "x".repeat(20_000) + " HTTP/1.1\r\nHost: x\r\n\r\n", false);
+        assertThat(answer).startsWith("HTTP/1.1 413").contains("\"code\":\"PAYLOAD_TOO_LARGE\"");
+    }
 }
