@@ -14,9 +14,10 @@ import io.tradestore.core.segment.Segment;
  * Where the time bucket of a given width changes inside a block of sorted timestamps ({@link SortedTimestamps}): the
  * rows are the same for every query of that width whatever its filter, so they are found once per (segment, width,
  * block) by one pass over the block's timestamps and kept (committed rows never change; kept weakly per segment object,
- * like {@link NullFreeBlocks}). {@link BucketRuns} then splits a batch of selected rows into runs of one bucket with
- * binary searches in the batch's row numbers, reading no timestamp: query 6 (one instrument, 1.35% of the rows) had
- * read ~9 timestamps per boundary, each a cache miss on a page the gathers do not touch.
+ * like {@link NullFreeBlocks}; at most {@link #MAX_WIDTHS} widths per segment). {@link BucketRuns} then splits a batch
+ * of selected rows into runs of one bucket with binary searches in the batch's row numbers, reading no timestamp:
+ * query 6 (one instrument, 1.35% of the rows) had read ~9 timestamps per boundary, each a cache miss on a page the
+ * gathers do not touch.
  *
  * <pre>
  *   bounds of a block: [ key of row 0 | offset 1, key 1 | offset 2, key 2 | ... ]   offsets ascend (rows within the block),
@@ -24,8 +25,15 @@ import io.tradestore.core.segment.Segment;
  * </pre>
  */
 final class BucketBounds {
-    /** Bucket changes kept per block at most (more: the caller splits by reading timestamps, as before). */
+    /**
+     * Bucket changes kept per block at most: a sixteenth of its rows, and at most {@link #MAX_CHANGES} (more: the caller
+     * splits by reading timestamps, as before). 256 changes cover sparse selections, where the bounds save the most (a
+     * batch of 4,096 rows at 1% density spans ~6 blocks and takes the runs path with up to 1,024 changes), and bound the
+     * memory to 4 KB per block: 256 KB per segment and width, 2 MB per segment.
+     */
     static final int MAX_CHANGES_SHIFT = 4;
+    /** See {@link #MAX_CHANGES_SHIFT}. */
+    static final int MAX_CHANGES = 256;
     /** Widths kept per segment at most (a query of yet another width reads timestamps). */
     static final int MAX_WIDTHS = 8;
     /** A block whose bounds are not kept (too many changes). */
@@ -90,7 +98,7 @@ final class BucketBounds {
     private static long[] scan(final Segment s, final int column, final long width, final int block, final int blockRows) {
         final long stride = s.columnStride(column);
         final long base = s.columnBase(column) + (long) block * blockRows * stride;
-        final int max = blockRows >>> MAX_CHANGES_SHIFT;
+        final int max = maxChanges(blockRows);
         long[] out = new long[17];
         long key = Math.floorDiv(NativeMemory.getLong(base), width);
         out[0] = key;
@@ -118,6 +126,11 @@ final class BucketBounds {
             }
         }
         return Arrays.copyOf(out, k);
+    }
+
+    /** @param blockRows rows per block. @return the most bucket changes kept for a block. */
+    static int maxChanges(final int blockRows) {
+        return Math.min(MAX_CHANGES, blockRows >>> MAX_CHANGES_SHIFT);
     }
 
     /** @return the first timestamp of the bucket after {@code key}, or Long.MAX_VALUE when it does not fit a long. */

@@ -299,7 +299,7 @@ class BucketRunsTest {
                             }
                         }
                         final long[] got = BucketBounds.of(s, ts, width, b, BLOCK, SEGMENT / BLOCK);
-                        if (want.size() / 2 > BLOCK >>> BucketBounds.MAX_CHANGES_SHIFT) {
+                        if (want.size() / 2 > BucketBounds.maxChanges(BLOCK)) {
                             assertThat(got).as("block %d of segment %d, width %d", b, si, width).isNull();
                             tooFine++;
                         } else {
