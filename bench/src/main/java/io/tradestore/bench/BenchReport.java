@@ -22,7 +22,8 @@ final class BenchReport {
     static final double[] PERCENTILES = {0, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999};
     /**
      * Bytes per row each reference query must read when it scans every row: the widths of the columns it touches
-     * (NaN where segments are pruned by time and rows picked by a bitmap index, so the bytes depend on the plan).
+     * (NaN where the plan reads no full column: segments pruned by time and rows picked by a bitmap index, or whole
+     * parts folded from value summaries; {@link #QUERY_PLAN} names which).
      */
     static final double[] QUERY_BYTES_PER_ROW = {
         1 + 8 + 8,          // 1: side, price, quantity
@@ -31,9 +32,11 @@ final class BenchReport {
         4 + 1 + 8,          // 4: venue, side, quantity
         8 + 8 + 8,          // 5: client_id, price, quantity
         Double.NaN,         // 6: time range and instrument bitmap
-        8 + 8,              // 7: client_id, quantity (sparse)
-        8 + 8,              // 8: quantity, ts (min/max may come from zone maps)
+        Double.NaN,         // 7: the client's value summaries, the open segment's last part through its bitmap
+        Double.NaN,         // 8: summaries of all rows, the open segment's last part scanned
     };
+    /** What the bytes/row column says where a query reads no full column. */
+    static final String[] QUERY_PLAN = {null, null, "pruned", null, null, "pruned", "summaries", "summaries"};
 
     private BenchReport() {
     }
@@ -163,7 +166,7 @@ final class BenchReport {
             final double floorMs = bpr * o.rows / r.floorN * 1e3;
             sb.append(String.format(Locale.ROOT, "| %d | %s | %s (%s–%s) | %s (%s–%s) | %.2fx | %s | %s |%n", t.query().number(),
                 t.query().title(), ms(t.engineMedian()), ms(e[0]), ms(e[e.length - 1]), ms(t.duckMedian()), ms(d[0]), ms(d[d.length - 1]),
-                t.duckMedian() / t.engineMedian(), Double.isNaN(bpr) ? "pruned" : String.format(Locale.ROOT, "%.0f", bpr),
+                t.duckMedian() / t.engineMedian(), Double.isNaN(bpr) ? QUERY_PLAN[t.query().number() - 1] : String.format(Locale.ROOT, "%.0f", bpr),
                 num(t.engineMedian() / floorMs, "%.2f")));
         }
         if (imgDir != null) {

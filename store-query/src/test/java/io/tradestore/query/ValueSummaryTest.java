@@ -235,6 +235,47 @@ class ValueSummaryTest {
         }
     }
 
+    @Test
+    void shouldFoldAggregatesOfAllRowsFromSummariesOfAllRows() {
+        final QueryResult all = same("{\"table\":\"trades\"," + AGGS + "}");
+        assertThat(col(all, "n")).isEqualTo(data.rows.size());
+        assertThat(col(all, "volume")).isEqualTo(data.rows.stream().filter(x -> x.quantity() != null).mapToLong(TradeData.Row::quantity).sum());
+        assertThat(col(all, "priced")).isEqualTo(data.rows.stream().filter(x -> x.price() != null).count());
+        // parts of 128 rows (2 slots, 200 entries): the 9 sealed segments and the open segment's 2 complete parts fold,
+        // its last 28 rows are read
+        assertThat(all.stats().rowsSummarized()).isEqualTo(9 * 1024 + 256);
+        assertThat(all.stats().rowsMatched()).isEqualTo(data.rows.size());
+        // not a time range, or group keys: rows are read
+        final String ranged = "{\"table\":\"trades\",\"filter\":{\"op\":\"range\",\"col\":\"quantity\",\"gt\":5000}," + AGGS + "}";
+        assertThat(same(ranged).stats().rowsSummarized()).isZero();
+        final String grouped = "{\"table\":\"trades\",\"groupBy\":[\"side\"]," + AGGS + ",\"orderBy\":[{\"col\":\"side\"}]}";
+        assertThat(same(grouped).stats().rowsSummarized()).isZero();
+    }
+
+    @Test
+    void shouldFoldTheInnerPartsOfATimeRangeOverAllRows(@TempDir final Path other) {
+        try (Store s = Store.open(other); QueryEngine e = new QueryEngine(s, 2); QueryEngine scan = new QueryEngine(s, 2)) {
+            final TradeData clean = new TradeData().write(s, TradeData.schema(Layout.COLUMN, 1024, 128), 7_000, 19, false);
+            e.indexes().summaryEntries(200);
+            e.morselRows(300);
+            scan.useIndexes(false);
+            for (final long[] range : new long[][] {{700, 6_300}, {1_024, 2_048}, {6_900, 9_000}, {3, 5}}) {
+                final long from = TradeData.T0 + range[0] * 1_000_000_000L;
+                final long to = TradeData.T0 + range[1] * 1_000_000_000L;
+                final String json = "{\"table\":\"trades\",\"time\":{\"from\":" + from + ",\"to\":" + to + "}," + AGGS + "}";
+                final QueryResult r = e.execute(json);
+                assertSame(r, scan.execute(json));
+                final List<TradeData.Row> expected = clean.rows.stream().filter(x -> x.ts() >= from && x.ts() < to).collect(Collectors.toList());
+                assertThat(col(r, "n")).isEqualTo(expected.size());
+                assertThat(col(r, "volume")).isEqualTo(expected.stream().mapToLong(TradeData.Row::quantity).sum());
+                // the blocks inside the range fold, the ones it cuts are read
+                final long inner = expected.stream().filter(x -> x.row() / 128 * 128 >= range[0] && (x.row() / 128 + 1) * 128 <= range[1]
+                    && x.row() < 6_912).count();
+                assertThat(r.stats().rowsSummarized()).as("%s", java.util.Arrays.toString(range)).isEqualTo(inner);
+            }
+        }
+    }
+
     private static void assertSame(final QueryResult a, final QueryResult b) {
         assertThat(a.rowCount()).isEqualTo(b.rowCount());
         for (int r = 0; r < a.rowCount(); r++) {

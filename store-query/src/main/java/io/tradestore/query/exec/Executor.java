@@ -81,6 +81,16 @@ public final class Executor {
          * @return a selection, or null when no index applies.
          */
         Selection select(TableSnapshot snap, int segment, List<IndexLeaf> leaves);
+
+        /**
+         * @param snap    the snapshot.
+         * @param segment a segment.
+         * @return all its rows, as a selection whose summaries a global aggregate with no filter but a time range
+         *         folds, or null when there are none.
+         */
+        default Selection selectAll(final TableSnapshot snap, final int segment) {
+            return null;
+        }
     }
 
     /**
@@ -122,6 +132,11 @@ public final class Executor {
          *         executor uses it only to fold value summaries, and scans otherwise.
          */
         default boolean dense() {
+            return false;
+        }
+
+        /** @return whether it holds every row (then rows it leaves to read are scanned, not gathered by row id). */
+        default boolean all() {
             return false;
         }
 
@@ -253,9 +268,19 @@ public final class Executor {
         }
     }
 
+    /** @return whether every conjunct (if any) is the query's time range, which zone maps prove for inner blocks. */
+    private boolean timeOnly() {
+        for (final FilterNode f : plan.conjuncts) {
+            if (!(f instanceof IntRangeFilter) || ((IntRangeFilter) f).negated || ((IntRangeFilter) f).col != plan.schema.timestampIndex()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** @return per aggregate its summary measure, or null when a global aggregate cannot fold all of them from summaries. */
     private int[][] summaryMeasures() {
-        if (selector == null || plan.scan || plan.keyMode != Plan.GLOBAL || plan.filter == null) {
+        if (selector == null || plan.scan || plan.keyMode != Plan.GLOBAL) {
             return null;
         }
         final int[][] out = new int[plan.accs.size()][];
@@ -305,20 +330,24 @@ public final class Executor {
         final int blockRows = plan.schema.blockRows();
         long candidates = 0;
         List<IndexLeaf> leaves = null;
+        // no filter but a time range: whole parts of all rows fold from summaries of all rows (query 8)
+        final boolean allRows = selector != null && summaryMeasures != null && timeOnly();
         for (final int si : keep) {
             final int rows = snap.segmentRowCount(si);
-            if (selector != null && filter != null) {
+            if (selector != null && (filter != null || allRows)) {
                 if (leaves == null) {
-                    leaves = indexLeaves();
+                    leaves = filter == null ? List.of() : indexLeaves();
                 }
                 checkDeadline(); // a first query may build an index and summaries per segment (37-76 ms a summary: docs/query-engine.md)
-                selections[si] = selector.select(snap, si, leaves);
+                selections[si] = allRows ? selector.selectAll(snap, si) : selector.select(snap, si, leaves);
                 if (selections[si] != null) {
                     summaries[si] = summaries(selections[si]);
                     final long read = selectedRowsRead(si, rows);
-                    // a dense selection stays only when what summaries leave to read costs less than a scan
-                    if (summaries[si] != null && read * SELECTED_ROW_COST <= rows || !selections[si].dense()) {
-                        candidates += SELECTED_ROW_COST * read;
+                    // all rows: what summaries leave is scanned; a dense selection stays only when what summaries
+                    // leave to read costs less than a scan
+                    final long cost = selections[si].all() ? 1 : SELECTED_ROW_COST;
+                    if (summaries[si] != null && (cost == 1 || read * cost <= rows) || !selections[si].dense()) {
+                        candidates += cost * read;
                         continue;
                     }
                     // most rows selected and not folded from summaries: a scan reads them faster
@@ -355,7 +384,7 @@ public final class Executor {
         long n = 0;
         int b = 0;
         while (b < blocks) {
-            if (!plan.filter.mayMatch(s, b)) {
+            if (plan.filter != null && !plan.filter.mayMatch(s, b)) {
                 b++;
                 continue;
             }
@@ -447,8 +476,6 @@ public final class Executor {
             groups.beginSegment(s, rows);
         }
         final FilterNode filter = plan.filter;
-        long scanned = 0;
-        long matched = 0;
         if (selections[si] != null) {
             if (fromBlock == 0) {
                 indexedSegments.incrementAndGet();
@@ -459,7 +486,7 @@ public final class Executor {
             final int end = Math.min(toBlock, (rows + blockRows - 1) / blockRows);
             int b = fromBlock;
             while (b < end) {
-                if (!filter.mayMatch(s, b)) {
+                if (filter != null && !filter.mayMatch(s, b)) {
                     blocksSkipped.incrementAndGet();
                     b++;
                     continue;
@@ -471,12 +498,22 @@ public final class Executor {
                 if (rest == null && summaries[si] != null) {
                     folded(c, si, b * blockRows, to, rows, groups);
                 } else {
-                    selected(c, selections[si], rest, b * blockRows, to, groups, scan);
+                    read(c, si, rest, b * blockRows, to, rows, groups, scan);
                 }
                 b = e;
             }
             return;
         }
+        scanBlocks(c, s, fromBlock, toBlock, rows, groups, scan);
+    }
+
+    /** Scans blocks {@code [fromBlock, toBlock)} of segment {@code s} (its committed {@code rows}) with the query's filter. */
+    private void scanBlocks(final BatchContext c, final Segment s, final int fromBlock, final int toBlock, final int rows, final GroupState groups,
+                            final ScanState scan) {
+        final FilterNode filter = plan.filter;
+        final int blockRows = plan.schema.blockRows();
+        long scanned = 0;
+        long matched = 0;
         final int batch = BatchContext.BATCH;
         final List<FilterNode> conjuncts = Arrays.asList(plan.conjuncts);
         long lastProven = 0;
@@ -529,11 +566,11 @@ public final class Executor {
         final long p0 = firstWholePart(from, shift);
         final long p1 = endWholePart(si, to, rows, shift);
         if (p0 >= p1) {
-            selected(c, selections[si], null, from, to, groups, null);
+            read(c, si, null, from, to, rows, groups, null);
             return;
         }
         if (from < p0 << shift) {
-            selected(c, selections[si], null, from, (int) (p0 << shift), groups, null);
+            read(c, si, null, from, (int) (p0 << shift), rows, groups, null);
         }
         long matched = 0;
         for (long p = p0; p < p1; p++) {
@@ -542,7 +579,22 @@ public final class Executor {
         rowsMatched.addAndGet(matched);
         rowsSummarized.addAndGet(matched);
         if (p1 << shift < to) {
-            selected(c, selections[si], null, (int) (p1 << shift), to, groups, null);
+            read(c, si, null, (int) (p1 << shift), to, rows, groups, null);
+        }
+    }
+
+    /**
+     * Reads the selected rows of block-aligned {@code [from, to)} (or to the segment's end) after the residual filter: a
+     * selection of all rows as a scan of the blocks (contiguous, with the filter's zone-map proofs), others through
+     * their row ids.
+     */
+    private void read(final BatchContext c, final int si, final FilterNode residual, final int from, final int to, final int rows,
+                      final GroupState groups, final ScanState scan) {
+        if (selections[si].all()) {
+            final int blockRows = plan.schema.blockRows();
+            scanBlocks(c, plan.snap.segment(si), from / blockRows, (to + blockRows - 1) / blockRows, rows, groups, scan);
+        } else {
+            selected(c, selections[si], residual, from, to, groups, scan);
         }
     }
 
@@ -634,7 +686,7 @@ public final class Executor {
      */
     private int runEnd(final Segment s, final int b, final int end, final List<FilterNode> conjuncts, final long proven, final int rows) {
         int e = b + 1;
-        while (e < end && plan.filter.mayMatch(s, e) && (conjuncts == null || proven(conjuncts, s, e, rows) == proven)) {
+        while (e < end && (plan.filter == null || plan.filter.mayMatch(s, e)) && (conjuncts == null || proven(conjuncts, s, e, rows) == proven)) {
             e++;
         }
         return e;

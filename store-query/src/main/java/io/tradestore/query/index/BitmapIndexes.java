@@ -464,6 +464,88 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         };
     }
 
+    /** The one value of a summary of all rows (see {@link #selectAll}). */
+    private static final long[] ALL = {0};
+
+    /**
+     * All rows of a segment, for a global aggregate with no filter or only a time range: whole parts fold from a
+     * summary of all rows (per part: rows, and the measure's present count, exact sum and min/max), so only parts cut
+     * by the time range, and an open segment's incomplete last part, are read.
+     */
+    @Override
+    public Executor.Selection selectAll(final TableSnapshot snap, final int segment) {
+        final int rows = snap.segmentRowCount(segment);
+        return new Executor.Selection() {
+            private ImmutableRoaringBitmap range;
+
+            private synchronized ImmutableRoaringBitmap range() {
+                if (range == null) {
+                    final MutableRoaringBitmap m = new MutableRoaringBitmap();
+                    m.add(0L, rows);
+                    range = m;
+                }
+                return range;
+            }
+
+            @Override
+            public BatchIterator iterator() {
+                return MappedBitmap.iterator(range());
+            }
+
+            @Override
+            public long cardinality() {
+                return rows;
+            }
+
+            @Override
+            public long cardinality(final int from, final int to) {
+                return Math.max(0, Math.min(to, rows) - Math.max(0, from));
+            }
+
+            @Override
+            public boolean answered(final Object node) {
+                return false;
+            }
+
+            @Override
+            public boolean dense() {
+                return true;
+            }
+
+            @Override
+            public boolean all() {
+                return true;
+            }
+
+            @Override
+            public Executor.Summary summary(final int colA, final int colB) {
+                final ValueSummary v = allSummary(snap, segment, colA, colB);
+                return v == null ? null : v.view(ALL);
+            }
+        };
+    }
+
+    /**
+     * @return the summary of all rows of a segment (a sealed one's, or an open one's complete parts), built once; null
+     *     when a measure is f64, no part is complete yet or the budget is spent.
+     */
+    private ValueSummary allSummary(final TableSnapshot snap, final int segment, final int colA, final int colB) {
+        final Schema schema = snap.schema();
+        if (colA >= 0 && !ValueSummary.measurable(schema.column(colA).type()) || colB >= 0 && !ValueSummary.measurable(schema.column(colB).type())) {
+            return null;
+        }
+        final int rows = snap.segmentRowCount(segment);
+        final int partShift = partShift(snap, 2, summaryEntries);
+        final int covered = snap.segmentSealed(segment) ? rows : rows >>> partShift << partShift;
+        if (covered == 0) {
+            return null;
+        }
+        final Column a = colA < 0 ? null : schema.column(colA);
+        final Column b = colB < 0 ? null : schema.column(colB);
+        return cachedSummary(snap, segment, -1, colA, colB, covered, () -> ValueSummary.build(snap.segment(segment), covered, null, 0, 2, partShift,
+            a, b, false));
+    }
+
     /**
      * An open segment's selection by its one indexed eq/in leaf, assembled only when and as far as it is read: value
      * summaries fold the complete parts first, so a query usually reads only the rows after them.

@@ -88,8 +88,8 @@ public final class ValueSummary {
      *
      * @param s         a sealed segment.
      * @param rowCount  its rows.
-     * @param key       the indexed column.
-     * @param keyMin    the value of slot 1 (slot 0 holds nulls), as in the bitmap index.
+     * @param key       the indexed column, or null for one value that every row has (a summary of all rows: slot 1).
+     * @param keyMin    the value of slot 1 (slot 0 holds nulls), as in the bitmap index; 0 without a key.
      * @param slots     slots of the bitmap index.
      * @param partShift log2 of rows per part.
      * @param a         the measure (or its first factor), or null for row counts only.
@@ -103,6 +103,9 @@ public final class ValueSummary {
                               final Column a, final Column b, final boolean checkKeys) {
         final int parts = (int) (((long) rowCount + (1L << partShift) - 1) >>> partShift);
         final ValueSummary v = new ValueSummary(keyMin, slots, partShift, Math.max(1, parts), rowCount, a != null, b != null);
+        if (key == null) {
+            return v.all(s, a, b);
+        }
         final long kb = s.columnBase(key.index());
         final long ks = s.columnStride(key.index());
         final int kw = key.width();
@@ -154,6 +157,66 @@ public final class ValueSummary {
             }
         }
         return v;
+    }
+
+    /** Fills a summary of all rows (no key: every row in slot 1 of its part), one part at a time in registers. */
+    private ValueSummary all(final Segment s, final Column a, final Column b) {
+        final long ab = a == null ? 0 : s.columnBase(a.index());
+        final long as = a == null ? 0 : s.columnStride(a.index());
+        final int aw = a == null ? 0 : a.width();
+        final long anul = a == null ? 0 : a.type().nullBits();
+        final long bb = b == null ? 0 : s.columnBase(b.index());
+        final long bs = b == null ? 0 : s.columnStride(b.index());
+        final int bw = b == null ? 0 : b.width();
+        final long bnul = b == null ? 0 : b.type().nullBits();
+        for (int p = 0; p < parts; p++) {
+            final int from = p << partShift;
+            final int to = (int) Math.min(coveredRows, (long) from + (1L << partShift));
+            final int i = (p * slots + 1) * stride;
+            if (a == null) {
+                e[i] = to - from;
+                continue;
+            }
+            e[i + ROWS] = to - from;
+            long present = 0;
+            long hi = 0;
+            long lo = 0;
+            long min = Long.MAX_VALUE;
+            long max = Long.MIN_VALUE;
+            long hi2 = 0;
+            long lo2 = 0;
+            for (int r = from; r < to; r++) {
+                final long x = NativeMemory.getSigned(ab + r * as, aw);
+                if (b == null) {
+                    if (x != anul) {
+                        present++;
+                        final long t = lo + x;
+                        hi += (x >> 63) + (Long.compareUnsigned(t, x) < 0 ? 1 : 0);
+                        lo = t;
+                        min = Math.min(min, x);
+                        max = Math.max(max, x);
+                    }
+                    continue;
+                }
+                final long y = NativeMemory.getSigned(bb + r * bs, bw);
+                if (x != anul && y != bnul) {
+                    present++;
+                    final long l = x * y;
+                    final long t = lo + l;
+                    hi += Math.multiplyHigh(x, y) + (Long.compareUnsigned(t, l) < 0 ? 1 : 0);
+                    lo = t;
+                    final long t2 = lo2 + y;
+                    hi2 += (y >> 63) + (Long.compareUnsigned(t2, y) < 0 ? 1 : 0);
+                    lo2 = t2;
+                }
+            }
+            e[i + PRESENT] = present;
+            e[i + SUM_HI] = hi;
+            e[i + SUM_LO] = lo;
+            e[i + MIN_OR_HI] = b == null ? min : hi2;
+            e[i + MAX_OR_LO] = b == null ? max : lo2;
+        }
+        return this;
     }
 
     /** @return the first long of the entry of a row's part and key. */

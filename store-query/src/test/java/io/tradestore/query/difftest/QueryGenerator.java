@@ -60,9 +60,9 @@ final class QueryGenerator {
      * default; the switch exists because an engine keeping a full HdrHistogram per group ran a 1 GB JVM out of heap on
      * tens of thousands of groups (query-bugs.md 2026-11-21 09:00, fixed in query@a77e4ac).
      */
+    static final long MAX_PERCENTILE_GROUPS = Long.getLong("tradestore.difftest.maxPercentileGroups", Long.MAX_VALUE);
     /** Whether first/last are asked of symbol and char columns too. */
     static final boolean FIRST_LAST_TEXT = !Boolean.getBoolean("tradestore.difftest.noTextFirstLast");
-    static final long MAX_PERCENTILE_GROUPS = Long.getLong("tradestore.difftest.maxPercentileGroups", Long.MAX_VALUE);
 
     private final DiffTable t;
     private final SplittableRandom r;
@@ -291,8 +291,14 @@ final class QueryGenerator {
         return new Pred.Leaf(op, col.name(), q(col.name()), col.type(), c, values, bounds, form(col.type()));
     }
 
-    /** @return an eq or in on an indexable column, now and then AND-ed with another leaf (a residual conjunct). */
+    /**
+     * @return an eq or in on an indexable column, now and then AND-ed with another leaf (a residual conjunct), or no
+     *     filter (summaries of all rows, with the time range or without).
+     */
     private Pred summaryFilter() {
+        if (r.nextInt(5) == 0) {
+            return null;
+        }
         Pred.Leaf leaf;
         do {
             leaf = (Pred.Leaf) leaf();

@@ -2,10 +2,10 @@ package io.tradestore.server.http;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -14,13 +14,13 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
@@ -31,8 +31,35 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
@@ -47,16 +74,16 @@ import io.tradestore.query.QueryException;
 import io.tradestore.query.QueryResult;
 
 /**
- * The HTTP/JSON front of a store, on the JDK's built-in {@code com.sun.net.httpserver} (see docs/http-api.md for why).
+ * The HTTP/JSON front of a store, on Netty's HTTP/1.1 codec (see docs/http-api.md for why).
  *
  * <pre>
- *  selector thread ──> I/O threads (parse headers, auth, route, read body)
- *                         │  cheap endpoints (/health /metrics /v1/tables) answered here
- *                         └─ POST/GET /v1/query ──> admitted? (at most threads running + queue waiting)
- *                               no:  503 OVERLOADED + Retry-After, at once
- *                               yes: a running slot free and nobody waiting? run on this I/O thread (no hand-off)
- *                                    otherwise: wait for a slot on a query worker ──> response
- *  timer: a query not answered within timeoutMs of its arrival gets 504 TIMEOUT (whichever answers first wins)
+ *  event loops (one per core): read, decode and assemble requests (413 past the body limit), auth, route
+ *     │  cheap endpoints (/health /metrics /v1/tables) answered on the loop
+ *     └─ POST/GET /v1/query ──> admitted? (at most threads running + queue waiting)
+ *           no:  503 OVERLOADED + Retry-After, at once (a loop never runs a query, so it is always free to answer)
+ *           yes: a query worker runs it ──> the answer is written on the connection's loop
+ *  the loop's timer: a query not answered within timeoutMs of its arrival gets 504 TIMEOUT (whichever answers first wins)
+ *  one request at a time per connection: pipelined requests wait for the answer before them (answers stay in order)
  * </pre>
  *
  * Every query runs on the latest commit at the moment it starts (the engine takes a fresh snapshot), so rows loaded by
@@ -73,34 +100,30 @@ public final class QueryServer implements AutoCloseable {
     private static final String TABLE_NAME_PATTERN = "[a-z_][a-z0-9_]{0,62}";
     private static final int BACKLOG = 1024;
     private static final int RETRY_AFTER_SECONDS = 1;
+    /** Request line plus headers at most (beyond: 400). */
+    private static final int MAX_HEADER_BYTES = 64 * 1024;
+    /** Body bytes handed on per read while a body is assembled. */
+    private static final int CHUNK_BYTES = 64 * 1024;
     /**
      * Worker and I/O thread stack: 16 MiB rather than the default 1 MiB, so a deeply nested query (bounded by the
      * parser's nesting limit) is parsed where it runs as it would be on a main thread.
      */
     private static final long WORKER_STACK_LENGTH = 16L << 20;
 
-    static {
-        // The JDK server writes headers and body as separate packets; with Nagle's algorithm on, the body then waits
-        // for the client's delayed ACK (up to 40 ms on Linux). Read once, when the first server is created.
-        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
-            System.setProperty("sun.net.httpserver.nodelay", "true");
-        }
-    }
-
     private final Store store;
     private final QueryService queries;
     private final ServerConfig config;
     private final PrintStream log;
-    private final HttpServer http;
-    private final ThreadPoolExecutor io;
+    /** Event loops: accept, read and decode requests, route them, answer cheap endpoints and write every response. */
+    private final EventLoopGroup loops;
+    private final Channel listener;
     private final ThreadPoolExecutor workers;
-    private final ScheduledThreadPoolExecutor timer;
     private final ServerMetrics metrics;
     private final Map<String, TableReader> readers = new ConcurrentHashMap<>();
     private final AtomicInteger activeQueries = new AtomicInteger();
     /** Queries admitted and not finished: running plus waiting; at most threads + queue. */
     private final AtomicInteger admitted = new AtomicInteger();
-    /** Running slots, one per configured thread, taken by I/O threads (inline) and query workers alike. */
+    /** Running slots, one per configured thread, taken by query workers. */
     private final Semaphore running;
     private final AtomicInteger openExchanges = new AtomicInteger();
     private final AtomicBoolean stopped = new AtomicBoolean();
@@ -118,16 +141,29 @@ public final class QueryServer implements AutoCloseable {
         this.workers = new ThreadPoolExecutor(config.threads(), config.threads(), 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
             daemonThreads("tradestore-query-", WORKER_STACK_LENGTH), new ThreadPoolExecutor.AbortPolicy());
         this.running = new Semaphore(config.threads());
-        // up to `threads` I/O threads may be running queries inline; two more keep reading requests and answering 503s
-        final int ioThreads = config.threads() + 2;
-        this.io = new ThreadPoolExecutor(ioThreads, ioThreads, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-            daemonThreads("tradestore-http-", WORKER_STACK_LENGTH)); // queries may run here too
-        this.timer = new ScheduledThreadPoolExecutor(1, daemonThreads("tradestore-timeout-", 0));
-        this.timer.setRemoveOnCancelPolicy(true);
         this.metrics = new ServerMetrics(() -> Math.max(0, admitted.get() - activeQueries.get()), activeQueries::get, MappedFile::mappedBytes);
-        this.http = HttpServer.create(new InetSocketAddress(config.bind(), config.port()), BACKLOG);
-        this.http.setExecutor(io);
-        this.http.createContext("/", this::handle);
+        // one event loop per core: a loop never runs a query, so it always reads the next request (and answers 503 at once)
+        this.loops = new MultiThreadIoEventLoopGroup(Math.max(1, Runtime.getRuntime().availableProcessors()),
+            daemonThreads("tradestore-http-", 0), NioIoHandler.newFactory());
+        // a GET's query string may be as long as three times the body limit (percent-encoding)
+        final HttpDecoderConfig decoder = new HttpDecoderConfig().setMaxInitialLineLength((int) Math.min(Integer.MAX_VALUE - 1024,
+            3L * config.maxBodyLength() + 1024)).setMaxHeaderSize(MAX_HEADER_BYTES).setMaxChunkSize(CHUNK_BYTES);
+        final ServerBootstrap bootstrap = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_BACKLOG, BACKLOG)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(final SocketChannel ch) {
+                    ch.pipeline().addLast(new HttpServerCodec(decoder), new BodyLimit(config.maxBodyLength()), new Connection());
+                }
+            });
+        try {
+            this.listener = bootstrap.bind(new InetSocketAddress(config.bind(), config.port())).syncUninterruptibly().channel();
+        } catch (final RuntimeException e) {
+            loops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
+            workers.shutdownNow();
+            throw new IOException(e.getMessage() == null ? e.toString() : e.getMessage(), e);
+        }
     }
 
     /**
@@ -147,18 +183,17 @@ public final class QueryServer implements AutoCloseable {
             throw new StoreException("cannot listen on " + config.bind() + ":" + config.port() + ": " + e.getMessage()
                 + (config.port() != 0 ? "; is another server running there? choose another --port" : ""), e);
         }
-        s.http.start();
         return s;
     }
 
     /** @return the address the server listens on (with the real port when 0 was asked for). */
     public InetSocketAddress address() {
-        return http.getAddress();
+        return (InetSocketAddress) listener.localAddress();
     }
 
     /** @return the port the server listens on. */
     public int port() {
-        return http.getAddress().getPort();
+        return address().getPort();
     }
 
     /** @return total requests answered so far. */
@@ -173,8 +208,7 @@ public final class QueryServer implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------------- routing
 
-    private void handle(final HttpExchange ex) {
-        final Call call = new Call(ex, System.nanoTime());
+    private void handle(final Call call) {
         openExchanges.incrementAndGet();
         try {
             route(call);
@@ -184,17 +218,31 @@ public final class QueryServer implements AutoCloseable {
     }
 
     private void route(final Call call) throws IOException {
-        final HttpExchange ex = call.exchange;
-        final String path = ex.getRequestURI().getRawPath();
-        final String method = ex.getRequestMethod();
+        if (call.request.decoderResult().isFailure()) {
+            final Throwable cause = call.request.decoderResult().cause();
+            call.keepAlive = false; // the stream may be out of step: answer, then close
+            error(call, 400, "MALFORMED_REQUEST", "the HTTP request could not be read: " + (cause == null ? "bad syntax" : truncate(String.valueOf(
+                cause.getMessage()), 200)), "");
+            return;
+        }
+        final String method = call.request.method().name();
+        final URI uri;
+        try {
+            uri = new URI(call.request.uri());
+        } catch (final URISyntaxException e) {
+            error(call, 400, "MALFORMED_REQUEST", "the request target is not a valid URI: " + truncate(e.getMessage(), 200), "");
+            return;
+        }
+        final String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+        call.rawQuery = uri.getRawQuery();
         call.endpoint = endpointLabel(path);
-        if (expectedAuthorization != null && !authorized(ex)) {
-            ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"tradestore\"");
+        if (expectedAuthorization != null && !authorized(call)) {
+            call.header("WWW-Authenticate", "Bearer realm=\"tradestore\"");
             error(call, 401, "UNAUTHORIZED", "send the header 'Authorization: Bearer <token>' with the server's token", "");
             return;
         }
         if (stopping) {
-            ex.getResponseHeaders().set("Retry-After", Integer.toString(RETRY_AFTER_SECONDS));
+            call.header("Retry-After", Integer.toString(RETRY_AFTER_SECONDS));
             error(call, 503, "OVERLOADED", "the server is stopping", "");
             return;
         }
@@ -246,8 +294,8 @@ public final class QueryServer implements AutoCloseable {
         }
     }
 
-    private boolean authorized(final HttpExchange ex) {
-        final String h = ex.getRequestHeaders().getFirst("Authorization");
+    private boolean authorized(final Call call) {
+        final String h = call.request.headers().get(HttpHeaderNames.AUTHORIZATION);
         return h != null && MessageDigest.isEqual(expectedAuthorization, h.getBytes(StandardCharsets.UTF_8));
     }
 
@@ -260,33 +308,15 @@ public final class QueryServer implements AutoCloseable {
     }
 
     private void methodNotAllowed(final Call call, final String allowed) {
-        call.exchange.getResponseHeaders().set("Allow", allowed);
-        error(call, 405, "METHOD_NOT_ALLOWED", call.exchange.getRequestMethod() + " is not allowed here; use " + allowed, "");
+        call.header("Allow", allowed);
+        error(call, 405, "METHOD_NOT_ALLOWED", call.request.method().name() + " is not allowed here; use " + allowed, "");
     }
 
     // ---------------------------------------------------------------------------------------------------- queries
 
-    private void postQuery(final Call call) throws IOException {
-        final HttpExchange ex = call.exchange;
-        final String declared = ex.getRequestHeaders().getFirst("Content-Length");
-        long length = -1;
-        if (declared != null) {
-            try {
-                length = Long.parseLong(declared.trim());
-            } catch (final NumberFormatException e) {
-                error(call, 400, "MALFORMED_JSON", "bad Content-Length header", "");
-                return;
-            }
-            if (length > config.maxBodyLength()) {
-                tooLarge(call);
-                return;
-            }
-        }
-        final byte[] body = readBody(ex.getRequestBody(), config.maxBodyLength(), length);
-        if (body == null) {
-            tooLarge(call);
-            return;
-        }
+    private void postQuery(final Call call) {
+        // the body limit (413) is applied while the body is read (BodyLimit)
+        final byte[] body = ByteBufUtil.getBytes(call.request.content());
         final String json;
         try {
             json = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
@@ -297,7 +327,7 @@ public final class QueryServer implements AutoCloseable {
         }
         final String epochNanos;
         try {
-            epochNanos = parameter(ex.getRequestURI().getRawQuery(), "epochNanos");
+            epochNanos = parameter(call.rawQuery, "epochNanos");
         } catch (final IllegalArgumentException e) {
             error(call, 400, "MALFORMED_JSON", "the query string is not valid percent-encoding", "");
             return;
@@ -306,7 +336,7 @@ public final class QueryServer implements AutoCloseable {
     }
 
     private void getQuery(final Call call) {
-        final String raw = call.exchange.getRequestURI().getRawQuery();
+        final String raw = call.rawQuery;
         if (raw != null && raw.length() > config.maxBodyLength() * 3L) {
             tooLarge(call);
             return;
@@ -353,15 +383,10 @@ public final class QueryServer implements AutoCloseable {
         final QueryTask task = new QueryTask(call, json, "true".equals(epochNanos));
         // Measured from arrival: the client waits for queueing and running alike.
         final long remainingNs = TimeUnit.MILLISECONDS.toNanos(config.timeoutMs()) - (System.nanoTime() - call.startNs);
-        task.timeout = timer.schedule(() -> error(call, 504, "TIMEOUT", "the query did not finish within the server's limit of "
+        // on the connection's event loop, from that loop: scheduling wakes no thread (a cancel is queued lazily)
+        task.timeout = call.ctx.executor().schedule(() -> error(call, 504, "TIMEOUT", "the query did not finish within the server's limit of "
             + config.timeoutMs() + " ms", ""), Math.max(0, remainingNs), TimeUnit.NANOSECONDS);
-        // A free slot and nobody waiting: run here. Handing a query that takes ~100-200 us (docs/benchmarks.md, "Reading
-        // the figures") to a worker costs a thread
-        // wake-up on each side; waiting queries keep their turn (no barging past them).
-        if (admitted.get() - activeQueries.get() <= 1 && running.tryAcquire()) {
-            task.runInSlot();
-            return;
-        }
+        // never on the event loop: a slow query there would hold up every connection of the loop, 503s included
         try {
             workers.execute(task);
         } catch (final RejectedExecutionException e) { // stopping
@@ -372,7 +397,7 @@ public final class QueryServer implements AutoCloseable {
     }
 
     private void overloaded(final Call call) {
-        call.exchange.getResponseHeaders().set("Retry-After", Integer.toString(RETRY_AFTER_SECONDS));
+        call.header("Retry-After", Integer.toString(RETRY_AFTER_SECONDS));
         error(call, 503, "OVERLOADED", "all " + config.threads() + " workers are busy and " + config.queue()
             + " queries are waiting; retry later", "");
     }
@@ -427,7 +452,7 @@ public final class QueryServer implements AutoCloseable {
                     internal(call, e);
                 } else {
                     if (e.code().httpStatus() == 503) {
-                        call.exchange.getResponseHeaders().set("Retry-After", Integer.toString(RETRY_AFTER_SECONDS));
+                        call.header("Retry-After", Integer.toString(RETRY_AFTER_SECONDS));
                     }
                     error(call, e.code().httpStatus(), e.code().name(), e.getMessage(), e.path());
                 }
@@ -543,50 +568,43 @@ public final class QueryServer implements AutoCloseable {
         send(call, status, JSON_TYPE, buf.toByteArray());
     }
 
-    /** Sends the one answer of an exchange; later attempts (a result after its 504) are dropped. */
+    /**
+     * Sends the one answer of a request; later attempts (a result after its 504) are dropped. Any thread may call it:
+     * the write, and the start of the connection's next pipelined request, run on the connection's event loop.
+     */
     private void send(final Call call, final int status, final String contentType, final byte[] body) {
         if (!call.answered.compareAndSet(false, true)) {
             return;
         }
-        final HttpExchange ex = call.exchange;
-        try {
-            ex.getResponseHeaders().set("Content-Type", contentType);
-            ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-            if (body.length > 0) {
-                try (OutputStream out = ex.getResponseBody()) {
-                    out.write(body);
-                }
+        final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status),
+            Unpooled.wrappedBuffer(body));
+        final HttpHeaders h = response.headers();
+        h.set(HttpHeaderNames.CONTENT_TYPE, contentType);
+        h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        if (call.extraHeaders != null) {
+            h.add(call.extraHeaders);
+        }
+        final boolean keepAlive = call.keepAlive && !stopping;
+        if (!keepAlive) {
+            h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        } else if (!call.request.protocolVersion().isKeepAliveDefault()) {
+            h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+        }
+        openExchanges.decrementAndGet();
+        metrics.record(call.endpoint, status, System.nanoTime() - call.startNs);
+        final Runnable write = () -> {
+            if (keepAlive) {
+                call.ctx.writeAndFlush(response, call.ctx.voidPromise());
+                call.connection.next(call.ctx);
+            } else {
+                call.ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
             }
-        } catch (final IOException e) {
-            // the client went away; nothing to answer
-        } finally {
-            ex.close();
-            openExchanges.decrementAndGet();
-            metrics.record(call.endpoint, status, System.nanoTime() - call.startNs);
+        };
+        if (call.ctx.executor().inEventLoop()) {
+            write.run();
+        } else {
+            call.ctx.executor().execute(write);
         }
-    }
-
-    /**
-     * @param declared the Content-Length (at most {@code limit}), or -1 for a chunked body.
-     * @return the body, or null when it is longer than {@code limit}.
-     */
-    private static byte[] readBody(final InputStream in, final int limit, final long declared) throws IOException {
-        if (declared >= 0) {
-            // one array of the body's size (the server's stream ends at Content-Length); was 12 KB of buffers a request
-            return in.readNBytes((int) declared);
-        }
-        final ByteArrayOutputStream buf = new ByteArrayOutputStream(Math.min(limit, 4096));
-        final byte[] chunk = new byte[8192];
-        int total = 0;
-        int n;
-        while ((n = in.read(chunk)) > 0) {
-            total += n;
-            if (total > limit) {
-                return null;
-            }
-            buf.write(chunk, 0, n);
-        }
-        return buf.toByteArray();
     }
 
     static String parameter(final String rawQuery, final String name) {
@@ -623,16 +641,106 @@ public final class QueryServer implements AutoCloseable {
         };
     }
 
-    /** One request: its exchange, arrival time, endpoint label and whether it has been answered. */
+    /** One request: its connection, the request, arrival time, endpoint label and whether it has been answered. */
     private static final class Call {
-        private final HttpExchange exchange;
+        private final Connection connection;
+        private final ChannelHandlerContext ctx;
+        /** Released once the request is routed: queries copy their text first. */
+        private final FullHttpRequest request;
         private final long startNs;
         private final AtomicBoolean answered = new AtomicBoolean();
         private String endpoint = "other";
+        private String rawQuery;
+        private boolean keepAlive;
+        private HttpHeaders extraHeaders;
 
-        Call(final HttpExchange exchange, final long startNs) {
-            this.exchange = exchange;
+        Call(final Connection connection, final ChannelHandlerContext ctx, final FullHttpRequest request, final long startNs) {
+            this.connection = connection;
+            this.ctx = ctx;
+            this.request = request;
             this.startNs = startNs;
+            this.keepAlive = HttpUtil.isKeepAlive(request);
+        }
+
+        /** Adds a header to the answer. */
+        void header(final String name, final String value) {
+            if (extraHeaders == null) {
+                extraHeaders = new DefaultHttpHeaders();
+            }
+            extraHeaders.set(name, value);
+        }
+    }
+
+    /**
+     * A connection's requests, answered one at a time and in order: a request pipelined behind one in flight waits here
+     * (answers of HTTP/1.1 pipelining must come in request order).
+     */
+    private final class Connection extends SimpleChannelInboundHandler<FullHttpRequest> {
+        private final ArrayDeque<FullHttpRequest> pending = new ArrayDeque<>();
+        private boolean busy;
+
+        Connection() {
+            super(false); // released by start(), or when the connection closes with requests pending
+        }
+
+        @Override
+        protected void channelRead0(final ChannelHandlerContext ctx, final FullHttpRequest request) {
+            if (busy) {
+                pending.add(request);
+                return;
+            }
+            start(ctx, request);
+        }
+
+        private void start(final ChannelHandlerContext ctx, final FullHttpRequest request) {
+            busy = true;
+            try {
+                handle(new Call(this, ctx, request, System.nanoTime()));
+            } finally {
+                request.release();
+            }
+        }
+
+        /** On the event loop, after an answer is written: the next pipelined request, if any. */
+        void next(final ChannelHandlerContext ctx) {
+            busy = false;
+            final FullHttpRequest request = pending.poll();
+            if (request != null) {
+                start(ctx, request);
+            }
+        }
+
+        @Override
+        public void channelInactive(final ChannelHandlerContext ctx) throws Exception {
+            for (FullHttpRequest r = pending.poll(); r != null; r = pending.poll()) {
+                r.release();
+            }
+            super.channelInactive(ctx);
+        }
+
+        @Override
+        public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
+            ctx.close(); // a reset connection and the like: nothing left to answer on it
+        }
+    }
+
+    /** Assembles a request's body up to the server's limit; a longer one is answered 413 (JSON) and its connection closed. */
+    private final class BodyLimit extends HttpObjectAggregator {
+        BodyLimit(final int maxBytes) {
+            super(maxBytes);
+        }
+
+        @Override
+        protected void handleOversizedMessage(final ChannelHandlerContext ctx, final HttpMessage oversized) {
+            final String message = "the query is larger than the server's limit of " + config.maxBodyLength() + " bytes";
+            final byte[] body = ("{\"error\":{\"code\":\"PAYLOAD_TOO_LARGE\",\"message\":\"" + message + "\",\"path\":\"\"}}")
+                .getBytes(StandardCharsets.UTF_8);
+            final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+                Unpooled.wrappedBuffer(body));
+            response.headers().set(HttpHeaderNames.CONTENT_TYPE, JSON_TYPE).setInt(HttpHeaderNames.CONTENT_LENGTH, body.length)
+                .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            metrics.record(QUERY_PATH, 413, 0);
+            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
         }
     }
 
@@ -651,8 +759,7 @@ public final class QueryServer implements AutoCloseable {
         stopping = true;
         workers.shutdown();
         final long deadline = System.nanoTime() + grace.toNanos();
-        // HttpServer.stop(delay) on JDK 17 waits the whole delay when nothing is in flight (JDK-8304065), so we wait for
-        // our own count of open exchanges, then stop with no delay.
+        // new requests are answered 503 meanwhile; then the listener and every connection close
         while (openExchanges.get() > 0 && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(5);
@@ -661,13 +768,12 @@ public final class QueryServer implements AutoCloseable {
                 break;
             }
         }
-        http.stop(0);
+        listener.close().syncUninterruptibly();
+        loops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly(1, TimeUnit.SECONDS);
         workers.shutdownNow();
-        io.shutdownNow();
-        timer.shutdownNow();
         try {
-            // every running query holds a slot, on an I/O thread or a worker: the readers are unmapped only when all
-            // slots are back (or the grace is over)
+            // every running query holds a slot on a worker: the readers are unmapped only when all slots are back (or
+            // the grace is over)
             if (running.tryAcquire(config.threads(), Math.max(0, deadline - System.nanoTime()) + TimeUnit.MILLISECONDS.toNanos(100),
                 TimeUnit.NANOSECONDS)) {
                 running.release(config.threads());

@@ -51,6 +51,9 @@ class QueryServerTest {
             if (json.contains("\"slow\"")) {
                 sleep(3000);
             }
+            if (json.contains("\"pause\"")) {
+                sleep(300);
+            }
             if (json.contains("\"bad\"")) {
                 throw new QueryException(ErrorCode.UNKNOWN_COLUMN, "no column 'bad'; columns are [trade_id, ...]", "/aggs/0/col");
             }
@@ -271,9 +274,38 @@ class QueryServerTest {
                 s.getOutputStream().write((line + "\r\nHost: x\r\nContent-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body)
                     .getBytes(StandardCharsets.UTF_8));
                 final String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                // the JDK server rejects a URI that does not parse before any handler runs (plain 400, no JSON body)
-                assertThat(answer).as(line).startsWith("HTTP/1.1 400");
+                assertThat(answer).as(line).startsWith("HTTP/1.1 400").contains("\"code\":\"MALFORMED_REQUEST\"")
+                    .contains("not a valid URI");
             }
+        }
+        // a request line that is not HTTP at all: the JSON error too, then the connection closes
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+            s.getOutputStream().write("\u0001\u0002 garbage\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            final String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(answer).startsWith("HTTP/1.1 400").contains("\"code\":\"MALFORMED_REQUEST\"");
+        }
+        assertThat(http.get("/health").status()).isEqualTo(200);
+    }
+
+    @Test
+    void shouldAnswerPipelinedRequestsInTheirOrder() throws Exception {
+        // the first query takes 300 ms on a worker: the two requests behind it must not overtake it
+        final String pause = "{\"table\":\"pause\"}";
+        final String requests = "POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: " + pause.length() + "\r\n\r\n" + pause
+            + "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+            + "POST /v1/query HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: " + QUERY.length() + "\r\n\r\n" + QUERY;
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+            s.getOutputStream().write(requests.getBytes(StandardCharsets.UTF_8));
+            final String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            final int second = answer.indexOf("HTTP/1.1 200", 1);
+            final int third = answer.indexOf("HTTP/1.1 200", second + 1);
+            assertThat(answer).startsWith("HTTP/1.1 200");
+            assertThat(second).as(answer).isPositive();
+            assertThat(third).as(answer).isGreaterThan(second);
+            // the stand-in answers a query with the length of its text: the pause query first, the count query last
+            assertThat(answer.substring(0, second)).contains("\"rows\":[[" + pause.length() + "]]");
+            assertThat(answer.substring(second, third)).contains("{\"status\":\"ok\"}");
+            assertThat(answer.substring(third)).contains("\"rows\":[[" + QUERY.length() + "]]");
         }
     }
 }
