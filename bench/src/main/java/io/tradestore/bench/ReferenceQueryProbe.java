@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Set;
 
 import io.tradestore.core.Store;
+import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.query.QueryEngine;
 
 /**
@@ -19,7 +20,10 @@ import io.tradestore.query.QueryEngine;
  * io.tradestore.bench.ReferenceQueryProbe --store /tmp/tradestore-bench-50m --queries 5,6,7 --runs 21}. Options:
  * {@code --threads N} (2), {@code --inst SYM} and {@code --client N} (the full command's picks for seed 42),
  * {@code --warmups N} (5), {@code --rounds R} (3). {@code --threads 1,2} alternates engines of 1 and 2 threads round by
- * round on the same data (an A/B in one process). Prints per round, query and engine the median, min and max in
+ * round on the same data (an A/B in one process). {@code --settle-ms N} (0) sleeps before each warm-up and timed run,
+ * and {@code --evict-mib N} (0) reads N MiB of other memory before each, so that a run starts as the full command's
+ * runs do (there DuckDB's query and 20 ms of quiet precede each: the caches hold other data and the pool threads are
+ * parked on idle vCPUs; back-to-back runs hide both). Prints per round, query and engine the median, min and max in
  * milliseconds, and the median CPU time of the calling thread (steadier than wall time when other processes share the
  * cores; with two workers it is the caller's share only).
  */
@@ -34,6 +38,8 @@ public final class ReferenceQueryProbe {
         int rounds = 3;
         int runs = 21;
         int warmups = 5;
+        int settleMs = 0;
+        int evictMib = 0;
         String inst = "SYM262";
         long client = 108_882L;
         final Set<Integer> which = new HashSet<>(Arrays.asList(1, 2, 3, 4, 5, 6, 7, 8));
@@ -44,6 +50,8 @@ public final class ReferenceQueryProbe {
                 case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
                 case "--runs" -> runs = Integer.parseInt(args[i + 1]);
                 case "--warmups" -> warmups = Integer.parseInt(args[i + 1]);
+                case "--settle-ms" -> settleMs = Integer.parseInt(args[i + 1]);
+                case "--evict-mib" -> evictMib = Integer.parseInt(args[i + 1]);
                 case "--inst" -> inst = args[i + 1];
                 case "--client" -> client = Long.parseLong(args[i + 1]);
                 case "--queries" -> {
@@ -55,7 +63,8 @@ public final class ReferenceQueryProbe {
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + "; see the class comment");
             }
         }
-        try (Store s = Store.open(store)) {
+        final Quiet quiet = new Quiet(settleMs, (long) evictMib << 20);
+        try (Store s = Store.open(store); quiet) {
             final QueryEngine[] engines = new QueryEngine[threads.length];
             for (int e = 0; e < threads.length; e++) {
                 engines[e] = new QueryEngine(s, threads[e]);
@@ -67,7 +76,7 @@ public final class ReferenceQueryProbe {
                             continue;
                         }
                         for (int e = 0; e < engines.length; e++) {
-                            time(engines[e], q, warmups, runs, round, threads[e]);
+                            time(engines[e], q, warmups, runs, round, threads[e], quiet);
                         }
                     }
                 }
@@ -80,14 +89,16 @@ public final class ReferenceQueryProbe {
     }
 
     private static void time(final QueryEngine engine, final QueryBenchmark.BenchQuery q, final int warmups, final int runs, final int round,
-                             final int threads) {
+                             final int threads, final Quiet quiet) {
         for (int w = 0; w < warmups; w++) {
+            quiet.settle();
             engine.execute(q.json());
         }
         final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         final double[] ms = new double[runs];
         final double[] cpuMs = new double[runs];
         for (int r = 0; r < runs; r++) {
+            quiet.settle();
             final long c0 = mx.getCurrentThreadCpuTime();
             final long t0 = System.nanoTime();
             engine.execute(q.json());
@@ -98,5 +109,45 @@ public final class ReferenceQueryProbe {
         Arrays.sort(cpuMs);
         System.out.printf(Locale.ROOT, "round %d, query %d, %d thread(s): median %.2f ms (min %.2f, max %.2f), calling thread's CPU median %.2f ms %s%n",
             round, q.number(), threads, ms[runs / 2], ms[0], ms[runs - 1], cpuMs[runs / 2], q.title());
+    }
+
+    /** A pause and a pass over memory that is not the store's before each run (see the class comment). */
+    private static final class Quiet implements AutoCloseable {
+        private final int settleMs;
+        private final long evictLength;
+        private final long evict;
+        private long sink;
+
+        Quiet(final int settleMs, final long evictLength) {
+            this.settleMs = settleMs;
+            this.evictLength = evictLength;
+            this.evict = evictLength > 0 ? NativeMemory.allocate(evictLength) : 0;
+            for (long a = evict; a < evict + evictLength; a += Long.BYTES) {
+                NativeMemory.putLong(a, a);
+            }
+        }
+
+        void settle() {
+            for (long a = evict; a < evict + evictLength; a += Long.BYTES * 8) {
+                sink += NativeMemory.getLong(a);
+            }
+            if (settleMs > 0) {
+                try {
+                    Thread.sleep(settleMs);
+                } catch (final InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            if (evictLength > 0) {
+                NativeMemory.free(evict, evictLength);
+            }
+            if (sink == 42) {
+                System.out.print("");
+            }
+        }
     }
 }

@@ -116,6 +116,7 @@ final class BatchContext implements AutoCloseable {
         n = count;
         rows = selected;
         runCount = 0;
+        int pending = -1; // an 8-byte slot of a selected batch waiting for a second one to gather with
         for (int slot = 0; slot < slotColumn.length; slot++) {
             final int c = slotColumn[slot];
             if (slotSkipped[slot] || slot == skipSlot) {
@@ -124,12 +125,26 @@ final class BatchContext implements AutoCloseable {
             if (selected == null && width[c] == 8) {
                 viewAddr[slot] = base[c] + batchStart * stride[c];
                 viewStride[slot] = stride[c];
-            } else {
-                final long dst = scratch + (long) slot * BATCH * 8;
-                Gather.gather(width[c], f64[c] ? Long.MIN_VALUE : nul[c], base[c], stride[c], batchStart, selected, count, dst);
-                viewAddr[slot] = dst;
-                viewStride[slot] = 8;
+                continue;
             }
+            final long dst = scratch + (long) slot * BATCH * 8;
+            viewAddr[slot] = dst;
+            viewStride[slot] = 8;
+            if (selected != null && width[c] == 8 && !f64[c]) {
+                if (pending < 0) {
+                    pending = slot;
+                    continue;
+                }
+                final int pc = slotColumn[pending];
+                Gather.gather2(base[pc], stride[pc], viewAddr[pending], base[c], stride[c], dst, selected, count);
+                pending = -1;
+                continue;
+            }
+            Gather.gather(width[c], f64[c] ? Long.MIN_VALUE : nul[c], base[c], stride[c], batchStart, selected, count, dst);
+        }
+        if (pending >= 0) {
+            final int pc = slotColumn[pending];
+            Gather.gather(8, nul[pc], base[pc], stride[pc], batchStart, selected, count, viewAddr[pending]);
         }
     }
 

@@ -56,6 +56,8 @@ public final class Executor {
      * second worker; one client's ~5k rows are not (the A/B on query 6 is in docs/query-engine.md, Known gaps).
      */
     static final long SELECTED_ROW_COST = 16;
+    /** log2 of how many morsels of a selected segment fit in a scanned one's. */
+    static final int SELECTED_MORSEL_SHIFT = 2;
     /** Per segment: the index selection computed once per query (null: none applies), indexed by segment number. */
     private Selection[] selections;
     /** Per aggregate, the measure it folds from value summaries; null when the query cannot use summaries. */
@@ -247,7 +249,11 @@ public final class Executor {
             // on one thread a segment read through an index selection is one unit: one pass of one bitmap iterator
             // beats a fresh iterator advanced to each morsel; split, workers share the segment's random reads
             // a segment whose parts fold from summaries is one unit too: a part cut by a morsel edge would be read row by row
-            final int step = selections[si] != null && (!parallel || summaries[si] != null) ? Math.max(1, blocks) : perMorsel;
+            // split, a segment read through a selection takes a quarter of the blocks per morsel: its rows are random reads,
+            // so a morsel of a scan's size is ~0.5 ms of work (query 6), and the worker that takes the last one keeps the
+            // other waiting that long (or longer when its vCPU is descheduled meanwhile)
+            final int step = selections[si] != null && (!parallel || summaries[si] != null) ? Math.max(1, blocks)
+                : selections[si] != null ? Math.max(1, perMorsel >> SELECTED_MORSEL_SHIFT) : perMorsel;
             for (int b = 0; b < blocks; b += step) {
                 out.add(new int[] {si, b, Math.min(blocks, b + step)});
             }

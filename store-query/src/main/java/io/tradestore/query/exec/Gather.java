@@ -43,4 +43,20 @@ final class Gather {
                 throw new IllegalStateException("width=" + width);
         }
     }
+
+    /**
+     * Gathers the selected rows of two 8-byte columns in one loop: both columns' cache misses of a row are in flight
+     * together (one pass per column left fewer misses overlapping; query 6 reads price and quantity of rows ~600 bytes
+     * apart, a miss apiece).
+     */
+    static void gather2(final long baseA, final long strideA, final long dstA, final long baseB, final long strideB, final long dstB, final int[] sel,
+                        final int n) {
+        for (int i = 0; i < n; i++) {
+            final long r = sel[i];
+            final long a = NativeMemory.getLong(baseA + r * strideA);
+            final long b = NativeMemory.getLong(baseB + r * strideB);
+            NativeMemory.putLong(dstA + ((long) i << 3), a);
+            NativeMemory.putLong(dstB + ((long) i << 3), b);
+        }
+    }
 }

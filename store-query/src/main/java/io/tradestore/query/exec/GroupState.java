@@ -76,7 +76,8 @@ final class GroupState {
             a.grow(rows.length);
         }
         kernel = DenseSumKernel.create(plan, accs, rows.length);
-        bucketRuns = plan.bucketRuns ? new BucketRuns(keys[0].col.index(), keys[0].bucketNs, plan.schema.blockRows()) : null;
+        bucketRuns = plan.bucketRuns ? new BucketRuns(keys[0].col.index(), keys[0].bucketNs, plan.schema.blockRows(),
+            plan.schema.segmentRows(), true) : null;
         runsSkipSlot = plan.tsGatherSkippable ? keys[0].slot : -1;
         runGid = bucketRuns != null ? new int[BucketRuns.MAX_RUNS] : null;
     }

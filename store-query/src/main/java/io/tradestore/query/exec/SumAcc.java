@@ -74,6 +74,26 @@ final class SumAcc extends Acc {
         used = 0;
     }
 
+    /** A batch split into runs of one group ({@link BucketRuns}): each run summed in a register, one add per run. */
+    private void updateRuns(final BatchContext c, final long a, final long sa, final long[] f) {
+        final int[] start = c.runStart;
+        final int ls = laneShift;
+        for (int j = 0; j < c.runCount; j++) {
+            final int to = start[j + 1];
+            long sum = 0;
+            long nn = 0;
+            for (int i = start[j]; i < to; i++) {
+                final long v = NativeMemory.getLong(a + i * sa);
+                final boolean isNull = v == Long.MIN_VALUE;
+                sum += isNull ? 0 : v;
+                nn += isNull ? 1 : 0;
+            }
+            final int g = c.runGid[j];
+            f[g << ls] += sum;
+            nulls[g] += nn;
+        }
+    }
+
     @Override
     void update(final BatchContext c, final int[] gid) {
         final int n = c.n;
@@ -88,6 +108,10 @@ final class SumAcc extends Acc {
         }
         used += n;
         final long[] f = fast;
+        if (slotB < 0 && c.runCount > 0) {
+            updateRuns(c, a, sa, f);
+            return;
+        }
         if (slotB < 0) {
             if (gid == null && sa == Long.BYTES) {
                 // query 8's shape: a constant stride (0.58 -> 0.43 ns/row on one thread; docs/query-engine.md,

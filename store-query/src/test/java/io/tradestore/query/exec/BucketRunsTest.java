@@ -3,12 +3,15 @@ package io.tradestore.query.exec;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.tradestore.core.Store;
@@ -48,6 +51,8 @@ class BucketRunsTest {
     private static final int OVERLAP_BLOCK = 9;
     /** A block with a null timestamp. */
     private static final int NULL_TS_BLOCK = 12;
+    /** The first of 200 rows (in blocks 10 and 11) without a quantity. */
+    private static final int ALL_NULL_QTY_FROM = 10 * BLOCK + 10;
 
     @TempDir
     Path dir;
@@ -90,11 +95,20 @@ class BucketRunsTest {
             if (NULL_TS_BLOCK * BLOCK + 7 < n) {
                 ts[NULL_TS_BLOCK * BLOCK + 7] = NULL;
             }
+            // ~11 seconds without a quantity: whole buckets whose volume is null
+            for (int i = ALL_NULL_QTY_FROM; i < ALL_NULL_QTY_FROM + 200 && i < n; i++) {
+                qty[i] = NULL;
+            }
         }
 
         /** Shifts rows from {@code row} on so that {@code row} starts the next second exactly. */
         private void startSecondAt(final int row) {
-            final long shift = (Math.floorDiv(ts[row - 1], SECOND) + 1) * SECOND - ts[row];
+            startBucketAt(row, SECOND);
+        }
+
+        /** Shifts rows from {@code row} on so that {@code row} starts the next bucket of {@code width} exactly. */
+        void startBucketAt(final int row, final long width) {
+            final long shift = (Math.floorDiv(ts[row - 1], width) + 1) * width - ts[row];
             for (int i = row; i < ts.length; i++) {
                 ts[i] += shift;
             }
@@ -197,8 +211,9 @@ class BucketRunsTest {
         }
     }
 
-    @Test
-    void shouldSplitOnlyBatchesKnownToBeInTimeOrder() {
+    @ParameterizedTest(name = "bounds kept: {0}")
+    @ValueSource(booleans = {true, false})
+    void shouldSplitOnlyBatchesKnownToBeInTimeOrder(final boolean cachedBounds) {
         final int rows = 2 * SEGMENT + 5 * BLOCK / 2;
         final Rows data = new Rows(rows, 42);
         try (Store store = Store.open(dir)) {
@@ -211,7 +226,7 @@ class BucketRunsTest {
             plan.slotColumn = new int[] {snap.schema().timestampIndex()};
             plan.slotSkipped = new boolean[1];
             try (BatchContext c = new BatchContext(plan)) {
-                final BucketRuns runs = new BucketRuns(snap.schema().timestampIndex(), SECOND, BLOCK);
+                final BucketRuns runs = new BucketRuns(snap.schema().timestampIndex(), SECOND, BLOCK, SEGMENT, cachedBounds);
                 for (int si = 0; si < snap.segmentCount(); si++) {
                     final Segment s = snap.segment(si);
                     final int segmentRows = snap.segmentRowCount(si);
@@ -243,18 +258,131 @@ class BucketRunsTest {
                     }
                 }
                 // too many bucket changes for the rows (1 ms buckets): the per-row path
-                final BucketRuns fine = new BucketRuns(snap.schema().timestampIndex(), 1_000_000L, BLOCK);
+                final BucketRuns fine = new BucketRuns(snap.schema().timestampIndex(), 1_000_000L, BLOCK, SEGMENT, cachedBounds);
                 c.segment(snap.segment(0), 0);
                 fine.beginSegment(snap.segment(0), snap.segmentRowCount(0));
                 assertThat(fine.split(c, 0, BLOCK, null)).isFalse();
                 // a bucket that holds the whole batch: one run, no timestamp read
-                final BucketRuns hour = new BucketRuns(snap.schema().timestampIndex(), 3_600 * SECOND, BLOCK);
+                final BucketRuns hour = new BucketRuns(snap.schema().timestampIndex(), 3_600 * SECOND, BLOCK, SEGMENT, cachedBounds);
                 hour.beginSegment(snap.segment(0), snap.segmentRowCount(0));
                 assertThat(hour.split(c, 0, BLOCK, null)).isTrue();
                 assertThat(hour.runs).isEqualTo(1);
                 checkRuns(hour, data, 0, 0, BLOCK, null, 3_600 * SECOND);
             }
         }
+    }
+
+    @Test
+    void shouldKeepEachBlocksBucketChangesAsItsTimestampsGiveThem() {
+        final int rows = 2 * SEGMENT;
+        final Rows data = alignedBlocks(new Rows(rows, 42));
+        try (Store store = written(data, rows)) {
+            final TableSnapshot snap = store.table("trades").reader().snapshot();
+            final int ts = snap.schema().timestampIndex();
+            int kept = 0;
+            int tooFine = 0;
+            for (final long width : new long[] {1_000_000L, SECOND, 5 * SECOND, 60 * SECOND}) {
+                for (int si = 0; si < snap.segmentCount(); si++) {
+                    final Segment s = snap.segment(si);
+                    for (int b = 0; b < SEGMENT / BLOCK; b++) {
+                        if (!SortedTimestamps.sorted(s, ts, b, BLOCK, snap.segmentRowCount(si))) {
+                            continue;
+                        }
+                        final int first = si * SEGMENT + b * BLOCK;
+                        // brute force: (offset, key) at every change of floorDiv(ts, width) in the block
+                        final List<Long> want = new ArrayList<>(List.of(Math.floorDiv(data.ts[first], width)));
+                        for (int r = 1; r < BLOCK; r++) {
+                            final long key = Math.floorDiv(data.ts[first + r], width);
+                            if (key != Math.floorDiv(data.ts[first + r - 1], width)) {
+                                want.add((long) r);
+                                want.add(key);
+                            }
+                        }
+                        final long[] got = BucketBounds.of(s, ts, width, b, BLOCK, SEGMENT / BLOCK);
+                        if (want.size() / 2 > BucketBounds.maxChanges(BLOCK)) {
+                            assertThat(got).as("block %d of segment %d, width %d", b, si, width).isNull();
+                            tooFine++;
+                        } else {
+                            assertThat(got).as("block %d of segment %d, width %d", b, si, width)
+                                .containsExactly(want.stream().mapToLong(Long::longValue).toArray());
+                            kept++;
+                        }
+                    }
+                }
+            }
+            assertThat(kept).isGreaterThan(10);
+            assertThat(tooFine).isGreaterThan(10);
+        }
+    }
+
+    @Test
+    void shouldSplitSparseSelectionsAlikeFromKeptBoundsAndFromTimestamps() {
+        final int rows = 2 * SEGMENT;
+        final Rows data = alignedBlocks(new Rows(rows, 11));
+        try (Store store = written(data, rows)) {
+            final TableSnapshot snap = store.table("trades").reader().snapshot();
+            final Plan plan = new Plan();
+            plan.schema = snap.schema();
+            plan.slotColumn = new int[] {snap.schema().timestampIndex()};
+            plan.slotSkipped = new boolean[1];
+            final SplittableRandom random = new SplittableRandom(5);
+            int compared = 0;
+            try (BatchContext c = new BatchContext(plan)) {
+                for (final long width : new long[] {SECOND, 5 * SECOND, 10 * SECOND, 60 * SECOND}) {
+                    final BucketRuns cached = new BucketRuns(snap.schema().timestampIndex(), width, BLOCK, SEGMENT, true);
+                    final BucketRuns read = new BucketRuns(snap.schema().timestampIndex(), width, BLOCK, SEGMENT, false);
+                    for (int si = 0; si < snap.segmentCount(); si++) {
+                        final Segment s = snap.segment(si);
+                        c.segment(s, (long) si * SEGMENT);
+                        cached.beginSegment(s, snap.segmentRowCount(si));
+                        read.beginSegment(s, snap.segmentRowCount(si));
+                        for (int trial = 0; trial < 200; trial++) {
+                            // a sparse selection (1 in 2 to 1 in 40 rows) over up to four blocks from a random row
+                            final int from = random.nextInt(SEGMENT - 1);
+                            final int to = Math.min(SEGMENT, from + 1 + random.nextInt(4 * BLOCK));
+                            final int every = 2 + random.nextInt(39);
+                            final int[] sel = new int[BLOCK * 4];
+                            int k = 0;
+                            for (int r = from; r < to; r++) {
+                                if (r == from || random.nextInt(every) == 0) {
+                                    sel[k++] = r;
+                                }
+                            }
+                            final boolean a = cached.split(c, 0, k, sel);
+                            final boolean b = read.split(c, 0, k, sel);
+                            assertThat(a).isEqualTo(b);
+                            if (!a) {
+                                continue;
+                            }
+                            checkRuns(cached, data, si * SEGMENT, 0, k, sel, width);
+                            assertThat(Arrays.copyOf(cached.runStart, cached.runs + 1)).isEqualTo(Arrays.copyOf(read.runStart, read.runs + 1));
+                            assertThat(Arrays.copyOf(cached.runKey, cached.runs)).isEqualTo(Arrays.copyOf(read.runKey, read.runs));
+                            compared++;
+                        }
+                    }
+                }
+            }
+            assertThat(compared).isGreaterThan(100);
+        }
+    }
+
+    /** @return a store in the test directory holding the first {@code rows} rows of {@code data} (the caller closes it). */
+    private Store written(final Rows data, final int rows) {
+        final Store store = Store.open(dir);
+        try (TableWriter w = store.openOrCreate(schema()).writer()) {
+            data.write(w, 0, rows);
+        }
+        return store;
+    }
+
+    /** @return the rows with every other block (not the overlapping one) starting a new 5-second bucket exactly: a bucket change at a block's first row. */
+    private static Rows alignedBlocks(final Rows data) {
+        for (int b = 2; b * BLOCK < data.ts.length; b += 2) {
+            if (b != OVERLAP_BLOCK && b != OVERLAP_BLOCK + 1 && b != NULL_TS_BLOCK && b != NULL_TS_BLOCK + 1) {
+                data.startBucketAt(b * BLOCK, 5 * SECOND);
+            }
+        }
+        return data;
     }
 
     private static void checkRuns(final BucketRuns runs, final Rows data, final int base, final int start, final int n, final int[] sel,
