@@ -268,6 +268,36 @@ public final class Executor {
         }
     }
 
+    /** @return whether there is no filter, or the zone maps prove every conjunct for some whole block of the segment. */
+    private boolean provesABlock(final int si, final int rows) {
+        if (plan.filter == null) {
+            return true;
+        }
+        final Segment s = plan.snap.segment(si);
+        final List<FilterNode> conjuncts = Arrays.asList(plan.conjuncts);
+        final long every = conjuncts.size() >= Long.SIZE ? -1L : (1L << conjuncts.size()) - 1;
+        final int blockRows = plan.schema.blockRows();
+        for (int b = 0; (long) (b + 1) * blockRows <= rows; b++) {
+            if (plan.filter.mayMatch(s, b) && proven(conjuncts, s, b, rows) == every) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return the rows of the segment's blocks the filter's zone maps keep. */
+    private long keptRows(final int si, final int rows) {
+        final Segment s = plan.snap.segment(si);
+        final int blockRows = plan.schema.blockRows();
+        long n = 0;
+        for (int b = 0; (long) b * blockRows < rows; b++) {
+            if (plan.filter == null || plan.filter.mayMatch(s, b)) {
+                n += Math.min(blockRows, rows - (long) b * blockRows);
+            }
+        }
+        return n;
+    }
+
     /** @return whether every conjunct (if any) is the query's time range, which zone maps prove for inner blocks. */
     private boolean timeOnly() {
         for (final FilterNode f : plan.conjuncts) {
@@ -339,14 +369,18 @@ public final class Executor {
                     leaves = filter == null ? List.of() : indexLeaves();
                 }
                 checkDeadline(); // a first query may build an index and summaries per segment (37-76 ms a summary: docs/query-engine.md)
-                selections[si] = allRows ? selector.selectAll(snap, si) : selector.select(snap, si, leaves);
+                // all rows only where the zone maps prove the time range for a whole block: else nothing could fold and
+                // the summaries would be built for nothing
+                selections[si] = !allRows ? selector.select(snap, si, leaves) : provesABlock(si, rows) ? selector.selectAll(snap, si) : null;
                 if (selections[si] != null) {
                     summaries[si] = summaries(selections[si]);
                     final long read = selectedRowsRead(si, rows);
                     // all rows: what summaries leave is scanned; a dense selection stays only when what summaries
                     // leave to read costs less than a scan
-                    final long cost = selections[si].all() ? 1 : SELECTED_ROW_COST;
-                    if (summaries[si] != null && (cost == 1 || read * cost <= rows) || !selections[si].dense()) {
+                    final boolean all = selections[si].all();
+                    final long cost = all ? 1 : SELECTED_ROW_COST;
+                    // all rows: kept when some part folds (the rest is scanned either way, but one segment is one unit)
+                    if (summaries[si] != null && (all ? read < keptRows(si, rows) : read * cost <= rows) || !selections[si].dense()) {
                         candidates += cost * read;
                         continue;
                     }
@@ -477,7 +511,7 @@ public final class Executor {
         }
         final FilterNode filter = plan.filter;
         if (selections[si] != null) {
-            if (fromBlock == 0) {
+            if (fromBlock == 0 && !selections[si].all()) { // all rows: no index answered a filter here
                 indexedSegments.incrementAndGet();
             }
             final List<FilterNode> residual = residual(selections[si]);

@@ -476,20 +476,10 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     public Executor.Selection selectAll(final TableSnapshot snap, final int segment) {
         final int rows = snap.segmentRowCount(segment);
         return new Executor.Selection() {
-            private ImmutableRoaringBitmap range;
-
-            private synchronized ImmutableRoaringBitmap range() {
-                if (range == null) {
-                    final MutableRoaringBitmap m = new MutableRoaringBitmap();
-                    m.add(0L, rows);
-                    range = m;
-                }
-                return range;
-            }
-
             @Override
             public BatchIterator iterator() {
-                return MappedBitmap.iterator(range());
+                // the executor scans the blocks of an all-rows selection that summaries leave (Executor.read)
+                throw new UnsupportedOperationException("all rows are scanned, not iterated");
             }
 
             @Override
