@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -817,33 +818,19 @@ public final class Executor {
      *     groups compares each row about once with the heap's worst instead of sorting them all (query 5).
      */
     static Object[][] smallest(final List<Object[]> rows, final int k, final Comparator<Object[]> order) {
-        final Object[][] heap = new Object[k][];
-        int size = 0;
+        if (k <= 0) {
+            return new Object[0][];
+        }
+        final PriorityQueue<Object[]> worstFirst = new PriorityQueue<>(k, order.reversed());
         for (final Object[] row : rows) {
-            if (size < k) {
-                int i = size++;
-                while (i > 0 && order.compare(heap[(i - 1) / 2], row) < 0) {
-                    heap[i] = heap[(i - 1) / 2];
-                    i = (i - 1) / 2;
-                }
-                heap[i] = row;
-            } else if (k > 0 && order.compare(row, heap[0]) < 0) {
-                int i = 0;
-                while (2 * i + 1 < k) {
-                    int c = 2 * i + 1;
-                    if (c + 1 < k && order.compare(heap[c + 1], heap[c]) > 0) {
-                        c++;
-                    }
-                    if (order.compare(heap[c], row) <= 0) {
-                        break;
-                    }
-                    heap[i] = heap[c];
-                    i = c;
-                }
-                heap[i] = row;
+            if (worstFirst.size() < k) {
+                worstFirst.add(row);
+            } else if (order.compare(row, worstFirst.peek()) < 0) {
+                worstFirst.poll();
+                worstFirst.add(row);
             }
         }
-        return Arrays.copyOf(heap, size);
+        return worstFirst.toArray(new Object[0][]);
     }
 
     private static int compareNullsLast(final Object a, final Object b, final boolean desc) {

@@ -520,8 +520,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      *     when a measure is f64, no part is complete yet or the budget is spent.
      */
     private ValueSummary allSummary(final TableSnapshot snap, final int segment, final int colA, final int colB) {
-        final Schema schema = snap.schema();
-        if (colA >= 0 && !ValueSummary.measurable(schema.column(colA).type()) || colB >= 0 && !ValueSummary.measurable(schema.column(colB).type())) {
+        final Column[] m = measures(snap.schema(), colA, colB);
+        if (m == null) {
             return null;
         }
         final int rows = snap.segmentRowCount(segment);
@@ -530,10 +530,15 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         if (covered == 0) {
             return null;
         }
+        return cachedSummary(snap, segment, -1, colA, colB, covered, () -> ValueSummary.build(snap.segment(segment), covered, null, 0, 2, partShift,
+            m[0], m[1], false));
+    }
+
+    /** @return the measure columns {a, b} (either null when -1), or null when one is f64 (no exact summary). */
+    private static Column[] measures(final Schema schema, final int colA, final int colB) {
         final Column a = colA < 0 ? null : schema.column(colA);
         final Column b = colB < 0 ? null : schema.column(colB);
-        return cachedSummary(snap, segment, -1, colA, colB, covered, () -> ValueSummary.build(snap.segment(segment), covered, null, 0, 2, partShift,
-            a, b, false));
+        return a != null && !ValueSummary.measurable(a.type()) || b != null && !ValueSummary.measurable(b.type()) ? null : new Column[] {a, b};
     }
 
     /**
@@ -663,17 +668,14 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         final SegmentIndex idx = index(snap, segment, key);
         final Schema schema = snap.schema();
         final int entries = summaryEntries;
-        if (idx == null || idx.slotCount() > entries
-            || colA >= 0 && !ValueSummary.measurable(schema.column(colA).type())
-            || colB >= 0 && !ValueSummary.measurable(schema.column(colB).type())) {
+        final Column[] m = measures(schema, colA, colB);
+        if (idx == null || idx.slotCount() > entries || m == null) {
             return null;
         }
         final int rows = snap.segmentRowCount(segment);
         final int partShift = partShift(snap, idx.slotCount(), entries);
-        final Column a = colA < 0 ? null : schema.column(colA);
-        final Column b = colB < 0 ? null : schema.column(colB);
         return cachedSummary(snap, segment, key, colA, colB, rows, () -> ValueSummary.build(snap.segment(segment), rows, schema.column(key), idx.min(),
-            idx.slotCount(), partShift, a, b, false));
+            idx.slotCount(), partShift, m[0], m[1], false));
     }
 
     /** @return log2 of rows per part: whole blocks, as many parts as the entry budget allows (500 values: one per block). */
@@ -719,8 +721,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         final Schema schema = snap.schema();
         final Column kc = schema.column(key);
         final int rows = snap.segmentRowCount(segment);
-        if (!indexable(kc) || rows < minSegmentRows || colA >= 0 && !ValueSummary.measurable(schema.column(colA).type())
-            || colB >= 0 && !ValueSummary.measurable(schema.column(colB).type())) {
+        final Column[] m = measures(schema, colA, colB);
+        if (!indexable(kc) || rows < minSegmentRows || m == null) {
             return null;
         }
         final Segment s = snap.segment(segment);
@@ -747,10 +749,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         if (parts == 0) {
             return null;
         }
-        final Column a = colA < 0 ? null : schema.column(colA);
-        final Column b = colB < 0 ? null : schema.column(colB);
         return cachedSummary(snap, segment, key, colA, colB, parts << partShift, () -> ValueSummary.build(s, parts << partShift, kc, min, slots,
-            partShift, a, b, true));
+            partShift, m[0], m[1], true));
     }
 
     /** @return summaries built by this object. */

@@ -103,14 +103,13 @@ public final class ValueSummary {
                               final Column a, final Column b, final boolean checkKeys) {
         final int parts = (int) (((long) rowCount + (1L << partShift) - 1) >>> partShift);
         final ValueSummary v = new ValueSummary(keyMin, slots, partShift, Math.max(1, parts), rowCount, a != null, b != null);
-        if (key == null) {
-            return v.all(s, a, b);
-        }
-        final long kb = s.columnBase(key.index());
-        final long ks = s.columnStride(key.index());
-        final int kw = key.width();
-        final long knul = key.type().nullBits();
-        for (int r = 0; checkKeys && r < rowCount; r++) { // one cheap pass, so that the loops below need no bounds test
+        // without a key every row reads as keyMin (slot 1): the loops below are the same for a summary of all rows
+        final boolean keyed = key != null;
+        final long kb = keyed ? s.columnBase(key.index()) : 0;
+        final long ks = keyed ? s.columnStride(key.index()) : 0;
+        final int kw = keyed ? key.width() : 0;
+        final long knul = keyed ? key.type().nullBits() : keyMin - 1;
+        for (int r = 0; checkKeys && keyed && r < rowCount; r++) { // one cheap pass, so that the loops below need no bounds test
             final long k = NativeMemory.getSigned(kb + r * ks, kw);
             if (k != knul && (k < keyMin || k - keyMin >= slots - 1)) {
                 return null;
@@ -119,7 +118,7 @@ public final class ValueSummary {
         final long[] e = v.e;
         if (a == null) {
             for (int r = 0; r < rowCount; r++) {
-                e[v.index(r, NativeMemory.getSigned(kb + r * ks, kw), knul)]++;
+                e[v.index(r, keyed ? NativeMemory.getSigned(kb + r * ks, kw) : keyMin, knul)]++;
             }
             return v;
         }
@@ -129,7 +128,7 @@ public final class ValueSummary {
         final long anul = a.type().nullBits();
         if (b == null) {
             for (int r = 0; r < rowCount; r++) {
-                final int i = v.index(r, NativeMemory.getSigned(kb + r * ks, kw), knul);
+                final int i = v.index(r, keyed ? NativeMemory.getSigned(kb + r * ks, kw) : keyMin, knul);
                 e[i + ROWS]++;
                 final long x = NativeMemory.getSigned(ab + r * as, aw);
                 if (x != anul) {
@@ -146,7 +145,7 @@ public final class ValueSummary {
         final int bw = b.width();
         final long bnul = b.type().nullBits();
         for (int r = 0; r < rowCount; r++) {
-            final int i = v.index(r, NativeMemory.getSigned(kb + r * ks, kw), knul);
+            final int i = v.index(r, keyed ? NativeMemory.getSigned(kb + r * ks, kw) : keyMin, knul);
             e[i + ROWS]++;
             final long x = NativeMemory.getSigned(ab + r * as, aw);
             final long y = NativeMemory.getSigned(bb + r * bs, bw);
@@ -157,66 +156,6 @@ public final class ValueSummary {
             }
         }
         return v;
-    }
-
-    /** Fills a summary of all rows (no key: every row in slot 1 of its part), one part at a time in registers. */
-    private ValueSummary all(final Segment s, final Column a, final Column b) {
-        final long ab = a == null ? 0 : s.columnBase(a.index());
-        final long as = a == null ? 0 : s.columnStride(a.index());
-        final int aw = a == null ? 0 : a.width();
-        final long anul = a == null ? 0 : a.type().nullBits();
-        final long bb = b == null ? 0 : s.columnBase(b.index());
-        final long bs = b == null ? 0 : s.columnStride(b.index());
-        final int bw = b == null ? 0 : b.width();
-        final long bnul = b == null ? 0 : b.type().nullBits();
-        for (int p = 0; p < parts; p++) {
-            final int from = p << partShift;
-            final int to = (int) Math.min(coveredRows, (long) from + (1L << partShift));
-            final int i = (p * slots + 1) * stride;
-            if (a == null) {
-                e[i] = to - from;
-                continue;
-            }
-            e[i + ROWS] = to - from;
-            long present = 0;
-            long hi = 0;
-            long lo = 0;
-            long min = Long.MAX_VALUE;
-            long max = Long.MIN_VALUE;
-            long hi2 = 0;
-            long lo2 = 0;
-            for (int r = from; r < to; r++) {
-                final long x = NativeMemory.getSigned(ab + r * as, aw);
-                if (b == null) {
-                    if (x != anul) {
-                        present++;
-                        final long t = lo + x;
-                        hi += (x >> 63) + (Long.compareUnsigned(t, x) < 0 ? 1 : 0);
-                        lo = t;
-                        min = Math.min(min, x);
-                        max = Math.max(max, x);
-                    }
-                    continue;
-                }
-                final long y = NativeMemory.getSigned(bb + r * bs, bw);
-                if (x != anul && y != bnul) {
-                    present++;
-                    final long l = x * y;
-                    final long t = lo + l;
-                    hi += Math.multiplyHigh(x, y) + (Long.compareUnsigned(t, l) < 0 ? 1 : 0);
-                    lo = t;
-                    final long t2 = lo2 + y;
-                    hi2 += (y >> 63) + (Long.compareUnsigned(t2, y) < 0 ? 1 : 0);
-                    lo2 = t2;
-                }
-            }
-            e[i + PRESENT] = present;
-            e[i + SUM_HI] = hi;
-            e[i + SUM_LO] = lo;
-            e[i + MIN_OR_HI] = b == null ? min : hi2;
-            e[i + MAX_OR_LO] = b == null ? max : lo2;
-        }
-        return this;
     }
 
     /** @return the first long of the entry of a row's part and key. */

@@ -21,7 +21,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -139,8 +138,6 @@ public final class QueryServer implements AutoCloseable {
     private final AtomicInteger activeQueries = new AtomicInteger();
     /** Queries admitted and not finished: running plus waiting; at most threads + queue. */
     private final AtomicInteger admitted = new AtomicInteger();
-    /** Running slots, one per configured thread, taken by query workers. */
-    private final Semaphore running;
     private final AtomicInteger openExchanges = new AtomicInteger();
     private final AtomicBoolean stopped = new AtomicBoolean();
     private final byte[] expectedAuthorization;
@@ -156,7 +153,6 @@ public final class QueryServer implements AutoCloseable {
         // admission is bounded by `admitted`, so the workers' own queue never holds more than threads + queue tasks
         this.workers = new ThreadPoolExecutor(config.threads(), config.threads(), 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
             daemonThreads("tradestore-query-", WORKER_STACK_LENGTH), new ThreadPoolExecutor.AbortPolicy());
-        this.running = new Semaphore(config.threads());
         this.metrics = new ServerMetrics(() -> Math.max(0, admitted.get() - activeQueries.get()), activeQueries::get, MappedFile::mappedBytes);
         // one event loop per core: a loop never runs a query, so it always reads the next request (and answers 503 at once)
         this.loops = new MultiThreadIoEventLoopGroup(Math.max(1, Runtime.getRuntime().availableProcessors()),
@@ -442,25 +438,14 @@ public final class QueryServer implements AutoCloseable {
             this.epochNanos = epochNanos;
         }
 
-        /** On a query worker: waits for a running slot first, unless the query timed out while queued. */
+        /** On a query worker (the pool has one thread per running slot), then gives back the admission. */
         @Override
         public void run() {
-            if (call.answered.get()) {
-                admitted.decrementAndGet();
-                return;
-            }
-            running.acquireUninterruptibly();
-            runInSlot();
-        }
-
-        /** Runs holding a running slot, then gives back the slot and the admission. */
-        void runInSlot() {
             try {
-                if (!call.answered.get()) { // else timed out while waiting: do not spend a slot on it
+                if (!call.answered.get()) { // else timed out while waiting: do not spend the worker on it
                     answer();
                 }
             } finally {
-                running.release();
                 admitted.decrementAndGet();
             }
         }
@@ -859,13 +844,8 @@ public final class QueryServer implements AutoCloseable {
         listener.close().syncUninterruptibly();
         loops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly(1, TimeUnit.SECONDS);
         try {
-            // every running query holds a slot on a worker: the readers are unmapped only when all slots are back (or
-            // the grace is over)
-            if (running.tryAcquire(config.threads(), Math.max(0, deadline - System.nanoTime()) + TimeUnit.MILLISECONDS.toNanos(100),
-                TimeUnit.NANOSECONDS)) {
-                running.release(config.threads());
-            }
-            workers.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            // queries run only on the workers: the readers are unmapped once they have finished (or the grace is over)
+            workers.awaitTermination(Math.max(0, deadline - System.nanoTime()) + TimeUnit.MILLISECONDS.toNanos(100), TimeUnit.NANOSECONDS);
         } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
         }
