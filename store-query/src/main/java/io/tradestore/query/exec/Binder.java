@@ -414,7 +414,7 @@ final class Binder {
 
     /**
      * The common form {@code YYYY-MM-DDTHH:MM:SS[.fraction]Z} without a parser's allocations (OffsetDateTime.parse was
-     * ~7% of the bytes a query allocated over HTTP, JFR allocation samples).
+     * ~7% of the bytes a window query allocated over HTTP: docs/benchmarks.md, "HTTP", session 4).
      *
      * @param s a timestamp text.
      * @return its epoch nanoseconds, or Long.MIN_VALUE for any other form or an invalid or out-of-range value (which

@@ -387,7 +387,7 @@ final class OpenSegmentIndex {
             final int n = offsets[i + 1] - from;
             // a chunk is one container key and its rows are sorted: a sparse value's container is built at its final
             // size and appended (adding row by row regrew the container's array ~log2(n) times: ~20% of the bytes a
-            // window query allocated over HTTP, JFR allocation samples)
+            // window query allocated over HTTP: docs/benchmarks.md, "HTTP", session 4)
             final char key = (char) (first >>> CHUNK_SHIFT);
             if (n <= ARRAY_CONTAINER_MAX && (first & (CHUNK_ROWS - 1)) == 0 && (b.isEmpty() || b.last() >>> CHUNK_SHIFT < key)) {
                 b.append(key, new MappeableArrayContainer(CharBuffer.wrap(Arrays.copyOfRange(rows, from, from + n)), n));
