@@ -21,6 +21,13 @@ public interface Flyweight {
      */
     Flyweight wrap(long row);
 
+    /**
+     * Reads the current row's addresses, the row limit and whether setters may write again from the bound access;
+     * called by a writer when the addresses of its rows move (see {@link RecordAccess#attach}). A flyweight whose
+     * access has closed points at scratch memory afterwards and refuses writes.
+     */
+    void refresh();
+
     /** @return whether it moved to the next row (false at the end, leaving it where it was). */
     boolean next();
 

@@ -23,6 +23,35 @@ public interface RecordAccess {
      */
     long columnAddress(int segment, int column);
 
+    /**
+     * Returns the address of a row's value in a column, where a flyweight reads and writes it; no checks (callers check
+     * the row first). A snapshot answers from the segment's mapping; a writer may answer from its staging area for rows
+     * not yet copied into the segment files (see {@link TableWriter}).
+     *
+     * @param row    a row below {@link #rowLimit()}.
+     * @param column column index.
+     * @return the address.
+     */
+    long rowAddress(long row, int column);
+
+    /**
+     * Returns the end of the run of rows, from {@code row} on, whose values lie at {@code rowAddress(row, c) + k *
+     * columnStride(c)}: the segment's end for a snapshot, possibly earlier for a writer's staged rows.
+     *
+     * @param row a row below {@link #rowLimit()}.
+     * @return the first row after the run.
+     */
+    long addressRunEnd(long row);
+
+    /**
+     * Tells this access that a flyweight is bound to it. A writer keeps a weak reference and calls
+     * {@link Flyweight#refresh()} whenever the addresses of rows move (its staged rows are copied into the segment
+     * files, or it closes); a snapshot's addresses never move, so it ignores the call.
+     *
+     * @param flyweight the flyweight just bound.
+     */
+    void attach(Flyweight flyweight);
+
     /** @param column column index. @return bytes between consecutive rows of the column. */
     int columnStride(int column);
 

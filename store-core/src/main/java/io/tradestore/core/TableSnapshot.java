@@ -134,6 +134,22 @@ public final class TableSnapshot implements RecordAccess {
     }
 
     @Override
+    public long rowAddress(final long row, final int column) {
+        final int segment = (int) (row >>> schema.segmentShift());
+        return segments[segment].columnBase(column) + (row - ((long) segment << schema.segmentShift())) * strides[column];
+    }
+
+    @Override
+    public long addressRunEnd(final long row) {
+        return ((row >>> schema.segmentShift()) + 1) << schema.segmentShift();
+    }
+
+    @Override
+    public void attach(final Flyweight flyweight) {
+        // a snapshot's rows never move
+    }
+
+    @Override
     public int columnStride(final int column) {
         return strides[column];
     }

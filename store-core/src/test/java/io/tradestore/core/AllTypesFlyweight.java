@@ -94,10 +94,9 @@ public final class AllTypesFlyweight implements Flyweight {
 
     private RecordAccess access;
     private boolean writable;
-    private int shift;
     private long row = -1;
     private long limit;
-    private long segmentEnd;
+    private long runEnd;
     private long bAddress = NativeMemory.SCRATCH_ADDRESS;
     private int bStride;
     private long sAddress = NativeMemory.SCRATCH_ADDRESS;
@@ -126,10 +125,9 @@ public final class AllTypesFlyweight implements Flyweight {
         }
         this.access = access;
         this.writable = access.writable();
-        this.shift = access.segmentShift();
         this.row = -1;
         this.limit = access.rowLimit();
-        this.segmentEnd = 0;
+        this.runEnd = 0;
         bAddress = NativeMemory.SCRATCH_ADDRESS;
         bStride = access.columnStride(0);
         sAddress = NativeMemory.SCRATCH_ADDRESS;
@@ -150,7 +148,34 @@ public final class AllTypesFlyweight implements Flyweight {
         cStride = access.columnStride(8);
         sym2Address = NativeMemory.SCRATCH_ADDRESS;
         sym2Stride = access.columnStride(9);
+        access.attach(this);
         return this;
+    }
+
+    @Override
+    public void refresh() {
+        if (access == null) {
+            return;
+        }
+        writable = access.writable();
+        if (access.isOpen()) {
+            limit = access.rowLimit();
+            if (row >= 0) {
+                position(row);
+                return;
+            }
+        }
+        runEnd = 0;
+        bAddress = NativeMemory.SCRATCH_ADDRESS;
+        sAddress = NativeMemory.SCRATCH_ADDRESS;
+        iAddress = NativeMemory.SCRATCH_ADDRESS;
+        lAddress = NativeMemory.SCRATCH_ADDRESS;
+        dAddress = NativeMemory.SCRATCH_ADDRESS;
+        pxAddress = NativeMemory.SCRATCH_ADDRESS;
+        tsAddress = NativeMemory.SCRATCH_ADDRESS;
+        symAddress = NativeMemory.SCRATCH_ADDRESS;
+        cAddress = NativeMemory.SCRATCH_ADDRESS;
+        sym2Address = NativeMemory.SCRATCH_ADDRESS;
     }
 
     @Override
@@ -168,7 +193,7 @@ public final class AllTypesFlyweight implements Flyweight {
         if (row < 0 || row >= limit || !access.isOpen()) {
             checkRow(row);
         }
-        if (row == this.row + 1 && row < segmentEnd) {
+        if (row == this.row + 1 && row < runEnd) {
             advance();
         } else {
             position(row);
@@ -189,7 +214,7 @@ public final class AllTypesFlyweight implements Flyweight {
                 return false;
             }
         }
-        if (r < segmentEnd) {
+        if (r < runEnd) {
             advance();
         } else {
             position(r);
@@ -222,19 +247,17 @@ public final class AllTypesFlyweight implements Flyweight {
     }
 
     private void position(final long r) {
-        final int segment = (int) (r >>> shift);
-        final long inSegment = r - ((long) segment << shift);
-        bAddress = access.columnAddress(segment, 0) + inSegment * bStride;
-        sAddress = access.columnAddress(segment, 1) + inSegment * sStride;
-        iAddress = access.columnAddress(segment, 2) + inSegment * iStride;
-        lAddress = access.columnAddress(segment, 3) + inSegment * lStride;
-        dAddress = access.columnAddress(segment, 4) + inSegment * dStride;
-        pxAddress = access.columnAddress(segment, 5) + inSegment * pxStride;
-        tsAddress = access.columnAddress(segment, 6) + inSegment * tsStride;
-        symAddress = access.columnAddress(segment, 7) + inSegment * symStride;
-        cAddress = access.columnAddress(segment, 8) + inSegment * cStride;
-        sym2Address = access.columnAddress(segment, 9) + inSegment * sym2Stride;
-        segmentEnd = ((long) segment + 1) << shift;
+        bAddress = access.rowAddress(r, 0);
+        sAddress = access.rowAddress(r, 1);
+        iAddress = access.rowAddress(r, 2);
+        lAddress = access.rowAddress(r, 3);
+        dAddress = access.rowAddress(r, 4);
+        pxAddress = access.rowAddress(r, 5);
+        tsAddress = access.rowAddress(r, 6);
+        symAddress = access.rowAddress(r, 7);
+        cAddress = access.rowAddress(r, 8);
+        sym2Address = access.rowAddress(r, 9);
+        runEnd = access.addressRunEnd(r);
     }
 
     private static StoreException unbound() {

@@ -80,10 +80,9 @@ public final class TradeFlyweight implements Flyweight {
 
     private RecordAccess access;
     private boolean writable;
-    private int shift;
     private long row = -1;
     private long limit;
-    private long segmentEnd;
+    private long runEnd;
     private long tradeIdAddress = NativeMemory.SCRATCH_ADDRESS;
     private int tradeIdStride;
     private long tsAddress = NativeMemory.SCRATCH_ADDRESS;
@@ -108,10 +107,9 @@ public final class TradeFlyweight implements Flyweight {
         }
         this.access = access;
         this.writable = access.writable();
-        this.shift = access.segmentShift();
         this.row = -1;
         this.limit = access.rowLimit();
-        this.segmentEnd = 0;
+        this.runEnd = 0;
         tradeIdAddress = NativeMemory.SCRATCH_ADDRESS;
         tradeIdStride = access.columnStride(0);
         tsAddress = NativeMemory.SCRATCH_ADDRESS;
@@ -128,7 +126,32 @@ public final class TradeFlyweight implements Flyweight {
         priceStride = access.columnStride(6);
         quantityAddress = NativeMemory.SCRATCH_ADDRESS;
         quantityStride = access.columnStride(7);
+        access.attach(this);
         return this;
+    }
+
+    @Override
+    public void refresh() {
+        if (access == null) {
+            return;
+        }
+        writable = access.writable();
+        if (access.isOpen()) {
+            limit = access.rowLimit();
+            if (row >= 0) {
+                position(row);
+                return;
+            }
+        }
+        runEnd = 0;
+        tradeIdAddress = NativeMemory.SCRATCH_ADDRESS;
+        tsAddress = NativeMemory.SCRATCH_ADDRESS;
+        clientIdAddress = NativeMemory.SCRATCH_ADDRESS;
+        venueAddress = NativeMemory.SCRATCH_ADDRESS;
+        instrumentAddress = NativeMemory.SCRATCH_ADDRESS;
+        sideAddress = NativeMemory.SCRATCH_ADDRESS;
+        priceAddress = NativeMemory.SCRATCH_ADDRESS;
+        quantityAddress = NativeMemory.SCRATCH_ADDRESS;
     }
 
     @Override
@@ -146,7 +169,7 @@ public final class TradeFlyweight implements Flyweight {
         if (row < 0 || row >= limit || !access.isOpen()) {
             checkRow(row);
         }
-        if (row == this.row + 1 && row < segmentEnd) {
+        if (row == this.row + 1 && row < runEnd) {
             advance();
         } else {
             position(row);
@@ -167,7 +190,7 @@ public final class TradeFlyweight implements Flyweight {
                 return false;
             }
         }
-        if (r < segmentEnd) {
+        if (r < runEnd) {
             advance();
         } else {
             position(r);
@@ -198,17 +221,15 @@ public final class TradeFlyweight implements Flyweight {
     }
 
     private void position(final long r) {
-        final int segment = (int) (r >>> shift);
-        final long inSegment = r - ((long) segment << shift);
-        tradeIdAddress = access.columnAddress(segment, 0) + inSegment * tradeIdStride;
-        tsAddress = access.columnAddress(segment, 1) + inSegment * tsStride;
-        clientIdAddress = access.columnAddress(segment, 2) + inSegment * clientIdStride;
-        venueAddress = access.columnAddress(segment, 3) + inSegment * venueStride;
-        instrumentAddress = access.columnAddress(segment, 4) + inSegment * instrumentStride;
-        sideAddress = access.columnAddress(segment, 5) + inSegment * sideStride;
-        priceAddress = access.columnAddress(segment, 6) + inSegment * priceStride;
-        quantityAddress = access.columnAddress(segment, 7) + inSegment * quantityStride;
-        segmentEnd = ((long) segment + 1) << shift;
+        tradeIdAddress = access.rowAddress(r, 0);
+        tsAddress = access.rowAddress(r, 1);
+        clientIdAddress = access.rowAddress(r, 2);
+        venueAddress = access.rowAddress(r, 3);
+        instrumentAddress = access.rowAddress(r, 4);
+        sideAddress = access.rowAddress(r, 5);
+        priceAddress = access.rowAddress(r, 6);
+        quantityAddress = access.rowAddress(r, 7);
+        runEnd = access.addressRunEnd(r);
     }
 
     private static StoreException unbound() {

@@ -77,10 +77,9 @@ public final class FlyweightGenerator {
         }
         o.append("\n    private RecordAccess access;\n");
         o.append("    private boolean writable;\n");
-        o.append("    private int shift;\n");
         o.append("    private long row = -1;\n");
         o.append("    private long limit;\n");
-        o.append("    private long segmentEnd;\n");
+        o.append("    private long runEnd;\n");
         for (final Column c : schema.columns()) {
             final String f = field(c.name());
             o.append("    private long ").append(f).append("Address = NativeMemory.SCRATCH_ADDRESS;\n");
@@ -91,24 +90,33 @@ public final class FlyweightGenerator {
         o.append("            throw new StoreException(\"").append(className)
             .append(" does not fit this table: its columns differ from schema '").append(schema.name()).append("'\");\n");
         o.append("        }\n");
-        o.append("        this.access = access;\n        this.writable = access.writable();\n        this.shift = access.segmentShift();\n");
-        o.append("        this.row = -1;\n        this.limit = access.rowLimit();\n        this.segmentEnd = 0;\n");
+        o.append("        this.access = access;\n        this.writable = access.writable();\n");
+        o.append("        this.row = -1;\n        this.limit = access.rowLimit();\n        this.runEnd = 0;\n");
         for (final Column c : schema.columns()) {
             final String f = field(c.name());
             o.append("        ").append(f).append("Address = NativeMemory.SCRATCH_ADDRESS;\n");
             o.append("        ").append(f).append("Stride = access.columnStride(").append(c.index()).append(");\n");
         }
+        o.append("        access.attach(this);\n");
         o.append("        return this;\n    }\n");
+        o.append("\n    @Override\n    public void refresh() {\n        if (access == null) {\n            return;\n        }\n");
+        o.append("        writable = access.writable();\n        if (access.isOpen()) {\n            limit = access.rowLimit();\n");
+        o.append("            if (row >= 0) {\n                position(row);\n                return;\n            }\n        }\n");
+        o.append("        runEnd = 0;\n");
+        for (final Column c : schema.columns()) {
+            o.append("        ").append(field(c.name())).append("Address = NativeMemory.SCRATCH_ADDRESS;\n");
+        }
+        o.append("    }\n");
         o.append("\n    @Override\n    public RecordAccess access() {\n        return access;\n    }\n");
         o.append("\n    @Override\n    public long row() {\n        return row;\n    }\n");
         o.append("\n    @Override\n    public ").append(className).append(" wrap(final long row) {\n");
         o.append("        if (row < 0 || row >= limit || !access.isOpen()) {\n            checkRow(row);\n        }\n");
-        o.append("        if (row == this.row + 1 && row < segmentEnd) {\n            advance();\n        } else {\n            position(row);\n        }\n");
+        o.append("        if (row == this.row + 1 && row < runEnd) {\n            advance();\n        } else {\n            position(row);\n        }\n");
         o.append("        this.row = row;\n        return this;\n    }\n");
         o.append("\n    @Override\n    public boolean next() {\n        final long r = row + 1;\n");
         o.append("        if (r >= limit || !access.isOpen()) {\n            if (access == null) {\n                throw unbound();\n            }\n");
         o.append("            limit = access.rowLimit();\n            if (r >= limit) {\n                return false;\n            }\n        }\n");
-        o.append("        if (r < segmentEnd) {\n            advance();\n        } else {\n            position(r);\n        }\n");
+        o.append("        if (r < runEnd) {\n            advance();\n        } else {\n            position(r);\n        }\n");
         o.append("        row = r;\n        return true;\n    }\n");
         o.append("\n    private void checkRow(final long r) {\n        if (access == null) {\n            throw unbound();\n        }\n");
         o.append("        limit = access.rowLimit();\n        if (r < 0 || r >= limit) {\n");
@@ -119,14 +127,12 @@ public final class FlyweightGenerator {
             o.append("        ").append(f).append("Address += ").append(f).append("Stride;\n");
         }
         o.append("    }\n");
-        o.append("\n    private void position(final long r) {\n        final int segment = (int) (r >>> shift);\n");
-        o.append("        final long inSegment = r - ((long) segment << shift);\n");
+        o.append("\n    private void position(final long r) {\n");
         for (final Column c : schema.columns()) {
             final String f = field(c.name());
-            o.append("        ").append(f).append("Address = access.columnAddress(segment, ").append(c.index()).append(") + inSegment * ")
-                .append(f).append("Stride;\n");
+            o.append("        ").append(f).append("Address = access.rowAddress(r, ").append(c.index()).append(");\n");
         }
-        o.append("        segmentEnd = ((long) segment + 1) << shift;\n    }\n");
+        o.append("        runEnd = access.addressRunEnd(r);\n    }\n");
         o.append("\n    private static StoreException unbound() {\n        return new StoreException(\"").append(className)
             .append(" is not bound: call bind(writer or snapshot) first\");\n    }\n");
         o.append("\n    private StoreException notWritable() {\n        return new StoreException(\"").append(className)

@@ -44,6 +44,8 @@ public final class MappedFile implements AutoCloseable {
     private long address;
     /** A descriptor for {@link #write}, opened on its first use and closed with the mapping; -1 when not open. */
     private int writeFd = -1;
+    /** The file offset of {@link #writeFd} after the last {@link #write}, so that sequential writes skip lseek; -1 when unknown. */
+    private long writePosition = -1;
 
     private MappedFile(final Path path, final long length, final boolean writable, final long address) {
         this.path = path;
@@ -211,9 +213,13 @@ public final class MappedFile implements AutoCloseable {
             }
             writeFd = fd;
         }
-        if (posix.lseek(writeFd, offset, SEEK_SET) != offset) {
-            throw new StoreException("cannot seek in " + path + " to " + offset + ": " + posix.lastErrorStr());
+        if (writePosition != offset) {
+            writePosition = -1;
+            if (posix.lseek(writeFd, offset, SEEK_SET) != offset) {
+                throw new StoreException("cannot seek in " + path + " to " + offset + ": " + posix.lastErrorStr());
+            }
         }
+        writePosition = -1;
         long done = 0;
         while (done < bytes) {
             final long n = posix.write(writeFd, src + done, bytes - done);
@@ -223,6 +229,8 @@ public final class MappedFile implements AutoCloseable {
             }
             done += n;
         }
+        // appends write each file's rows in order: the next write usually starts here and needs no lseek
+        writePosition = offset + bytes;
     }
 
     /** @return whether {@link #write} reaches the OS (Linux, with the JNR implementation of net.openhft:posix loaded). */

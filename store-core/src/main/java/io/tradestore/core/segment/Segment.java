@@ -311,17 +311,51 @@ public final class Segment implements AutoCloseable {
         files[column].write(rowInSegment * width, src, rows * width);
         // widen the zone maps from the values just written, while they are in cache (a later pass over the segment
         // would fault its pages into this process only to read them)
-        final Column c = schema.column(column);
+        widenZones(schema.column(column), rowInSegment, rowInSegment + rows, src, width);
+    }
+
+    /**
+     * Widens one column's zone maps (its blocks' and the segment's) with the values of rows {@code [from, to)}, read at
+     * {@code address + (row - from) * stride}.
+     */
+    private void widenZones(final Column c, final int from, final int to, final long address, final long stride) {
         final int blockRows = schema.blockRows();
-        final int to = rowInSegment + rows;
-        int start = rowInSegment;
+        int start = from;
         while (start < to) {
             final int block = start / blockRows;
             final int end = Math.min(to, (block + 1) * blockRows);
-            final long[] mm = minMax(c, src + (start - rowInSegment) * width, end - start, width);
+            final long[] mm = minMax(c, address + (start - from) * stride, end - start, stride);
             mergeEntry(block, c, mm[0], mm[1]);
             mergeEntry(-1, c, mm[0], mm[1]);
             start = end;
+        }
+    }
+
+    /**
+     * Copies rows {@code [from, to)} of this segment from a writer's staging area into the data files with write(2)
+     * (see {@link MappedFile#write}), one call per file, and widens the zone maps (blocks and segment) with their
+     * values, read from the staging area while they are still in cache. Staged row {@code k} is row
+     * {@code areaRow0 + k} of this segment.
+     *
+     * @param area     the staging area (laid out for this segment's schema).
+     * @param areaRow0 the segment row of staged row 0.
+     * @param from     first row in the segment, at least {@code areaRow0}.
+     * @param to       end row (exclusive), at most {@code areaRow0 + area.rows()}.
+     */
+    public void writeStaged(final StagingArea area, final int areaRow0, final int from, final int to) {
+        checkWritableRange(from, to);
+        if (from < areaRow0 || to > areaRow0 + area.rows()) {
+            throw new IndexOutOfBoundsException("from=" + from + " to=" + to + " areaRow0=" + areaRow0 + " areaRows=" + area.rows());
+        }
+        if (to == from) {
+            return;
+        }
+        for (int i = 0; i < files.length; i++) {
+            final long len = area.fileRowLength(i);
+            files[i].write(from * len, area.fileBase(i) + (from - areaRow0) * len, (to - from) * len);
+        }
+        for (final Column c : schema.columns()) {
+            widenZones(c, from, to, area.address(c.index(), from - areaRow0), columnStride[c.index()]);
         }
     }
 
@@ -470,17 +504,8 @@ public final class Segment implements AutoCloseable {
      */
     public void updateZones(final int from, final int to) {
         checkWritableRange(from, to);
-        final int blockRows = schema.blockRows();
-        int start = from;
-        while (start < to) {
-            final int block = start / blockRows;
-            final int end = Math.min(to, (block + 1) * blockRows);
-            for (final Column c : schema.columns()) {
-                final long[] mm = minMax(c, start, end);
-                mergeEntry(block, c, mm[0], mm[1]);
-                mergeEntry(-1, c, mm[0], mm[1]);
-            }
-            start = end;
+        for (final Column c : schema.columns()) {
+            widenZones(c, from, to, columnBase[c.index()] + (long) from * columnStride[c.index()], columnStride[c.index()]);
         }
     }
 

@@ -1,0 +1,301 @@
+package io.tradestore.core;
+
+import java.nio.file.Path;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.Schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Row appends through the writer's staging area (copied into the segment files with write(2) when a window is full, at
+ * commit, and before mapped addresses are handed out): with staging windows smaller than segments and segments of a
+ * few rows, no row may be lost, reordered, torn or left stale by a rollback, whatever the mix of commits, rollbacks,
+ * reopens, bulk writes and flyweights left on earlier rows; zone maps must hold exactly the committed values.
+ */
+class StagingTest {
+    /** Staged rows per window in these tests: several windows per segment, windows ending inside zone-map blocks. */
+    private static final int STAGE_ROWS = 8;
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void noLeaks() {
+        TestRows.assertNoNativeLeaks();
+    }
+
+    /** Opens a writer whose staging area holds {@code stageRows} rows (the property is read when a writer opens). */
+    private static TableWriter writer(final Table table, final Durability durability, final int stageRows, final boolean staging) {
+        return withStaging(stageRows, staging, () -> table.writer(durability));
+    }
+
+    private static <T> T withStaging(final int stageRows, final boolean staging, final Supplier<T> open) {
+        final String rows = System.getProperty(TableWriter.STAGE_ROWS_PROPERTY);
+        final String on = System.getProperty(TableWriter.STAGING_PROPERTY);
+        System.setProperty(TableWriter.STAGE_ROWS_PROPERTY, Integer.toString(stageRows));
+        System.setProperty(TableWriter.STAGING_PROPERTY, Boolean.toString(staging));
+        try {
+            return open.get();
+        } finally {
+            restore(TableWriter.STAGE_ROWS_PROPERTY, rows);
+            restore(TableWriter.STAGING_PROPERTY, on);
+        }
+    }
+
+    private static void restore(final String key, final String value) {
+        if (value == null) {
+            System.clearProperty(key);
+        } else {
+            System.setProperty(key, value);
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"COLUMN,32,NONE,true", "ROW,32,NONE,true", "COLUMN,8,SYNC,true", "ROW,64,SYNC,true", "COLUMN,32,NONE,false",
+        "ROW,32,NONE,false"})
+    void shouldRoundTripEveryRowAcrossStagingWindowsSegmentsCommitsAndRollbacks(final Layout layout, final int segmentRows,
+                                                                                  final Durability durability, final boolean staging) {
+        final Schema schema = TestRows.allTypes(layout, segmentRows);
+        final SplittableRandom random = new SplittableRandom(segmentRows * 7L + layout.ordinal());
+        final long rows = durability == Durability.SYNC ? 250 : 1_000;
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            try (TableWriter w = writer(table, durability, STAGE_ROWS, staging); TableReader reader = table.reader()) {
+                final AllTypesFlyweight f = new AllTypesFlyweight();
+                while (w.committedRows() < rows) {
+                    final long from = w.pendingRows();
+                    final int n = 1 + random.nextInt(3 * STAGE_ROWS);
+                    final boolean keep = random.nextInt(5) != 0;
+                    for (long r = from; r < from + n; r++) {
+                        // rolled-back rows get another row's values, so a stale byte would show
+                        TestRows.write(w.append(f), keep ? r : r + 1);
+                    }
+                    if (keep) {
+                        w.commit();
+                    } else {
+                        w.rollback();
+                    }
+                    assertThat(w.pendingRows()).isEqualTo(w.committedRows());
+                    final TableSnapshot snap = reader.snapshot();
+                    assertThat(snap.rowCount()).isEqualTo(w.committedRows());
+                    TestRows.verifyRows(snap, Math.max(0, from - STAGE_ROWS), snap.rowCount());
+                }
+                assertZoneMaps(reader.snapshot());
+            }
+            try (TableReader reader = table.reader()) {
+                final TableSnapshot snap = reader.snapshot();
+                TestRows.verifyRows(snap, 0, snap.rowCount());
+                assertZoneMaps(snap);
+            }
+        }
+        try (Store store = Store.open(dir); TableReader reader = store.table(schema.name()).reader()) {
+            final TableSnapshot snap = reader.snapshot();
+            assertThat(snap.rowCount()).isGreaterThanOrEqualTo(rows);
+            TestRows.verifyRows(snap, 0, snap.rowCount());
+        }
+    }
+
+    /** Every block's and segment's zone map of column l (and ts) is exactly the min and max of its non-null values. */
+    private static void assertZoneMaps(final TableSnapshot snap) {
+        final Schema schema = snap.schema();
+        final int l = schema.indexOf("l");
+        final int ts = schema.indexOf("ts");
+        for (int s = 0; s < snap.segmentCount(); s++) {
+            final long segStart = (long) s << schema.segmentShift();
+            final int segRows = snap.segmentRowCount(s);
+            for (int b = -1; b * schema.blockRows() < segRows; b++) {
+                final long from = segStart + (b < 0 ? 0 : (long) b * schema.blockRows());
+                final long to = b < 0 ? segStart + segRows : Math.min(segStart + segRows, from + schema.blockRows());
+                long min = Long.MAX_VALUE;
+                long max = Long.MIN_VALUE;
+                for (long r = from; r < to; r++) {
+                    if (!TestRows.nullRow(r)) {
+                        min = Math.min(min, r * 1_000_000_007L - 5);
+                        max = Math.max(max, r * 1_000_000_007L - 5);
+                    }
+                }
+                assertThat(snap.segment(s).zoneMin(b, l)).as("l min segment=%d block=%d", s, b).isEqualTo(min);
+                assertThat(snap.segment(s).zoneMax(b, l)).as("l max segment=%d block=%d", s, b).isEqualTo(max);
+                assertThat(snap.segment(s).zoneMin(b, ts)).as("ts min segment=%d block=%d", s, b).isEqualTo(1_000_000_000L * from);
+                assertThat(snap.segment(s).zoneMax(b, ts)).as("ts max segment=%d block=%d", s, b).isEqualTo(1_000_000_000L * (to - 1));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"COLUMN", "ROW"})
+    void shouldKeepWritesThroughAFlyweightLeftOnAnEarlierRowAfterItsWindowWasCopied(final Layout layout) {
+        final Schema schema = TestRows.allTypes(layout, 64);
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            try (TableWriter w = writer(table, Durability.NONE, STAGE_ROWS, true); TableReader reader = table.reader()) {
+                final AllTypesFlyweight appender = new AllTypesFlyweight();
+                final AllTypesFlyweight early = new AllTypesFlyweight().bind(w);
+                for (long r = 0; r < 5; r++) {
+                    TestRows.write(w.append(appender), r);
+                }
+                early.wrap(2);
+                // the early row's window is copied into the files (and a segment boundary passed) before it is written
+                for (long r = 5; r < 100; r++) {
+                    TestRows.write(w.append(appender), r);
+                }
+                assertThat(early.l()).isEqualTo(2 * 1_000_000_007L - 5);
+                early.l(42);
+                w.commit();
+                for (long r = 100; r < 150; r++) {
+                    TestRows.write(w.append(appender), r);
+                }
+                w.commit();
+                final TableSnapshot snap = reader.snapshot();
+                final AllTypesFlyweight check = new AllTypesFlyweight().bind(snap).wrap(2);
+                assertThat(check.l()).isEqualTo(42);
+                assertThat(check.i()).isEqualTo((int) (2 * 1_000_003L));
+                TestRows.verifyRows(snap, 0, 2);
+                TestRows.verifyRows(snap, 3, 150);
+                assertThat(early.wrap(149).l()).isEqualTo(149 * 1_000_000_007L - 5);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"COLUMN", "ROW"})
+    void shouldMixStagedAppendsWithWritesAtMappedAddresses(final Layout layout) {
+        final Schema schema = TestRows.allTypes(layout, 32);
+        final int l = schema.indexOf("l");
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            try (TableWriter w = writer(table, Durability.NONE, STAGE_ROWS, true); TableReader reader = table.reader()) {
+                final AllTypesFlyweight f = new AllTypesFlyweight();
+                for (long r = 0; r < 13; r++) {
+                    TestRows.write(w.append(f), r);
+                }
+                // the mapped address of a row appended through the staging area: its bytes must be there, and stores
+                // there must stay (the writer appends through the mappings from now on)
+                final long row = w.appendRow();
+                final long at = w.columnAddress((int) (row >>> schema.segmentShift()), l)
+                    + (row & (schema.segmentRows() - 1)) * w.columnStride(l);
+                assertThat(NativeMemory.getLong(at)).isEqualTo(Long.MIN_VALUE);
+                f.wrap(row);
+                TestRows.write(f, row);
+                assertThat(NativeMemory.getLong(at)).isEqualTo(TestRows.nullRow(row) ? Long.MIN_VALUE : row * 1_000_000_007L - 5);
+                for (long r = row + 1; r < 80; r++) {
+                    TestRows.write(w.append(f), r);
+                }
+                w.commit();
+                TestRows.verifyRows(reader.snapshot(), 0, 80);
+                assertZoneMaps(reader.snapshot());
+            }
+        }
+    }
+
+    @Test
+    void shouldReopenAtTheLastCommitAndContinueMidWindowAfterClose() {
+        final Schema schema = TestRows.allTypes(Layout.COLUMN, 64);
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            try (TableWriter w = writer(table, Durability.NONE, STAGE_ROWS, true)) {
+                final AllTypesFlyweight f = new AllTypesFlyweight();
+                for (long r = 0; r < 21; r++) {
+                    TestRows.write(w.append(f), r);
+                }
+                w.commit();
+                for (long r = 21; r < 60; r++) {
+                    TestRows.write(w.append(f), r + 7);
+                }
+                // close discards the 39 uncommitted rows, some of them already copied into the files
+            }
+            try (TableWriter w = writer(table, Durability.NONE, STAGE_ROWS, true); TableReader reader = table.reader()) {
+                assertThat(w.committedRows()).isEqualTo(21);
+                assertThat(reader.snapshot().rowCount()).isEqualTo(21);
+                final AllTypesFlyweight f = new AllTypesFlyweight();
+                for (long r = 21; r < 90; r++) {
+                    TestRows.write(w.append(f), r);
+                }
+                w.commit();
+                TestRows.verifyRows(reader.snapshot(), 0, 90);
+                assertZoneMaps(reader.snapshot());
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseWritesThroughAFlyweightOfAClosedWriter() {
+        final Schema schema = TestRows.allTypes(Layout.COLUMN, 64);
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            final AllTypesFlyweight f = new AllTypesFlyweight();
+            try (TableWriter w = writer(table, Durability.NONE, STAGE_ROWS, true)) {
+                TestRows.write(w.append(f), 0);
+            }
+            // its staging area is freed: the flyweight must neither write nor read there
+            assertThatThrownBy(() -> f.l(1)).isInstanceOf(StoreException.class);
+            assertThat(f.l()).isZero();
+            assertThatThrownBy(() -> f.wrap(0)).isInstanceOf(StoreException.class);
+        }
+    }
+
+    @Test
+    void shouldShowConcurrentReadersOnlyCompleteCommittedRows() throws Exception {
+        final Schema schema = TestRows.allTypes(Layout.COLUMN, 64);
+        final ExecutorService pool = Executors.newFixedThreadPool(2);
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            final AtomicBoolean done = new AtomicBoolean();
+            final AtomicLong committed = new AtomicLong();
+            final Future<Long> read = pool.submit(() -> {
+                long snapshots = 0;
+                try (TableReader reader = table.reader()) {
+                    long verified = 0;
+                    while (!done.get()) {
+                        final TableSnapshot snap = reader.snapshot();
+                        assertThat(snap.rowCount()).isGreaterThanOrEqualTo(verified).isLessThanOrEqualTo(committed.get());
+                        TestRows.verifyRows(snap, Math.max(0, verified - STAGE_ROWS), snap.rowCount());
+                        verified = snap.rowCount();
+                        snapshots++;
+                    }
+                }
+                return snapshots;
+            });
+            try (TableWriter w = writer(table, Durability.NONE, STAGE_ROWS, true)) {
+                final SplittableRandom random = new SplittableRandom(5);
+                final AllTypesFlyweight f = new AllTypesFlyweight();
+                while (w.committedRows() < 4_000) {
+                    final long from = w.pendingRows();
+                    final int n = 1 + random.nextInt(3 * STAGE_ROWS);
+                    final boolean keep = random.nextInt(6) != 0;
+                    for (long r = from; r < from + n; r++) {
+                        TestRows.write(w.append(f), keep ? r : r + 3);
+                    }
+                    if (keep) {
+                        committed.set(from + n);
+                        w.commit();
+                    } else {
+                        w.rollback();
+                    }
+                }
+            } finally {
+                done.set(true);
+            }
+            assertThat(read.get(120, TimeUnit.SECONDS)).isPositive();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}
