@@ -63,6 +63,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     static final int DEFAULT_STAGE_ROWS = 8192;
     /** Property that turns the staging area off ({@code false}: row appends store into the mappings, as before). */
     public static final String STAGING_PROPERTY = "tradestore.append.staging";
+    /**
+     * Property that turns the staging thread on or off (default: on for segments of at least 65,536 rows). Off, full
+     * windows are copied into the files on the writer's thread instead of by a second thread while the writer fills its
+     * other window.
+     */
+    public static final String STAGE_THREAD_PROPERTY = "tradestore.append.stageThread";
     /** Property that sets the staging area's rows (a power of two; for measurements). */
     public static final String STAGE_ROWS_PROPERTY = "tradestore.append.stageRows";
     /**
@@ -123,6 +129,16 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     /** Whether a staging window was ever opened: then the background thread never prepares chunks again. */
     private boolean stagedAny;
     private StagingArea stage;
+    /** The second staging window (double buffering with the stage flusher); null until first needed. */
+    private StagingArea spare;
+    /** Whether full windows are copied by a second thread ({@link StageFlusher}). */
+    private final boolean stageThread;
+    private StageFlusher flusher;
+    /** The window the flusher is copying, or null; its rows [flightFrom, flightTo) start at flightBase. */
+    private StagingArea flight;
+    private long flightBase;
+    private long flightFrom = Long.MIN_VALUE;
+    private long flightTo = Long.MIN_VALUE;
     private final int stageRows;
     /** The row of staged row 0 (a multiple of stageRows). */
     private long stageBase;
@@ -147,6 +163,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         this.stageRows = (int) Math.min(segmentRows, stageRowsProperty());
         this.staging = Boolean.parseBoolean(System.getProperty(STAGING_PROPERTY, "true")) && MappedFile.writeAvailable();
         this.prefault = !staging;
+        // by default only for segments large enough for background creation: with tiny segments (tests) every window
+        // would be a hand-over to another thread and back
+        this.stageThread = Boolean.parseBoolean(System.getProperty(STAGE_THREAD_PROPERTY, Boolean.toString(background)));
         this.strides = new int[schema.columnCount()];
         for (final Column c : schema.columns()) {
             strides[c.index()] = io.tradestore.core.segment.SegmentDescriptor.stride(schema, c);
@@ -289,16 +308,21 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         final long row = pendingRows;
         if (row >= stageEnd) {
             // the staging window is full, or not open, or the writer appends through the mappings
-            appendOutsideStage(row);
+            appendOutsideStage(row, null);
         }
         pendingRows = row + 1;
         return row;
     }
 
-    private void appendOutsideStage(final long row) {
+    /**
+     * appendRow's path outside an open staging window.
+     *
+     * @param appender the flyweight that {@link #append} wraps at {@code row} next (it need not be re-pointed), or null.
+     */
+    private void appendOutsideStage(final long row, final Flyweight appender) {
         checkOpen();
         if (staging) {
-            nextStageWindow(row);
+            nextStageWindow(row, appender);
             return;
         }
         if (!rowAppendsSeen) {
@@ -317,8 +341,13 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * Copies the staged rows into the segment files and opens the staging window that holds {@code row} (in a new
      * segment at a segment boundary), null-filled from {@code row} on.
      */
-    private void nextStageWindow(final long row) {
-        flushStage();
+    private void nextStageWindow(final long row, final Flyweight appender) {
+        awaitFlight();
+        if (stageThread && pendingRows > stageFrom && zoneRow >= stageFrom && !flyweightIn(stageFrom, pendingRows, appender)) {
+            handOff();
+        } else {
+            flushStage();
+        }
         if (row == segmentEndRow) {
             openNextSegment();
         }
@@ -330,7 +359,55 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         stageFrom = row;
         stageEnd = stageBase + stageRows;
         stage.fillNulls((int) (row - stageBase), stageRows);
-        refreshAttached();
+        refreshAttached(appender);
+    }
+
+    /**
+     * Hands the full window over to the stage flusher and continues in the spare one. Only when no flyweight but the
+     * appender (which moves to the next row at once) points into it: a flyweight left there could write while the
+     * flusher copies, so such a window is copied on this thread instead.
+     */
+    private void handOff() {
+        if (flusher == null) {
+            flusher = new StageFlusher("tradestore-stage-" + schema.name());
+        }
+        final int seg = (int) (stageFrom >>> shift);
+        final long segStart = (long) seg << shift;
+        flight = stage;
+        flightBase = stageBase;
+        flightFrom = stageFrom;
+        flightTo = pendingRows;
+        stage = spare != null ? spare : new StagingArea(schema, stageRows);
+        spare = null;
+        flusher.submit(segments.get(seg), flight, (int) (stageBase - segStart), (int) (stageFrom - segStart), (int) (pendingRows - segStart));
+        // the flusher widens the zone maps of these rows; everything that reads them waits for it first
+        stageFrom = pendingRows;
+        zoneRow = pendingRows;
+    }
+
+    /** Waits until the window in flight (if any) is in the segment files, and keeps it as the spare window. */
+    private void awaitFlight() {
+        if (flight == null) {
+            return;
+        }
+        try {
+            flusher.await();
+        } finally {
+            spare = flight;
+            flight = null;
+            flightFrom = Long.MIN_VALUE;
+            flightTo = Long.MIN_VALUE;
+        }
+    }
+
+    /** @return whether a flyweight bound here, other than {@code except}, points at a row in {@code [from, to)}. */
+    private boolean flyweightIn(final long from, final long to, final Flyweight except) {
+        for (final Flyweight f : attached.keySet()) {
+            if (f != except && f.access() == this && f.row() >= from && f.row() < to) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -339,6 +416,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * the mappings first). Flyweights still pointing into the staging area must be refreshed by the caller.
      */
     private void flushStage() {
+        awaitFlight();
         if (zoneRow < stageFrom) {
             flushZones(stageFrom);
         }
@@ -371,16 +449,24 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             stage.close();
             stage = null;
         }
+        if (spare != null) {
+            spare.close();
+            spare = null;
+        }
         refreshAttached();
     }
 
     /** Re-points the flyweights bound to this writer after staged rows moved into the files or the window moved. */
     private void refreshAttached() {
+        refreshAttached(null);
+    }
+
+    private void refreshAttached(final Flyweight except) {
         if (attached.isEmpty()) {
             return;
         }
         for (final Flyweight f : attached.keySet()) {
-            if (f.access() == this) {
+            if (f != except && f.access() == this) {
                 f.refresh();
             }
         }
@@ -460,7 +546,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (flyweight.access() != this) {
             flyweight.bind(this);
         }
-        final long row = appendRow();
+        final long row = pendingRows;
+        if (row >= stageEnd) {
+            appendOutsideStage(row, flyweight);
+        }
+        pendingRows = row + 1;
         return (F) flyweight.wrap(row);
     }
 
@@ -720,6 +810,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     /** Discards rows and dictionary entries appended since the last commit; the table stays at that commit. */
     public void rollback() {
         checkOpen();
+        awaitFlight();
         for (int i = 0; i < dictionaries.length; i++) {
             dictionaries[i].truncate(state.dictCounts()[i], state.dictBytes()[i]);
         }
@@ -797,6 +888,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (row >= stageFrom && row < stageEnd) {
             return stage.address(column, (int) (row - stageBase));
         }
+        if (row >= flightFrom && row < flightTo) {
+            // a row the stage flusher is copying: once it is in the files, its place is the mapping
+            awaitFlight();
+        }
         final int seg = (int) (row >>> shift);
         return segments.get(seg).columnBase(column) + (row - ((long) seg << shift)) * strides[column];
     }
@@ -806,8 +901,13 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (row >= stageFrom && row < stageEnd) {
             return stageEnd;
         }
+        if (row >= flightFrom && row < flightTo) {
+            awaitFlight();
+        }
+        // rows from the window in flight (or the open window) on are not read from the mappings
+        final long fileEnd = flight != null ? flightFrom : stageFrom;
         final long segEnd = ((row >>> shift) + 1) << shift;
-        return row < stageFrom ? Math.min(segEnd, stageFrom) : segEnd;
+        return row < fileEnd ? Math.min(segEnd, fileEnd) : segEnd;
     }
 
     @Override
@@ -858,10 +958,17 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             closed = true;
             stageFrom = Long.MIN_VALUE;
             stageEnd = Long.MIN_VALUE;
-            if (stage != null) {
-                stage.close();
-                stage = null;
+            if (flusher != null) {
+                flusher.stop();
             }
+            for (final StagingArea a : new StagingArea[] {stage, spare, flight}) {
+                if (a != null) {
+                    a.close();
+                }
+            }
+            stage = null;
+            spare = null;
+            flight = null;
             try {
                 refreshAttached();
             } finally {

@@ -43,19 +43,28 @@ class StagingTest {
 
     /** Opens a writer whose staging area holds {@code stageRows} rows (the property is read when a writer opens). */
     private static TableWriter writer(final Table table, final Durability durability, final int stageRows, final boolean staging) {
-        return withStaging(stageRows, staging, () -> table.writer(durability));
+        return writer(table, durability, stageRows, staging, true);
     }
 
-    private static <T> T withStaging(final int stageRows, final boolean staging, final Supplier<T> open) {
+    /** As above; {@code thread}: whether full windows are copied by the writer's stage flusher thread. */
+    private static TableWriter writer(final Table table, final Durability durability, final int stageRows, final boolean staging,
+                                      final boolean thread) {
+        return withStaging(stageRows, staging, thread, () -> table.writer(durability));
+    }
+
+    private static <T> T withStaging(final int stageRows, final boolean staging, final boolean thread, final Supplier<T> open) {
         final String rows = System.getProperty(TableWriter.STAGE_ROWS_PROPERTY);
         final String on = System.getProperty(TableWriter.STAGING_PROPERTY);
+        final String flusher = System.getProperty(TableWriter.STAGE_THREAD_PROPERTY);
         System.setProperty(TableWriter.STAGE_ROWS_PROPERTY, Integer.toString(stageRows));
         System.setProperty(TableWriter.STAGING_PROPERTY, Boolean.toString(staging));
+        System.setProperty(TableWriter.STAGE_THREAD_PROPERTY, Boolean.toString(thread));
         try {
             return open.get();
         } finally {
             restore(TableWriter.STAGE_ROWS_PROPERTY, rows);
             restore(TableWriter.STAGING_PROPERTY, on);
+            restore(TableWriter.STAGE_THREAD_PROPERTY, flusher);
         }
     }
 
@@ -68,16 +77,17 @@ class StagingTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"COLUMN,32,NONE,true", "ROW,32,NONE,true", "COLUMN,8,SYNC,true", "ROW,64,SYNC,true", "COLUMN,32,NONE,false",
-        "ROW,32,NONE,false"})
+    @CsvSource({"COLUMN,32,NONE,true,true", "ROW,32,NONE,true,true", "COLUMN,32,NONE,true,false", "ROW,32,NONE,true,false",
+        "COLUMN,8,SYNC,true,true", "ROW,64,SYNC,true,false", "COLUMN,32,NONE,false,false", "ROW,32,NONE,false,false"})
     void shouldRoundTripEveryRowAcrossStagingWindowsSegmentsCommitsAndRollbacks(final Layout layout, final int segmentRows,
-                                                                                  final Durability durability, final boolean staging) {
+                                                                                  final Durability durability, final boolean staging,
+                                                                                  final boolean thread) {
         final Schema schema = TestRows.allTypes(layout, segmentRows);
         final SplittableRandom random = new SplittableRandom(segmentRows * 7L + layout.ordinal());
         final long rows = durability == Durability.SYNC ? 250 : 1_000;
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = writer(table, durability, STAGE_ROWS, staging); TableReader reader = table.reader()) {
+            try (TableWriter w = writer(table, durability, STAGE_ROWS, staging, thread); TableReader reader = table.reader()) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
                 while (w.committedRows() < rows) {
                     final long from = w.pendingRows();
