@@ -1,27 +1,35 @@
 package io.tradestore.core;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import io.tradestore.core.segment.Segment;
 import io.tradestore.core.segment.StagingArea;
 
 /**
- * A writer's second thread for its staging area: copies one full staging window at a time into the segment files
- * (write(2)) and widens the zone maps from it ({@link Segment#writeStaged}), while the writer fills its other window.
- * One window in flight at most; the writer hands one over with {@link #submit} and waits for it with {@link #await}
- * before it reuses that window, publishes a commit, rolls back or closes.
+ * A writer's second thread for its staging area: copies a full staging window into the segment files (write(2)) and
+ * widens the zone maps from it ({@link Segment#writeStaged}), while the writer fills its other window. One window in
+ * flight at most. Its data files are claimed one at a time by compare-and-set, by this thread and by the writer: when
+ * the writer needs the window back ({@link #await}) before this thread is done (or before it was even scheduled on a
+ * busy machine), it copies the files still unclaimed itself instead of waiting idle.
  *
  * <pre>
- *   writer: fields, busy = true (volatile), unpark  --->  flusher: writeStaged, failure, busy = false, unpark writer
+ *   writer: task fields, done = 0, claim = 0 (volatile), unpark
+ *   both:   f = claim; CAS claim f -> f+1; writeStaged(file f); done++    (the last one unparks the writer)
+ *   writer: await = claim and copy what is left, then wait for done == files
  * </pre>
  */
 final class StageFlusher {
     private final Thread thread;
-    private volatile boolean busy;
+    private final int files;
+    /** The next data file of the window in flight to copy; {@code >= files} when there is nothing to claim. */
+    private final AtomicInteger claim;
+    /** Files of the window in flight copied (or failed). */
+    private final AtomicInteger done = new AtomicInteger();
     private volatile boolean stopped;
-    /** Set by the flusher before it clears busy; read and cleared by the writer in await. */
+    /** The first failure of the window in flight; read and cleared by the writer in await. */
     private volatile Throwable failure;
-    // written by the writer before it sets busy, read by the flusher after it sees busy
+    // written by the writer before it resets claim, read by claimers after a successful claim
     private Segment segment;
     private StagingArea area;
     private int areaRow0;
@@ -29,7 +37,10 @@ final class StageFlusher {
     private int to;
     private Thread waiter;
 
-    StageFlusher(final String name) {
+    StageFlusher(final String name, final int files) {
+        this.files = files;
+        this.claim = new AtomicInteger(files);
+        this.done.set(files);
         thread = new Thread(this::run, name);
         thread.setDaemon(true);
         thread.start();
@@ -37,22 +48,24 @@ final class StageFlusher {
 
     /** Hands rows {@code [from, to)} of a segment, staged in {@code area} from segment row {@code areaRow0}, over. */
     void submit(final Segment s, final StagingArea a, final int row0, final int fromRow, final int toRow) {
-        assert !busy : "a staging window is already in flight";
+        assert done.get() == files : "a staging window is already in flight";
         segment = s;
         area = a;
         areaRow0 = row0;
         from = fromRow;
         to = toRow;
         waiter = Thread.currentThread();
-        busy = true;
+        done.set(0);
+        claim.set(0);
         LockSupport.unpark(thread);
     }
 
-    /** Waits until the window in flight (if any) is in the files; rethrows its failure. */
+    /** Copies the window's unclaimed files on this thread, waits until every file is in, and rethrows a failure. */
     void await() {
-        while (busy) {
+        copyClaimed();
+        while (done.get() < files) {
             // timed: close() may come from another thread than the one the flusher unparks
-            LockSupport.parkNanos(this, 1_000_000L);
+            LockSupport.parkNanos(this, 100_000L);
         }
         final Throwable f = failure;
         if (f != null) {
@@ -64,9 +77,8 @@ final class StageFlusher {
 
     /** Waits for the window in flight, then ends the thread. */
     void stop() {
-        while (busy) {
-            // timed: close() may come from another thread than the one the flusher unparks
-            LockSupport.parkNanos(this, 1_000_000L);
+        while (done.get() < files) {
+            LockSupport.parkNanos(this, 100_000L);
         }
         stopped = true;
         LockSupport.unpark(thread);
@@ -83,19 +95,40 @@ final class StageFlusher {
         }
     }
 
-    private void run() {
-        while (!stopped) {
-            if (!busy) {
-                LockSupport.park(this);
+    /**
+     * Claims and copies files of the window in flight until none is left to claim.
+     *
+     * @return whether this call copied any.
+     */
+    private boolean copyClaimed() {
+        boolean any = false;
+        while (true) {
+            final int f = claim.get();
+            if (f >= files) {
+                return any;
+            }
+            if (!claim.compareAndSet(f, f + 1)) {
                 continue;
             }
+            any = true;
             try {
-                segment.writeStaged(area, areaRow0, from, to);
+                segment.writeStaged(area, areaRow0, from, to, f);
             } catch (final Throwable t) {
-                failure = t;
+                if (failure == null) {
+                    failure = t;
+                }
             }
-            busy = false;
-            LockSupport.unpark(waiter);
+            if (done.incrementAndGet() == files) {
+                LockSupport.unpark(waiter);
+            }
+        }
+    }
+
+    private void run() {
+        while (!stopped) {
+            if (!copyClaimed()) {
+                LockSupport.park(this);
+            }
         }
     }
 }

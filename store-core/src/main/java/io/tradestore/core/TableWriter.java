@@ -59,8 +59,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private static final int PRECREATE_MIN_ROWS = 1 << 16;
     /** Rows null-filled at a time ahead of {@link #appendRow()}: 256 trades are 12.5 KB, well inside L1/L2. */
     private static final int NULL_CHUNK_ROWS = 256;
-    /** Rows in the staging area by default: 8,192 trades are 392 KB (COLUMN) or 448 KB (ROW), inside L2. */
-    static final int DEFAULT_STAGE_ROWS = 8192;
+    /**
+     * Rows in the staging area by default: 16,384 trades are 784 KB (COLUMN) or 896 KB (ROW), inside this machine's 1 MiB L2
+     * (measured against 4,096, 8,192 and 65,536: the least writer and process CPU, see docs/benchmarks.md).
+     */
+    static final int DEFAULT_STAGE_ROWS = 16_384;
     /** Property that turns the staging area off ({@code false}: row appends store into the mappings, as before). */
     public static final String STAGING_PROPERTY = "tradestore.append.staging";
     /**
@@ -376,10 +379,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * flusher copies, so such a window is copied on this thread instead.
      */
     private void handOff() {
-        if (flusher == null) {
-            flusher = new StageFlusher("tradestore-stage-" + schema.name());
-        }
         final int seg = (int) (stageFrom >>> shift);
+        if (flusher == null) {
+            flusher = new StageFlusher("tradestore-stage-" + schema.name(), segments.get(seg).dataFileCount());
+        }
         final long segStart = (long) seg << shift;
         flight = stage;
         flightBase = stageBase;
@@ -393,7 +396,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         zoneRow = pendingRows;
     }
 
-    /** Waits until the window in flight (if any) is in the segment files, and keeps it as the spare window. */
+    /**
+     * Waits until the window in flight (if any) is in the segment files, copying the files the stage flusher has not
+     * started yet on this thread, and keeps it as the spare window.
+     */
     private void awaitFlight() {
         if (flight == null) {
             return;

@@ -343,20 +343,45 @@ public final class Segment implements AutoCloseable {
      * @param to       end row (exclusive), at most {@code areaRow0 + area.rows()}.
      */
     public void writeStaged(final StagingArea area, final int areaRow0, final int from, final int to) {
+        for (int i = 0; i < files.length; i++) {
+            writeStaged(area, areaRow0, from, to, i);
+        }
+    }
+
+    /**
+     * As {@link #writeStaged(StagingArea, int, int, int)} for one data file only (and the zone maps of its columns), so
+     * that two threads can share a window's files.
+     *
+     * @param area     the staging area.
+     * @param areaRow0 the segment row of staged row 0.
+     * @param from     first row in the segment.
+     * @param to       end row (exclusive).
+     * @param file     data file index, below {@link #dataFileCount()}.
+     */
+    public void writeStaged(final StagingArea area, final int areaRow0, final int from, final int to, final int file) {
         checkWritableRange(from, to);
         if (from < areaRow0 || to > areaRow0 + area.rows()) {
             throw new IndexOutOfBoundsException("from=" + from + " to=" + to + " areaRow0=" + areaRow0 + " areaRows=" + area.rows());
         }
+        Bounds.checkIndex("file", file, files.length, "dataFileCount");
         if (to == from) {
             return;
         }
-        for (int i = 0; i < files.length; i++) {
-            final long len = area.fileRowLength(i);
-            files[i].write(from * len, area.fileBase(i) + (from - areaRow0) * len, (to - from) * len);
+        final long len = area.fileRowLength(file);
+        files[file].write(from * len, area.fileBase(file) + (from - areaRow0) * len, (to - from) * len);
+        if (schema.layout() == Layout.ROW) {
+            for (final Column c : schema.columns()) {
+                widenZones(c, from, to, area.address(c.index(), from - areaRow0), columnStride[c.index()]);
+            }
+        } else {
+            final Column c = schema.column(file);
+            widenZones(c, from, to, area.address(file, from - areaRow0), columnStride[file]);
         }
-        for (final Column c : schema.columns()) {
-            widenZones(c, from, to, area.address(c.index(), from - areaRow0), columnStride[c.index()]);
-        }
+    }
+
+    /** @return data files of this segment: one in the ROW layout, one per column in the COLUMN layout. */
+    public int dataFileCount() {
+        return files.length;
     }
 
     /** Stops pre-faulting: a {@link #prepareChunks} running in another thread returns after its current chunk. */
