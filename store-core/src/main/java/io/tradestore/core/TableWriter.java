@@ -453,6 +453,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private void stopStaging() {
         checkOpen();
         flushStage();
+        // the caller may now store into rows it appended before (appendRow, then columnAddress, then stores): their
+        // zone maps, widened from the staged values, are widened again from the mappings at the next block or commit
+        zoneRow = Math.min(zoneRow, committedRows);
         staging = false;
         stageBase = Long.MIN_VALUE;
         stageFrom = Long.MIN_VALUE;
