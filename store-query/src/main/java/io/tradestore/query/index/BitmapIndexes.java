@@ -59,8 +59,12 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      */
     public static final long DEFAULT_SUMMARY_BUDGET = Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8);
     private final Map<SummaryKey, ValueSummary> summaries = new ConcurrentHashMap<>();
+    /** Per-minute summaries ({@link BucketSummary}), or {@link #NO_BUCKETS} where a segment's timestamps are out of order. */
+    private final Map<SummaryKey, Object> buckets = new ConcurrentHashMap<>();
+    private static final Object NO_BUCKETS = new Object();
     private final AtomicLong summaryBytes = new AtomicLong();
     private final AtomicLong summaryBuilds = new AtomicLong();
+    private final AtomicLong bucketBuilds = new AtomicLong();
     private volatile long summaryBudget = DEFAULT_SUMMARY_BUDGET;
     /**
      * Per open segment (segments compare by identity), its columns' in-memory indexes of the committed prefix; the
@@ -461,6 +465,15 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                     : openSummary(snap, segment, summarised.column(), colA, colB);
                 return v == null ? null : v.view(summarised.values());
             }
+
+            @Override
+            public Executor.Buckets buckets(final int colA, final int colB) {
+                if (summarised == null || summarised.negated() || !sealed) {
+                    return null;
+                }
+                final BucketSummary b = bucketSummary(snap, segment, summarised.column(), colA, colB);
+                return b == null ? null : b.view(summarised.values());
+            }
         };
     }
 
@@ -751,6 +764,49 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
         return cachedSummary(snap, segment, key, colA, colB, parts << partShift, () -> ValueSummary.build(s, parts << partShift, kc, min, slots,
             partShift, m[0], m[1], true));
+    }
+
+    /**
+     * Returns (building once) the per-minute summary of a measure per value of an indexed column in a sealed segment.
+     *
+     * @param snap    the snapshot.
+     * @param segment a sealed segment.
+     * @param key     the indexed column.
+     * @param colA    the measure, or -1 for row counts only.
+     * @param colB    a product's second factor, or -1.
+     * @return the summary, or null when the column has no index there, a measure column is f64, the index has more than
+     *         {@link #summaryEntries(int)} slots, the timestamps are not in order (remembered: never retried), or the
+     *         summaries already hold {@link #summaryBudget} bytes.
+     */
+    BucketSummary bucketSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB) {
+        final SegmentIndex idx = index(snap, segment, key);
+        final Schema schema = snap.schema();
+        final Column[] m = measures(schema, colA, colB);
+        if (idx == null || idx.slotCount() > summaryEntries || m == null || !snap.segmentSealed(segment)) {
+            return null;
+        }
+        final SummaryKey k = new SummaryKey(snap.segment(segment), key, colA, colB);
+        final Object cached = buckets.get(k);
+        if (cached != null || summaryBytes.get() >= summaryBudget) {
+            return cached instanceof BucketSummary ? (BucketSummary) cached : null;
+        }
+        final Object built = buckets.computeIfAbsent(k, x -> {
+            final long maxCells = Math.max(0, summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES;
+            final BucketSummary b = BucketSummary.build(snap.segment(segment), snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
+                schema.column(key), idx.min(), idx.slotCount(), m[0], m[1], maxCells);
+            if (b == null) {
+                return NO_BUCKETS;
+            }
+            summaryBytes.addAndGet(b.bytes());
+            bucketBuilds.incrementAndGet();
+            return b;
+        });
+        return built instanceof BucketSummary ? (BucketSummary) built : null;
+    }
+
+    /** @return per-minute bucket summaries built by this object. */
+    public long bucketSummaryBuilds() {
+        return bucketBuilds.get();
     }
 
     /** @return summaries built by this object. */

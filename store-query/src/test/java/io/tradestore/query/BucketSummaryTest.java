@@ -1,0 +1,204 @@
+package io.tradestore.query;
+
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.TableWriter;
+import io.tradestore.core.TestRows;
+import io.tradestore.core.flyweight.TradeFlyweight;
+import io.tradestore.core.schema.Layout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Time-bucketed queries of an eq/in selection folded from per-minute bucket summaries (BitmapIndexes.bucketSummary)
+ * instead of gathered row by row: every answer equals an engine without indexes and, for the bar query, a plain Java
+ * computation; sealed segments in time order fold, and the row path takes over where they cannot (the open segment,
+ * a segment out of time order, minutes a time range cuts, buckets that are not whole minutes, a residual conjunct).
+ * The DuckDB differential test also draws bucket-shaped queries.
+ */
+class BucketSummaryTest {
+    @TempDir
+    static Path dir;
+    static Store store;
+    static QueryEngine summarised;
+    static QueryEngine scanning;
+    /** Minute-aligned: 2026-11-17T00:00:00Z. */
+    static final long T0 = 1_795_392_000_000_000_000L;
+    static final int SEGMENT = 1024;
+    /** Sealed segments (the last one out of time order), then an open one. */
+    static final int ROWS = 9 * SEGMENT + 300;
+    static final int SHUFFLED_SEGMENT = 8;
+    static final List<long[]> DATA = new ArrayList<>();
+    static final String[] SYMBOLS = {"AAA", "BBB", "CCC", "DDD"};
+    private static final String BARS = "\"aggs\":[{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"},"
+        + "{\"name\":\"high\",\"op\":\"max\",\"col\":\"price\"},{\"name\":\"low\",\"op\":\"min\",\"col\":\"price\"},"
+        + "{\"name\":\"close\",\"op\":\"last\",\"col\":\"price\"},"
+        + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"n\",\"op\":\"count\"},"
+        + "{\"name\":\"priced\",\"op\":\"count\",\"col\":\"price\"},"
+        + "{\"name\":\"vwap\",\"op\":\"vwap\"},{\"name\":\"avgq\",\"op\":\"avg\",\"col\":\"quantity\"},"
+        + "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"},"
+        + "{\"name\":\"first_ts\",\"op\":\"first\",\"col\":\"ts\"},{\"name\":\"last_trade\",\"op\":\"last\",\"col\":\"trade_id\"}]";
+
+    @BeforeAll
+    static void setUp() {
+        store = Store.open(dir);
+        final SplittableRandom rnd = new SplittableRandom(7);
+        try (TableWriter w = store.openOrCreate(TradeData.schema(Layout.COLUMN, SEGMENT, 128)).writer()) {
+            final TradeFlyweight f = new TradeFlyweight();
+            long ts = T0 + 5_000_000_000L;
+            for (int r = 0; r < ROWS; r++) {
+                // ~0.2 s apart, a third of the rows tied with the one before (ties also across segment boundaries)
+                ts += r % SEGMENT == 0 || rnd.nextInt(3) == 0 ? 0 : 1 + rnd.nextLong(400_000_000L);
+                // one sealed segment out of time order: its minutes cannot come from cells
+                final long t = r / SEGMENT == SHUFFLED_SEGMENT && r % 50 == 0 ? ts - 90_000_000_000L : ts;
+                final int sym = rnd.nextInt(10) < 6 ? 0 : 1 + rnd.nextInt(SYMBOLS.length - 1);
+                final long price = rnd.nextInt(15) == 0 ? Long.MIN_VALUE : 1_000_000L + rnd.nextInt(90_000_000);
+                final long qty = rnd.nextInt(20) == 0 ? Long.MIN_VALUE : 1 + rnd.nextInt(5_000);
+                w.append(f).tradeId(r + 1).ts(t).clientId(rnd.nextInt(40)).side(rnd.nextBoolean() ? 'B' : 'S').instrument(SYMBOLS[sym]);
+                if (price != Long.MIN_VALUE) {
+                    f.price(price);
+                }
+                if (qty != Long.MIN_VALUE) {
+                    f.quantity(qty);
+                }
+                DATA.add(new long[] {r, t, sym, price, qty});
+                if (r % 1000 == 999) {
+                    w.commit();
+                }
+            }
+            w.commit();
+        }
+        summarised = new QueryEngine(store, 2);
+        summarised.indexes().minSegmentRows(1);
+        summarised.morselRows(256);
+        scanning = new QueryEngine(store, 2);
+        scanning.useIndexes(false);
+    }
+
+    @AfterAll
+    static void tearDown() {
+        summarised.close();
+        scanning.close();
+        store.close();
+        TestRows.assertNoNativeLeaks();
+    }
+
+    private static QueryResult same(final String json) {
+        final QueryResult a = TradeData.assertSameAnswers(summarised, scanning, json);
+        assertThat(a.rowCount()).as(json).isPositive();
+        return a;
+    }
+
+    private static String bars(final String bucket, final String time, final String filter) {
+        return "{\"table\":\"trades\"," + time + "\"filter\":" + filter + ",\"groupBy\":[{\"bucket\":\"" + bucket + "\",\"col\":\"ts\",\"as\":\"bar\"}],"
+            + BARS + ",\"orderBy\":[{\"col\":\"bar\"}],\"options\":{\"epochNanos\":true}}";
+    }
+
+    private static final String EQ_AAA = "{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"AAA\"}";
+
+    /** Rows of a symbol in [from, to) per minute, in row order. */
+    private static TreeMap<Long, List<long[]>> byMinute(final int sym, final long from, final long to) {
+        final TreeMap<Long, List<long[]>> out = new TreeMap<>();
+        for (final long[] d : DATA) {
+            if (d[2] == sym && d[1] >= from && d[1] < to) {
+                out.computeIfAbsent(Math.floorDiv(d[1], 60_000_000_000L), k -> new ArrayList<>()).add(d);
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void shouldFoldTheBarsOfSealedSegmentsInTimeOrderAndScanTheRest() {
+        final QueryResult r = same(bars("1m", "", EQ_AAA));
+        // everything but the open segment and the one out of time order came from cells
+        final long folded = DATA.stream().filter(d -> d[2] == 0 && d[0] < 9 * SEGMENT && d[0] / SEGMENT != SHUFFLED_SEGMENT).count();
+        final long all = DATA.stream().filter(d -> d[2] == 0).count();
+        assertThat(r.stats().rowsSummarized()).isEqualTo(folded);
+        assertThat(r.stats().rowsMatched()).isEqualTo(all);
+        // a plain computation of open/high/low/close/volume (first/last by time, ties by row; nulls skipped)
+        final TreeMap<Long, List<long[]>> minutes = byMinute(0, Long.MIN_VALUE, Long.MAX_VALUE);
+        assertThat(r.rowCount()).isEqualTo(minutes.size());
+        int row = 0;
+        for (final var e : minutes.entrySet()) {
+            long[] open = null;
+            long[] close = null;
+            long high = Long.MIN_VALUE;
+            long low = Long.MAX_VALUE;
+            long volume = 0;
+            for (final long[] d : e.getValue()) {
+                if (d[3] != Long.MIN_VALUE) {
+                    open = open == null || d[1] < open[1] ? d : open;
+                    close = close == null || d[1] >= close[1] ? d : close;
+                    high = Math.max(high, d[3]);
+                    low = Math.min(low, d[3]);
+                }
+                volume += d[4] == Long.MIN_VALUE ? 0 : d[4];
+            }
+            assertThat(((Number) r.value(row, 0)).longValue()).isEqualTo(e.getKey() * 60_000_000_000L);
+            assertThat(r.value(row, 1)).isEqualTo(open == null ? null : BigDecimal.valueOf(open[3], 6));
+            assertThat(r.value(row, 2)).isEqualTo(open == null ? null : BigDecimal.valueOf(high, 6));
+            assertThat(r.value(row, 3)).isEqualTo(open == null ? null : BigDecimal.valueOf(low, 6));
+            assertThat(r.value(row, 4)).isEqualTo(close == null ? null : BigDecimal.valueOf(close[3], 6));
+            assertThat(r.value(row, 5)).isEqualTo(BigDecimal.valueOf(volume));
+            assertThat(((Number) r.value(row, 6)).longValue()).isEqualTo(e.getValue().size());
+            row++;
+        }
+    }
+
+    @Test
+    void shouldFoldWiderBucketsOfWholeMinutesAndInLists() {
+        assertThat(same(bars("5m", "", EQ_AAA)).stats().rowsSummarized()).isPositive();
+        assertThat(same(bars("1h", "", EQ_AAA)).stats().rowsSummarized()).isPositive();
+        assertThat(same(bars("PT2M", "", EQ_AAA)).stats().rowsSummarized()).isPositive();
+        final String in = "{\"op\":\"in\",\"col\":\"instrument\",\"values\":[\"BBB\",\"DDD\",\"BBB\",\"ZZZ\"]}";
+        final QueryResult r = same(bars("1m", "", in));
+        assertThat(r.stats().rowsSummarized()).isPositive();
+        assertThat(r.stats().rowsMatched()).isEqualTo(DATA.stream().filter(d -> d[2] == 1 || d[2] == 3).count());
+    }
+
+    @Test
+    void shouldScanWhatTheCellsCannotAnswer() {
+        // not whole minutes: every row is read
+        assertThat(same(bars("PT90S", "", EQ_AAA)).stats().rowsSummarized()).isZero();
+        assertThat(same(bars("PT30S", "", EQ_AAA)).stats().rowsSummarized()).isZero();
+        // a residual conjunct
+        final String residual = "{\"op\":\"and\",\"args\":[" + EQ_AAA + ",{\"op\":\"eq\",\"col\":\"side\",\"value\":\"B\"}]}";
+        assertThat(same(bars("1m", "", residual)).stats().rowsSummarized()).isZero();
+        // ne is not an eq/in leaf
+        assertThat(same(bars("1m", "", "{\"op\":\"ne\",\"col\":\"instrument\",\"value\":\"AAA\"}")).stats().rowsSummarized()).isZero();
+    }
+
+    @Test
+    void shouldFoldOnlySegmentsNoCutMinuteReaches() {
+        // a range of whole minutes folds every sealed segment in time order inside it
+        final long from = T0 + 120_000_000_000L;
+        final long to = T0 + 20 * 60_000_000_000L;
+        final QueryResult whole = same(bars("1m", "\"time\":{\"from\":" + from + ",\"to\":" + to + "},", EQ_AAA));
+        final long inRange = DATA.stream().filter(d -> d[2] == 0 && d[1] >= from && d[1] < to).count();
+        assertThat(whole.stats().rowsMatched()).isEqualTo(inRange);
+        // cut minutes: the segments holding rows of them are read, the others fold
+        final long cutFrom = from + 17_000_000_000L;
+        final long cutTo = to - 29_000_000_000L;
+        final QueryResult cut = same(bars("1m", "\"time\":{\"from\":" + cutFrom + ",\"to\":" + cutTo + "},", EQ_AAA));
+        assertThat(cut.stats().rowsMatched()).isEqualTo(DATA.stream().filter(d -> d[2] == 0 && d[1] >= cutFrom && d[1] < cutTo).count());
+        assertThat(cut.stats().rowsSummarized()).isPositive().isLessThan(cut.stats().rowsMatched());
+        assertThat(whole.stats().rowsSummarized()).isGreaterThan(cut.stats().rowsSummarized());
+    }
+
+    @Test
+    void shouldFoldAnInstrumentWithoutRowsToNoBars() {
+        final QueryResult r = summarised.execute(bars("1m", "", "{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"ZZZ\"}"));
+        assertThat(r.rowCount()).isZero();
+    }
+}
