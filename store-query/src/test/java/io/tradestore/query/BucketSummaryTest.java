@@ -81,6 +81,7 @@ class BucketSummaryTest {
         }
         summarised = new QueryEngine(store, 2);
         summarised.indexes().minSegmentRows(1);
+        summarised.indexes().bucketSummaryAfter(1);
         summarised.morselRows(256);
         scanning = new QueryEngine(store, 2);
         scanning.useIndexes(false);
@@ -194,6 +195,20 @@ class BucketSummaryTest {
         assertThat(cut.stats().rowsMatched()).isEqualTo(DATA.stream().filter(d -> d[2] == 0 && d[1] >= cutFrom && d[1] < cutTo).count());
         assertThat(cut.stats().rowsSummarized()).isPositive().isLessThan(cut.stats().rowsMatched());
         assertThat(whole.stats().rowsSummarized()).isGreaterThan(cut.stats().rowsSummarized());
+    }
+
+    @Test
+    void shouldBuildCellsOnlyForAQueryAskedAgainByDefault() {
+        try (QueryEngine fresh = new QueryEngine(store, 2)) {
+            fresh.indexes().minSegmentRows(1);
+            final String json = bars("15m", "", "{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"CCC\"}");
+            final QueryResult once = TradeData.assertSameAnswers(fresh, scanning, json);
+            assertThat(once.stats().rowsSummarized()).isZero();
+            assertThat(fresh.indexes().bucketSummaryBuilds()).isZero();
+            final QueryResult again = TradeData.assertSameAnswers(fresh, scanning, json);
+            assertThat(again.stats().rowsSummarized()).isPositive();
+            assertThat(fresh.indexes().bucketSummaryBuilds()).isPositive();
+        }
     }
 
     @Test

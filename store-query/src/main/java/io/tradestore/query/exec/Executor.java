@@ -428,22 +428,32 @@ public final class Executor {
         return s.zoneMax(-1, ts) >= minuteStart && (min < minuteStart || min - minuteStart < Buckets.MINUTE_NS);
     }
 
-    /** @return each aggregate's bucket summary of a selection, or null when any is missing. */
+    /**
+     * @return each aggregate's bucket summary of a selection, or null when any is missing. Each distinct measure is asked
+     *     for once, and every one is asked, so that each counts one ask per query (BitmapIndexes.bucketSummaryAfter).
+     */
     private static Buckets[] buckets(final Selection sel, final int[][] measures) {
-        final Buckets[] out = new Buckets[measures.length];
+        final int n = measures.length;
         // a row count needs no measure: any measured summary has the rows (one build instead of two)
         int measured = -1;
-        for (int i = 0; i < out.length && measured < 0; i++) {
+        for (int i = 0; i < n && measured < 0; i++) {
             measured = measures[i][0] >= 0 ? i : -1;
         }
-        for (int i = 0; i < out.length; i++) {
-            final int[] m = measures[i][0] < 0 && measured >= 0 ? measures[measured] : measures[i];
-            out[i] = sel.buckets(m[0], m[1]);
-            if (out[i] == null) {
-                return null;
-            }
+        final int[][] m = new int[n][];
+        for (int i = 0; i < n; i++) {
+            m[i] = measures[i][0] < 0 && measured >= 0 ? measures[measured] : measures[i];
         }
-        return out;
+        final Buckets[] out = new Buckets[n];
+        boolean all = true;
+        for (int i = 0; i < n; i++) {
+            int j = 0;
+            while (j < i && !(m[j][0] == m[i][0] && m[j][1] == m[i][1])) {
+                j++;
+            }
+            out[i] = j < i ? out[j] : sel.buckets(m[i][0], m[i][1]);
+            all &= out[i] != null;
+        }
+        return all ? out : null;
     }
 
     /** @return per aggregate its summary measure, or null when a global aggregate cannot fold all of them from summaries. */

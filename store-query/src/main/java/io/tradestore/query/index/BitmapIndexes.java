@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.zip.CRC32;
@@ -62,6 +63,11 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     /** Per-minute summaries ({@link BucketSummary}), or {@link #NO_BUCKETS} where a segment's timestamps are out of order. */
     private final Map<SummaryKey, Object> buckets = new ConcurrentHashMap<>();
     private static final Object NO_BUCKETS = new Object();
+    /** How many times a bucket summary is asked for before it is built (see {@link #bucketSummaryAfter(int)}). */
+    public static final int DEFAULT_BUCKET_SUMMARY_AFTER = 2;
+    private volatile int bucketSummaryAfter = DEFAULT_BUCKET_SUMMARY_AFTER;
+    /** Per bucket summary not built yet: the queries that asked for it. */
+    private final Map<SummaryKey, AtomicInteger> bucketAsks = new ConcurrentHashMap<>();
     private final AtomicLong summaryBytes = new AtomicLong();
     private final AtomicLong summaryBuilds = new AtomicLong();
     private final AtomicLong bucketBuilds = new AtomicLong();
@@ -790,6 +796,10 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         if (cached != null || summaryBytes.get() >= summaryBudget) {
             return cached instanceof BucketSummary ? (BucketSummary) cached : null;
         }
+        // a one-off query reads its rows (a build is one pass over the segment: ~0.1-0.2 s cold); a repeated one builds
+        if (bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() < bucketSummaryAfter) {
+            return null;
+        }
         final Object built = buckets.computeIfAbsent(k, x -> {
             final long maxCells = Math.max(0, summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES;
             final BucketSummary b = BucketSummary.build(snap.segment(segment), snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
@@ -799,9 +809,19 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             }
             summaryBytes.addAndGet(b.bytes());
             bucketBuilds.incrementAndGet();
+            bucketAsks.remove(k);
             return b;
         });
         return built instanceof BucketSummary ? (BucketSummary) built : null;
+    }
+
+    /**
+     * @param asks how many queries must ask for a bucket summary before it is built (default
+     *             {@link #DEFAULT_BUCKET_SUMMARY_AFTER}: a one-off query, such as a CLI run, reads its rows instead of
+     *             paying a pass over each segment; 1 builds on first use).
+     */
+    public void bucketSummaryAfter(final int asks) {
+        this.bucketSummaryAfter = asks;
     }
 
     /** @return per-minute bucket summaries built by this object. */

@@ -53,6 +53,7 @@ class DifferentialQueryTest {
         e.indexes().minSegmentRows(1);
         // few summary entries: parts of several blocks for the wider key columns, one block for the narrow ones
         e.indexes().summaryEntries(512);
+        e.indexes().bucketSummaryAfter(1);
         return e;
     }
 
