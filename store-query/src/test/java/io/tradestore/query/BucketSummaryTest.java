@@ -17,6 +17,7 @@ import io.tradestore.core.TableWriter;
 import io.tradestore.core.TestRows;
 import io.tradestore.core.flyweight.TradeFlyweight;
 import io.tradestore.core.schema.Layout;
+import io.tradestore.query.index.BitmapIndexes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -194,6 +195,43 @@ class BucketSummaryTest {
         assertThat(cut.stats().rowsMatched()).isEqualTo(DATA.stream().filter(d -> d[2] == 0 && d[1] >= cutFrom && d[1] < cutTo).count());
         assertThat(cut.stats().rowsSummarized()).isPositive().isLessThan(cut.stats().rowsMatched());
         assertThat(whole.stats().rowsSummarized()).isGreaterThan(cut.stats().rowsSummarized());
+    }
+
+    @Test
+    void shouldBuildTheCellsOnceTheBudgetAllowsThem() {
+        try (QueryEngine e = new QueryEngine(store, 2)) {
+            e.indexes().minSegmentRows(1);
+            // room for one cell: every segment's summary is over budget, and reads its rows
+            e.indexes().summaryBudget(100);
+            final String json = bars("1m", "", EQ_AAA);
+            final QueryResult poor = e.execute(json);
+            assertThat(poor.stats().rowsSummarized()).isZero();
+            assertThat(e.indexes().bucketSummaryBuilds()).isZero();
+            // a segment over budget is not a segment out of time order: with room, its cells are built
+            e.indexes().summaryBudget(BitmapIndexes.DEFAULT_SUMMARY_BUDGET);
+            final QueryResult rich = e.execute(json);
+            assertThat(rich.stats().rowsSummarized()).isEqualTo(summarised.execute(json).stats().rowsSummarized()).isPositive();
+            for (int c = 0; c < rich.columns().size(); c++) {
+                assertThat(rich.value(0, c)).isEqualTo(poor.value(0, c));
+            }
+        }
+    }
+
+    @Test
+    void shouldForgetTheCellsOnClear() {
+        try (QueryEngine e = new QueryEngine(store, 2)) {
+            e.indexes().minSegmentRows(1);
+            final String json = bars("1m", "", EQ_AAA);
+            assertThat(e.execute(json).stats().rowsSummarized()).isPositive();
+            final long built = e.indexes().bucketSummaryBuilds();
+            assertThat(built).isPositive();
+            e.execute(json);
+            assertThat(e.indexes().bucketSummaryBuilds()).isEqualTo(built);
+            // clear() forgets every summary and resets their byte count: the cells too, or they would outlive the count
+            e.indexes().clear();
+            assertThat(e.execute(json).stats().rowsSummarized()).isPositive();
+            assertThat(e.indexes().bucketSummaryBuilds()).isEqualTo(2 * built);
+        }
     }
 
     @Test

@@ -172,11 +172,12 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         return idx.view(rows);
     }
 
-    /** Forgets every mapped index (files stay on disk) and every open segment's index. */
+    /** Forgets every mapped index (files stay on disk), every open segment's index and every (value or bucket) summary. */
     public void clear() {
         cache.clear();
         open.clear();
         summaries.clear();
+        buckets.clear();
         summaryBytes.set(0);
     }
 
@@ -775,8 +776,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * @param colA    the measure, or -1 for row counts only.
      * @param colB    a product's second factor, or -1.
      * @return the summary, or null when the column has no index there, a measure column is f64, the index has more than
-     *         {@link #summaryEntries(int)} slots, the timestamps are not in order (remembered: never retried), or the
-     *         summaries already hold {@link #summaryBudget} bytes.
+     *         {@link #summaryEntries(int)} slots, the timestamps are not in order (remembered: never retried), or its
+     *         cells would take more than what the summaries leave of {@link #summaryBudget} (retried by later queries).
      */
     BucketSummary bucketSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB) {
         final SegmentIndex idx = index(snap, segment, key);
@@ -794,6 +795,9 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             final long maxCells = Math.max(0, summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES;
             final BucketSummary b = BucketSummary.build(snap.segment(segment), snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
                 schema.column(key), idx.min(), idx.slotCount(), m[0], m[1], maxCells);
+            if (b == BucketSummary.TOO_MANY_CELLS) {
+                return null; // over budget now, not for ever: nothing is remembered
+            }
             if (b == null) {
                 return NO_BUCKETS;
             }

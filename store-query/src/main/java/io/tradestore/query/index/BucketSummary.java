@@ -41,6 +41,8 @@ public final class BucketSummary {
     private static final int FIRST_VALUE = 9;
     private static final int LAST_TS = 10;
     private static final int LAST_VALUE = 11;
+    /** What {@link #build} returns when the segment has more cells than it may build: not remembered, unlike null. */
+    static final BucketSummary TOO_MANY_CELLS = new BucketSummary(null, false, 0, 0, new int[1], new long[0]);
     private final Column measure;
     private final boolean product;
     private final long keyMin;
@@ -81,7 +83,7 @@ public final class BucketSummary {
      * @param a        the measure (or its first factor), or null for row counts only.
      * @param b        the second factor of a product, or null.
      * @param maxCells the most cells to build before giving up (the memory budget).
-     * @return the summary, or null when a timestamp is null or smaller than the one before it, or there are more cells.
+     * @return the summary, null when a timestamp is null or smaller than the one before it, or {@link #TOO_MANY_CELLS}.
      */
     static BucketSummary build(final Segment s, final int rowCount, final Column ts, final Column key, final long keyMin, final int slots,
                                final Column a, final Column b, final long maxCells) {
@@ -118,7 +120,7 @@ public final class BucketSummary {
             int c = current[slot];
             if (c < 0 || currentMinute[slot] != minute) {
                 if (n == maxCells) {
-                    return null;
+                    return TOO_MANY_CELLS;
                 }
                 if (n == slotOf.length) {
                     slotOf = Arrays.copyOf(slotOf, n * 2);
