@@ -59,9 +59,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      */
     public static final long DEFAULT_SUMMARY_BUDGET = Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8);
     private final Map<SummaryKey, ValueSummary> summaries = new ConcurrentHashMap<>();
-    /** Per-minute summaries ({@link BucketSummary}), or {@link #NO_BUCKETS} where a segment's timestamps are out of order. */
-    private final Map<SummaryKey, Object> buckets = new ConcurrentHashMap<>();
-    private static final Object NO_BUCKETS = new Object();
+    /** Per-minute summaries, or {@link BucketSummary#OUT_OF_ORDER} where a segment's timestamps are out of order. */
+    private final Map<SummaryKey, BucketSummary> buckets = new ConcurrentHashMap<>();
     private final AtomicLong summaryBytes = new AtomicLong();
     private final AtomicLong summaryBuilds = new AtomicLong();
     private final AtomicLong bucketBuilds = new AtomicLong();
@@ -787,25 +786,24 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return null;
         }
         final SummaryKey k = new SummaryKey(snap.segment(segment), key, colA, colB);
-        final Object cached = buckets.get(k);
+        final BucketSummary cached = buckets.get(k);
         if (cached != null || summaryBytes.get() >= summaryBudget) {
-            return cached instanceof BucketSummary ? (BucketSummary) cached : null;
+            return cached == BucketSummary.OUT_OF_ORDER ? null : cached;
         }
-        final Object built = buckets.computeIfAbsent(k, x -> {
+        final BucketSummary built = buckets.computeIfAbsent(k, x -> {
             final long maxCells = Math.max(0, summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES;
             final BucketSummary b = BucketSummary.build(snap.segment(segment), snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
                 schema.column(key), idx.min(), idx.slotCount(), m[0], m[1], maxCells);
             if (b == BucketSummary.TOO_MANY_CELLS) {
                 return null; // over budget now, not for ever: nothing is remembered
             }
-            if (b == null) {
-                return NO_BUCKETS;
+            if (b != BucketSummary.OUT_OF_ORDER) {
+                summaryBytes.addAndGet(b.bytes());
+                bucketBuilds.incrementAndGet();
             }
-            summaryBytes.addAndGet(b.bytes());
-            bucketBuilds.incrementAndGet();
             return b;
         });
-        return built instanceof BucketSummary ? (BucketSummary) built : null;
+        return built == BucketSummary.OUT_OF_ORDER ? null : built;
     }
 
     /** @return per-minute bucket summaries built by this object. */
