@@ -61,6 +61,11 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     private final Map<SummaryKey, ValueSummary> summaries = new ConcurrentHashMap<>();
     /** Per-minute summaries, or {@link BucketSummary#OUT_OF_ORDER} where a segment's timestamps are out of order. */
     private final Map<SummaryKey, BucketSummary> buckets = new ConcurrentHashMap<>();
+    /**
+     * Per bucket summary that had more cells than the budget left, the cells it was allowed: tried again only with room
+     * for more (a larger {@link #summaryBudget}, or after {@link #clear}), not by every query at the cost of a pass.
+     */
+    private final Map<SummaryKey, Long> overBudget = new ConcurrentHashMap<>();
     private final AtomicLong summaryBytes = new AtomicLong();
     private final AtomicLong summaryBuilds = new AtomicLong();
     private final AtomicLong bucketBuilds = new AtomicLong();
@@ -177,6 +182,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         open.clear();
         summaries.clear();
         buckets.clear();
+        overBudget.clear();
         summaryBytes.set(0);
     }
 
@@ -776,7 +782,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * @param colB    a product's second factor, or -1.
      * @return the summary, or null when the column has no index there, a measure column is f64, the index has more than
      *         {@link #summaryEntries(int)} slots, the timestamps are not in order (remembered: never retried), or its
-     *         cells would take more than what the summaries leave of {@link #summaryBudget} (retried by later queries).
+     *         cells would take more than what the summaries leave of {@link #summaryBudget} (tried again only with room for more).
      */
     BucketSummary bucketSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB) {
         final SegmentIndex idx = index(snap, segment, key);
@@ -787,7 +793,9 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
         final SummaryKey k = new SummaryKey(snap.segment(segment), key, colA, colB);
         final BucketSummary cached = buckets.get(k);
-        if (cached != null || summaryBytes.get() >= summaryBudget) {
+        final Long allowed = overBudget.get(k);
+        if (cached != null || summaryBytes.get() >= summaryBudget
+            || allowed != null && allowed >= (summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES) {
             return cached == BucketSummary.OUT_OF_ORDER ? null : cached;
         }
         final BucketSummary built = buckets.computeIfAbsent(k, x -> {
@@ -795,8 +803,10 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             final BucketSummary b = BucketSummary.build(snap.segment(segment), snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
                 schema.column(key), idx.min(), idx.slotCount(), m[0], m[1], maxCells);
             if (b == BucketSummary.TOO_MANY_CELLS) {
-                return null; // over budget now, not for ever: nothing is remembered
+                overBudget.put(k, maxCells); // over budget now, not for ever: tried again with room for more cells
+                return null;
             }
+            overBudget.remove(k);
             if (b != BucketSummary.OUT_OF_ORDER) {
                 summaryBytes.addAndGet(b.bytes());
                 bucketBuilds.incrementAndGet();
