@@ -6,6 +6,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -221,6 +225,33 @@ class BucketSummaryTest {
             for (int c = 0; c < rich.columns().size(); c++) {
                 assertThat(rich.value(0, c)).isEqualTo(poor.value(0, c));
             }
+        }
+    }
+
+    @Test
+    void shouldBuildEachSummaryOnceWhenQueriesRaceForIt() throws Exception {
+        final String json = bars("1m", "", EQ_AAA);
+        final QueryResult expected = scanning.execute(json);
+        final ExecutorService callers = Executors.newFixedThreadPool(4);
+        try (QueryEngine e = new QueryEngine(store, 2)) {
+            e.indexes().minSegmentRows(1);
+            final List<Future<QueryResult>> answers = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                answers.add(callers.submit(() -> e.execute(json)));
+            }
+            for (final Future<QueryResult> f : answers) {
+                final QueryResult r = f.get(60, TimeUnit.SECONDS);
+                assertThat(r.rowCount()).isEqualTo(expected.rowCount());
+                for (int row = 0; row < r.rowCount(); row++) {
+                    for (int c = 0; c < r.columns().size(); c++) {
+                        assertThat(r.value(row, c)).isEqualTo(expected.value(row, c));
+                    }
+                }
+            }
+            // 8 sealed segments in time order x 5 measures (price, quantity, price*quantity, ts, trade_id)
+            assertThat(e.indexes().bucketSummaryBuilds()).isEqualTo(8 * 5);
+        } finally {
+            callers.shutdownNow();
         }
     }
 
