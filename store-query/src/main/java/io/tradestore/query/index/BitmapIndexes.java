@@ -60,9 +60,13 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      */
     public static final long DEFAULT_SUMMARY_BUDGET = Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8);
     private final Map<SummaryKey, ValueSummary> summaries = new ConcurrentHashMap<>();
-    /** Per-minute summaries ({@link BucketSummary}), or {@link #NO_BUCKETS} where a segment's timestamps are out of order. */
-    private final Map<SummaryKey, Object> buckets = new ConcurrentHashMap<>();
-    private static final Object NO_BUCKETS = new Object();
+    /** Per-minute summaries, or {@link BucketSummary#OUT_OF_ORDER} where a segment's timestamps are out of order. */
+    private final Map<SummaryKey, BucketSummary> buckets = new ConcurrentHashMap<>();
+    /**
+     * Per bucket summary that had more cells than the budget left, the cells it was allowed: tried again only with room
+     * for more (a larger {@link #summaryBudget}, or after {@link #clear}), not by every query at the cost of a pass.
+     */
+    private final Map<SummaryKey, Long> overBudget = new ConcurrentHashMap<>();
     /** How many times a bucket summary is asked for before it is built (see {@link #bucketSummaryAfter(int)}). */
     public static final int DEFAULT_BUCKET_SUMMARY_AFTER = 2;
     private volatile int bucketSummaryAfter = DEFAULT_BUCKET_SUMMARY_AFTER;
@@ -178,11 +182,14 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         return idx.view(rows);
     }
 
-    /** Forgets every mapped index (files stay on disk) and every open segment's index. */
+    /** Forgets every mapped index (files stay on disk), every open segment's index and every (value or bucket) summary. */
     public void clear() {
         cache.clear();
         open.clear();
         summaries.clear();
+        buckets.clear();
+        overBudget.clear();
+        bucketAsks.clear();
         summaryBytes.set(0);
     }
 
@@ -781,8 +788,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * @param colA    the measure, or -1 for row counts only.
      * @param colB    a product's second factor, or -1.
      * @return the summary, or null when the column has no index there, a measure column is f64, the index has more than
-     *         {@link #summaryEntries(int)} slots, the timestamps are not in order (remembered: never retried), or the
-     *         summaries already hold {@link #summaryBudget} bytes.
+     *         {@link #summaryEntries(int)} slots, the timestamps are not in order (remembered: never retried), or its
+     *         cells would take more than what the summaries leave of {@link #summaryBudget} (tried again only with room for more).
      */
     BucketSummary bucketSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB) {
         final SegmentIndex idx = index(snap, segment, key);
@@ -792,27 +799,33 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return null;
         }
         final SummaryKey k = new SummaryKey(snap.segment(segment), key, colA, colB);
-        final Object cached = buckets.get(k);
-        if (cached != null || summaryBytes.get() >= summaryBudget) {
-            return cached instanceof BucketSummary ? (BucketSummary) cached : null;
+        final BucketSummary cached = buckets.get(k);
+        final Long allowed = overBudget.get(k);
+        if (cached != null || summaryBytes.get() >= summaryBudget
+            || allowed != null && allowed >= (summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES) {
+            return cached == BucketSummary.OUT_OF_ORDER ? null : cached;
         }
         // a one-off query reads its rows (a build is one pass over the segment: ~0.1-0.2 s cold); a repeated one builds
         if (bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() < bucketSummaryAfter) {
             return null;
         }
-        final Object built = buckets.computeIfAbsent(k, x -> {
+        final BucketSummary built = buckets.computeIfAbsent(k, x -> {
             final long maxCells = Math.max(0, summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES;
             final BucketSummary b = BucketSummary.build(snap.segment(segment), snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
                 schema.column(key), idx.min(), idx.slotCount(), m[0], m[1], maxCells);
-            if (b == null) {
-                return NO_BUCKETS;
+            if (b == BucketSummary.TOO_MANY_CELLS) {
+                overBudget.put(k, maxCells); // over budget now, not for ever: tried again with room for more cells
+                return null;
             }
-            summaryBytes.addAndGet(b.bytes());
-            bucketBuilds.incrementAndGet();
+            overBudget.remove(k);
             bucketAsks.remove(k);
+            if (b != BucketSummary.OUT_OF_ORDER) {
+                summaryBytes.addAndGet(b.bytes());
+                bucketBuilds.incrementAndGet();
+            }
             return b;
         });
-        return built instanceof BucketSummary ? (BucketSummary) built : null;
+        return built == BucketSummary.OUT_OF_ORDER ? null : built;
     }
 
     /**

@@ -41,6 +41,10 @@ public final class BucketSummary {
     private static final int FIRST_VALUE = 9;
     private static final int LAST_TS = 10;
     private static final int LAST_VALUE = 11;
+    /** What {@link #build} returns when a timestamp is null or out of order: remembered, the segment never has cells. */
+    static final BucketSummary OUT_OF_ORDER = new BucketSummary(null, false, 0, 0, new int[1], new long[0]);
+    /** What {@link #build} returns when the segment has more cells than it may build: not remembered (budget may free). */
+    static final BucketSummary TOO_MANY_CELLS = new BucketSummary(null, false, 0, 0, new int[1], new long[0]);
     private final Column measure;
     private final boolean product;
     private final long keyMin;
@@ -81,7 +85,8 @@ public final class BucketSummary {
      * @param a        the measure (or its first factor), or null for row counts only.
      * @param b        the second factor of a product, or null.
      * @param maxCells the most cells to build before giving up (the memory budget).
-     * @return the summary, or null when a timestamp is null or smaller than the one before it, or there are more cells.
+     * @return the summary, {@link #OUT_OF_ORDER} when a timestamp is null or smaller than the one before it, or
+     *         {@link #TOO_MANY_CELLS}.
      */
     static BucketSummary build(final Segment s, final int rowCount, final Column ts, final Column key, final long keyMin, final int slots,
                                final Column a, final Column b, final long maxCells) {
@@ -109,7 +114,7 @@ public final class BucketSummary {
         for (int r = 0; r < rowCount; r++) {
             final long t = NativeMemory.getLong(tb + r * tst);
             if (t < previous || t == Long.MIN_VALUE) {
-                return null;
+                return OUT_OF_ORDER;
             }
             previous = t;
             final long minute = Math.floorDiv(t, MINUTE_NS);
@@ -118,7 +123,7 @@ public final class BucketSummary {
             int c = current[slot];
             if (c < 0 || currentMinute[slot] != minute) {
                 if (n == maxCells) {
-                    return null;
+                    return TOO_MANY_CELLS;
                 }
                 if (n == slotOf.length) {
                     slotOf = Arrays.copyOf(slotOf, n * 2);
