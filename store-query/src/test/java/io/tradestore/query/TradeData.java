@@ -79,4 +79,24 @@ final class TradeData {
         }
         return this;
     }
+
+    /**
+     * Runs a query on two engines over the same store and asserts equal answers, cell by cell.
+     *
+     * @param a    the engine under test.
+     * @param b    the reference (usually without indexes).
+     * @param json the query.
+     * @return the first engine's answer.
+     */
+    static QueryResult assertSameAnswers(final QueryEngine a, final QueryEngine b, final String json) {
+        final QueryResult x = a.execute(json);
+        final QueryResult y = b.execute(json);
+        org.assertj.core.api.Assertions.assertThat(x.rowCount()).as(json).isEqualTo(y.rowCount());
+        for (int r = 0; r < x.rowCount(); r++) {
+            for (int c = 0; c < x.columns().size(); c++) {
+                org.assertj.core.api.Assertions.assertThat(x.value(r, c)).as("row %d column %s of %s", r, x.columns().get(c), json).isEqualTo(y.value(r, c));
+            }
+        }
+        return x;
+    }
 }

@@ -61,15 +61,7 @@ class ValueSummaryTest {
     }
 
     private static QueryResult same(final String json) {
-        final QueryResult a = summarised.execute(json);
-        final QueryResult b = scanning.execute(json);
-        assertThat(a.rowCount()).isEqualTo(b.rowCount());
-        for (int r = 0; r < a.rowCount(); r++) {
-            for (int c = 0; c < a.columns().size(); c++) {
-                assertThat(a.value(r, c)).as("row %d column %s of %s", r, a.columns().get(c), json).isEqualTo(b.value(r, c));
-            }
-        }
-        return a;
+        return TradeData.assertSameAnswers(summarised, scanning, json);
     }
 
     private static List<TradeData.Row> rows(final Predicate<TradeData.Row> p) {

@@ -54,8 +54,20 @@ abstract class Acc {
         return null;
     }
 
-    /** @param p a part's aggregates of the measure {@link #summaryMeasure()} names, folded into group 0. */
-    void foldSummary(final SummaryPart p) {
+    /**
+     * @return the measure a bucket summary of it must hold ({@code {colA, colB}}; {@code {-1, -1}} for row counts only),
+     *     or null when this aggregate cannot fold bucket cells. By default the value summaries' measure.
+     */
+    int[] bucketMeasure() {
+        return summaryMeasure();
+    }
+
+    /**
+     * @param g the group.
+     * @param p a part's (or bucket cell's) aggregates of the measure {@link #summaryMeasure()} (or {@link #bucketMeasure()})
+     *          names, folded into group g.
+     */
+    void foldSummary(final int g, final SummaryPart p) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " has no summary measure");
     }
 

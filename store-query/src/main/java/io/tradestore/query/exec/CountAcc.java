@@ -27,8 +27,8 @@ final class CountAcc extends Acc {
     }
 
     @Override
-    void foldSummary(final SummaryPart p) {
-        nulls[0] += p.rows - p.nonNull;
+    void foldSummary(final int g, final SummaryPart p) {
+        nulls[g] += p.rows - p.nonNull;
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.tradestore.query.exec;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.ExecutionException;
@@ -151,6 +152,35 @@ public final class Executor {
         default Summary summary(final int colA, final int colB) {
             return null;
         }
+
+        /**
+         * @param colA the measure column, or -1 for row counts only.
+         * @param colB the second factor of a product measure, or -1.
+         * @return the selected rows' aggregates per minute, or null when none applies (the selection is not one eq/in
+         *         leaf of a sealed segment's index, the timestamps are not in order, a measure is f64, or the memory
+         *         budget is spent).
+         */
+        default Buckets buckets(final int colA, final int colB) {
+            return null;
+        }
+    }
+
+    /**
+     * Aggregates of a selection per minute of a sealed segment ({@link io.tradestore.query.index.BucketSummary}): cells
+     * of the same rows whatever the measure, in the same order for every measure of the segment.
+     */
+    public interface Buckets {
+        /** Nanoseconds per minute: the cell width. */
+        long MINUTE_NS = 60_000_000_000L;
+
+        /** @return the number of cells. */
+        int cells();
+
+        /** @param cell a cell. @return its minute (epoch nanoseconds / 60e9, floored). */
+        long minute(int cell);
+
+        /** @param cell a cell. @param out receives its aggregates of the selected rows (first/last rows in the segment). */
+        void read(int cell, SummaryPart out);
     }
 
     /** Aggregates of a selection per part (2^{@link #partShift()} rows, block-aligned) of a sealed segment. */
@@ -181,6 +211,7 @@ public final class Executor {
         }
         segments = keep.stream().mapToInt(Integer::intValue).toArray();
         summaryMeasures = summaryMeasures();
+        final GroupState folded = foldBuckets(keep);
         final long candidates = selectAndEstimate(keep);
         final boolean parallel = candidates > SMALL_QUERY_ROWS && threads > 1;
         morsels(keep, parallel);
@@ -227,6 +258,9 @@ public final class Executor {
             final GroupState g = (GroupState) partials[0];
             for (int w = 1; w < workers; w++) {
                 g.merge((GroupState) partials[w]);
+            }
+            if (folded != null) {
+                g.merge(folded);
             }
             if (g.groupCount() > plan.maxGroups) {
                 throw new QueryException(ErrorCode.TOO_MANY_GROUPS, "the query makes " + g.groupCount() + " groups, more than maxGroups="
@@ -307,6 +341,119 @@ public final class Executor {
             }
         }
         return true;
+    }
+
+    /**
+     * Folds the segments a query grouped by a time bucket of whole minutes can take from bucket summaries: sealed, read
+     * through one eq/in leaf's index with no other conjunct than time ranges, and with no rows in a minute the range
+     * cuts (a range of whole minutes cuts none). Those segments leave {@code keep}; the rest run as usual.
+     *
+     * @param keep the segments not pruned; the folded ones are removed.
+     * @return the folded groups, or null when none was folded.
+     */
+    private GroupState foldBuckets(final List<Integer> keep) {
+        if (selector == null || plan.scan || !plan.bucketRuns || plan.keys[0].bucketNs % Buckets.MINUTE_NS != 0 || plan.filter == null) {
+            return null;
+        }
+        final int[][] measures = new int[plan.accs.size()][];
+        for (int i = 0; i < measures.length; i++) {
+            measures[i] = plan.accs.get(i).get().bucketMeasure();
+            if (measures[i] == null) {
+                return null;
+            }
+        }
+        final int ts = plan.schema.timestampIndex();
+        long lo = Long.MIN_VALUE;
+        long hi = Long.MAX_VALUE;
+        FilterNode other = null;
+        for (final FilterNode f : plan.conjuncts) {
+            if (f instanceof IntRangeFilter && !((IntRangeFilter) f).negated && ((IntRangeFilter) f).col == ts) {
+                lo = Math.max(lo, ((IntRangeFilter) f).lo);
+                hi = Math.min(hi, ((IntRangeFilter) f).hi);
+            } else if (other == null) {
+                other = f;
+            } else {
+                return null;
+            }
+        }
+        IndexLeaf leaf = null;
+        for (final IndexLeaf l : other == null ? List.<IndexLeaf>of() : indexLeaves()) {
+            leaf = l.node() == other && !l.negated() ? l : leaf;
+        }
+        if (leaf == null || lo > hi) {
+            return null;
+        }
+        final TableSnapshot snap = plan.snap;
+        final long loMinute = Math.floorDiv(lo, Buckets.MINUTE_NS);
+        final long hiMinute = Math.floorDiv(hi, Buckets.MINUTE_NS);
+        final long perBucket = plan.keys[0].bucketNs / Buckets.MINUTE_NS;
+        final List<IndexLeaf> leaves = List.of(leaf);
+        GroupState folded = null;
+        final SummaryPart tmp = new SummaryPart();
+        for (final Iterator<Integer> it = keep.iterator(); it.hasNext();) {
+            final int si = it.next();
+            final Segment s = snap.segment(si);
+            if (!snap.segmentSealed(si) || cuts(s, ts, lo) || hi != Long.MAX_VALUE && cuts(s, ts, hi + 1)) {
+                continue;
+            }
+            checkDeadline(); // a first query builds the summaries (one pass over the segment per measure)
+            final Selection sel = selector.select(snap, si, leaves);
+            final Buckets[] views = sel == null || !sel.answered(leaf.node()) ? null : buckets(sel, measures);
+            if (views == null) {
+                continue;
+            }
+            if (folded == null) {
+                folded = new GroupState(plan);
+            }
+            final long n = folded.foldBuckets(views, loMinute, hiMinute, perBucket, (long) si << snap.segmentShift(), tmp);
+            rowsMatched.addAndGet(n);
+            rowsSummarized.addAndGet(n);
+            indexedSegments.incrementAndGet();
+            it.remove();
+        }
+        if (folded != null) {
+            folded.finish();
+        }
+        return folded;
+    }
+
+    /** @return whether the segment has rows in the minute that {@code edge} cuts (none when it starts a minute). */
+    private static boolean cuts(final Segment s, final int ts, final long edge) {
+        if (edge == Long.MIN_VALUE || Math.floorMod(edge, Buckets.MINUTE_NS) == 0) {
+            return false;
+        }
+        final long minuteStart = edge - Math.floorMod(edge, Buckets.MINUTE_NS);
+        // rows in [minuteStart, minuteStart + MINUTE_NS): the bounds are compared without forming the (overflowing) end
+        final long min = s.zoneMin(-1, ts);
+        return s.zoneMax(-1, ts) >= minuteStart && (min < minuteStart || min - minuteStart < Buckets.MINUTE_NS);
+    }
+
+    /**
+     * @return each aggregate's bucket summary of a selection, or null when any is missing. Each distinct measure is asked
+     *     for once, and every one is asked, so that each counts one ask per query (BitmapIndexes.bucketSummaryAfter).
+     */
+    private static Buckets[] buckets(final Selection sel, final int[][] measures) {
+        final int n = measures.length;
+        // a row count needs no measure: any measured summary has the rows (one build instead of two)
+        int measured = -1;
+        for (int i = 0; i < n && measured < 0; i++) {
+            measured = measures[i][0] >= 0 ? i : -1;
+        }
+        final int[][] m = new int[n][];
+        for (int i = 0; i < n; i++) {
+            m[i] = measures[i][0] < 0 && measured >= 0 ? measures[measured] : measures[i];
+        }
+        final Buckets[] out = new Buckets[n];
+        boolean all = true;
+        for (int i = 0; i < n; i++) {
+            int j = 0;
+            while (j < i && !(m[j][0] == m[i][0] && m[j][1] == m[i][1])) {
+                j++;
+            }
+            out[i] = j < i ? out[j] : sel.buckets(m[i][0], m[i][1]);
+            all &= out[i] != null;
+        }
+        return all ? out : null;
     }
 
     /** @return per aggregate its summary measure, or null when a global aggregate cannot fold all of them from summaries. */

@@ -126,6 +126,23 @@ final class FirstLastAcc extends Acc {
         }
     }
 
+    /** @return its column, when a bucket cell's first/last row stands for it: 8 bytes wide, not f64, not a product. */
+    @Override
+    int[] bucketMeasure() {
+        return product == null && !f64 && col.width() == Long.BYTES ? new int[] {col.index(), -1} : null;
+    }
+
+    @Override
+    void foldSummary(final int g, final SummaryPart p) {
+        if (p.firstRow >= 0) {
+            if (last) {
+                offer(g, p.lastTs, p.lastRow, p.lastValue, 0);
+            } else {
+                offer(g, p.firstTs, p.firstRow, p.firstValue, 0);
+            }
+        }
+    }
+
     @Override
     void merge(final int dst, final Acc src, final int srcGid) {
         final FirstLastAcc o = (FirstLastAcc) src;

@@ -123,17 +123,7 @@ final class GroupState {
         final int[] start = br.runStart;
         final int runs = br.runs;
         for (int j = 0; j < runs; j++) {
-            final long code = br.runKey[j] - (key.lo - 1);
-            if (code < 1 || code >= key.radix) {
-                throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + key.radix);
-            }
-            final int g;
-            if (mode == Plan.DENSE) {
-                g = (int) code;
-            } else {
-                g = table.put(code);
-                growTo(table.size());
-            }
+            final int g = bucketGroup(key, br.runKey[j]);
             runGid[j] = g;
             Arrays.fill(gid, start[j], start[j + 1], g);
             rows[g] += start[j + 1] - start[j];
@@ -162,7 +152,59 @@ final class GroupState {
                 n = tmp.rows;
                 rows[0] += n;
             }
-            accs[a].foldSummary(tmp);
+            accs[a].foldSummary(0, tmp);
+        }
+        return n;
+    }
+
+    /** @param key the bucket key. @param bucket a bucket's number (timestamp / width, floored). @return its group. */
+    private int bucketGroup(final KeySpec key, final long bucket) {
+        final long code = bucket - (key.lo - 1);
+        if (code < 1 || code >= key.radix) {
+            throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + key.radix);
+        }
+        if (mode == Plan.DENSE) {
+            return (int) code;
+        }
+        final int g = table.put(code);
+        growTo(table.size());
+        return g;
+    }
+
+    /**
+     * Folds a segment's bucket-summary cells whose minutes lie in {@code [loMinute, hiMinute]} into their buckets'
+     * groups (a plan grouped by one time bucket of whole minutes, {@link Plan#bucketRuns}).
+     *
+     * @param views     each aggregate's cells (the same cells in the same order).
+     * @param loMinute  the first minute to fold.
+     * @param hiMinute  the last minute to fold.
+     * @param perBucket minutes per bucket.
+     * @param rowBase   the segment's first row in the table (first/last break ties by row).
+     * @param tmp       scratch.
+     * @return the rows folded.
+     */
+    long foldBuckets(final Executor.Buckets[] views, final long loMinute, final long hiMinute, final long perBucket, final long rowBase,
+                     final SummaryPart tmp) {
+        final KeySpec key = keys[0];
+        long n = 0;
+        for (int j = 0; j < views[0].cells(); j++) {
+            final long minute = views[0].minute(j);
+            if (minute < loMinute || minute > hiMinute) {
+                continue;
+            }
+            final int g = bucketGroup(key, Math.floorDiv(minute, perBucket));
+            for (int a = 0; a < accs.length; a++) {
+                views[a].read(j, tmp);
+                if (a == 0) {
+                    rows[g] += tmp.rows;
+                    n += tmp.rows;
+                }
+                if (tmp.firstRow >= 0) {
+                    tmp.firstRow += rowBase;
+                    tmp.lastRow += rowBase;
+                }
+                accs[a].foldSummary(g, tmp);
+            }
         }
         return n;
     }

@@ -131,9 +131,9 @@ final class MinMaxAcc extends Acc {
     }
 
     @Override
-    void foldSummary(final SummaryPart p) {
+    void foldSummary(final int g, final SummaryPart p) {
         if (p.nonNull > 0) {
-            fold(0, max ? p.max : p.min);
+            fold(g, max ? p.max : p.min);
         }
     }
 

@@ -26,7 +26,7 @@ final class RowCountAcc extends Acc {
     }
 
     @Override
-    void foldSummary(final SummaryPart p) {
+    void foldSummary(final int g, final SummaryPart p) {
         // the group state adds the part's rows
     }
 

@@ -219,9 +219,14 @@ final class SumAcc extends Acc {
     }
 
     @Override
-    void foldSummary(final SummaryPart p) {
-        exact.add128(0, p.sumHi, p.sumLo);
-        nulls[0] += p.rows - p.nonNull;
+    int[] bucketMeasure() {
+        return new int[] {colA, colB}; // cells fold into the exact sums and null counts, which have no lanes
+    }
+
+    @Override
+    void foldSummary(final int g, final SummaryPart p) {
+        exact.add128(g, p.sumHi, p.sumLo);
+        nulls[g] += p.rows - p.nonNull;
     }
 
     @Override

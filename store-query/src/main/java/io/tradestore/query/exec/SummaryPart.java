@@ -14,6 +14,14 @@ public final class SummaryPart {
     long secondLo;
     long min;
     long max;
+    /** The first present row by time (ties: the lowest row) of a bucket cell, in its segment; -1 when not known. */
+    long firstRow;
+    long firstTs;
+    long firstValue;
+    /** The last present row by time (ties: the highest row) of a bucket cell, in its segment; -1 when not known. */
+    long lastRow;
+    long lastTs;
+    long lastValue;
 
     /** Resets to no rows. */
     public void clear() {
@@ -25,6 +33,23 @@ public final class SummaryPart {
         secondLo = 0;
         min = Long.MAX_VALUE;
         max = Long.MIN_VALUE;
+        firstRow = -1;
+        lastRow = -1;
+    }
+
+    /**
+     * Sets a bucket cell's first and last present rows (in its segment), their timestamps and values.
+     *
+     * @param fr first row. @param ft its timestamp. @param fv its value.
+     * @param lr last row. @param lt its timestamp. @param lv its value.
+     */
+    public void firstLast(final long fr, final long ft, final long fv, final long lr, final long lt, final long lv) {
+        firstRow = fr;
+        firstTs = ft;
+        firstValue = fv;
+        lastRow = lr;
+        lastTs = lt;
+        lastValue = lv;
     }
 
     /** @param r rows to add. @param nn rows with the measure present to add. */

@@ -127,9 +127,9 @@ final class VwapAcc extends Acc {
     }
 
     @Override
-    void foldSummary(final SummaryPart p) {
-        pq.add128(0, p.sumHi, p.sumLo);
-        q.add128(0, p.secondHi, p.secondLo);
+    void foldSummary(final int g, final SummaryPart p) {
+        pq.add128(g, p.sumHi, p.sumLo);
+        q.add128(g, p.secondHi, p.secondLo);
     }
 
     @Override

@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.zip.CRC32;
@@ -59,8 +60,21 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      */
     public static final long DEFAULT_SUMMARY_BUDGET = Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8);
     private final Map<SummaryKey, ValueSummary> summaries = new ConcurrentHashMap<>();
+    /** Per-minute summaries, or {@link BucketSummary#OUT_OF_ORDER} where a segment's timestamps are out of order. */
+    private final Map<SummaryKey, BucketSummary> buckets = new ConcurrentHashMap<>();
+    /**
+     * Per bucket summary that had more cells than the budget left, the cells it was allowed: tried again only with room
+     * for more (a larger {@link #summaryBudget}, or after {@link #clear}), not by every query at the cost of a pass.
+     */
+    private final Map<SummaryKey, Long> overBudget = new ConcurrentHashMap<>();
+    /** How many times a bucket summary is asked for before it is built (see {@link #bucketSummaryAfter(int)}). */
+    public static final int DEFAULT_BUCKET_SUMMARY_AFTER = 2;
+    private volatile int bucketSummaryAfter = DEFAULT_BUCKET_SUMMARY_AFTER;
+    /** Per bucket summary not built yet: the queries that asked for it. */
+    private final Map<SummaryKey, AtomicInteger> bucketAsks = new ConcurrentHashMap<>();
     private final AtomicLong summaryBytes = new AtomicLong();
     private final AtomicLong summaryBuilds = new AtomicLong();
+    private final AtomicLong bucketBuilds = new AtomicLong();
     private volatile long summaryBudget = DEFAULT_SUMMARY_BUDGET;
     /**
      * Per open segment (segments compare by identity), its columns' in-memory indexes of the committed prefix; the
@@ -168,11 +182,14 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         return idx.view(rows);
     }
 
-    /** Forgets every mapped index (files stay on disk) and every open segment's index. */
+    /** Forgets every mapped index (files stay on disk), every open segment's index and every (value or bucket) summary. */
     public void clear() {
         cache.clear();
         open.clear();
         summaries.clear();
+        buckets.clear();
+        overBudget.clear();
+        bucketAsks.clear();
         summaryBytes.set(0);
     }
 
@@ -460,6 +477,15 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                 final ValueSummary v = sealed ? BitmapIndexes.this.summary(snap, segment, summarised.column(), colA, colB)
                     : openSummary(snap, segment, summarised.column(), colA, colB);
                 return v == null ? null : v.view(summarised.values());
+            }
+
+            @Override
+            public Executor.Buckets buckets(final int colA, final int colB) {
+                if (summarised == null || summarised.negated() || !sealed) {
+                    return null;
+                }
+                final BucketSummary b = bucketSummary(snap, segment, summarised.column(), colA, colB);
+                return b == null ? null : b.view(summarised.values());
             }
         };
     }
@@ -751,6 +777,69 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
         return cachedSummary(snap, segment, key, colA, colB, parts << partShift, () -> ValueSummary.build(s, parts << partShift, kc, min, slots,
             partShift, m[0], m[1], true));
+    }
+
+    /**
+     * Returns (building once) the per-minute summary of a measure per value of an indexed column in a sealed segment.
+     *
+     * @param snap    the snapshot.
+     * @param segment a sealed segment.
+     * @param key     the indexed column.
+     * @param colA    the measure, or -1 for row counts only.
+     * @param colB    a product's second factor, or -1.
+     * @return the summary, or null when the column has no index there, a measure column is f64, the index has more than
+     *         {@link #summaryEntries(int)} slots, the timestamps are not in order (remembered: never retried), or its
+     *         cells would take more than what the summaries leave of {@link #summaryBudget} (tried again only with room for more).
+     */
+    BucketSummary bucketSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB) {
+        final SegmentIndex idx = index(snap, segment, key);
+        final Schema schema = snap.schema();
+        final Column[] m = measures(schema, colA, colB);
+        if (idx == null || idx.slotCount() > summaryEntries || m == null || !snap.segmentSealed(segment)) {
+            return null;
+        }
+        final SummaryKey k = new SummaryKey(snap.segment(segment), key, colA, colB);
+        final BucketSummary cached = buckets.get(k);
+        final Long allowed = overBudget.get(k);
+        if (cached != null || summaryBytes.get() >= summaryBudget
+            || allowed != null && allowed >= (summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES) {
+            return cached == BucketSummary.OUT_OF_ORDER ? null : cached;
+        }
+        // a one-off query reads its rows (a build is one pass over the segment: ~0.1-0.2 s cold); a repeated one builds
+        if (bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() < bucketSummaryAfter) {
+            return null;
+        }
+        final BucketSummary built = buckets.computeIfAbsent(k, x -> {
+            final long maxCells = Math.max(0, summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES;
+            final BucketSummary b = BucketSummary.build(snap.segment(segment), snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
+                schema.column(key), idx.min(), idx.slotCount(), m[0], m[1], maxCells);
+            if (b == BucketSummary.TOO_MANY_CELLS) {
+                overBudget.put(k, maxCells); // over budget now, not for ever: tried again with room for more cells
+                return null;
+            }
+            overBudget.remove(k);
+            bucketAsks.remove(k);
+            if (b != BucketSummary.OUT_OF_ORDER) {
+                summaryBytes.addAndGet(b.bytes());
+                bucketBuilds.incrementAndGet();
+            }
+            return b;
+        });
+        return built == BucketSummary.OUT_OF_ORDER ? null : built;
+    }
+
+    /**
+     * @param asks how many queries must ask for a bucket summary before it is built (default
+     *             {@link #DEFAULT_BUCKET_SUMMARY_AFTER}: a one-off query, such as a CLI run, reads its rows instead of
+     *             paying a pass over each segment; 1 builds on first use).
+     */
+    public void bucketSummaryAfter(final int asks) {
+        this.bucketSummaryAfter = asks;
+    }
+
+    /** @return per-minute bucket summaries built by this object. */
+    public long bucketSummaryBuilds() {
+        return bucketBuilds.get();
     }
 
     /** @return summaries built by this object. */

@@ -74,8 +74,18 @@ final class QueryGenerator {
      * it left every other query as it was.
      */
     private final boolean summaryShaped;
+    /**
+     * One time bucket on {@code ts} (mostly of whole minutes), an eq/in on an indexable column (now and then with a
+     * residual conjunct, or none), and count/sum/min/max/avg/first/last/vwap of non-f64 operands: the shape the
+     * per-minute bucket summaries answer (BitmapIndexes.bucketSummary) on sealed segments in time order. Its own random
+     * source, like {@link #summaryShaped}.
+     */
+    private final boolean bucketShaped;
+    private static final String[] MINUTE_BUCKETS = {"1m", "5m", "15m", "1h", "1d", "PT2M", "PT90S"};
     /** Indexable columns (symbols, chars, integers) for summary-shaped filters. */
     private static final String[] INDEXED_COLUMNS = {"sym", "venue", "side", "q32", "b", "s", "client"};
+    /** The indexable columns a bar query filters on (an instrument, a venue, a client), bucket-shaped queries only. */
+    private static final String[] SYMBOL_COLUMNS = {"sym", "venue", "client"};
 
     /**
      * @param t    the table queried.
@@ -87,6 +97,7 @@ final class QueryGenerator {
         this.r = new SplittableRandom(seed);
         this.id = id;
         this.summaryShaped = new SplittableRandom(seed ^ 0x5EED_5EEDL).nextInt(100) < 15;
+        this.bucketShaped = !summaryShaped && new SplittableRandom(seed ^ 0xB0C3_E75EL).nextInt(100) < 20;
     }
 
     /** An aggregate operand: one column or the product of two. */
@@ -159,7 +170,7 @@ final class QueryGenerator {
 
     /** @return the next query. */
     DiffQuery next() {
-        if (summaryShaped) {
+        if (summaryShaped || bucketShaped) {
             return aggregate();
         }
         return r.nextInt(100) < 18 ? scan() : aggregate();
@@ -302,7 +313,7 @@ final class QueryGenerator {
         Pred.Leaf leaf;
         do {
             leaf = (Pred.Leaf) leaf();
-        } while (!Arrays.asList(INDEXED_COLUMNS).contains(leaf.col) || !(leaf.op.equals("eq") || leaf.op.equals("in")));
+        } while (!Arrays.asList(bucketShaped ? SYMBOL_COLUMNS : INDEXED_COLUMNS).contains(leaf.col) || !(leaf.op.equals("eq") || leaf.op.equals("in")));
         if (r.nextInt(4) == 0) {
             return new Pred.Junction(true, List.of(leaf, leaf()));
         }
@@ -359,7 +370,7 @@ final class QueryGenerator {
         if (time != null) {
             root.set("time", timeJson(time));
         }
-        final Pred filter = summaryShaped ? summaryFilter() : r.nextInt(10) < 6 ? filter(0) : null;
+        final Pred filter = summaryShaped || bucketShaped ? summaryFilter() : r.nextInt(10) < 6 ? filter(0) : null;
         if (filter != null) {
             root.set("filter", filter.json());
         }
@@ -371,7 +382,7 @@ final class QueryGenerator {
         // group keys
         final int[] keyWeights = {25, 30, 25, 12, 8};
         int keyCount = 0;
-        int w = summaryShaped ? 0 : r.nextInt(100);
+        int w = summaryShaped ? 0 : bucketShaped ? keyWeights[0] : r.nextInt(100);
         while (w >= keyWeights[keyCount]) {
             w -= keyWeights[keyCount];
             keyCount++;
@@ -381,10 +392,10 @@ final class QueryGenerator {
         long estimatedGroups = 1;
         final List<String> keyNames = new ArrayList<>();
         for (int i = 0; i < keyCount; i++) {
-            if (!bucketUsed && r.nextInt(10) < 3) {
+            if (!bucketUsed && (bucketShaped || r.nextInt(10) < 3)) {
                 bucketUsed = true;
-                final String bcol = r.nextInt(5) == 0 ? "ts2" : "ts";
-                final String spec = BUCKETS[r.nextInt(BUCKETS.length)];
+                final String bcol = !bucketShaped && r.nextInt(5) == 0 ? "ts2" : "ts";
+                final String spec = bucketShaped ? MINUTE_BUCKETS[r.nextInt(MINUTE_BUCKETS.length)] : BUCKETS[r.nextInt(BUCKETS.length)];
                 final long width = bucketNanos(spec);
                 final ObjectNode b = groupBy.addObject();
                 b.put("bucket", spec);
@@ -490,6 +501,7 @@ final class QueryGenerator {
                               final List<ColumnType> types, final List<Integer> scales, final List<Operand> operands,
                               final List<String> exactAggs) {
         final String[] ops = summaryShaped ? new String[] {"count", "sum", "min", "max", "avg", "vwap"}
+            : bucketShaped ? new String[] {"count", "sum", "min", "max", "avg", "vwap", "first", "last", "first", "last"}
             : new String[] {"count", "sum", "sum", "min", "max", "avg", "first", "last", "vwap", "percentile", "countDistinct"};
         String op = ops[r.nextInt(ops.length)];
         if (op.equals("percentile") && !percentileAllowed) {
@@ -527,7 +539,7 @@ final class QueryGenerator {
                 break;
         }
         Operand x = operand(op);
-        while (summaryShaped && x.f64()) {
+        while ((summaryShaped || bucketShaped) && x.f64()) {
             x = operand(op);
         }
         a.put("col", x.json());
