@@ -47,7 +47,11 @@ import io.tradestore.core.txn.TxnState;
  * overwritten, cache misses on 8 column streams, and a second pass over mapped memory for the zone maps. Flyweights
  * bound to the writer are re-pointed ({@link Flyweight#refresh()}) whenever staged rows move into the files. A writer
  * whose mapped column addresses are asked for ({@link #columnAddress}, {@link #reserve}) copies its staged rows out
- * and appends through the mappings from then on.
+ * and appends through the mappings from then on. For segments of 65,536 rows or more a full window is copied by a
+ * second thread ({@link StageFlusher}, property {@code tradestore.append.stageThread}) while the writer fills a second
+ * window; the writer copies the files that thread has not reached when it needs the window back, and waits for it
+ * before a commit, a rollback, mapped addresses or close. Only the appending flyweight may point into a window in
+ * flight; a window another flyweight points into is copied by the writer itself, so no store races the copy.
  *
  * <pre>
  *   appendRow()/reserve()     commit()                               rollback() / close() / crash
