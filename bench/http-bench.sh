@@ -3,9 +3,10 @@
 #   mvn -B -o -pl store-server,bench -am package -DskipTests
 # Full-size runs only under the machine's benchmark lock:
 #   flock /tmp/tradestore-bench.lock bench/http-bench.sh --store /tmp/tradestore-bench-50m --rows 50000000
+# The server runs with the heap settings of `bin/tradestore serve` (G1, a heap floor of 4% of RAM; see there).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 exec java -XX:+IgnoreUnrecognizedVMOptions --add-opens=java.base/java.lang.reflect=ALL-UNNAMED \
   --add-exports=java.base/sun.nio.ch=ALL-UNNAMED --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
-  -Dchronicle.analytics.disable=true -Xmx2g ${BENCH_JAVA_OPTS:-} \
+  -Dchronicle.analytics.disable=true -Xmx2g -XX:+UseG1GC -XX:InitialRAMPercentage=4 ${BENCH_JAVA_OPTS:-} \
   -cp "$here/store-server/target/tradestore.jar:$here/bench/target/classes" io.tradestore.bench.HttpBenchmark "$@"

@@ -1,5 +1,6 @@
 package io.tradestore.bench;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -44,7 +45,8 @@ import io.tradestore.server.http.ServerConfig;
  * window; a query whose time range prunes every segment, i.e. HTTP plus planning; {@code GET /health}, i.e. HTTP
  * alone), {@code --seconds S} per measured step, {@code --connections C}, {@code --server-threads T},
  * {@code --scan-threads S} (threads one query may use; default as {@code serve}: cores / server threads), {@code --rate
- * R} (skip the search and measure at R, printing the CPU time of each thread group).
+ * R} (skip the search and measure at R, printing the CPU time of each thread group), {@code --trace PREFIX} (per-request
+ * traces of every run, see {@link #measure(Store, QueryEngine, List, int, int, int, double, PrintStream, String)}).
  */
 public final class HttpBenchmark {
     private static final long GROWTH_SLACK_NS = TimeUnit.MILLISECONDS.toNanos(5);
@@ -54,6 +56,11 @@ public final class HttpBenchmark {
     private final int connections;
     private final PrintStream log;
     private long medianLimitNs = Long.MAX_VALUE;
+    /** Where per-request traces go ({@code --trace PREFIX}), or null. */
+    private String tracePrefix;
+    private int traceRuns;
+    /** The load generator's connections, kept across runs (see {@link NioLoad}). */
+    private NioLoad load;
 
     private HttpBenchmark(final InetSocketAddress address, final int connections, final PrintStream log) {
         this.address = address;
@@ -103,6 +110,7 @@ public final class HttpBenchmark {
         int serverThreads = Runtime.getRuntime().availableProcessors();
         double fixedRate = 0;
         Integer scanThreadsOption = null;
+        String tracePrefix = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--store":
@@ -129,6 +137,9 @@ public final class HttpBenchmark {
                 case "--rate":
                     fixedRate = Double.parseDouble(args[++i]);
                     break;
+                case "--trace":
+                    tracePrefix = args[++i];
+                    break;
                 default:
                     throw new IllegalArgumentException("unknown option " + args[i] + "; see the class comment");
             }
@@ -144,7 +155,7 @@ public final class HttpBenchmark {
                     + "JDK %s, load average %.1f%n", tableRows, Runtime.getRuntime().availableProcessors(), serverThreads, scanThreads, connections,
                     System.getProperty("java.version"), java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
                 final List<KindResult> results = measure(store, engine, List.of(query.split(",")), seconds, connections, serverThreads, fixedRate,
-                    System.out);
+                    System.out, tracePrefix);
                 System.out.println();
                 System.out.println("| query | max sustained q/s | rate at half q/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |");
                 System.out.println("|---|---|---|---|---|---|---|---|");
@@ -188,37 +199,72 @@ public final class HttpBenchmark {
     static List<KindResult> measure(final Store store, final QueryEngine engine, final List<String> kinds, final int seconds,
                                     final int connections, final int serverThreads, final double fixedRate, final PrintStream log)
         throws IOException {
+        return measure(store, engine, kinds, seconds, connections, serverThreads, fixedRate, log, null);
+    }
+
+    /**
+     * As {@link #measure(Store, QueryEngine, List, int, int, int, double, PrintStream)}, writing per-request traces when
+     * {@code tracePrefix} is not null: {@code PREFIX-requests-KIND.txt} (request bodies, one a line, in the order they
+     * are sent round-robin) and {@code PREFIX-N.tsv} per run (request index, index into the bodies, intended send time
+     * and end in System.nanoTime, latency, offered rate), to match latencies with requests, GC logs
+     * ({@code -Xlog:gc:...:tn} decorates with the same clock) or other events.
+     */
+    static List<KindResult> measure(final Store store, final QueryEngine engine, final List<String> kinds, final int seconds,
+                                    final int connections, final int serverThreads, final double fixedRate, final PrintStream log,
+                                    final String tracePrefix) throws IOException {
         final List<KindResult> out = new ArrayList<>();
         try (QueryServer server = QueryServer.start(store, engine::execute,
             new ServerConfig("127.0.0.1", 0, serverThreads, 1024, 1 << 20, 10_000, null), log)) {
             final HttpBenchmark bench = new HttpBenchmark(server.address(), connections, log);
-            for (final String kind : kinds) {
-                final byte[][] requests = requests(kind, 4096);
-                final String[] parts = new String(requests[0], StandardCharsets.UTF_8).split("\r\n\r\n");
-                final String example = parts.length > 1 ? parts[1] : parts[0].split("\r\n")[0];
-                log.println("== " + kind + ": " + example);
-                bench.medianLimitNs = Long.MAX_VALUE;
-                bench.run(requests, 200, Math.min(3, seconds)); // warm-up: JIT, page cache, connections
-                final Run unloaded = bench.run(requests, 20, Math.min(3, seconds));
-                bench.medianLimitNs = 5 * unloaded.latency().getValueAtPercentile(50) + TimeUnit.MILLISECONDS.toNanos(10);
-                log.printf(Locale.ROOT, "   unloaded (20/s): p50 %.3f ms; sustained needs p50 <= %.3f ms%n",
-                    ms(unloaded.latency().getValueAtPercentile(50)), ms(bench.medianLimitNs));
-                final Run half;
-                double max = fixedRate * 2;
-                if (fixedRate > 0) {
-                    // with a fixed rate, where the CPU went: load generator (load-#) against server and engine threads
-                    final ThreadTimes times = ThreadTimes.start();
-                    half = bench.run(requests, fixedRate, seconds);
-                    log.print(times.stop());
-                } else {
-                    max = bench.findMax(requests, Math.max(1, seconds / 2));
-                    half = bench.run(requests, max / 2, seconds);
+            bench.tracePrefix = tracePrefix;
+            try (Closeable closesLoad = () -> {
+                if (bench.load != null) {
+                    bench.load.close();
                 }
-                log.println("   at half of max: " + half.line());
-                out.add(new KindResult(kind, example, max, half));
+            }) {
+                measureAll(bench, kinds, seconds, fixedRate, log, out);
             }
         }
         return out;
+    }
+
+    /** Measures each workload in turn (see {@link #measure}). */
+    private static void measureAll(final HttpBenchmark bench, final List<String> kinds, final int seconds, final double fixedRate, final PrintStream log,
+                                   final List<KindResult> out) throws IOException {
+        for (final String kind : kinds) {
+            final byte[][] requests = requests(kind, 4096);
+            final String[] parts = new String(requests[0], StandardCharsets.UTF_8).split("\r\n\r\n");
+            final String example = parts.length > 1 ? parts[1] : parts[0].split("\r\n")[0];
+            log.println("== " + kind + ": " + example);
+            if (bench.tracePrefix != null) {
+                final String file = bench.tracePrefix + "-requests-" + kind + ".txt";
+                try (PrintStream w = new PrintStream(new java.io.FileOutputStream(file), false, StandardCharsets.UTF_8)) {
+                    for (final byte[] r : requests) {
+                        final String[] p = new String(r, StandardCharsets.UTF_8).split("\r\n\r\n");
+                        w.println(p.length > 1 ? p[1] : p[0].split("\r\n")[0]);
+                    }
+                }
+            }
+            bench.medianLimitNs = Long.MAX_VALUE;
+            bench.run(requests, 200, Math.min(3, seconds)); // warm-up: JIT, page cache, connections
+            final Run unloaded = bench.run(requests, 20, Math.min(3, seconds));
+            bench.medianLimitNs = 5 * unloaded.latency().getValueAtPercentile(50) + TimeUnit.MILLISECONDS.toNanos(10);
+            log.printf(Locale.ROOT, "   unloaded (20/s): p50 %.3f ms; sustained needs p50 <= %.3f ms%n",
+                ms(unloaded.latency().getValueAtPercentile(50)), ms(bench.medianLimitNs));
+            final Run half;
+            double max = fixedRate * 2;
+            if (fixedRate > 0) {
+                // with a fixed rate, where the CPU went: load generator (load-#) against server and engine threads
+                final ThreadTimes times = ThreadTimes.start();
+                half = bench.run(requests, fixedRate, seconds);
+                log.print(times.stop());
+            } else {
+                max = bench.findMax(requests, Math.max(1, seconds / 2));
+                half = bench.run(requests, max / 2, seconds);
+            }
+            log.println("   at half of max: " + half.line());
+            out.add(new KindResult(kind, example, max, half));
+        }
     }
 
     private double findMax(final byte[][] requests, final int seconds) {
@@ -271,7 +317,10 @@ public final class HttpBenchmark {
         final long giveUp = start + TimeUnit.SECONDS.toNanos(seconds) * 2 + TimeUnit.SECONDS.toNanos(5);
         NioLoad.Outcome o;
         try {
-            o = NioLoad.run(address, connections, requests, total, periodNs, start, giveUp);
+            if (load == null) {
+                load = new NioLoad(address, connections);
+            }
+            o = load.run(requests, total, periodNs, start, giveUp, tracePrefix != null);
         } catch (final IOException e) {
             log.println("   load generator failed: " + e);
             o = new NioLoad.Outcome();
@@ -279,6 +328,18 @@ public final class HttpBenchmark {
             o.lastEnd = System.nanoTime();
         }
         final double elapsed = Math.max(1, o.lastEnd - start) / 1e9;
+        if (o.traceIndex != null) {
+            final String file = tracePrefix + "-" + (++traceRuns) + ".tsv";
+            try (PrintStream w = new PrintStream(new java.io.FileOutputStream(file), false, StandardCharsets.UTF_8)) {
+                w.println("index\trequest\tintended_ns\tend_ns\tlatency_ns\trate");
+                for (int i = 0; i < o.traced; i++) {
+                    w.println(o.traceIndex[i] + "\t" + (o.traceIndex[i] % requests.length) + "\t" + o.traceIntended[i] + "\t" + o.traceEnd[i] + "\t"
+                        + (o.traceEnd[i] - o.traceIntended[i]) + "\t" + rate);
+                }
+            } catch (final IOException e) {
+                log.println("   trace not written: " + e);
+            }
+        }
         return new Run(rate, (o.ok + o.errors) / elapsed, o.ok, o.errors, o.latency, o.firstHalf, o.secondHalf, o.aborted, medianLimitNs);
     }
 

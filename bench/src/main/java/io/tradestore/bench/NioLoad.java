@@ -20,26 +20,73 @@ import org.HdrHistogram.Histogram;
  * that waits for a free connection is charged for the wait (coordinated omission corrected). One thread instead of one
  * per connection: the generator shares the two cores with the server, and 32 threads parking, waking and blocking on
  * reads cost it ~50 us of CPU a request (thread groups of the fixed-rate runs); a selector loop costs a fraction.
+ *
+ * <p>The connections and their receive buffers are opened once and kept across runs (reopened only after a run that
+ * broke off with requests in flight), as a long-lived client's pool would be. The generator shares the server's JVM:
+ * when every run opened 32 new connections with 64 KiB buffers, those ~4.4 MB (client buffers and both ends' connection
+ * state) were copied by every young collection of the run until promoted, which made each pause of the server ~1.5 ms
+ * of a ~2 ms pause (docs/benchmarks.md, HTTP, session 5).
  */
-final class NioLoad {
+final class NioLoad implements AutoCloseable {
     /** Below this, the loop parks for the next send instead of waiting in the selector (whose timeout is in ms). */
     private static final long PARK_BELOW_NS = TimeUnit.MILLISECONDS.toNanos(1);
     /** The header name, lower case, as bytes (made once, not per answer). */
     private static final byte[] CONTENT_LENGTH = "content-length:".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
-    private NioLoad() {
+    private final InetSocketAddress address;
+    private final Conn[] conns;
+    private Selector sel;
+
+    /**
+     * Opens the connections.
+     *
+     * @param address     the server.
+     * @param connections keep-alive connections.
+     * @throws IOException when a connection cannot be opened.
+     */
+    NioLoad(final InetSocketAddress address, final int connections) throws IOException {
+        this.address = address;
+        this.conns = new Conn[connections];
+        open();
+    }
+
+    private void open() throws IOException {
+        sel = Selector.open();
+        for (int c = 0; c < conns.length; c++) {
+            final SocketChannel ch = SocketChannel.open(address);
+            ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            ch.configureBlocking(false);
+            conns[c] = new Conn(ch, conns[c] == null ? new byte[1 << 16] : conns[c].in);
+            ch.register(sel, SelectionKey.OP_READ, conns[c]);
+        }
+    }
+
+    /** Closes every connection (after a run that broke off, a fresh set is opened for the next). */
+    @Override
+    public void close() throws IOException {
+        for (final Conn c : conns) {
+            if (c != null) {
+                c.ch.close();
+            }
+        }
+        if (sel != null) {
+            sel.close();
+            sel = null;
+        }
     }
 
     /** One connection: the request in flight, and its answer so far. */
     private static final class Conn {
         final SocketChannel ch;
         long intended;
+        long index;
         boolean busy;
-        final byte[] in = new byte[1 << 16];
+        final byte[] in;
         int filled;
 
-        Conn(final SocketChannel ch) {
+        Conn(final SocketChannel ch, final byte[] in) {
             this.ch = ch;
+            this.in = in;
         }
     }
 
@@ -52,36 +99,43 @@ final class NioLoad {
         long errors;
         long lastEnd;
         boolean aborted;
+        /** When tracing: per completed request, its index, intended send time and end (System.nanoTime). */
+        long[] traceIndex;
+        long[] traceIntended;
+        long[] traceEnd;
+        int traced;
     }
 
     /**
      * Sends {@code total} requests at a fixed rate and waits for every answer.
      *
-     * @param address     the server.
-     * @param connections keep-alive connections.
-     * @param requests    request bytes, used round-robin.
-     * @param total       requests to send.
-     * @param periodNs    nanoseconds between intended sends.
-     * @param start       intended time of request 0.
-     * @param giveUp      the run is aborted when it is still going then.
+     * @param requests request bytes, used round-robin.
+     * @param total    requests to send.
+     * @param periodNs nanoseconds between intended sends.
+     * @param start    intended time of request 0.
+     * @param giveUp   the run is aborted when it is still going then.
+     * @param trace    whether to keep each answered request's index, intended send time and end ({@link Outcome#traceIndex}).
      * @return what happened.
-     * @throws IOException when a connection cannot be opened.
+     * @throws IOException when a connection fails or cannot be reopened.
      */
-    static Outcome run(final InetSocketAddress address, final int connections, final byte[][] requests, final long total, final double periodNs,
-                       final long start, final long giveUp) throws IOException {
+    Outcome run(final byte[][] requests, final long total, final double periodNs, final long start, final long giveUp, final boolean trace)
+        throws IOException {
         final Outcome o = new Outcome();
         o.lastEnd = start;
-        final Conn[] conns = new Conn[connections];
-        final ArrayDeque<Conn> idle = new ArrayDeque<>(connections);
-        try (Selector sel = Selector.open()) {
-            for (int c = 0; c < connections; c++) {
-                final SocketChannel ch = SocketChannel.open(address);
-                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                ch.configureBlocking(false);
-                conns[c] = new Conn(ch);
-                ch.register(sel, SelectionKey.OP_READ, conns[c]);
-                idle.add(conns[c]);
-            }
+        if (trace) {
+            final int n = (int) Math.min(total, 10_000_000);
+            o.traceIndex = new long[n];
+            o.traceIntended = new long[n];
+            o.traceEnd = new long[n];
+        }
+        if (sel == null) {
+            open();
+        }
+        final ArrayDeque<Conn> idle = new ArrayDeque<>(conns.length);
+        for (final Conn c : conns) {
+            idle.add(c);
+        }
+        try {
             long sent = 0;
             long done = 0;
             while (done < total) {
@@ -93,6 +147,7 @@ final class NioLoad {
                 while (sent < total && !idle.isEmpty() && start + (long) (sent * periodNs) <= now) {
                     final Conn c = idle.poll();
                     c.intended = start + (long) (sent * periodNs);
+                    c.index = sent;
                     c.busy = true;
                     c.filled = 0;
                     final ByteBuffer b = ByteBuffer.wrap(requests[(int) (sent % requests.length)]);
@@ -139,6 +194,11 @@ final class NioLoad {
                         o.aborted = true;
                         return o;
                     }
+                    if (o.traceIndex != null && o.traced < o.traceIndex.length) {
+                        o.traceIndex[o.traced] = c.index;
+                        o.traceIntended[o.traced] = c.intended;
+                        o.traceEnd[o.traced++] = end;
+                    }
                     o.lastEnd = Math.max(o.lastEnd, end);
                     done++;
                     c.busy = false;
@@ -146,13 +206,15 @@ final class NioLoad {
                 }
             }
         } finally {
-            for (final Conn c : conns) {
-                if (c != null) {
-                    c.ch.close();
-                }
+            if (o.aborted || done(o) < total) {
+                close(); // answers may still be on their way: the next run starts on fresh connections
             }
         }
         return o;
+    }
+
+    private static long done(final Outcome o) {
+        return o.ok + o.errors;
     }
 
     /** @return the answer's status once it is complete, 0 while it is not, -1 when the connection broke. */

@@ -15,6 +15,11 @@ import io.tradestore.query.QueryEngine;
  * {@code flock /tmp/tradestore-bench.lock java <launcher flags> -cp bench/target/tradestore-bench.jar
  * io.tradestore.bench.SelectiveQueryProbe --store /tmp/tradestore-bench-50m --query client --callers 1 --scan-threads 1}
  * (add {@code -Xlog:gc} to see collections). Prints one line per round: queries/s, p50, p90, p99, p99.9, max.
+ *
+ * <p>{@code --per-request N}: instead, each of the HTTP benchmark's 4,096 request bodies of the workload (the ones it
+ * sends round-robin, {@link HttpBenchmark#requests}) runs N times on one caller after a warm-up pass, and the slowest
+ * bodies are printed with their median time, rows matched and rows scanned: which requests are heavy on the engine
+ * itself (how the window workload's 3 slow bodies of session 5 were found).
  */
 public final class SelectiveQueryProbe {
     private SelectiveQueryProbe() {
@@ -28,6 +33,7 @@ public final class SelectiveQueryProbe {
         int scanThreads = 1;
         int queries = 4000;
         int rounds = 6;
+        int perRequest = 0;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--store" -> store = Path.of(args[i + 1]);
@@ -36,10 +42,25 @@ public final class SelectiveQueryProbe {
                 case "--scan-threads" -> scanThreads = Integer.parseInt(args[i + 1]);
                 case "--queries" -> queries = Integer.parseInt(args[i + 1]);
                 case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
+                case "--per-request" -> perRequest = Integer.parseInt(args[i + 1]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + "; see the class comment");
             }
         }
         try (Store s = Store.open(store); QueryEngine engine = new QueryEngine(s, scanThreads)) {
+            if (perRequest > 0) {
+                final String[] bodies = bodies(kind);
+                final RequestTime[] times = perRequest(engine, bodies, perRequest);
+                final RequestTime[] byTime = times.clone();
+                Arrays.sort(byTime, (a, b) -> Double.compare(b.medianMs(), a.medianMs()));
+                System.out.printf(Locale.ROOT, "%s: %d bodies x %d runs, mean of medians %.3f ms; slowest:%n", kind, bodies.length, perRequest,
+                    Arrays.stream(times).mapToDouble(RequestTime::medianMs).average().orElse(0));
+                for (int i = 0; i < Math.min(20, byTime.length); i++) {
+                    final RequestTime t = byTime[i];
+                    System.out.printf(Locale.ROOT, "  #%d %.3f ms matched %d scanned %d  %s%n", t.index(), t.medianMs(), t.rowsMatched(), t.rowsScanned(),
+                        bodies[t.index()]);
+                }
+                return;
+            }
             for (int round = 0; round < rounds; round++) {
                 final double[][] latencies = new double[callers][queries];
                 final Thread[] threads = new Thread[callers];
@@ -69,5 +90,58 @@ public final class SelectiveQueryProbe {
                     callers, round, m / wall, all[m / 2], all[m * 9 / 10], all[m * 99 / 100], all[m * 999 / 1000], all[m - 1]);
             }
         }
+    }
+
+    /**
+     * One request body's engine time.
+     *
+     * @param index       its index among the bodies.
+     * @param medianMs    the median of its runs.
+     * @param rowsMatched rows it matched.
+     * @param rowsScanned rows it read.
+     */
+    record RequestTime(int index, double medianMs, long rowsMatched, long rowsScanned) {
+    }
+
+    /** @param kind a workload. @return the bodies {@link HttpBenchmark} sends for it, in its order. */
+    static String[] bodies(final String kind) {
+        final byte[][] requests = HttpBenchmark.requests(kind, 4096);
+        final String[] out = new String[requests.length];
+        for (int i = 0; i < requests.length; i++) {
+            final String r = new String(requests[i], java.nio.charset.StandardCharsets.UTF_8);
+            out[i] = r.substring(r.indexOf("\r\n\r\n") + 4);
+        }
+        return out;
+    }
+
+    /**
+     * Runs every body once (warm-up), then {@code runs} rounds over all bodies, and returns each body's median time.
+     *
+     * @param engine the engine.
+     * @param bodies query bodies.
+     * @param runs   timed runs per body.
+     * @return one entry per body, in their order.
+     */
+    static RequestTime[] perRequest(final QueryEngine engine, final String[] bodies, final int runs) {
+        for (final String b : bodies) {
+            engine.execute(b);
+        }
+        final double[][] ms = new double[bodies.length][runs];
+        final long[][] rows = new long[bodies.length][2];
+        for (int r = 0; r < runs; r++) {
+            for (int i = 0; i < bodies.length; i++) {
+                final long t0 = System.nanoTime();
+                final io.tradestore.query.QueryResult result = engine.execute(bodies[i]);
+                ms[i][r] = (System.nanoTime() - t0) / 1e6;
+                rows[i][0] = result.stats().rowsMatched();
+                rows[i][1] = result.stats().rowsScanned();
+            }
+        }
+        final RequestTime[] out = new RequestTime[bodies.length];
+        for (int i = 0; i < bodies.length; i++) {
+            Arrays.sort(ms[i]);
+            out[i] = new RequestTime(i, ms[i][runs / 2], rows[i][0], rows[i][1]);
+        }
+        return out;
     }
 }

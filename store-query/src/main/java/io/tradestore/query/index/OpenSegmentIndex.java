@@ -1,11 +1,13 @@
 package io.tradestore.query.index;
 
 import java.nio.CharBuffer;
+import java.nio.LongBuffer;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
 import org.roaringbitmap.buffer.MappeableArrayContainer;
+import org.roaringbitmap.buffer.MappeableBitmapContainer;
 import org.roaringbitmap.buffer.MutableRoaringBitmap;
 
 import io.tradestore.core.memory.NativeMemory;
@@ -152,6 +154,15 @@ final class OpenSegmentIndex {
             return b;
         }
 
+        /** @return whether the value has at least {@link #CACHED_MIN_ROWS} rows in the full chunks from {@code firstChunk} on. */
+        boolean frequentFrom(final long value, final int firstChunk) {
+            int n = 0;
+            for (int i = firstChunk; i < chunks.length && n < CACHED_MIN_ROWS; i++) {
+                n += chunks[i].count(value);
+            }
+            return n >= CACHED_MIN_ROWS;
+        }
+
         /** @return the cached bitmap of a frequent value, or null. */
         ImmutableRoaringBitmap cached(final long value) {
             return bitmaps.isEmpty() ? null : bitmaps.get(value);
@@ -191,10 +202,12 @@ final class OpenSegmentIndex {
         @Override
         public ImmutableRoaringBitmap rowsFrom(final long value, final int fromRow) {
             final int firstChunk = fromRow >>> CHUNK_SHIFT;
-            if (value == nul || firstChunk == 0 || generation.cached(value) != null) {
+            if (value == nul || firstChunk == 0 || generation.cached(value) != null || generation.frequentFrom(value, firstChunk)) {
+                // a frequent value's bitmap is built once per generation and shared: assembling its rows per query cost
+                // the HTTP window workload's heaviest requests 3-8 ms (docs/benchmarks.md, HTTP, session 5)
                 return rows(value);
             }
-            // the chunks from fromRow's on, and the tail: not cached (a query after summaries folded the rest)
+            // a sparse value: the chunks from fromRow's on, and the tail, not cached (a query after summaries folded the rest)
             final MutableRoaringBitmap b = generation.union(value, firstChunk);
             if (tail != null && tail.contains(value)) {
                 tail.addTo(b, value, null);
@@ -373,6 +386,22 @@ final class OpenSegmentIndex {
             return new Chunk(c.first, v.length, values, offsets, rows);
         }
 
+        /** @return the bitmap words (one container's 1,024 longs) of rows {@code [from, from + n)} of {@link #rows}. */
+        private long[] words(final int from, final int n) {
+            final long[] w = new long[CHUNK_ROWS / Long.SIZE];
+            for (int k = from; k < from + n; k++) {
+                final int r = rows[k];
+                w[r >>> 6] |= 1L << r;
+            }
+            return w;
+        }
+
+        /** @return the number of rows holding {@code value}. */
+        int count(final long value) {
+            final int i = Arrays.binarySearch(values, value);
+            return i < 0 ? 0 : offsets[i + 1] - offsets[i];
+        }
+
         boolean contains(final long value) {
             return Arrays.binarySearch(values, value) >= 0;
         }
@@ -385,12 +414,15 @@ final class OpenSegmentIndex {
             }
             final int from = offsets[i];
             final int n = offsets[i + 1] - from;
-            // a chunk is one container key and its rows are sorted: a sparse value's container is built at its final
-            // size and appended (adding row by row regrew the container's array ~log2(n) times: ~20% of the bytes a
-            // window query allocated over HTTP: docs/benchmarks.md, "HTTP", session 4)
+            // a chunk is one container key and its rows are sorted: the value's container is built at its final size and
+            // type and appended. Adding row by row regrew a sparse value's array ~log2(n) times (~20% of the bytes a
+            // window query allocated over HTTP), and a frequent value's went through an array grown to 4,096 entries
+            // and converted, which took 3-8 ms for an instrument's 300k rows (docs/benchmarks.md, "HTTP")
             final char key = (char) (first >>> CHUNK_SHIFT);
-            if (n <= ARRAY_CONTAINER_MAX && (first & (CHUNK_ROWS - 1)) == 0 && (b.isEmpty() || b.last() >>> CHUNK_SHIFT < key)) {
-                b.append(key, new MappeableArrayContainer(CharBuffer.wrap(Arrays.copyOfRange(rows, from, from + n)), n));
+            if ((first & (CHUNK_ROWS - 1)) == 0 && (b.isEmpty() || b.last() >>> CHUNK_SHIFT < key)) {
+                b.append(key, n <= ARRAY_CONTAINER_MAX
+                    ? new MappeableArrayContainer(CharBuffer.wrap(Arrays.copyOfRange(rows, from, from + n)), n)
+                    : new MappeableBitmapContainer(LongBuffer.wrap(words(from, n)), n));
                 return scratch;
             }
             final int[] buf = scratch != null && scratch.length >= n ? scratch : new int[Math.max(n, 1024)];

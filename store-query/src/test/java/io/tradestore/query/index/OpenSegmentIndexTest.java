@@ -126,6 +126,66 @@ class OpenSegmentIndexTest {
         assertThat(fresh.rows(Long.MAX_VALUE).isEmpty()).isTrue();
     }
 
+    /** Like {@link #append} but with one instrument in ~30% of rows and one client in ~10%: denser than an array container. */
+    private static void appendWithHotValues(final TableWriter w, final SplittableRandom rnd, final int n) {
+        final TradeFlyweight f = new TradeFlyweight();
+        for (int i = 0; i < n; i++) {
+            final long r = w.pendingRows();
+            w.append(f);
+            f.tradeId(r + 1).ts(1_795_000_000_000_000_000L + r * 1000);
+            f.clientId(rnd.nextInt(10) == 0 ? 100_000 : 100_001 + rnd.nextInt(300));
+            f.instrument(rnd.nextInt(10) < 3 ? "HOT" : "SYM" + rnd.nextInt(60));
+            f.venue("XLON").side('B').price(1_000_000L).quantity(1);
+        }
+    }
+
+    /** @return the rows of {@code b} in {@code [from, to)}. */
+    private static ImmutableRoaringBitmap range(final ImmutableRoaringBitmap b, final int from, final int to) {
+        final MutableRoaringBitmap keep = new MutableRoaringBitmap();
+        keep.add((long) from, (long) to);
+        return ImmutableRoaringBitmap.and(b, keep);
+    }
+
+    @Test
+    void shouldAnswerRowsFromExactlyForDenseAndSparseValuesAndShareAFrequentValuesBitmap() {
+        try (Store store = Store.open(dir)) {
+            final SplittableRandom rnd = new SplittableRandom(17);
+            try (TableWriter w = store.openOrCreate(schema(Layout.COLUMN)).writer()) {
+                for (final int n : new int[] {3 * OpenSegmentIndex.CHUNK_ROWS + 1234, 2 * OpenSegmentIndex.CHUNK_ROWS - 1234}) {
+                    appendWithHotValues(w, rnd, n);
+                    w.commit();
+                    final TableSnapshot snap = store.table("trades").reader().snapshot();
+                    final int rows = snap.segmentRowCount(0);
+                    final int client = snap.schema().indexOf("client_id");
+                    final int instrument = snap.schema().indexOf("instrument");
+                    final long hot = snap.findSymbol(instrument, "HOT");
+                    final long sparse = snap.findSymbol(instrument, "SYM7");
+                    for (final int column : new int[] {client, instrument}) {
+                        final ValueRows view = new OpenSegmentIndex(snap.segment(0), snap.schema().column(column)).view(rows);
+                        final long dense = column == client ? 100_000 : hot;
+                        final long thin = column == client ? 100_042 : sparse;
+                        for (final long value : new long[] {dense, thin}) {
+                            final MutableRoaringBitmap want = expected(snap, column, value, rows);
+                            assertThat(clip(view.rows(value), rows)).as("column=%d value=%d rows=%d", column, value, rows).isEqualTo(want);
+                            for (final int from : new int[] {0, 1, OpenSegmentIndex.CHUNK_ROWS - 1, OpenSegmentIndex.CHUNK_ROWS,
+                                2 * OpenSegmentIndex.CHUNK_ROWS + 5, 3 * OpenSegmentIndex.CHUNK_ROWS, rows - 1}) {
+                                // fresh views: rowsFrom before any rows() of the value, so its own assembly is checked
+                                final ValueRows v = new OpenSegmentIndex(snap.segment(0), snap.schema().column(column)).view(rows);
+                                assertThat(range(v.rowsFrom(value, from), from, rows)).as("column=%d value=%d from=%d rows=%d", column, value, from,
+                                    rows).isEqualTo(range(want, from, rows));
+                            }
+                        }
+                    }
+                    // HOT has ~19,700 rows a chunk: its rows from a later chunk come from one bitmap built once per
+                    // generation of chunks (and tail), not assembled per call
+                    final ValueRows v = new OpenSegmentIndex(snap.segment(0), snap.schema().column(instrument)).view(rows);
+                    v.rowsFrom(hot, 2 * OpenSegmentIndex.CHUNK_ROWS);
+                    assertThat(v.rowsFrom(hot, 2 * OpenSegmentIndex.CHUNK_ROWS)).isSameAs(v.rowsFrom(hot, 2 * OpenSegmentIndex.CHUNK_ROWS + 7));
+                }
+            }
+        }
+    }
+
     @Test
     void shouldNotIndexANearUniqueIntegerColumn() {
         try (Store store = Store.open(dir)) {
