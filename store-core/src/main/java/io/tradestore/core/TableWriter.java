@@ -151,6 +151,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private long flightBase;
     private long flightFrom = Long.MIN_VALUE;
     private long flightTo = Long.MIN_VALUE;
+    /**
+     * The failure of the stage flusher's copy of a window, once reported: its rows are not (all) in the files, so no
+     * commit may publish them; only a rollback (or close) clears it.
+     */
+    private StoreException copyFailure;
     private final int stageRows;
     /** The row of staged row 0 (a multiple of stageRows). */
     private long stageBase;
@@ -375,6 +380,26 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         stageEnd = stageBase + stageRows;
         stage.fillNulls((int) (row - stageBase), stageRows);
         refreshAttached(appender);
+        keepZonesOpenForFlyweights(appender);
+    }
+
+    /**
+     * Pulls the zone watermark back to the lowest uncommitted row a bound flyweight (other than the appender) points at.
+     * The zone maps of copied rows were widened from the staged values, but such a flyweight may still write its row,
+     * now through the mapping: the rows from there on get their zone maps from the mappings again (at the next window
+     * or commit, after the window in flight is in), as every row of an unfinished block did before the staging area.
+     */
+    private void keepZonesOpenForFlyweights(final Flyweight appender) {
+        if (attached.isEmpty()) {
+            return;
+        }
+        long low = zoneRow;
+        for (final Flyweight f : attached.keySet()) {
+            if (f != appender && f.access() == this && f.row() >= committedRows && f.row() < low) {
+                low = f.row();
+            }
+        }
+        zoneRow = low;
     }
 
     /**
@@ -411,6 +436,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         final long start = System.nanoTime();
         try {
             flusher.await();
+        } catch (final StoreException e) {
+            // the window's rows already count as copied (stageFrom and zoneRow moved past them at the hand-off)
+            if (copyFailure == null) {
+                copyFailure = e;
+            }
+            throw e;
         } finally {
             segmentWaitNs += System.nanoTime() - start;
             spare = flight;
@@ -797,6 +828,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (pendingRows == committedRows && !dictionariesGrew()) {
             return;
         }
+        if (copyFailure != null) {
+            throw new StoreException("cannot commit table '" + schema.name() + "': rows appended since the last commit could not"
+                + " be copied into the segment files (" + copyFailure.getMessage() + "); rollback() and append them again",
+                copyFailure);
+        }
         if (staging) {
             // every appended row is in the files before the row count is published; the window stays open
             flushStage();
@@ -848,7 +884,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     /** Discards rows and dictionary entries appended since the last commit; the table stays at that commit. */
     public void rollback() {
         checkOpen();
-        awaitFlight();
+        try {
+            awaitFlight();
+        } catch (final StoreException e) {
+            // a failed copy of rows that are discarded here: nothing of it is left to report
+        }
+        copyFailure = null;
         for (int i = 0; i < dictionaries.length; i++) {
             dictionaries[i].truncate(state.dictCounts()[i], state.dictBytes()[i]);
         }
