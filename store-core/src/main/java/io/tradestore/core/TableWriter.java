@@ -821,7 +821,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
 
     /**
      * Publishes every appended row: zone maps, then (SYNC) msync of data, zone maps and dictionaries, then the
-     * transaction slot and the sequence bump. Readers see all of these rows or none of them.
+     * transaction slot and the sequence bump. Readers see all of these rows or none of them. When the stage thread
+     * failed to copy staged rows into the files (write(2) failed, e.g. a full disk), the failure is thrown by the call
+     * that waits for that copy, and every commit refuses afterwards until {@link #rollback()} discards the rows.
      */
     public void commit() {
         checkOpen();
@@ -881,7 +883,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         return false;
     }
 
-    /** Discards rows and dictionary entries appended since the last commit; the table stays at that commit. */
+    /**
+     * Discards rows and dictionary entries appended since the last commit; the table stays at that commit. A failed
+     * copy of staged rows (see {@link #commit()}) is not thrown here: those rows are discarded.
+     */
     public void rollback() {
         checkOpen();
         try {
