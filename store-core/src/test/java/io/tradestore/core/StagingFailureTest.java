@@ -188,4 +188,66 @@ class StagingFailureTest {
             }
         }
     }
+    /**
+     * Property: random appends, commits and rollbacks, with a second flyweight that moves to random uncommitted rows
+     * (staged, in flight or already copied) and overwrites their {@code l} later: every committed value must be read
+     * back, and every block's and segment's zone map of {@code l} must contain every committed value.
+     */
+    @ParameterizedTest
+    @CsvSource({"COLUMN,true,1", "ROW,true,2", "COLUMN,false,3", "ROW,false,4"})
+    void shouldKeepZoneMapsAroundEveryValueWrittenThroughAFlyweightOnAnUncommittedRow(final Layout layout, final boolean thread,
+                                                                                      final long seed) {
+        final Schema schema = TestRows.ALL_TYPES.with("all_types", layout, 64, 16);
+        final int l = schema.indexOf("l");
+        final java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        final int rows = 1_500;
+        final long[] expected = new long[rows + 64];
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            try (TableWriter w = writer(table, true, thread); TableReader reader = table.reader()) {
+                final AllTypesFlyweight appender = new AllTypesFlyweight();
+                final AllTypesFlyweight other = new AllTypesFlyweight().bind(w);
+                while (w.committedRows() < rows) {
+                    final long from = w.pendingRows();
+                    final int n = 1 + random.nextInt(40);
+                    final boolean keep = random.nextInt(5) != 0;
+                    for (long r = from; r < from + n; r++) {
+                        TestRows.write(w.append(appender), r);
+                        expected[(int) r] = TestRows.nullRow(r) ? Long.MIN_VALUE : r * 1_000_000_007L - 5;
+                        if (random.nextInt(6) == 0) {
+                            // write the row the other flyweight was left on (maybe copied since), then move it
+                            if (other.row() >= w.committedRows() && other.row() < w.pendingRows()) {
+                                final long v = random.nextLong(-4_000_000_000_000_000_000L, 4_000_000_000_000_000_000L);
+                                other.l(v);
+                                expected[(int) other.row()] = v;
+                            }
+                            other.wrap(w.committedRows() + random.nextLong(w.pendingRows() - w.committedRows()));
+                        }
+                    }
+                    if (keep) {
+                        w.commit();
+                    } else {
+                        w.rollback();
+                    }
+                }
+                final TableSnapshot snap = reader.snapshot();
+                final AllTypesFlyweight check = new AllTypesFlyweight().bind(snap);
+                for (int s = 0; s < snap.segmentCount(); s++) {
+                    final long segStart = (long) s << schema.segmentShift();
+                    for (int b = -1; b * schema.blockRows() < snap.segmentRowCount(s); b++) {
+                        final long bFrom = segStart + (b < 0 ? 0 : (long) b * schema.blockRows());
+                        final long bTo = b < 0 ? segStart + snap.segmentRowCount(s) : Math.min(segStart + snap.segmentRowCount(s),
+                            bFrom + schema.blockRows());
+                        for (long r = bFrom; r < bTo; r++) {
+                            assertThat(check.wrap(r).l()).as("l row=%d", r).isEqualTo(expected[(int) r]);
+                            if (expected[(int) r] != Long.MIN_VALUE) {
+                                assertThat(snap.segment(s).zoneMin(b, l)).as("l min row=%d block=%d", r, b).isLessThanOrEqualTo(expected[(int) r]);
+                                assertThat(snap.segment(s).zoneMax(b, l)).as("l max row=%d block=%d", r, b).isGreaterThanOrEqualTo(expected[(int) r]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
