@@ -156,6 +156,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * commit may publish them; only a rollback (or close) clears it.
      */
     private StoreException copyFailure;
+    /** The lowest uncommitted row whose mapped address {@link #rowAddress} handed out since the zone maps were reopened. */
+    private long mappedFrom = Long.MAX_VALUE;
     private final int stageRows;
     /** The row of staged row 0 (a multiple of stageRows). */
     private long stageBase;
@@ -380,26 +382,22 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         stageEnd = stageBase + stageRows;
         stage.fillNulls((int) (row - stageBase), stageRows);
         refreshAttached(appender);
-        keepZonesOpenForFlyweights(appender);
+        reopenZonesOfMappedRows();
     }
 
     /**
-     * Pulls the zone watermark back to the lowest uncommitted row a bound flyweight (other than the appender) points at.
-     * The zone maps of copied rows were widened from the staged values, but such a flyweight may still write its row,
-     * now through the mapping: the rows from there on get their zone maps from the mappings again (at the next window
-     * or commit, after the window in flight is in), as every row of an unfinished block did before the staging area.
+     * Pulls the zone watermark back to the lowest uncommitted row whose mapped address was handed out (to a flyweight,
+     * by {@link #rowAddress}) since the last call: the zone maps of copied rows were widened from the staged values,
+     * but a flyweight on such a row writes it through the mapping, so the rows from there on get their zone maps from
+     * the mappings again (at the next window or commit, once the window in flight is in), as every row of an unfinished
+     * block did before the staging area. Flyweights left on such rows are re-pointed (and so recorded again) at every
+     * window.
      */
-    private void keepZonesOpenForFlyweights(final Flyweight appender) {
-        if (attached.isEmpty()) {
-            return;
+    private void reopenZonesOfMappedRows() {
+        if (mappedFrom < zoneRow) {
+            zoneRow = mappedFrom;
         }
-        long low = zoneRow;
-        for (final Flyweight f : attached.keySet()) {
-            if (f != appender && f.access() == this && f.row() >= committedRows && f.row() < low) {
-                low = f.row();
-            }
-        }
-        zoneRow = low;
+        mappedFrom = Long.MAX_VALUE;
     }
 
     /**
@@ -837,6 +835,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         if (staging) {
             // every appended row is in the files before the row count is published; the window stays open
+            reopenZonesOfMappedRows();
             flushStage();
             refreshAttached();
         }
@@ -872,6 +871,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         state = txn.publish(state, pendingRows, counts, bytes, sync);
         committedRows = pendingRows;
+        mappedFrom = Long.MAX_VALUE;
     }
 
     private boolean dictionariesGrew() {
@@ -917,6 +917,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             stageEnd = committedRows;
         }
         refreshAttached();
+        mappedFrom = Long.MAX_VALUE;
     }
 
     /**
@@ -975,6 +976,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (row >= flightFrom && row < flightTo) {
             // a row the stage flusher is copying: once it is in the files, its place is the mapping
             awaitFlight();
+        }
+        if (row >= committedRows && row < mappedFrom) {
+            // a flyweight may write this uncommitted row through the mapping after its zone maps were widened
+            mappedFrom = row;
         }
         final int seg = (int) (row >>> shift);
         return segments.get(seg).columnBase(column) + (row - ((long) seg << shift)) * strides[column];
