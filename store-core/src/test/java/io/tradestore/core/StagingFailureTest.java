@@ -250,4 +250,20 @@ class StagingFailureTest {
             }
         }
     }
+    /** A bad segment or column given to columnAddress is refused before it switches the writer off its staging area. */
+    @ParameterizedTest
+    @CsvSource({"1,0", "-1,0", "0,99", "0,-1"})
+    void shouldRefuseABadColumnAddressWithoutLeavingTheStagingArea(final int segment, final int column) throws Exception {
+        final Schema schema = TestRows.allTypes(Layout.COLUMN, 64);
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            try (TableWriter w = writer(table, true, false)) {
+                final AllTypesFlyweight f = new AllTypesFlyweight();
+                TestRows.write(w.append(f), 0);
+                assertThatThrownBy(() -> w.columnAddress(segment, column)).isInstanceOf(IndexOutOfBoundsException.class)
+                    .hasMessageContaining("=");
+                assertThat((Boolean) field(w, "staging")).isTrue();
+            }
+        }
+    }
 }
