@@ -962,6 +962,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      */
     @Override
     public long columnAddress(final int segment, final int column) {
+        checkOpen();
+        Bounds.checkIndex("segment", segment, segments.size(), "segmentCount");
+        Bounds.checkIndex("column", column, schema.columnCount(), "columnCount");
         if (staging) {
             stopStaging();
         }
