@@ -151,6 +151,13 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private long flightBase;
     private long flightFrom = Long.MIN_VALUE;
     private long flightTo = Long.MIN_VALUE;
+    /**
+     * The failure of the stage flusher's copy of a window, once reported: its rows are not (all) in the files, so no
+     * commit may publish them; only a rollback (or close) clears it.
+     */
+    private StoreException copyFailure;
+    /** The lowest uncommitted row whose mapped address {@link #rowAddress} handed out since the zone maps were reopened. */
+    private long mappedFrom = Long.MAX_VALUE;
     private final int stageRows;
     /** The row of staged row 0 (a multiple of stageRows). */
     private long stageBase;
@@ -375,6 +382,22 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         stageEnd = stageBase + stageRows;
         stage.fillNulls((int) (row - stageBase), stageRows);
         refreshAttached(appender);
+        reopenZonesOfMappedRows();
+    }
+
+    /**
+     * Pulls the zone watermark back to the lowest uncommitted row whose mapped address was handed out (to a flyweight,
+     * by {@link #rowAddress}) since the last call: the zone maps of copied rows were widened from the staged values,
+     * but a flyweight on such a row writes it through the mapping, so the rows from there on get their zone maps from
+     * the mappings again (at the next window or commit, once the window in flight is in), as every row of an unfinished
+     * block did before the staging area. Flyweights left on such rows are re-pointed (and so recorded again) at every
+     * window.
+     */
+    private void reopenZonesOfMappedRows() {
+        if (mappedFrom < zoneRow) {
+            zoneRow = mappedFrom;
+        }
+        mappedFrom = Long.MAX_VALUE;
     }
 
     /**
@@ -411,6 +434,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         final long start = System.nanoTime();
         try {
             flusher.await();
+        } catch (final StoreException e) {
+            // the window's rows already count as copied (stageFrom and zoneRow moved past them at the hand-off)
+            if (copyFailure == null) {
+                copyFailure = e;
+            }
+            throw e;
         } finally {
             segmentWaitNs += System.nanoTime() - start;
             spare = flight;
@@ -790,15 +819,23 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
 
     /**
      * Publishes every appended row: zone maps, then (SYNC) msync of data, zone maps and dictionaries, then the
-     * transaction slot and the sequence bump. Readers see all of these rows or none of them.
+     * transaction slot and the sequence bump. Readers see all of these rows or none of them. When the stage thread
+     * failed to copy staged rows into the files (write(2) failed, e.g. a full disk), the failure is thrown by the call
+     * that waits for that copy, and every commit refuses afterwards until {@link #rollback()} discards the rows.
      */
     public void commit() {
         checkOpen();
         if (pendingRows == committedRows && !dictionariesGrew()) {
             return;
         }
+        if (copyFailure != null) {
+            throw new StoreException("cannot commit table '" + schema.name() + "': rows appended since the last commit could not"
+                + " be copied into the segment files (" + copyFailure.getMessage() + "); rollback() and append them again",
+                copyFailure);
+        }
         if (staging) {
             // every appended row is in the files before the row count is published; the window stays open
+            reopenZonesOfMappedRows();
             flushStage();
             refreshAttached();
         }
@@ -834,6 +871,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         state = txn.publish(state, pendingRows, counts, bytes, sync);
         committedRows = pendingRows;
+        mappedFrom = Long.MAX_VALUE;
     }
 
     private boolean dictionariesGrew() {
@@ -845,10 +883,18 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         return false;
     }
 
-    /** Discards rows and dictionary entries appended since the last commit; the table stays at that commit. */
+    /**
+     * Discards rows and dictionary entries appended since the last commit; the table stays at that commit. A failed
+     * copy of staged rows (see {@link #commit()}) is not thrown here: those rows are discarded.
+     */
     public void rollback() {
         checkOpen();
-        awaitFlight();
+        try {
+            awaitFlight();
+        } catch (final StoreException e) {
+            // a failed copy of rows that are discarded here: nothing of it is left to report
+        }
+        copyFailure = null;
         for (int i = 0; i < dictionaries.length; i++) {
             dictionaries[i].truncate(state.dictCounts()[i], state.dictBytes()[i]);
         }
@@ -871,6 +917,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             stageEnd = committedRows;
         }
         refreshAttached();
+        mappedFrom = Long.MAX_VALUE;
     }
 
     /**
@@ -915,6 +962,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      */
     @Override
     public long columnAddress(final int segment, final int column) {
+        checkOpen();
+        Bounds.checkIndex("segment", segment, segments.size(), "segmentCount");
+        Bounds.checkIndex("column", column, schema.columnCount(), "columnCount");
         if (staging) {
             stopStaging();
         }
@@ -929,6 +979,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (row >= flightFrom && row < flightTo) {
             // a row the stage flusher is copying: once it is in the files, its place is the mapping
             awaitFlight();
+        }
+        if (row >= committedRows && row < mappedFrom) {
+            // a flyweight may write this uncommitted row through the mapping after its zone maps were widened
+            mappedFrom = row;
         }
         final int seg = (int) (row >>> shift);
         return segments.get(seg).columnBase(column) + (row - ((long) seg << shift)) * strides[column];
