@@ -62,8 +62,13 @@ public final class Executor {
     static final int SELECTED_MORSEL_SHIFT = 2;
     /** Per segment: the index selection computed once per query (null: none applies), indexed by segment number. */
     private Selection[] selections;
-    /** Per aggregate, the measure it folds from value summaries; null when the query cannot use summaries. */
+    /**
+     * Per aggregate, the measure it folds from value summaries (a row count takes a measured aggregate's); null when the
+     * query cannot use summaries.
+     */
     private int[][] summaryMeasures;
+    /** Per aggregate, the first aggregate folding the same measure ({@link #firstOfMeasure}). */
+    private int[] summaryFirst;
     /** Per segment: each aggregate's summary of the selection (null: the rows are read). */
     private Summary[][] summaries;
 
@@ -211,6 +216,7 @@ public final class Executor {
         }
         segments = keep.stream().mapToInt(Integer::intValue).toArray();
         summaryMeasures = summaryMeasures();
+        summaryFirst = summaryMeasures == null ? null : firstOfMeasure(summaryMeasures);
         final GroupState folded = foldBuckets(keep);
         final long candidates = selectAndEstimate(keep);
         final boolean parallel = candidates > SMALL_QUERY_ROWS && threads > 1;
@@ -336,11 +342,26 @@ public final class Executor {
     /** @return whether every conjunct (if any) is the query's time range, which zone maps prove for inner blocks. */
     private boolean timeOnly() {
         for (final FilterNode f : plan.conjuncts) {
-            if (!(f instanceof IntRangeFilter) || ((IntRangeFilter) f).negated || ((IntRangeFilter) f).col != plan.schema.timestampIndex()) {
+            if (!isTimeRange(f)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** @return whether a conjunct is a range on the designated timestamp (the query's time range or a filter's). */
+    private boolean isTimeRange(final FilterNode f) {
+        return f instanceof IntRangeFilter && !((IntRangeFilter) f).negated && ((IntRangeFilter) f).col == plan.schema.timestampIndex();
+    }
+
+    /** @return the non-negated eq/in index leaf of a conjunct, or null. */
+    private IndexLeaf leafOf(final FilterNode conjunct) {
+        for (final IndexLeaf l : indexLeaves()) {
+            if (l.node() == conjunct && !l.negated()) {
+                return l;
+            }
+        }
+        return null;
     }
 
     /**
@@ -355,19 +376,21 @@ public final class Executor {
         if (selector == null || plan.scan || !plan.bucketRuns || plan.keys[0].bucketNs % Buckets.MINUTE_NS != 0 || plan.filter == null) {
             return null;
         }
-        final int[][] measures = new int[plan.accs.size()][];
-        for (int i = 0; i < measures.length; i++) {
-            measures[i] = plan.accs.get(i).get().bucketMeasure();
-            if (measures[i] == null) {
+        final int[][] asked = new int[plan.accs.size()][];
+        for (int i = 0; i < asked.length; i++) {
+            asked[i] = plan.accs.get(i).get().bucketMeasure();
+            if (asked[i] == null) {
                 return null;
             }
         }
+        final int[][] measures = withRowCounts(asked);
+        final int[] first = firstOfMeasure(measures);
         final int ts = plan.schema.timestampIndex();
         long lo = Long.MIN_VALUE;
         long hi = Long.MAX_VALUE;
         FilterNode other = null;
         for (final FilterNode f : plan.conjuncts) {
-            if (f instanceof IntRangeFilter && !((IntRangeFilter) f).negated && ((IntRangeFilter) f).col == ts) {
+            if (isTimeRange(f)) {
                 lo = Math.max(lo, ((IntRangeFilter) f).lo);
                 hi = Math.min(hi, ((IntRangeFilter) f).hi);
             } else if (other == null) {
@@ -376,11 +399,8 @@ public final class Executor {
                 return null;
             }
         }
-        IndexLeaf leaf = null;
-        for (final IndexLeaf l : other == null ? List.<IndexLeaf>of() : indexLeaves()) {
-            leaf = l.node() == other && !l.negated() ? l : leaf;
-        }
-        if (leaf == null || lo > hi) {
+        final IndexLeaf leaf = other == null || lo > hi ? null : leafOf(other);
+        if (leaf == null) {
             return null;
         }
         final TableSnapshot snap = plan.snap;
@@ -398,7 +418,7 @@ public final class Executor {
             }
             checkDeadline(); // a first query builds the summaries (one pass over the segment per measure)
             final Selection sel = selector.select(snap, si, leaves);
-            final Buckets[] views = sel == null || !sel.answered(leaf.node()) ? null : buckets(sel, measures);
+            final Buckets[] views = sel == null || !sel.answered(leaf.node()) ? null : buckets(sel, measures, first);
             if (views == null) {
                 continue;
             }
@@ -429,28 +449,16 @@ public final class Executor {
     }
 
     /**
+     * @param m     per aggregate its measure ({@link #withRowCounts}).
+     * @param first per aggregate the first with the same measure.
      * @return each aggregate's bucket summary of a selection, or null when any is missing. Each distinct measure is asked
      *     for once, and every one is asked, so that each counts one ask per query (BitmapIndexes.bucketSummaryAfter).
      */
-    private static Buckets[] buckets(final Selection sel, final int[][] measures) {
-        final int n = measures.length;
-        // a row count needs no measure: any measured summary has the rows (one build instead of two)
-        int measured = -1;
-        for (int i = 0; i < n && measured < 0; i++) {
-            measured = measures[i][0] >= 0 ? i : -1;
-        }
-        final int[][] m = new int[n][];
-        for (int i = 0; i < n; i++) {
-            m[i] = measures[i][0] < 0 && measured >= 0 ? measures[measured] : measures[i];
-        }
-        final Buckets[] out = new Buckets[n];
+    private static Buckets[] buckets(final Selection sel, final int[][] m, final int[] first) {
+        final Buckets[] out = new Buckets[m.length];
         boolean all = true;
-        for (int i = 0; i < n; i++) {
-            int j = 0;
-            while (j < i && !(m[j][0] == m[i][0] && m[j][1] == m[i][1])) {
-                j++;
-            }
-            out[i] = j < i ? out[j] : sel.buckets(m[i][0], m[i][1]);
+        for (int i = 0; i < m.length; i++) {
+            out[i] = first[i] < i ? out[first[i]] : sel.buckets(m[i][0], m[i][1]);
             all &= out[i] != null;
         }
         return all ? out : null;
@@ -468,7 +476,37 @@ public final class Executor {
                 return null;
             }
         }
+        return withRowCounts(out);
+    }
+
+    /**
+     * @param measures per aggregate its measure ({@code {-1, -1}}: row counts only).
+     * @return them with each row count taking the first measured aggregate's measure: any measured summary has the rows
+     *     (one build instead of two).
+     */
+    private static int[][] withRowCounts(final int[][] measures) {
+        int measured = -1;
+        for (int i = 0; i < measures.length && measured < 0; i++) {
+            measured = measures[i][0] >= 0 ? i : -1;
+        }
+        final int[][] out = new int[measures.length][];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = measures[i][0] < 0 && measured >= 0 ? measures[measured] : measures[i];
+        }
         return out;
+    }
+
+    /** @return per aggregate the first aggregate with the same measure (itself when none comes before it). */
+    private static int[] firstOfMeasure(final int[][] m) {
+        final int[] first = new int[m.length];
+        for (int i = 0; i < m.length; i++) {
+            int j = 0;
+            while (j < i && !(m[j][0] == m[i][0] && m[j][1] == m[i][1])) {
+                j++;
+            }
+            first[i] = j;
+        }
+        return first;
     }
 
     /** @return each aggregate's summary of a selection (one part size), or null when any is missing. */
@@ -477,14 +515,8 @@ public final class Executor {
             return null;
         }
         final Summary[] out = new Summary[summaryMeasures.length];
-        // a row count needs no measure: any measured summary has the rows (one build instead of two)
-        int measured = -1;
-        for (int i = 0; i < out.length && measured < 0; i++) {
-            measured = summaryMeasures[i][0] >= 0 ? i : -1;
-        }
         for (int i = 0; i < out.length; i++) {
-            final int[] m = summaryMeasures[i][0] < 0 && measured >= 0 ? summaryMeasures[measured] : summaryMeasures[i];
-            out[i] = sel.summary(m[0], m[1]);
+            out[i] = summaryFirst[i] < i ? out[summaryFirst[i]] : sel.summary(summaryMeasures[i][0], summaryMeasures[i][1]);
             if (out[i] == null || out[i].partShift() != out[0].partShift()) {
                 return null;
             }

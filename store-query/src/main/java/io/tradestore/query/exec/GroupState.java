@@ -194,14 +194,16 @@ final class GroupState {
             }
             final int g = bucketGroup(key, Math.floorDiv(minute, perBucket));
             for (int a = 0; a < accs.length; a++) {
-                views[a].read(j, tmp);
+                if (a == 0 || views[a] != views[a - 1]) { // aggregates of one measure share a view: read its cell once
+                    views[a].read(j, tmp);
+                    if (tmp.firstRow >= 0) {
+                        tmp.firstRow += rowBase;
+                        tmp.lastRow += rowBase;
+                    }
+                }
                 if (a == 0) {
                     rows[g] += tmp.rows;
                     n += tmp.rows;
-                }
-                if (tmp.firstRow >= 0) {
-                    tmp.firstRow += rowBase;
-                    tmp.lastRow += rowBase;
                 }
                 accs[a].foldSummary(g, tmp);
             }

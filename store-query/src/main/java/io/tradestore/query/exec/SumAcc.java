@@ -215,12 +215,7 @@ final class SumAcc extends Acc {
 
     @Override
     int[] summaryMeasure() {
-        return laneShift == 0 ? new int[] {colA, colB} : null;
-    }
-
-    @Override
-    int[] bucketMeasure() {
-        return new int[] {colA, colB}; // cells fold into the exact sums and null counts, which have no lanes
+        return new int[] {colA, colB}; // parts and cells fold into the exact sums and null counts, which have no lanes
     }
 
     @Override

@@ -149,7 +149,7 @@ public final class BucketSummary {
                 continue;
             }
             if (b == null) {
-                add(e, i + SUM_HI, x >> 63, x);
+                ValueSummary.add(e, i + SUM_HI, x >> 63, x);
                 e[i + MIN_OR_HI] = Math.min(e[i + MIN_OR_HI], x);
                 e[i + MAX_OR_LO] = Math.max(e[i + MAX_OR_LO], x);
             } else {
@@ -157,8 +157,8 @@ public final class BucketSummary {
                 if (y == bnul) {
                     continue;
                 }
-                add(e, i + SUM_HI, Math.multiplyHigh(x, y), x * y);
-                add(e, i + MIN_OR_HI, y >> 63, y);
+                ValueSummary.add(e, i + SUM_HI, Math.multiplyHigh(x, y), x * y);
+                ValueSummary.add(e, i + MIN_OR_HI, y >> 63, y);
             }
             e[i + PRESENT]++;
             final long fl = e[i + FIRST_LAST];
@@ -186,33 +186,20 @@ public final class BucketSummary {
         return new BucketSummary(a, b != null, keyMin, slots, start, out);
     }
 
-    /** Adds (h, l) to the 128-bit value at e[hi], e[hi + 1]. */
-    private static void add(final long[] e, final int hi, final long h, final long l) {
-        final long s = e[hi + 1] + l;
-        e[hi] += h + (Long.compareUnsigned(s, l) < 0 ? 1 : 0);
-        e[hi + 1] = s;
-    }
-
     /**
      * @param values raw key values (an eq/in leaf's, sorted), each counted once.
      * @return the cells of the rows holding one of them.
      */
     Executor.Buckets view(final long[] values) {
+        final int[] chosen = ValueSummary.slotsOf(values, keyMin, slots);
         int total = 0;
-        final int[] chosen = new int[values.length];
-        int k = 0;
-        for (int j = 0; j < values.length; j++) {
-            final long v = values[j] - keyMin;
-            if (v >= 0 && v < slots - 1 && (j == 0 || values[j] != values[j - 1])) { // sorted: a repeated value counts once
-                chosen[k] = (int) v + 1;
-                total += start[chosen[k] + 1] - start[chosen[k]];
-                k++;
-            }
+        for (final int slot : chosen) {
+            total += start[slot + 1] - start[slot];
         }
         final int[] cells = new int[total];
         int n = 0;
-        for (int j = 0; j < k; j++) {
-            for (int c = start[chosen[j]]; c < start[chosen[j] + 1]; c++) {
+        for (final int slot : chosen) {
+            for (int c = start[slot]; c < start[slot + 1]; c++) {
                 cells[n++] = c;
             }
         }

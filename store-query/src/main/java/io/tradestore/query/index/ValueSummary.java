@@ -158,6 +158,24 @@ public final class ValueSummary {
         return v;
     }
 
+    /**
+     * @param values raw key values (an eq/in leaf's, sorted).
+     * @param keyMin the value of slot 1.
+     * @param slots  slots of the bitmap index (slot 0 holds nulls).
+     * @return the slots of the values inside the index's range, each once.
+     */
+    static int[] slotsOf(final long[] values, final long keyMin, final int slots) {
+        final int[] chosen = new int[values.length];
+        int n = 0;
+        for (int j = 0; j < values.length; j++) {
+            final long k = values[j] - keyMin;
+            if (k >= 0 && k < slots - 1 && (j == 0 || values[j] != values[j - 1])) { // sorted: a repeated value counts once
+                chosen[n++] = (int) k + 1;
+            }
+        }
+        return Arrays.copyOf(chosen, n);
+    }
+
     /** @return the first long of the entry of a row's part and key. */
     private int index(final int row, final long key, final long keyNull) {
         final int slot = key == keyNull ? 0 : (int) (key - keyMin) + 1;
@@ -165,7 +183,7 @@ public final class ValueSummary {
     }
 
     /** Adds (h, l) to the 128-bit value at e[hi], e[hi + 1]. */
-    private static void add(final long[] e, final int hi, final long h, final long l) {
+    static void add(final long[] e, final int hi, final long h, final long l) {
         final long s = e[hi + 1] + l;
         e[hi] += h + (Long.compareUnsigned(s, l) < 0 ? 1 : 0);
         e[hi + 1] = s;
@@ -176,15 +194,7 @@ public final class ValueSummary {
      * @return the summary of the rows holding one of them.
      */
     Executor.Summary view(final long[] values) {
-        final int[] chosen = new int[values.length];
-        int n = 0;
-        for (int j = 0; j < values.length; j++) {
-            final long k = values[j] - keyMin;
-            if (k >= 0 && k < slots - 1 && (j == 0 || values[j] != values[j - 1])) { // sorted: a repeated value counts once
-                chosen[n++] = (int) k + 1;
-            }
-        }
-        final int[] slotsOf = Arrays.copyOf(chosen, n);
+        final int[] slotsOf = slotsOf(values, keyMin, slots);
         final boolean measured = stride > 1;
         return new Executor.Summary() {
             @Override
