@@ -91,7 +91,7 @@ final class ServeCommand implements Callable<Integer> {
                       final java.util.function.Consumer<QueryServer> started) throws InterruptedException {
         final CountDownLatch stopped = new CountDownLatch(1);
         final CountDownLatch signal = CliSupport.terminationSignal(stopped);
-        final QueryServer server = QueryServer.start(s, json -> engine.execute(json, config.timeoutMs()), config, System.err);
+        final QueryServer server = QueryServer.start(s, engine::execute, config, System.err);
         try {
             err.println("tradestore: serving " + s.directory() + " (tables " + s.tableNames() + ") on http://"
                 + config.bind() + ":" + server.port() + "  threads=" + config.threads() + " scanThreads=" + engine.threads()

@@ -1,7 +1,7 @@
 package io.tradestore.server.http;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -32,6 +32,8 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -453,11 +455,12 @@ public final class QueryServer implements AutoCloseable {
         private void answer() {
             activeQueries.incrementAndGet();
             try {
-                final QueryResult result = queries.execute(json);
+                final long leftMs = config.timeoutMs() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - call.startNs);
+                final QueryResult result = queries.execute(json, Math.max(1, leftMs));
                 metrics.rows(result.stats().rowsScanned(), result.stats().rowsMatched());
-                final ByteArrayOutputStream buf = new ByteArrayOutputStream(256 + 32 * result.rowCount());
+                final ByteBufOutputStream buf = body(256 + 32 * result.rowCount());
                 result.writeJson(buf, epochNanos);
-                send(call, 200, JSON_TYPE, buf.toByteArray());
+                send(call, 200, JSON_TYPE, buf.buffer());
             } catch (final QueryException e) {
                 if (e.code().httpStatus() >= 500 && e.code() != ErrorCode.TIMEOUT
                     && e.code() != ErrorCode.OVERLOADED) {
@@ -482,9 +485,9 @@ public final class QueryServer implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------------- tables
 
-    private byte[] tablesJson() throws IOException {
-        final ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        try (JsonGenerator g = JSON.createGenerator(buf)) {
+    private ByteBuf tablesJson() throws IOException {
+        final ByteBufOutputStream buf = body(256);
+        try (JsonGenerator g = JSON.createGenerator((OutputStream) buf)) {
             g.writeStartObject();
             g.writeArrayFieldStart("tables");
             for (final String name : store.tableNames()) {
@@ -498,7 +501,7 @@ public final class QueryServer implements AutoCloseable {
             g.writeEndArray();
             g.writeEndObject();
         }
-        return buf.toByteArray();
+        return buf.buffer();
     }
 
     private void table(final Call call, final String name) throws IOException {
@@ -509,8 +512,8 @@ public final class QueryServer implements AutoCloseable {
         }
         final TableSnapshot s = reader(name).snapshot();
         final Schema schema = s.schema();
-        final ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        try (JsonGenerator g = JSON.createGenerator(buf)) {
+        final ByteBufOutputStream buf = body(512);
+        try (JsonGenerator g = JSON.createGenerator((OutputStream) buf)) {
             g.writeStartObject();
             g.writeStringField("name", name);
             g.writeNumberField("rows", s.rowCount());
@@ -536,7 +539,7 @@ public final class QueryServer implements AutoCloseable {
             g.writeEndArray();
             g.writeEndObject();
         }
-        send(call, 200, JSON_TYPE, buf.toByteArray());
+        send(call, 200, JSON_TYPE, buf.buffer());
     }
 
     private TableReader reader(final String name) {
@@ -562,8 +565,8 @@ public final class QueryServer implements AutoCloseable {
     }
 
     private void error(final Call call, final int status, final String code, final String message, final String path, final String id) {
-        final ByteArrayOutputStream buf = new ByteArrayOutputStream(128);
-        try (JsonGenerator g = JSON.createGenerator(buf)) {
+        final ByteBufOutputStream buf = body(128);
+        try (JsonGenerator g = JSON.createGenerator((OutputStream) buf)) {
             g.writeStartObject();
             g.writeObjectFieldStart("error");
             g.writeStringField("code", code);
@@ -577,22 +580,30 @@ public final class QueryServer implements AutoCloseable {
         } catch (final IOException e) {
             throw new IllegalStateException(e); // writing to memory does not fail
         }
-        send(call, status, JSON_TYPE, buf.toByteArray());
+        send(call, status, JSON_TYPE, buf.buffer());
+    }
+
+    /** @param initial bytes to start with. @return a stream into an unpooled heap buffer: an answer dropped after its 504 needs no release. */
+    private static ByteBufOutputStream body(final int initial) {
+        return new ByteBufOutputStream(Unpooled.buffer(initial));
+    }
+
+    private void send(final Call call, final int status, final String contentType, final byte[] body) {
+        send(call, status, contentType, Unpooled.wrappedBuffer(body));
     }
 
     /**
      * Sends the one answer of a request; later attempts (a result after its 504) are dropped. Any thread may call it:
      * the write, and the start of the connection's next pipelined request, run on the connection's event loop.
      */
-    private void send(final Call call, final int status, final String contentType, final byte[] body) {
+    private void send(final Call call, final int status, final String contentType, final ByteBuf body) {
         if (!call.answered.compareAndSet(false, true)) {
             return;
         }
-        final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status),
-            Unpooled.wrappedBuffer(body));
+        final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status), body);
         final HttpHeaders h = response.headers();
         h.set(HttpHeaderNames.CONTENT_TYPE, contentType);
-        h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
         synchronized (call) {
             if (call.extraHeaders != null) {
                 h.add(call.extraHeaders);

@@ -9,11 +9,14 @@ import io.tradestore.query.QueryResult;
 @FunctionalInterface
 public interface QueryService {
     /**
-     * Runs a JSON query.
+     * Runs a JSON query that the server answers within {@code timeoutMs} (what is left of the request's time when a worker
+     * takes it): past that the server has answered 504, so the query should stop too
+     * ({@link io.tradestore.query.QueryEngine#execute(String, long)} does).
      *
-     * @param json the query text.
+     * @param json      the query text.
+     * @param timeoutMs the longest it may still run.
      * @return the result.
      * @throws io.tradestore.query.QueryException when the query is bad, too big or too slow.
      */
-    QueryResult execute(String json);
+    QueryResult execute(String json, long timeoutMs);
 }

@@ -32,7 +32,7 @@ class OverloadTest {
         final CountDownLatch release = new CountDownLatch(1);
         final ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
         try (Store store = Store.open(dir);
-             QueryServer server = QueryServer.start(store, json -> {
+             QueryServer server = QueryServer.start(store, (json, timeoutMs) -> {
                  if (json.contains("slow")) {
                      try {
                          release.await(30, TimeUnit.SECONDS);

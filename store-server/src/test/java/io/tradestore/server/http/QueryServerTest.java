@@ -44,7 +44,7 @@ class QueryServerTest {
     static void start() {
         TestStores.writeTrades(dir, 3000, 1);
         store = Store.open(dir);
-        final QueryService service = json -> {
+        final QueryService service = (json, timeoutMs) -> {
             if (json.contains("\"boom\"")) {
                 throw new IllegalStateException("a bug with a secret stack trace");
             }
@@ -225,7 +225,7 @@ class QueryServerTest {
 
     @Test
     void shouldRequireABearerTokenWhenConfigured() {
-        try (QueryServer secured = QueryServer.start(store, json -> new FixedResult(1),
+        try (QueryServer secured = QueryServer.start(store, (json, timeoutMs) -> new FixedResult(1),
             new ServerConfig("127.0.0.1", 0, 1, 1, 4096, 1000, "s3cret"), System.err)) {
             final Http none = new Http(secured.port());
             assertThat(none.get("/health").status()).isEqualTo(401);
@@ -249,7 +249,7 @@ class QueryServerTest {
     void shouldFinishInFlightQueriesWhenStopping() throws Exception {
         final CountDownLatch running = new CountDownLatch(1);
         final Store own = Store.open(dir);
-        final QueryServer s = QueryServer.start(own, json -> {
+        final QueryServer s = QueryServer.start(own, (json, timeoutMs) -> {
             running.countDown();
             sleep(300);
             return new FixedResult(7);
