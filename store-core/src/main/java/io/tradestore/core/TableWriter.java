@@ -146,9 +146,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     /** Whether full windows are copied by a second thread ({@link StageFlusher}). */
     private final boolean stageThread;
     private StageFlusher flusher;
-    /** The window the flusher is copying, or null; its rows [flightFrom, flightTo) start at flightBase. */
+    /** The window the flusher is copying, or null; its rows [flightFrom, flightTo). */
     private StagingArea flight;
-    private long flightBase;
     private long flightFrom = Long.MIN_VALUE;
     private long flightTo = Long.MIN_VALUE;
     /**
@@ -412,7 +411,6 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         final long segStart = (long) seg << shift;
         flight = stage;
-        flightBase = stageBase;
         flightFrom = stageFrom;
         flightTo = pendingRows;
         stage = spare != null ? spare : new StagingArea(schema, stageRows);

@@ -214,7 +214,6 @@ public final class MappedFile implements AutoCloseable {
             writeFd = fd;
         }
         if (writePosition != offset) {
-            writePosition = -1;
             if (posix.lseek(writeFd, offset, SEEK_SET) != offset) {
                 throw new StoreException("cannot seek in " + path + " to " + offset + ": " + posix.lastErrorStr());
             }

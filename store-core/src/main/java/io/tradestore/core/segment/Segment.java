@@ -367,15 +367,14 @@ public final class Segment implements AutoCloseable {
         if (to == from) {
             return;
         }
+        if (schema.layout() == Layout.COLUMN) {
+            writeColumn(file, from, area.address(file, from - areaRow0), to - from); // a file is a column
+            return;
+        }
         final long len = area.fileRowLength(file);
         files[file].write(from * len, area.fileBase(file) + (from - areaRow0) * len, (to - from) * len);
-        if (schema.layout() == Layout.ROW) {
-            for (final Column c : schema.columns()) {
-                widenZones(c, from, to, area.address(c.index(), from - areaRow0), columnStride[c.index()]);
-            }
-        } else {
-            final Column c = schema.column(file);
-            widenZones(c, from, to, area.address(file, from - areaRow0), columnStride[file]);
+        for (final Column c : schema.columns()) {
+            widenZones(c, from, to, area.address(c.index(), from - areaRow0), columnStride[c.index()]);
         }
     }
 
@@ -417,18 +416,24 @@ public final class Segment implements AutoCloseable {
 
     /** ROW layout: one sequential pass writing the prepared null record, instead of one strided pass per column. */
     private void fillNullRecords(final int from, final int to) {
-        final long[] pattern = nullRecord;
-        final int words = pattern.length;
-        final long rowLength = schema.rowLength();
-        final long base = files[0].address();
+        fillRecords(files[0].address(), schema.rowLength(), nullRecord, from, to);
+    }
+
+    /**
+     * Writes {@code record} (whole 8-byte words) into records {@code [from, to)} of {@code rowLength} bytes at {@code base}:
+     * a ROW layout's null fill, here and in a writer's {@link StagingArea}.
+     */
+    static void fillRecords(final long base, final long rowLength, final long[] record, final int from, final int to) {
+        final int words = record.length;
         for (long a = base + from * rowLength, end = base + to * rowLength; a < end; a += rowLength) {
             for (int w = 0; w < words; w++) {
-                NativeMemory.putLong(a + 8L * w, pattern[w]);
+                NativeMemory.putLong(a + 8L * w, record[w]);
             }
         }
     }
 
-    private static long[] nullRecord(final Schema schema) {
+    /** @return a ROW layout's record of null sentinels as 8-byte words (empty for COLUMN). */
+    static long[] nullRecord(final Schema schema) {
         if (schema.layout() != Layout.ROW) {
             return new long[0];
         }

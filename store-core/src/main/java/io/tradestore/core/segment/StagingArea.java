@@ -25,6 +25,8 @@ public final class StagingArea implements AutoCloseable {
     private final int[] fileRowLength;
     private final long[] columnBase;
     private final int[] columnStride;
+    /** ROW layout: the null record, written in one sequential pass (empty for COLUMN). */
+    private final long[] nullRecord;
     private long address;
 
     /**
@@ -45,6 +47,7 @@ public final class StagingArea implements AutoCloseable {
         this.fileRowLength = new int[files];
         this.columnBase = new long[schema.columnCount()];
         this.columnStride = new int[schema.columnCount()];
+        this.nullRecord = Segment.nullRecord(schema);
         long bytes = 0;
         for (int i = 0; i < files; i++) {
             fileRowLength[i] = rowLayout ? schema.rowLength() : schema.column(i).width();
@@ -92,6 +95,10 @@ public final class StagingArea implements AutoCloseable {
     public void fillNulls(final int from, final int to) {
         if (from < 0 || to > rows || from > to) {
             throw new IndexOutOfBoundsException("from=" + from + " to=" + to + " rows=" + rows);
+        }
+        if (schema.layout() == Layout.ROW) {
+            Segment.fillRecords(fileBase[0], fileRowLength[0], nullRecord, from, to);
+            return;
         }
         for (final Column c : schema.columns()) {
             NativeMemory.fillPattern(columnBase[c.index()] + (long) from * columnStride[c.index()], to - from, columnStride[c.index()], c.width(),
