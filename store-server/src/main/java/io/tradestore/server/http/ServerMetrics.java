@@ -36,11 +36,14 @@ final class ServerMetrics {
     private final LongAdder timedOut = new LongAdder();
     private final LongSupplier queueDepth;
     private final LongSupplier activeQueries;
+    private final LongSupplier pipelinedRequests;
     private final LongSupplier mappedBytes;
 
-    ServerMetrics(final LongSupplier queueDepth, final LongSupplier activeQueries, final LongSupplier mappedBytes) {
+    ServerMetrics(final LongSupplier queueDepth, final LongSupplier activeQueries, final LongSupplier pipelinedRequests,
+                  final LongSupplier mappedBytes) {
         this.queueDepth = queueDepth;
         this.activeQueries = activeQueries;
+        this.pipelinedRequests = pipelinedRequests;
         this.mappedBytes = mappedBytes;
     }
 
@@ -136,6 +139,8 @@ final class ServerMetrics {
         counter(sb, "tradestore_queries_timed_out_total", "Queries answered 504 TIMEOUT.", timedOut.sum());
         gauge(sb, "tradestore_query_queue_depth", "Queries waiting for a worker.", queueDepth.getAsLong());
         gauge(sb, "tradestore_queries_active", "Queries running on a worker.", activeQueries.getAsLong());
+        gauge(sb, "tradestore_http_requests_pipelined", "Requests read and waiting behind an earlier one of their connection.",
+            pipelinedRequests.getAsLong());
         gauge(sb, "tradestore_mapped_bytes", "Off-heap bytes of store files mapped by this process.", mappedBytes.getAsLong());
         return sb.toString();
     }
