@@ -119,6 +119,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private long segmentEndRow;
     private int durableSegments;
     private long segmentWaitNs;
+    /** Rows whose zone maps were widened from the mappings (not from staged values): for tests of the work per row. */
+    private long zoneRowsRead;
     /** Rows below this (from committedRows on) hold nulls or the caller's data; appendRow nulls ahead from here. */
     private long nulledRows;
     /**
@@ -155,8 +157,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * commit may publish them; only a rollback (or close) clears it.
      */
     private StoreException copyFailure;
-    /** The lowest uncommitted row whose mapped address {@link #rowAddress} handed out since the zone maps were reopened. */
-    private long mappedFrom = Long.MAX_VALUE;
+    /**
+     * Uncommitted rows a flyweight could have written through the mappings after their zone maps were widened from the
+     * staged values: from each mapped address {@link #rowAddress} handed out while staging, to the end of that address's
+     * run (the flyweight may step on with next()). Their zone maps are widened from the files once, at commit.
+     */
+    private final RowRanges mappedRuns = new RowRanges();
     private final int stageRows;
     /** The row of staged row 0 (a multiple of stageRows). */
     private long stageBase;
@@ -381,22 +387,21 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         stageEnd = stageBase + stageRows;
         stage.fillNulls((int) (row - stageBase), stageRows);
         refreshAttached(appender);
-        reopenZonesOfMappedRows();
     }
 
     /**
-     * Pulls the zone watermark back to the lowest uncommitted row whose mapped address was handed out (to a flyweight,
-     * by {@link #rowAddress}) since the last call: the zone maps of copied rows were widened from the staged values,
-     * but a flyweight on such a row writes it through the mapping, so the rows from there on get their zone maps from
-     * the mappings again (at the next window or commit, once the window in flight is in), as every row of an unfinished
-     * block did before the staging area. Flyweights left on such rows are re-pointed (and so recorded again) at every
-     * window.
+     * Widens the zone maps of the rows flyweights could have written through the mappings (see {@link #mappedRuns}) from
+     * the files, once per commit: the zone maps of copied rows were widened from the staged values, and a write through
+     * the mapping after that would be missed. Recording runs instead of recomputing from the lowest such row at every
+     * window keeps the work linear: a flyweight left on an early row is re-pointed at every window, which only widens
+     * its one run. Call it with no window in flight.
      */
-    private void reopenZonesOfMappedRows() {
-        if (mappedFrom < zoneRow) {
-            zoneRow = mappedFrom;
+    private void widenMappedRuns() {
+        for (int i = 0; i < mappedRuns.count(); i++) {
+            // runs of rows committed since they were recorded are left alone (rollback clears, commit clears)
+            widenFromFiles(Math.max(committedRows, mappedRuns.from(i)), Math.min(pendingRows, mappedRuns.to(i)));
         }
-        mappedFrom = Long.MAX_VALUE;
+        mappedRuns.clear();
     }
 
     /**
@@ -487,6 +492,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         // the caller may now store into rows it appended before (appendRow, then columnAddress, then stores): their
         // zone maps, widened from the staged values, are widened again from the mappings at the next block or commit
         zoneRow = Math.min(zoneRow, committedRows);
+        mappedRuns.clear();
         staging = false;
         stageBase = Long.MIN_VALUE;
         stageFrom = Long.MIN_VALUE;
@@ -715,6 +721,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         return segmentWaitNs;
     }
 
+    /** @return rows whose zone maps this writer widened from the mappings (re-reading rows it already wrote). */
+    long zoneRowsRead() {
+        return zoneRowsRead;
+    }
+
     private void openSegment() {
         final int index = segments.size();
         Segment s = null;
@@ -802,17 +813,36 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         return next;
     }
 
-    /** Widens zone maps with rows {@code [zoneRow, to)}. */
+    /** Widens zone maps with rows {@code [zoneRow, to)} and moves the watermark to {@code to}. */
     private void flushZones(final long to) {
-        long from = zoneRow;
-        while (from < to) {
-            final int seg = (int) (from >>> shift);
+        widenFromFiles(zoneRow, to);
+        zoneRow = to;
+    }
+
+    /** Widens zone maps with rows {@code [from, to)} as they are in the segment files (nothing when empty). */
+    private void widenFromFiles(final long from, final long to) {
+        if (to > from) {
+            zoneRowsRead += to - from;
+            forEachSegment(from, to, Segment::updateZones);
+        }
+    }
+
+    /** What to do with rows {@code [from, to)} of one segment. */
+    @FunctionalInterface
+    private interface SegmentRows {
+        void apply(Segment segment, int from, int to);
+    }
+
+    /** Applies {@code action} to rows {@code [from, to)}, one call per segment they span. */
+    private void forEachSegment(final long from, final long to, final SegmentRows action) {
+        long at = from;
+        while (at < to) {
+            final int seg = (int) (at >>> shift);
             final long segStart = (long) seg << shift;
             final long end = Math.min(to, segStart + segmentRows);
-            segments.get(seg).updateZones((int) (from - segStart), (int) (end - segStart));
-            from = end;
+            action.apply(segments.get(seg), (int) (at - segStart), (int) (end - segStart));
+            at = end;
         }
-        zoneRow = to;
     }
 
     /**
@@ -833,8 +863,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         if (staging) {
             // every appended row is in the files before the row count is published; the window stays open
-            reopenZonesOfMappedRows();
             flushStage();
+            // after the window in flight is in: the stage flusher widens the same zone-map entries
+            widenMappedRuns();
             refreshAttached();
         }
         flushZones(pendingRows);
@@ -846,14 +877,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         final boolean sync = durability == Durability.SYNC;
         if (sync) {
-            long from = committedRows;
-            while (from < pendingRows) {
-                final int seg = (int) (from >>> shift);
-                final long segStart = (long) seg << shift;
-                final long end = Math.min(pendingRows, segStart + segmentRows);
-                segments.get(seg).sync((int) (from - segStart), (int) (end - segStart));
-                from = end;
-            }
+            forEachSegment(committedRows, pendingRows, Segment::sync);
             for (final SymbolDictionary d : dictionaries) {
                 d.sync();
             }
@@ -869,7 +893,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         state = txn.publish(state, pendingRows, counts, bytes, sync);
         committedRows = pendingRows;
-        mappedFrom = Long.MAX_VALUE;
+        mappedRuns.clear();
     }
 
     private boolean dictionariesGrew() {
@@ -915,7 +939,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             stageEnd = committedRows;
         }
         refreshAttached();
-        mappedFrom = Long.MAX_VALUE;
+        mappedRuns.clear();
     }
 
     /**
@@ -978,9 +1002,13 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             // a row the stage flusher is copying: once it is in the files, its place is the mapping
             awaitFlight();
         }
-        if (row >= committedRows && row < mappedFrom) {
-            // a flyweight may write this uncommitted row through the mapping after its zone maps were widened
-            mappedFrom = row;
+        if (staging) {
+            // a flyweight may write this row, and the rows up to its run end, through the mapping after their zone maps
+            // were widened from the staged values (a committed row's run may reach into uncommitted rows)
+            final long end = mappedRunEnd(row);
+            if (end > committedRows) {
+                mappedRuns.add(Math.max(row, committedRows), end);
+            }
         }
         final int seg = (int) (row >>> shift);
         return segments.get(seg).columnBase(column) + (row - ((long) seg << shift)) * strides[column];
@@ -994,6 +1022,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (row >= flightFrom && row < flightTo) {
             awaitFlight();
         }
+        return mappedRunEnd(row);
+    }
+
+    /** @return the end of the run of mapped rows from {@code row}: a row neither staged nor in flight. */
+    private long mappedRunEnd(final long row) {
         // rows from the window in flight (or the open window) on are not read from the mappings
         final long fileEnd = flight != null ? flightFrom : stageFrom;
         final long segEnd = ((row >>> shift) + 1) << shift;

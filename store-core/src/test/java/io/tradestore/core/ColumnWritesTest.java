@@ -90,7 +90,7 @@ class ColumnWritesTest {
                 copyDictionaries(src, w);
                 body.accept(src, w);
                 TestRows.verifyRows(reader.snapshot(), 0, end);
-                ZoneMapTest.assertZonesExact(reader.snapshot());
+                TestRows.assertZonesExact(reader.snapshot());
             }
         }
     }

@@ -101,7 +101,7 @@ class ConcurrencyTest {
                     .as("a snapshot shows every commit published before it").isGreaterThanOrEqualTo(atLeast);
                 // rows seen before never change: check the new ones in full, and a random window of the old ones again
                 TestRows.verifyRows(snap, previous, snap.rowCount());
-                ZoneMapTest.assertZonesContainRows(snap, previous);
+                TestRows.assertZonesContainRows(snap, previous);
                 final long from = random.nextLong(previous + 1);
                 TestRows.verifyRows(snap, from, Math.min(previous, from + 256));
                 previous = snap.rowCount();

@@ -90,7 +90,7 @@ class CrashTest {
             assertThat(snap.rowCount()).as("config %d: rows after kill vs last reported commit", c).isGreaterThanOrEqualTo(reported)
                 .isGreaterThanOrEqualTo(before);
             TestRows.verifyRows(snap, 0, snap.rowCount());
-            ZoneMapTest.assertZonesContainRows(snap, 0);
+            TestRows.assertZonesContainRows(snap, 0);
             return snap.rowCount();
         }
     }
@@ -109,7 +109,7 @@ class CrashTest {
                 w.rollback();
             }
             try (TableReader reader = store.table("all_types").reader()) {
-                ZoneMapTest.assertZonesExact(reader.snapshot());
+                TestRows.assertZonesExact(reader.snapshot());
             }
         }
     }

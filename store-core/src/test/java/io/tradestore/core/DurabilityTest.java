@@ -59,7 +59,7 @@ class DurabilityTest {
             assertThat(snap.rowCount()).isEqualTo(rows);
             TestRows.verifyRows(snap, 0, rows);
             assertThat(snap.findSymbol(7, "only-in-the-dictionary")).isNotNegative();
-            ZoneMapTest.assertZonesExact(snap);
+            TestRows.assertZonesExact(snap);
         }
     }
 }

@@ -201,7 +201,7 @@ class FaultTest {
         TestRows.assertNoNativeLeaks();
         try (Store store = Store.open(dir); TableReader reader = store.table("all_types").reader()) {
             TestRows.verifyRows(reader.snapshot(), 0, 45);
-            ZoneMapTest.assertZonesExact(reader.snapshot());
+            TestRows.assertZonesExact(reader.snapshot());
         }
     }
 

@@ -64,7 +64,7 @@ class PrefaultTest {
                 }
                 w.commit();
                 TestRows.verifyRows(reader.snapshot(), 0, end);
-                ZoneMapTest.assertZonesExact(reader.snapshot());
+                TestRows.assertZonesExact(reader.snapshot());
             }
         }
         try (Store store = Store.open(dir); TableReader reader = store.table("all_types").reader()) {

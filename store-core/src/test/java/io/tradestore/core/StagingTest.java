@@ -184,6 +184,98 @@ class StagingTest {
         }
     }
 
+    /**
+     * A flyweight left on an early uncommitted row is re-pointed at every staging window (its row moved into the files):
+     * its writes, made after many windows, must reach the zone maps at commit, and the writer must not re-read the rows
+     * since that row from the mappings at every window (quadratic in the rows appended) but once, at the commit.
+     */
+    @ParameterizedTest
+    @CsvSource({"COLUMN,false", "ROW,false", "COLUMN,true", "ROW,true"})
+    void shouldWidenZoneMapsOnceWithWritesThroughFlyweightsLeftOnEarlyRows(final Layout layout, final boolean thread) {
+        final Schema schema = TestRows.allTypes(layout, 256);
+        final int l = schema.indexOf("l");
+        final long rows = 2_000;
+        final long big = 9_000_000_000_000_000_000L;
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            try (TableWriter w = writer(table, Durability.NONE, STAGE_ROWS, true, thread); TableReader reader = table.reader()) {
+                final AllTypesFlyweight appender = new AllTypesFlyweight();
+                final AllTypesFlyweight high = new AllTypesFlyweight().bind(w);
+                final AllTypesFlyweight low = new AllTypesFlyweight().bind(w);
+                TestRows.append(w, appender, 0, 5);
+                high.wrap(2);
+                low.wrap(1);
+                TestRows.append(w, appender, 5, rows);
+                assertThat(w.zoneRowsRead()).as("rows re-read from the mappings before the commit").isZero();
+                high.l(big);
+                low.l(-big);
+                w.commit();
+                assertThat(w.zoneRowsRead()).as("rows re-read from the mappings at the commit").isLessThanOrEqualTo(rows);
+                final TableSnapshot snap = reader.snapshot();
+                assertThat(snap.segment(0).zoneMax(0, l)).isEqualTo(big);
+                assertThat(snap.segment(0).zoneMin(0, l)).isEqualTo(-big);
+                assertThat(snap.segment(0).zoneMax(-1, l)).isEqualTo(big);
+                assertThat(snap.segment(0).zoneMin(-1, l)).isEqualTo(-big);
+                TestRows.assertZonesExact(snap);
+            }
+        }
+    }
+
+    /**
+     * appendRow() then wrap(row): the flyweight is re-pointed at the last row of each copied window, so about one row
+     * per window is re-read from the mappings at the commit, not the whole transaction.
+     */
+    @ParameterizedTest
+    @CsvSource({"COLUMN", "ROW"})
+    void shouldReReadAboutOneRowPerWindowForAppendRowThenWrap(final Layout layout) {
+        final Schema schema = TestRows.allTypes(layout, 256);
+        final long rows = 2_000;
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            try (TableWriter w = writer(table, Durability.NONE, STAGE_ROWS, true, false); TableReader reader = table.reader()) {
+                final AllTypesFlyweight f = new AllTypesFlyweight().bind(w);
+                for (long r = 0; r < rows; r++) {
+                    TestRows.write(f.wrap(w.appendRow()), r);
+                }
+                w.commit();
+                assertThat(w.zoneRowsRead()).isLessThanOrEqualTo(rows / STAGE_ROWS + 1);
+                TestRows.verifyRows(reader.snapshot(), 0, rows);
+                TestRows.assertZonesExact(reader.snapshot());
+            }
+        }
+    }
+
+    /**
+     * A flyweight left on a committed row can step (next()) into uncommitted rows already copied into the files without
+     * asking the writer for addresses again: what it writes there must reach the zone maps.
+     */
+    @ParameterizedTest
+    @CsvSource({"COLUMN,false", "ROW,false", "COLUMN,true", "ROW,true"})
+    void shouldWidenZoneMapsWithWritesOfAFlyweightThatStepsFromACommittedRowIntoCopiedRows(final Layout layout, final boolean thread) {
+        final Schema schema = TestRows.allTypes(layout, 64);
+        final int l = schema.indexOf("l");
+        final long big = 9_000_000_000_000_000_000L;
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            try (TableWriter w = writer(table, Durability.NONE, STAGE_ROWS, true, thread); TableReader reader = table.reader()) {
+                final AllTypesFlyweight appender = new AllTypesFlyweight();
+                TestRows.append(w, appender, 0, 10);
+                w.commit();
+                final AllTypesFlyweight stepper = new AllTypesFlyweight().bind(w).wrap(9);
+                TestRows.append(w, appender, 10, 45);
+                assertThat(stepper.next()).isTrue();
+                assertThat(stepper.row()).isEqualTo(10);
+                stepper.l(big);
+                w.commit();
+                final TableSnapshot snap = reader.snapshot();
+                assertThat(new AllTypesFlyweight().bind(snap).wrap(10).l()).isEqualTo(big);
+                assertThat(snap.segment(0).zoneMax(10 / schema.blockRows(), l)).isEqualTo(big);
+                assertThat(snap.segment(0).zoneMax(-1, l)).isEqualTo(big);
+                TestRows.assertZonesExact(snap);
+            }
+        }
+    }
+
     @ParameterizedTest
     @CsvSource({"COLUMN", "ROW"})
     void shouldMixStagedAppendsWithWritesAtMappedAddresses(final Layout layout) {
