@@ -7,6 +7,7 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -104,12 +105,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     /** Whether segments are large enough to be created and pre-faulted by a background thread. */
     private final boolean background;
     private ExecutorService precreator;
-    private CompletableFuture<Segment> nextSegment;
     /**
-     * The segment after the next one, for a staging writer: it fills a segment in ~0.1 s, less than creating one takes
-     * while the file system is busy with its writes (measured: 0.27-0.32 s of waits per 50M rows with one ahead).
+     * Segments the background thread creates ahead of the writer, for the next indexes in order (see
+     * {@link #createAhead}): one, or two for a staging writer, which fills a segment in ~0.1 s, less than creating one
+     * takes while the file system is busy with its writes (measured: 0.27-0.32 s of waits per 50M rows with one ahead).
      */
-    private CompletableFuture<Segment> laterSegment;
+    private final ArrayDeque<CompletableFuture<Segment>> ahead = new ArrayDeque<>(2);
     /** Set by close(): the background thread stops pre-faulting a segment it creates after this. */
     private volatile boolean closing;
     private TxnState state;
@@ -186,7 +187,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         this.symbolSlot = symbolSlots(schema);
         this.stageRows = (int) Math.min(segmentRows, stageRowsProperty());
         this.staging = Boolean.parseBoolean(System.getProperty(STAGING_PROPERTY, "true")) && MappedFile.writeAvailable();
-        this.prefault = !staging;
+        updatePrefault();
         // by default only for segments large enough for background creation: with tiny segments (tests) every window
         // would be a hand-over to another thread and back
         this.stageThread = Boolean.parseBoolean(System.getProperty(STAGE_THREAD_PROPERTY, Boolean.toString(background)));
@@ -249,19 +250,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             }
             if (staging) {
                 // staged rows reach the files by write(2): nothing is faulted in ahead of them
-                for (final Segment s : segments) {
-                    s.stopPrefault();
-                }
-                stageBase = committedRows;
-                stageFrom = committedRows;
-                stageEnd = committedRows;
+                stopPrefaultAll();
+                emptyWindow(committedRows);
             }
             if (committedRows == segmentEndRow) {
                 // the next append needs a new segment: have it ready before the first row arrives
-                nextSegment = precreate(segCount);
-                if (staging) {
-                    laterSegment = precreate(segCount + 1);
-                }
+                createAhead(segCount);
             }
         } catch (final RuntimeException e) {
             for (final Segment s : segments) {
@@ -332,10 +326,21 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * @return the new row's index.
      */
     public long appendRow() {
+        return nextRow(null);
+    }
+
+    /**
+     * The per-row path of {@link #appendRow()} and {@link #append}: a field read and one compare, unless the row lies
+     * outside the open staging window.
+     *
+     * @param appender the flyweight that {@link #append} wraps at the new row next, or null.
+     * @return the new row's index.
+     */
+    private long nextRow(final Flyweight appender) {
         final long row = pendingRows;
         if (row >= stageEnd) {
             // the staging window is full, or not open, or the writer appends through the mappings
-            appendOutsideStage(row, null);
+            appendOutsideStage(row, appender);
         }
         pendingRows = row + 1;
         return row;
@@ -370,11 +375,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      */
     private void nextStageWindow(final long row, final Flyweight appender) {
         awaitFlight();
-        if (stageThread && pendingRows > stageFrom && zoneRow >= stageFrom && !flyweightIn(stageFrom, pendingRows, appender)) {
-            handOff();
-        } else {
-            flushStage();
-        }
+        // Only when no flyweight but the appender (which moves to the next row at once) points into the window: a
+        // flyweight left there could write while the flusher copies, so such a window is copied on this thread instead.
+        copyStage(stageThread && pendingRows > stageFrom && !flyweightIn(stageFrom, pendingRows, appender));
         if (stage == null) {
             stage = new StagingArea(schema, stageRows);
             stagedAny = true;
@@ -402,28 +405,6 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             widenFromFiles(Math.max(committedRows, mappedRuns.from(i)), Math.min(pendingRows, mappedRuns.to(i)));
         }
         mappedRuns.clear();
-    }
-
-    /**
-     * Hands the full window over to the stage flusher and continues in the spare one. Only when no flyweight but the
-     * appender (which moves to the next row at once) points into it: a flyweight left there could write while the
-     * flusher copies, so such a window is copied on this thread instead.
-     */
-    private void handOff() {
-        final int seg = (int) (stageFrom >>> shift);
-        if (flusher == null) {
-            flusher = new StageFlusher("tradestore-stage-" + schema.name(), segments.get(seg).dataFileCount());
-        }
-        final long segStart = (long) seg << shift;
-        flight = stage;
-        flightFrom = stageFrom;
-        flightTo = pendingRows;
-        stage = spare != null ? spare : new StagingArea(schema, stageRows);
-        spare = null;
-        flusher.submit(segments.get(seg), flight, (int) (stageBase - segStart), (int) (stageFrom - segStart), (int) (pendingRows - segStart));
-        // the flusher widens the zone maps of these rows; everything that reads them waits for it first
-        stageFrom = pendingRows;
-        zoneRow = pendingRows;
     }
 
     /**
@@ -463,23 +444,56 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     }
 
     /**
-     * Copies staged rows {@code [stageFrom, pendingRows)} into their segment's files with write(2) and widens the zone
-     * maps from the staged values (rows written through the mappings before them, by {@link #reserve}, get theirs from
-     * the mappings first). Flyweights still pointing into the staging area must be refreshed by the caller.
+     * Sets an empty staging window at {@code row}: the next append takes the slow path and opens a window there (with
+     * {@code Long.MIN_VALUE}, none is ever open: no staging).
      */
+    private void emptyWindow(final long row) {
+        stageBase = row;
+        stageFrom = row;
+        stageEnd = row;
+    }
+
+    /** Copies the staged rows into the files on this thread (see {@link #copyStage}). */
     private void flushStage() {
+        copyStage(false);
+    }
+
+    /**
+     * Copies staged rows {@code [stageFrom, pendingRows)} into their segment's files with write(2) and widens the zone
+     * maps from the staged values: on this thread, or by the stage flusher while this thread continues in the spare
+     * window (the window is then in flight: everything that reads its rows or their zone maps waits for it first).
+     * Flyweights still pointing into the staging area must be refreshed by the caller.
+     *
+     * @param byFlusher whether the stage flusher copies the window (there are staged rows and it may: see the caller).
+     */
+    private void copyStage(final boolean byFlusher) {
         awaitFlight();
-        if (zoneRow < stageFrom) {
-            flushZones(stageFrom);
-        }
+        // staging keeps the watermark at the first staged row (rows in the files before it had their zone maps widened)
+        assert zoneRow >= stageFrom : "zoneRow=" + zoneRow + " stageFrom=" + stageFrom;
         final long to = pendingRows;
-        if (to > stageFrom) {
-            final int seg = (int) (stageFrom >>> shift);
-            final long segStart = (long) seg << shift;
-            segments.get(seg).writeStaged(stage, (int) (stageBase - segStart), (int) (stageFrom - segStart), (int) (to - segStart));
-            stageFrom = to;
-            zoneRow = to;
+        if (to == stageFrom) {
+            return;
         }
+        final int seg = (int) (stageFrom >>> shift);
+        final long segStart = (long) seg << shift;
+        final int areaRow0 = (int) (stageBase - segStart);
+        final int from = (int) (stageFrom - segStart);
+        final int end = (int) (to - segStart);
+        if (byFlusher) {
+            if (flusher == null) {
+                flusher = new StageFlusher("tradestore-stage-" + schema.name(), segments.get(seg).dataFileCount());
+            }
+            flight = stage;
+            flightFrom = stageFrom;
+            flightTo = to;
+            stage = spare != null ? spare : new StagingArea(schema, stageRows);
+            spare = null;
+            flusher.submit(segments.get(seg), flight, areaRow0, from, end);
+        } else {
+            segments.get(seg).writeStaged(stage, areaRow0, from, end);
+        }
+        stageFrom = to;
+        zoneRow = to;
     }
 
     /**
@@ -494,13 +508,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         zoneRow = Math.min(zoneRow, committedRows);
         mappedRuns.clear();
         staging = false;
-        stageBase = Long.MIN_VALUE;
-        stageFrom = Long.MIN_VALUE;
-        stageEnd = Long.MIN_VALUE;
+        emptyWindow(Long.MIN_VALUE);
         nulledRows = pendingRows;
-        // a writer that staged rows never lets the background thread prepare chunks again: it could null-fill a chunk
-        // the staged rows were written into (the writer claimed none of them)
-        prefault = !columnWritesOn && !stagedAny;
+        updatePrefault();
         if (stage != null) {
             stage.close();
             stage = null;
@@ -602,12 +612,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (flyweight.access() != this) {
             flyweight.bind(this);
         }
-        final long row = pendingRows;
-        if (row >= stageEnd) {
-            appendOutsideStage(row, flyweight);
-        }
-        pendingRows = row + 1;
-        return (F) flyweight.wrap(row);
+        return (F) flyweight.wrap(nextRow(flyweight));
     }
 
     /**
@@ -665,16 +670,32 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     public boolean columnWrites(final boolean on) {
         checkOpen();
         final boolean use = on && schema.layout() == io.tradestore.core.schema.Layout.COLUMN && MappedFile.writeAvailable();
-        prefault = !use && !staging && !stagedAny;
         columnWritesOn = use;
+        updatePrefault();
         if (use) {
-            for (final Segment s : segments) {
-                s.stopPrefault();
-            }
-            stopPrefault(nextSegment);
-            stopPrefault(laterSegment);
+            stopPrefaultAll();
         }
         return use;
+    }
+
+    /**
+     * Sets whether the background thread faults segments in ahead of the writer: only for a writer that stores into the
+     * mappings. A staging writer and column writes copy with write(2), which allocates the pages itself; and a writer
+     * that ever staged rows never lets the background thread prepare chunks again: it could null-fill a chunk the
+     * staged rows were written into (the writer claimed none of them).
+     */
+    private void updatePrefault() {
+        prefault = !staging && !columnWritesOn && !stagedAny;
+    }
+
+    /** Stops the background thread's pre-faulting of every segment, open or created ahead. */
+    private void stopPrefaultAll() {
+        for (final Segment s : segments) {
+            s.stopPrefault();
+        }
+        for (final CompletableFuture<Segment> next : ahead) {
+            stopPrefault(next);
+        }
     }
 
     /**
@@ -729,10 +750,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private void openSegment() {
         final int index = segments.size();
         Segment s = null;
-        if (nextSegment != null) {
-            final CompletableFuture<Segment> next = nextSegment;
-            nextSegment = laterSegment;
-            laterSegment = null;
+        final CompletableFuture<Segment> next = ahead.pollFirst();
+        if (next != null) {
             try {
                 s = next.get();
             } catch (final InterruptedException e) {
@@ -740,7 +759,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
                 discardAhead();
                 throw new StoreException("interrupted while creating segment " + index, e);
             } catch (final ExecutionException e) {
-                // the segment after it was created for the wrong index now: the next attempt creates this one again
+                // the segments after it were created for the wrong indexes now: the next attempt creates this one again
                 discardAhead();
                 throw e.getCause() instanceof StoreException ? (StoreException) e.getCause()
                     : new StoreException("cannot create segment " + index + ": " + e.getCause(), e.getCause());
@@ -754,17 +773,23 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         segments.add(s);
         segmentEndRow += segmentRows;
-        if (nextSegment == null) {
-            nextSegment = precreate(index + 1);
-        }
-        if (staging && laterSegment == null) {
-            laterSegment = precreate(index + 2);
+        createAhead(index + 1);
+    }
+
+    /**
+     * Starts the background creation of segments from index {@code next} on until as many are ahead as this writer
+     * wants (none without the background thread).
+     */
+    private void createAhead(final int next) {
+        final int wanted = background ? (staging ? 2 : 1) : 0;
+        while (ahead.size() < wanted) {
+            ahead.addLast(precreate(next + ahead.size()));
         }
     }
 
-    private static void stopPrefault(final CompletableFuture<Segment> ahead) {
-        if (ahead != null && ahead.isDone() && !ahead.isCompletedExceptionally()) {
-            ahead.getNow(null).stopPrefault();
+    private static void stopPrefault(final CompletableFuture<Segment> created) {
+        if (created.isDone() && !created.isCompletedExceptionally()) {
+            created.getNow(null).stopPrefault();
         }
     }
 
@@ -934,9 +959,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         nulledRows = committedRows;
         if (staging) {
             // an empty window: the next append opens one, null-filled from the committed row
-            stageBase = committedRows;
-            stageFrom = committedRows;
-            stageEnd = committedRows;
+            emptyWindow(committedRows);
         }
         refreshAttached();
         mappedRuns.clear();
@@ -1079,8 +1102,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             rollback();
         } finally {
             closed = true;
-            stageFrom = Long.MIN_VALUE;
-            stageEnd = Long.MIN_VALUE;
+            emptyWindow(Long.MIN_VALUE);
             if (flusher != null) {
                 flusher.stop();
             }
@@ -1099,8 +1121,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             }
             if (precreator != null) {
                 stopBackground();
-                discard(nextSegment);
-                discard(laterSegment);
+                discardAhead();
             }
             for (final Segment s : segments) {
                 s.close();
@@ -1121,11 +1142,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      */
     private void stopBackground() {
         closing = true;
-        for (final Segment s : segments) {
-            s.stopPrefault();
-        }
-        stopPrefault(nextSegment);
-        stopPrefault(laterSegment);
+        stopPrefaultAll();
         precreator.shutdown();
         boolean interrupted = false;
         while (true) {
@@ -1142,18 +1159,17 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
     }
 
+    /** Discards every segment created ahead. */
     private void discardAhead() {
-        discard(nextSegment);
-        nextSegment = null;
+        while (!ahead.isEmpty()) {
+            discard(ahead.pollFirst());
+        }
     }
 
     /** Closes a segment created ahead that holds no rows, and deletes it (it is created again when needed). */
-    private static void discard(final CompletableFuture<Segment> ahead) {
-        if (ahead == null) {
-            return;
-        }
+    private static void discard(final CompletableFuture<Segment> created) {
         try {
-            final Segment unused = ahead.get();
+            final Segment unused = created.get();
             unused.close();
             deleteQuietly(unused.directory());
         } catch (final InterruptedException e) {
