@@ -2,6 +2,9 @@ package io.tradestore.core;
 
 import java.nio.file.Path;
 
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
 import io.tradestore.core.memory.MappedFile;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.ColumnType;
@@ -117,6 +120,17 @@ public final class TestRows {
         }
     }
 
+    /**
+     * After every test of a class ({@code @ExtendWith(TestRows.NoLeaks.class)}): asserts that nothing tradestore allocated
+     * or mapped is still live ({@link #assertNoNativeLeaks()}).
+     */
+    public static final class NoLeaks implements AfterEachCallback {
+        @Override
+        public void afterEach(final ExtensionContext context) {
+            assertNoNativeLeaks();
+        }
+    }
+
     /** Asserts that nothing tradestore allocated or mapped is still live. */
     public static void assertNoNativeLeaks() {
         assertThat(NativeMemory.allocatedBytes()).as("native bytes allocated").isZero();
@@ -127,11 +141,40 @@ public final class TestRows {
     /** @param dir store directory. @param schema schema. @param rows rows to write and commit. */
     public static void fill(final Path dir, final Schema schema, final long rows) {
         try (Store store = Store.open(dir); TableWriter w = store.openOrCreate(schema).writer()) {
-            final AllTypesFlyweight f = new AllTypesFlyweight();
-            for (long r = w.pendingRows(); r < rows; r++) {
-                write(w.append(f), r);
-            }
+            append(w, new AllTypesFlyweight(), w.pendingRows(), rows);
             w.commit();
+        }
+    }
+
+    /**
+     * Opens a writer with its staging area set by the writer's system properties (read when a writer opens; restored
+     * afterwards), as a test of the staged append wants it.
+     *
+     * @param table      the table.
+     * @param durability its durability.
+     * @param stageRows  rows per staging window (a power of two; small, so that tests cross many windows).
+     * @param staging    whether row appends go through the staging area at all.
+     * @param thread     whether full windows are copied by the writer's stage flusher thread.
+     * @return the writer.
+     */
+    public static TableWriter stagedWriter(final Table table, final Durability durability, final int stageRows, final boolean staging,
+                                           final boolean thread) {
+        final String[] keys = {TableWriter.STAGE_ROWS_PROPERTY, TableWriter.STAGING_PROPERTY, TableWriter.STAGE_THREAD_PROPERTY};
+        final String[] values = {Integer.toString(stageRows), Boolean.toString(staging), Boolean.toString(thread)};
+        final String[] saved = new String[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            saved[i] = System.setProperty(keys[i], values[i]);
+        }
+        try {
+            return table.writer(durability);
+        } finally {
+            for (int i = 0; i < keys.length; i++) {
+                if (saved[i] == null) {
+                    System.clearProperty(keys[i]);
+                } else {
+                    System.setProperty(keys[i], saved[i]);
+                }
+            }
         }
     }
 

@@ -3,7 +3,7 @@ package io.tradestore.core;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -18,14 +18,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * every block and segment entry is exactly the min/max of its committed non-null values (blocks without any: the
  * empty range), as ZoneMapDescriptor documents.
  */
+@ExtendWith(TestRows.NoLeaks.class)
 class ZoneMapTest {
     @TempDir
     Path dir;
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
-    }
 
     @ParameterizedTest
     @CsvSource({"COLUMN,8,4,1", "ROW,8,2,2", "COLUMN,64,16,3", "ROW,64,64,4", "COLUMN,16,1,5"})
