@@ -374,7 +374,6 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * segment at a segment boundary), null-filled from {@code row} on.
      */
     private void nextStageWindow(final long row, final Flyweight appender) {
-        awaitFlight();
         // Only when no flyweight but the appender (which moves to the next row at once) points into the window: a
         // flyweight left there could write while the flusher copies, so such a window is copied on this thread instead.
         copyStage(stageThread && pendingRows > stageFrom && !flyweightIn(stageFrom, pendingRows, appender));
