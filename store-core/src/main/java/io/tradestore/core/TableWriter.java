@@ -7,6 +7,7 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -104,12 +105,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     /** Whether segments are large enough to be created and pre-faulted by a background thread. */
     private final boolean background;
     private ExecutorService precreator;
-    private CompletableFuture<Segment> nextSegment;
     /**
-     * The segment after the next one, for a staging writer: it fills a segment in ~0.1 s, less than creating one takes
-     * while the file system is busy with its writes (measured: 0.27-0.32 s of waits per 50M rows with one ahead).
+     * Segments the background thread creates ahead of the writer, for the next indexes in order (see
+     * {@link #createAhead}): one, or two for a staging writer, which fills a segment in ~0.1 s, less than creating one
+     * takes while the file system is busy with its writes (measured: 0.27-0.32 s of waits per 50M rows with one ahead).
      */
-    private CompletableFuture<Segment> laterSegment;
+    private final ArrayDeque<CompletableFuture<Segment>> ahead = new ArrayDeque<>(2);
     /** Set by close(): the background thread stops pre-faulting a segment it creates after this. */
     private volatile boolean closing;
     private TxnState state;
@@ -119,6 +120,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private long segmentEndRow;
     private int durableSegments;
     private long segmentWaitNs;
+    /** Rows whose zone maps were widened from the mappings (not from staged values): for tests of the work per row. */
+    private long zoneRowsRead;
     /** Rows below this (from committedRows on) hold nulls or the caller's data; appendRow nulls ahead from here. */
     private long nulledRows;
     /**
@@ -155,8 +158,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * commit may publish them; only a rollback (or close) clears it.
      */
     private StoreException copyFailure;
-    /** The lowest uncommitted row whose mapped address {@link #rowAddress} handed out since the zone maps were reopened. */
-    private long mappedFrom = Long.MAX_VALUE;
+    /**
+     * Uncommitted rows a flyweight could have written through the mappings after their zone maps were widened from the
+     * staged values: from each mapped address {@link #rowAddress} handed out while staging, to the end of that address's
+     * run (the flyweight may step on with next()). Their zone maps are widened from the files once, at commit.
+     */
+    private final RowRanges mappedRuns = new RowRanges();
     private final int stageRows;
     /** The row of staged row 0 (a multiple of stageRows). */
     private long stageBase;
@@ -180,7 +187,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         this.symbolSlot = symbolSlots(schema);
         this.stageRows = (int) Math.min(segmentRows, stageRowsProperty());
         this.staging = Boolean.parseBoolean(System.getProperty(STAGING_PROPERTY, "true")) && MappedFile.writeAvailable();
-        this.prefault = !staging;
+        updatePrefault();
         // by default only for segments large enough for background creation: with tiny segments (tests) every window
         // would be a hand-over to another thread and back
         this.stageThread = Boolean.parseBoolean(System.getProperty(STAGE_THREAD_PROPERTY, Boolean.toString(background)));
@@ -243,19 +250,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             }
             if (staging) {
                 // staged rows reach the files by write(2): nothing is faulted in ahead of them
-                for (final Segment s : segments) {
-                    s.stopPrefault();
-                }
-                stageBase = committedRows;
-                stageFrom = committedRows;
-                stageEnd = committedRows;
+                stopPrefaultAll();
+                emptyWindow(committedRows);
             }
             if (committedRows == segmentEndRow) {
                 // the next append needs a new segment: have it ready before the first row arrives
-                nextSegment = precreate(segCount);
-                if (staging) {
-                    laterSegment = precreate(segCount + 1);
-                }
+                createAhead(segCount);
             }
         } catch (final RuntimeException e) {
             for (final Segment s : segments) {
@@ -326,10 +326,21 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * @return the new row's index.
      */
     public long appendRow() {
+        return nextRow(null);
+    }
+
+    /**
+     * The per-row path of {@link #appendRow()} and {@link #append}: a field read and one compare, unless the row lies
+     * outside the open staging window.
+     *
+     * @param appender the flyweight that {@link #append} wraps at the new row next, or null.
+     * @return the new row's index.
+     */
+    private long nextRow(final Flyweight appender) {
         final long row = pendingRows;
         if (row >= stageEnd) {
             // the staging window is full, or not open, or the writer appends through the mappings
-            appendOutsideStage(row, null);
+            appendOutsideStage(row, appender);
         }
         pendingRows = row + 1;
         return row;
@@ -363,12 +374,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * segment at a segment boundary), null-filled from {@code row} on.
      */
     private void nextStageWindow(final long row, final Flyweight appender) {
-        awaitFlight();
-        if (stageThread && pendingRows > stageFrom && zoneRow >= stageFrom && !flyweightIn(stageFrom, pendingRows, appender)) {
-            handOff();
-        } else {
-            flushStage();
-        }
+        // Only when no flyweight but the appender (which moves to the next row at once) points into the window: a
+        // flyweight left there could write while the flusher copies, so such a window is copied on this thread instead.
+        copyStage(stageThread && pendingRows > stageFrom && !flyweightIn(stageFrom, pendingRows, appender));
         if (stage == null) {
             stage = new StagingArea(schema, stageRows);
             stagedAny = true;
@@ -381,44 +389,21 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         stageEnd = stageBase + stageRows;
         stage.fillNulls((int) (row - stageBase), stageRows);
         refreshAttached(appender);
-        reopenZonesOfMappedRows();
     }
 
     /**
-     * Pulls the zone watermark back to the lowest uncommitted row whose mapped address was handed out (to a flyweight,
-     * by {@link #rowAddress}) since the last call: the zone maps of copied rows were widened from the staged values,
-     * but a flyweight on such a row writes it through the mapping, so the rows from there on get their zone maps from
-     * the mappings again (at the next window or commit, once the window in flight is in), as every row of an unfinished
-     * block did before the staging area. Flyweights left on such rows are re-pointed (and so recorded again) at every
-     * window.
+     * Widens the zone maps of the rows flyweights could have written through the mappings (see {@link #mappedRuns}) from
+     * the files, once per commit: the zone maps of copied rows were widened from the staged values, and a write through
+     * the mapping after that would be missed. Recording runs instead of recomputing from the lowest such row at every
+     * window keeps the work linear: a flyweight left on an early row is re-pointed at every window, which only widens
+     * its one run. Call it with no window in flight.
      */
-    private void reopenZonesOfMappedRows() {
-        if (mappedFrom < zoneRow) {
-            zoneRow = mappedFrom;
+    private void widenMappedRuns() {
+        for (int i = 0; i < mappedRuns.count(); i++) {
+            // runs of rows committed since they were recorded are left alone (rollback clears, commit clears)
+            widenFromFiles(Math.max(committedRows, mappedRuns.from(i)), Math.min(pendingRows, mappedRuns.to(i)));
         }
-        mappedFrom = Long.MAX_VALUE;
-    }
-
-    /**
-     * Hands the full window over to the stage flusher and continues in the spare one. Only when no flyweight but the
-     * appender (which moves to the next row at once) points into it: a flyweight left there could write while the
-     * flusher copies, so such a window is copied on this thread instead.
-     */
-    private void handOff() {
-        final int seg = (int) (stageFrom >>> shift);
-        if (flusher == null) {
-            flusher = new StageFlusher("tradestore-stage-" + schema.name(), segments.get(seg).dataFileCount());
-        }
-        final long segStart = (long) seg << shift;
-        flight = stage;
-        flightFrom = stageFrom;
-        flightTo = pendingRows;
-        stage = spare != null ? spare : new StagingArea(schema, stageRows);
-        spare = null;
-        flusher.submit(segments.get(seg), flight, (int) (stageBase - segStart), (int) (stageFrom - segStart), (int) (pendingRows - segStart));
-        // the flusher widens the zone maps of these rows; everything that reads them waits for it first
-        stageFrom = pendingRows;
-        zoneRow = pendingRows;
+        mappedRuns.clear();
     }
 
     /**
@@ -458,23 +443,56 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     }
 
     /**
-     * Copies staged rows {@code [stageFrom, pendingRows)} into their segment's files with write(2) and widens the zone
-     * maps from the staged values (rows written through the mappings before them, by {@link #reserve}, get theirs from
-     * the mappings first). Flyweights still pointing into the staging area must be refreshed by the caller.
+     * Sets an empty staging window at {@code row}: the next append takes the slow path and opens a window there (with
+     * {@code Long.MIN_VALUE}, none is ever open: no staging).
      */
+    private void emptyWindow(final long row) {
+        stageBase = row;
+        stageFrom = row;
+        stageEnd = row;
+    }
+
+    /** Copies the staged rows into the files on this thread (see {@link #copyStage}). */
     private void flushStage() {
+        copyStage(false);
+    }
+
+    /**
+     * Copies staged rows {@code [stageFrom, pendingRows)} into their segment's files with write(2) and widens the zone
+     * maps from the staged values: on this thread, or by the stage flusher while this thread continues in the spare
+     * window (the window is then in flight: everything that reads its rows or their zone maps waits for it first).
+     * Flyweights still pointing into the staging area must be refreshed by the caller.
+     *
+     * @param byFlusher whether the stage flusher copies the window (there are staged rows and it may: see the caller).
+     */
+    private void copyStage(final boolean byFlusher) {
         awaitFlight();
-        if (zoneRow < stageFrom) {
-            flushZones(stageFrom);
-        }
+        // staging keeps the watermark at the first staged row (rows in the files before it had their zone maps widened)
+        assert zoneRow >= stageFrom : "zoneRow=" + zoneRow + " stageFrom=" + stageFrom;
         final long to = pendingRows;
-        if (to > stageFrom) {
-            final int seg = (int) (stageFrom >>> shift);
-            final long segStart = (long) seg << shift;
-            segments.get(seg).writeStaged(stage, (int) (stageBase - segStart), (int) (stageFrom - segStart), (int) (to - segStart));
-            stageFrom = to;
-            zoneRow = to;
+        if (to == stageFrom) {
+            return;
         }
+        final int seg = (int) (stageFrom >>> shift);
+        final long segStart = (long) seg << shift;
+        final int areaRow0 = (int) (stageBase - segStart);
+        final int from = (int) (stageFrom - segStart);
+        final int end = (int) (to - segStart);
+        if (byFlusher) {
+            if (flusher == null) {
+                flusher = new StageFlusher("tradestore-stage-" + schema.name(), segments.get(seg).dataFileCount());
+            }
+            flight = stage;
+            flightFrom = stageFrom;
+            flightTo = to;
+            stage = spare != null ? spare : new StagingArea(schema, stageRows);
+            spare = null;
+            flusher.submit(segments.get(seg), flight, areaRow0, from, end);
+        } else {
+            segments.get(seg).writeStaged(stage, areaRow0, from, end);
+        }
+        stageFrom = to;
+        zoneRow = to;
     }
 
     /**
@@ -487,14 +505,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         // the caller may now store into rows it appended before (appendRow, then columnAddress, then stores): their
         // zone maps, widened from the staged values, are widened again from the mappings at the next block or commit
         zoneRow = Math.min(zoneRow, committedRows);
+        mappedRuns.clear();
         staging = false;
-        stageBase = Long.MIN_VALUE;
-        stageFrom = Long.MIN_VALUE;
-        stageEnd = Long.MIN_VALUE;
+        emptyWindow(Long.MIN_VALUE);
         nulledRows = pendingRows;
-        // a writer that staged rows never lets the background thread prepare chunks again: it could null-fill a chunk
-        // the staged rows were written into (the writer claimed none of them)
-        prefault = !columnWritesOn && !stagedAny;
+        updatePrefault();
         if (stage != null) {
             stage.close();
             stage = null;
@@ -596,12 +611,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (flyweight.access() != this) {
             flyweight.bind(this);
         }
-        final long row = pendingRows;
-        if (row >= stageEnd) {
-            appendOutsideStage(row, flyweight);
-        }
-        pendingRows = row + 1;
-        return (F) flyweight.wrap(row);
+        return (F) flyweight.wrap(nextRow(flyweight));
     }
 
     /**
@@ -659,16 +669,32 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     public boolean columnWrites(final boolean on) {
         checkOpen();
         final boolean use = on && schema.layout() == io.tradestore.core.schema.Layout.COLUMN && MappedFile.writeAvailable();
-        prefault = !use && !staging && !stagedAny;
         columnWritesOn = use;
+        updatePrefault();
         if (use) {
-            for (final Segment s : segments) {
-                s.stopPrefault();
-            }
-            stopPrefault(nextSegment);
-            stopPrefault(laterSegment);
+            stopPrefaultAll();
         }
         return use;
+    }
+
+    /**
+     * Sets whether the background thread faults segments in ahead of the writer: only for a writer that stores into the
+     * mappings. A staging writer and column writes copy with write(2), which allocates the pages itself; and a writer
+     * that ever staged rows never lets the background thread prepare chunks again: it could null-fill a chunk the
+     * staged rows were written into (the writer claimed none of them).
+     */
+    private void updatePrefault() {
+        prefault = !staging && !columnWritesOn && !stagedAny;
+    }
+
+    /** Stops the background thread's pre-faulting of every segment, open or created ahead. */
+    private void stopPrefaultAll() {
+        for (final Segment s : segments) {
+            s.stopPrefault();
+        }
+        for (final CompletableFuture<Segment> next : ahead) {
+            stopPrefault(next);
+        }
     }
 
     /**
@@ -715,13 +741,16 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         return segmentWaitNs;
     }
 
+    /** @return rows whose zone maps this writer widened from the mappings (re-reading rows it already wrote). */
+    long zoneRowsRead() {
+        return zoneRowsRead;
+    }
+
     private void openSegment() {
         final int index = segments.size();
         Segment s = null;
-        if (nextSegment != null) {
-            final CompletableFuture<Segment> next = nextSegment;
-            nextSegment = laterSegment;
-            laterSegment = null;
+        final CompletableFuture<Segment> next = ahead.pollFirst();
+        if (next != null) {
             try {
                 s = next.get();
             } catch (final InterruptedException e) {
@@ -729,7 +758,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
                 discardAhead();
                 throw new StoreException("interrupted while creating segment " + index, e);
             } catch (final ExecutionException e) {
-                // the segment after it was created for the wrong index now: the next attempt creates this one again
+                // the segments after it were created for the wrong indexes now: the next attempt creates this one again
                 discardAhead();
                 throw e.getCause() instanceof StoreException ? (StoreException) e.getCause()
                     : new StoreException("cannot create segment " + index + ": " + e.getCause(), e.getCause());
@@ -743,17 +772,23 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         segments.add(s);
         segmentEndRow += segmentRows;
-        if (nextSegment == null) {
-            nextSegment = precreate(index + 1);
-        }
-        if (staging && laterSegment == null) {
-            laterSegment = precreate(index + 2);
+        createAhead(index + 1);
+    }
+
+    /**
+     * Starts the background creation of segments from index {@code next} on until as many are ahead as this writer
+     * wants (none without the background thread).
+     */
+    private void createAhead(final int next) {
+        final int wanted = background ? (staging ? 2 : 1) : 0;
+        while (ahead.size() < wanted) {
+            ahead.addLast(precreate(next + ahead.size()));
         }
     }
 
-    private static void stopPrefault(final CompletableFuture<Segment> ahead) {
-        if (ahead != null && ahead.isDone() && !ahead.isCompletedExceptionally()) {
-            ahead.getNow(null).stopPrefault();
+    private static void stopPrefault(final CompletableFuture<Segment> created) {
+        if (created.isDone() && !created.isCompletedExceptionally()) {
+            created.getNow(null).stopPrefault();
         }
     }
 
@@ -802,17 +837,36 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         return next;
     }
 
-    /** Widens zone maps with rows {@code [zoneRow, to)}. */
+    /** Widens zone maps with rows {@code [zoneRow, to)} and moves the watermark to {@code to}. */
     private void flushZones(final long to) {
-        long from = zoneRow;
-        while (from < to) {
-            final int seg = (int) (from >>> shift);
+        widenFromFiles(zoneRow, to);
+        zoneRow = to;
+    }
+
+    /** Widens zone maps with rows {@code [from, to)} as they are in the segment files (nothing when empty). */
+    private void widenFromFiles(final long from, final long to) {
+        if (to > from) {
+            zoneRowsRead += to - from;
+            forEachSegment(from, to, Segment::updateZones);
+        }
+    }
+
+    /** What to do with rows {@code [from, to)} of one segment. */
+    @FunctionalInterface
+    private interface SegmentRows {
+        void apply(Segment segment, int from, int to);
+    }
+
+    /** Applies {@code action} to rows {@code [from, to)}, one call per segment they span. */
+    private void forEachSegment(final long from, final long to, final SegmentRows action) {
+        long at = from;
+        while (at < to) {
+            final int seg = (int) (at >>> shift);
             final long segStart = (long) seg << shift;
             final long end = Math.min(to, segStart + segmentRows);
-            segments.get(seg).updateZones((int) (from - segStart), (int) (end - segStart));
-            from = end;
+            action.apply(segments.get(seg), (int) (at - segStart), (int) (end - segStart));
+            at = end;
         }
-        zoneRow = to;
     }
 
     /**
@@ -833,8 +887,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         if (staging) {
             // every appended row is in the files before the row count is published; the window stays open
-            reopenZonesOfMappedRows();
             flushStage();
+            // after the window in flight is in: the stage flusher widens the same zone-map entries
+            widenMappedRuns();
             refreshAttached();
         }
         flushZones(pendingRows);
@@ -846,14 +901,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         final boolean sync = durability == Durability.SYNC;
         if (sync) {
-            long from = committedRows;
-            while (from < pendingRows) {
-                final int seg = (int) (from >>> shift);
-                final long segStart = (long) seg << shift;
-                final long end = Math.min(pendingRows, segStart + segmentRows);
-                segments.get(seg).sync((int) (from - segStart), (int) (end - segStart));
-                from = end;
-            }
+            forEachSegment(committedRows, pendingRows, Segment::sync);
             for (final SymbolDictionary d : dictionaries) {
                 d.sync();
             }
@@ -869,7 +917,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         state = txn.publish(state, pendingRows, counts, bytes, sync);
         committedRows = pendingRows;
-        mappedFrom = Long.MAX_VALUE;
+        mappedRuns.clear();
     }
 
     private boolean dictionariesGrew() {
@@ -910,12 +958,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         nulledRows = committedRows;
         if (staging) {
             // an empty window: the next append opens one, null-filled from the committed row
-            stageBase = committedRows;
-            stageFrom = committedRows;
-            stageEnd = committedRows;
+            emptyWindow(committedRows);
         }
         refreshAttached();
-        mappedFrom = Long.MAX_VALUE;
+        mappedRuns.clear();
     }
 
     /**
@@ -978,9 +1024,13 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             // a row the stage flusher is copying: once it is in the files, its place is the mapping
             awaitFlight();
         }
-        if (row >= committedRows && row < mappedFrom) {
-            // a flyweight may write this uncommitted row through the mapping after its zone maps were widened
-            mappedFrom = row;
+        if (staging) {
+            // a flyweight may write this row, and the rows up to its run end, through the mapping after their zone maps
+            // were widened from the staged values (a committed row's run may reach into uncommitted rows)
+            final long end = mappedRunEnd(row);
+            if (end > committedRows) {
+                mappedRuns.add(Math.max(row, committedRows), end);
+            }
         }
         final int seg = (int) (row >>> shift);
         return segments.get(seg).columnBase(column) + (row - ((long) seg << shift)) * strides[column];
@@ -994,6 +1044,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (row >= flightFrom && row < flightTo) {
             awaitFlight();
         }
+        return mappedRunEnd(row);
+    }
+
+    /** @return the end of the run of mapped rows from {@code row}: a row neither staged nor in flight. */
+    private long mappedRunEnd(final long row) {
         // rows from the window in flight (or the open window) on are not read from the mappings
         final long fileEnd = flight != null ? flightFrom : stageFrom;
         final long segEnd = ((row >>> shift) + 1) << shift;
@@ -1046,8 +1101,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             rollback();
         } finally {
             closed = true;
-            stageFrom = Long.MIN_VALUE;
-            stageEnd = Long.MIN_VALUE;
+            emptyWindow(Long.MIN_VALUE);
             if (flusher != null) {
                 flusher.stop();
             }
@@ -1066,8 +1120,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             }
             if (precreator != null) {
                 stopBackground();
-                discard(nextSegment);
-                discard(laterSegment);
+                discardAhead();
             }
             for (final Segment s : segments) {
                 s.close();
@@ -1088,11 +1141,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      */
     private void stopBackground() {
         closing = true;
-        for (final Segment s : segments) {
-            s.stopPrefault();
-        }
-        stopPrefault(nextSegment);
-        stopPrefault(laterSegment);
+        stopPrefaultAll();
         precreator.shutdown();
         boolean interrupted = false;
         while (true) {
@@ -1109,18 +1158,17 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
     }
 
+    /** Discards every segment created ahead. */
     private void discardAhead() {
-        discard(nextSegment);
-        nextSegment = null;
+        while (!ahead.isEmpty()) {
+            discard(ahead.pollFirst());
+        }
     }
 
     /** Closes a segment created ahead that holds no rows, and deletes it (it is created again when needed). */
-    private static void discard(final CompletableFuture<Segment> ahead) {
-        if (ahead == null) {
-            return;
-        }
+    private static void discard(final CompletableFuture<Segment> created) {
         try {
-            final Segment unused = ahead.get();
+            final Segment unused = created.get();
             unused.close();
             deleteQuietly(unused.directory());
         } catch (final InterruptedException e) {

@@ -2,8 +2,8 @@ package io.tradestore.core;
 
 import java.nio.file.Path;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.tradestore.core.schema.Layout;
@@ -13,14 +13,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Bad indexes and misuse through the public API throw exceptions with key=value detail; none reaches raw memory. */
+@ExtendWith(TestRows.NoLeaks.class)
 class BoundsTest {
     @TempDir
     Path dir;
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
-    }
 
     @Test
     void shouldRejectBadIndexesOnSnapshotsSegmentsAndDictionaries() {

@@ -2,8 +2,8 @@ package io.tradestore.core;
 
 import java.nio.file.Path;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -24,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * with exact zone maps, through the writer's own mappings and after reopening; a rolled-back tail written this way
  * must not survive; writes outside the reserved rows are refused; the ROW layout keeps stores into the mapping.
  */
+@ExtendWith(TestRows.NoLeaks.class)
 class ColumnWritesTest {
     /** Four pre-fault chunks per segment, so the writer's background preparation is on (and must be stopped). */
     private static final int SEGMENT_ROWS = 4 * Segment.PREFAULT_CHUNK_ROWS;
@@ -34,11 +35,6 @@ class ColumnWritesTest {
     private static Schema schema(final String name, final Layout layout, final int segmentRows) {
         // zone-map blocks smaller than pre-fault chunks
         return TestRows.ALL_TYPES.with(name, layout, segmentRows, Math.min(1 << 14, segmentRows));
-    }
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
     }
 
     @ParameterizedTest
@@ -68,9 +64,7 @@ class ColumnWritesTest {
         final long appended = Segment.PREFAULT_CHUNK_ROWS / 2 + 3;
         copyInto(SEGMENT_ROWS, SEGMENT_ROWS + 1_000L, (src, w) -> {
             final AllTypesFlyweight f = new AllTypesFlyweight();
-            for (long r = 0; r < appended; r++) {
-                TestRows.write(w.append(f), r);
-            }
+            TestRows.append(w, f, 0, appended);
             assertThat(w.columnWrites(true)).isTrue();
             copy(src, w, appended, SEGMENT_ROWS + 1_000L, 30_011);
             w.commit();
@@ -90,7 +84,7 @@ class ColumnWritesTest {
                 copyDictionaries(src, w);
                 body.accept(src, w);
                 TestRows.verifyRows(reader.snapshot(), 0, end);
-                ZoneMapTest.assertZonesExact(reader.snapshot());
+                TestRows.assertZonesExact(reader.snapshot());
             }
         }
     }

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -26,14 +26,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * writer appends, commits and rolls back. Every observed row is complete and correct, zone maps always contain the
  * committed values, and a reader's row count only grows.
  */
+@ExtendWith(TestRows.NoLeaks.class)
 class ConcurrencyTest {
     @TempDir
     Path dir;
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
-    }
 
     @ParameterizedTest
     @CsvSource({"COLUMN,64,4000", "ROW,16,4000", "COLUMN,1024,40000"})
@@ -101,7 +97,7 @@ class ConcurrencyTest {
                     .as("a snapshot shows every commit published before it").isGreaterThanOrEqualTo(atLeast);
                 // rows seen before never change: check the new ones in full, and a random window of the old ones again
                 TestRows.verifyRows(snap, previous, snap.rowCount());
-                ZoneMapTest.assertZonesContainRows(snap, previous);
+                TestRows.assertZonesContainRows(snap, previous);
                 final long from = random.nextLong(previous + 1);
                 TestRows.verifyRows(snap, from, Math.min(previous, from + 256));
                 previous = snap.rowCount();

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.tradestore.core.schema.Layout;
@@ -20,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * long as the last commit the child reported. The next child appends from there, over the uncommitted tail.
  * {@code -Dtradestore.crashKills=N} sets the kills per configuration (default 6, four configurations).
  */
+@ExtendWith(TestRows.NoLeaks.class)
 class CrashTest {
     /** Layout, segment rows, largest commit, pause between commits (micros), row cap per table. */
     private static final Object[][] CONFIGS = {
@@ -31,11 +32,6 @@ class CrashTest {
 
     @TempDir
     Path dir;
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
-    }
 
     @Test
     void shouldReopenAtLastCommitAfterKill() throws Exception {
@@ -90,7 +86,7 @@ class CrashTest {
             assertThat(snap.rowCount()).as("config %d: rows after kill vs last reported commit", c).isGreaterThanOrEqualTo(reported)
                 .isGreaterThanOrEqualTo(before);
             TestRows.verifyRows(snap, 0, snap.rowCount());
-            ZoneMapTest.assertZonesContainRows(snap, 0);
+            TestRows.assertZonesContainRows(snap, 0);
             return snap.rowCount();
         }
     }
@@ -109,7 +105,7 @@ class CrashTest {
                 w.rollback();
             }
             try (TableReader reader = store.table("all_types").reader()) {
-                ZoneMapTest.assertZonesExact(reader.snapshot());
+                TestRows.assertZonesExact(reader.snapshot());
             }
         }
     }

@@ -2,8 +2,8 @@ package io.tradestore.core;
 
 import java.nio.file.Path;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -16,14 +16,10 @@ import io.tradestore.core.schema.Schema;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Both durability modes commit, survive reopen and leave nothing mapped; SYNC goes through msync and fsync. */
+@ExtendWith(TestRows.NoLeaks.class)
 class DurabilityTest {
     @TempDir
     Path dir;
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
-    }
 
     @Test
     void shouldHaveRealBlockAllocationAndMsyncOnThisPlatform() {
@@ -59,7 +55,7 @@ class DurabilityTest {
             assertThat(snap.rowCount()).isEqualTo(rows);
             TestRows.verifyRows(snap, 0, rows);
             assertThat(snap.findSymbol(7, "only-in-the-dictionary")).isNotNegative();
-            ZoneMapTest.assertZonesExact(snap);
+            TestRows.assertZonesExact(snap);
         }
     }
 }

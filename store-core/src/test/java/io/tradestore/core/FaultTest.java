@@ -8,8 +8,8 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -31,14 +31,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Damaged files and a full disk: every failure is a StoreException whose message names the file and the problem, a
  * failed open leaks nothing, and a full disk at segment creation leaves the table at its last commit.
  */
+@ExtendWith(TestRows.NoLeaks.class)
 class FaultTest {
     @TempDir
     Path dir;
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
-    }
 
     /** A file damage: what to do to a table of 20 committed rows (segments of 8), and what the error must say. */
     interface Damage {
@@ -170,16 +166,12 @@ class FaultTest {
             final Table table = store.createTable(schema);
             try (TableWriter w = table.writer(); TableReader reader = table.reader()) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
-                for (int r = 0; r < 20; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, 0, 20);
                 w.commit();
                 final long mappings = MappedFile.mappingCount();
                 // the next segment's second file fails (in ROW: its zone map)
                 disk.failFrom(2);
-                for (int r = 20; r < 24; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, 20, 24);
                 assertThatThrownBy(() -> w.append(f)).isInstanceOf(StoreException.class)
                     .hasMessageContaining("No space left on device").hasMessageContaining("seg-000003")
                     .hasMessageContaining("free disk space");
@@ -191,9 +183,7 @@ class FaultTest {
                 w.rollback();
                 assertThat(reader.snapshot().rowCount()).isEqualTo(20);
                 disk.clear();
-                for (int r = 20; r < 45; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, 20, 45);
                 w.commit();
                 TestRows.verifyRows(reader.snapshot(), 0, 45);
             }
@@ -201,7 +191,7 @@ class FaultTest {
         TestRows.assertNoNativeLeaks();
         try (Store store = Store.open(dir); TableReader reader = store.table("all_types").reader()) {
             TestRows.verifyRows(reader.snapshot(), 0, 45);
-            ZoneMapTest.assertZonesExact(reader.snapshot());
+            TestRows.assertZonesExact(reader.snapshot());
         }
     }
 
@@ -218,17 +208,13 @@ class FaultTest {
             try (TableWriter w = table.writer()) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
                 TestRows.write(w.append(f), 0);
-                for (int r = 1; r < 1 << 16; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, 1, 1 << 16);
                 w.commit();
                 assertThatThrownBy(() -> w.append(f)).isInstanceOf(StoreException.class)
                     .hasMessageContaining("No space left on device").hasMessageContaining("seg-000001");
                 assertThat(w.committedRows()).isEqualTo(1 << 16);
                 disk.clear();
-                for (long r = w.pendingRows(); r < (1 << 16) + 100; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, w.pendingRows(), (1 << 16) + 100);
                 w.commit();
             }
             try (TableReader reader = table.reader()) {

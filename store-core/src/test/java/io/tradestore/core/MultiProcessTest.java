@@ -3,8 +3,8 @@ package io.tradestore.core;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -16,14 +16,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Readers and writers in different processes (child JVMs) and in different Store instances of one process. */
+@ExtendWith(TestRows.NoLeaks.class)
 class MultiProcessTest {
     @TempDir
     Path dir;
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
-    }
 
     @ParameterizedTest
     @EnumSource(Layout.class)

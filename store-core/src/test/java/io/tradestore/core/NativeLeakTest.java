@@ -22,9 +22,7 @@ class NativeLeakTest {
         final Table column = store.createTable(TestRows.allTypes(Layout.COLUMN, 1 << 16));
         final TableWriter w = column.writer();
         final AllTypesFlyweight f = new AllTypesFlyweight();
-        for (int r = 0; r < 70_000; r++) {
-            TestRows.write(w.append(f), r);
-        }
+        TestRows.append(w, f, 0, 70_000);
         w.commit();
         final TableReader r1 = column.reader();
         final TableReader r2 = column.reader();

@@ -2,10 +2,10 @@ package io.tradestore.core;
 
 import java.nio.file.Path;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.io.TempDir;
 
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
@@ -20,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * chunk, every appended row must read back exactly (null columns included), a rollback must not let stale bytes through
  * as nulls, a full disk must surface as a clear error, and closing mid-preparation must leave nothing mapped.
  */
+@ExtendWith(TestRows.NoLeaks.class)
 class PrefaultTest {
     /** Four chunks per segment, zone-map blocks smaller than chunks. */
     private static final int SEGMENT_ROWS = 4 * Segment.PREFAULT_CHUNK_ROWS;
@@ -27,11 +28,6 @@ class PrefaultTest {
 
     @TempDir
     Path dir;
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
-    }
 
     private static Schema schema(final Layout layout) {
         return TestRows.ALL_TYPES.with("all_types", layout, SEGMENT_ROWS, BLOCK_ROWS);
@@ -48,9 +44,7 @@ class PrefaultTest {
             final Table table = store.createTable(schema);
             try (TableWriter w = table.writer(); TableReader reader = table.reader()) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
-                for (long r = 0; r < committed; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, 0, committed);
                 w.commit();
                 // Rows past the commit with wrong values (another row's), across chunk and segment boundaries, then
                 // rolled back: re-appended rows in chunks the writer entered before must be nulled again, not trusted
@@ -59,12 +53,10 @@ class PrefaultTest {
                     writeEverything(w.append(f), r + 1);
                 }
                 w.rollback();
-                for (long r = committed; r < end; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, committed, end);
                 w.commit();
                 TestRows.verifyRows(reader.snapshot(), 0, end);
-                ZoneMapTest.assertZonesExact(reader.snapshot());
+                TestRows.assertZonesExact(reader.snapshot());
             }
         }
         try (Store store = Store.open(dir); TableReader reader = store.table("all_types").reader()) {
@@ -124,9 +116,7 @@ class PrefaultTest {
             for (int round = 0; round < 3; round++) {
                 try (TableWriter w = table.writer()) {
                     final AllTypesFlyweight f = new AllTypesFlyweight();
-                    for (long r = w.pendingRows(), n = r + 10; r < n; r++) {
-                        TestRows.write(w.append(f), r);
-                    }
+                    TestRows.append(w, f, w.pendingRows(), w.pendingRows() + 10);
                     w.commit();
                 }
                 // the segment created in the background for the next append holds no rows: closing deleted it
@@ -151,18 +141,14 @@ class PrefaultTest {
             disk.failFrom(filesPerSegment + 1);
             try (TableWriter w = table.writer()) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
-                for (long r = 0; r < segmentRows; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, 0, segmentRows);
                 w.commit();
                 assertThatThrownBy(() -> w.append(f)).isInstanceOf(StoreException.class)
                     .hasMessageContaining("No space left on device").hasMessageContaining("seg-000001")
                     .hasMessageContaining("free disk space");
                 assertThat(w.committedRows()).isEqualTo(segmentRows);
                 disk.clear();
-                for (long r = w.pendingRows(); r < segmentRows + Segment.PREFAULT_CHUNK_ROWS + 5; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, w.pendingRows(), segmentRows + Segment.PREFAULT_CHUNK_ROWS + 5);
                 w.commit();
             }
             try (TableReader reader = table.reader()) {

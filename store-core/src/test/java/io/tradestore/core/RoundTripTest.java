@@ -2,8 +2,8 @@ package io.tradestore.core;
 
 import java.nio.file.Path;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -15,14 +15,10 @@ import io.tradestore.core.schema.Schema;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+@ExtendWith(TestRows.NoLeaks.class)
 class RoundTripTest {
     @TempDir
     Path dir;
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
-    }
 
     @ParameterizedTest
     @CsvSource({"COLUMN,8,0", "COLUMN,8,1", "COLUMN,8,7", "COLUMN,8,8", "COLUMN,8,9", "COLUMN,8,100", "ROW,8,0", "ROW,8,7",
@@ -76,13 +72,9 @@ class RoundTripTest {
             final Table table = store.createTable(schema);
             try (TableWriter w = table.writer(); TableReader reader = table.reader()) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
-                for (int r = 0; r < 5; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, 0, 5);
                 w.commit();
-                for (int r = 5; r < 12; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, 5, 12);
                 assertThat(reader.snapshot().rowCount()).isEqualTo(5);
                 assertThat(w.pendingRows()).isEqualTo(12);
             }

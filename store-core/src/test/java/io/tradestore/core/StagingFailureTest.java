@@ -4,7 +4,7 @@ import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -22,40 +22,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * flusher must never let a later commit publish the rows it did not write, a rollback after it must still leave the
  * writer at its last commit, and writes through a flyweight left in a window that was copied must reach the zone maps.
  */
+@ExtendWith(TestRows.NoLeaks.class)
 class StagingFailureTest {
     private static final int STAGE_ROWS = 8;
 
     @TempDir
     Path dir;
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
-    }
-
-    private static TableWriter writer(final Table table, final boolean staging, final boolean thread) {
-        final String rows = System.getProperty(TableWriter.STAGE_ROWS_PROPERTY);
-        final String on = System.getProperty(TableWriter.STAGING_PROPERTY);
-        final String flusher = System.getProperty(TableWriter.STAGE_THREAD_PROPERTY);
-        System.setProperty(TableWriter.STAGE_ROWS_PROPERTY, Integer.toString(STAGE_ROWS));
-        System.setProperty(TableWriter.STAGING_PROPERTY, Boolean.toString(staging));
-        System.setProperty(TableWriter.STAGE_THREAD_PROPERTY, Boolean.toString(thread));
-        try {
-            return table.writer(Durability.NONE);
-        } finally {
-            restore(TableWriter.STAGE_ROWS_PROPERTY, rows);
-            restore(TableWriter.STAGING_PROPERTY, on);
-            restore(TableWriter.STAGE_THREAD_PROPERTY, flusher);
-        }
-    }
-
-    private static void restore(final String key, final String value) {
-        if (value == null) {
-            System.clearProperty(key);
-        } else {
-            System.setProperty(key, value);
-        }
-    }
 
     private static Object field(final Object o, final String name) throws ReflectiveOperationException {
         final Field f = o.getClass().getDeclaredField(name);
@@ -103,24 +75,18 @@ class StagingFailureTest {
         final int l = schema.indexOf("l");
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = writer(table, true, true); TableReader reader = table.reader()) {
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, true); TableReader reader = table.reader()) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
-                for (long r = 0; r < 4; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, 0, 4);
                 w.commit();
-                for (long r = 4; r < 8; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, 4, 8);
                 // the disk fails: every write(2) into the file of column l fails until it is repaired
                 final MappedFile broken = dataFile(w, l);
                 final Object fd = field(broken, "writeFd");
                 setField(broken, "writeFd", 1 << 20);
                 setField(broken, "writePosition", -1L);
                 // row 8 starts a window: rows [4, 8) are handed to the stage flusher, whose copy fails
-                for (long r = 8; r < 11; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, 8, 11);
                 awaitStageFlusher(w);
                 if (!"ROLLBACK".equals(then)) {
                     assertThatThrownBy(w::commit).isInstanceOf(StoreException.class);
@@ -141,9 +107,7 @@ class StagingFailureTest {
                     w.rollback();
                 }
                 assertThat(w.committedRows()).isEqualTo(4);
-                for (long r = w.pendingRows(); r < 40; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, w.pendingRows(), 40);
                 w.commit();
                 TestRows.verifyRows(reader.snapshot(), 0, 40);
             }
@@ -164,18 +128,14 @@ class StagingFailureTest {
         final long big = 9_000_000_000_000_000_000L;
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = writer(table, staging, thread); TableReader reader = table.reader()) {
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, staging, thread); TableReader reader = table.reader()) {
                 final AllTypesFlyweight appender = new AllTypesFlyweight();
                 final AllTypesFlyweight early = new AllTypesFlyweight().bind(w);
                 // with the stage thread, the early row's window is handed over before the flyweight moves there
                 final long before = thread ? 9 : 5;
-                for (long r = 0; r < before; r++) {
-                    TestRows.write(w.append(appender), r);
-                }
+                TestRows.append(w, appender, 0, before);
                 early.wrap(2);
-                for (long r = before; r < 5; r++) {
-                    TestRows.write(w.append(appender), r);
-                }
+                TestRows.append(w, appender, before, 5);
                 for (long r = Math.max(5, before); r < 20; r++) {
                     TestRows.write(w.append(appender), r);
                 }
@@ -204,7 +164,7 @@ class StagingFailureTest {
         final long[] expected = new long[rows + 64];
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = writer(table, true, thread); TableReader reader = table.reader()) {
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, thread); TableReader reader = table.reader()) {
                 final AllTypesFlyweight appender = new AllTypesFlyweight();
                 final AllTypesFlyweight other = new AllTypesFlyweight().bind(w);
                 while (w.committedRows() < rows) {
@@ -257,7 +217,7 @@ class StagingFailureTest {
         final Schema schema = TestRows.allTypes(Layout.COLUMN, 64);
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = writer(table, true, false)) {
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, false)) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
                 TestRows.write(w.append(f), 0);
                 assertThatThrownBy(() -> w.columnAddress(segment, column)).isInstanceOf(IndexOutOfBoundsException.class)

@@ -8,10 +8,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -29,52 +28,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * few rows, no row may be lost, reordered, torn or left stale by a rollback, whatever the mix of commits, rollbacks,
  * reopens, bulk writes and flyweights left on earlier rows; zone maps must hold exactly the committed values.
  */
+@ExtendWith(TestRows.NoLeaks.class)
 class StagingTest {
     /** Staged rows per window in these tests: several windows per segment, windows ending inside zone-map blocks. */
     private static final int STAGE_ROWS = 8;
 
     @TempDir
     Path dir;
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
-    }
-
-    /** Opens a writer whose staging area holds {@code stageRows} rows (the property is read when a writer opens). */
-    private static TableWriter writer(final Table table, final Durability durability, final int stageRows, final boolean staging) {
-        return writer(table, durability, stageRows, staging, true);
-    }
-
-    /** As above; {@code thread}: whether full windows are copied by the writer's stage flusher thread. */
-    private static TableWriter writer(final Table table, final Durability durability, final int stageRows, final boolean staging,
-                                      final boolean thread) {
-        return withStaging(stageRows, staging, thread, () -> table.writer(durability));
-    }
-
-    private static <T> T withStaging(final int stageRows, final boolean staging, final boolean thread, final Supplier<T> open) {
-        final String rows = System.getProperty(TableWriter.STAGE_ROWS_PROPERTY);
-        final String on = System.getProperty(TableWriter.STAGING_PROPERTY);
-        final String flusher = System.getProperty(TableWriter.STAGE_THREAD_PROPERTY);
-        System.setProperty(TableWriter.STAGE_ROWS_PROPERTY, Integer.toString(stageRows));
-        System.setProperty(TableWriter.STAGING_PROPERTY, Boolean.toString(staging));
-        System.setProperty(TableWriter.STAGE_THREAD_PROPERTY, Boolean.toString(thread));
-        try {
-            return open.get();
-        } finally {
-            restore(TableWriter.STAGE_ROWS_PROPERTY, rows);
-            restore(TableWriter.STAGING_PROPERTY, on);
-            restore(TableWriter.STAGE_THREAD_PROPERTY, flusher);
-        }
-    }
-
-    private static void restore(final String key, final String value) {
-        if (value == null) {
-            System.clearProperty(key);
-        } else {
-            System.setProperty(key, value);
-        }
-    }
 
     @ParameterizedTest
     @CsvSource({"COLUMN,32,NONE,true,true", "ROW,32,NONE,true,true", "COLUMN,32,NONE,true,false", "ROW,32,NONE,true,false",
@@ -87,7 +47,7 @@ class StagingTest {
         final long rows = durability == Durability.SYNC ? 250 : 1_000;
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = writer(table, durability, STAGE_ROWS, staging, thread); TableReader reader = table.reader()) {
+            try (TableWriter w = TestRows.stagedWriter(table, durability, STAGE_ROWS, staging, thread); TableReader reader = table.reader()) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
                 while (w.committedRows() < rows) {
                     final long from = w.pendingRows();
@@ -107,12 +67,12 @@ class StagingTest {
                     assertThat(snap.rowCount()).isEqualTo(w.committedRows());
                     TestRows.verifyRows(snap, Math.max(0, from - STAGE_ROWS), snap.rowCount());
                 }
-                assertZoneMaps(reader.snapshot());
+                TestRows.assertZonesExact(reader.snapshot());
             }
             try (TableReader reader = table.reader()) {
                 final TableSnapshot snap = reader.snapshot();
                 TestRows.verifyRows(snap, 0, snap.rowCount());
-                assertZoneMaps(snap);
+                TestRows.assertZonesExact(snap);
             }
         }
         try (Store store = Store.open(dir); TableReader reader = store.table(schema.name()).reader()) {
@@ -122,56 +82,23 @@ class StagingTest {
         }
     }
 
-    /** Every block's and segment's zone map of column l (and ts) is exactly the min and max of its non-null values. */
-    private static void assertZoneMaps(final TableSnapshot snap) {
-        final Schema schema = snap.schema();
-        final int l = schema.indexOf("l");
-        final int ts = schema.indexOf("ts");
-        for (int s = 0; s < snap.segmentCount(); s++) {
-            final long segStart = (long) s << schema.segmentShift();
-            final int segRows = snap.segmentRowCount(s);
-            for (int b = -1; b * schema.blockRows() < segRows; b++) {
-                final long from = segStart + (b < 0 ? 0 : (long) b * schema.blockRows());
-                final long to = b < 0 ? segStart + segRows : Math.min(segStart + segRows, from + schema.blockRows());
-                long min = Long.MAX_VALUE;
-                long max = Long.MIN_VALUE;
-                for (long r = from; r < to; r++) {
-                    if (!TestRows.nullRow(r)) {
-                        min = Math.min(min, r * 1_000_000_007L - 5);
-                        max = Math.max(max, r * 1_000_000_007L - 5);
-                    }
-                }
-                assertThat(snap.segment(s).zoneMin(b, l)).as("l min segment=%d block=%d", s, b).isEqualTo(min);
-                assertThat(snap.segment(s).zoneMax(b, l)).as("l max segment=%d block=%d", s, b).isEqualTo(max);
-                assertThat(snap.segment(s).zoneMin(b, ts)).as("ts min segment=%d block=%d", s, b).isEqualTo(1_000_000_000L * from);
-                assertThat(snap.segment(s).zoneMax(b, ts)).as("ts max segment=%d block=%d", s, b).isEqualTo(1_000_000_000L * (to - 1));
-            }
-        }
-    }
-
     @ParameterizedTest
     @CsvSource({"COLUMN", "ROW"})
     void shouldKeepWritesThroughAFlyweightLeftOnAnEarlierRowAfterItsWindowWasCopied(final Layout layout) {
         final Schema schema = TestRows.allTypes(layout, 64);
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = writer(table, Durability.NONE, STAGE_ROWS, true); TableReader reader = table.reader()) {
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, true); TableReader reader = table.reader()) {
                 final AllTypesFlyweight appender = new AllTypesFlyweight();
                 final AllTypesFlyweight early = new AllTypesFlyweight().bind(w);
-                for (long r = 0; r < 5; r++) {
-                    TestRows.write(w.append(appender), r);
-                }
+                TestRows.append(w, appender, 0, 5);
                 early.wrap(2);
                 // the early row's window is copied into the files (and a segment boundary passed) before it is written
-                for (long r = 5; r < 100; r++) {
-                    TestRows.write(w.append(appender), r);
-                }
+                TestRows.append(w, appender, 5, 100);
                 assertThat(early.l()).isEqualTo(2 * 1_000_000_007L - 5);
                 early.l(42);
                 w.commit();
-                for (long r = 100; r < 150; r++) {
-                    TestRows.write(w.append(appender), r);
-                }
+                TestRows.append(w, appender, 100, 150);
                 w.commit();
                 final TableSnapshot snap = reader.snapshot();
                 final AllTypesFlyweight check = new AllTypesFlyweight().bind(snap).wrap(2);
@@ -184,6 +111,98 @@ class StagingTest {
         }
     }
 
+    /**
+     * A flyweight left on an early uncommitted row is re-pointed at every staging window (its row moved into the files):
+     * its writes, made after many windows, must reach the zone maps at commit, and the writer must not re-read the rows
+     * since that row from the mappings at every window (quadratic in the rows appended) but once, at the commit.
+     */
+    @ParameterizedTest
+    @CsvSource({"COLUMN,false", "ROW,false", "COLUMN,true", "ROW,true"})
+    void shouldWidenZoneMapsOnceWithWritesThroughFlyweightsLeftOnEarlyRows(final Layout layout, final boolean thread) {
+        final Schema schema = TestRows.allTypes(layout, 256);
+        final int l = schema.indexOf("l");
+        final long rows = 2_000;
+        final long big = 9_000_000_000_000_000_000L;
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, thread); TableReader reader = table.reader()) {
+                final AllTypesFlyweight appender = new AllTypesFlyweight();
+                final AllTypesFlyweight high = new AllTypesFlyweight().bind(w);
+                final AllTypesFlyweight low = new AllTypesFlyweight().bind(w);
+                TestRows.append(w, appender, 0, 5);
+                high.wrap(2);
+                low.wrap(1);
+                TestRows.append(w, appender, 5, rows);
+                assertThat(w.zoneRowsRead()).as("rows re-read from the mappings before the commit").isZero();
+                high.l(big);
+                low.l(-big);
+                w.commit();
+                assertThat(w.zoneRowsRead()).as("rows re-read from the mappings at the commit").isLessThanOrEqualTo(rows);
+                final TableSnapshot snap = reader.snapshot();
+                assertThat(snap.segment(0).zoneMax(0, l)).isEqualTo(big);
+                assertThat(snap.segment(0).zoneMin(0, l)).isEqualTo(-big);
+                assertThat(snap.segment(0).zoneMax(-1, l)).isEqualTo(big);
+                assertThat(snap.segment(0).zoneMin(-1, l)).isEqualTo(-big);
+                TestRows.assertZonesExact(snap);
+            }
+        }
+    }
+
+    /**
+     * appendRow() then wrap(row): the flyweight is re-pointed at the last row of each copied window, so about one row
+     * per window is re-read from the mappings at the commit, not the whole transaction.
+     */
+    @ParameterizedTest
+    @CsvSource({"COLUMN", "ROW"})
+    void shouldReReadAboutOneRowPerWindowForAppendRowThenWrap(final Layout layout) {
+        final Schema schema = TestRows.allTypes(layout, 256);
+        final long rows = 2_000;
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, false); TableReader reader = table.reader()) {
+                final AllTypesFlyweight f = new AllTypesFlyweight().bind(w);
+                for (long r = 0; r < rows; r++) {
+                    TestRows.write(f.wrap(w.appendRow()), r);
+                }
+                w.commit();
+                assertThat(w.zoneRowsRead()).isLessThanOrEqualTo(rows / STAGE_ROWS + 1);
+                TestRows.verifyRows(reader.snapshot(), 0, rows);
+                TestRows.assertZonesExact(reader.snapshot());
+            }
+        }
+    }
+
+    /**
+     * A flyweight left on a committed row can step (next()) into uncommitted rows already copied into the files without
+     * asking the writer for addresses again: what it writes there must reach the zone maps.
+     */
+    @ParameterizedTest
+    @CsvSource({"COLUMN,false", "ROW,false", "COLUMN,true", "ROW,true"})
+    void shouldWidenZoneMapsWithWritesOfAFlyweightThatStepsFromACommittedRowIntoCopiedRows(final Layout layout, final boolean thread) {
+        final Schema schema = TestRows.allTypes(layout, 64);
+        final int l = schema.indexOf("l");
+        final long big = 9_000_000_000_000_000_000L;
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, thread); TableReader reader = table.reader()) {
+                final AllTypesFlyweight appender = new AllTypesFlyweight();
+                TestRows.append(w, appender, 0, 10);
+                w.commit();
+                final AllTypesFlyweight stepper = new AllTypesFlyweight().bind(w).wrap(9);
+                TestRows.append(w, appender, 10, 45);
+                assertThat(stepper.next()).isTrue();
+                assertThat(stepper.row()).isEqualTo(10);
+                stepper.l(big);
+                w.commit();
+                final TableSnapshot snap = reader.snapshot();
+                assertThat(new AllTypesFlyweight().bind(snap).wrap(10).l()).isEqualTo(big);
+                assertThat(snap.segment(0).zoneMax(10 / schema.blockRows(), l)).isEqualTo(big);
+                assertThat(snap.segment(0).zoneMax(-1, l)).isEqualTo(big);
+                TestRows.assertZonesExact(snap);
+            }
+        }
+    }
+
     @ParameterizedTest
     @CsvSource({"COLUMN", "ROW"})
     void shouldMixStagedAppendsWithWritesAtMappedAddresses(final Layout layout) {
@@ -191,12 +210,10 @@ class StagingTest {
         final int l = schema.indexOf("l");
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = writer(table, Durability.NONE, STAGE_ROWS, true); TableReader reader = table.reader()) {
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, true); TableReader reader = table.reader()) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
                 // 12 rows: the next one starts a zone-map block (4 rows), so its l is the block's minimum and must count
-                for (long r = 0; r < 12; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, 0, 12);
                 // the mapped address of a row appended through the staging area: its bytes must be there, and stores
                 // there must stay (the writer appends through the mappings from now on)
                 final long row = w.appendRow();
@@ -206,12 +223,10 @@ class StagingTest {
                 f.wrap(row);
                 TestRows.write(f, row);
                 assertThat(NativeMemory.getLong(at)).isEqualTo(TestRows.nullRow(row) ? Long.MIN_VALUE : row * 1_000_000_007L - 5);
-                for (long r = row + 1; r < 80; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, row + 1, 80);
                 w.commit();
                 TestRows.verifyRows(reader.snapshot(), 0, 80);
-                assertZoneMaps(reader.snapshot());
+                TestRows.assertZonesExact(reader.snapshot());
             }
         }
     }
@@ -221,27 +236,23 @@ class StagingTest {
         final Schema schema = TestRows.allTypes(Layout.COLUMN, 64);
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = writer(table, Durability.NONE, STAGE_ROWS, true)) {
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, true)) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
-                for (long r = 0; r < 21; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, 0, 21);
                 w.commit();
                 for (long r = 21; r < 60; r++) {
                     TestRows.write(w.append(f), r + 7);
                 }
                 // close discards the 39 uncommitted rows, some of them already copied into the files
             }
-            try (TableWriter w = writer(table, Durability.NONE, STAGE_ROWS, true); TableReader reader = table.reader()) {
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, true); TableReader reader = table.reader()) {
                 assertThat(w.committedRows()).isEqualTo(21);
                 assertThat(reader.snapshot().rowCount()).isEqualTo(21);
                 final AllTypesFlyweight f = new AllTypesFlyweight();
-                for (long r = 21; r < 90; r++) {
-                    TestRows.write(w.append(f), r);
-                }
+                TestRows.append(w, f, 21, 90);
                 w.commit();
                 TestRows.verifyRows(reader.snapshot(), 0, 90);
-                assertZoneMaps(reader.snapshot());
+                TestRows.assertZonesExact(reader.snapshot());
             }
         }
     }
@@ -252,7 +263,7 @@ class StagingTest {
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
             final AllTypesFlyweight f = new AllTypesFlyweight();
-            try (TableWriter w = writer(table, Durability.NONE, STAGE_ROWS, true)) {
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, true)) {
                 TestRows.write(w.append(f), 0);
             }
             // its staging area is freed: the flyweight must neither write nor read there
@@ -284,7 +295,7 @@ class StagingTest {
                 }
                 return snapshots;
             });
-            try (TableWriter w = writer(table, Durability.NONE, STAGE_ROWS, true)) {
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, true)) {
                 final SplittableRandom random = new SplittableRandom(5);
                 final AllTypesFlyweight f = new AllTypesFlyweight();
                 while (w.committedRows() < 4_000) {

@@ -2,11 +2,16 @@ package io.tradestore.core;
 
 import java.nio.file.Path;
 
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
 import io.tradestore.core.memory.MappedFile;
 import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.core.schema.SchemaCodec;
+import io.tradestore.core.segment.Segment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -115,6 +120,17 @@ public final class TestRows {
         }
     }
 
+    /**
+     * After every test of a class ({@code @ExtendWith(TestRows.NoLeaks.class)}): asserts that nothing tradestore allocated
+     * or mapped is still live ({@link #assertNoNativeLeaks()}).
+     */
+    public static final class NoLeaks implements AfterEachCallback {
+        @Override
+        public void afterEach(final ExtensionContext context) {
+            assertNoNativeLeaks();
+        }
+    }
+
     /** Asserts that nothing tradestore allocated or mapped is still live. */
     public static void assertNoNativeLeaks() {
         assertThat(NativeMemory.allocatedBytes()).as("native bytes allocated").isZero();
@@ -125,11 +141,174 @@ public final class TestRows {
     /** @param dir store directory. @param schema schema. @param rows rows to write and commit. */
     public static void fill(final Path dir, final Schema schema, final long rows) {
         try (Store store = Store.open(dir); TableWriter w = store.openOrCreate(schema).writer()) {
-            final AllTypesFlyweight f = new AllTypesFlyweight();
-            for (long r = w.pendingRows(); r < rows; r++) {
-                write(w.append(f), r);
-            }
+            append(w, new AllTypesFlyweight(), w.pendingRows(), rows);
             w.commit();
+        }
+    }
+
+    /**
+     * Opens a writer with its staging area set by the writer's system properties (read when a writer opens; restored
+     * afterwards), as a test of the staged append wants it.
+     *
+     * @param table      the table.
+     * @param durability its durability.
+     * @param stageRows  rows per staging window (a power of two; small, so that tests cross many windows).
+     * @param staging    whether row appends go through the staging area at all.
+     * @param thread     whether full windows are copied by the writer's stage flusher thread.
+     * @return the writer.
+     */
+    public static TableWriter stagedWriter(final Table table, final Durability durability, final int stageRows, final boolean staging,
+                                           final boolean thread) {
+        final String[] keys = {TableWriter.STAGE_ROWS_PROPERTY, TableWriter.STAGING_PROPERTY, TableWriter.STAGE_THREAD_PROPERTY};
+        final String[] values = {Integer.toString(stageRows), Boolean.toString(staging), Boolean.toString(thread)};
+        final String[] saved = new String[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            saved[i] = System.setProperty(keys[i], values[i]);
+        }
+        try {
+            return table.writer(durability);
+        } finally {
+            for (int i = 0; i < keys.length; i++) {
+                if (saved[i] == null) {
+                    System.clearProperty(keys[i]);
+                } else {
+                    System.setProperty(keys[i], saved[i]);
+                }
+            }
+        }
+    }
+
+    /**
+     * Appends rows {@code [from, to)} through a flyweight, each with the values {@link #write} gives its number.
+     *
+     * @param w    the writer, at {@code from} pending rows.
+     * @param f    the appending flyweight.
+     * @param from first row.
+     * @param to   end row.
+     */
+    public static void append(final TableWriter w, final AllTypesFlyweight f, final long from, final long to) {
+        for (long r = from; r < to; r++) {
+            write(w.append(f), r);
+        }
+    }
+
+    /** Value of column {@code c} of the all-types row under {@code f} as a zone map stores it; null: {@code null}. */
+    private static Long value(final AllTypesFlyweight f, final int c) {
+        switch (c) {
+            case 0:
+                return orNull(f.b(), Byte.MIN_VALUE);
+            case 1:
+                return orNull(f.s(), Short.MIN_VALUE);
+            case 2:
+                return orNull(f.i(), Integer.MIN_VALUE);
+            case 3:
+                return orNull(f.l(), Long.MIN_VALUE);
+            case 4:
+                return Double.isNaN(f.d()) ? null : Double.doubleToRawLongBits(f.d());
+            case 5:
+                return orNull(f.px(), Long.MIN_VALUE);
+            case 6:
+                return orNull(f.ts(), Long.MIN_VALUE);
+            case 7:
+                return orNull(f.sym(), -1);
+            case 8:
+                return orNull(f.c(), 0);
+            case 9:
+                return orNull(f.sym2(), -1);
+            default:
+                throw new IllegalArgumentException("column " + c);
+        }
+    }
+
+    private static Long orNull(final long v, final long nullValue) {
+        return v == nullValue ? null : v;
+    }
+
+    /** Exact min/max per block (index 1..) and segment (index 0) of one column of one segment's committed rows. */
+    private static long[][] expected(final TableSnapshot snap, final int seg, final int column) {
+        final Schema schema = snap.schema();
+        final boolean f64 = schema.column(column).type() == ColumnType.F64;
+        final int blocks = schema.blocksPerSegment();
+        final long[][] mm = new long[blocks + 1][];
+        for (int b = 0; b <= blocks; b++) {
+            mm[b] = f64 ? new long[] {Double.doubleToRawLongBits(Double.POSITIVE_INFINITY), Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY)}
+                : new long[] {Long.MAX_VALUE, Long.MIN_VALUE};
+        }
+        final AllTypesFlyweight f = new AllTypesFlyweight().bind(snap);
+        final long start = (long) seg * schema.segmentRows();
+        for (int r = 0; r < snap.segmentRowCount(seg); r++) {
+            final Long v = value(f.wrap(start + r), column);
+            if (v == null) {
+                continue;
+            }
+            for (final long[] e : new long[][] {mm[0], mm[1 + r / schema.blockRows()]}) {
+                if (f64) {
+                    final double d = Double.longBitsToDouble(v);
+                    e[0] = Double.doubleToRawLongBits(Math.min(Double.longBitsToDouble(e[0]), d));
+                    e[1] = Double.doubleToRawLongBits(Math.max(Double.longBitsToDouble(e[1]), d));
+                } else {
+                    e[0] = Math.min(e[0], v);
+                    e[1] = Math.max(e[1], v);
+                }
+            }
+        }
+        return mm;
+    }
+
+    /**
+     * Asserts that every block and segment entry equals the min/max of the committed rows it covers.
+     *
+     * @param snap a snapshot taken while the writer is idle (or closed).
+     */
+    public static void assertZonesExact(final TableSnapshot snap) {
+        final Schema schema = snap.schema();
+        for (int seg = 0; seg < snap.segmentCount(); seg++) {
+            final Segment s = snap.segment(seg);
+            for (int c = 0; c < schema.columnCount(); c++) {
+                final long[][] mm = expected(snap, seg, c);
+                for (int b = -1; b < schema.blocksPerSegment(); b++) {
+                    assertThat(new long[] {s.zoneMin(b, c), s.zoneMax(b, c)})
+                        .as("segment %d block %d column %s (rows %d)", seg, b, schema.column(c).name(), snap.rowCount())
+                        .containsExactly(mm[b + 1]);
+                }
+            }
+        }
+    }
+
+    /**
+     * Asserts that every committed non-null value lies within its block's and its segment's zone (conservative maps).
+     *
+     * @param snap    a snapshot, possibly taken while a writer appends.
+     * @param fromRow first row to check (earlier rows were checked before and never change).
+     */
+    public static void assertZonesContainRows(final TableSnapshot snap, final long fromRow) {
+        final Schema schema = snap.schema();
+        final AllTypesFlyweight f = new AllTypesFlyweight().bind(snap);
+        for (int seg = (int) (fromRow / schema.segmentRows()); seg < snap.segmentCount(); seg++) {
+            final Segment s = snap.segment(seg);
+            final long start = (long) seg * schema.segmentRows();
+            for (int r = (int) Math.max(0, fromRow - start); r < snap.segmentRowCount(seg); r++) {
+                f.wrap(start + r);
+                for (int c = 0; c < schema.columnCount(); c++) {
+                    final Long v = value(f, c);
+                    if (v == null) {
+                        continue;
+                    }
+                    for (final int b : new int[] {-1, r / schema.blockRows()}) {
+                        final boolean inside;
+                        if (schema.column(c).type() == ColumnType.F64) {
+                            final double d = Double.longBitsToDouble(v);
+                            inside = Double.longBitsToDouble(s.zoneMin(b, c)) <= d && d <= Double.longBitsToDouble(s.zoneMax(b, c));
+                        } else {
+                            inside = s.zoneMin(b, c) <= v && v <= s.zoneMax(b, c);
+                        }
+                        if (!inside) {
+                            throw new AssertionError("row " + (start + r) + " column " + schema.column(c).name() + " value " + v
+                                + " outside zone of segment " + seg + " block " + b + ": [" + s.zoneMin(b, c) + ", " + s.zoneMax(b, c) + "]");
+                        }
+                    }
+                }
+            }
         }
     }
 }

@@ -404,8 +404,26 @@ public final class Segment implements AutoCloseable {
         if (to <= from) {
             return;
         }
+        fillNulls(schema, files[0].address(), nullRecord, columnBase, columnStride, from, to);
+    }
+
+    /**
+     * Writes null sentinels into rows {@code [from, to)} of rows laid out like a segment's data files, here and in a
+     * writer's {@link StagingArea}: in the ROW layout one sequential pass writing the prepared null record (instead of
+     * one strided pass per column), in the COLUMN layout one pass per column.
+     *
+     * @param schema       the schema.
+     * @param recordBase   ROW layout: the address of record 0 (unused for COLUMN).
+     * @param nullRecord   ROW layout: {@link #nullRecord(Schema)}.
+     * @param columnBase   per column, the address of its value in row 0.
+     * @param columnStride per column, bytes between rows.
+     * @param from         first row.
+     * @param to           end row (exclusive).
+     */
+    static void fillNulls(final Schema schema, final long recordBase, final long[] nullRecord, final long[] columnBase,
+                          final int[] columnStride, final int from, final int to) {
         if (schema.layout() == Layout.ROW) {
-            fillNullRecords(from, to);
+            fillRecords(recordBase, schema.rowLength(), nullRecord, from, to);
             return;
         }
         for (final Column c : schema.columns()) {
@@ -414,16 +432,8 @@ public final class Segment implements AutoCloseable {
         }
     }
 
-    /** ROW layout: one sequential pass writing the prepared null record, instead of one strided pass per column. */
-    private void fillNullRecords(final int from, final int to) {
-        fillRecords(files[0].address(), schema.rowLength(), nullRecord, from, to);
-    }
-
-    /**
-     * Writes {@code record} (whole 8-byte words) into records {@code [from, to)} of {@code rowLength} bytes at {@code base}:
-     * a ROW layout's null fill, here and in a writer's {@link StagingArea}.
-     */
-    static void fillRecords(final long base, final long rowLength, final long[] record, final int from, final int to) {
+    /** Writes {@code record} (whole 8-byte words) into records {@code [from, to)} of {@code rowLength} bytes at {@code base}. */
+    private static void fillRecords(final long base, final long rowLength, final long[] record, final int from, final int to) {
         final int words = record.length;
         for (long a = base + from * rowLength, end = base + to * rowLength; a < end; a += rowLength) {
             for (int w = 0; w < words; w++) {

@@ -96,14 +96,7 @@ public final class StagingArea implements AutoCloseable {
         if (from < 0 || to > rows || from > to) {
             throw new IndexOutOfBoundsException("from=" + from + " to=" + to + " rows=" + rows);
         }
-        if (schema.layout() == Layout.ROW) {
-            Segment.fillRecords(fileBase[0], fileRowLength[0], nullRecord, from, to);
-            return;
-        }
-        for (final Column c : schema.columns()) {
-            NativeMemory.fillPattern(columnBase[c.index()] + (long) from * columnStride[c.index()], to - from, columnStride[c.index()], c.width(),
-                c.type().nullBits());
-        }
+        Segment.fillNulls(schema, fileBase[0], nullRecord, columnBase, columnStride, from, to);
     }
 
     /** Frees the memory; idempotent. */

@@ -6,9 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -22,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * One test per class of bad input: the message names file, line, column and reason; fail mode leaves the table at
  * its previous commit; skip mode's rejects and counts are exact.
  */
+@ExtendWith(TestRows.NoLeaks.class)
 class BadInputTest {
     private static final String H = IngestFixtures.HEADER;
     private static final String GOOD1 = "1,2026-11-16T08:00:00.000001Z,100001,XLON,SYM001,B,10.5,100\n";
@@ -40,11 +41,6 @@ class BadInputTest {
         IngestFixtures.load(store, LoadOptions.defaults(), seed);
         before = IngestFixtures.summarise(store);
         assertThat(before.rows()).isEqualTo(2);
-    }
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
     }
 
     private Path csv(final String content) {

@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.zip.GZIPOutputStream;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.tradestore.core.Store;
@@ -23,14 +23,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** RFC 4180 features, chunk boundaries inside quoted fields, gzip, streams, and commit-every atomicity. */
+@ExtendWith(TestRows.NoLeaks.class)
 class CsvFormatTest {
     @TempDir
     Path dir;
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
-    }
 
     @Test
     void shouldReadQuotesCrlfBomNullsAndHeaderInAnyOrder() {

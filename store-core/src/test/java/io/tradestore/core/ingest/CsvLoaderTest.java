@@ -11,8 +11,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.zip.GZIPOutputStream;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -27,14 +27,10 @@ import io.tradestore.core.sample.TradeGenerator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@ExtendWith(TestRows.NoLeaks.class)
 class CsvLoaderTest {
     @TempDir
     Path dir;
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
-    }
 
     /** A plain String-based reading of generated CSV (no quotes in it), as the reference. */
     static IngestFixtures.Summary reference(final List<Path> files) throws IOException {

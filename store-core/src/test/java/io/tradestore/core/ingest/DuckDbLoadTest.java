@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.tradestore.core.Store;
@@ -24,16 +24,12 @@ import io.tradestore.core.sample.TradeGenerator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Generated CSV loaded by tradestore and read by DuckDB's read_csv: counts, sums and dictionaries must agree. */
+@ExtendWith(TestRows.NoLeaks.class)
 class DuckDbLoadTest {
     private static final int ROWS = 100_000;
 
     @TempDir
     Path dir;
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
-    }
 
     @Test
     void shouldMatchDuckDbReadCsvOfTheSameFile() throws Exception {

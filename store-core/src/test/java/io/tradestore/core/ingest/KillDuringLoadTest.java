@@ -14,8 +14,8 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.tradestore.core.Store;
@@ -34,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * a complete commit-every batch, or the whole file), hold exactly the file's first rows of this load, have no
  * dictionary entries beyond what its rows use, and accept the same load again.
  */
+@ExtendWith(TestRows.NoLeaks.class)
 class KillDuringLoadTest {
     private static final int ROWS = 150_000;
     private static final long COMMIT_EVERY = 40_000;
@@ -41,11 +42,6 @@ class KillDuringLoadTest {
 
     @TempDir
     Path dir;
-
-    @AfterEach
-    void noLeaks() {
-        TestRows.assertNoNativeLeaks();
-    }
 
     @Test
     void shouldReopenAtACommitBoundaryAfterKillDuringLoad() throws Exception {
