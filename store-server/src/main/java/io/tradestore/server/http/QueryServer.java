@@ -436,14 +436,14 @@ public final class QueryServer implements AutoCloseable {
         /** The text of a GET query, or null for a POST. */
         private final String json;
         /** The body of a POST query (a reference this task owns and releases), or null for a GET. */
-        private final ByteBuf body;
+        private final ByteBuf postBody;
         private final boolean epochNanos;
         private volatile ScheduledFuture<?> timeout;
 
-        QueryTask(final Call call, final String json, final ByteBuf body, final boolean epochNanos) {
+        QueryTask(final Call call, final String json, final ByteBuf postBody, final boolean epochNanos) {
             this.call = call;
             this.json = json;
-            this.body = body;
+            this.postBody = postBody;
             this.epochNanos = epochNanos;
         }
 
@@ -461,8 +461,8 @@ public final class QueryServer implements AutoCloseable {
         }
 
         void release() {
-            if (body != null) {
-                body.release();
+            if (postBody != null) {
+                postBody.release();
             }
         }
 
@@ -470,8 +470,8 @@ public final class QueryServer implements AutoCloseable {
             activeQueries.incrementAndGet();
             try {
                 final long leftMs = config.timeoutMs() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - call.startNs);
-                final QueryResult result = body != null
-                    ? queries.execute(new ByteBufInputStream(body), Math.max(1, leftMs))
+                final QueryResult result = postBody != null
+                    ? queries.execute(new ByteBufInputStream(postBody), Math.max(1, leftMs))
                     : queries.execute(json, Math.max(1, leftMs));
                 metrics.rows(result.stats().rowsScanned(), result.stats().rowsMatched());
                 final ByteBufOutputStream buf = body(256 + 32 * result.rowCount());
