@@ -138,7 +138,7 @@ public final class BenchCommand {
                     case "--http-queries":
                         o.httpQueries = List.of(v.split(","));
                         for (final String q : o.httpQueries) {
-                            if (!List.of("client", "window", "pruned", "health").contains(q)) {
+                            if (!HttpWorkload.KINDS.contains(q)) {
                                 throw new IllegalArgumentException("--http-queries " + q + ": use client, window, pruned, health");
                             }
                         }

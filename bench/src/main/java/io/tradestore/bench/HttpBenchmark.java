@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 import org.HdrHistogram.Histogram;
@@ -27,6 +26,7 @@ import io.tradestore.core.ingest.LoadOptions;
 import io.tradestore.core.sample.TradeGenerator;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.server.http.QueryServer;
+import io.tradestore.server.http.QueryService;
 import io.tradestore.server.http.ServerConfig;
 
 /**
@@ -213,7 +213,7 @@ public final class HttpBenchmark {
                                     final int connections, final int serverThreads, final double fixedRate, final PrintStream log,
                                     final String tracePrefix) throws IOException {
         final List<KindResult> out = new ArrayList<>();
-        try (QueryServer server = QueryServer.start(store, engine::execute,
+        try (QueryServer server = QueryServer.start(store, QueryService.of(engine),
             new ServerConfig("127.0.0.1", 0, serverThreads, 1024, 1 << 20, 10_000, null), log)) {
             final HttpBenchmark bench = new HttpBenchmark(server.address(), connections, log);
             bench.tracePrefix = tracePrefix;
@@ -232,16 +232,15 @@ public final class HttpBenchmark {
     private static void measureAll(final HttpBenchmark bench, final List<String> kinds, final int seconds, final double fixedRate, final PrintStream log,
                                    final List<KindResult> out) throws IOException {
         for (final String kind : kinds) {
-            final byte[][] requests = requests(kind, 4096);
-            final String[] parts = new String(requests[0], StandardCharsets.UTF_8).split("\r\n\r\n");
-            final String example = parts.length > 1 ? parts[1] : parts[0].split("\r\n")[0];
+            final String[] bodies = HttpWorkload.hasBody(kind) ? HttpWorkload.bodies(kind) : null;
+            final byte[][] requests = HttpWorkload.requests(kind, bodies);
+            final String example = HttpWorkload.shown(kind, 0, bodies);
             log.println("== " + kind + ": " + example);
             if (bench.tracePrefix != null) {
                 final String file = bench.tracePrefix + "-requests-" + kind + ".txt";
                 try (PrintStream w = new PrintStream(new java.io.FileOutputStream(file), false, StandardCharsets.UTF_8)) {
-                    for (final byte[] r : requests) {
-                        final String[] p = new String(r, StandardCharsets.UTF_8).split("\r\n\r\n");
-                        w.println(p.length > 1 ? p[1] : p[0].split("\r\n")[0]);
+                    for (int i = 0; i < requests.length; i++) {
+                        w.println(HttpWorkload.shown(kind, i, bodies));
                     }
                 }
             }
@@ -341,56 +340,6 @@ public final class HttpBenchmark {
             }
         }
         return new Run(rate, (o.ok + o.errors) / elapsed, o.ok, o.errors, o.latency, o.firstHalf, o.secondHalf, o.aborted, medianLimitNs);
-    }
-
-    /**
-     * @param kind client (one random client's volume), window (one random instrument's two-hour window) or pruned (a
-     *             time range after the data).
-     * @param rnd  the random source.
-     * @return the query's JSON.
-     */
-    static String queryJson(final String kind, final Random rnd) {
-        if ("pruned".equals(kind)) {
-            return "{\"table\":\"trades\",\"time\":{\"from\":\"2027-01-0" + (1 + rnd.nextInt(9)) + "T00:00:00Z\",\"to\":\"2027-01-10T00:00:00Z\"},"
-                + "\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"}]}";
-        } else if ("client".equals(kind)) {
-            return "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":"
-                + (TradeGenerator.FIRST_CLIENT_ID + rnd.nextInt(TradeGenerator.CLIENTS)) + "},"
-                + "\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}]}";
-        } else if ("window".equals(kind)) {
-            final int day = 16 + rnd.nextInt(5);
-            final int hour = 8 + rnd.nextInt(7);
-            return String.format(Locale.ROOT, "{\"table\":\"trades\","
-                + "\"time\":{\"from\":\"2026-11-%02dT%02d:00:00Z\",\"to\":\"2026-11-%02dT%02d:00:00Z\"},"
-                + "\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM%03d\"},\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"},"
-                + "{\"name\":\"vwap\",\"op\":\"vwap\"},{\"name\":\"high\",\"op\":\"max\",\"col\":\"price\"},"
-                + "{\"name\":\"low\",\"op\":\"min\",\"col\":\"price\"}]}",
-                day, hour, day, hour + 2, rnd.nextInt(TradeGenerator.INSTRUMENTS));
-        }
-        throw new IllegalArgumentException("--query takes client, window, pruned or health (comma-separated)");
-    }
-
-    /**
-     * Builds ready-to-send requests: one client's volume (random client) or one instrument's two-hour window (random
-     * instrument and start within the five generated trading days).
-     */
-    static byte[][] requests(final String kind, final int count) {
-        final Random rnd = new Random(7);
-        final byte[][] out = new byte[count][];
-        for (int i = 0; i < count; i++) {
-            if ("health".equals(kind)) {
-                out[i] = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-                continue;
-            }
-            final String json = queryJson(kind, rnd);
-            final byte[] body = json.getBytes(StandardCharsets.UTF_8);
-            final byte[] head = ("POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " + body.length
-                + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
-            out[i] = new byte[head.length + body.length];
-            System.arraycopy(head, 0, out[i], 0, head.length);
-            System.arraycopy(body, 0, out[i], head.length, body.length);
-        }
-        return out;
     }
 
     /** Generates and loads trades when the store has no trades table (50M rows: about a minute and 2.5 GB). */

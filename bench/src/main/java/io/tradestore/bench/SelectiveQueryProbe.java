@@ -10,14 +10,14 @@ import io.tradestore.query.QueryEngine;
 
 /**
  * The HTTP benchmark's selective queries (random client or random two-hour instrument window, as
- * {@link HttpBenchmark#queryJson}) run straight on the engine by {@code --callers} threads back to back: the engine's
+ * {@link HttpWorkload#queryJson}) run straight on the engine by {@code --callers} threads back to back: the engine's
  * cost per query and its latency spread without HTTP. Not a unit test; run on the store the HTTP benchmark made:
  * {@code flock /tmp/tradestore-bench.lock java <launcher flags> -cp bench/target/tradestore-bench.jar
  * io.tradestore.bench.SelectiveQueryProbe --store /tmp/tradestore-bench-50m --query client --callers 1 --scan-threads 1}
  * (add {@code -Xlog:gc} to see collections). Prints one line per round: queries/s, p50, p90, p99, p99.9, max.
  *
  * <p>{@code --per-request N}: instead, each of the HTTP benchmark's 4,096 request bodies of the workload (the ones it
- * sends round-robin, {@link HttpBenchmark#requests}) runs N times on one caller after a warm-up pass, and the slowest
+ * sends round-robin, {@link HttpWorkload#bodies}) runs N times on one caller after a warm-up pass, and the slowest
  * bodies are printed with their median time, rows matched and rows scanned: which requests are heavy on the engine
  * itself (how the window workload's 3 slow bodies of session 5 were found).
  */
@@ -48,7 +48,7 @@ public final class SelectiveQueryProbe {
         }
         try (Store s = Store.open(store); QueryEngine engine = new QueryEngine(s, scanThreads)) {
             if (perRequest > 0) {
-                final String[] bodies = bodies(kind);
+                final String[] bodies = HttpWorkload.bodies(kind);
                 final RequestTime[] times = perRequest(engine, bodies, perRequest);
                 final RequestTime[] byTime = times.clone();
                 Arrays.sort(byTime, (a, b) -> Double.compare(b.medianMs(), a.medianMs()));
@@ -72,7 +72,7 @@ public final class SelectiveQueryProbe {
                     final Random rnd = new Random(1000L * round + t);
                     threads[t] = new Thread(() -> {
                         for (int i = 0; i < n; i++) {
-                            final String json = HttpBenchmark.queryJson(q, rnd);
+                            final String json = HttpWorkload.queryJson(q, rnd);
                             final long q0 = System.nanoTime();
                             engine.execute(json);
                             lat[i] = (System.nanoTime() - q0) / 1e6;
@@ -101,17 +101,6 @@ public final class SelectiveQueryProbe {
      * @param rowsScanned rows it read.
      */
     record RequestTime(int index, double medianMs, long rowsMatched, long rowsScanned) {
-    }
-
-    /** @param kind a workload. @return the bodies {@link HttpBenchmark} sends for it, in its order. */
-    static String[] bodies(final String kind) {
-        final byte[][] requests = HttpBenchmark.requests(kind, 4096);
-        final String[] out = new String[requests.length];
-        for (int i = 0; i < requests.length; i++) {
-            final String r = new String(requests[i], java.nio.charset.StandardCharsets.UTF_8);
-            out[i] = r.substring(r.indexOf("\r\n\r\n") + 4);
-        }
-        return out;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.tradestore.bench;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
@@ -13,19 +14,24 @@ import io.tradestore.query.QueryEngine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The probe's per-request mode times exactly the bodies the HTTP benchmark sends, one entry each, with their rows. */
+/** The probe's per-request mode times exactly the bodies the HTTP benchmark sends (HttpWorkload), one entry each, with their rows. */
 class SelectiveQueryProbeTest {
     @TempDir
     Path dir;
 
     @Test
     void shouldTimeEveryBodyTheHttpBenchmarkSendsWithItsRows() throws Exception {
-        final String[] bodies = SelectiveQueryProbe.bodies("window");
-        assertThat(bodies).hasSize(4096);
-        final java.util.Random rnd = new java.util.Random(7); // HttpBenchmark.requests' seed: the same bodies in the same order
-        for (int i = 0; i < 50; i++) {
-            assertThat(bodies[i]).isEqualTo(HttpBenchmark.queryJson("window", rnd));
+        final String[] bodies = HttpWorkload.bodies("window");
+        assertThat(bodies).hasSize(HttpWorkload.REQUEST_COUNT);
+        // the benchmark sends exactly these bodies, in this order
+        final byte[][] requests = HttpWorkload.requests("window", bodies);
+        for (int i = 0; i < bodies.length; i++) {
+            final String r = new String(requests[i], StandardCharsets.UTF_8);
+            assertThat(r).startsWith("POST /v1/query HTTP/1.1\r\n").endsWith("\r\n\r\n" + bodies[i])
+                .contains("Content-Length: " + bodies[i].getBytes(StandardCharsets.UTF_8).length + "\r\n");
         }
+        assertThat(HttpWorkload.bodies("window")).as("the same bodies every time").isEqualTo(bodies);
+        assertThat(new String(HttpWorkload.requests("health", null)[0], StandardCharsets.US_ASCII)).startsWith(HttpWorkload.HEALTH_REQUEST_LINE);
         try (Store store = Store.open(dir)) {
             try (TableWriter w = store.createTable(TradesSchema.SCHEMA.with("trades", TradesSchema.SCHEMA.layout(), 1 << 14, 1 << 12)).writer()) {
                 final java.io.ByteArrayOutputStream csv = new java.io.ByteArrayOutputStream();

@@ -1,5 +1,6 @@
 package io.tradestore.query;
 
+import java.io.InputStream;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -101,7 +102,24 @@ public final class QueryEngine implements AutoCloseable {
      */
     public QueryResult execute(final String json, final long timeoutMs) {
         final long start = System.nanoTime();
-        final Query q = QueryParser.parse(json);
+        return execute(QueryParser.parse(json), timeoutMs, start);
+    }
+
+    /**
+     * Parses and runs a JSON query read from its bytes (an HTTP body: no copy into a String first) that a server answers
+     * within {@code timeoutMs}, as {@link #execute(String, long)} does.
+     *
+     * @param utf8Json  the query text in UTF-8, read to its end and closed (see {@link QueryParser#parse(InputStream)}).
+     * @param timeoutMs the longest it may run.
+     * @return the result.
+     * @throws QueryException with a code, a message and a JSON path when the query is bad, too big or too slow.
+     */
+    public QueryResult execute(final InputStream utf8Json, final long timeoutMs) {
+        final long start = System.nanoTime();
+        return execute(QueryParser.parse(utf8Json), timeoutMs, start);
+    }
+
+    private QueryResult execute(final Query q, final long timeoutMs, final long start) {
         final Options o = q.options();
         if (o.timeoutMs() != null && o.timeoutMs() <= timeoutMs) {
             return execute(q, start);

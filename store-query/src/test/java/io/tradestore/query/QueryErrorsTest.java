@@ -1,7 +1,9 @@
 package io.tradestore.query;
 
+import java.io.ByteArrayInputStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -63,11 +65,17 @@ class QueryErrorsTest {
         try (Store store = Store.open(dir)) {
             new TradeData().write(store, TradeData.schema(Layout.COLUMN, 64, 16), 10, 1, false);
             try (QueryEngine engine = new QueryEngine(store, 1)) {
+                // the text, and its UTF-8 bytes as a server hands them on (no String first): the same code and path
                 assertThatThrownBy(() -> engine.execute(json)).isInstanceOfSatisfying(QueryException.class, e -> {
                     assertThat(e.code()).as(e.getMessage()).isEqualTo(code);
                     assertThat(e.path()).as(e.getMessage()).isEqualTo(path);
                     assertThat(e.getMessage()).isNotBlank();
                 });
+                assertThatThrownBy(() -> engine.execute(new ByteArrayInputStream(json.getBytes(StandardCharsets.UTF_8)), 10_000))
+                    .isInstanceOfSatisfying(QueryException.class, e -> {
+                        assertThat(e.code()).as(e.getMessage()).isEqualTo(code);
+                        assertThat(e.path()).as(e.getMessage()).isEqualTo(path);
+                    });
             }
         }
     }

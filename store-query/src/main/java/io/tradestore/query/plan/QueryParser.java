@@ -1,5 +1,7 @@
 package io.tradestore.query.plan;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -60,12 +62,46 @@ public final class QueryParser {
         try {
             root = MAPPER.readTree(json);
         } catch (final JsonProcessingException e) {
-            throw new QueryException(ErrorCode.MALFORMED_JSON, "the query is not valid JSON: " + e.getOriginalMessage()
-                + location(e), "");
+            throw malformed(e);
         } catch (final RuntimeException e) {
-            // Jackson reports some number overflows (1E+2147483648) as NumberFormatException
-            throw new QueryException(ErrorCode.MALFORMED_JSON, "the query is not valid JSON: " + e.getMessage(), "");
+            throw malformed(e);
         }
+        return fromRoot(root);
+    }
+
+    /**
+     * Parses a query from its bytes as they arrived (an HTTP body), without first copying them into a String.
+     *
+     * @param utf8Json the text in UTF-8 (Jackson also recognises UTF-16 and UTF-32 by their byte order marks or by NUL
+     *                 bytes among the first four; a caller that accepts UTF-8 only checks for those first). It is read to
+     *                 its end and closed.
+     * @return the model.
+     * @throws QueryException MALFORMED_JSON (also when the stream cannot be read) or INVALID_QUERY with the JSON path.
+     */
+    public static Query parse(final InputStream utf8Json) {
+        final JsonNode root;
+        try {
+            root = MAPPER.readTree(utf8Json);
+        } catch (final JsonProcessingException e) {
+            throw malformed(e);
+        } catch (final IOException e) {
+            throw new QueryException(ErrorCode.MALFORMED_JSON, "the query could not be read: " + e.getMessage(), "");
+        } catch (final RuntimeException e) {
+            throw malformed(e);
+        }
+        return fromRoot(root);
+    }
+
+    private static QueryException malformed(final JsonProcessingException e) {
+        return new QueryException(ErrorCode.MALFORMED_JSON, "the query is not valid JSON: " + e.getOriginalMessage() + location(e), "");
+    }
+
+    /** Jackson reports some number overflows (1E+2147483648) as NumberFormatException. */
+    private static QueryException malformed(final RuntimeException e) {
+        return new QueryException(ErrorCode.MALFORMED_JSON, "the query is not valid JSON: " + e.getMessage(), "");
+    }
+
+    private static Query fromRoot(final JsonNode root) {
         if (root == null || root.isMissingNode()) {
             throw new QueryException(ErrorCode.MALFORMED_JSON, "the query is empty; send a JSON object", "");
         }

@@ -7,9 +7,6 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
@@ -33,6 +30,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -70,6 +68,7 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.ByteProcessor;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
@@ -104,12 +103,12 @@ public final class QueryServer implements AutoCloseable {
     private static final JsonFactory JSON = new JsonFactory();
     private static final String JSON_TYPE = "application/json";
     private static final String PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
-    private static final String QUERY_PATH = "/v1/query";
-    private static final String TABLES_PATH = "/v1/tables";
     private static final String TABLE_PREFIX = "/v1/tables/";
     private static final String TABLE_NAME_PATTERN = "[a-z_][a-z0-9_]{0,62}";
     private static final int BACKLOG = 1024;
     private static final int RETRY_AFTER_SECONDS = 1;
+    /** Goes on over JSON's whitespace (RFC 8259: space, tab, line feed, carriage return): a body of only that is empty. */
+    private static final ByteProcessor JSON_WHITESPACE = b -> b == ' ' || b == '\t' || b == '\n' || b == '\r';
     /** Request line plus headers at most (beyond: 400). */
     private static final int MAX_HEADER_BYTES = 64 * 1024;
     /** Body bytes handed on per read while a body is assembled. */
@@ -140,7 +139,10 @@ public final class QueryServer implements AutoCloseable {
     private final AtomicInteger activeQueries = new AtomicInteger();
     /** Queries admitted and not finished: running plus waiting; at most threads + queue. */
     private final AtomicInteger admitted = new AtomicInteger();
-    private final AtomicInteger openExchanges = new AtomicInteger();
+    /** Requests read ahead of the one in flight on their connection (pipelined), over all connections. */
+    private final AtomicInteger pipelinedRequests = new AtomicInteger();
+    /** Requests routed and not yet answered, cheap ones included: {@link #stop} waits for them to drain. */
+    private final AtomicInteger unansweredRequests = new AtomicInteger();
     private final AtomicBoolean stopped = new AtomicBoolean();
     private final byte[] expectedAuthorization;
     private volatile boolean stopping;
@@ -155,7 +157,8 @@ public final class QueryServer implements AutoCloseable {
         // admission is bounded by `admitted`, so the workers' own queue never holds more than threads + queue tasks
         this.workers = new ThreadPoolExecutor(config.threads(), config.threads(), 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
             daemonThreads("tradestore-query-", WORKER_STACK_LENGTH), new ThreadPoolExecutor.AbortPolicy());
-        this.metrics = new ServerMetrics(() -> Math.max(0, admitted.get() - activeQueries.get()), activeQueries::get, MappedFile::mappedBytes);
+        this.metrics = new ServerMetrics(() -> Math.max(0, admitted.get() - activeQueries.get()), activeQueries::get, pipelinedRequests::get,
+            MappedFile::mappedBytes);
         // one event loop per core: a loop never runs a query, so it always reads the next request (and answers 503 at once)
         this.loops = new MultiThreadIoEventLoopGroup(Math.max(1, Runtime.getRuntime().availableProcessors()),
             daemonThreads("tradestore-http-", 0), NioIoHandler.newFactory());
@@ -189,7 +192,7 @@ public final class QueryServer implements AutoCloseable {
      * Starts serving.
      *
      * @param store   the store whose tables are served (not closed by the server).
-     * @param queries what answers queries, usually {@code new QueryEngine(store)::execute}.
+     * @param queries what answers queries, usually {@code QueryService.of(new QueryEngine(store))}.
      * @param config  address, limits and token.
      * @param log     where the server log goes (stderr for the CLI).
      * @return the running server.
@@ -228,7 +231,7 @@ public final class QueryServer implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------------- routing
 
     private void handle(final Call call) {
-        openExchanges.incrementAndGet();
+        unansweredRequests.incrementAndGet();
         try {
             route(call);
         } catch (final Throwable t) {
@@ -238,7 +241,7 @@ public final class QueryServer implements AutoCloseable {
 
     private void route(final Call call) throws IOException {
         if (call.request.decoderResult().cause() instanceof TooLarge || call.request.decoderResult().cause() instanceof TooLongHttpLineException) {
-            call.endpoint = QUERY_PATH;
+            call.endpoint = Endpoint.QUERY;
             call.keepAlive = false; // the body (or the rest of the request line) was not read
             tooLarge(call);
             return;
@@ -260,7 +263,7 @@ public final class QueryServer implements AutoCloseable {
         }
         final String path = uri.getRawPath() == null ? "" : uri.getRawPath();
         call.rawQuery = uri.getRawQuery();
-        call.endpoint = endpointLabel(path);
+        call.endpoint = Endpoint.of(path);
         if (expectedAuthorization != null && !authorized(call)) {
             call.header("WWW-Authenticate", "Bearer realm=\"tradestore\"");
             error(call, 401, "UNAUTHORIZED", "send the header 'Authorization: Bearer <token>' with the server's token", "");
@@ -272,27 +275,27 @@ public final class QueryServer implements AutoCloseable {
             return;
         }
         switch (call.endpoint) {
-            case "/health":
+            case HEALTH:
                 if (allow(call, method, "GET")) {
                     send(call, 200, JSON_TYPE, "{\"status\":\"ok\"}".getBytes(StandardCharsets.UTF_8));
                 }
                 return;
-            case "/metrics":
+            case METRICS:
                 if (allow(call, method, "GET")) {
                     send(call, 200, PROMETHEUS_TYPE, metrics.render().getBytes(StandardCharsets.UTF_8));
                 }
                 return;
-            case TABLES_PATH:
+            case TABLES:
                 if (allow(call, method, "GET")) {
                     send(call, 200, JSON_TYPE, tablesJson());
                 }
                 return;
-            case TABLE_PREFIX + "{name}":
+            case TABLE:
                 if (allow(call, method, "GET")) {
                     table(call, path.substring(TABLE_PREFIX.length()));
                 }
                 return;
-            case QUERY_PATH:
+            case QUERY:
                 if ("POST".equals(method)) {
                     postQuery(call);
                 } else if ("GET".equals(method)) {
@@ -304,18 +307,6 @@ public final class QueryServer implements AutoCloseable {
             default:
                 error(call, 404, "NOT_FOUND", "no endpoint " + truncate(path, 100) + "; endpoints are POST /v1/query, GET /v1/query?q=, "
                     + "GET /v1/tables, GET /v1/tables/{name}, GET /metrics, GET /health", "");
-        }
-    }
-
-    private static String endpointLabel(final String path) {
-        switch (path) {
-            case "/health":
-            case "/metrics":
-            case TABLES_PATH:
-            case QUERY_PATH:
-                return path;
-            default:
-                return path.startsWith(TABLE_PREFIX) ? TABLE_PREFIX + "{name}" : "other";
         }
     }
 
@@ -340,14 +331,16 @@ public final class QueryServer implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------------- queries
 
     private void postQuery(final Call call) {
-        // the body limit (413) is applied while the body is read (BodyLimit)
-        final byte[] body = ByteBufUtil.getBytes(call.request.content());
-        final String json;
-        try {
-            json = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(body)).toString();
-        } catch (final CharacterCodingException e) {
+        // the body limit (413) is applied while the body is read (BodyLimit); the body is checked here in place and
+        // parsed by the worker from the request's own buffer, never copied into a byte[] or a String
+        final ByteBuf body = call.request.content();
+        if (!ByteBufUtil.isText(body, StandardCharsets.UTF_8)) { // strict: no overlong forms, surrogates or code points past U+10FFFF
             error(call, 400, "MALFORMED_JSON", "the body is not valid UTF-8", "");
+            return;
+        }
+        // JSON text never holds a raw NUL; refusing it also keeps Jackson from taking the body for UTF-16 or UTF-32
+        if (body.indexOf(body.readerIndex(), body.writerIndex(), (byte) 0) >= 0) {
+            error(call, 400, "MALFORMED_JSON", "the body is not JSON: it holds a NUL byte", "");
             return;
         }
         final String epochNanos;
@@ -357,7 +350,7 @@ public final class QueryServer implements AutoCloseable {
             error(call, 400, "MALFORMED_JSON", "the query string is not valid percent-encoding", "");
             return;
         }
-        submit(call, json, epochNanos);
+        submit(call, null, body.forEachByte(JSON_WHITESPACE) < 0 ? null : body, epochNanos);
     }
 
     private void getQuery(final Call call) {
@@ -383,15 +376,23 @@ public final class QueryServer implements AutoCloseable {
             tooLarge(call);
             return;
         }
-        submit(call, q, epochNanos);
+        submit(call, q.isBlank() ? null : q, null, epochNanos);
     }
 
     private void tooLarge(final Call call) {
         error(call, 413, "PAYLOAD_TOO_LARGE", "the query is larger than the server's limit of " + config.maxBodyLength() + " bytes", "");
     }
 
-    private void submit(final Call call, final String json, final String epochNanos) {
-        if (json.isBlank()) {
+    /**
+     * Admits a query and hands it to a worker, or answers at once.
+     *
+     * @param call       the request.
+     * @param json       the query text of a GET, or null.
+     * @param body       the query bytes of a POST (retained here for the worker, which releases them), or null.
+     * @param epochNanos the {@code epochNanos} parameter, or null.
+     */
+    private void submit(final Call call, final String json, final ByteBuf body, final String epochNanos) {
+        if (json == null && body == null) {
             error(call, 400, "MALFORMED_JSON", "the query is empty; send a JSON object such as {\"table\":\"trades\",\"aggs\":"
                 + "[{\"name\":\"n\",\"op\":\"count\"}]}", "");
             return;
@@ -405,7 +406,8 @@ public final class QueryServer implements AutoCloseable {
             overloaded(call);
             return;
         }
-        final QueryTask task = new QueryTask(call, json, "true".equals(epochNanos));
+        // the request is released once routed: the worker holds its own reference to the body
+        final QueryTask task = new QueryTask(call, json, body == null ? null : body.retain(), "true".equals(epochNanos));
         // Measured from arrival: the client waits for queueing and running alike.
         final long remainingNs = TimeUnit.MILLISECONDS.toNanos(config.timeoutMs()) - (System.nanoTime() - call.startNs);
         // on the connection's event loop, from that loop: scheduling wakes no thread (a cancel is queued lazily)
@@ -416,6 +418,7 @@ public final class QueryServer implements AutoCloseable {
             workers.execute(task);
         } catch (final RejectedExecutionException e) { // stopping
             admitted.decrementAndGet();
+            task.release();
             task.timeout.cancel(false);
             overloaded(call);
         }
@@ -430,17 +433,21 @@ public final class QueryServer implements AutoCloseable {
     /** One query on a worker; the timer may answer 504 first, in which case the result is dropped. */
     private final class QueryTask implements Runnable {
         private final Call call;
+        /** The text of a GET query, or null for a POST. */
         private final String json;
+        /** The body of a POST query (a reference this task owns and releases), or null for a GET. */
+        private final ByteBuf postBody;
         private final boolean epochNanos;
         private volatile ScheduledFuture<?> timeout;
 
-        QueryTask(final Call call, final String json, final boolean epochNanos) {
+        QueryTask(final Call call, final String json, final ByteBuf postBody, final boolean epochNanos) {
             this.call = call;
             this.json = json;
+            this.postBody = postBody;
             this.epochNanos = epochNanos;
         }
 
-        /** On a query worker (the pool has one thread per running slot), then gives back the admission. */
+        /** On a query worker (the pool has one thread per running slot), then gives back the admission and the body. */
         @Override
         public void run() {
             try {
@@ -449,6 +456,13 @@ public final class QueryServer implements AutoCloseable {
                 }
             } finally {
                 admitted.decrementAndGet();
+                release();
+            }
+        }
+
+        void release() {
+            if (postBody != null) {
+                postBody.release();
             }
         }
 
@@ -456,7 +470,9 @@ public final class QueryServer implements AutoCloseable {
             activeQueries.incrementAndGet();
             try {
                 final long leftMs = config.timeoutMs() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - call.startNs);
-                final QueryResult result = queries.execute(json, Math.max(1, leftMs));
+                final QueryResult result = postBody != null
+                    ? queries.execute(new ByteBufInputStream(postBody), Math.max(1, leftMs))
+                    : queries.execute(json, Math.max(1, leftMs));
                 metrics.rows(result.stats().rowsScanned(), result.stats().rowsMatched());
                 final ByteBufOutputStream buf = body(256 + 32 * result.rowCount());
                 result.writeJson(buf, epochNanos);
@@ -551,7 +567,7 @@ public final class QueryServer implements AutoCloseable {
     private void internal(final Call call, final Throwable t) {
         final String id = Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
         synchronized (log) {
-            log.println(Instant.now() + " ERROR internal error id=" + id + " endpoint=" + call.endpoint + ": " + t);
+            log.println(Instant.now() + " ERROR internal error id=" + id + " endpoint=" + call.endpoint.label() + ": " + t);
             t.printStackTrace(log);
         }
         final String message = t instanceof StoreException && !(t instanceof QueryException)
@@ -615,7 +631,7 @@ public final class QueryServer implements AutoCloseable {
         } else if (!call.request.protocolVersion().isKeepAliveDefault()) {
             h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
         }
-        openExchanges.decrementAndGet();
+        unansweredRequests.decrementAndGet();
         metrics.record(call.endpoint, status, System.nanoTime() - call.startNs);
         final Runnable write = () -> {
             if (keepAlive) {
@@ -670,11 +686,11 @@ public final class QueryServer implements AutoCloseable {
     private static final class Call {
         private final Connection connection;
         private final ChannelHandlerContext ctx;
-        /** Released once the request is routed: queries copy their text first. */
+        /** Released once the request is routed: a POST query retains its body for the worker. */
         private final FullHttpRequest request;
         private final long startNs;
         private final AtomicBoolean answered = new AtomicBoolean();
-        private String endpoint = "other";
+        private Endpoint endpoint = Endpoint.OTHER;
         private String rawQuery;
         private boolean keepAlive;
         private HttpHeaders extraHeaders;
@@ -714,6 +730,7 @@ public final class QueryServer implements AutoCloseable {
         protected void channelRead0(final ChannelHandlerContext ctx, final FullHttpRequest request) {
             if (busy || !pending.isEmpty()) {
                 pending.add(request);
+                pipelinedRequests.incrementAndGet();
                 reading(ctx);
                 return;
             }
@@ -732,23 +749,33 @@ public final class QueryServer implements AutoCloseable {
         /** On the event loop, after an answer is written: the next pipelined request, if any and the client reads. */
         void next(final ChannelHandlerContext ctx) {
             busy = false;
-            if (!pending.isEmpty() && ctx.channel().isWritable()) {
-                start(ctx, pending.poll());
-            }
+            startPending(ctx);
             reading(ctx);
             if (inputClosed && !busy && pending.isEmpty()) {
                 ctx.close(); // the client half-closed after its last request: everything is answered
             }
         }
 
+        /** Starts the oldest pipelined request, if there is one and the client takes its answers. */
+        private void startPending(final ChannelHandlerContext ctx) {
+            if (!pending.isEmpty() && ctx.channel().isWritable()) {
+                pipelinedRequests.decrementAndGet();
+                start(ctx, pending.poll());
+            }
+        }
+
+        /**
+         * Reads on while fewer than {@link #MAX_PENDING} requests wait and the client takes its answers; else stops
+         * reading, and {@link BodyLimit} leaves a half-read request half read.
+         */
         private void reading(final ChannelHandlerContext ctx) {
             ctx.channel().config().setAutoRead(pending.size() < MAX_PENDING && ctx.channel().isWritable());
         }
 
         @Override
         public void channelWritabilityChanged(final ChannelHandlerContext ctx) throws Exception {
-            if (ctx.channel().isWritable() && !busy && !pending.isEmpty()) {
-                start(ctx, pending.poll());
+            if (!busy) {
+                startPending(ctx);
             }
             reading(ctx);
             super.channelWritabilityChanged(ctx);
@@ -773,6 +800,7 @@ public final class QueryServer implements AutoCloseable {
         @Override
         public void channelInactive(final ChannelHandlerContext ctx) throws Exception {
             for (FullHttpRequest r = pending.poll(); r != null; r = pending.poll()) {
+                pipelinedRequests.decrementAndGet();
                 r.release();
             }
             super.channelInactive(ctx);
@@ -811,6 +839,19 @@ public final class QueryServer implements AutoCloseable {
             this.connection = connection;
         }
 
+        /**
+         * Passes the end of a read on without reading more. {@code MessageAggregator} reads on by itself while a request
+         * is half assembled and auto-read is off (netty#6583), and auto-read is off here only where {@link Connection}
+         * has stopped reading (requests waiting, or answers not taken): those reads went past the limit, request after
+         * request, as long as each read ended inside a body ({@code BackPressureTest} before this override: ~1,100
+         * requests, ~70 MB, read on one connection against the limit of 64). The half-read request is finished when
+         * reading resumes.
+         */
+        @Override
+        public void channelReadComplete(final ChannelHandlerContext ctx) {
+            ctx.fireChannelReadComplete();
+        }
+
         @Override
         protected Object newContinueResponse(final HttpMessage start, final int maxContentLength, final ChannelPipeline pipeline) {
             if (!HttpUtil.is100ContinueExpected(start) || connection.busy || HttpUtil.getContentLength(start, -1L) > maxContentLength) {
@@ -844,7 +885,7 @@ public final class QueryServer implements AutoCloseable {
         workers.shutdown(); // never shutdownNow: an interrupt would close the store's file channels
         final long deadline = System.nanoTime() + grace.toNanos();
         // new requests are answered 503 meanwhile; then the listener and every connection close
-        while (openExchanges.get() > 0 && System.nanoTime() < deadline) {
+        while (unansweredRequests.get() > 0 && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(5);
             } catch (final InterruptedException e) {

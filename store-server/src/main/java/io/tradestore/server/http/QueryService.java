@@ -1,10 +1,16 @@
 package io.tradestore.server.http;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+
+import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryResult;
 
 /**
- * What the server calls to answer a query: {@code QueryEngine::execute} in production; tests wrap it to make queries
- * slow or faulty.
+ * What the server calls to answer a query: {@link #of(QueryEngine)} in production; tests wrap a lambda over the text to
+ * make queries slow or faulty.
  */
 @FunctionalInterface
 public interface QueryService {
@@ -19,4 +25,41 @@ public interface QueryService {
      * @throws io.tradestore.query.QueryException when the query is bad, too big or too slow.
      */
     QueryResult execute(String json, long timeoutMs);
+
+    /**
+     * Runs a JSON query read from a POST body's bytes, which the server has checked to be UTF-8 without NUL bytes. This
+     * default decodes them into a String for {@link #execute(String, long)}; {@link #of(QueryEngine)} parses the bytes.
+     *
+     * @param utf8Json  the query text in UTF-8, read to its end.
+     * @param timeoutMs the longest it may still run.
+     * @return the result.
+     * @throws io.tradestore.query.QueryException when the query is bad, too big or too slow.
+     */
+    default QueryResult execute(final InputStream utf8Json, final long timeoutMs) {
+        try {
+            return execute(new String(utf8Json.readAllBytes(), StandardCharsets.UTF_8), timeoutMs);
+        } catch (final IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The production service: queries run on an engine, a POST body parsed by Jackson from its bytes.
+     *
+     * @param engine the engine (not closed by the server).
+     * @return the service.
+     */
+    static QueryService of(final QueryEngine engine) {
+        return new QueryService() {
+            @Override
+            public QueryResult execute(final String json, final long timeoutMs) {
+                return engine.execute(json, timeoutMs);
+            }
+
+            @Override
+            public QueryResult execute(final InputStream utf8Json, final long timeoutMs) {
+                return engine.execute(utf8Json, timeoutMs);
+            }
+        };
+    }
 }

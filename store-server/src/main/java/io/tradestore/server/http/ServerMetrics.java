@@ -1,10 +1,8 @@
 package io.tradestore.server.http;
 
 import java.util.Locale;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -14,40 +12,63 @@ import org.HdrHistogram.Recorder;
 /**
  * The server's counters and latency histograms, rendered in the Prometheus text format. Request threads record into
  * HdrHistogram {@link Recorder}s (wait-free for writers); a scrape folds the interval into a cumulative histogram per
- * endpoint, so the quantiles cover the server's lifetime.
+ * endpoint, so the quantiles cover the server's lifetime. Counters are found by array index (endpoint ordinal, status),
+ * so recording a request builds no key and allocates nothing once its endpoint and status have been seen.
  */
 final class ServerMetrics {
+    /** Lowest HTTP status counted in its own slot. */
+    private static final int MIN_STATUS = 100;
+    /** Statuses counted: 100 to 599 (Netty sends nothing outside it). */
+    private static final int STATUS_COUNT = 500;
+
     /** Quantiles exposed per endpoint. */
     private static final double[] QUANTILES = {0.5, 0.9, 0.99, 0.999};
     /** Highest latency tracked exactly: 1 hour in nanoseconds (longer values are clamped). */
     private static final long HIGHEST_TRACKABLE_NS = TimeUnit.HOURS.toNanos(1);
 
-    private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
-    private final Map<String, Latency> latencies = new ConcurrentHashMap<>();
+    /** Requests by {@code endpoint.ordinal() * STATUS_COUNT + status - MIN_STATUS}, each created when first counted. */
+    private final AtomicReferenceArray<LongAdder> requests = new AtomicReferenceArray<>(Endpoint.COUNT * STATUS_COUNT);
+    /** Latencies by endpoint ordinal, each created when first recorded (a histogram is a few hundred KiB). */
+    private final AtomicReferenceArray<Latency> latencies = new AtomicReferenceArray<>(Endpoint.COUNT);
     private final LongAdder rowsScanned = new LongAdder();
     private final LongAdder rowsMatched = new LongAdder();
     private final LongAdder rejected = new LongAdder();
     private final LongAdder timedOut = new LongAdder();
     private final LongSupplier queueDepth;
     private final LongSupplier activeQueries;
+    private final LongSupplier pipelinedRequests;
     private final LongSupplier mappedBytes;
 
-    ServerMetrics(final LongSupplier queueDepth, final LongSupplier activeQueries, final LongSupplier mappedBytes) {
+    ServerMetrics(final LongSupplier queueDepth, final LongSupplier activeQueries, final LongSupplier pipelinedRequests,
+                  final LongSupplier mappedBytes) {
         this.queueDepth = queueDepth;
         this.activeQueries = activeQueries;
+        this.pipelinedRequests = pipelinedRequests;
         this.mappedBytes = mappedBytes;
     }
 
     /**
      * Counts a finished request and records its latency.
      *
-     * @param endpoint  the endpoint label (a route template, never the raw path).
-     * @param status    the HTTP status sent.
+     * @param endpoint  the route the request was answered on.
+     * @param status    the HTTP status sent, 100 to 599.
      * @param latencyNs time from receipt to the last byte written.
      */
-    void record(final String endpoint, final int status, final long latencyNs) {
-        requests.computeIfAbsent(endpoint + '\u0000' + status, k -> new LongAdder()).increment();
-        latencies.computeIfAbsent(endpoint, k -> new Latency()).record(latencyNs);
+    void record(final Endpoint endpoint, final int status, final long latencyNs) {
+        assert status >= MIN_STATUS && status < MIN_STATUS + STATUS_COUNT : "status=" + status;
+        final int slot = endpoint.ordinal() * STATUS_COUNT + status - MIN_STATUS;
+        LongAdder count = requests.get(slot);
+        if (count == null) {
+            requests.compareAndSet(slot, null, new LongAdder());
+            count = requests.get(slot);
+        }
+        count.increment();
+        Latency latency = latencies.get(endpoint.ordinal());
+        if (latency == null) {
+            latencies.compareAndSet(endpoint.ordinal(), null, new Latency());
+            latency = latencies.get(endpoint.ordinal());
+        }
+        latency.record(latencyNs);
         if (status == 503) {
             rejected.increment();
         } else if (status == 504) {
@@ -63,8 +84,9 @@ final class ServerMetrics {
     /** @return total requests answered so far, for tests and logs. */
     long requestCount() {
         long n = 0;
-        for (final LongAdder a : requests.values()) {
-            n += a.sum();
+        for (int i = 0; i < requests.length(); i++) {
+            final LongAdder a = requests.get(i);
+            n += a == null ? 0 : a.sum();
         }
         return n;
     }
@@ -78,25 +100,32 @@ final class ServerMetrics {
         final StringBuilder sb = new StringBuilder(4096);
         sb.append("# HELP tradestore_http_requests_total HTTP requests answered, by endpoint and status.\n");
         sb.append("# TYPE tradestore_http_requests_total counter\n");
-        final Map<String, LongAdder> sorted = new TreeMap<>(requests);
-        for (final Map.Entry<String, LongAdder> e : sorted.entrySet()) {
-            final int sep = e.getKey().indexOf('\u0000');
-            sb.append("tradestore_http_requests_total{endpoint=\"").append(e.getKey(), 0, sep).append("\",status=\"")
-                .append(e.getKey(), sep + 1, e.getKey().length()).append("\"} ").append(e.getValue().sum()).append('\n');
+        for (final Endpoint ep : Endpoint.BY_LABEL) {
+            for (int status = MIN_STATUS; status < MIN_STATUS + STATUS_COUNT; status++) {
+                final LongAdder a = requests.get(ep.ordinal() * STATUS_COUNT + status - MIN_STATUS);
+                if (a != null) {
+                    sb.append("tradestore_http_requests_total{endpoint=\"").append(ep.label()).append("\",status=\"").append(status)
+                        .append("\"} ").append(a.sum()).append('\n');
+                }
+            }
         }
         sb.append("# HELP tradestore_http_request_duration_seconds Latency from request receipt to response, by endpoint "
             + "(HdrHistogram, since start).\n");
         sb.append("# TYPE tradestore_http_request_duration_seconds summary\n");
         final StringBuilder max = new StringBuilder();
-        for (final Map.Entry<String, Latency> e : new TreeMap<>(latencies).entrySet()) {
-            final Histogram h = e.getValue().snapshot();
-            final String ep = e.getKey();
+        for (final Endpoint endpoint : Endpoint.BY_LABEL) {
+            final Latency latency = latencies.get(endpoint.ordinal());
+            if (latency == null) {
+                continue;
+            }
+            final Histogram h = latency.snapshot();
+            final String ep = endpoint.label();
             for (final double q : QUANTILES) {
                 sb.append("tradestore_http_request_duration_seconds{endpoint=\"").append(ep).append("\",quantile=\"").append(q)
                     .append("\"} ").append(seconds(h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(q * 100.0))).append('\n');
             }
             sb.append("tradestore_http_request_duration_seconds_sum{endpoint=\"").append(ep).append("\"} ")
-                .append(seconds(e.getValue().sumNs.sum())).append('\n');
+                .append(seconds(latency.sumNs.sum())).append('\n');
             sb.append("tradestore_http_request_duration_seconds_count{endpoint=\"").append(ep).append("\"} ")
                 .append(h.getTotalCount()).append('\n');
             max.append("tradestore_http_request_duration_max_seconds{endpoint=\"").append(ep).append("\"} ")
@@ -110,6 +139,8 @@ final class ServerMetrics {
         counter(sb, "tradestore_queries_timed_out_total", "Queries answered 504 TIMEOUT.", timedOut.sum());
         gauge(sb, "tradestore_query_queue_depth", "Queries waiting for a worker.", queueDepth.getAsLong());
         gauge(sb, "tradestore_queries_active", "Queries running on a worker.", activeQueries.getAsLong());
+        gauge(sb, "tradestore_http_requests_pipelined", "Requests read and waiting behind an earlier one of their connection.",
+            pipelinedRequests.getAsLong());
         gauge(sb, "tradestore_mapped_bytes", "Off-heap bytes of store files mapped by this process.", mappedBytes.getAsLong());
         return sb.toString();
     }

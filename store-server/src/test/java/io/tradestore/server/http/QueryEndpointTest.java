@@ -37,7 +37,7 @@ class QueryEndpointTest {
         TestStores.writeTrades(dir, 5000, 11);
         store = Store.open(dir);
         engine = new QueryEngine(store, 2);
-        server = QueryServer.start(store, engine::execute, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null), System.err);
+        server = QueryServer.start(store, QueryService.of(engine), new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null), System.err);
         http = new Http(server.port());
     }
 
@@ -108,5 +108,87 @@ class QueryEndpointTest {
         assertThat(op.status()).isEqualTo(400);
         assertThat(op.errorCode()).isEqualTo("INVALID_QUERY");
         assertThat(op.json().path("error").path("path").asText()).startsWith("/aggs/0");
+    }
+
+    /** A result column named with 2-, 3- and 4-byte UTF-8 characters (é, €, an emoji): the name comes back as sent. */
+    private static final String WIDE_NAME = "n\u00e9\u20ac\uD83D\uDE00";
+    private static final String WIDE_QUERY = "{\"table\":\"trades\",\"aggs\":[{\"name\":\"" + WIDE_NAME + "\",\"op\":\"count\"}]}";
+
+    @Test
+    void shouldParseAPostBodyWithMultiByteUtf8() {
+        final Http.Response post = http.post("/v1/query", WIDE_QUERY);
+        assertThat(post.status()).as(post.body()).isEqualTo(200);
+        assertThat(post.json().path("columns").path(0).path("name").asText()).isEqualTo(WIDE_NAME);
+        assertThat(post.json().path("rows").path(0).path(0).asLong()).isEqualTo(5000);
+    }
+
+    @Test
+    void shouldParseAPostBodySplitInsideItsCharactersAcrossChunksAndWrites() throws Exception {
+        final byte[] body = WIDE_QUERY.getBytes(StandardCharsets.UTF_8);
+        final String text = new String(body, StandardCharsets.ISO_8859_1);
+        // cut after the first byte of é, after the second byte of € and after the third byte of the emoji
+        final int[] cuts = {text.indexOf('\u00c3') + 1, text.indexOf('\u00e2') + 2, text.indexOf('\u00f0') + 3, body.length};
+        // chunked: each HTTP chunk becomes its own part of the assembled body, so the parser reads across parts
+        final ByteArrayOutputStream chunked = new ByteArrayOutputStream();
+        final byte[][] writes = new byte[cuts.length + 2][];
+        writes[0] = "POST /v1/query HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+        for (int i = 0, from = 0; i < cuts.length; from = cuts[i++]) {
+            chunked.reset();
+            chunked.write((Integer.toHexString(cuts[i] - from) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+            chunked.write(body, from, cuts[i] - from);
+            chunked.write("\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            writes[i + 1] = chunked.toByteArray();
+        }
+        writes[cuts.length + 1] = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+        assertWideAnswer(send(writes));
+        // a Content-Length body written in pieces cut at the same places (one TCP segment each, as far as the stack allows)
+        final byte[][] pieces = new byte[cuts.length + 1][];
+        pieces[0] = ("POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        for (int i = 0, from = 0; i < cuts.length; from = cuts[i++]) {
+            pieces[i + 1] = java.util.Arrays.copyOfRange(body, from, cuts[i]);
+        }
+        assertWideAnswer(send(pieces));
+    }
+
+    private static void assertWideAnswer(final String answer) throws IOException {
+        assertThat(answer).startsWith("HTTP/1.1 200");
+        final JsonNode json = Http.MAPPER.readTree(answer.substring(answer.indexOf("\r\n\r\n") + 4));
+        assertThat(json.path("columns").path(0).path("name").asText()).isEqualTo(WIDE_NAME);
+        assertThat(json.path("rows").path(0).path(0).asLong()).isEqualTo(5000);
+    }
+
+    /** Writes each part on its own (no Nagle delay), then reads the one answer; the server closes after it. */
+    private static String send(final byte[][] parts) throws IOException {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+            s.setSoTimeout(20_000);
+            s.setTcpNoDelay(true);
+            for (final byte[] part : parts) {
+                s.getOutputStream().write(part);
+                s.getOutputStream().flush();
+            }
+            s.shutdownOutput();
+            return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    @Test
+    void shouldRefuseABodyThatIsNotUtf8Json() {
+        // UTF-16LE of a valid query: Jackson alone would detect and accept it from the NUL bytes
+        final Http.Response utf16 = http.post("/v1/query", "{\"table\":\"trades\"}".getBytes(StandardCharsets.UTF_16LE));
+        assertThat(utf16.status()).isEqualTo(400);
+        assertThat(utf16.errorCode()).isEqualTo("MALFORMED_JSON");
+        // an encoded surrogate (CESU-8) and an overlong '/' are not UTF-8 either
+        for (final byte[] bad : new byte[][] {{(byte) 0xED, (byte) 0xA0, (byte) 0x80}, {(byte) 0xC0, (byte) 0xAF}}) {
+            final ByteArrayOutputStream body = new ByteArrayOutputStream();
+            body.writeBytes("{\"table\":\"".getBytes(StandardCharsets.UTF_8));
+            body.writeBytes(bad);
+            body.writeBytes("\"}".getBytes(StandardCharsets.UTF_8));
+            final Http.Response r = http.post("/v1/query", body.toByteArray());
+            assertThat(r.status()).isEqualTo(400);
+            assertThat(r.json().path("error").path("message").asText()).contains("not valid UTF-8");
+        }
+        final Http.Response blank = http.post("/v1/query", " \r\n\t ");
+        assertThat(blank.status()).isEqualTo(400);
+        assertThat(blank.json().path("error").path("message").asText()).contains("the query is empty");
     }
 }

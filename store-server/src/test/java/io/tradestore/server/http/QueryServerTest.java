@@ -201,6 +201,39 @@ class QueryServerTest {
     }
 
     @Test
+    void shouldCountRequestsByRouteTemplateAndStatus() {
+        final String before = http.get("/metrics").body();
+        final long answered = server.requestCount();
+        http.get("/nope/a");
+        http.get("/nope/b");
+        http.post("/health", "");
+        http.get("/v1/tables/trades");
+        http.get("/v1/tables/zzz");
+        http.post("/v1/query", "{\"table\":\"nosuch\"}");
+        final String after = http.get("/metrics").body();
+        assertThat(sample(after, "other", 404) - sample(before, "other", 404)).isEqualTo(2);
+        assertThat(sample(after, "/health", 405) - sample(before, "/health", 405)).isEqualTo(1);
+        assertThat(sample(after, "/v1/tables/{name}", 200) - sample(before, "/v1/tables/{name}", 200)).isEqualTo(1);
+        assertThat(sample(after, "/v1/tables/{name}", 404) - sample(before, "/v1/tables/{name}", 404)).isEqualTo(1);
+        assertThat(sample(after, "/v1/query", 404) - sample(before, "/v1/query", 404)).isEqualTo(1);
+        // labels are route templates, never raw paths; the scrape before this one counts too
+        assertThat(after).doesNotContain("/nope").doesNotContain("zzz");
+        assertThat(server.requestCount() - answered).isEqualTo(7);
+        assertThat(after).contains("tradestore_http_request_duration_seconds_count{endpoint=\"other\"}");
+    }
+
+    /** @return the value of {@code tradestore_http_requests_total} for an endpoint and status, 0 when absent. */
+    private static long sample(final String metrics, final String endpoint, final int status) {
+        final String name = "tradestore_http_requests_total{endpoint=\"" + endpoint + "\",status=\"" + status + "\"} ";
+        for (final String line : metrics.split("\n")) {
+            if (line.startsWith(name)) {
+                return Long.parseLong(line.substring(name.length()));
+            }
+        }
+        return 0;
+    }
+
+    @Test
     void shouldExposePrometheusMetrics() {
         http.get("/health");
         http.get("/v1/tables");

@@ -1,0 +1,57 @@
+package io.tradestore.server.http;
+
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+
+/** The routes the server answers, each with the label its metrics carry (a route template, never a raw path). */
+enum Endpoint {
+    HEALTH("/health"),
+    METRICS("/metrics"),
+    QUERY("/v1/query"),
+    TABLES("/v1/tables"),
+    TABLE("/v1/tables/{name}"),
+    /** Any other path (answered 404), and a request that could not be read far enough to know its path. */
+    OTHER("other");
+
+    /** How many endpoints there are. */
+    static final int COUNT = values().length;
+    /** Every endpoint in the order of its label, as the metrics are rendered. */
+    static final List<Endpoint> BY_LABEL = sortedByLabel();
+
+    private final String label;
+
+    Endpoint(final String label) {
+        this.label = label;
+    }
+
+    /** @return the metrics label. */
+    String label() {
+        return label;
+    }
+
+    /**
+     * @param path a request's raw path.
+     * @return the endpoint that answers it.
+     */
+    static Endpoint of(final String path) {
+        switch (path) {
+            case "/health":
+                return HEALTH;
+            case "/metrics":
+                return METRICS;
+            case "/v1/query":
+                return QUERY;
+            case "/v1/tables":
+                return TABLES;
+            default:
+                return path.startsWith("/v1/tables/") ? TABLE : OTHER;
+        }
+    }
+
+    private static List<Endpoint> sortedByLabel() {
+        final Endpoint[] e = values();
+        Arrays.sort(e, Comparator.comparing(Endpoint::label));
+        return List.of(e);
+    }
+}
