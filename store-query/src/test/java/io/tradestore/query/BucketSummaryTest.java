@@ -244,6 +244,55 @@ class BucketSummaryTest {
         }
     }
 
+    /** Bucket and value summaries share one budget: bars get cells from value summaries idle long enough, not from busy ones. */
+    @Test
+    void shouldMakeRoomForCellsFromIdleValueSummariesOnly() {
+        final String total = "{\"table\":\"trades\",\"filter\":" + EQ_AAA + ",\"aggs\":[{\"name\":\"v\",\"op\":\"sum\",\"col\":\"quantity\"},"
+            + "{\"name\":\"n\",\"op\":\"sum\",\"col\":\"price*quantity\"}]}";
+        final String json = bars("1m", "", EQ_AAA);
+        final long valueBytes;
+        final long bucketBytes;
+        final long allBuilds;
+        try (QueryEngine probe = new QueryEngine(store, 1)) {
+            probe.indexes().minSegmentRows(1);
+            probe.indexes().bucketSummaryAfter(1);
+            probe.execute(total);
+            valueBytes = probe.indexes().summaryBytes();
+            probe.execute(json);
+            bucketBytes = probe.indexes().summaryBytes() - valueBytes;
+            allBuilds = probe.indexes().bucketSummaryBuilds();
+        }
+        assertThat(valueBytes).isPositive();
+        assertThat(bucketBytes).isPositive();
+        try (QueryEngine e = new QueryEngine(store, 1)) {
+            e.indexes().minSegmentRows(1);
+            e.indexes().bucketSummaryAfter(1);
+            e.indexes().summaryBudget(valueBytes + bucketBytes / 2);
+            e.indexes().summaryIdleMillis(3_600_000);
+            assertThat(e.execute(total).stats().rowsSummarized()).isPositive();
+            // room for about half the cells; the value summaries are busy: the rest of the bars read rows
+            final QueryResult half = e.execute(json);
+            assertThat(e.indexes().bucketSummaryBuilds()).isPositive().isLessThan(allBuilds);
+            assertThat(e.indexes().summaryEvictions()).isZero();
+            final long halfBuilds = e.indexes().bucketSummaryBuilds();
+            // idle now: they make room, and every sealed segment's bars fold
+            e.indexes().summaryIdleMillis(0);
+            final QueryResult all = e.execute(json);
+            assertThat(e.indexes().summaryEvictions()).isPositive();
+            assertThat(e.indexes().bucketSummaryBuilds()).isGreaterThan(halfBuilds);
+            assertThat(all.stats().rowsSummarized()).isGreaterThan(half.stats().rowsSummarized());
+            for (final QueryResult r : List.of(half, all)) {
+                final QueryResult scan = scanning.execute(json);
+                assertThat(r.rowCount()).isEqualTo(scan.rowCount());
+                for (int row = 0; row < r.rowCount(); row++) {
+                    for (int c = 0; c < r.columns().size(); c++) {
+                        assertThat(r.value(row, c)).isEqualTo(scan.value(row, c));
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void shouldBuildEachSummaryOnceWhenQueriesRaceForIt() throws Exception {
         final String json = bars("1m", "", EQ_AAA);

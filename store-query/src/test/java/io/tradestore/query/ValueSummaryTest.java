@@ -166,6 +166,57 @@ class ValueSummaryTest {
         }
     }
 
+    /**
+     * A full budget makes room only from summaries no query used for the idle time: queries that moved on (another
+     * column) get summaries again, while a workload larger than the budget is not rebuilt over and over (its queries
+     * read rows, as with a spent budget). Answers are the same either way.
+     */
+    @Test
+    void shouldEvictOnlySummariesIdleLongEnoughToMakeRoomForOthers() {
+        final String byClient = "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":4}," + AGGS + "}";
+        final String byInstrument = "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM0\"}," + AGGS + "}";
+        final long clientBytes;
+        final long instrumentBytes;
+        try (QueryEngine probe = new QueryEngine(store, 1)) {
+            probe.indexes().minSegmentRows(1);
+            probe.indexes().summaryEntries(200);
+            probe.execute(byClient);
+            clientBytes = probe.indexes().summaryBytes();
+            probe.execute(byInstrument);
+            instrumentBytes = probe.indexes().summaryBytes() - clientBytes;
+        }
+        assertThat(clientBytes).isPositive();
+        assertThat(instrumentBytes).isPositive();
+        try (QueryEngine e = new QueryEngine(store, 1)) {
+            e.indexes().minSegmentRows(1);
+            e.indexes().summaryEntries(200);
+            e.indexes().summaryBudget(clientBytes);
+            e.indexes().summaryIdleMillis(3_600_000);
+            assertThat(e.execute(byClient).stats().rowsSummarized()).isPositive();
+            final long builds = e.indexes().summaryBuilds();
+            // full, and the client summaries are in use: the instrument query reads its rows, nothing is evicted
+            final QueryResult rows = e.execute(byInstrument);
+            assertThat(rows.stats().rowsSummarized()).isZero();
+            assertSame(rows, scanning.execute(byInstrument));
+            assertThat(e.indexes().summaryEvictions()).isZero();
+            assertThat(e.indexes().summaryBuilds()).isEqualTo(builds);
+            assertThat(e.execute(byClient).stats().rowsSummarized()).as("kept").isPositive();
+            assertThat(e.indexes().summaryBuilds()).isEqualTo(builds);
+            // the client summaries count as idle now: the least recently used make room for the instrument's
+            e.indexes().summaryIdleMillis(0);
+            final QueryResult folded = e.execute(byInstrument);
+            assertThat(folded.stats().rowsSummarized()).isPositive();
+            assertSame(folded, scanning.execute(byInstrument));
+            assertThat(e.indexes().summaryEvictions()).isPositive();
+            assertThat(e.indexes().summaryBuilds()).isGreaterThan(builds);
+            // the evicted summaries' bytes went back to the budget
+            assertThat(e.indexes().summaryBytes()).isPositive().isLessThan(clientBytes + instrumentBytes);
+            e.indexes().clear();
+            assertThat(e.indexes().summaryBytes()).isZero();
+            assertSame(e.execute(byClient), scanning.execute(byClient));
+        }
+    }
+
     @Test
     void shouldFoldTheCompletePartsOfTheOpenSegmentAsItGrows(@TempDir final Path other) throws Exception {
         try (Store s = Store.open(other); QueryEngine e = new QueryEngine(s, 2); QueryEngine scan = new QueryEngine(s, 2)) {

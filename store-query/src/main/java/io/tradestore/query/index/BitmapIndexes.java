@@ -77,6 +77,15 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     private final AtomicLong bucketBuilds = new AtomicLong();
     private volatile long summaryBudget = DEFAULT_SUMMARY_BUDGET;
     /**
+     * How long a summary must have gone unused before it may be evicted to make room for another (default one minute): a
+     * server whose queries move on (other instruments, other days) gets room for the new ones, while a working set larger
+     * than the budget is not rebuilt over and over (a build is a pass over a segment: the rest of such a workload reads
+     * its rows instead, as before).
+     */
+    public static final long DEFAULT_SUMMARY_IDLE_MILLIS = 60_000;
+    private volatile long summaryIdleNanos = DEFAULT_SUMMARY_IDLE_MILLIS * 1_000_000L;
+    private final AtomicLong summaryEvictions = new AtomicLong();
+    /**
      * Per open segment (segments compare by identity), its columns' in-memory indexes of the committed prefix; the
      * entry is dropped once the segment is seen sealed.
      */
@@ -95,6 +104,10 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         public int hashCode() {
             return System.identityHashCode(segment) * 31 + column;
         }
+    }
+
+    /** A summary idle long enough to be evicted: a value summary or a bucket summary, when it was last used, its size. */
+    private record Idle(SummaryKey key, ValueSummary value, BucketSummary bucket, long lastUsed, long bytes) {
     }
 
     private record SummaryKey(Segment segment, int key, int colA, int colB) {
@@ -717,9 +730,10 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         final SummaryKey k = new SummaryKey(snap.segment(segment), key, colA, colB);
         final ValueSummary cached = summaries.get(k);
         if (cached != null && cached.coveredRows() >= rows) {
+            cached.touch(System.nanoTime());
             return cached;
         }
-        if (summaryBytes.get() >= summaryBudget) {
+        if (summaryBytes.get() >= summaryBudget && !evictIdle()) {
             return cached;
         }
         return summaries.compute(k, (x, old) -> {
@@ -800,10 +814,20 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
         final SummaryKey k = new SummaryKey(snap.segment(segment), key, colA, colB);
         final BucketSummary cached = buckets.get(k);
+        if (cached != null) {
+            if (cached == BucketSummary.OUT_OF_ORDER) {
+                return null;
+            }
+            cached.touch(System.nanoTime());
+            return cached;
+        }
         final Long allowed = overBudget.get(k);
-        if (cached != null || summaryBytes.get() >= summaryBudget
+        if (summaryBytes.get() >= summaryBudget
             || allowed != null && allowed >= (summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES) {
-            return cached == BucketSummary.OUT_OF_ORDER ? null : cached;
+            // full, or too full for this one: room only from summaries idle long enough
+            if (!evictIdle() || allowed != null && allowed >= (summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES) {
+                return null;
+            }
         }
         // a one-off query reads its rows (a build is one pass over the segment: ~0.1-0.2 s cold); a repeated one builds
         if (bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() < bucketSummaryAfter) {
@@ -826,6 +850,58 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return b;
         });
         return built == BucketSummary.OUT_OF_ORDER ? null : built;
+    }
+
+    /**
+     * Evicts the least recently used summaries (value and bucket) that no query used for {@link #summaryIdleMillis}
+     * until a quarter of the budget is free, or none idle is left.
+     *
+     * @return whether the budget has room now.
+     */
+    private boolean evictIdle() {
+        final long now = System.nanoTime();
+        final long idle = summaryIdleNanos;
+        final java.util.List<Idle> candidates = new java.util.ArrayList<>();
+        summaries.forEach((k, v) -> {
+            if (now - v.lastUsed() >= idle) {
+                candidates.add(new Idle(k, v, null, v.lastUsed(), v.bytes()));
+            }
+        });
+        buckets.forEach((k, b) -> {
+            if (b != BucketSummary.OUT_OF_ORDER && now - b.lastUsed() >= idle) {
+                candidates.add(new Idle(k, null, b, b.lastUsed(), b.bytes()));
+            }
+        });
+        candidates.sort(java.util.Comparator.comparingLong(Idle::lastUsed));
+        final long target = summaryBudget - summaryBudget / 4;
+        for (final Idle c : candidates) {
+            if (summaryBytes.get() <= target) {
+                break;
+            }
+            if (c.value != null ? summaries.remove(c.key, c.value) : buckets.remove(c.key, c.bucket)) {
+                summaryBytes.addAndGet(-c.bytes);
+                summaryEvictions.incrementAndGet();
+            }
+        }
+        return summaryBytes.get() < summaryBudget;
+    }
+
+    /** @return heap bytes the value and bucket summaries hold now. */
+    public long summaryBytes() {
+        return summaryBytes.get();
+    }
+
+    /** @return summaries evicted to make room for others. */
+    public long summaryEvictions() {
+        return summaryEvictions.get();
+    }
+
+    /**
+     * @param millis how long a summary must go unused before it may be evicted to make room for another (default
+     *               {@link #DEFAULT_SUMMARY_IDLE_MILLIS}; 0 evicts the least recently used whenever room is needed).
+     */
+    public void summaryIdleMillis(final long millis) {
+        this.summaryIdleNanos = millis * 1_000_000L;
     }
 
     /**

@@ -63,6 +63,19 @@ public final class BucketSummary {
         this.e = e;
     }
 
+    /** When a query last used it ({@link System#nanoTime()}): the least recently used idle summaries make room for new ones. */
+    private volatile long lastUsed = System.nanoTime();
+
+    /** @param now the time of a use. */
+    void touch(final long now) {
+        lastUsed = now;
+    }
+
+    /** @return when a query last used it. */
+    long lastUsed() {
+        return lastUsed;
+    }
+
     /** @return heap bytes held. */
     long bytes() {
         return (long) e.length * Long.BYTES + (long) start.length * Integer.BYTES;

@@ -78,6 +78,19 @@ public final class ValueSummary {
         return partShift;
     }
 
+    /** When a query last used it ({@link System#nanoTime()}): the least recently used idle summaries make room for new ones. */
+    private volatile long lastUsed = System.nanoTime();
+
+    /** @param now the time of a use. */
+    void touch(final long now) {
+        lastUsed = now;
+    }
+
+    /** @return when a query last used it. */
+    long lastUsed() {
+        return lastUsed;
+    }
+
     /** @return heap bytes held by the entries. */
     long bytes() {
         return (long) e.length * Long.BYTES;
