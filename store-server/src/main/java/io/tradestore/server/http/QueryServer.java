@@ -158,7 +158,7 @@ public final class QueryServer implements AutoCloseable {
         this.workers = new ThreadPoolExecutor(config.threads(), config.threads(), 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
             daemonThreads("tradestore-query-", WORKER_STACK_LENGTH), new ThreadPoolExecutor.AbortPolicy());
         this.metrics = new ServerMetrics(() -> Math.max(0, admitted.get() - activeQueries.get()), activeQueries::get, pipelinedRequests::get,
-            MappedFile::mappedBytes);
+            MappedFile::mappedBytes, queries.engine() == null ? null : queries.engine().indexes());
         // one event loop per core: a loop never runs a query, so it always reads the next request (and answers 503 at once)
         this.loops = new MultiThreadIoEventLoopGroup(Math.max(1, Runtime.getRuntime().availableProcessors()),
             daemonThreads("tradestore-http-", 0), NioIoHandler.newFactory());

@@ -43,6 +43,11 @@ public interface QueryService {
         }
     }
 
+    /** @return the engine behind this service, for its cache figures in /metrics; null when there is none (tests). */
+    default QueryEngine engine() {
+        return null;
+    }
+
     /**
      * The production service: queries run on an engine, a POST body parsed by Jackson from its bytes.
      *
@@ -51,6 +56,11 @@ public interface QueryService {
      */
     static QueryService of(final QueryEngine engine) {
         return new QueryService() {
+            @Override
+            public QueryEngine engine() {
+                return engine;
+            }
+
             @Override
             public QueryResult execute(final String json, final long timeoutMs) {
                 return engine.execute(json, timeoutMs);

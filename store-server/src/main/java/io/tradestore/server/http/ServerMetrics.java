@@ -38,13 +38,16 @@ final class ServerMetrics {
     private final LongSupplier activeQueries;
     private final LongSupplier pipelinedRequests;
     private final LongSupplier mappedBytes;
+    /** The engine's summaries (bytes, builds, evictions); null without an engine. */
+    private final io.tradestore.query.index.BitmapIndexes indexes;
 
     ServerMetrics(final LongSupplier queueDepth, final LongSupplier activeQueries, final LongSupplier pipelinedRequests,
-                  final LongSupplier mappedBytes) {
+                  final LongSupplier mappedBytes, final io.tradestore.query.index.BitmapIndexes indexes) {
         this.queueDepth = queueDepth;
         this.activeQueries = activeQueries;
         this.pipelinedRequests = pipelinedRequests;
         this.mappedBytes = mappedBytes;
+        this.indexes = indexes;
     }
 
     /**
@@ -142,6 +145,13 @@ final class ServerMetrics {
         gauge(sb, "tradestore_http_requests_pipelined", "Requests read and waiting behind an earlier one of their connection.",
             pipelinedRequests.getAsLong());
         gauge(sb, "tradestore_mapped_bytes", "Off-heap bytes of store files mapped by this process.", mappedBytes.getAsLong());
+        if (indexes != null) {
+            gauge(sb, "tradestore_summary_bytes", "Heap bytes held by the cached value and bucket summaries.", indexes.summaryBytes());
+            counter(sb, "tradestore_summary_builds_total", "Value and bucket summaries built (a pass over a segment each).",
+                indexes.summaryBuilds() + indexes.bucketSummaryBuilds());
+            counter(sb, "tradestore_summary_evictions_total", "Summaries idle for the idle time evicted to make room for others.",
+                indexes.summaryEvictions());
+        }
         return sb.toString();
     }
 

@@ -114,6 +114,32 @@ class QueryEndpointTest {
     private static final String WIDE_NAME = "n\u00e9\u20ac\uD83D\uDE00";
     private static final String WIDE_QUERY = "{\"table\":\"trades\",\"aggs\":[{\"name\":\"" + WIDE_NAME + "\",\"op\":\"count\"}]}";
 
+    /** /metrics reports the engine's summary cache: the same figures the engine's indexes hold. */
+    @Test
+    void shouldReportTheEnginesSummariesInMetrics() {
+        // summaries for segments of any size (this table's are small), built on first use
+        engine.indexes().minSegmentRows(1);
+        engine.indexes().bucketSummaryAfter(1);
+        for (final String q : queries()) {
+            assertThat(http.post("/v1/query", q).status()).isEqualTo(200);
+        }
+        assertThat(engine.indexes().summaryBuilds()).as("the client query folded summaries").isPositive();
+        final String body = http.get("/metrics").body();
+        assertThat(metric(body, "tradestore_summary_bytes")).isEqualTo(engine.indexes().summaryBytes());
+        assertThat(metric(body, "tradestore_summary_builds_total"))
+            .isEqualTo(engine.indexes().summaryBuilds() + engine.indexes().bucketSummaryBuilds());
+        assertThat(metric(body, "tradestore_summary_evictions_total")).isEqualTo(engine.indexes().summaryEvictions());
+    }
+
+    private static long metric(final String body, final String name) {
+        for (final String line : body.split("\n")) {
+            if (line.startsWith(name + " ")) {
+                return Long.parseLong(line.substring(name.length() + 1).trim());
+            }
+        }
+        throw new AssertionError("no " + name + " in /metrics:\n" + body);
+    }
+
     @Test
     void shouldParseAPostBodyWithMultiByteUtf8() {
         final Http.Response post = http.post("/v1/query", WIDE_QUERY);
