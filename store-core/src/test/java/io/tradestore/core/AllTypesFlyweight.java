@@ -127,26 +127,16 @@ public final class AllTypesFlyweight implements Flyweight {
         this.writable = access.writable();
         this.row = -1;
         this.limit = access.rowLimit();
-        this.runEnd = 0;
-        bAddress = NativeMemory.SCRATCH_ADDRESS;
+        toScratch();
         bStride = access.columnStride(0);
-        sAddress = NativeMemory.SCRATCH_ADDRESS;
         sStride = access.columnStride(1);
-        iAddress = NativeMemory.SCRATCH_ADDRESS;
         iStride = access.columnStride(2);
-        lAddress = NativeMemory.SCRATCH_ADDRESS;
         lStride = access.columnStride(3);
-        dAddress = NativeMemory.SCRATCH_ADDRESS;
         dStride = access.columnStride(4);
-        pxAddress = NativeMemory.SCRATCH_ADDRESS;
         pxStride = access.columnStride(5);
-        tsAddress = NativeMemory.SCRATCH_ADDRESS;
         tsStride = access.columnStride(6);
-        symAddress = NativeMemory.SCRATCH_ADDRESS;
         symStride = access.columnStride(7);
-        cAddress = NativeMemory.SCRATCH_ADDRESS;
         cStride = access.columnStride(8);
-        sym2Address = NativeMemory.SCRATCH_ADDRESS;
         sym2Stride = access.columnStride(9);
         access.attach(this);
         return this;
@@ -165,6 +155,11 @@ public final class AllTypesFlyweight implements Flyweight {
                 return;
             }
         }
+        toScratch();
+    }
+
+    /** Points every column at scratch memory: no run of rows until the next position. */
+    private void toScratch() {
         runEnd = 0;
         bAddress = NativeMemory.SCRATCH_ADDRESS;
         sAddress = NativeMemory.SCRATCH_ADDRESS;

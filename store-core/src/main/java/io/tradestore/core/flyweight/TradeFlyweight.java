@@ -109,22 +109,14 @@ public final class TradeFlyweight implements Flyweight {
         this.writable = access.writable();
         this.row = -1;
         this.limit = access.rowLimit();
-        this.runEnd = 0;
-        tradeIdAddress = NativeMemory.SCRATCH_ADDRESS;
+        toScratch();
         tradeIdStride = access.columnStride(0);
-        tsAddress = NativeMemory.SCRATCH_ADDRESS;
         tsStride = access.columnStride(1);
-        clientIdAddress = NativeMemory.SCRATCH_ADDRESS;
         clientIdStride = access.columnStride(2);
-        venueAddress = NativeMemory.SCRATCH_ADDRESS;
         venueStride = access.columnStride(3);
-        instrumentAddress = NativeMemory.SCRATCH_ADDRESS;
         instrumentStride = access.columnStride(4);
-        sideAddress = NativeMemory.SCRATCH_ADDRESS;
         sideStride = access.columnStride(5);
-        priceAddress = NativeMemory.SCRATCH_ADDRESS;
         priceStride = access.columnStride(6);
-        quantityAddress = NativeMemory.SCRATCH_ADDRESS;
         quantityStride = access.columnStride(7);
         access.attach(this);
         return this;
@@ -143,6 +135,11 @@ public final class TradeFlyweight implements Flyweight {
                 return;
             }
         }
+        toScratch();
+    }
+
+    /** Points every column at scratch memory: no run of rows until the next position. */
+    private void toScratch() {
         runEnd = 0;
         tradeIdAddress = NativeMemory.SCRATCH_ADDRESS;
         tsAddress = NativeMemory.SCRATCH_ADDRESS;

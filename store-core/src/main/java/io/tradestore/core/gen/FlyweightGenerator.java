@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Set;
 
 import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.core.schema.SchemaCodec;
 
@@ -91,18 +92,18 @@ public final class FlyweightGenerator {
             .append(" does not fit this table: its columns differ from schema '").append(schema.name()).append("'\");\n");
         o.append("        }\n");
         o.append("        this.access = access;\n        this.writable = access.writable();\n");
-        o.append("        this.row = -1;\n        this.limit = access.rowLimit();\n        this.runEnd = 0;\n");
+        o.append("        this.row = -1;\n        this.limit = access.rowLimit();\n        toScratch();\n");
         for (final Column c : schema.columns()) {
-            final String f = field(c.name());
-            o.append("        ").append(f).append("Address = NativeMemory.SCRATCH_ADDRESS;\n");
-            o.append("        ").append(f).append("Stride = access.columnStride(").append(c.index()).append(");\n");
+            o.append("        ").append(field(c.name())).append("Stride = access.columnStride(").append(c.index()).append(");\n");
         }
         o.append("        access.attach(this);\n");
         o.append("        return this;\n    }\n");
         o.append("\n    @Override\n    public void refresh() {\n        if (access == null) {\n            return;\n        }\n");
         o.append("        writable = access.writable();\n        if (access.isOpen()) {\n            limit = access.rowLimit();\n");
         o.append("            if (row >= 0) {\n                position(row);\n                return;\n            }\n        }\n");
-        o.append("        runEnd = 0;\n");
+        o.append("        toScratch();\n    }\n");
+        o.append("\n    /** Points every column at scratch memory: no run of rows until the next position. */\n");
+        o.append("    private void toScratch() {\n        runEnd = 0;\n");
         for (final Column c : schema.columns()) {
             o.append("        ").append(field(c.name())).append("Address = NativeMemory.SCRATCH_ADDRESS;\n");
         }
@@ -147,42 +148,39 @@ public final class FlyweightGenerator {
     private static void accessors(final StringBuilder o, final String cls, final Column c) {
         final String f = field(c.name());
         final String a = f + "Address";
+        // the Java type of the value and NativeMemory's accessor suffix for the stored width
         final String jt;
-        final String get;
-        final String put;
+        final String kind;
         switch (c.type()) {
             case I8:
                 jt = "byte";
-                get = "NativeMemory.getByte(" + a + ")";
-                put = "NativeMemory.putByte(" + a + ", value)";
+                kind = "Byte";
                 break;
             case I16:
                 jt = "short";
-                get = "NativeMemory.getShort(" + a + ")";
-                put = "NativeMemory.putShort(" + a + ", value)";
+                kind = "Short";
                 break;
             case I32:
             case SYMBOL:
                 jt = "int";
-                get = "NativeMemory.getInt(" + a + ")";
-                put = "NativeMemory.putInt(" + a + ", value)";
+                kind = "Int";
                 break;
             case F64:
                 jt = "double";
-                get = "NativeMemory.getDouble(" + a + ")";
-                put = "NativeMemory.putDouble(" + a + ", value)";
+                kind = "Double";
                 break;
             case CHAR:
                 jt = "char";
-                get = "(char) (NativeMemory.getByte(" + a + ") & 0xFF)";
-                put = "NativeMemory.putByte(" + a + ", (byte) value)";
+                kind = "Byte";
                 break;
             default:
                 jt = "long";
-                get = "NativeMemory.getLong(" + a + ")";
-                put = "NativeMemory.putLong(" + a + ", value)";
+                kind = "Long";
                 break;
         }
+        final boolean ascii = c.type() == ColumnType.CHAR;
+        final String get = ascii ? "(char) (NativeMemory.getByte(" + a + ") & 0xFF)" : "NativeMemory.get" + kind + "(" + a + ")";
+        final String put = "NativeMemory.put" + kind + "(" + a + (ascii ? ", (byte) value)" : ", value)");
         final String what;
         switch (c.type()) {
             case DECIMAL:
