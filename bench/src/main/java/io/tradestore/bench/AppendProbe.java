@@ -1,0 +1,136 @@
+package io.tradestore.bench;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Locale;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.Table;
+import io.tradestore.core.TableWriter;
+import io.tradestore.core.flyweight.TradeFlyweight;
+import io.tradestore.core.flyweight.TradesSchema;
+import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.Schema;
+
+/**
+ * Where the single-writer append's time goes: the storage layouts step's append ({@link LayoutsBenchmark#append}, 50M
+ * trades through {@link TradeFlyweight}, a commit every 1M rows) run several times in one JVM, each into a fresh COLUMN
+ * table, with the writer thread's user and kernel CPU and the whole process's, beside two cut-down loops: {@code gen}
+ * computes the same values without a table (the benchmark's own data generation), {@code bare} appends rows without
+ * setting any column (the writer's per-row path, null fill and copies alone).
+ *
+ * <p>{@code java -cp bench/target/tradestore-bench.jar io.tradestore.bench.AppendProbe --mode append|bare|gen --rows N
+ * --runs N --dir D} (plus the chronicle flags of DEVELOPERS.md; staging switches such as
+ * {@code -Dtradestore.append.stageThread=false} apply). Read the later runs: the first ones include the JIT's work.
+ */
+public final class AppendProbe {
+    private static final long TICK_MS = 10;
+
+    private AppendProbe() {
+    }
+
+    /**
+     * Runs the probe.
+     *
+     * @param args {@code --mode append|bare|gen --rows N --runs N --dir D}.
+     * @throws IOException when the store directory cannot be used.
+     */
+    public static void main(final String[] args) throws IOException {
+        String mode = "append";
+        long rows = 50_000_000L;
+        int runs = 5;
+        Path dir = Paths.get(System.getProperty("java.io.tmpdir"), "tradestore-append-probe");
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--mode":
+                    mode = args[i + 1];
+                    break;
+                case "--rows":
+                    rows = Long.parseLong(args[i + 1]);
+                    break;
+                case "--runs":
+                    runs = Integer.parseInt(args[i + 1]);
+                    break;
+                case "--dir":
+                    dir = Paths.get(args[i + 1]);
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown option " + args[i] + "; use --mode --rows --runs --dir");
+            }
+        }
+        if (!mode.equals("append") && !mode.equals("bare") && !mode.equals("gen")) {
+            throw new IllegalArgumentException("--mode " + mode + ": use append, bare or gen");
+        }
+        final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        for (int r = 0; r < runs; r++) {
+            BenchCommand.deleteTree(dir);
+            Files.createDirectories(dir);
+            try (Store store = Store.open(dir)) {
+                final Table table = store.createTable(TradesSchema.SCHEMA.with("trades", Layout.COLUMN, Schema.DEFAULT_SEGMENT_ROWS,
+                    Schema.DEFAULT_BLOCK_ROWS));
+                final long[] p0 = processTicks();
+                final long user0 = mx.getCurrentThreadUserTime();
+                final long cpu0 = mx.getCurrentThreadCpuTime();
+                final long t0 = System.nanoTime();
+                long sink = 0;
+                long waitNs = 0;
+                if (mode.equals("gen")) {
+                    sink = generate(rows);
+                } else if (mode.equals("bare")) {
+                    waitNs = bare(table, rows);
+                } else {
+                    waitNs = LayoutsBenchmark.append(table, rows);
+                }
+                final long ms = (System.nanoTime() - t0) / 1_000_000;
+                final long user = (mx.getCurrentThreadUserTime() - user0) / 1_000_000;
+                final long cpu = (mx.getCurrentThreadCpuTime() - cpu0) / 1_000_000;
+                final long[] p1 = processTicks();
+                System.out.printf(Locale.ROOT, "%s run %d: %,d rows in %d ms (%.1f M rows/s); writer user %d ms, kernel %d ms, waited %d ms;"
+                        + " process user %d ms, kernel %d ms%s%n", mode, r + 1, rows, ms, rows / 1e3 / Math.max(1, ms), user, cpu - user,
+                    waitNs / 1_000_000, (p1[0] - p0[0]) * TICK_MS, (p1[1] - p0[1]) * TICK_MS, mode.equals("gen") ? "; checksum " + sink : "");
+            }
+        }
+        BenchCommand.deleteTree(dir);
+    }
+
+    /** @return a sum of the values {@link LayoutsBenchmark#append} writes, computed without a table. */
+    private static long generate(final long rows) {
+        long sink = 0;
+        for (long i = 0; i < rows; i++) {
+            final long h = LayoutsBenchmark.mix(i);
+            sink += i + LayoutsBenchmark.T0 + i * 1_000L + LayoutsBenchmark.clientId(h) + LayoutsBenchmark.venue(h) + LayoutsBenchmark.instrument(h)
+                + LayoutsBenchmark.side(h) + LayoutsBenchmark.price(h) + LayoutsBenchmark.quantity(h);
+        }
+        return sink;
+    }
+
+    /** Appends null rows only, committing every {@link LayoutsBenchmark#COMMIT_ROWS}; @return the writer's waits. */
+    private static long bare(final Table table, final long rows) {
+        try (TableWriter w = table.writer()) {
+            final TradeFlyweight f = new TradeFlyweight();
+            for (long start = 0; start < rows; start += LayoutsBenchmark.COMMIT_ROWS) {
+                final long end = Math.min(rows, start + LayoutsBenchmark.COMMIT_ROWS);
+                for (long i = start; i < end; i++) {
+                    w.append(f);
+                }
+                w.commit();
+            }
+            return w.segmentWaitNanos();
+        }
+    }
+
+    /** @return this process's user and kernel CPU in clock ticks (Linux /proc/self/stat), or zeros elsewhere. */
+    private static long[] processTicks() {
+        try {
+            final String s = Files.readString(Paths.get("/proc/self/stat"));
+            final String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
+            return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])};
+        } catch (final IOException | RuntimeException e) {
+            return new long[2];
+        }
+    }
+}
