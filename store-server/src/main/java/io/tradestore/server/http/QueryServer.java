@@ -721,6 +721,8 @@ public final class QueryServer implements AutoCloseable {
         private final ArrayDeque<FullHttpRequest> pending = new ArrayDeque<>();
         private boolean busy;
         private boolean inputClosed;
+        /** Whether {@link #startPending} is starting requests (an answer given inside start must not start the next). */
+        private boolean starting;
 
         Connection() {
             super(false); // released by start(), or when the connection closes with requests pending
@@ -756,11 +758,25 @@ public final class QueryServer implements AutoCloseable {
             }
         }
 
-        /** Starts the oldest pipelined request, if there is one and the client takes its answers. */
+        /**
+         * Starts the oldest pipelined request, and the ones after it while each is answered at once (cheap endpoints,
+         * errors, 503s), as long as there are any and the client takes its answers. A loop, not a recursion: such an
+         * answer calls {@link #next} from inside {@link #start}, which only returns to this loop (before, each pipelined
+         * request answered on the loop went a few frames deeper, and a thousand small ones overflowed the event loop's
+         * stack and left the connection unanswered).
+         */
         private void startPending(final ChannelHandlerContext ctx) {
-            if (!pending.isEmpty() && ctx.channel().isWritable()) {
-                pipelinedRequests.decrementAndGet();
-                start(ctx, pending.poll());
+            if (starting) {
+                return; // an answer given inside start(): the loop below goes on when start returns
+            }
+            starting = true;
+            try {
+                while (!busy && !pending.isEmpty() && ctx.channel().isWritable()) {
+                    pipelinedRequests.decrementAndGet();
+                    start(ctx, pending.poll());
+                }
+            } finally {
+                starting = false;
             }
         }
 

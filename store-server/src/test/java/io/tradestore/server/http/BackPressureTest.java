@@ -41,16 +41,7 @@ class BackPressureTest {
         TestStores.writeTrades(dir, 100, 1);
         final CountDownLatch release = new CountDownLatch(1);
         try (Store store = Store.open(dir);
-             QueryServer server = QueryServer.start(store, (json, timeoutMs) -> {
-                 if (json.contains("\"block\"")) {
-                     try {
-                         release.await(60, TimeUnit.SECONDS);
-                     } catch (final InterruptedException e) {
-                         Thread.currentThread().interrupt();
-                     }
-                 }
-                 return new FixedResult(1);
-             }, new ServerConfig("127.0.0.1", 0, 1, 1, MAX_BODY, 120_000, null), System.err);
+             QueryServer server = blockingServer(store, release, new CountDownLatch(1));
              Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(60_000);
             final byte[] first = request("{\"table\":\"block\"}");
@@ -121,6 +112,69 @@ class BackPressureTest {
         } finally {
             release.countDown();
         }
+    }
+
+    /**
+     * Review rev6: thousands of small requests pipelined in one write behind a query that cannot finish yet. One read of
+     * the socket holds about a thousand of them (all decoded, whatever the limit); once the query is answered, the cheap
+     * ones are answered on the event loop one after the other, and every one must be answered, in order. Before, each
+     * started the next from inside its own answer: the event loop's stack overflowed (and with it the JVM's
+     * DateTimeFormatter class initialisation), and the connection stopped answering after ~850.
+     */
+    @Test
+    void shouldAnswerThousandsOfSmallRequestsPipelinedBehindOneInFlight() throws Exception {
+        TestStores.writeTrades(dir, 100, 1);
+        final int requests = 3000;
+        final CountDownLatch release = new CountDownLatch(1);
+        final CountDownLatch started = new CountDownLatch(1);
+        try (Store store = Store.open(dir);
+             QueryServer server = blockingServer(store, release, started);
+             Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(30_000);
+            final java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+            all.writeBytes(request("{\"table\":\"block\"}"));
+            for (int i = 0; i < requests; i++) {
+                all.writeBytes("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            }
+            socket.getOutputStream().write(all.toByteArray());
+            socket.getOutputStream().flush();
+            assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+            // until the server has read what it reads ahead: nothing more for half a second (at most 10 s)
+            final Http http = new Http(server.port());
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            long pipelined = -1;
+            long stableSince = System.nanoTime();
+            while (System.nanoTime() < deadline && System.nanoTime() - stableSince < TimeUnit.MILLISECONDS.toNanos(500)) {
+                final long p = gauge(http.get("/metrics").body(), "tradestore_http_requests_pipelined");
+                if (p != pipelined) {
+                    pipelined = p;
+                    stableSince = System.nanoTime();
+                }
+                Thread.sleep(20);
+            }
+            System.out.println("BackPressureTest: " + pipelined + " small requests read ahead");
+            release.countDown();
+            assertThat(countAnswers(socket.getInputStream(), requests + 1)).isEqualTo(requests + 1);
+        } finally {
+            release.countDown();
+        }
+    }
+
+    /**
+     * A server with one worker whose queries of table "block" wait (counting down {@code started}) until {@code release}.
+     */
+    private static QueryServer blockingServer(final Store store, final CountDownLatch release, final CountDownLatch started) {
+        return QueryServer.start(store, (json, timeoutMs) -> {
+            if (json.contains("\"block\"")) {
+                started.countDown();
+                try {
+                    release.await(60, TimeUnit.SECONDS);
+                } catch (final InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return new FixedResult(1);
+        }, new ServerConfig("127.0.0.1", 0, 1, 1, MAX_BODY, 120_000, null), System.err);
     }
 
     private static long gauge(final String metrics, final String name) {
