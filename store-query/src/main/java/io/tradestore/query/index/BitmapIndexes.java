@@ -85,6 +85,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     public static final long DEFAULT_SUMMARY_IDLE_MILLIS = 60_000;
     private volatile long summaryIdleNanos = DEFAULT_SUMMARY_IDLE_MILLIS * 1_000_000L;
     private final AtomicLong summaryEvictions = new AtomicLong();
+    /** {@link System#nanoTime()} before which no summary can have become idle since the last scan found none. */
+    private volatile long nextIdleScan = System.nanoTime();
     /**
      * Per open segment (segments compare by identity), its columns' in-memory indexes of the committed prefix; the
      * entry is dropped once the segment is seen sealed.
@@ -854,24 +856,39 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
 
     /**
      * Evicts the least recently used summaries (value and bucket) that no query used for {@link #summaryIdleMillis}
-     * until a quarter of the budget is free, or none idle is left.
+     * until a quarter of the budget is free, or none idle is left. When nothing could
+     * be idle yet (the least recently used summary was used less than the idle time ago), it returns at once until then:
+     * a full budget of busy summaries costs each query a clock read, not a pass over every summary.
      *
      * @return whether the budget has room now.
      */
     private boolean evictIdle() {
         final long now = System.nanoTime();
+        if (now - nextIdleScan < 0) {
+            return summaryBytes.get() < summaryBudget;
+        }
         final long idle = summaryIdleNanos;
         final java.util.List<Idle> candidates = new java.util.ArrayList<>();
+        final long[] oldestBusy = {Long.MAX_VALUE};
         summaries.forEach((k, v) -> {
             if (now - v.lastUsed() >= idle) {
                 candidates.add(new Idle(k, v, null, v.lastUsed(), v.bytes()));
+            } else {
+                oldestBusy[0] = Math.min(oldestBusy[0], v.lastUsed());
             }
         });
         buckets.forEach((k, b) -> {
-            if (b != BucketSummary.OUT_OF_ORDER && now - b.lastUsed() >= idle) {
+            if (b == BucketSummary.OUT_OF_ORDER) {
+                return;
+            }
+            if (now - b.lastUsed() >= idle) {
                 candidates.add(new Idle(k, null, b, b.lastUsed(), b.bytes()));
+            } else {
+                oldestBusy[0] = Math.min(oldestBusy[0], b.lastUsed());
             }
         });
+        // the next time a summary busy now can be idle (a newer one is used later than the oldest busy one)
+        nextIdleScan = candidates.isEmpty() && oldestBusy[0] != Long.MAX_VALUE ? oldestBusy[0] + idle : now;
         candidates.sort(java.util.Comparator.comparingLong(Idle::lastUsed));
         final long target = summaryBudget - summaryBudget / 4;
         for (final Idle c : candidates) {
@@ -902,6 +919,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      */
     public void summaryIdleMillis(final long millis) {
         this.summaryIdleNanos = millis * 1_000_000L;
+        this.nextIdleScan = System.nanoTime();
     }
 
     /**

@@ -115,7 +115,9 @@ public final class QueryServer implements AutoCloseable {
     private static final int CHUNK_BYTES = 64 * 1024;
     /**
      * Requests a connection may have read and not answered (pipelined behind the one in flight) before the server stops
-     * reading from it; reading resumes as answers go out. A client that sends without reading cannot grow the server.
+     * reading from it; reading resumes as answers go out. A read under way is decoded to its end first, so small requests
+     * can exceed it by one read's worth (Netty reads up to 64 KiB at a time): a client that sends without reading cannot
+     * grow the server.
      */
     private static final int MAX_PENDING = 64;
     /** A connection that sends nothing for this long while no request of it is in flight is closed. */
