@@ -193,6 +193,24 @@ class QueryErrorsTest {
     }
 
     @Test
+    void shouldNotTimeOutAQueryThatAllowsCenturies() {
+        try (Store store = Store.open(dir)) {
+            new TradeData().write(store, TradeData.schema(Layout.ROW, 1024, 256), 5_000, 3, false);
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                engine.morselRows(256);
+                // each once overflowed timeoutMs * 1e6 (or the start plus that) into a deadline in the past: TIMEOUT at once
+                for (final long ms : new long[] {Long.MAX_VALUE, Long.MAX_VALUE / 1_000_000 + 1, 9_000_000_000_000L}) {
+                    final String q = "{\"table\":\"trades\",\"groupBy\":[\"client_id\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+                        + "{\"name\":\"p\",\"op\":\"percentile\",\"col\":\"price\",\"p\":50}],\"options\":{\"timeoutMs\":" + ms + "}}";
+                    assertThat(engine.execute(q).rowCount()).as(q).isPositive();
+                    assertThat(engine.execute(Query.builder("trades").groupBy("side").agg(Agg.count("n")).timeoutMs(ms).build()).rowCount())
+                        .isEqualTo(2);
+                }
+            }
+        }
+    }
+
+    @Test
     void shouldCancelAtTheCallersLimitUnlessTheQueryAsksForLess() {
         try (Store store = Store.open(dir)) {
             new TradeData().write(store, TradeData.schema(Layout.ROW, 1024, 256), 20_000, 4, false);

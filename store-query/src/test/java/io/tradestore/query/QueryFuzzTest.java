@@ -236,6 +236,13 @@ class QueryFuzzTest {
         } catch (final IOException x) {
             return e.code() + " for text that is not JSON";
         }
+        if (e.code() == ErrorCode.TIMEOUT) {
+            // a few thousand rows take milliseconds: only a limit of a few seconds or less may run out
+            final JsonNode limit = root.path("options").path("timeoutMs");
+            if (!limit.canConvertToLong() || limit.longValue() > 5_000) {
+                return "TIMEOUT although options.timeoutMs is " + limit + ": " + e.getMessage();
+            }
+        }
         final String path = e.path();
         if (path.isEmpty()) {
             return null;

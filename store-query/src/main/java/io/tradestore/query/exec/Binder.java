@@ -77,7 +77,8 @@ final class Binder {
         plan.schema = schema;
         plan.maxGroups = q.options().maxGroups() != null ? q.options().maxGroups() : DEFAULT_MAX_GROUPS;
         if (q.options().timeoutMs() != null) {
-            plan.deadlineNanos = startNanos + q.options().timeoutMs() * 1_000_000L;
+            // a limit of centuries means none: saturate, or the product or the sum overflows into a deadline in the past
+            plan.deadlineNanos = deadline(startNanos, q.options().timeoutMs());
         }
         plan.epochNanos = Boolean.TRUE.equals(q.options().epochNanos());
         bindFilter();
@@ -97,6 +98,19 @@ final class Binder {
             plan.slotColumn[e.getValue()] = e.getKey();
         }
         return plan;
+    }
+
+    /**
+     * @param startNanos the query's start ({@link System#nanoTime()}).
+     * @param timeoutMs  its limit in milliseconds (at least 1).
+     * @return the deadline, or Long.MAX_VALUE when it lies beyond the range of nanoTime.
+     */
+    static long deadline(final long startNanos, final long timeoutMs) {
+        try {
+            return Math.addExact(startNanos, Math.multiplyExact(timeoutMs, 1_000_000L));
+        } catch (final ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
     }
 
     private int slot(final int column) {
