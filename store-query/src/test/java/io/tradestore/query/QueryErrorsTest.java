@@ -193,6 +193,31 @@ class QueryErrorsTest {
     }
 
     @Test
+    void shouldCheckQueriesBuiltInJavaAsTheParserChecksJson() {
+        try (Store store = Store.open(dir)) {
+            new TradeData().write(store, TradeData.schema(Layout.COLUMN, 64, 16), 300, 1, true);
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                // each gave INTERNAL (limit -1 of an aggregate, a null op), an empty answer (scan limit -1), TIMEOUT or
+                // TOO_MANY_GROUPS where the same JSON is INVALID_QUERY
+                final Object[][] cases = {
+                    {Query.builder("trades").agg(Agg.count("n")).groupBy("side").limit(-1).build(), "/limit"},
+                    {Query.builder("trades").limit(-1).build(), "/limit"},
+                    {Query.builder("trades").agg(Agg.count("n")).timeoutMs(0).build(), "/options/timeoutMs"},
+                    {Query.builder("trades").agg(Agg.count("n")).timeoutMs(-5).build(), "/options/timeoutMs"},
+                    {Query.builder("trades").agg(Agg.count("n")).groupBy("client_id").maxGroups(0).build(), "/options/maxGroups"},
+                    {Query.builder("trades").agg(new Agg("n", null, null, null)).build(), "/aggs/0/op"}};
+                for (final Object[] c : cases) {
+                    assertThatThrownBy(() -> engine.execute((Query) c[0])).as(c[0].toString()).isInstanceOfSatisfying(QueryException.class, e -> {
+                        assertThat(e.code()).as(e.getMessage()).isEqualTo(ErrorCode.INVALID_QUERY);
+                        assertThat(e.path()).isEqualTo(c[1]);
+                    });
+                }
+                assertThat(engine.execute(Query.builder("trades").agg(Agg.count("n")).groupBy("side").limit(0).build()).rowCount()).isZero();
+            }
+        }
+    }
+
+    @Test
     void shouldNotTimeOutAQueryThatAllowsCenturies() {
         try (Store store = Store.open(dir)) {
             new TradeData().write(store, TradeData.schema(Layout.ROW, 1024, 256), 5_000, 3, false);

@@ -72,6 +72,7 @@ final class Binder {
     }
 
     private Plan bind(final long startNanos) {
+        checkLimits();
         plan.query = q;
         plan.snap = snap;
         plan.schema = schema;
@@ -98,6 +99,19 @@ final class Binder {
             plan.slotColumn[e.getValue()] = e.getKey();
         }
         return plan;
+    }
+
+    /** The numeric limits the JSON parser checks, checked here too for queries built in Java. */
+    private void checkLimits() {
+        if (q.limit() != null && q.limit() < 0) {
+            throw invalid("/limit", "must be an integer between 0 and " + Integer.MAX_VALUE + ", not " + q.limit());
+        }
+        if (q.options().timeoutMs() != null && q.options().timeoutMs() < 1) {
+            throw invalid("/options/timeoutMs", "must be an integer between 1 and " + Long.MAX_VALUE + ", not " + q.options().timeoutMs());
+        }
+        if (q.options().maxGroups() != null && q.options().maxGroups() < 1) {
+            throw invalid("/options/maxGroups", "must be an integer between 1 and " + Long.MAX_VALUE + ", not " + q.options().maxGroups());
+        }
     }
 
     /**
@@ -879,6 +893,9 @@ final class Binder {
 
     private Supplier<Acc> aggregate(final Agg a, final String p, final ResultColumn[] out) {
         final String name = a.name();
+        if (a.op() == null) {
+            throw invalid(p + "/op", "missing required field \"op\"; use one of count sum min max avg first last vwap percentile countDistinct");
+        }
         switch (a.op()) {
             case "count": {
                 out[0] = new ResultColumn(name, "i64");
