@@ -91,7 +91,8 @@ class HttpFuzzTest {
             final Http http = new Http(server.port());
             assertThat(http.get("/health").status()).isEqualTo(200);
             assertThat(http.post("/v1/query", QUERY).status()).isEqualTo(200);
-            assertThat(log.toString(StandardCharsets.UTF_8)).doesNotContain("ERROR");
+            // clients that hang up in the middle of a request are routine: no log line each (a client could flood the log)
+            assertThat(log.toString(StandardCharsets.UTF_8)).doesNotContain("ERROR").doesNotContain("WARN");
         } finally {
             clients.shutdownNow();
         }
