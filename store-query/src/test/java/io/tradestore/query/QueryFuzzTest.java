@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -47,7 +46,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * having, orderBy, limit, options) are mutated into wrong types, extreme numbers, empty and deeply nested structures,
  * unknown and duplicate fields, bad durations and timestamps, and broken JSON text. Every outcome must be a result that
  * encodes as JSON, or a {@link QueryException} whose code is not INTERNAL and whose path points into the query; never
- * another exception, an error, or a hang. Replay one case with {@code -Dtradestore.fuzz.seed=S -Dtradestore.fuzz.cases=N}
+ * another exception, an error, or a hang. Each query also runs on a plain engine (one thread, no indexes or summaries,
+ * 64-row morsels), which must give the same answer or the same error code and path. Replay one case with {@code -Dtradestore.fuzz.seed=S -Dtradestore.fuzz.cases=N}
  * (case i uses seed {@code S + i}).
  */
 class QueryFuzzTest {
@@ -135,6 +135,7 @@ class QueryFuzzTest {
     static Path dir;
     private static Store store;
     private static QueryEngine engine;
+    private static QueryEngine plain;
     private static ExecutorService runner;
 
     @BeforeAll
@@ -167,6 +168,9 @@ class QueryFuzzTest {
         store.createTable(TradeData.schema(Layout.COLUMN, 64, 16).with("empty", Layout.COLUMN, 64, 16));
         engine = new QueryEngine(store, 2);
         engine.indexes().minSegmentRows(1);
+        plain = new QueryEngine(store, 1);
+        plain.useIndexes(false);
+        plain.morselRows(64);
         runner = Executors.newSingleThreadExecutor(t -> {
             final Thread th = new Thread(t, "query-fuzz");
             th.setDaemon(true);
@@ -178,6 +182,7 @@ class QueryFuzzTest {
     static void close() {
         runner.shutdownNow();
         engine.close();
+        plain.close();
         store.close();
     }
 
@@ -189,29 +194,95 @@ class QueryFuzzTest {
         for (int i = 0; i < CASES && failures.size() < 10; i++) {
             final SplittableRandom r = new SplittableRandom(SEED + i);
             final String json = mutate(r);
-            final Future<QueryResult> f = runner.submit(() -> engine.execute(json));
+            final Future<Outcome[]> f = runner.submit(() -> new Outcome[] {Outcome.of(engine, json), Outcome.of(plain, json)});
+            final Outcome[] o;
             try {
-                final QueryResult res = f.get(CASE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-                checkResult(res);
-                results++;
-            } catch (final ExecutionException e) {
-                final Throwable t = e.getCause();
-                final String problem = problem(t, json);
-                if (problem != null) {
-                    failures.add("case " + i + " (seed " + (SEED + i) + "): " + problem + "\n  query: " + abbreviate(json));
-                } else {
-                    errors++;
-                }
+                o = f.get(CASE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             } catch (final TimeoutException e) {
                 f.cancel(true);
                 failures.add("case " + i + " (seed " + (SEED + i) + "): no answer within " + CASE_TIMEOUT_SECONDS + " s\n  query: "
                     + abbreviate(json));
                 break;
             }
+            String problem;
+            if (o[0].error() == null) {
+                checkResult(o[0].result());
+                results++;
+                problem = null;
+            } else {
+                problem = problem(o[0].error(), json);
+                errors++;
+            }
+            if (problem == null) {
+                problem = differ(o[0], o[1]);
+            }
+            if (problem != null) {
+                failures.add("case " + i + " (seed " + (SEED + i) + "): " + problem + "\n  query: " + abbreviate(json));
+            }
         }
         assertThat(failures).as("results=%d errors=%d", results, errors).isEmpty();
         assertThat(results).as("the mutations still leave some queries valid").isPositive();
         assertThat(errors).isPositive();
+    }
+
+    /** A query's answer or failure on one engine. */
+    record Outcome(QueryResult result, Throwable error) {
+        static Outcome of(final QueryEngine e, final String json) {
+            try {
+                return new Outcome(e.execute(json), null);
+            } catch (final Throwable t) {
+                return new Outcome(null, t);
+            }
+        }
+    }
+
+    /**
+     * @param a the answer of the engine with indexes, summaries and large morsels.
+     * @param b the answer of the plain engine (one thread, no indexes, 64-row morsels).
+     * @return null when both agree (cell by cell; doubles to 1e-9 relative, as f64 sums depend on the order), else how not.
+     */
+    static String differ(final Outcome a, final Outcome b) {
+        if (a.error() != null || b.error() != null) {
+            if (a.error() instanceof QueryException && b.error() instanceof QueryException) {
+                final QueryException x = (QueryException) a.error();
+                final QueryException y = (QueryException) b.error();
+                if (x.code() == ErrorCode.TIMEOUT || y.code() == ErrorCode.TIMEOUT || x.code() == y.code() && x.path().equals(y.path())) {
+                    return null;
+                }
+            }
+            if (a.error() instanceof QueryException && ((QueryException) a.error()).code() == ErrorCode.TIMEOUT
+                || b.error() instanceof QueryException && ((QueryException) b.error()).code() == ErrorCode.TIMEOUT) {
+                return null;
+            }
+            return "the engines disagree: " + describe(a) + " / plain: " + describe(b);
+        }
+        final QueryResult x = a.result();
+        final QueryResult y = b.result();
+        if (!x.columns().equals(y.columns()) || x.rowCount() != y.rowCount() || x.truncated() != y.truncated()) {
+            return "the engines disagree on the shape: " + x.columns() + " " + x.rowCount() + " rows / plain: " + y.columns() + " "
+                + y.rowCount() + " rows";
+        }
+        for (int r = 0; r < x.rowCount(); r++) {
+            for (int c = 0; c < x.columns().size(); c++) {
+                final Object u = x.value(r, c);
+                final Object v = y.value(r, c);
+                final boolean same = u == null ? v == null : u instanceof Double && v instanceof Double
+                    ? Math.abs((Double) u - (Double) v) <= 1e-9 * Math.max(1.0, Math.abs((Double) u)) || u.equals(v)
+                    : u.equals(v);
+                if (!same) {
+                    return "the engines disagree at row " + r + " column " + x.columns().get(c).name() + ": " + u + " / plain: " + v;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static String describe(final Outcome o) {
+        if (o.error() instanceof QueryException) {
+            final QueryException e = (QueryException) o.error();
+            return e.code() + " at " + e.path() + " (" + e.getMessage() + ")";
+        }
+        return o.error() != null ? String.valueOf(o.error()) : o.result().rowCount() + " rows";
     }
 
     /** @return null when {@code t} is an acceptable failure of {@code json}, else what is wrong. */
