@@ -47,8 +47,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * unknown and duplicate fields, bad durations and timestamps, and broken JSON text. Every outcome must be a result that
  * encodes as JSON, or a {@link QueryException} whose code is not INTERNAL and whose path points into the query; never
  * another exception, an error, or a hang. Each query also runs on a plain engine (one thread, no indexes or summaries,
- * 64-row morsels), which must give the same answer or the same error code and path. Replay one case with {@code -Dtradestore.fuzz.seed=S -Dtradestore.fuzz.cases=N}
- * (case i uses seed {@code S + i}).
+ * 64-row morsels), which must give the same answer or the same error code and path. Replay one case with
+ * {@code -Dtradestore.fuzz.seed=S -Dtradestore.fuzz.cases=N} (case i uses seed {@code S + i}).
  */
 class QueryFuzzTest {
     private static final long SEED = Long.getLong("tradestore.fuzz.seed", 0x7EAD_5EEDL);
