@@ -60,7 +60,11 @@ class QueryErrorsTest {
         "{\"table\":\"trades\",\"columns\":[\"nope\"]}|UNKNOWN_COLUMN|/columns/0",
         "{\"table\":\"trades\",\"limit\":-1}|INVALID_QUERY|/limit",
         "{\"table\":\"trades\",\"options\":{\"timeoutMs\":\"soon\"}}|INVALID_QUERY|/options/timeoutMs",
-        "{\"table\":\"trades\",\"groupBy\":[\"venue\"]}|INVALID_QUERY|/groupBy"})
+        "{\"table\":\"trades\",\"groupBy\":[\"venue\"]}|INVALID_QUERY|/groupBy",
+        // a pointer escapes / and ~ in a field name (RFC 6901)
+        "{\"table\":\"trades\",\"a/b\":1}|INVALID_QUERY|/a~1b",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"not\",\"~x/\":1}}|INVALID_QUERY|/filter/~0x~1",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"quantity\",\"value\":1e-1000000000}}|INVALID_QUERY|/filter/value"})
     void shouldRejectWithCodeAndPath(final String json, final ErrorCode code, final String path) {
         try (Store store = Store.open(dir)) {
             new TradeData().write(store, TradeData.schema(Layout.COLUMN, 64, 16), 10, 1, false);
@@ -76,6 +80,41 @@ class QueryErrorsTest {
                         assertThat(e.code()).as(e.getMessage()).isEqualTo(code);
                         assertThat(e.path()).as(e.getMessage()).isEqualTo(path);
                     });
+            }
+        }
+    }
+
+    @Test
+    void shouldCompareLiteralsWithExtremeExponentsExactlyAndQuickly() {
+        try (Store store = Store.open(dir)) {
+            final TradeData data = new TradeData().write(store, TradeData.schema(Layout.COLUMN, 64, 16), 300, 5, true);
+            final long prices = data.rows.stream().filter(x -> x.price() != null).count();
+            final long quantities = data.rows.stream().filter(x -> x.quantity() != null).count();
+            try (QueryEngine engine = new QueryEngine(store, 1)) {
+                // each once gave INTERNAL (a BigInteger overflow while moving the point or rounding), or ran for minutes
+                final String[][] cases = {
+                    {"{\"op\":\"range\",\"col\":\"price\",\"lte\":\"1e-1000000000\"}", "0"},
+                    {"{\"op\":\"range\",\"col\":\"price\",\"gt\":-1e-1000000000}", String.valueOf(prices)},
+                    {"{\"op\":\"range\",\"col\":\"price\",\"gt\":1e1000000000}", "0"},
+                    {"{\"op\":\"range\",\"col\":\"price\",\"lt\":1e100000000}", String.valueOf(prices)},
+                    {"{\"op\":\"range\",\"col\":\"price\",\"gte\":-1e1000000000,\"lt\":\"1E+2147483647\"}", String.valueOf(prices)},
+                    {"{\"op\":\"eq\",\"col\":\"price\",\"value\":1e1000000000}", "0"},
+                    {"{\"op\":\"ne\",\"col\":\"price\",\"value\":\"-1e100000000\"}", String.valueOf(prices)},
+                    {"{\"op\":\"in\",\"col\":\"price\",\"values\":[1e-2147483647,\"1e2147483647\"]}", "0"},
+                    {"{\"op\":\"range\",\"col\":\"quantity\",\"gt\":-1e1000000000}", String.valueOf(quantities)},
+                    {"{\"op\":\"range\",\"col\":\"quantity\",\"lte\":1e1000000000}", String.valueOf(quantities)}};
+                for (final String[] c : cases) {
+                    final String q = "{\"table\":\"trades\",\"filter\":" + c[0] + ",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
+                    assertThat(engine.execute(q).value(0, 0)).as(q).isEqualTo(Long.parseLong(c[1]));
+                }
+                // a decimal string is read like a JSON number, up to 1,000 characters: reading is quadratic in its length
+                final String digits = "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"price\",\"value\":\"%s\"},"
+                    + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],\"having\":{\"op\":\"eq\",\"col\":\"n\",\"value\":\"%s\"}}";
+                assertThat(engine.execute(String.format(digits, "1." + "0".repeat(990), "0")).rowCount()).isEqualTo(1);
+                assertThatThrownBy(() -> engine.execute(String.format(digits, "7".repeat(200_000), "0")))
+                    .isInstanceOfSatisfying(QueryException.class, e -> assertThat(e.path()).isEqualTo("/filter/value"));
+                assertThatThrownBy(() -> engine.execute(String.format(digits, "1", "7".repeat(200_000))))
+                    .isInstanceOfSatisfying(QueryException.class, e -> assertThat(e.path()).isEqualTo("/having/value"));
             }
         }
     }
@@ -157,6 +196,49 @@ class QueryErrorsTest {
                     assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
                     assertThat(e.path()).isEqualTo("/options/timeoutMs");
                 });
+            }
+        }
+    }
+
+    @Test
+    void shouldCheckQueriesBuiltInJavaAsTheParserChecksJson() {
+        try (Store store = Store.open(dir)) {
+            new TradeData().write(store, TradeData.schema(Layout.COLUMN, 64, 16), 300, 1, true);
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                // each gave INTERNAL (limit -1 of an aggregate, a null op), an empty answer (scan limit -1), TIMEOUT or
+                // TOO_MANY_GROUPS where the same JSON is INVALID_QUERY
+                final Object[][] cases = {
+                    {Query.builder("trades").agg(Agg.count("n")).groupBy("side").limit(-1).build(), "/limit"},
+                    {Query.builder("trades").limit(-1).build(), "/limit"},
+                    {Query.builder("trades").agg(Agg.count("n")).timeoutMs(0).build(), "/options/timeoutMs"},
+                    {Query.builder("trades").agg(Agg.count("n")).timeoutMs(-5).build(), "/options/timeoutMs"},
+                    {Query.builder("trades").agg(Agg.count("n")).groupBy("client_id").maxGroups(0).build(), "/options/maxGroups"},
+                    {Query.builder("trades").agg(new Agg("n", null, null, null)).build(), "/aggs/0/op"}};
+                for (final Object[] c : cases) {
+                    assertThatThrownBy(() -> engine.execute((Query) c[0])).as(c[0].toString()).isInstanceOfSatisfying(QueryException.class, e -> {
+                        assertThat(e.code()).as(e.getMessage()).isEqualTo(ErrorCode.INVALID_QUERY);
+                        assertThat(e.path()).isEqualTo(c[1]);
+                    });
+                }
+                assertThat(engine.execute(Query.builder("trades").agg(Agg.count("n")).groupBy("side").limit(0).build()).rowCount()).isZero();
+            }
+        }
+    }
+
+    @Test
+    void shouldNotTimeOutAQueryThatAllowsCenturies() {
+        try (Store store = Store.open(dir)) {
+            new TradeData().write(store, TradeData.schema(Layout.ROW, 1024, 256), 5_000, 3, false);
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                engine.morselRows(256);
+                // each once overflowed timeoutMs * 1e6 (or the start plus that) into a deadline in the past: TIMEOUT at once
+                for (final long ms : new long[] {Long.MAX_VALUE, Long.MAX_VALUE / 1_000_000 + 1, 9_000_000_000_000L}) {
+                    final String q = "{\"table\":\"trades\",\"groupBy\":[\"client_id\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+                        + "{\"name\":\"p\",\"op\":\"percentile\",\"col\":\"price\",\"p\":50}],\"options\":{\"timeoutMs\":" + ms + "}}";
+                    assertThat(engine.execute(q).rowCount()).as(q).isPositive();
+                    assertThat(engine.execute(Query.builder("trades").groupBy("side").agg(Agg.count("n")).timeoutMs(ms).build()).rowCount())
+                        .isEqualTo(2);
+                }
             }
         }
     }

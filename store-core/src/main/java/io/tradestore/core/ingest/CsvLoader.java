@@ -254,7 +254,13 @@ public final class CsvLoader implements AutoCloseable {
 
     /** One input: header, then chunks through the parser pool, appended in order. */
     private void loadSource(final CsvSource src) {
-        final CsvFormat format = CsvHeader.parse(src.first(), src.name, schema, options.maxLineLength());
+        final CsvInput head;
+        try {
+            head = src.first();
+        } catch (final CsvSource.OverlongLine e) {
+            throw e.toLoadException(src.name, 1, options.maxLineLength(), committedByLoad);
+        }
+        final CsvFormat format = CsvHeader.parse(head, src.name, schema, options.maxLineLength());
         final ArrayDeque<Future<ChunkBuffer>> inFlight = new ArrayDeque<>();
         long expected = format.dataOffset;
         long line = 1 + format.headerLines;
@@ -262,11 +268,21 @@ public final class CsvLoader implements AutoCloseable {
         byte[] carry = null;
         long carryOffset = 0;
         long lastLimit = 0;
+        // a stream line too long for a buffer: reported, with its line number, after the chunks before it (whose own
+        // first error, if any, comes first)
+        CsvSource.OverlongLine overlong = null;
         try {
             boolean more = true;
             while (more || !inFlight.isEmpty()) {
                 while (more && inFlight.size() < window) {
-                    final CsvInput in = src.next(format);
+                    final CsvInput in;
+                    try {
+                        in = src.next(format);
+                    } catch (final CsvSource.OverlongLine e) {
+                        overlong = e;
+                        more = false;
+                        break;
+                    }
                     if (in == null) {
                         more = false;
                         break;
@@ -328,6 +344,10 @@ public final class CsvLoader implements AutoCloseable {
                 }
                 progress.progress(rowsLoaded, rowsRejected, bytesBefore + src.bytesConsumed(expected), bytesTotal,
                     System.nanoTime() - startNanos);
+            }
+            if (overlong != null) {
+                writer.rollback();
+                throw overlong.toLoadException(src.name, line, options.maxLineLength(), committedByLoad);
             }
             if (carry != null) {
                 throw new IllegalStateException("input ended inside a record at offset " + carryOffset);

@@ -214,8 +214,8 @@ abstract class CsvSource implements AutoCloseable {
                         cut--;
                     }
                     if (cut == 0) {
-                        throw new LoadException(name + ": a line near byte " + base + " is longer than " + capacity
-                            + " bytes; in compressed or piped input such a line cannot be skipped", name, 0, 0, 0);
+                        // the line starts at base; the loader knows its number once the chunks before it are appended
+                        throw new OverlongLine(base, capacity);
                     }
                     carryLength = length - cut;
                     if (carry.length < carryLength) {
@@ -252,6 +252,39 @@ abstract class CsvSource implements AutoCloseable {
             } catch (final IOException e) {
                 // nothing to release
             }
+        }
+    }
+
+    /**
+     * A line that does not fit a stream buffer (gzip, pipes): it cannot be skipped, so the load fails. The source does
+     * not count lines (that would be a pass over every buffer); the loader turns this into a {@link LoadException}
+     * naming the line, which it knows once every chunk before the line is appended.
+     */
+    static final class OverlongLine extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        /** Input offset of the line's first byte. */
+        final long offset;
+        /** The buffer size the line does not fit in. */
+        final int capacity;
+
+        OverlongLine(final long offset, final int capacity) {
+            super("a line at byte " + offset + " is longer than " + capacity + " bytes", null, false, false);
+            this.offset = offset;
+            this.capacity = capacity;
+        }
+
+        /**
+         * @param file          the input's name.
+         * @param line          the line's 1-based number.
+         * @param maxLineLength the loader's line limit.
+         * @param rowsCommitted rows of this load already committed.
+         * @return the failure to report.
+         */
+        LoadException toLoadException(final String file, final long line, final int maxLineLength, final long rowsCommitted) {
+            final long column = maxLineLength + 1L;
+            return new LoadException(file + ":" + line + ":" + column + ": line is longer than the limit of " + maxLineLength
+                + " bytes (and than the " + capacity + "-byte buffer of compressed or piped input, where such a line cannot be skipped)", file, line,
+                column, rowsCommitted);
         }
     }
 

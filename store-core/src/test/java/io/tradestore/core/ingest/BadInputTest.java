@@ -154,6 +154,43 @@ class BadInputTest {
         assertFails(f, "2:26: column 'venue': 'XL\\xC3N' is not valid UTF-8");
     }
 
+    private Path gzip(final String content) throws IOException {
+        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(out)) {
+            z.write(content.getBytes(StandardCharsets.UTF_8));
+        }
+        final Path f = dir.resolve("in.csv.gz");
+        Files.write(f, out.toByteArray());
+        return f;
+    }
+
+    @Test
+    void shouldNameTheLineOfAStreamLineTooLongForItsBuffer() throws IOException {
+        // 40-byte chunks and a 200-byte line limit: gzip buffers of 402 bytes, which a 1,000-byte line does not fit
+        final LoadOptions small = LoadOptions.defaults().withChunkBytes(40).withMaxLineLength(200);
+        final String tooLong = "2,2026-11-16T08:00:01Z,100002,XPAR," + "S".repeat(1000) + ",S,20.25,200\n";
+        final Path f = gzip(H + GOOD1 + GOOD2 + tooLong + GOOD3);
+        final String expected = f + ":4:201: line is longer than the limit of 200 bytes (and than the 402-byte buffer of compressed or piped input,"
+            + " where such a line cannot be skipped)";
+        for (final LoadOptions o : new LoadOptions[] {small, small.withOnError(OnError.SKIP), small.withThreads(1)}) {
+            assertThatThrownBy(() -> IngestFixtures.load(store, o, f)).isInstanceOfSatisfying(LoadException.class, e -> {
+                assertThat(e).hasMessage(expected);
+                assertThat(e.line()).isEqualTo(4);
+                assertThat(e.column()).isEqualTo(201);
+            });
+            assertThat(IngestFixtures.summarise(store)).isEqualTo(before);
+        }
+        // an error on an earlier line is the first error, also when the long line is read ahead of it
+        final Path g = gzip(H + GOOD1 + "x,2026-11-16T08:00:01Z,1,X,Y,S,1,1\n" + tooLong);
+        assertThatThrownBy(() -> IngestFixtures.load(store, small, g)).isInstanceOf(LoadException.class)
+            .hasMessage(g + ":3:1: column 'trade_id': 'x' is not an integer");
+        // a header line too long for the buffer (a file with bare CR line ends reads as one line)
+        final Path h = gzip((H + GOOD1 + GOOD2).replace('\n', '\r').repeat(5));
+        assertThatThrownBy(() -> IngestFixtures.load(store, small, h)).isInstanceOf(LoadException.class)
+            .hasMessageStartingWith(h + ":1:201: line is longer than the limit of 200 bytes");
+        assertThat(IngestFixtures.summarise(store)).isEqualTo(before);
+    }
+
     @Test
     void shouldRejectEmptyFile() {
         final Path f = csv("");

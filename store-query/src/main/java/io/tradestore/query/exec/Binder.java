@@ -72,12 +72,14 @@ final class Binder {
     }
 
     private Plan bind(final long startNanos) {
+        checkLimits();
         plan.query = q;
         plan.snap = snap;
         plan.schema = schema;
         plan.maxGroups = q.options().maxGroups() != null ? q.options().maxGroups() : DEFAULT_MAX_GROUPS;
         if (q.options().timeoutMs() != null) {
-            plan.deadlineNanos = startNanos + q.options().timeoutMs() * 1_000_000L;
+            // a limit of centuries means none: saturate, or the product or the sum overflows into a deadline in the past
+            plan.deadlineNanos = deadline(startNanos, q.options().timeoutMs());
         }
         plan.epochNanos = Boolean.TRUE.equals(q.options().epochNanos());
         bindFilter();
@@ -97,6 +99,32 @@ final class Binder {
             plan.slotColumn[e.getValue()] = e.getKey();
         }
         return plan;
+    }
+
+    /** The numeric limits the JSON parser checks, checked here too for queries built in Java. */
+    private void checkLimits() {
+        if (q.limit() != null && q.limit() < 0) {
+            throw invalid("/limit", "must be an integer between 0 and " + Integer.MAX_VALUE + ", not " + q.limit());
+        }
+        if (q.options().timeoutMs() != null && q.options().timeoutMs() < 1) {
+            throw invalid("/options/timeoutMs", "must be an integer between 1 and " + Long.MAX_VALUE + ", not " + q.options().timeoutMs());
+        }
+        if (q.options().maxGroups() != null && q.options().maxGroups() < 1) {
+            throw invalid("/options/maxGroups", "must be an integer between 1 and " + Long.MAX_VALUE + ", not " + q.options().maxGroups());
+        }
+    }
+
+    /**
+     * @param startNanos the query's start ({@link System#nanoTime()}).
+     * @param timeoutMs  its limit in milliseconds (at least 1).
+     * @return the deadline, or Long.MAX_VALUE when it lies beyond the range of nanoTime.
+     */
+    static long deadline(final long startNanos, final long timeoutMs) {
+        try {
+            return Math.addExact(startNanos, Math.multiplyExact(timeoutMs, 1_000_000L));
+        } catch (final ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
     }
 
     private int slot(final int column) {
@@ -357,17 +385,65 @@ final class Binder {
             }
             d = new BigDecimal(((Number) v).doubleValue());
         } else if (v instanceof String && c.type() == ColumnType.DECIMAL) {
-            try {
-                d = new BigDecimal(((String) v).trim());
-            } catch (final NumberFormatException e) {
-                throw invalid(p, "'" + v + "' is not a decimal number for column '" + c.name() + "' (" + c.typeName() + ")");
-            }
+            d = decimalText((String) v, p, "a decimal number for column '" + c.name() + "' (" + c.typeName() + ")");
         } else {
             throw invalid(p, "column '" + c.name() + "' is " + c.typeName() + ": values are "
                 + (c.type() == ColumnType.DECIMAL ? "numbers or decimal strings" : integral ? "integers" : "numbers"));
         }
         if (integral && d.signum() != 0 && d.stripTrailingZeros().scale() > 0) {
-            throw invalid(p, "column '" + c.name() + "' is " + c.typeName() + ": values are integers, not " + d.toPlainString());
+            throw invalid(p, "column '" + c.name() + "' is " + c.typeName() + ": values are integers, not " + d.toString());
+        }
+        return c.type() == ColumnType.F64 ? d : tame(d);
+    }
+
+    /** The longest decimal text read, as for a JSON number (Jackson's default limit): reading is quadratic in its length. */
+    static final int MAX_DECIMAL_TEXT_LENGTH = 1000;
+
+    /**
+     * Reads a decimal given as a string.
+     *
+     * @param v    the text.
+     * @param p    JSON path.
+     * @param what what it must be, for the message.
+     * @return its exact value.
+     */
+    private static BigDecimal decimalText(final String v, final String p, final String what) {
+        final String t = v.trim();
+        if (t.length() > MAX_DECIMAL_TEXT_LENGTH) {
+            throw invalid(p, "a string of " + t.length() + " characters is not " + what + "; decimal strings have at most "
+                + MAX_DECIMAL_TEXT_LENGTH + " characters");
+        }
+        try {
+            return new BigDecimal(t);
+        } catch (final NumberFormatException e) {
+            throw invalid(p, "'" + v + "' is not " + what);
+        }
+    }
+
+    /** Beyond every long mantissa of every decimal scale (0-18), with room for the scale. */
+    private static final BigDecimal HUGE = BigDecimal.ONE.scaleByPowerOfTen(40);
+    /** Below every nonzero decimal of every scale. */
+    private static final int TINY_SCALE = 60;
+
+    /**
+     * Brings a literal with an extreme exponent ({@code 1e1000000000}, {@code 1e-1000000000}) within ±1e40 and at most
+     * 60 fraction digits below its first digit, keeping how it compares with every integer mantissa of every scale:
+     * moving its point or rounding it to an integer would otherwise compute ten to the power of its exponent (a
+     * BigInteger overflow, or minutes of work and gigabytes of heap for 1e100000000).
+     *
+     * @param d a literal for an integer or decimal column.
+     * @return an equivalent literal of bounded size.
+     */
+    static BigDecimal tame(final BigDecimal d) {
+        if (d.compareTo(HUGE) > 0) {
+            return HUGE;
+        }
+        if (d.compareTo(HUGE.negate()) < 0) {
+            return HUGE.negate();
+        }
+        if (d.signum() != 0 && (long) d.scale() - d.precision() > TINY_SCALE) {
+            // |d| < 1e-60: as far from every mantissa as any such value, and still on its side of zero
+            return BigDecimal.valueOf(d.signum(), TINY_SCALE);
         }
         return d;
     }
@@ -817,6 +893,9 @@ final class Binder {
 
     private Supplier<Acc> aggregate(final Agg a, final String p, final ResultColumn[] out) {
         final String name = a.name();
+        if (a.op() == null) {
+            throw invalid(p + "/op", "missing required field \"op\"; use one of count sum min max avg first last vwap percentile countDistinct");
+        }
         switch (a.op()) {
             case "count": {
                 out[0] = new ResultColumn(name, "i64");
@@ -1041,11 +1120,7 @@ final class Binder {
             return new BigDecimal(((Number) v).toString());
         }
         if (v instanceof String) {
-            try {
-                return new BigDecimal(((String) v).trim());
-            } catch (final NumberFormatException e) {
-                throw invalid(p, "'" + v + "' is not a number");
-            }
+            return decimalText((String) v, p, "a number");
         }
         throw invalid(p, "values are numbers");
     }

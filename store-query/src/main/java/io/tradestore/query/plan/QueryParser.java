@@ -349,7 +349,9 @@ public final class QueryParser {
         for (final Map.Entry<String, JsonNode> e : v.properties()) {
             final String f = e.getKey();
             if (!allowed.contains(f)) {
-                throw invalid(p + "/" + f, "unknown field \"" + f + "\"; allowed here: " + String.join(", ", new java.util.TreeSet<>(allowed)));
+                // a JSON pointer escapes ~ and / in a name (RFC 6901), or the path of "a/b" would name a field b inside a
+                throw invalid(p + "/" + f.replace("~", "~0").replace("/", "~1"), "unknown field \"" + f + "\"; allowed here: "
+                    + String.join(", ", new java.util.TreeSet<>(allowed)));
             }
         }
     }

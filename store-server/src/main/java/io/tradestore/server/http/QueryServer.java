@@ -47,6 +47,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
@@ -826,7 +827,8 @@ public final class QueryServer implements AutoCloseable {
 
         @Override
         public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
-            if (!(cause instanceof IOException)) { // a reset connection is routine; anything else is worth a line
+            // a reset connection, or a client gone in the middle of its request, is routine; anything else is worth a line
+            if (!(cause instanceof IOException || cause instanceof PrematureChannelClosureException)) {
                 synchronized (log) {
                     log.println(Instant.now() + " WARN closing a connection after " + cause);
                 }
