@@ -282,13 +282,7 @@ class BucketSummaryTest {
             assertThat(e.indexes().bucketSummaryBuilds()).isGreaterThan(halfBuilds);
             assertThat(all.stats().rowsSummarized()).isGreaterThan(half.stats().rowsSummarized());
             for (final QueryResult r : List.of(half, all)) {
-                final QueryResult scan = scanning.execute(json);
-                assertThat(r.rowCount()).isEqualTo(scan.rowCount());
-                for (int row = 0; row < r.rowCount(); row++) {
-                    for (int c = 0; c < r.columns().size(); c++) {
-                        assertThat(r.value(row, c)).isEqualTo(scan.value(row, c));
-                    }
-                }
+                TradeData.assertSameResults(r, scanning.execute(json), json);
             }
         }
     }

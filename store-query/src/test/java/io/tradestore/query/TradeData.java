@@ -90,13 +90,17 @@ final class TradeData {
      */
     static QueryResult assertSameAnswers(final QueryEngine a, final QueryEngine b, final String json) {
         final QueryResult x = a.execute(json);
-        final QueryResult y = b.execute(json);
-        org.assertj.core.api.Assertions.assertThat(x.rowCount()).as(json).isEqualTo(y.rowCount());
+        assertSameResults(x, b.execute(json), json);
+        return x;
+    }
+
+    /** Asserts two answers hold the same rows, cell by cell; {@code what} names them in a failure. */
+    static void assertSameResults(final QueryResult x, final QueryResult y, final String what) {
+        org.assertj.core.api.Assertions.assertThat(x.rowCount()).as(what).isEqualTo(y.rowCount());
         for (int r = 0; r < x.rowCount(); r++) {
             for (int c = 0; c < x.columns().size(); c++) {
-                org.assertj.core.api.Assertions.assertThat(x.value(r, c)).as("row %d column %s of %s", r, x.columns().get(c), json).isEqualTo(y.value(r, c));
+                org.assertj.core.api.Assertions.assertThat(x.value(r, c)).as("row %d column %s of %s", r, x.columns().get(c), what).isEqualTo(y.value(r, c));
             }
         }
-        return x;
     }
 }

@@ -325,12 +325,7 @@ class ValueSummaryTest {
     }
 
     private static void assertSame(final QueryResult a, final QueryResult b) {
-        assertThat(a.rowCount()).isEqualTo(b.rowCount());
-        for (int r = 0; r < a.rowCount(); r++) {
-            for (int c = 0; c < a.columns().size(); c++) {
-                assertThat(a.value(r, c)).as("row %d column %s", r, a.columns().get(c)).isEqualTo(b.value(r, c));
-            }
-        }
+        TradeData.assertSameResults(a, b, "the two answers");
     }
 
     @Test

@@ -108,8 +108,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
     }
 
-    /** A summary idle long enough to be evicted: a value summary or a bucket summary, when it was last used, its size. */
-    private record Idle(SummaryKey key, ValueSummary value, BucketSummary bucket, long lastUsed, long bytes) {
+    /** A summary idle long enough to be evicted: its map and key, when it was last used, its size. */
+    private record Idle(java.util.Map<SummaryKey, ? extends CachedSummary> map, SummaryKey key, CachedSummary summary, long lastUsed, long bytes) {
     }
 
     private record SummaryKey(Segment segment, int key, int colA, int colB) {
@@ -869,33 +869,16 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
         final long idle = summaryIdleNanos;
         final java.util.List<Idle> candidates = new java.util.ArrayList<>();
-        final long[] oldestBusy = {Long.MAX_VALUE};
-        summaries.forEach((k, v) -> {
-            if (now - v.lastUsed() >= idle) {
-                candidates.add(new Idle(k, v, null, v.lastUsed(), v.bytes()));
-            } else {
-                oldestBusy[0] = Math.min(oldestBusy[0], v.lastUsed());
-            }
-        });
-        buckets.forEach((k, b) -> {
-            if (b == BucketSummary.OUT_OF_ORDER) {
-                return;
-            }
-            if (now - b.lastUsed() >= idle) {
-                candidates.add(new Idle(k, null, b, b.lastUsed(), b.bytes()));
-            } else {
-                oldestBusy[0] = Math.min(oldestBusy[0], b.lastUsed());
-            }
-        });
+        final long oldestBusy = Math.min(idleOf(summaries, now, idle, candidates), idleOf(buckets, now, idle, candidates));
         // the next time a summary busy now can be idle (a newer one is used later than the oldest busy one)
-        nextIdleScan = candidates.isEmpty() && oldestBusy[0] != Long.MAX_VALUE ? oldestBusy[0] + idle : now;
+        nextIdleScan = candidates.isEmpty() && oldestBusy != Long.MAX_VALUE ? oldestBusy + idle : now;
         candidates.sort(java.util.Comparator.comparingLong(Idle::lastUsed));
         final long target = summaryBudget - summaryBudget / 4;
         for (final Idle c : candidates) {
             if (summaryBytes.get() <= target) {
                 break;
             }
-            if (c.value != null ? summaries.remove(c.key, c.value) : buckets.remove(c.key, c.bucket)) {
+            if (c.map.remove(c.key, c.summary)) {
                 summaryBytes.addAndGet(-c.bytes);
                 summaryEvictions.incrementAndGet();
             }
@@ -906,6 +889,28 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     /** @return heap bytes the value and bucket summaries hold now. */
     public long summaryBytes() {
         return summaryBytes.get();
+    }
+
+    /**
+     * Adds a map's summaries idle for {@code idle} nanoseconds to {@code out} (the out-of-order marker is no summary).
+     *
+     * @return when the least recently used of the others was used, or Long.MAX_VALUE.
+     */
+    private static long idleOf(final Map<SummaryKey, ? extends CachedSummary> map, final long now, final long idle, final java.util.List<Idle> out) {
+        long oldestBusy = Long.MAX_VALUE;
+        for (final Map.Entry<SummaryKey, ? extends CachedSummary> e : map.entrySet()) {
+            final CachedSummary s = e.getValue();
+            final long used = s.lastUsed();
+            if (s == BucketSummary.OUT_OF_ORDER) {
+                continue;
+            }
+            if (now - used >= idle) {
+                out.add(new Idle(map, e.getKey(), s, used, s.bytes()));
+            } else {
+                oldestBusy = Math.min(oldestBusy, used);
+            }
+        }
+        return oldestBusy;
     }
 
     /** @return summaries evicted to make room for others. */

@@ -18,7 +18,7 @@ import io.tradestore.query.exec.SummaryPart;
  * (benchmark query 6: ~134,000 rows of one instrument in a day become ~510 cells). Cells of one value are in minute
  * order, laid out by value (CSR): a value's cells are one contiguous run.
  */
-public final class BucketSummary {
+public final class BucketSummary extends CachedSummary {
     private static final long MINUTE_NS = Executor.Buckets.MINUTE_NS;
     /**
      * Longs per cell: minute, rows, present, sum (hi, lo), min or second sum hi, max or second sum lo, first/last row,
@@ -63,20 +63,7 @@ public final class BucketSummary {
         this.e = e;
     }
 
-    /** When a query last used it ({@link System#nanoTime()}): the least recently used idle summaries make room for new ones. */
-    private volatile long lastUsed = System.nanoTime();
-
-    /** @param now the time of a use. */
-    void touch(final long now) {
-        lastUsed = now;
-    }
-
-    /** @return when a query last used it. */
-    long lastUsed() {
-        return lastUsed;
-    }
-
-    /** @return heap bytes held. */
+    @Override
     long bytes() {
         return (long) e.length * Long.BYTES + (long) start.length * Integer.BYTES;
     }

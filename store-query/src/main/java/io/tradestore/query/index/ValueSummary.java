@@ -19,7 +19,7 @@ import io.tradestore.query.exec.SummaryPart;
  * residual filter read rows. Sealed segments never change, so a summary is built once (one pass over the key and
  * measure columns) and kept in memory by {@link BitmapIndexes}.
  */
-public final class ValueSummary {
+public final class ValueSummary extends CachedSummary {
     /** Longs per entry of a measured summary: rows, present, sum (hi, lo), min, max or second sum (hi, lo), padding. */
     private static final int STRIDE = 8;
     private static final int ROWS = 0;
@@ -78,20 +78,7 @@ public final class ValueSummary {
         return partShift;
     }
 
-    /** When a query last used it ({@link System#nanoTime()}): the least recently used idle summaries make room for new ones. */
-    private volatile long lastUsed = System.nanoTime();
-
-    /** @param now the time of a use. */
-    void touch(final long now) {
-        lastUsed = now;
-    }
-
-    /** @return when a query last used it. */
-    long lastUsed() {
-        return lastUsed;
-    }
-
-    /** @return heap bytes held by the entries. */
+    @Override
     long bytes() {
         return (long) e.length * Long.BYTES;
     }

@@ -1,0 +1,23 @@
+package io.tradestore.query.index;
+
+/**
+ * A summary {@link BitmapIndexes} keeps under its memory budget (value and bucket summaries): its heap size, and when a
+ * query last used it, so that the least recently used idle ones make room for new ones.
+ */
+abstract class CachedSummary {
+    /** When a query last used it ({@link System#nanoTime()}). */
+    private volatile long lastUsed = System.nanoTime();
+
+    /** @param now the time of a use. */
+    final void touch(final long now) {
+        lastUsed = now;
+    }
+
+    /** @return when a query last used it. */
+    final long lastUsed() {
+        return lastUsed;
+    }
+
+    /** @return heap bytes held. */
+    abstract long bytes();
+}
