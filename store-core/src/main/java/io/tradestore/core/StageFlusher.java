@@ -63,10 +63,7 @@ final class StageFlusher {
     /** Copies the window's unclaimed files on this thread, waits until every file is in, and rethrows a failure. */
     void await() {
         copyClaimed();
-        while (done.get() < files) {
-            // timed: close() may come from another thread than the one the flusher unparks
-            LockSupport.parkNanos(this, 100_000L);
-        }
+        waitDone();
         final Throwable f = failure;
         if (f != null) {
             failure = null;
@@ -77,9 +74,7 @@ final class StageFlusher {
 
     /** Waits for the window in flight, then ends the thread. */
     void stop() {
-        while (done.get() < files) {
-            LockSupport.parkNanos(this, 100_000L);
-        }
+        waitDone();
         stopped = true;
         LockSupport.unpark(thread);
         boolean interrupted = false;
@@ -92,6 +87,14 @@ final class StageFlusher {
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Waits until every file of the window in flight is copied (or failed). */
+    private void waitDone() {
+        while (done.get() < files) {
+            // timed: close() may come from another thread than the one the flusher unparks
+            LockSupport.parkNanos(this, 100_000L);
         }
     }
 

@@ -52,7 +52,7 @@ import io.tradestore.core.txn.TxnState;
  * second thread ({@link StageFlusher}, property {@code tradestore.append.stageThread}) while the writer fills a second
  * window; the writer copies the files that thread has not reached when it needs the window back, and waits for it
  * before a commit, a rollback, mapped addresses or close. Only the appending flyweight may point into a window in
- * flight; a window another flyweight points into is copied by the writer itself, so no store races the copy.
+ * flight: another flyweight left in it is re-pointed at once, which waits for the copy, so no store races it.
  *
  * <pre>
  *   appendRow()/reserve()     commit()                               rollback() / close() / crash
@@ -149,10 +149,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     /** Whether full windows are copied by a second thread ({@link StageFlusher}). */
     private final boolean stageThread;
     private StageFlusher flusher;
-    /** The window the flusher is copying, or null; its rows [flightFrom, flightTo). */
+    /** The window the flusher is copying, or null; its rows are [flightFrom, stageFrom) (flightFrom is MAX_VALUE without one). */
     private StagingArea flight;
-    private long flightFrom = Long.MIN_VALUE;
-    private long flightTo = Long.MIN_VALUE;
+    private long flightFrom = Long.MAX_VALUE;
     /**
      * The failure of the stage flusher's copy of a window, once reported: its rows are not (all) in the files, so no
      * commit may publish them; only a rollback (or close) clears it.
@@ -374,9 +373,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * segment at a segment boundary), null-filled from {@code row} on.
      */
     private void nextStageWindow(final long row, final Flyweight appender) {
-        // Only when no flyweight but the appender (which moves to the next row at once) points into the window: a
-        // flyweight left there could write while the flusher copies, so such a window is copied on this thread instead.
-        copyStage(stageThread && pendingRows > stageFrom && !flyweightIn(stageFrom, pendingRows, appender));
+        // a flyweight other than the appender left in the window is re-pointed below (refreshAttached), which waits for
+        // the window's copy (rowAddress), so no store races the flusher
+        copyStage(stageThread && pendingRows > stageFrom);
         if (stage == null) {
             stage = new StagingArea(schema, stageRows);
             stagedAny = true;
@@ -427,19 +426,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             segmentWaitNs += System.nanoTime() - start;
             spare = flight;
             flight = null;
-            flightFrom = Long.MIN_VALUE;
-            flightTo = Long.MIN_VALUE;
+            flightFrom = Long.MAX_VALUE;
         }
-    }
-
-    /** @return whether a flyweight bound here, other than {@code except}, points at a row in {@code [from, to)}. */
-    private boolean flyweightIn(final long from, final long to, final Flyweight except) {
-        for (final Flyweight f : attached.keySet()) {
-            if (f != except && f.access() == this && f.row() >= from && f.row() < to) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**
@@ -484,8 +472,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             }
             flight = stage;
             flightFrom = stageFrom;
-            flightTo = to;
-            stage = spare != null ? spare : new StagingArea(schema, stageRows);
+            stage = spare; // null at first: nextStageWindow creates it
             spare = null;
             flusher.submit(segments.get(seg), flight, areaRow0, from, end);
         } else {
@@ -799,9 +786,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * on this VM the first touch of fresh memory, not the writer, sets the pace, so both cores work on it.
      */
     private CompletableFuture<Segment> precreate(final int index) {
-        if (!background) {
-            return null;
-        }
+        assert background : "segments are created ahead only for large segments";
         if (precreator == null) {
             precreator = Executors.newSingleThreadExecutor(r -> {
                 final Thread t = new Thread(r, "tradestore-precreate-" + schema.name());
@@ -1020,7 +1005,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (row >= stageFrom && row < stageEnd) {
             return stage.address(column, (int) (row - stageBase));
         }
-        if (row >= flightFrom && row < flightTo) {
+        if (row >= flightFrom && row < stageFrom) {
             // a row the stage flusher is copying: once it is in the files, its place is the mapping
             awaitFlight();
         }
@@ -1041,7 +1026,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (row >= stageFrom && row < stageEnd) {
             return stageEnd;
         }
-        if (row >= flightFrom && row < flightTo) {
+        if (row >= flightFrom && row < stageFrom) {
             awaitFlight();
         }
         return mappedRunEnd(row);
@@ -1050,7 +1035,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     /** @return the end of the run of mapped rows from {@code row}: a row neither staged nor in flight. */
     private long mappedRunEnd(final long row) {
         // rows from the window in flight (or the open window) on are not read from the mappings
-        final long fileEnd = flight != null ? flightFrom : stageFrom;
+        final long fileEnd = Math.min(flightFrom, stageFrom);
         final long segEnd = ((row >>> shift) + 1) << shift;
         return row < fileEnd ? Math.min(segEnd, fileEnd) : segEnd;
     }
