@@ -98,6 +98,19 @@ public final class Executor {
         default Selection selectAll(final TableSnapshot snap, final int segment) {
             return null;
         }
+
+        /**
+         * @param snap    the snapshot.
+         * @param segment a sealed segment.
+         * @param leaf    an eq/in leaf on an indexed column.
+         * @param colA    the measure column, or -1 for row counts only.
+         * @param colB    the second factor of a product measure, or -1.
+         * @return the leaf's rows' aggregates per minute, or null when none applies (a negated leaf, no index, the
+         *         timestamps are not in order, a measure is f64, or the memory budget is spent). No row selection is built.
+         */
+        default Buckets buckets(final TableSnapshot snap, final int segment, final IndexLeaf leaf, final int colA, final int colB) {
+            return null;
+        }
     }
 
     /**
@@ -155,17 +168,6 @@ public final class Executor {
          *         is spent).
          */
         default Summary summary(final int colA, final int colB) {
-            return null;
-        }
-
-        /**
-         * @param colA the measure column, or -1 for row counts only.
-         * @param colB the second factor of a product measure, or -1.
-         * @return the selected rows' aggregates per minute, or null when none applies (the selection is not one eq/in
-         *         leaf of a sealed segment's index, the timestamps are not in order, a measure is f64, or the memory
-         *         budget is spent).
-         */
-        default Buckets buckets(final int colA, final int colB) {
             return null;
         }
     }
@@ -407,7 +409,6 @@ public final class Executor {
         final long loMinute = Math.floorDiv(lo, Buckets.MINUTE_NS);
         final long hiMinute = Math.floorDiv(hi, Buckets.MINUTE_NS);
         final long perBucket = plan.keys[0].bucketNs / Buckets.MINUTE_NS;
-        final List<IndexLeaf> leaves = List.of(leaf);
         GroupState folded = null;
         final SummaryPart tmp = new SummaryPart();
         for (final Iterator<Integer> it = keep.iterator(); it.hasNext();) {
@@ -417,8 +418,7 @@ public final class Executor {
                 continue;
             }
             checkDeadline(); // a first query builds the summaries (one pass over the segment per measure)
-            final Selection sel = selector.select(snap, si, leaves);
-            final Buckets[] views = sel == null || !sel.answered(leaf.node()) ? null : buckets(sel, measures, first);
+            final Buckets[] views = buckets(snap, si, leaf, measures, first);
             if (views == null) {
                 continue;
             }
@@ -451,14 +451,14 @@ public final class Executor {
     /**
      * @param m     per aggregate its measure ({@link #withRowCounts}).
      * @param first per aggregate the first with the same measure.
-     * @return each aggregate's bucket summary of a selection, or null when any is missing. Each distinct measure is asked
+     * @return each aggregate's bucket summary of the leaf's rows in a sealed segment, or null when any is missing. Each distinct measure is asked
      *     for once, and every one is asked, so that each counts one ask per query (BitmapIndexes.bucketSummaryAfter).
      */
-    private static Buckets[] buckets(final Selection sel, final int[][] m, final int[] first) {
+    private Buckets[] buckets(final TableSnapshot snap, final int si, final IndexLeaf leaf, final int[][] m, final int[] first) {
         final Buckets[] out = new Buckets[m.length];
         boolean all = true;
         for (int i = 0; i < m.length; i++) {
-            out[i] = first[i] < i ? out[first[i]] : sel.buckets(m[i][0], m[i][1]);
+            out[i] = first[i] < i ? out[first[i]] : selector.buckets(snap, si, leaf, m[i][0], m[i][1]);
             all &= out[i] != null;
         }
         return all ? out : null;

@@ -493,20 +493,20 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                     : openSummary(snap, segment, summarised.column(), colA, colB);
                 return v == null ? null : v.view(summarised.values());
             }
-
-            @Override
-            public Executor.Buckets buckets(final int colA, final int colB) {
-                if (summarised == null || summarised.negated() || !sealed) {
-                    return null;
-                }
-                final BucketSummary b = bucketSummary(snap, segment, summarised.column(), colA, colB);
-                return b == null ? null : b.view(summarised.values());
-            }
         };
     }
 
     /** The one value of a summary of all rows (see {@link #selectAll}). */
     private static final long[] ALL = {0};
+
+    @Override
+    public Executor.Buckets buckets(final TableSnapshot snap, final int segment, final Executor.IndexLeaf leaf, final int colA, final int colB) {
+        if (leaf.negated() || !snap.segmentSealed(segment)) {
+            return null;
+        }
+        final BucketSummary b = bucketSummary(snap, segment, leaf.column(), colA, colB);
+        return b == null ? null : b.view(leaf.values());
+    }
 
     /**
      * All rows of a segment, for a global aggregate with no filter or only a time range: whole parts fold from a
@@ -823,16 +823,13 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             cached.touch(System.nanoTime());
             return cached;
         }
-        final Long allowed = overBudget.get(k);
-        if (summaryBytes.get() >= summaryBudget
-            || allowed != null && allowed >= (summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES) {
-            // full, or too full for this one: room only from summaries idle long enough
-            if (!evictIdle() || allowed != null && allowed >= (summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES) {
-                return null;
-            }
-        }
         // a one-off query reads its rows (a build is one pass over the segment: ~0.1-0.2 s cold); a repeated one builds
         if (bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() < bucketSummaryAfter) {
+            return null;
+        }
+        // full, or too full for a segment that had more cells than the room it was given: room only from idle summaries
+        final Long allowed = overBudget.get(k);
+        if (!roomForCells(allowed) && (!evictIdle() || !roomForCells(allowed))) {
             return null;
         }
         final BucketSummary built = buckets.computeIfAbsent(k, x -> {
@@ -852,6 +849,12 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return b;
         });
         return built == BucketSummary.OUT_OF_ORDER ? null : built;
+    }
+
+    /** @return whether the budget has room, and more cells than {@code allowed} (a failed build's cap, or null) fit. */
+    private boolean roomForCells(final Long allowed) {
+        final long left = summaryBudget - summaryBytes.get();
+        return left > 0 && (allowed == null || allowed < left / BucketSummary.CELL_BYTES);
     }
 
     /**

@@ -68,11 +68,6 @@ public final class BucketSummary extends CachedSummary {
         return (long) e.length * Long.BYTES + (long) start.length * Integer.BYTES;
     }
 
-    /** @return the number of (value, minute) cells. */
-    int cells() {
-        return start[slots];
-    }
-
     /**
      * Builds the summary in one pass over the segment.
      *
@@ -148,19 +143,21 @@ public final class BucketSummary extends CachedSummary {
             if (x == anul) {
                 continue;
             }
-            if (b == null) {
-                ValueSummary.add(e, i + SUM_HI, x >> 63, x);
-                e[i + MIN_OR_HI] = Math.min(e[i + MIN_OR_HI], x);
-                e[i + MAX_OR_LO] = Math.max(e[i + MAX_OR_LO], x);
-            } else {
+            if (b != null) {
+                // a product: its sum and its second factor's sum (first/last take columns, not products)
                 final long y = NativeMemory.getSigned(bb + r * bs, bw);
                 if (y == bnul) {
                     continue;
                 }
+                e[i + PRESENT]++;
                 ValueSummary.add(e, i + SUM_HI, Math.multiplyHigh(x, y), x * y);
                 ValueSummary.add(e, i + MIN_OR_HI, y >> 63, y);
+                continue;
             }
             e[i + PRESENT]++;
+            ValueSummary.add(e, i + SUM_HI, x >> 63, x);
+            e[i + MIN_OR_HI] = Math.min(e[i + MIN_OR_HI], x);
+            e[i + MAX_OR_LO] = Math.max(e[i + MAX_OR_LO], x);
             final long fl = e[i + FIRST_LAST];
             if (fl == -1) {
                 e[i + FIRST_TS] = t;
