@@ -19,7 +19,8 @@ import io.tradestore.core.schema.Schema;
 /**
  * Where the single-writer append's time goes: the storage layouts step's append ({@link LayoutsBenchmark#append}, 50M
  * trades through {@link TradeFlyweight}, a commit every 1M rows) run several times in one JVM, each into a fresh COLUMN
- * table, with the writer thread's user and kernel CPU and the whole process's, beside two cut-down loops: {@code gen}
+ * table, with the writer thread's user and kernel CPU and every thread group's ({@link ThreadTimes}: the stage
+ * thread's copies, the JIT, GC), beside two cut-down loops: {@code gen}
  * computes the same values without a table (the benchmark's own data generation), {@code bare} appends rows without
  * setting any column (the writer's per-row path, null fill and copies alone).
  *
@@ -28,8 +29,6 @@ import io.tradestore.core.schema.Schema;
  * {@code -Dtradestore.append.stageThread=false} apply). Read the later runs: the first ones include the JIT's work.
  */
 public final class AppendProbe {
-    private static final long TICK_MS = 10;
-
     private AppendProbe() {
     }
 
@@ -72,7 +71,7 @@ public final class AppendProbe {
             try (Store store = Store.open(dir)) {
                 final Table table = store.createTable(TradesSchema.SCHEMA.with("trades", Layout.COLUMN, Schema.DEFAULT_SEGMENT_ROWS,
                     Schema.DEFAULT_BLOCK_ROWS));
-                final long[] p0 = processTicks();
+                final ThreadTimes times = ThreadTimes.start();
                 final long user0 = mx.getCurrentThreadUserTime();
                 final long cpu0 = mx.getCurrentThreadCpuTime();
                 final long t0 = System.nanoTime();
@@ -88,10 +87,9 @@ public final class AppendProbe {
                 final long ms = (System.nanoTime() - t0) / 1_000_000;
                 final long user = (mx.getCurrentThreadUserTime() - user0) / 1_000_000;
                 final long cpu = (mx.getCurrentThreadCpuTime() - cpu0) / 1_000_000;
-                final long[] p1 = processTicks();
-                System.out.printf(Locale.ROOT, "%s run %d: %,d rows in %d ms (%.1f M rows/s); writer user %d ms, kernel %d ms, waited %d ms;"
-                        + " process user %d ms, kernel %d ms%s%n", mode, r + 1, rows, ms, rows / 1e3 / Math.max(1, ms), user, cpu - user,
-                    waitNs / 1_000_000, (p1[0] - p0[0]) * TICK_MS, (p1[1] - p0[1]) * TICK_MS, mode.equals("gen") ? "; checksum " + sink : "");
+                System.out.printf(Locale.ROOT, "%s run %d: %,d rows in %d ms (%.1f M rows/s); writer user %d ms, kernel %d ms, waited %d ms%s%n%s",
+                    mode, r + 1, rows, ms, rows / 1e3 / Math.max(1, ms), user, cpu - user, waitNs / 1_000_000,
+                    mode.equals("gen") ? "; checksum " + sink : "", times.stop());
             }
         }
         BenchCommand.deleteTree(dir);
@@ -120,17 +118,6 @@ public final class AppendProbe {
                 w.commit();
             }
             return w.segmentWaitNanos();
-        }
-    }
-
-    /** @return this process's user and kernel CPU in clock ticks (Linux /proc/self/stat), or zeros elsewhere. */
-    private static long[] processTicks() {
-        try {
-            final String s = Files.readString(Paths.get("/proc/self/stat"));
-            final String[] f = s.substring(s.lastIndexOf(')') + 2).split(" ");
-            return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12])};
-        } catch (final IOException | RuntimeException e) {
-            return new long[2];
         }
     }
 }

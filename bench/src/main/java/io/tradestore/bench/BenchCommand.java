@@ -139,7 +139,7 @@ public final class BenchCommand {
                         o.httpQueries = List.of(v.split(","));
                         for (final String q : o.httpQueries) {
                             if (!HttpWorkload.KINDS.contains(q)) {
-                                throw new IllegalArgumentException("--http-queries " + q + ": use client, window, pruned, health");
+                                throw new IllegalArgumentException("--http-queries " + q + ": use " + String.join(", ", HttpWorkload.KINDS));
                             }
                         }
                         break;

@@ -135,9 +135,9 @@ final class NioLoad implements AutoCloseable {
         for (final Conn c : conns) {
             idle.add(c);
         }
+        long done = 0;
         try {
             long sent = 0;
-            long done = 0;
             while (done < total) {
                 long now = System.nanoTime();
                 if (now > giveUp) {
@@ -206,15 +206,11 @@ final class NioLoad implements AutoCloseable {
                 }
             }
         } finally {
-            if (o.aborted || done(o) < total) {
+            if (o.aborted || done < total) {
                 close(); // answers may still be on their way: the next run starts on fresh connections
             }
         }
         return o;
-    }
-
-    private static long done(final Outcome o) {
-        return o.ok + o.errors;
     }
 
     /** @return the answer's status once it is complete, 0 while it is not, -1 when the connection broke. */
