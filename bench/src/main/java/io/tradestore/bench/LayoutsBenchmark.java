@@ -569,6 +569,11 @@ public final class LayoutsBenchmark {
      * per layout, outside the row loop, with the strides as constants of its loop (as a query engine would).
      */
     static void scanKernel(final TableSnapshot snap, final int fromSegment, final int toSegment, final long[] acc) {
+        scanSegments(snap, fromSegment, toSegment, acc, false);
+    }
+
+    /** The kernel over segments {@code [fromSegment, toSegment)}, or with {@code readOnly} (COLUMN) {@link #readBatch} instead. */
+    private static void scanSegments(final TableSnapshot snap, final int fromSegment, final int toSegment, final long[] acc, final boolean readOnly) {
         for (int s = fromSegment; s < toSegment; s++) {
             final Segment seg = snap.segment(s);
             final int rows = snap.segmentRowCount(s);
@@ -581,7 +586,9 @@ public final class LayoutsBenchmark {
             }
             for (int start = 0; start < rows; start += BATCH) {
                 final int end = Math.min(rows, start + BATCH);
-                if (columns) {
+                if (readOnly && columns) {
+                    readBatch(side, price, qty, start, end, acc);
+                } else if (columns) {
                     sumColumns(side, price, qty, start, end, acc);
                 } else {
                     sumRecords(price - TradeFlyweight.PRICE_ROW_OFFSET, start, end, acc);
@@ -651,27 +658,19 @@ public final class LayoutsBenchmark {
      * one-stream floor; notes in docs/query-engine.md, Known gaps). The sum goes to {@code acc[0]}.
      */
     static void readColumns(final TableSnapshot snap, final int fromSegment, final int toSegment, final long[] acc) {
-        long sum = 0;
-        for (int s = fromSegment; s < toSegment; s++) {
-            final Segment seg = snap.segment(s);
-            final int rows = snap.segmentRowCount(s);
-            final long side = seg.columnBase(TradeFlyweight.SIDE_INDEX);
-            final long price = seg.columnBase(TradeFlyweight.PRICE_INDEX);
-            final long qty = seg.columnBase(TradeFlyweight.QUANTITY_INDEX);
-            for (int start = 0; start < rows; start += BATCH) {
-                final int end = Math.min(rows, start + BATCH);
-                long p = 0;
-                long q = 0;
-                long b = 0;
-                for (int r = start; r < end; r++) {
-                    p += NativeMemory.getLong(price + ((long) r << 3));
-                    q += NativeMemory.getLong(qty + ((long) r << 3));
-                    b += NativeMemory.getByte(side + r);
-                }
-                sum += p + q + b;
-            }
+        scanSegments(snap, fromSegment, toSegment, acc, true);
+    }
+
+    private static void readBatch(final long side, final long price, final long qty, final int start, final int end, final long[] acc) {
+        long p = 0;
+        long q = 0;
+        long b = 0;
+        for (int r = start; r < end; r++) {
+            p += NativeMemory.getLong(price + ((long) r << 3));
+            q += NativeMemory.getLong(qty + ((long) r << 3));
+            b += NativeMemory.getByte(side + r);
         }
-        acc[0] += sum;
+        acc[0] += p + q + b;
     }
 
     /** Runs {@code scan} over the two halves of the segments, the second half on a new thread; merges as {@link #addBatch}. */
