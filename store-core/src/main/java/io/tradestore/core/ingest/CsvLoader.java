@@ -193,6 +193,22 @@ public final class CsvLoader implements AutoCloseable {
         return files;
     }
 
+    /** @param e why the rejects file could not be opened or written. @return the load's failure, saying why in words. */
+    private LoadException rejectsFailed(final IOException e) {
+        final Path parent = options.rejects().toAbsolutePath().getParent();
+        final String why;
+        if (e instanceof java.nio.file.NoSuchFileException && parent != null && !Files.isDirectory(parent)) {
+            why = "its directory " + parent + " does not exist";
+        } else if (e instanceof java.nio.file.AccessDeniedException) {
+            why = "permission denied";
+        } else if (e instanceof java.nio.file.FileSystemException && ((java.nio.file.FileSystemException) e).getReason() != null) {
+            why = ((java.nio.file.FileSystemException) e).getReason();
+        } else {
+            why = String.valueOf(e.getMessage());
+        }
+        return new LoadException("cannot write rejects file " + options.rejects() + ": " + why, null, 0, 0, committedByLoad);
+    }
+
     private LoadResult run(final List<Path> files, final String streamName, final InputStream stream) {
         boolean ok = false;
         final long cpuBefore = STATS ? ChunkParser.threadCpuNanos() : 0;
@@ -240,8 +256,7 @@ public final class CsvLoader implements AutoCloseable {
             return new LoadResult(Math.max(files.size(), stream == null ? 0 : 1), rowsRead, rowsLoaded, rowsRejected, bytesRead,
                 System.nanoTime() - startNanos, commits, List.copyOf(firstRejects));
         } catch (final IOException e) {
-            throw new LoadException("cannot write rejects file " + options.rejects() + ": " + e.getMessage(), null, 0, 0,
-                committedByLoad);
+            throw rejectsFailed(e);
         } finally {
             if (!ok) {
                 writer.rollback();
@@ -450,8 +465,7 @@ public final class CsvLoader implements AutoCloseable {
                     rejectsOut.write(message);
                     rejectsOut.newLine();
                 } catch (final IOException e) {
-                    throw new LoadException("cannot write rejects file " + options.rejects() + ": " + e.getMessage(), null, 0, 0,
-                        committedByLoad);
+                    throw rejectsFailed(e);
                 }
             }
             if (rowsRejected > options.maxErrors()) {

@@ -70,6 +70,19 @@ class BadInputTest {
     }
 
     @Test
+    void shouldSayWhyTheRejectsFileCannotBeWrittenAndLoadNothing() throws IOException {
+        final Path f = csv(H + GOOD3);
+        final Path missing = dir.resolve("no-such-dir").resolve("rejects.txt");
+        assertThatThrownBy(() -> IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withRejects(missing), f))
+            .isInstanceOf(LoadException.class)
+            .hasMessage("cannot write rejects file " + missing + ": its directory " + missing.getParent() + " does not exist");
+        final Path aDirectory = Files.createDirectories(dir.resolve("a-directory"));
+        assertThatThrownBy(() -> IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withRejects(aDirectory), f))
+            .isInstanceOf(LoadException.class).hasMessage("cannot write rejects file " + aDirectory + ": Is a directory");
+        assertThat(IngestFixtures.summarise(store)).isEqualTo(before);
+    }
+
+    @Test
     void shouldRejectWrongColumnCount() throws IOException {
         final Path f = csv(H + GOOD1 + "2,2026-11-16T08:00:01Z,100002,XPAR,SYM002,S,20.25\n" + GOOD2 + "4,2026-11-16T08:00:01Z,1,X,Y,S,2,5,6\n"
             + GOOD3);
