@@ -140,6 +140,29 @@ class QueryEndpointTest {
         throw new AssertionError("no " + name + " in /metrics:\n" + body);
     }
 
+    /**
+     * A body starting with a UTF-8 byte order mark (as Windows editors save files and curl sends them) is the query after
+     * it; a mark anywhere else is not JSON.
+     */
+    @Test
+    void shouldAcceptAUtf8ByteOrderMarkAtTheStartOfABodyOnly() {
+        final String query = queries().get(1);
+        final Http.Response plain = http.post("/v1/query", query);
+        assertThat(plain.status()).as(plain.body()).isEqualTo(200);
+        final Http.Response marked = http.post("/v1/query", "\uFEFF" + query);
+        assertThat(marked.status()).as(marked.body()).isEqualTo(200);
+        assertThat(withoutStats(marked.json())).isEqualTo(withoutStats(plain.json()));
+        final Http.Response get = http.get("/v1/query?q=" + URLEncoder.encode("\uFEFF" + query, StandardCharsets.UTF_8));
+        assertThat(get.status()).as(get.body()).isEqualTo(200);
+        assertThat(withoutStats(get.json())).isEqualTo(withoutStats(plain.json()));
+        for (final String bad : new String[] {"\uFEFF\uFEFF" + query, " \uFEFF" + query, query.replace(",\"aggs\"", ",\uFEFF\"aggs\""),
+            query + "\uFEFF", "\uFEFF"}) {
+            final Http.Response r = http.post("/v1/query", bad);
+            assertThat(r.status()).as(bad).isEqualTo(400);
+            assertThat(r.errorCode()).as(bad).isEqualTo("MALFORMED_JSON");
+        }
+    }
+
     @Test
     void shouldParseAPostBodyWithMultiByteUtf8() {
         final Http.Response post = http.post("/v1/query", WIDE_QUERY);
