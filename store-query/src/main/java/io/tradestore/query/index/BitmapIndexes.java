@@ -60,8 +60,14 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      */
     public static final long DEFAULT_SUMMARY_BUDGET = Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8);
     private final Map<SummaryKey, ValueSummary> summaries = new ConcurrentHashMap<>();
-    /** Per-minute summaries, or {@link BucketSummary#OUT_OF_ORDER} where a segment's timestamps are out of order. */
+    /** Per-minute summaries. */
     private final Map<SummaryKey, BucketSummary> buckets = new ConcurrentHashMap<>();
+    /**
+     * Sealed segments whose timestamps are not in order (a property of the segment, whatever the key and measure): no
+     * bucket summary is built for them, and a second key or measure does not pay a pass (nor evict summaries) to learn it.
+     * Segments compare by identity.
+     */
+    private final java.util.Set<Segment> outOfOrder = ConcurrentHashMap.newKeySet();
     /**
      * Per bucket summary that had more cells than the budget left, the cells it was allowed: tried again only with room
      * for more (a larger {@link #summaryBudget}, or after {@link #clear}), not by every query at the cost of a pass.
@@ -203,6 +209,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         open.clear();
         summaries.clear();
         buckets.clear();
+        outOfOrder.clear();
         overBudget.clear();
         bucketAsks.clear();
         summaryBytes.set(0);
@@ -804,22 +811,21 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * @param colA    the measure, or -1 for row counts only.
      * @param colB    a product's second factor, or -1.
      * @return the summary, or null when the column has no index there, a measure column is f64, the index has more than
-     *         {@link #summaryEntries(int)} slots, the timestamps are not in order (remembered: never retried), or its
-     *         cells would take more than what the summaries leave of {@link #summaryBudget} (tried again only with room for more).
+     *         {@link #summaryEntries(int)} slots, the segment's timestamps are not in order (remembered for the segment,
+     *         whatever the key and measure: never retried), or its cells would take more than what the summaries leave of
+     *         {@link #summaryBudget} (tried again only with room for more).
      */
     BucketSummary bucketSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB) {
         final SegmentIndex idx = index(snap, segment, key);
         final Schema schema = snap.schema();
         final Column[] m = measures(schema, colA, colB);
-        if (idx == null || idx.slotCount() > summaryEntries || m == null || !snap.segmentSealed(segment)) {
+        final Segment s = snap.segment(segment);
+        if (idx == null || idx.slotCount() > summaryEntries || m == null || !snap.segmentSealed(segment) || outOfOrder.contains(s)) {
             return null;
         }
-        final SummaryKey k = new SummaryKey(snap.segment(segment), key, colA, colB);
+        final SummaryKey k = new SummaryKey(s, key, colA, colB);
         final BucketSummary cached = buckets.get(k);
         if (cached != null) {
-            if (cached == BucketSummary.OUT_OF_ORDER) {
-                return null;
-            }
             cached.touch(System.nanoTime());
             return cached;
         }
@@ -832,9 +838,9 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         if (!roomForCells(allowed) && (!evictIdle() || !roomForCells(allowed))) {
             return null;
         }
-        final BucketSummary built = buckets.computeIfAbsent(k, x -> {
+        return buckets.computeIfAbsent(k, x -> {
             final long maxCells = Math.max(0, summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES;
-            final BucketSummary b = BucketSummary.build(snap.segment(segment), snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
+            final BucketSummary b = BucketSummary.build(s, snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
                 schema.column(key), idx.min(), idx.slotCount(), m[0], m[1], maxCells);
             if (b == BucketSummary.TOO_MANY_CELLS) {
                 overBudget.put(k, maxCells); // over budget now, not for ever: tried again with room for more cells
@@ -842,13 +848,14 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             }
             overBudget.remove(k);
             bucketAsks.remove(k);
-            if (b != BucketSummary.OUT_OF_ORDER) {
-                summaryBytes.addAndGet(b.bytes());
-                bucketBuilds.incrementAndGet();
+            if (b == BucketSummary.OUT_OF_ORDER) {
+                outOfOrder.add(s);
+                return null;
             }
+            summaryBytes.addAndGet(b.bytes());
+            bucketBuilds.incrementAndGet();
             return b;
         });
-        return built == BucketSummary.OUT_OF_ORDER ? null : built;
     }
 
     /** @return whether the budget has room, and more cells than {@code allowed} (a failed build's cap, or null) fit. */
@@ -895,7 +902,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     }
 
     /**
-     * Adds a map's summaries idle for {@code idle} nanoseconds to {@code out} (the out-of-order marker is no summary).
+     * Adds a map's summaries idle for {@code idle} nanoseconds to {@code out}.
      *
      * @return when the least recently used of the others was used, or Long.MAX_VALUE.
      */
@@ -904,9 +911,6 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         for (final Map.Entry<SummaryKey, ? extends CachedSummary> e : map.entrySet()) {
             final CachedSummary s = e.getValue();
             final long used = s.lastUsed();
-            if (s == BucketSummary.OUT_OF_ORDER) {
-                continue;
-            }
             if (now - used >= idle) {
                 out.add(new Idle(map, e.getKey(), s, used, s.bytes()));
             } else {

@@ -41,7 +41,7 @@ public final class BucketSummary extends CachedSummary {
     private static final int FIRST_VALUE = 9;
     private static final int LAST_TS = 10;
     private static final int LAST_VALUE = 11;
-    /** What {@link #build} returns when a timestamp is null or out of order: remembered, the segment never has cells. */
+    /** What {@link #build} returns when a timestamp is null or out of order: remembered per segment, which never has cells. */
     static final BucketSummary OUT_OF_ORDER = new BucketSummary(null, false, 0, 0, new int[1], new long[0]);
     /** What {@link #build} returns when the segment has more cells than it may build: not remembered (budget may free). */
     static final BucketSummary TOO_MANY_CELLS = new BucketSummary(null, false, 0, 0, new int[1], new long[0]);
