@@ -94,4 +94,54 @@ class SummaryCacheTest {
         x.bucketSummary(snap, 2, INSTRUMENT, QUANTITY, -1);
         assertThat(x.summaryEvictions()).isPositive();
     }
+
+    /**
+     * Cells needing more than the quarter of the budget that eviction frees by default: the first build finds out how
+     * many there are, and the next evicts what they need from idle summaries (never from busy ones, and nothing when even
+     * every idle one would not make room).
+     */
+    @Test
+    void shouldEvictWhatABuildOfCellsNeedsWhenIdleSummariesCanGiveIt() {
+        final long cells = indexes().bucketSummary(snap, 2, INSTRUMENT, QUANTITY, -1).bytes();
+        final BitmapIndexes x = indexes();
+        final long full = fillWithIdleValueSummaries(x);
+        assertThat(cells).as("cells need more than a quarter of the budget, and less than it").isGreaterThan(full / 4).isLessThan(full / 2 + full / 4);
+        // busy summaries make no room
+        x.summaryIdleMillis(3_600_000);
+        for (int ask = 0; ask < 3; ask++) {
+            assertThat(x.bucketSummary(snap, 2, INSTRUMENT, QUANTITY, -1)).isNull();
+        }
+        assertThat(x.summaryEvictions()).isZero();
+        // idle: the first build learns how many cells there are, the second has room for them
+        x.summaryIdleMillis(0);
+        assertThat(x.bucketSummary(snap, 2, INSTRUMENT, QUANTITY, -1)).isNull();
+        final BucketSummary built = x.bucketSummary(snap, 2, INSTRUMENT, QUANTITY, -1);
+        assertThat(built).isNotNull();
+        assertThat(built.bytes()).isEqualTo(cells);
+        assertThat(x.bucketSummaryBuilds()).isEqualTo(1);
+        // within the budget, and value summaries are left: eviction freed what the cells needed, not everything idle
+        assertThat(x.summaryBytes()).isLessThanOrEqualTo(full).isGreaterThan(cells);
+        assertThat(x.bucketSummary(snap, 2, INSTRUMENT, QUANTITY, -1)).isSameAs(built);
+    }
+
+    @Test
+    void shouldEvictNothingForCellsThatIdleSummariesCannotMakeRoomFor() {
+        final long cells = indexes().bucketSummary(snap, 2, INSTRUMENT, QUANTITY, -1).bytes();
+        final BitmapIndexes x = indexes();
+        assertThat(x.summary(snap, 0, INSTRUMENT, TRADE_ID, -1)).isNotNull();
+        assertThat(x.summary(snap, 1, INSTRUMENT, TRADE_ID, -1)).isNotNull();
+        x.summaryBudget(x.summaryBytes());
+        x.summaryIdleMillis(0);
+        assertThat(cells).isGreaterThan(x.summaryBytes());
+        // the first build cannot know its need: it evicts the default quarter and fails
+        assertThat(x.bucketSummary(snap, 2, INSTRUMENT, QUANTITY, -1)).isNull();
+        final long evictions = x.summaryEvictions();
+        final long bytes = x.summaryBytes();
+        for (int ask = 0; ask < 3; ask++) {
+            assertThat(x.bucketSummary(snap, 2, INSTRUMENT, QUANTITY, -1)).isNull();
+        }
+        assertThat(bytes).as("a value summary is left to evict").isPositive();
+        assertThat(x.summaryEvictions()).isEqualTo(evictions);
+        assertThat(x.summaryBytes()).isEqualTo(bytes);
+    }
 }
