@@ -27,14 +27,19 @@ class LayoutsBenchmarkTest {
         final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
         final LayoutsBenchmark.Report report = LayoutsBenchmark.run(o, out);
         LayoutsBenchmark.print(report, out);
-        assertThat(report.results).hasSize(7);
+        assertThat(report.results).hasSize(8);
         assertThat(report.floor1GBps).isPositive();
         for (final LayoutsBenchmark.Result r : report.results) {
             assertThat(r.scanMs).as(r.name).isPositive();
+            if (r.readOnly) {
+                assertThat(r.name).isEqualTo("COLUMN columns read only (no product), 2 threads");
+                continue;
+            }
             assertThat(r.buy).as(r.name).isEqualTo(report.results.get(0).buy).isPositive();
             assertThat(r.sell).as(r.name).isEqualTo(report.results.get(0).sell).isPositive();
         }
-        assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("| COLUMN kernel (3 columns) |", "memory-bandwidth floor");
+        assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("| COLUMN kernel (3 columns) |", "| COLUMN columns read only (no product), 2 threads |",
+            "memory-bandwidth floor");
         assertThat(dir).isEmptyDirectory();
     }
 
@@ -61,5 +66,27 @@ class LayoutsBenchmarkTest {
         assertThat(java.math.BigInteger.valueOf(acc[3]).shiftLeft(64).add(new java.math.BigInteger(Long.toUnsignedString(acc[2]))))
             .isEqualTo(sell);
         assertThat(Set.of('B', 'S')).contains(LayoutsBenchmark.side(LayoutsBenchmark.mix(7)));
+    }
+
+    @Test
+    void shouldReadEveryByteOfTheKernelsThreeColumns() {
+        final int rows = 70_001;
+        try (io.tradestore.core.Store store = io.tradestore.core.Store.open(dir)) {
+            final io.tradestore.core.Table table = store.createTable(io.tradestore.core.flyweight.TradesSchema.SCHEMA.with("t",
+                io.tradestore.core.schema.Layout.COLUMN, 65_536, 4_096));
+            LayoutsBenchmark.append(table, rows);
+            try (io.tradestore.core.TableReader reader = table.reader()) {
+                final io.tradestore.core.TableSnapshot snap = reader.snapshot();
+                long expected = 0;
+                final io.tradestore.core.flyweight.TradeFlyweight f = new io.tradestore.core.flyweight.TradeFlyweight().bind(snap);
+                while (f.next()) {
+                    expected += f.price() + f.quantity() + (byte) f.side();
+                }
+                final long[] acc = new long[4];
+                LayoutsBenchmark.readColumns(snap, 0, snap.segmentCount(), acc);
+                assertThat(snap.segmentCount()).isEqualTo(2);
+                assertThat(acc[0]).isEqualTo(expected);
+            }
+        }
     }
 }
