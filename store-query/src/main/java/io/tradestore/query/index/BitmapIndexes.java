@@ -887,8 +887,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return true;
         }
         final long now = System.nanoTime();
-        if (now - nextIdleScan < 0) {
-            return false;
+        if (needBytes > budget || now - nextIdleScan < 0) {
+            return false; // more than the whole budget, or nothing can be idle yet
         }
         final long idle = summaryIdleNanos;
         final List<Idle> candidates = new ArrayList<>();

@@ -2,6 +2,7 @@ package io.tradestore.query.index;
 
 import java.nio.file.Path;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -124,24 +125,35 @@ class SummaryCacheTest {
         assertThat(x.bucketSummary(snap, 2, INSTRUMENT, QUANTITY, -1)).isSameAs(built);
     }
 
+    /** Marks a segment's value summary as last used two hours ago (the others stay in use). */
+    private static void age(final BitmapIndexes x, final int segment) {
+        x.summary(snap, segment, INSTRUMENT, TRADE_ID, -1).touch(System.nanoTime() - TimeUnit.HOURS.toNanos(2));
+    }
+
     @Test
     void shouldEvictNothingForCellsThatIdleSummariesCannotMakeRoomFor() {
         final long cells = indexes().bucketSummary(snap, 2, INSTRUMENT, QUANTITY, -1).bytes();
         final BitmapIndexes x = indexes();
-        assertThat(x.summary(snap, 0, INSTRUMENT, TRADE_ID, -1)).isNotNull();
-        assertThat(x.summary(snap, 1, INSTRUMENT, TRADE_ID, -1)).isNotNull();
-        x.summaryBudget(x.summaryBytes());
-        x.summaryIdleMillis(0);
-        assertThat(cells).isGreaterThan(x.summaryBytes());
-        // the first build cannot know its need: it evicts the default quarter and fails
+        final long full = fillWithIdleValueSummaries(x);
+        final long one = full / SEALED;
+        x.summaryIdleMillis(3_600_000);
+        // the first build cannot know its need: the one idle summary makes what room it can, and the build fails
+        age(x, 0);
         assertThat(x.bucketSummary(snap, 2, INSTRUMENT, QUANTITY, -1)).isNull();
-        final long evictions = x.summaryEvictions();
-        final long bytes = x.summaryBytes();
-        for (int ask = 0; ask < 3; ask++) {
+        assertThat(x.summaryEvictions()).isEqualTo(1);
+        // idle summaries that would not make the cells' room with the free one stay: nothing is evicted for them
+        final int more = (int) ((cells + one - 1) / one) - 1;
+        assertThat(more).as("value summaries the cells need beyond the first").isBetween(2, SEALED - 2);
+        for (int s = 1; s < more; s++) {
+            age(x, s);
             assertThat(x.bucketSummary(snap, 2, INSTRUMENT, QUANTITY, -1)).isNull();
+            assertThat(x.summaryEvictions()).isEqualTo(1);
         }
-        assertThat(bytes).as("a value summary is left to evict").isPositive();
-        assertThat(x.summaryEvictions()).isEqualTo(evictions);
-        assertThat(x.summaryBytes()).isEqualTo(bytes);
+        assertThat(x.summaryBytes()).isEqualTo(full - one);
+        // one more idle, and they would: they make the room, and the cells are built
+        age(x, more);
+        assertThat(x.bucketSummary(snap, 2, INSTRUMENT, QUANTITY, -1)).isNotNull();
+        assertThat(x.summaryEvictions()).isEqualTo(1 + more);
+        assertThat(x.summaryBytes()).isEqualTo(full - (1 + more) * one + cells);
     }
 }
