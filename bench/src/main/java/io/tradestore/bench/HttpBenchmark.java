@@ -26,7 +26,6 @@ import io.tradestore.core.ingest.LoadOptions;
 import io.tradestore.core.sample.TradeGenerator;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.server.http.QueryServer;
-import io.tradestore.server.http.QueryService;
 import io.tradestore.server.http.ServerConfig;
 
 /**
@@ -213,7 +212,7 @@ public final class HttpBenchmark {
                                     final int connections, final int serverThreads, final double fixedRate, final PrintStream log,
                                     final String tracePrefix) throws IOException {
         final List<KindResult> out = new ArrayList<>();
-        try (QueryServer server = QueryServer.start(store, QueryService.of(engine),
+        try (QueryServer server = QueryServer.start(store, engine,
             new ServerConfig("127.0.0.1", 0, serverThreads, 1024, 1 << 20, 10_000, null), log)) {
             final HttpBenchmark bench = new HttpBenchmark(server.address(), connections, log);
             bench.tracePrefix = tracePrefix;

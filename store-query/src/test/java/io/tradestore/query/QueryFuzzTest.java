@@ -303,7 +303,8 @@ class QueryFuzzTest {
         // the path must point into the query: at the node, or (a missing field) at its parent
         final JsonNode root;
         try {
-            root = JSON.readTree(json);
+            // one byte order mark before the text is skipped (QueryParser.parse), as Jackson skips it in bytes
+            root = JSON.readTree(json.startsWith("\uFEFF") ? json.substring(1) : json);
         } catch (final IOException x) {
             return e.code() + " for text that is not JSON";
         }

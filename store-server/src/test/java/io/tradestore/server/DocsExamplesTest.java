@@ -27,7 +27,6 @@ import io.tradestore.query.QueryEngine;
 import io.tradestore.server.cli.TradestoreCli;
 import io.tradestore.server.http.Http;
 import io.tradestore.server.http.QueryServer;
-import io.tradestore.server.http.QueryService;
 import io.tradestore.server.http.ServerConfig;
 
 /** Runs every example of docs/cli.md and docs/http-api.md, and checks docs/openapi.yaml names every route and status. */
@@ -136,7 +135,7 @@ class DocsExamplesTest {
         final Path md = docs().resolve("http-api.md");
         final String text = Files.readString(md);
         try (Store s = Store.open(store); QueryEngine engine = new QueryEngine(s, 2);
-             QueryServer server = QueryServer.start(s, QueryService.of(engine), new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null), System.err)) {
+             QueryServer server = QueryServer.start(s, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null), System.err)) {
             final Http http = new Http(server.port());
             JsonNode firstAnswer = null;
             int ran = 0;

@@ -63,11 +63,17 @@ final class KeySpec {
         return min > max || min >= lo && max <= lo + radix - 2;
     }
 
-    /** @param keyValue from {@link #keyValue}. @return the raw output value (bucket start for buckets). */
+    /**
+     * @param keyValue from {@link #keyValue}.
+     * @return the raw output value: for buckets the bucket's start, or the smallest timestamp (Long.MIN_VALUE + 1) for a
+     *     bucket starting before it (the first bucket of the range starts at Long.MIN_VALUE, the null marker, for widths
+     *     dividing 2^63, and below the range of a long for the others: it would wrap around to a far-future timestamp).
+     */
     long outputRaw(final long keyValue) {
-        if (keyValue == Long.MIN_VALUE) {
-            return Long.MIN_VALUE;
+        if (keyValue == Long.MIN_VALUE || bucketNs <= 0) {
+            return keyValue;
         }
-        return bucketNs > 0 ? keyValue * bucketNs : keyValue;
+        // -(MAX / width) = ceil((MIN + 1) / width): the first bucket whose start is a timestamp
+        return keyValue < -(Long.MAX_VALUE / bucketNs) ? Long.MIN_VALUE + 1 : keyValue * bucketNs;
     }
 }

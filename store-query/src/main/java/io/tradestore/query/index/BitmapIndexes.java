@@ -15,10 +15,14 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.zip.CRC32;
 
 import org.roaringbitmap.BatchIterator;
@@ -60,11 +64,18 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      */
     public static final long DEFAULT_SUMMARY_BUDGET = Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8);
     private final Map<SummaryKey, ValueSummary> summaries = new ConcurrentHashMap<>();
-    /** Per-minute summaries, or {@link BucketSummary#OUT_OF_ORDER} where a segment's timestamps are out of order. */
+    /** Per-minute summaries. */
     private final Map<SummaryKey, BucketSummary> buckets = new ConcurrentHashMap<>();
     /**
-     * Per bucket summary that had more cells than the budget left, the cells it was allowed: tried again only with room
-     * for more (a larger {@link #summaryBudget}, or after {@link #clear}), not by every query at the cost of a pass.
+     * Sealed segments whose timestamps are not in order (a property of the segment, whatever the key and measure): no
+     * bucket summary is built for them, and a second key or measure does not pay a pass (nor evict summaries) to learn it.
+     * Segments compare by identity.
+     */
+    private final Set<Segment> outOfOrder = ConcurrentHashMap.newKeySet();
+    /**
+     * Per bucket summary that had more cells than the budget left, the cells it has: tried again only once the budget has
+     * room for them all (made by evicting idle summaries, a larger {@link #summaryBudget}, or after {@link #clear}), not
+     * by every query at the cost of a pass.
      */
     private final Map<SummaryKey, Long> overBudget = new ConcurrentHashMap<>();
     /** How many times a bucket summary is asked for before it is built (see {@link #bucketSummaryAfter(int)}). */
@@ -109,7 +120,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     }
 
     /** A summary idle long enough to be evicted: its map and key, when it was last used, its size. */
-    private record Idle(java.util.Map<SummaryKey, ? extends CachedSummary> map, SummaryKey key, CachedSummary summary, long lastUsed, long bytes) {
+    private record Idle(Map<SummaryKey, ? extends CachedSummary> map, SummaryKey key, CachedSummary summary, long lastUsed, long bytes) {
     }
 
     private record SummaryKey(Segment segment, int key, int colA, int colB) {
@@ -203,6 +214,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         open.clear();
         summaries.clear();
         buckets.clear();
+        outOfOrder.clear();
         overBudget.clear();
         bucketAsks.clear();
         summaryBytes.set(0);
@@ -728,26 +740,45 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
 
     /** @return the cached summary when it covers {@code rows} rows, else one built now (unless the budget is spent). */
     private ValueSummary cachedSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB,
-                                       final int rows, final java.util.function.Supplier<ValueSummary> build) {
-        final SummaryKey k = new SummaryKey(snap.segment(segment), key, colA, colB);
-        final ValueSummary cached = summaries.get(k);
-        if (cached != null && cached.coveredRows() >= rows) {
+                                       final int rows, final Supplier<ValueSummary> build) {
+        return cached(summaries, new SummaryKey(snap.segment(segment), key, colA, colB), v -> v.coveredRows() >= rows, () -> true, 1, build,
+            summaryBuilds);
+    }
+
+    /**
+     * The value or bucket summary cached under a key when it still answers, else one built now when the caller is ready
+     * and the budget has (or idle summaries can make) the room it needs; else the cached one, or null.
+     *
+     * @param map       the value or the bucket summaries.
+     * @param k         the key.
+     * @param fresh     whether a cached summary answers (an open segment's covers fewer rows than it now has).
+     * @param ready     asked when none answers: whether to build now (a bucket summary waits for a query asked again).
+     * @param needBytes the room the build needs at least.
+     * @param build     builds the summary, or returns null (nothing is cached then).
+     * @param builds    the count of builds to add to.
+     * @param <S>       the kind of summary.
+     * @return the summary, or null.
+     */
+    private <S extends CachedSummary> S cached(final Map<SummaryKey, S> map, final SummaryKey k, final Predicate<S> fresh, final BooleanSupplier ready,
+                                               final long needBytes, final Supplier<S> build, final AtomicLong builds) {
+        final S cached = map.get(k);
+        if (cached != null && fresh.test(cached)) {
             cached.touch(System.nanoTime());
             return cached;
         }
-        if (summaryBytes.get() >= summaryBudget && !evictIdle()) {
+        if (!ready.getAsBoolean() || !makeRoom(needBytes)) {
             return cached;
         }
-        return summaries.compute(k, (x, old) -> {
-            if (old != null && old.coveredRows() >= rows) {
+        return map.compute(k, (x, old) -> {
+            if (old != null && fresh.test(old)) {
                 return old; // another query built it meanwhile
             }
-            final ValueSummary v = build.get();
+            final S v = build.get();
             if (v == null) {
                 return old;
             }
             summaryBytes.addAndGet(v.bytes() - (old == null ? 0 : old.bytes()));
-            summaryBuilds.incrementAndGet();
+            builds.incrementAndGet();
             return v;
         });
     }
@@ -804,79 +835,75 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * @param colA    the measure, or -1 for row counts only.
      * @param colB    a product's second factor, or -1.
      * @return the summary, or null when the column has no index there, a measure column is f64, the index has more than
-     *         {@link #summaryEntries(int)} slots, the timestamps are not in order (remembered: never retried), or its
-     *         cells would take more than what the summaries leave of {@link #summaryBudget} (tried again only with room for more).
+     *         {@link #summaryEntries(int)} slots, the segment's timestamps are not in order (remembered for the segment,
+     *         whatever the key and measure: never retried), or its cells would take more than what the summaries leave of
+     *         {@link #summaryBudget} (tried again only with room for more).
      */
     BucketSummary bucketSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB) {
         final SegmentIndex idx = index(snap, segment, key);
         final Schema schema = snap.schema();
         final Column[] m = measures(schema, colA, colB);
-        if (idx == null || idx.slotCount() > summaryEntries || m == null || !snap.segmentSealed(segment)) {
+        final Segment s = snap.segment(segment);
+        if (idx == null || idx.slotCount() > summaryEntries || m == null || !snap.segmentSealed(segment) || outOfOrder.contains(s)) {
             return null;
         }
-        final SummaryKey k = new SummaryKey(snap.segment(segment), key, colA, colB);
-        final BucketSummary cached = buckets.get(k);
-        if (cached != null) {
-            if (cached == BucketSummary.OUT_OF_ORDER) {
-                return null;
-            }
-            cached.touch(System.nanoTime());
-            return cached;
-        }
+        final SummaryKey k = new SummaryKey(s, key, colA, colB);
+        // a segment that had more cells than the room it was given waits for room for all of them
+        final Long cells = overBudget.get(k);
         // a one-off query reads its rows (a build is one pass over the segment: ~0.1-0.2 s cold); a repeated one builds
-        if (bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() < bucketSummaryAfter) {
-            return null;
-        }
-        // full, or too full for a segment that had more cells than the room it was given: room only from idle summaries
-        final Long allowed = overBudget.get(k);
-        if (!roomForCells(allowed) && (!evictIdle() || !roomForCells(allowed))) {
-            return null;
-        }
-        final BucketSummary built = buckets.computeIfAbsent(k, x -> {
-            final long maxCells = Math.max(0, summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES;
-            final BucketSummary b = BucketSummary.build(snap.segment(segment), snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
-                schema.column(key), idx.min(), idx.slotCount(), m[0], m[1], maxCells);
-            if (b == BucketSummary.TOO_MANY_CELLS) {
-                overBudget.put(k, maxCells); // over budget now, not for ever: tried again with room for more cells
-                return null;
-            }
-            overBudget.remove(k);
-            bucketAsks.remove(k);
-            if (b != BucketSummary.OUT_OF_ORDER) {
-                summaryBytes.addAndGet(b.bytes());
-                bucketBuilds.incrementAndGet();
-            }
-            return b;
-        });
-        return built == BucketSummary.OUT_OF_ORDER ? null : built;
-    }
-
-    /** @return whether the budget has room, and more cells than {@code allowed} (a failed build's cap, or null) fit. */
-    private boolean roomForCells(final Long allowed) {
-        final long left = summaryBudget - summaryBytes.get();
-        return left > 0 && (allowed == null || allowed < left / BucketSummary.CELL_BYTES);
+        return cached(buckets, k, b -> true, () -> bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() >= bucketSummaryAfter,
+            (cells == null ? 1 : cells) * BucketSummary.CELL_BYTES, () -> {
+                final long maxCells = Math.max(0, summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES;
+                final BucketSummary b = BucketSummary.build(s, snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
+                    schema.column(key), idx.min(), idx.slotCount(), m[0], m[1], maxCells);
+                if (b.cellsNeeded() > 0) {
+                    overBudget.put(k, b.cellsNeeded()); // over budget now, not for ever
+                    return null;
+                }
+                overBudget.remove(k);
+                bucketAsks.remove(k);
+                if (b == BucketSummary.OUT_OF_ORDER) {
+                    outOfOrder.add(s);
+                    return null;
+                }
+                return b;
+            }, bucketBuilds);
     }
 
     /**
-     * Evicts the least recently used summaries (value and bucket) that no query used for {@link #summaryIdleMillis}
-     * until a quarter of the budget is free, or none idle is left. When nothing could
-     * be idle yet (the least recently used summary was used less than the idle time ago), it returns at once until then:
-     * a full budget of busy summaries costs each query a clock read, not a pass over every summary.
+     * Whether the budget has {@code needBytes} of room; when it has not, makes it by evicting the least recently used
+     * summaries (value and bucket) that no query used for {@link #summaryIdleMillis}: enough to free what is needed, and
+     * at least a quarter of the budget (so the next builds find room without a scan each), or none when all the idle ones
+     * together would not free enough. When nothing could be idle yet (the least recently used summary was used less than
+     * the idle time ago), it returns at once until then: a full budget of busy summaries costs each query a clock read,
+     * not a pass over every summary.
      *
-     * @return whether the budget has room now.
+     * @param needBytes the room a build needs.
+     * @return whether the budget has that room now.
      */
-    private boolean evictIdle() {
+    private boolean makeRoom(final long needBytes) {
+        final long budget = summaryBudget;
+        if (budget - summaryBytes.get() >= needBytes) {
+            return true;
+        }
         final long now = System.nanoTime();
-        if (now - nextIdleScan < 0) {
-            return summaryBytes.get() < summaryBudget;
+        if (needBytes > budget || now - nextIdleScan < 0) {
+            return false; // more than the whole budget, or nothing can be idle yet
         }
         final long idle = summaryIdleNanos;
-        final java.util.List<Idle> candidates = new java.util.ArrayList<>();
+        final List<Idle> candidates = new ArrayList<>();
         final long oldestBusy = Math.min(idleOf(summaries, now, idle, candidates), idleOf(buckets, now, idle, candidates));
         // the next time a summary busy now can be idle (a newer one is used later than the oldest busy one)
         nextIdleScan = candidates.isEmpty() && oldestBusy != Long.MAX_VALUE ? oldestBusy + idle : now;
-        candidates.sort(java.util.Comparator.comparingLong(Idle::lastUsed));
-        final long target = summaryBudget - summaryBudget / 4;
+        long idleBytes = 0;
+        for (final Idle c : candidates) {
+            idleBytes += c.bytes;
+        }
+        if (budget - summaryBytes.get() + idleBytes < needBytes) {
+            return false; // evicting them all would not make the room: keep them
+        }
+        candidates.sort(Comparator.comparingLong(Idle::lastUsed));
+        final long target = budget - Math.max(needBytes, budget / 4);
         for (final Idle c : candidates) {
             if (summaryBytes.get() <= target) {
                 break;
@@ -886,7 +913,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                 summaryEvictions.incrementAndGet();
             }
         }
-        return summaryBytes.get() < summaryBudget;
+        return budget - summaryBytes.get() >= needBytes;
     }
 
     /** @return heap bytes the value and bucket summaries hold now. */
@@ -895,18 +922,15 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     }
 
     /**
-     * Adds a map's summaries idle for {@code idle} nanoseconds to {@code out} (the out-of-order marker is no summary).
+     * Adds a map's summaries idle for {@code idle} nanoseconds to {@code out}.
      *
      * @return when the least recently used of the others was used, or Long.MAX_VALUE.
      */
-    private static long idleOf(final Map<SummaryKey, ? extends CachedSummary> map, final long now, final long idle, final java.util.List<Idle> out) {
+    private static long idleOf(final Map<SummaryKey, ? extends CachedSummary> map, final long now, final long idle, final List<Idle> out) {
         long oldestBusy = Long.MAX_VALUE;
         for (final Map.Entry<SummaryKey, ? extends CachedSummary> e : map.entrySet()) {
             final CachedSummary s = e.getValue();
             final long used = s.lastUsed();
-            if (s == BucketSummary.OUT_OF_ORDER) {
-                continue;
-            }
             if (now - used >= idle) {
                 out.add(new Idle(map, e.getKey(), s, used, s.bytes()));
             } else {

@@ -41,10 +41,8 @@ public final class BucketSummary extends CachedSummary {
     private static final int FIRST_VALUE = 9;
     private static final int LAST_TS = 10;
     private static final int LAST_VALUE = 11;
-    /** What {@link #build} returns when a timestamp is null or out of order: remembered, the segment never has cells. */
-    static final BucketSummary OUT_OF_ORDER = new BucketSummary(null, false, 0, 0, new int[1], new long[0]);
-    /** What {@link #build} returns when the segment has more cells than it may build: not remembered (budget may free). */
-    static final BucketSummary TOO_MANY_CELLS = new BucketSummary(null, false, 0, 0, new int[1], new long[0]);
+    /** What {@link #build} returns when a timestamp is null or out of order: remembered per segment, which never has cells. */
+    static final BucketSummary OUT_OF_ORDER = new BucketSummary(null, false, 0, 0, new int[1], new long[0], 0);
     private final Column measure;
     private final boolean product;
     private final long keyMin;
@@ -52,15 +50,23 @@ public final class BucketSummary extends CachedSummary {
     /** Cells of slot s: {@code [start[s], start[s + 1])}. */
     private final int[] start;
     private final long[] e;
+    /** Cells the segment has where {@link #build} had room for fewer (then this holds none), else 0. */
+    private final long cellsNeeded;
 
     private BucketSummary(final Column measure, final boolean product, final long keyMin, final int slots,
-                          final int[] start, final long[] e) {
+                          final int[] start, final long[] e, final long cellsNeeded) {
         this.measure = measure;
         this.product = product;
         this.keyMin = keyMin;
         this.slots = slots;
         this.start = start;
         this.e = e;
+        this.cellsNeeded = cellsNeeded;
+    }
+
+    /** @return the cells the segment has when {@link #build} had room for fewer (this summary then holds none), else 0. */
+    long cellsNeeded() {
+        return cellsNeeded;
     }
 
     @Override
@@ -80,8 +86,9 @@ public final class BucketSummary extends CachedSummary {
      * @param a        the measure (or its first factor), or null for row counts only.
      * @param b        the second factor of a product, or null.
      * @param maxCells the most cells to build before giving up (the memory budget).
-     * @return the summary, {@link #OUT_OF_ORDER} when a timestamp is null or smaller than the one before it, or
-     *         {@link #TOO_MANY_CELLS}.
+     * @return the summary, {@link #OUT_OF_ORDER} when a timestamp is null or smaller than the one before it, or, when
+     *         the segment has more than {@code maxCells} cells, an empty summary saying how many ({@link #cellsNeeded}:
+     *         the pass goes on to its end counting them, so the room it needs can be made).
      */
     static BucketSummary build(final Segment s, final int rowCount, final Column ts, final Column key, final long keyMin, final int slots,
                                final Column a, final Column b, final long maxCells) {
@@ -118,7 +125,8 @@ public final class BucketSummary extends CachedSummary {
             int c = current[slot];
             if (c < 0 || currentMinute[slot] != minute) {
                 if (n == maxCells) {
-                    return TOO_MANY_CELLS;
+                    final long more = cellsFrom(r, rowCount, tb, tst, kb, ks, kw, knul, keyMin, current, currentMinute);
+                    return more < 0 ? OUT_OF_ORDER : new BucketSummary(null, false, 0, 0, new int[1], new long[0], n + more);
                 }
                 if (n == slotOf.length) {
                     slotOf = Arrays.copyOf(slotOf, n * 2);
@@ -180,7 +188,36 @@ public final class BucketSummary extends CachedSummary {
         for (int c = 0; c < n; c++) {
             System.arraycopy(e, c * STRIDE, out, next[slotOf[c]]++ * STRIDE, STRIDE);
         }
-        return new BucketSummary(a, b != null, keyMin, slots, start, out);
+        return new BucketSummary(a, b != null, keyMin, slots, start, out, 0);
+    }
+
+    /**
+     * Counts the cells that rows {@code [from, rowCount)} start, after the rows before them made the cells whose minutes
+     * {@code current} and {@code currentMinute} hold ({@link #build}'s state where it ran out of room): timestamps and
+     * keys only (their addresses, strides, key width and null as {@link #build} read them).
+     *
+     * @return the cells, or -1 when a timestamp is null or smaller than the one before it.
+     */
+    private static long cellsFrom(final int from, final int rowCount, final long tb, final long tst, final long kb, final long ks, final int kw,
+                                  final long knul, final long keyMin, final int[] current, final long[] currentMinute) {
+        long cells = 0;
+        long previous = from == 0 ? Long.MIN_VALUE : NativeMemory.getLong(tb + (from - 1) * tst);
+        for (int r = from; r < rowCount; r++) {
+            final long t = NativeMemory.getLong(tb + r * tst);
+            if (t < previous || t == Long.MIN_VALUE) {
+                return -1;
+            }
+            previous = t;
+            final long minute = Math.floorDiv(t, MINUTE_NS);
+            final long k = NativeMemory.getSigned(kb + r * ks, kw);
+            final int slot = k == knul ? 0 : (int) (k - keyMin) + 1;
+            if (current[slot] < 0 || currentMinute[slot] != minute) {
+                current[slot] = 0; // any cell: only whether the slot has one matters here
+                currentMinute[slot] = minute;
+                cells++;
+            }
+        }
+        return cells;
     }
 
     /**

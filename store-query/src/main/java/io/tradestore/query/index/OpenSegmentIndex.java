@@ -144,23 +144,25 @@ final class OpenSegmentIndex {
             this.chunks = chunks;
         }
 
-        /** @return a new bitmap of the value's rows in the full chunks from {@code firstChunk} on. */
-        MutableRoaringBitmap union(final long value, final int firstChunk) {
+        /**
+         * @return a new bitmap of the value's rows in the full chunks from {@code firstChunk} on, or null as soon as they
+         *     reach {@code maxRows} (one search per chunk: the count and the rows come from the same one).
+         */
+        MutableRoaringBitmap union(final long value, final int firstChunk, final long maxRows) {
             final MutableRoaringBitmap b = new MutableRoaringBitmap();
             int[] scratch = null;
-            for (int i = firstChunk; i < chunks.length; i++) {
-                scratch = chunks[i].addTo(b, value, scratch);
+            long n = 0;
+            for (int c = firstChunk; c < chunks.length; c++) {
+                final int i = chunks[c].find(value);
+                if (i >= 0) {
+                    n += chunks[c].count(i);
+                    if (n >= maxRows) {
+                        return null;
+                    }
+                    scratch = chunks[c].addAt(b, i, scratch);
+                }
             }
             return b;
-        }
-
-        /** @return whether the value has at least {@link #CACHED_MIN_ROWS} rows in the full chunks from {@code firstChunk} on. */
-        boolean frequentFrom(final long value, final int firstChunk) {
-            int n = 0;
-            for (int i = firstChunk; i < chunks.length && n < CACHED_MIN_ROWS; i++) {
-                n += chunks[i].count(value);
-            }
-            return n >= CACHED_MIN_ROWS;
         }
 
         /** @return the cached bitmap of a frequent value, or null. */
@@ -170,7 +172,7 @@ final class OpenSegmentIndex {
 
         /** @return a new bitmap of the value's rows over the full chunks, cached when the value is frequent. */
         MutableRoaringBitmap build(final long value) {
-            final MutableRoaringBitmap b = union(value, 0);
+            final MutableRoaringBitmap b = union(value, 0, Long.MAX_VALUE);
             if (b.getCardinality() >= CACHED_MIN_ROWS) {
                 b.runOptimize(); // kept for later queries: worth compressing runs (a one-off bitmap is iterated once)
                 bitmaps.putIfAbsent(value, b.clone());
@@ -202,21 +204,23 @@ final class OpenSegmentIndex {
         @Override
         public ImmutableRoaringBitmap rowsFrom(final long value, final int fromRow) {
             final int firstChunk = fromRow >>> CHUNK_SHIFT;
-            if (value == nul || firstChunk == 0 || generation.cached(value) != null || generation.frequentFrom(value, firstChunk)) {
+            // a sparse value: the chunks from fromRow's on, and the tail, not cached (a query after summaries folded the rest)
+            final MutableRoaringBitmap b = value == nul || firstChunk == 0 || generation.cached(value) != null ? null
+                : generation.union(value, firstChunk, CACHED_MIN_ROWS);
+            if (b == null) {
                 // a frequent value's bitmap is built once per generation and shared: assembling its rows per query cost
                 // the HTTP window workload's heaviest requests 3-8 ms (docs/benchmarks.md, HTTP, session 5)
                 return rows(value);
             }
-            // a sparse value: the chunks from fromRow's on, and the tail, not cached (a query after summaries folded the rest)
-            final MutableRoaringBitmap b = generation.union(value, firstChunk);
-            if (tail != null && tail.contains(value)) {
+            if (tail != null) {
                 tail.addTo(b, value, null);
             }
             return b;
         }
 
         private ImmutableRoaringBitmap of(final long value) {
-            final boolean inTail = tail != null && tail.contains(value);
+            final int inTailAt = tail == null ? -1 : tail.find(value);
+            final boolean inTail = inTailAt >= 0;
             if (inTail) {
                 // a tail follows exactly one generation (its first row is where the full chunks end): unions live there
                 final ImmutableRoaringBitmap union = tail.unions.isEmpty() ? null : tail.unions.get(value);
@@ -229,7 +233,7 @@ final class OpenSegmentIndex {
                 return cached != null ? cached : generation.build(value);
             }
             final MutableRoaringBitmap b = cached != null ? cached.toMutableRoaringBitmap() : generation.build(value);
-            tail.addTo(b, value, null);
+            tail.addAt(b, inTailAt, null);
             if (b.getCardinality() >= CACHED_MIN_ROWS) {
                 tail.unions.putIfAbsent(value, b);
             }
@@ -396,22 +400,24 @@ final class OpenSegmentIndex {
             return w;
         }
 
-        /** @return the number of rows holding {@code value}. */
-        int count(final long value) {
-            final int i = Arrays.binarySearch(values, value);
-            return i < 0 ? 0 : offsets[i + 1] - offsets[i];
+        /** @return the index of {@code value} among the chunk's values, negative when no row holds it. */
+        int find(final long value) {
+            return Arrays.binarySearch(values, value);
         }
 
-        boolean contains(final long value) {
-            return Arrays.binarySearch(values, value) >= 0;
+        /** @param i a value's index ({@link #find}). @return the number of rows holding it. */
+        int count(final int i) {
+            return offsets[i + 1] - offsets[i];
         }
 
         /** Adds the rows holding {@code value} to {@code b}; returns the scratch array (grown as needed) for reuse. */
         int[] addTo(final MutableRoaringBitmap b, final long value, final int[] scratch) {
-            final int i = Arrays.binarySearch(values, value);
-            if (i < 0) {
-                return scratch;
-            }
+            final int i = find(value);
+            return i < 0 ? scratch : addAt(b, i, scratch);
+        }
+
+        /** {@link #addTo} of the value at index {@code i} ({@link #find}). */
+        int[] addAt(final MutableRoaringBitmap b, final int i, final int[] scratch) {
             final int from = offsets[i];
             final int n = offsets[i + 1] - from;
             // a chunk is one container key and its rows are sorted: the value's container is built at its final size and

@@ -53,14 +53,15 @@ public final class QueryParser {
     /**
      * Parses a query.
      *
-     * @param json the text.
+     * @param json the text; one byte order mark (U+FEFF) before it is skipped, as Jackson skips it in bytes (editors on
+     *             Windows save files with one), and one anywhere else is not JSON.
      * @return the model.
      * @throws QueryException MALFORMED_JSON or INVALID_QUERY with the JSON path.
      */
     public static Query parse(final String json) {
         final JsonNode root;
         try {
-            root = MAPPER.readTree(json);
+            root = MAPPER.readTree(json != null && json.startsWith("\uFEFF") ? json.substring(1) : json);
         } catch (final JsonProcessingException e) {
             throw malformed(e);
         } catch (final RuntimeException e) {
@@ -72,9 +73,9 @@ public final class QueryParser {
     /**
      * Parses a query from its bytes as they arrived (an HTTP body), without first copying them into a String.
      *
-     * @param utf8Json the text in UTF-8 (Jackson also recognises UTF-16 and UTF-32 by their byte order marks or by NUL
-     *                 bytes among the first four; a caller that accepts UTF-8 only checks for those first). It is read to
-     *                 its end and closed.
+     * @param utf8Json the text in UTF-8, after one optional byte order mark (Jackson also recognises UTF-16 and UTF-32 by
+     *                 their byte order marks or by NUL bytes among the first four; a caller that accepts UTF-8 only checks
+     *                 for those first). It is read to its end and closed.
      * @return the model.
      * @throws QueryException MALFORMED_JSON (also when the stream cannot be read) or INVALID_QUERY with the JSON path.
      */

@@ -9,7 +9,6 @@ import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.server.http.QueryServer;
-import io.tradestore.server.http.QueryService;
 import io.tradestore.server.http.ServerConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -92,7 +91,7 @@ final class ServeCommand implements Callable<Integer> {
                       final java.util.function.Consumer<QueryServer> started) throws InterruptedException {
         final CountDownLatch stopped = new CountDownLatch(1);
         final CountDownLatch signal = CliSupport.terminationSignal(stopped);
-        final QueryServer server = QueryServer.start(s, QueryService.of(engine), config, System.err);
+        final QueryServer server = QueryServer.start(s, engine, config, System.err);
         try {
             err.println("tradestore: serving " + s.directory() + " (tables " + s.tableNames() + ") on http://"
                 + config.bind() + ":" + server.port() + "  threads=" + config.threads() + " scanThreads=" + engine.threads()

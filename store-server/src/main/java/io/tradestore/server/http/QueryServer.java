@@ -80,8 +80,10 @@ import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.query.ErrorCode;
+import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.QueryResult;
+import io.tradestore.query.index.BitmapIndexes;
 
 /**
  * The HTTP/JSON front of a store, on Netty's HTTP/1.1 codec (see docs/http-api.md for why).
@@ -150,8 +152,8 @@ public final class QueryServer implements AutoCloseable {
     private final byte[] expectedAuthorization;
     private volatile boolean stopping;
 
-    private QueryServer(final Store store, final QueryService queries, final ServerConfig config, final PrintStream log)
-        throws IOException {
+    private QueryServer(final Store store, final QueryService queries, final BitmapIndexes indexes, final ServerConfig config,
+                        final PrintStream log) throws IOException {
         this.store = store;
         this.queries = queries;
         this.config = config;
@@ -161,7 +163,7 @@ public final class QueryServer implements AutoCloseable {
         this.workers = new ThreadPoolExecutor(config.threads(), config.threads(), 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
             daemonThreads("tradestore-query-", WORKER_STACK_LENGTH), new ThreadPoolExecutor.AbortPolicy());
         this.metrics = new ServerMetrics(() -> Math.max(0, admitted.get() - activeQueries.get()), activeQueries::get, pipelinedRequests::get,
-            MappedFile::mappedBytes, queries.engine() == null ? null : queries.engine().indexes());
+            MappedFile::mappedBytes, indexes);
         // one event loop per core: a loop never runs a query, so it always reads the next request (and answers 503 at once)
         this.loops = new MultiThreadIoEventLoopGroup(Math.max(1, Runtime.getRuntime().availableProcessors()),
             daemonThreads("tradestore-http-", 0), NioIoHandler.newFactory());
@@ -192,18 +194,36 @@ public final class QueryServer implements AutoCloseable {
     }
 
     /**
-     * Starts serving.
+     * Starts serving queries on an engine; /metrics reports its summaries.
+     *
+     * @param store  the store whose tables are served (not closed by the server).
+     * @param engine the engine over that store (not closed by the server).
+     * @param config address, limits and token.
+     * @param log    where the server log goes (stderr for the CLI).
+     * @return the running server.
+     */
+    public static QueryServer start(final Store store, final QueryEngine engine, final ServerConfig config, final PrintStream log) {
+        return start(store, QueryService.of(engine), engine.indexes(), config, log);
+    }
+
+    /**
+     * Starts serving queries on any service (tests make queries slow or faulty); /metrics has no summary figures.
      *
      * @param store   the store whose tables are served (not closed by the server).
-     * @param queries what answers queries, usually {@code QueryService.of(new QueryEngine(store))}.
+     * @param queries what answers queries.
      * @param config  address, limits and token.
-     * @param log     where the server log goes (stderr for the CLI).
+     * @param log     where the server log goes.
      * @return the running server.
      */
     public static QueryServer start(final Store store, final QueryService queries, final ServerConfig config, final PrintStream log) {
+        return start(store, queries, null, config, log);
+    }
+
+    private static QueryServer start(final Store store, final QueryService queries, final BitmapIndexes indexes, final ServerConfig config,
+                                     final PrintStream log) {
         final QueryServer s;
         try {
-            s = new QueryServer(store, queries, config, log);
+            s = new QueryServer(store, queries, indexes, config, log);
         } catch (final IOException e) {
             throw new StoreException("cannot listen on " + config.bind() + ":" + config.port() + ": " + e.getMessage()
                 + (config.port() != 0 ? "; is another server running there? choose another --port" : ""), e);
@@ -341,8 +361,9 @@ public final class QueryServer implements AutoCloseable {
             error(call, 400, "MALFORMED_JSON", "the body is not valid UTF-8", "");
             return;
         }
-        // JSON text never holds a raw NUL; refusing it also keeps Jackson from taking the body for UTF-16 or UTF-32
-        if (body.indexOf(body.readerIndex(), body.writerIndex(), (byte) 0) >= 0) {
+        // Jackson takes a body for UTF-16 or UTF-32 from NUL bytes among its first four (a BOM of either is not UTF-8), so
+        // those are refused here; a NUL further on is refused by the parser (JSON text never holds a raw one)
+        if (body.indexOf(body.readerIndex(), Math.min(body.writerIndex(), body.readerIndex() + 4), (byte) 0) >= 0) {
             error(call, 400, "MALFORMED_JSON", "the body is not JSON: it holds a NUL byte", "");
             return;
         }
@@ -411,11 +432,9 @@ public final class QueryServer implements AutoCloseable {
         }
         // the request is released once routed: the worker holds its own reference to the body
         final QueryTask task = new QueryTask(call, json, body == null ? null : body.retain(), "true".equals(epochNanos));
-        // Measured from arrival: the client waits for queueing and running alike.
-        final long remainingNs = TimeUnit.MILLISECONDS.toNanos(config.timeoutMs()) - (System.nanoTime() - call.startNs);
         // on the connection's event loop, from that loop: scheduling wakes no thread (a cancel is queued lazily)
         task.timeout = call.ctx.executor().schedule(() -> error(call, 504, "TIMEOUT", "the query did not finish within the server's limit of "
-            + config.timeoutMs() + " ms", ""), Math.max(0, remainingNs), TimeUnit.NANOSECONDS);
+            + config.timeoutMs() + " ms", ""), Math.max(0, task.remainingNs()), TimeUnit.NANOSECONDS);
         // never on the event loop: a slow query there would hold up every connection of the loop, 503s included
         try {
             workers.execute(task);
@@ -441,6 +460,11 @@ public final class QueryServer implements AutoCloseable {
         /** The body of a POST query (a reference this task owns and releases), or null for a GET. */
         private final ByteBuf postBody;
         private final boolean epochNanos;
+        /**
+         * When the server answers 504 ({@link System#nanoTime()}), measured from arrival: the client waits for queueing and
+         * running alike. Compared by difference only, so a timeout near Long.MAX_VALUE nanoseconds wraps harmlessly.
+         */
+        private final long deadlineNs;
         private volatile ScheduledFuture<?> timeout;
 
         QueryTask(final Call call, final String json, final ByteBuf postBody, final boolean epochNanos) {
@@ -448,6 +472,12 @@ public final class QueryServer implements AutoCloseable {
             this.json = json;
             this.postBody = postBody;
             this.epochNanos = epochNanos;
+            this.deadlineNs = call.startNs + TimeUnit.MILLISECONDS.toNanos(config.timeoutMs());
+        }
+
+        /** @return nanoseconds left until {@link #deadlineNs} (negative past it). */
+        long remainingNs() {
+            return deadlineNs - System.nanoTime();
         }
 
         /** On a query worker (the pool has one thread per running slot), then gives back the admission and the body. */
@@ -472,7 +502,9 @@ public final class QueryServer implements AutoCloseable {
         private void answer() {
             activeQueries.incrementAndGet();
             try {
-                final long leftMs = config.timeoutMs() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - call.startNs);
+                // whole milliseconds rounded up, as before: the engine stops no earlier than the 504
+                final long leftNs = remainingNs();
+                final long leftMs = leftNs / 1_000_000 + (leftNs % 1_000_000 > 0 ? 1 : 0);
                 final QueryResult result = postBody != null
                     ? queries.execute(new ByteBufInputStream(postBody), Math.max(1, leftMs))
                     : queries.execute(json, Math.max(1, leftMs));

@@ -27,8 +27,9 @@ public interface QueryService {
     QueryResult execute(String json, long timeoutMs);
 
     /**
-     * Runs a JSON query read from a POST body's bytes, which the server has checked to be UTF-8 without NUL bytes. This
-     * default decodes them into a String for {@link #execute(String, long)}; {@link #of(QueryEngine)} parses the bytes.
+     * Runs a JSON query read from a POST body's bytes, which the server has checked to be UTF-8 with no NUL byte among
+     * the first four (so Jackson reads them as UTF-8). This default decodes them into a String for
+     * {@link #execute(String, long)}; {@link #of(QueryEngine)} parses the bytes.
      *
      * @param utf8Json  the query text in UTF-8, read to its end.
      * @param timeoutMs the longest it may still run.
@@ -43,11 +44,6 @@ public interface QueryService {
         }
     }
 
-    /** @return the engine behind this service, for its cache figures in /metrics; null when there is none (tests). */
-    default QueryEngine engine() {
-        return null;
-    }
-
     /**
      * The production service: queries run on an engine, a POST body parsed by Jackson from its bytes.
      *
@@ -56,11 +52,6 @@ public interface QueryService {
      */
     static QueryService of(final QueryEngine engine) {
         return new QueryService() {
-            @Override
-            public QueryEngine engine() {
-                return engine;
-            }
-
             @Override
             public QueryResult execute(final String json, final long timeoutMs) {
                 return engine.execute(json, timeoutMs);

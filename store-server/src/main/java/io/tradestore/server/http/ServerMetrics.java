@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
@@ -59,24 +60,23 @@ final class ServerMetrics {
      */
     void record(final Endpoint endpoint, final int status, final long latencyNs) {
         assert status >= MIN_STATUS && status < MIN_STATUS + STATUS_COUNT : "status=" + status;
-        final int slot = endpoint.ordinal() * STATUS_COUNT + status - MIN_STATUS;
-        LongAdder count = requests.get(slot);
-        if (count == null) {
-            requests.compareAndSet(slot, null, new LongAdder());
-            count = requests.get(slot);
-        }
-        count.increment();
-        Latency latency = latencies.get(endpoint.ordinal());
-        if (latency == null) {
-            latencies.compareAndSet(endpoint.ordinal(), null, new Latency());
-            latency = latencies.get(endpoint.ordinal());
-        }
-        latency.record(latencyNs);
+        slot(requests, endpoint.ordinal() * STATUS_COUNT + status - MIN_STATUS, LongAdder::new).increment();
+        slot(latencies, endpoint.ordinal(), Latency::new).record(latencyNs);
         if (status == 503) {
             rejected.increment();
         } else if (status == 504) {
             timedOut.increment();
         }
+    }
+
+    /** @return the element at {@code i}, created on first use (by one of the threads that race for it). */
+    private static <T> T slot(final AtomicReferenceArray<T> array, final int i, final Supplier<T> create) {
+        final T t = array.get(i);
+        if (t != null) {
+            return t;
+        }
+        array.compareAndSet(i, null, create.get());
+        return array.get(i);
     }
 
     void rows(final long scanned, final long matched) {
