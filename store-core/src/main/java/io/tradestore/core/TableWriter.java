@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -383,7 +384,14 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             stagedAny = true;
         }
         if (row == segmentEndRow) {
-            openNextSegment(appender);
+            try {
+                openNextSegment(appender);
+            } catch (final RuntimeException e) {
+                // no new window: the staged rows went to the files (or are in flight), so the flyweights left in the old
+                // window, the appender too (its append failed), must reach their rows through the mappings again
+                refreshAttached();
+                throw e;
+            }
         }
         stageBase = row & -stageRows;
         stageFrom = row;
@@ -746,9 +754,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             try {
                 s = next.get();
             } catch (final InterruptedException e) {
+                // kept for the next attempt (or for close() to delete): dropped, it would stay mapped and on disk
+                ahead.addFirst(next);
                 Thread.currentThread().interrupt();
-                discardAhead();
-                throw new StoreException("interrupted while creating segment " + index, e);
+                throw new StoreException("interrupted while waiting for segment " + index + " of table '" + schema.name()
+                    + "' to be created; nothing was appended and the thread is still interrupted: clear the interrupt and"
+                    + " append again to continue, or close the writer", e);
             } catch (final ExecutionException e) {
                 // the segments after it were created for the wrong indexes now: the next attempt creates this one again
                 discardAhead();
@@ -1176,17 +1187,20 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
     }
 
-    /** Closes a segment created ahead that holds no rows, and deletes it (it is created again when needed). */
+    /**
+     * Closes a segment created ahead that holds no rows, and deletes it (it is created again when needed). Waits for its
+     * creation even on an interrupted thread (it takes a bounded time): otherwise the segment would stay mapped and on
+     * disk.
+     */
     private static void discard(final CompletableFuture<Segment> created) {
+        final Segment unused;
         try {
-            final Segment unused = created.get();
-            unused.close();
-            deleteQuietly(unused.directory());
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (final ExecutionException e) {
-            // nothing was mapped
+            unused = created.join();
+        } catch (final CompletionException e) {
+            return; // nothing was mapped
         }
+        unused.close();
+        deleteQuietly(unused.directory());
     }
 
     private void releaseLock() {
