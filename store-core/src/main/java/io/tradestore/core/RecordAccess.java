@@ -52,7 +52,9 @@ public interface RecordAccess {
     /**
      * Tells this access that a flyweight is bound to it. A writer keeps a weak reference and calls
      * {@link Flyweight#refresh()} whenever the addresses of rows move (its staged rows are copied into the segment
-     * files, or it closes); a snapshot's addresses never move, so it ignores the call.
+     * files, or it closes), and, when it appends through the mappings, after it widened a block's zone maps (so that
+     * the flyweight's {@link #addressRunEnd} records the rows it may still write); a snapshot's addresses never move,
+     * so it ignores the call.
      *
      * @param flyweight the flyweight just bound.
      */
