@@ -22,9 +22,11 @@ public interface Flyweight {
     Flyweight wrap(long row);
 
     /**
-     * Reads the current row's addresses, the row limit and whether setters may write again from the bound access;
-     * called by a writer when the addresses of its rows move (see {@link RecordAccess#attach}). A flyweight whose
-     * access has closed points at scratch memory afterwards and refuses writes.
+     * Reads the current row's addresses, the row limit and whether setters may write again from the bound access
+     * (positioning as {@link #wrap} does: {@link RecordAccess#rowAddress}, then {@link RecordAccess#addressRunEnd});
+     * called by a writer when the addresses of its rows move or it needs the flyweight to record its run again (see
+     * {@link RecordAccess#attach}). A flyweight whose access has closed points at scratch memory afterwards and refuses
+     * writes.
      */
     void refresh();
 

@@ -26,7 +26,9 @@ public interface RecordAccess {
     /**
      * Returns the address of a row's value in a column, where a flyweight reads and writes it; no checks (callers check
      * the row first). A snapshot answers from the segment's mapping; a writer may answer from its staging area for rows
-     * not yet copied into the segment files (see {@link TableWriter}).
+     * not yet copied into the segment files (see {@link TableWriter}). A flyweight that positions at a row asks for its
+     * column addresses here and then, once, for {@link #addressRunEnd} of the same row: a writer learns there which
+     * rows may be written through these addresses.
      *
      * @param row    a row below {@link #rowLimit()}.
      * @param column column index.
@@ -36,7 +38,11 @@ public interface RecordAccess {
 
     /**
      * Returns the end of the run of rows, from {@code row} on, whose values lie at {@code rowAddress(row, c) + k *
-     * columnStride(c)}: the segment's end for a snapshot, possibly earlier for a writer's staged rows.
+     * columnStride(c)}: the segment's end for a snapshot, possibly earlier for a writer's staged rows. Part of every
+     * positioning (after the {@link #rowAddress} calls for that row): a writer records here that the run's uncommitted
+     * rows may be written through the mappings, so that their zone maps are widened from the files at commit. A
+     * flyweight that skipped this call after positioning on a writer's row could write values the zone maps miss, and a
+     * range filter could then skip those rows.
      *
      * @param row a row below {@link #rowLimit()}.
      * @return the first row after the run.
@@ -46,7 +52,9 @@ public interface RecordAccess {
     /**
      * Tells this access that a flyweight is bound to it. A writer keeps a weak reference and calls
      * {@link Flyweight#refresh()} whenever the addresses of rows move (its staged rows are copied into the segment
-     * files, or it closes); a snapshot's addresses never move, so it ignores the call.
+     * files, or it closes), and, when it appends through the mappings, after it widened a block's zone maps (so that
+     * the flyweight's {@link #addressRunEnd} records the rows it may still write); a snapshot's addresses never move,
+     * so it ignores the call.
      *
      * @param flyweight the flyweight just bound.
      */

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -158,9 +159,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      */
     private StoreException copyFailure;
     /**
-     * Uncommitted rows a flyweight could have written through the mappings after their zone maps were widened from the
-     * staged values: from each mapped address {@link #rowAddress} handed out while staging, to the end of that address's
-     * run (the flyweight may step on with next()). Their zone maps are widened from the files once, at commit.
+     * Uncommitted rows a flyweight could write through the mappings after their zone maps were widened (from the staged
+     * values when their window was copied, or from the mappings at a block end on the mapped path): the part below the
+     * zone watermark of each mapped run a flyweight positioned at ({@link #addressRunEnd}; it may step on with next()).
+     * Their zone maps are widened from the files once, at commit. On the mapped path the flyweights left on earlier rows
+     * are re-pointed after each block's zone maps were widened, so that they record the rows they can still reach.
      */
     private final RowRanges mappedRuns = new RowRanges();
     private final int stageRows;
@@ -361,7 +364,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             rowAppends = true;
         }
         if ((row & blockMask) == 0) {
-            blockStart(row);
+            blockStart(row, appender);
         }
         if (row >= nulledRows) {
             nullAhead(row);
@@ -381,7 +384,14 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             stagedAny = true;
         }
         if (row == segmentEndRow) {
-            openNextSegment();
+            try {
+                openNextSegment(appender);
+            } catch (final RuntimeException e) {
+                // no new window: the staged rows went to the files (or are in flight), so the flyweights left in the old
+                // window, the appender too (its append failed), must reach their rows through the mappings again
+                refreshAttached();
+                throw e;
+            }
         }
         stageBase = row & -stageRows;
         stageFrom = row;
@@ -528,12 +538,14 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * At the first row of a zone-map block (segments and pre-fault chunks start on block boundaries): opens the next
      * segment or widens the zone maps with the block just finished, then takes the chunk of rows it enters from the
      * background preparation.
+     *
+     * @param appender the flyweight that {@link #append} wraps at {@code row} next (it writes no earlier row), or null.
      */
-    private void blockStart(final long row) {
+    private void blockStart(final long row, final Flyweight appender) {
         if (row == segmentEndRow) {
-            openNextSegment();
-        } else if (row > zoneRow) {
-            flushZones(row);
+            openNextSegment(appender);
+        } else {
+            flushMappedZones(row, appender);
         }
         if (background) {
             final Segment s = segments.get((int) (row >>> shift));
@@ -619,7 +631,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             stopStaging();
         }
         if (pendingRows == segmentEndRow) {
-            openNextSegment();
+            openNextSegment(null);
         }
         final int n = (int) Math.min(count, segmentEndRow - pendingRows);
         if (background && (prefault || rowAppendsSeen)) {
@@ -706,11 +718,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         segments.get(segment).writeColumn(column, rowInSegment, src, rows);
     }
 
-    private void openNextSegment() {
+    /** @param appender as for {@link #blockStart}: the flyweight append() wraps at the segment's first row, or null. */
+    private void openNextSegment(final Flyweight appender) {
         checkOpen();
         final long start = System.nanoTime();
         try {
-            openSegment();
+            openSegment(appender);
         } finally {
             segmentWaitNs += System.nanoTime() - start;
         }
@@ -733,7 +746,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         return zoneRowsRead;
     }
 
-    private void openSegment() {
+    private void openSegment(final Flyweight appender) {
         final int index = segments.size();
         Segment s = null;
         final CompletableFuture<Segment> next = ahead.pollFirst();
@@ -741,9 +754,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             try {
                 s = next.get();
             } catch (final InterruptedException e) {
+                // kept for the next attempt (or for close() to delete): dropped, it would stay mapped and on disk
+                ahead.addFirst(next);
                 Thread.currentThread().interrupt();
-                discardAhead();
-                throw new StoreException("interrupted while creating segment " + index, e);
+                throw new StoreException("interrupted while waiting for segment " + index + " of table '" + schema.name()
+                    + "' to be created; nothing was appended and the thread is still interrupted: clear the interrupt and"
+                    + " append again to continue, or close the writer", e);
             } catch (final ExecutionException e) {
                 // the segments after it were created for the wrong indexes now: the next attempt creates this one again
                 discardAhead();
@@ -751,9 +767,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
                     : new StoreException("cannot create segment " + index + ": " + e.getCause(), e.getCause());
             }
         }
-        if (pendingRows > zoneRow) {
-            flushZones(pendingRows);
-        }
+        flushMappedZones(pendingRows, appender);
         if (s == null) {
             s = Segment.create(schema, dir, index, allocator);
         }
@@ -822,6 +836,23 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         return next;
     }
 
+    /**
+     * Widens zone maps with rows {@code [zoneRow, to)} from the files at a block end (nothing when {@code to} is not
+     * beyond the watermark), then re-points the flyweights left on earlier rows, which may still write rows whose zone
+     * maps this just widened: each records what it can reach (see {@link #mappedRuns}), widened again once, at commit.
+     * The appender is left out: append() wraps it at the next row at once. On the staging path nothing is flushed here
+     * (the watermark follows the copied windows).
+     *
+     * @param to       the first row not to widen.
+     * @param appender the flyweight append() wraps at {@code to} next, or null.
+     */
+    private void flushMappedZones(final long to, final Flyweight appender) {
+        if (to > zoneRow) {
+            flushZones(to);
+            refreshAttached(appender);
+        }
+    }
+
     /** Widens zone maps with rows {@code [zoneRow, to)} and moves the watermark to {@code to}. */
     private void flushZones(final long to) {
         widenFromFiles(zoneRow, to);
@@ -873,8 +904,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (staging) {
             // every appended row is in the files before the row count is published; the window stays open
             flushStage();
-            // after the window in flight is in: the stage flusher widens the same zone-map entries
-            widenMappedRuns();
+        }
+        // after the window in flight is in: the stage flusher widens the same zone-map entries
+        widenMappedRuns();
+        if (staging) {
             refreshAttached();
         }
         flushZones(pendingRows);
@@ -1009,18 +1042,15 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             // a row the stage flusher is copying: once it is in the files, its place is the mapping
             awaitFlight();
         }
-        if (staging) {
-            // a flyweight may write this row, and the rows up to its run end, through the mapping after their zone maps
-            // were widened from the staged values (a committed row's run may reach into uncommitted rows)
-            final long end = mappedRunEnd(row);
-            if (end > committedRows) {
-                mappedRuns.add(Math.max(row, committedRows), end);
-            }
-        }
         final int seg = (int) (row >>> shift);
         return segments.get(seg).columnBase(column) + (row - ((long) seg << shift)) * strides[column];
     }
 
+    /**
+     * {@inheritDoc} For a mapped row, also records that the run's uncommitted rows whose zone maps were already widened
+     * (below the zone watermark) may be written through the mappings from now on: their zone maps are widened from the
+     * files again at commit (see {@link #mappedRuns}). Once per positioning, not once per column address.
+     */
     @Override
     public long addressRunEnd(final long row) {
         if (row >= stageFrom && row < stageEnd) {
@@ -1029,7 +1059,14 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (row >= flightFrom && row < stageFrom) {
             awaitFlight();
         }
-        return mappedRunEnd(row);
+        final long end = mappedRunEnd(row);
+        // a committed row's run may reach into uncommitted rows; rows from the watermark on are widened at their block
+        // end (mapped path) or are not in the files yet (staging)
+        final long widenedEnd = Math.min(end, zoneRow);
+        if (widenedEnd > committedRows) {
+            mappedRuns.add(Math.max(row, committedRows), widenedEnd);
+        }
+        return end;
     }
 
     /** @return the end of the run of mapped rows from {@code row}: a row neither staged nor in flight. */
@@ -1150,17 +1187,20 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
     }
 
-    /** Closes a segment created ahead that holds no rows, and deletes it (it is created again when needed). */
+    /**
+     * Closes a segment created ahead that holds no rows, and deletes it (it is created again when needed). Waits for its
+     * creation even on an interrupted thread (it takes a bounded time): otherwise the segment would stay mapped and on
+     * disk.
+     */
     private static void discard(final CompletableFuture<Segment> created) {
+        final Segment unused;
         try {
-            final Segment unused = created.get();
-            unused.close();
-            deleteQuietly(unused.directory());
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (final ExecutionException e) {
-            // nothing was mapped
+            unused = created.join();
+        } catch (final CompletionException e) {
+            return; // nothing was mapped
         }
+        unused.close();
+        deleteQuietly(unused.directory());
     }
 
     private void releaseLock() {

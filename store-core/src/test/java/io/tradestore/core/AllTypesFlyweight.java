@@ -252,6 +252,7 @@ public final class AllTypesFlyweight implements Flyweight {
         symAddress = access.rowAddress(r, 7);
         cAddress = access.rowAddress(r, 8);
         sym2Address = access.rowAddress(r, 9);
+        // once per positioning, after the addresses: a writer records the rows they may write (zone maps)
         runEnd = access.addressRunEnd(r);
     }
 

@@ -179,6 +179,42 @@ public final class TestRows {
     }
 
     /**
+     * Opens a writer that appends in one of the ways a writer can (staging windows of 8 rows where it stages).
+     *
+     * @param table    the table (empty when {@code how} is {@code columnAddress} or {@code reserve}).
+     * @param how      {@code staged} or {@code staged-thread}: through the staging area (windows copied on this thread
+     *                 or by the stage flusher); {@code staging-off}: through the mappings (the staging property off, as
+     *                 without posix write(2)); {@code columnAddress} or {@code reserve}: a staging writer that switched
+     *                 to the mappings for good when asked for mapped addresses, after row 0 was written through
+     *                 {@code appender}.
+     * @param appender the flyweight the test appends with (left on row 0 then, as an appender would be).
+     * @return the writer.
+     */
+    public static TableWriter appendingWriter(final Table table, final String how, final AllTypesFlyweight appender) {
+        switch (how) {
+            case "staged":
+            case "staged-thread":
+                return stagedWriter(table, Durability.NONE, 8, true, "staged-thread".equals(how));
+            case "staging-off":
+                return stagedWriter(table, Durability.NONE, 8, false, false);
+            case "columnAddress":
+            case "reserve":
+                final TableWriter w = stagedWriter(table, Durability.NONE, 8, true, false);
+                if ("columnAddress".equals(how)) {
+                    append(w, appender, 0, 1);
+                    w.columnAddress(0, 0);
+                } else {
+                    assertThat(w.reserve(1)).isEqualTo(1);
+                    // reserved rows hold unspecified bytes: row 0 is not a null row, so this writes every column
+                    write(appender.bind(w).wrap(0), 0);
+                }
+                return w;
+            default:
+                throw new IllegalArgumentException("how=" + how);
+        }
+    }
+
+    /**
      * Appends rows {@code [from, to)} through a flyweight, each with the values {@link #write} gives its number.
      *
      * @param w    the writer, at {@code from} pending rows.

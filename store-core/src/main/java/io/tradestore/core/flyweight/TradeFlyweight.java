@@ -226,6 +226,7 @@ public final class TradeFlyweight implements Flyweight {
         sideAddress = access.rowAddress(r, 5);
         priceAddress = access.rowAddress(r, 6);
         quantityAddress = access.rowAddress(r, 7);
+        // once per positioning, after the addresses: a writer records the rows they may write (zone maps)
         runEnd = access.addressRunEnd(r);
     }
 

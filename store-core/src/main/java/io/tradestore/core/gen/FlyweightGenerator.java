@@ -133,6 +133,7 @@ public final class FlyweightGenerator {
             final String f = field(c.name());
             o.append("        ").append(f).append("Address = access.rowAddress(r, ").append(c.index()).append(");\n");
         }
+        o.append("        // once per positioning, after the addresses: a writer records the rows they may write (zone maps)\n");
         o.append("        runEnd = access.addressRunEnd(r);\n    }\n");
         o.append("\n    private static StoreException unbound() {\n        return new StoreException(\"").append(className)
             .append(" is not bound: call bind(writer or snapshot) first\");\n    }\n");
