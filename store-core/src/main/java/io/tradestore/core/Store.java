@@ -187,7 +187,7 @@ public final class Store implements AutoCloseable {
                 throw new StoreException("missing schema file " + directory.resolve(name).resolve(TableFiles.SCHEMA) + " of table '"
                     + name + "'; the table is damaged: restore the file from a copy");
             }
-            throw new StoreException("unknown table '" + name + "' in " + directory + "; tables are " + tableNames());
+            throw new StoreException("unknown table '" + StoreException.echo(name) + "' in " + directory + "; tables are " + tableNames());
         }
         final Path dir = directory.resolve(name);
         final Schema schema = SchemaCodec.read(dir.resolve(TableFiles.SCHEMA));

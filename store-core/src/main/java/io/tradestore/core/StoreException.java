@@ -25,4 +25,19 @@ public class StoreException extends RuntimeException {
     public StoreException(final String message, final Throwable cause) {
         super(message, cause);
     }
+
+    /** The most characters of a name from the input that a message repeats. */
+    public static final int ECHO_CHARS = 64;
+
+    /**
+     * @param name a name from the input (a table or column that does not exist), of any length.
+     * @return the name as a message repeats it: whole up to {@link #ECHO_CHARS} characters, else its start and its
+     *     length, so that a 1 MB name does not come back in a 1 MB error.
+     */
+    public static String echo(final String name) {
+        if (name == null || name.length() <= ECHO_CHARS) {
+            return name;
+        }
+        return name.substring(0, ECHO_CHARS) + "... (" + name.length() + " characters)";
+    }
 }

@@ -84,6 +84,27 @@ class QueryErrorsTest {
         }
     }
 
+    /** A long unknown name comes back as its start and its length, not whole. */
+    @Test
+    void shouldRepeatOnlyTheStartOfALongUnknownName() {
+        try (Store store = Store.open(dir)) {
+            new TradeData().write(store, TradeData.schema(Layout.COLUMN, 64, 16), 10, 1, false);
+            try (QueryEngine engine = new QueryEngine(store, 1)) {
+                final String name = "c".repeat(40_000);
+                for (final String q : new String[] {"{\"table\":\"trades\",\"columns\":[\"" + name + "\"]}",
+                    "{\"table\":\"" + name + "\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}"}) {
+                    assertThatThrownBy(() -> engine.execute(q)).isInstanceOfSatisfying(QueryException.class, e -> {
+                        assertThat(e.getMessage()).contains("'" + "c".repeat(64) + "... (40000 characters)'").hasSizeLessThan(400);
+                        assertThat(e.code()).isIn(ErrorCode.UNKNOWN_COLUMN, ErrorCode.UNKNOWN_TABLE);
+                    });
+                }
+                final String shortName = "c".repeat(64);
+                assertThatThrownBy(() -> engine.execute("{\"table\":\"trades\",\"columns\":[\"" + shortName + "\"]}"))
+                    .hasMessageContaining("'" + shortName + "'");
+            }
+        }
+    }
+
     /** One byte order mark before the query is skipped in text as in bytes (Jackson skips it in bytes); elsewhere it is not JSON. */
     @Test
     void shouldReadAQueryAfterOneLeadingByteOrderMarkOnly() {

@@ -98,7 +98,7 @@ final class CsvHeader {
             }
             final int c = schema.indexOf(fieldName);
             if (c < 0) {
-                throw error(name, 1, column, "unknown column '" + raw.strip() + "'; table '" + schema.name() + "' has columns "
+                throw error(name, 1, column, "unknown column '" + io.tradestore.core.StoreException.echo(raw.strip()) + "'; table '" + schema.name() + "' has columns "
                     + columns);
             }
             for (int i = 0; i < fields; i++) {

@@ -141,7 +141,7 @@ final class Binder {
         }
         final int i = schema.indexOf(name);
         if (i < 0) {
-            throw new QueryException(ErrorCode.UNKNOWN_COLUMN, "unknown column '" + name + "' in table '" + schema.name() + "'; columns are "
+            throw new QueryException(ErrorCode.UNKNOWN_COLUMN, "unknown column '" + io.tradestore.core.StoreException.echo(name) + "' in table '" + schema.name() + "'; columns are "
                 + schema.columnNames(), path);
         }
         return schema.column(i);

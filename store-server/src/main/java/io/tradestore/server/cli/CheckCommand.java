@@ -33,7 +33,7 @@ final class CheckCommand implements Callable<Integer> {
         int damaged = 0;
         try (Store s = CliSupport.openExisting(store)) {
             if (table != null && !s.hasTable(table)) {
-                throw new StoreException("no table '" + table + "' in " + store + "; tables are " + s.tableNames());
+                throw new StoreException("no table '" + StoreException.echo(table) + "' in " + store + "; tables are " + s.tableNames());
             }
             final List<String> names = table == null ? s.tableNames() : List.of(table);
             for (final String name : names) {

@@ -40,7 +40,7 @@ final class InfoCommand implements Callable<Integer> {
         try (Store s = CliSupport.openExisting(store)) {
             final List<String> names = table == null ? s.tableNames() : List.of(table);
             if (table != null && !s.hasTable(table)) {
-                throw new StoreException("no table '" + table + "' in " + store + "; tables are " + s.tableNames());
+                throw new StoreException("no table '" + StoreException.echo(table) + "' in " + store + "; tables are " + s.tableNames());
             }
             out.println("store      " + s.directory().toAbsolutePath());
             out.println("tables     " + s.tableNames());
