@@ -167,7 +167,8 @@ public final class QueryEngine implements AutoCloseable {
             TableReader r = readers.get(table);
             if (r == null) {
                 if (table == null || !store.hasTable(table)) {
-                    throw new QueryException(ErrorCode.UNKNOWN_TABLE, "unknown table '" + io.tradestore.core.StoreException.echo(table) + "'; tables are " + store.tableNames(), "/table");
+                    throw new QueryException(ErrorCode.UNKNOWN_TABLE, "unknown table '" + StoreException.echo(table) + "'; tables are " + store.tableNames(),
+                        "/table");
                 }
                 try {
                     r = store.table(table).reader();

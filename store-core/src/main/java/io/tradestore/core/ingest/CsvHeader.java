@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Locale;
 
+import io.tradestore.core.StoreException;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Schema;
 
@@ -98,7 +99,7 @@ final class CsvHeader {
             }
             final int c = schema.indexOf(fieldName);
             if (c < 0) {
-                throw error(name, 1, column, "unknown column '" + io.tradestore.core.StoreException.echo(raw.strip()) + "'; table '" + schema.name() + "' has columns "
+                throw error(name, 1, column, "unknown column '" + StoreException.echo(raw.strip()) + "'; table '" + schema.name() + "' has columns "
                     + columns);
             }
             for (int i = 0; i < fields; i++) {

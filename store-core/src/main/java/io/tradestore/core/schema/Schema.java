@@ -144,7 +144,7 @@ public final class Schema {
     public Column require(final String columnName) {
         final int i = indexOf(columnName);
         if (i < 0) {
-            throw new StoreException("unknown column '" + io.tradestore.core.StoreException.echo(columnName) + "' in table '" + name + "'; columns are " + columnNames());
+            throw new StoreException("unknown column '" + StoreException.echo(columnName) + "' in table '" + name + "'; columns are " + columnNames());
         }
         return columns.get(i);
     }

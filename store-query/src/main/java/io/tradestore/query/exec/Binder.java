@@ -23,6 +23,7 @@ import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.tradestore.core.StoreException;
 import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
@@ -141,8 +142,8 @@ final class Binder {
         }
         final int i = schema.indexOf(name);
         if (i < 0) {
-            throw new QueryException(ErrorCode.UNKNOWN_COLUMN, "unknown column '" + io.tradestore.core.StoreException.echo(name) + "' in table '" + schema.name() + "'; columns are "
-                + schema.columnNames(), path);
+            throw new QueryException(ErrorCode.UNKNOWN_COLUMN, "unknown column '" + StoreException.echo(name) + "' in table '" + schema.name()
+                + "'; columns are " + schema.columnNames(), path);
         }
         return schema.column(i);
     }
