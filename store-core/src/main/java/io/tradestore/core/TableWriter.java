@@ -767,10 +767,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
                     : new StoreException("cannot create segment " + index + ": " + e.getCause(), e.getCause());
             }
         }
-        flushMappedZones(pendingRows, appender);
         if (s == null) {
+            // before the zone maps are widened: a failure here (full disk) must leave the watermark where it was, since
+            // the appender, left out of the re-pointing below, stays on the ended block's last row and may still write it
             s = Segment.create(schema, dir, index, allocator);
         }
+        flushMappedZones(pendingRows, appender);
         segments.add(s);
         segmentEndRow += segmentRows;
         createAhead(index + 1);

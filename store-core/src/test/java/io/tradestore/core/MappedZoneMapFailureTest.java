@@ -1,0 +1,58 @@
+package io.tradestore.core;
+
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.Schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * An append at a segment's end that fails after the writer widened the ended block's zone maps (the next segment cannot
+ * be created: a full disk) leaves the appender on the block's last row, where it can still write. That write must reach
+ * the zone maps at commit, as on the staging path (which re-points every flyweight when opening the segment fails).
+ */
+@ExtendWith(TestRows.NoLeaks.class)
+class MappedZoneMapFailureTest {
+    private static final long BIG = 9_000_000_000_000_000_000L;
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @CsvSource({"COLUMN,staging-off", "ROW,staging-off", "COLUMN,columnAddress", "COLUMN,reserve", "COLUMN,staged", "ROW,staged"})
+    void shouldWidenZoneMapsWithAWriteThroughTheAppenderOfAnAppendThatFailedAtASegmentEnd(final Layout layout, final String how) {
+        final FaultTest.FullDisk disk = new FaultTest.FullDisk();
+        final Schema schema = TestRows.allTypes(layout, 8);
+        final int l = schema.indexOf("l");
+        try (Store store = Store.open(dir, disk)) {
+            final Table table = store.createTable(schema);
+            final AllTypesFlyweight f = new AllTypesFlyweight();
+            try (TableWriter w = TestRows.appendingWriter(table, how, f); TableReader reader = table.reader()) {
+                TestRows.append(w, f, w.pendingRows(), 8);
+                disk.failFrom(1);
+                assertThatThrownBy(() -> w.append(f)).isInstanceOf(StoreException.class).hasMessageContaining("No space left");
+                disk.clear();
+                assertThat(w.pendingRows()).isEqualTo(8);
+                // the appender is still on row 7, the last row of block 1 (rows 4-7), and writes it
+                f.l(BIG);
+                w.commit();
+                final TableSnapshot snap = reader.snapshot();
+                assertThat(new AllTypesFlyweight().bind(snap).wrap(7).l()).isEqualTo(BIG);
+                assertThat(snap.segment(0).zoneMax(1, l)).as("block 1 max").isEqualTo(BIG);
+                assertThat(snap.segment(0).zoneMax(-1, l)).as("segment max").isEqualTo(BIG);
+                TestRows.assertZonesExact(snap);
+                // the writer stays usable
+                TestRows.append(w, f, 8, 20);
+                w.commit();
+                TestRows.assertZonesExact(reader.snapshot());
+            }
+        }
+    }
+}
