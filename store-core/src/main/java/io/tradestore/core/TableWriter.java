@@ -638,7 +638,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             // after row appends the background thread may be null-filling a chunk ahead: wait for it before writing
             claimChunks(pendingRows, n);
         }
-        if (columnWritesOn && zoneRow == pendingRows) {
+        final boolean columnZones = columnWritesOn && zoneRow == pendingRows;
+        if (columnZones) {
             // column writes: writeColumn widens the zone maps of the rows it writes, and every column of every reserved
             // row is written with it, so no later pass over these rows is needed
             zoneRow = pendingRows + n;
@@ -646,6 +647,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         pendingRows += n;
         if (nulledRows < pendingRows) {
             nulledRows = pendingRows;
+        }
+        if (columnZones) {
+            // a flyweight left on an earlier uncommitted row may step (next()) into these rows and write them after
+            // writeColumn did: re-pointed, it records them (addressRunEnd), widened again at commit (none bound: nothing)
+            refreshAttached();
         }
         return n;
     }
