@@ -638,7 +638,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             // after row appends the background thread may be null-filling a chunk ahead: wait for it before writing
             claimChunks(pendingRows, n);
         }
-        if (columnWritesOn && zoneRow == pendingRows) {
+        final boolean columnZones = columnWritesOn && zoneRow == pendingRows;
+        if (columnZones) {
             // column writes: writeColumn widens the zone maps of the rows it writes, and every column of every reserved
             // row is written with it, so no later pass over these rows is needed
             zoneRow = pendingRows + n;
@@ -646,6 +647,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         pendingRows += n;
         if (nulledRows < pendingRows) {
             nulledRows = pendingRows;
+        }
+        if (columnZones) {
+            // a flyweight left on an earlier uncommitted row may step (next()) into these rows and write them after
+            // writeColumn did: re-pointed, it records them (addressRunEnd), widened again at commit (none bound: nothing)
+            refreshAttached();
         }
         return n;
     }
@@ -767,10 +773,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
                     : new StoreException("cannot create segment " + index + ": " + e.getCause(), e.getCause());
             }
         }
-        flushMappedZones(pendingRows, appender);
         if (s == null) {
+            // before the zone maps are widened: a failure here (full disk) must leave the watermark where it was, since
+            // the appender, left out of the re-pointing below, stays on the ended block's last row and may still write it
             s = Segment.create(schema, dir, index, allocator);
         }
+        flushMappedZones(pendingRows, appender);
         segments.add(s);
         segmentEndRow += segmentRows;
         createAhead(index + 1);

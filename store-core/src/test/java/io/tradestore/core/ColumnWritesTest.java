@@ -89,6 +89,39 @@ class ColumnWritesTest {
         }
     }
 
+    /**
+     * A reserve under column writes moves the zone watermark over the rows it reserves (writeColumn widens them); a
+     * flyweight left on an earlier uncommitted row can step (next()) into those rows and write them after writeColumn
+     * did: that value must reach the zone maps at commit, or a range filter would skip the row.
+     */
+    @Test
+    void shouldWidenZoneMapsWithAWriteThroughAFlyweightSteppingIntoRowsReservedLater() {
+        final long big = 9_000_000_000_000_000_000L;
+        TestRows.fill(dir, schema("source", Layout.COLUMN, 4096), 40);
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema("copy", Layout.COLUMN, 4096));
+            final int l = table.schema().indexOf("l");
+            try (TableReader sourceReader = store.table("source").reader(); TableWriter w = table.writer(); TableReader reader = table.reader()) {
+                final TableSnapshot src = sourceReader.snapshot();
+                copyDictionaries(src, w);
+                assertThat(w.columnWrites(true)).isTrue();
+                copy(src, w, 0, 10, 10);
+                final AllTypesFlyweight f = new AllTypesFlyweight().bind(w).wrap(5);
+                copy(src, w, 10, 20, 10);
+                while (f.row() < 15) {
+                    assertThat(f.next()).isTrue();
+                }
+                f.l(big);
+                w.commit();
+                final TableSnapshot snap = reader.snapshot();
+                assertThat(new AllTypesFlyweight().bind(snap).wrap(15).l()).isEqualTo(big);
+                assertThat(snap.segment(0).zoneMax(0, l)).as("block 0 max").isEqualTo(big);
+                assertThat(snap.segment(0).zoneMax(-1, l)).as("segment max").isEqualTo(big);
+                TestRows.assertZonesExact(snap);
+            }
+        }
+    }
+
     @Test
     void shouldRefuseWritesOutsideTheReservedRows() {
         try (Store store = Store.open(dir); TableWriter w = store.createTable(schema("t", Layout.COLUMN, 4096)).writer()) {
