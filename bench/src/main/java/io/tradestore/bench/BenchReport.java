@@ -98,8 +98,8 @@ final class BenchReport {
             + "rows. Bytes per trade: heap growth for the objects, file bytes on disk for the stores (whole preallocated segments, so "
             + "small runs overstate it). GCs and their pause time are counted over the build (the kernels share their layout's "
             + "store). The 2-thread kernels split the segments in two halves. Every variant's sums agree. The last row only reads the "
-            + "COLUMN kernel's three columns (sums them, no product): on this machine reading three columns at once is slower than the "
-            + "one-array floor, so it shows how much of the kernel's time is the reading itself. "
+            + "COLUMN kernel's three columns (sums them, no product): how much of the kernel's time is the reading itself, three "
+            + "streams at once, against the one-array floor. "
             + "The data comes from LayoutsBenchmark's own row-number hash (same row count as the other steps).\n\n");
         sb.append("| variant | build ms | build M rows/s | scan ms | scan GB/s | x of floor | bytes/trade | GCs (build) | GC pause ms (build) "
             + "| heap after MiB |\n");

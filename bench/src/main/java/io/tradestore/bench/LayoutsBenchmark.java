@@ -581,13 +581,16 @@ public final class LayoutsBenchmark {
             final long price = seg.columnBase(TradeFlyweight.PRICE_INDEX);
             final long qty = seg.columnBase(TradeFlyweight.QUANTITY_INDEX);
             final boolean columns = seg.columnStride(TradeFlyweight.PRICE_INDEX) == 8;
+            if (readOnly && !columns) {
+                throw new IllegalStateException("the read-only pass reads the COLUMN layout's columns; this table is ROW");
+            }
             if (!columns && seg.columnStride(TradeFlyweight.PRICE_INDEX) != TradeFlyweight.ROW_LENGTH) {
                 throw new IllegalStateException("unexpected stride " + seg.columnStride(TradeFlyweight.PRICE_INDEX));
             }
             for (int start = 0; start < rows; start += BATCH) {
                 final int end = Math.min(rows, start + BATCH);
                 if (readOnly && columns) {
-                    readBatch(side, price, qty, start, end, acc);
+                    acc[0] += readBatch(side, price, qty, start, end);
                 } else if (columns) {
                     sumColumns(side, price, qty, start, end, acc);
                 } else {
@@ -654,14 +657,15 @@ public final class LayoutsBenchmark {
 
     /**
      * COLUMN layout: the kernel's three columns (side, price, quantity) summed, nothing else: what merely reading the
-     * bytes the kernel touches costs, three streams at once (session 7: 0.60-0.70 ns/row on two threads, ~1.5-1.75x the
-     * one-stream floor; notes in docs/query-engine.md, Known gaps). The sum goes to {@code acc[0]}.
+     * bytes the kernel touches costs, three streams at once ({@link ColumnReadProbe} compares ways of reading them; figures
+     * in docs/query-engine.md, Known gaps). The sum goes to {@code acc[0]}.
      */
     static void readColumns(final TableSnapshot snap, final int fromSegment, final int toSegment, final long[] acc) {
         scanSegments(snap, fromSegment, toSegment, acc, true);
     }
 
-    private static void readBatch(final long side, final long price, final long qty, final int start, final int end, final long[] acc) {
+    /** @return the sum of rows {@code [start, end)} of the side, price and quantity columns, read row by row. */
+    static long readBatch(final long side, final long price, final long qty, final int start, final int end) {
         long p = 0;
         long q = 0;
         long b = 0;
@@ -670,7 +674,7 @@ public final class LayoutsBenchmark {
             q += NativeMemory.getLong(qty + ((long) r << 3));
             b += NativeMemory.getByte(side + r);
         }
-        acc[0] += p + q + b;
+        return p + q + b;
     }
 
     /** Runs {@code scan} over the two halves of the segments, the second half on a new thread; merges as {@link #addBatch}. */

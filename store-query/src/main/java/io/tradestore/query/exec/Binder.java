@@ -417,7 +417,7 @@ final class Binder {
         try {
             return new BigDecimal(t);
         } catch (final NumberFormatException e) {
-            throw invalid(p, "'" + v + "' is not " + what);
+            throw invalid(p, "'" + StoreException.echo(v) + "' is not " + what);
         }
     }
 

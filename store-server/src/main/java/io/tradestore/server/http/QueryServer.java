@@ -558,7 +558,7 @@ public final class QueryServer implements AutoCloseable {
     private void table(final Call call, final String name) throws IOException {
         // The name is matched against the store's naming rule and its table list before any file is touched.
         if (!name.matches(TABLE_NAME_PATTERN) || !store.hasTable(name)) {
-            error(call, 404, "UNKNOWN_TABLE", "no table '" + io.tradestore.core.StoreException.echo(name) + "'; tables are " + store.tableNames(), "");
+            error(call, 404, "UNKNOWN_TABLE", "no table '" + StoreException.echo(name) + "'; tables are " + store.tableNames(), "");
             return;
         }
         final TableSnapshot s = reader(name).snapshot();
