@@ -201,8 +201,8 @@ public final class CsvLoader implements AutoCloseable {
             why = "its directory " + parent + " does not exist";
         } else if (e instanceof java.nio.file.AccessDeniedException) {
             why = "permission denied";
-        } else if (e instanceof java.nio.file.FileSystemException && ((java.nio.file.FileSystemException) e).getReason() != null) {
-            why = ((java.nio.file.FileSystemException) e).getReason();
+        } else if (e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null) {
+            why = fse.getReason();
         } else {
             why = String.valueOf(e.getMessage());
         }
