@@ -540,8 +540,12 @@ public final class CsvLoader implements AutoCloseable {
             final int n = writer.reserve(count - done);
             final int segment = (int) (first >>> shift);
             final long rowInSegment = first & mask;
-            for (int c = 0; c < destinations.length; c++) {
-                destinations[c] = writer.columnAddress(segment, c);
+            if (!columnWrites) {
+                // with column writes no mapped address is asked for: a segment whose addresses are out gets its zone maps
+                // at commit from the files (TableWriter.columnAddress), where writeColumn widens them from the values
+                for (int c = 0; c < destinations.length; c++) {
+                    destinations[c] = writer.columnAddress(segment, c);
+                }
             }
             final int src = from + done;
             for (final Column c : schema.columns()) {
