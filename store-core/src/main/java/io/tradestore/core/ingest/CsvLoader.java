@@ -273,9 +273,10 @@ public final class CsvLoader implements AutoCloseable {
         try {
             head = src.first();
         } catch (final CsvSource.OverlongLine e) {
-            throw e.toLoadException(src.name, 1, options.maxLineLength(), committedByLoad);
+            // the first line is the header row: reported as one, as parse reports a header over the limit
+            throw CsvHeader.tooLong(src.name, options.maxLineLength(), e.capacity, committedByLoad);
         }
-        final CsvFormat format = CsvHeader.parse(head, src.name, schema, options.maxLineLength());
+        final CsvFormat format = CsvHeader.parse(head, src.name, schema, options.maxLineLength(), committedByLoad);
         final ArrayDeque<Future<ChunkBuffer>> inFlight = new ArrayDeque<>();
         long expected = format.dataOffset;
         long line = 1 + format.headerLines;
@@ -368,7 +369,7 @@ public final class CsvLoader implements AutoCloseable {
                 throw new IllegalStateException("input ended inside a record at offset " + carryOffset);
             }
             if (rowsRead == rowsBefore) {
-                throw CsvHeader.error(src.name, 1 + format.headerLines, 1, "header only, no data rows");
+                throw CsvHeader.error(src.name, 1 + format.headerLines, 1, "header only, no data rows", committedByLoad);
             }
             bytesBefore += src.bytesConsumed(expected);
         } finally {
