@@ -180,7 +180,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * segment for as long as the writer is open, and the writer cannot see the stores made through it, so the zone maps
      * of a raw-addressed segment's uncommitted rows are widened at commit only, when every store the caller meant for
      * them has been made: the zone watermark never passes the first uncommitted row of such a segment before commit
-     * (see {@link #rawLimit()}). One pass over those rows, as at a block end, only later.
+     * (see {@link #rawLimit()}). One pass over those rows, as at a block end, only later. {@link #releaseColumnAddresses}
+     * takes a segment out again (a loader done with it).
      */
     private final BitSet rawSegments = new BitSet();
     private final int stageRows;
@@ -1075,7 +1076,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * the files and switches this writer's appends to the mappings for good. The address stays valid until the writer
      * closes: stores through it into any uncommitted row of the segment, at any time before {@link #commit()}, reach
      * the zone maps, because from the first call on the zone maps of the segment's uncommitted rows are widened at
-     * commit, not when appends pass their block's end.
+     * commit, not when appends pass their block's end (until {@link #releaseColumnAddresses} says the caller is done).
      */
     @Override
     public long columnAddress(final int segment, final int column) {
@@ -1089,6 +1090,22 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             rawAddressesOut(segment);
         }
         return segments.get(segment).columnBase(column);
+    }
+
+    /**
+     * Tells the writer that every store meant for the uncommitted rows of a segment through its {@link #columnAddress}
+     * addresses has been made, so that their zone maps may be widened before commit again (as appends pass their
+     * blocks, or when the next segment opens) instead of at commit. A bulk loader calls it when it moves on to the next
+     * segment: the pass over the full segment then runs while later input is parsed, not after it. A store through those
+     * addresses after this call may be missed by the zone maps, until {@link #columnAddress} is asked for the segment
+     * again.
+     *
+     * @param segment the segment index, as for {@link #columnAddress}.
+     */
+    public void releaseColumnAddresses(final int segment) {
+        checkOpen();
+        Bounds.checkIndex("segment", segment, segments.size(), "segmentCount");
+        rawSegments.clear(segment);
     }
 
     @Override

@@ -169,9 +169,46 @@ class RawAddressZoneMapTest {
     }
 
     /**
+     * Released addresses let the zone maps be widened before commit again (the loader's case: the pass over a full
+     * segment overlaps parsing); asked for again, the segment's rows already widened are widened again at commit.
+     */
+    @ParameterizedTest
+    @CsvSource({"COLUMN", "ROW"})
+    void shouldWidenBeforeCommitOnceAddressesAreReleasedAndAgainWhenTheyAreAskedForAgain(final Layout layout) {
+        final Schema schema = TestRows.allTypes(layout, 16);
+        final int l = schema.indexOf("l");
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, 8, false, false); TableReader reader = table.reader()) {
+                w.appendRow();
+                final long stride = w.columnStride(l);
+                long base = w.columnAddress(0, l);
+                for (int r = 0; r < 16; r++) {
+                    if (r > 0) {
+                        w.appendRow();
+                    }
+                    NativeMemory.putLong(base + r * stride, r);
+                }
+                w.releaseColumnAddresses(0);
+                for (int r = 16; r < 20; r++) {
+                    w.appendRow();
+                }
+                assertThat(w.zoneRowsRead()).as("segment 0 widened when segment 1 opened").isEqualTo(16);
+                base = w.columnAddress(0, l);
+                NativeMemory.putLong(base + 5 * stride, BIG);
+                w.commit();
+                final TableSnapshot snap = reader.snapshot();
+                assertThat(snap.segment(0).zoneMax(1, l)).as("block 1 max").isEqualTo(BIG);
+                TestRows.assertZonesExact(snap);
+            }
+        }
+    }
+
+    /**
      * The loader's constraint: no second pass over the rows for the zone maps. With column writes it asks for no address,
-     * so writeColumn's widening stands (nothing read back); storing through the addresses, each row is read once, at
-     * commit. (Passed before the fix too; with the writer's fix alone, a column-writes load read every row back.)
+     * so writeColumn's widening stands (nothing read back); storing through the addresses, each row is read once (when
+     * the next segment opens, after the loader released the full one's addresses, or at commit). (Passed before the fix
+     * too; with the writer's fix alone, a column-writes load read every row back.)
      */
     @ParameterizedTest
     @CsvSource({"true,0", "false,20000"})

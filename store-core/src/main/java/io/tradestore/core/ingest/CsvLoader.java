@@ -574,6 +574,10 @@ public final class CsvLoader implements AutoCloseable {
                 }
             }
             done += n;
+            if (!columnWrites && ((first + n) & mask) == 0) {
+                // the segment is full and every store into it made: its zone maps are widened when the next one opens
+                writer.releaseColumnAddresses(segment);
+            }
         }
     }
 
