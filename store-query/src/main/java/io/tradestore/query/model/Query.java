@@ -9,7 +9,8 @@ import io.tradestore.query.QueryException;
 
 /**
  * An immutable query. Build one with {@link #builder(String)} or parse JSON with {@code QueryEngine.parse}; both give
- * the same model, checked against the table when it runs.
+ * the same model, checked when it is made where no table is needed (limits, aggregate ops) and against the table
+ * when it runs.
  *
  * @param table   table name.
  * @param time    time range or null.
