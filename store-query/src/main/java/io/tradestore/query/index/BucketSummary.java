@@ -114,7 +114,7 @@ public final class BucketSummary extends CachedSummary {
         int[] slotOf = new int[1024];
         int n = 0;
         long previous = Long.MIN_VALUE; // the null sentinel: a null timestamp fails the strict test below
-        long over = 0; // cells past maxCells: once out of room, the pass only counts the cells (the room they need is made next time)
+        long over = 0; // cells past maxCells (see below)
         for (int from = 0; from < rowCount; from += Executor.Deadline.CHECK_ROWS) {
             deadline.check();
             final int to = Math.min(rowCount, from + Executor.Deadline.CHECK_ROWS);
@@ -129,27 +129,27 @@ public final class BucketSummary extends CachedSummary {
                 final int slot = k == knul ? 0 : (int) (k - keyMin) + 1;
                 int c = current[slot];
                 if (c < 0 || currentMinute[slot] != minute) {
-                    currentMinute[slot] = minute;
-                    if (over > 0 || n == maxCells) {
-                        current[slot] = 0; // any cell: only whether the slot has one matters now
-                        over++;
-                        continue;
-                    }
                     if (n == slotOf.length) {
                         slotOf = Arrays.copyOf(slotOf, n * 2);
                         e = Arrays.copyOf(e, n * 2 * STRIDE);
                     }
-                    c = n++;
-                    final int i = c * STRIDE;
-                    e[i + MINUTE] = minute;
-                    e[i + MIN_OR_HI] = b == null ? Long.MAX_VALUE : 0;
-                    e[i + MAX_OR_LO] = b == null ? Long.MIN_VALUE : 0;
-                    e[i + FIRST_LAST] = -1;
-                    slotOf[c] = slot;
-                    current[slot] = c;
-                }
-                if (over > 0) {
-                    continue;
+                    currentMinute[slot] = minute;
+                    if (n == maxCells) {
+                        // out of room: the pass goes on counting the cells (so that the room they need can be made next
+                        // time), and the rows of the cells it cannot keep go to cell n, never kept
+                        over++;
+                        current[slot] = n;
+                        c = n;
+                    } else {
+                        c = n++;
+                        final int i = c * STRIDE;
+                        e[i + MINUTE] = minute;
+                        e[i + MIN_OR_HI] = b == null ? Long.MAX_VALUE : 0;
+                        e[i + MAX_OR_LO] = b == null ? Long.MIN_VALUE : 0;
+                        e[i + FIRST_LAST] = -1;
+                        slotOf[c] = slot;
+                        current[slot] = c;
+                    }
                 }
                 final int i = c * STRIDE;
                 e[i + ROWS]++;
