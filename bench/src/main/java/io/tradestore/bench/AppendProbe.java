@@ -22,20 +22,25 @@ import io.tradestore.core.schema.Schema;
  * table, with the writer thread's user and kernel CPU and every thread group's ({@link ThreadTimes}: the stage
  * thread's copies, the JIT, GC), beside two cut-down loops: {@code gen}
  * computes the same values without a table (the benchmark's own data generation), {@code bare} appends rows without
- * setting any column (the writer's per-row path, null fill and copies alone).
+ * setting any column (the writer's per-row path, null fill and copies alone), {@code pooled} appends the same kind of
+ * rows with their values read from arrays of 65,536 rows generated before the clock starts (is the generator the
+ * bound?).
  *
- * <p>{@code java -cp bench/target/tradestore-bench.jar io.tradestore.bench.AppendProbe --mode append|bare|gen --rows N
+ * <p>{@code java -cp bench/target/tradestore-bench.jar io.tradestore.bench.AppendProbe --mode append|bare|gen|pooled --rows N
  * --runs N --dir D} (plus the chronicle flags of DEVELOPERS.md; staging switches such as
  * {@code -Dtradestore.append.stageThread=false} apply). Read the later runs: the first ones include the JIT's work.
  */
 public final class AppendProbe {
+    /** Rows of generated values {@code pooled} cycles through: 2.2 MB of arrays. */
+    private static final int POOL_ROWS = 1 << 16;
+
     private AppendProbe() {
     }
 
     /**
      * Runs the probe.
      *
-     * @param args {@code --mode append|bare|gen --rows N --runs N --dir D}.
+     * @param args {@code --mode append|bare|gen|pooled --rows N --runs N --dir D}.
      * @throws IOException when the store directory cannot be used.
      */
     public static void main(final String[] args) throws IOException {
@@ -61,10 +66,11 @@ public final class AppendProbe {
                     throw new IllegalArgumentException("unknown option " + args[i] + "; use --mode --rows --runs --dir");
             }
         }
-        if (!mode.equals("append") && !mode.equals("bare") && !mode.equals("gen")) {
-            throw new IllegalArgumentException("--mode " + mode + ": use append, bare or gen");
+        if (!mode.equals("append") && !mode.equals("bare") && !mode.equals("gen") && !mode.equals("pooled")) {
+            throw new IllegalArgumentException("--mode " + mode + ": use append, bare, gen or pooled");
         }
         final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        final Pool pool = mode.equals("pooled") ? new Pool() : null;
         for (int r = 0; r < runs; r++) {
             BenchCommand.deleteTree(dir);
             Files.createDirectories(dir);
@@ -81,6 +87,8 @@ public final class AppendProbe {
                     sink = generate(rows);
                 } else if (mode.equals("bare")) {
                     waitNs = bare(table, rows);
+                } else if (mode.equals("pooled")) {
+                    waitNs = pooled(table, rows, pool);
                 } else {
                     waitNs = LayoutsBenchmark.append(table, rows);
                 }
@@ -104,6 +112,53 @@ public final class AppendProbe {
                 + LayoutsBenchmark.side(h) + LayoutsBenchmark.price(h) + LayoutsBenchmark.quantity(h);
         }
         return sink;
+    }
+
+    /** Values of {@link #POOL_ROWS} generated rows, as {@link LayoutsBenchmark#append} computes them (venue and instrument as indexes). */
+    private static final class Pool {
+        final long[] client = new long[POOL_ROWS];
+        final int[] venue = new int[POOL_ROWS];
+        final int[] instrument = new int[POOL_ROWS];
+        final char[] side = new char[POOL_ROWS];
+        final long[] price = new long[POOL_ROWS];
+        final long[] qty = new long[POOL_ROWS];
+
+        Pool() {
+            for (int i = 0; i < POOL_ROWS; i++) {
+                final long h = LayoutsBenchmark.mix(i);
+                client[i] = LayoutsBenchmark.clientId(h);
+                venue[i] = LayoutsBenchmark.venue(h);
+                instrument[i] = LayoutsBenchmark.instrument(h);
+                side[i] = LayoutsBenchmark.side(h);
+                price[i] = LayoutsBenchmark.price(h);
+                qty[i] = LayoutsBenchmark.quantity(h);
+            }
+        }
+    }
+
+    /** Appends rows whose values come from the pool, committing every 1M rows; @return the writer's waits. */
+    private static long pooled(final Table table, final long rows, final Pool p) {
+        try (TableWriter w = table.writer()) {
+            final int[] venueCodes = new int[LayoutsBenchmark.VENUES];
+            for (int v = 0; v < venueCodes.length; v++) {
+                venueCodes[v] = w.dictionary(TradeFlyweight.VENUE_INDEX).intern("VENUE" + v);
+            }
+            final int[] instrumentCodes = new int[LayoutsBenchmark.INSTRUMENTS];
+            for (int i = 0; i < instrumentCodes.length; i++) {
+                instrumentCodes[i] = w.dictionary(TradeFlyweight.INSTRUMENT_INDEX).intern(LayoutsBenchmark.instrumentName(i));
+            }
+            final TradeFlyweight f = new TradeFlyweight();
+            for (long start = 0; start < rows; start += LayoutsBenchmark.COMMIT_ROWS) {
+                final long end = Math.min(rows, start + LayoutsBenchmark.COMMIT_ROWS);
+                for (long i = start; i < end; i++) {
+                    final int k = (int) i & (POOL_ROWS - 1);
+                    w.append(f).tradeId(i).ts(LayoutsBenchmark.T0 + i * 1_000L).clientId(p.client[k]).venue(venueCodes[p.venue[k]])
+                        .instrument(instrumentCodes[p.instrument[k]]).side(p.side[k]).price(p.price[k]).quantity(p.qty[k]);
+                }
+                w.commit();
+            }
+            return w.segmentWaitNanos();
+        }
     }
 
     /** Appends null rows only, committing every {@link LayoutsBenchmark#COMMIT_ROWS}; @return the writer's waits. */

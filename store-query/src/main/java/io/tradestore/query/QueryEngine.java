@@ -2,6 +2,7 @@ package io.tradestore.query;
 
 import java.io.InputStream;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -10,8 +11,11 @@ import java.util.function.LongSupplier;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
+import io.tradestore.core.TableCheck;
 import io.tradestore.core.TableReader;
 import io.tradestore.core.TableSnapshot;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
 import io.tradestore.query.exec.QueryRunner;
 import io.tradestore.query.index.BitmapIndexes;
 import io.tradestore.query.model.Options;
@@ -30,6 +34,8 @@ import io.tradestore.query.plan.QueryParser;
  * }</pre>
  */
 public final class QueryEngine implements AutoCloseable {
+    /** Problems a query that failed on damaged data looks for (it reports the first; the CLI's check lists them all). */
+    private static final int DAMAGE_PROBLEMS = 1;
     private final Store store;
     private final int threads;
     private final ExecutorService pool;
@@ -149,9 +155,40 @@ public final class QueryEngine implements AutoCloseable {
         } catch (final QueryException e) {
             throw e;
         } catch (final RuntimeException | StackOverflowError e) {
-            throw new QueryException(ErrorCode.INTERNAL, "internal error while running the query (" + e.getClass().getSimpleName() + ": "
-                + e.getMessage() + ")", "", e);
+            // the kernels trust symbol codes and zone maps: a value outside them (an index out of bounds, a group key outside
+            // its range) means damaged files, not a bad query; a pass over the table on this failure path tells which
+            final List<String> damage = e instanceof RuntimeException ? damage(snap) : List.of();
+            if (!damage.isEmpty()) {
+                throw new QueryException(ErrorCode.INTERNAL, "damaged data in " + damage.get(0) + "; `tradestore check` lists every problem",
+                    "", e);
+            }
+            throw internal(e);
         }
+    }
+
+    private static QueryException internal(final Throwable e) {
+        return new QueryException(ErrorCode.INTERNAL, "internal error while running the query (" + e.getClass().getSimpleName() + ": "
+            + e.getMessage() + ")", "", e);
+    }
+
+    /**
+     * Looks for damaged data in a snapshot after a query failed unexpectedly: symbol columns first (their codes index the
+     * kernels' arrays), then the others against their zone maps. Runs only on that failure path; a pass over the table.
+     *
+     * @return the first problem found (at most DAMAGE_PROBLEMS), naming the segment, block, column and file; empty when none is.
+     */
+    private static List<String> damage(final TableSnapshot snap) {
+        final TableCheck check = new TableCheck(snap.schema().name(), DAMAGE_PROBLEMS);
+        for (final boolean symbols : new boolean[] {true, false}) {
+            for (final Column c : snap.schema().columns()) {
+                if ((c.type() == ColumnType.SYMBOL) == symbols) {
+                    for (int i = 0; i < snap.segmentCount() && !check.full(); i++) {
+                        check.segment(snap, i, c);
+                    }
+                }
+            }
+        }
+        return check.problems();
     }
 
     /**
@@ -159,7 +196,7 @@ public final class QueryEngine implements AutoCloseable {
      *
      * @param table the table name.
      * @return the snapshot.
-     * @throws QueryException UNKNOWN_TABLE.
+     * @throws QueryException UNKNOWN_TABLE, or INTERNAL when the table's files cannot be read (missing, damaged).
      */
     public TableSnapshot snapshot(final String table) {
         final TableReader reader;
@@ -176,13 +213,22 @@ public final class QueryEngine implements AutoCloseable {
                 try {
                     r = store.table(table).reader();
                 } catch (final StoreException e) {
-                    throw new QueryException(ErrorCode.UNKNOWN_TABLE, "cannot open table '" + table + "': " + e.getMessage(), "/table");
+                    // the table exists but its files do not open: the store's fault (500), not the query's (404)
+                    throw damaged(table, e);
                 }
                 readers.put(table, r);
             }
             reader = r;
         }
-        return reader.snapshot();
+        try {
+            return reader.snapshot();
+        } catch (final StoreException e) {
+            throw damaged(table, e);
+        }
+    }
+
+    private static QueryException damaged(final String table, final StoreException e) {
+        return new QueryException(ErrorCode.INTERNAL, "cannot read table '" + table + "': " + e.getMessage(), "", e);
     }
 
     /**

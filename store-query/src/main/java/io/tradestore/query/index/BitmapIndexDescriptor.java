@@ -1,5 +1,8 @@
 package io.tradestore.query.index;
 
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32;
+
 /**
  * Layout of a segment's bitmap index file {@code <column>.bitmap}, one per indexed column of a sealed segment. Slot 0
  * holds the rows where the column is null; slot {@code k + 1} the rows whose value is {@code min + k} (symbol codes, or
@@ -14,7 +17,7 @@ package io.tradestore.query.index;
  *  +-------------------+-------------------+
  *  | min i64                               |
  *  +---------------------------------------+
- *  | checksum i64 (CRC32 of all bytes from OFFSETS_OFFSET to the end)
+ *  | checksum i64 (CRC32 of every other byte of the file: the header before it, OFFSETS_OFFSET to the end)
  *  +---------------------------------------+  OFFSETS_OFFSET (32)
  *  | slotCount + 1 offsets i64, relative to the data start  |
  *  +---------------------------------------+  data start
@@ -24,8 +27,11 @@ package io.tradestore.query.index;
  * its checks is rebuilt.
  */
 public final class BitmapIndexDescriptor {
-    /** The current format. */
-    public static final int FORMAT_VERSION = 1;
+    /**
+     * The current format. Version 2 extends the checksum over the header (a damaged minimum or kind passed version 1's
+     * checks and misplaced every lookup); files of version 1 fail the version check and are rebuilt.
+     */
+    public static final int FORMAT_VERSION = 2;
     /** File name suffix after the column name. */
     public static final String SUFFIX = ".bitmap";
     /** Offset of the format version. */
@@ -48,6 +54,20 @@ public final class BitmapIndexDescriptor {
     public static final int KIND_NOT_INDEXED = 0;
 
     private BitmapIndexDescriptor() {
+    }
+
+    /**
+     * @param file a whole index file, positioned anywhere (its position and limit are left alone).
+     * @return the CRC32 of every byte but the checksum's own: the header before it, and everything from OFFSETS_OFFSET.
+     */
+    public static long checksum(final ByteBuffer file) {
+        final CRC32 crc = new CRC32();
+        final ByteBuffer b = file.duplicate();
+        b.position(0).limit(CHECKSUM_OFFSET);
+        crc.update(b);
+        b.limit(file.capacity()).position(OFFSETS_OFFSET);
+        crc.update(b);
+        return crc.getValue();
     }
 
     /** @param slotCount slots. @return offset of the first bitmap. */

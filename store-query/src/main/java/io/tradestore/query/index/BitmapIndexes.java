@@ -24,7 +24,6 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
-import java.util.zip.CRC32;
 
 import org.roaringbitmap.BatchIterator;
 import org.roaringbitmap.RoaringBitmap;
@@ -285,11 +284,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             }
             final int kind = b.getInt(BitmapIndexDescriptor.KIND_OFFSET);
             final int slots = b.getInt(BitmapIndexDescriptor.SLOT_COUNT_OFFSET);
-            final CRC32 crc = new CRC32();
-            final ByteBuffer body = b.duplicate();
-            body.position(BitmapIndexDescriptor.OFFSETS_OFFSET);
-            crc.update(body);
-            if (crc.getValue() != b.getLong(BitmapIndexDescriptor.CHECKSUM_OFFSET)) {
+            if (BitmapIndexDescriptor.checksum(b) != b.getLong(BitmapIndexDescriptor.CHECKSUM_OFFSET)) {
                 return null;
             }
             if (kind == BitmapIndexDescriptor.KIND_NOT_INDEXED) {
@@ -397,11 +392,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                 }
             }
         }
-        final CRC32 crc = new CRC32();
-        final ByteBuffer body = b.duplicate();
-        body.position(BitmapIndexDescriptor.OFFSETS_OFFSET);
-        crc.update(body);
-        b.putLong(BitmapIndexDescriptor.CHECKSUM_OFFSET, crc.getValue());
+        b.putLong(BitmapIndexDescriptor.CHECKSUM_OFFSET, BitmapIndexDescriptor.checksum(b));
         final Path tmp = path.resolveSibling(path.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-" + Thread.currentThread().getId());
         try {
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,

@@ -1,0 +1,216 @@
+package io.tradestore.query;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.schema.Layout;
+import io.tradestore.core.txn.TxnDescriptor;
+import io.tradestore.query.index.BitmapIndexDescriptor;
+
+/**
+ * Damaged files under a running engine: a query either answers or fails with a coded {@link QueryException} whose
+ * message names the damaged file; never an uncoded exception, never "internal error" for damage the engine can see,
+ * never a JVM crash. Column values carry no checksum (docs/file-format.md), so a flipped byte in a value that breaks
+ * nothing the engine checks changes answers silently; {@code tradestore check} finds those that break a dictionary or a
+ * zone map. More damage than the build's 80 files per layout: {@code -Dtradestore.damage.iterations=N
+ * -Dtradestore.damage.seed=S}.
+ */
+class DamagedStoreTest {
+    private static final String[] QUERIES = {
+        "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"q\",\"op\":\"sum\",\"col\":\"quantity\"}]}",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+            + "{\"name\":\"lo\",\"op\":\"min\",\"col\":\"price\"}]}",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"in\",\"col\":\"venue\",\"values\":[\"XLON\",\"BATS\"]},\"groupBy\":[\"side\"],"
+            + "\"aggs\":[{\"name\":\"v\",\"op\":\"vwap\"}]}",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":7},\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}",
+        "{\"table\":\"trades\",\"groupBy\":[\"instrument\"],\"aggs\":[{\"name\":\"x\",\"op\":\"sum\",\"col\":\"price*quantity\"}],"
+            + "\"orderBy\":[{\"col\":\"x\",\"desc\":true}],\"limit\":5}",
+        "{\"table\":\"trades\",\"groupBy\":[\"venue\",{\"bucket\":\"1h\",\"col\":\"ts\",\"as\":\"h\"}],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"range\",\"col\":\"price\",\"gte\":10,\"lt\":200},\"aggs\":[{\"name\":\"a\",\"op\":\"min\","
+            + "\"col\":\"ts\"},{\"name\":\"b\",\"op\":\"max\",\"col\":\"ts\"}]}",
+        "{\"table\":\"trades\",\"columns\":[\"ts\",\"instrument\",\"price\"],\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM1\"},"
+            + "\"orderBy\":[{\"col\":\"ts\",\"desc\":true}],\"limit\":10}",
+    };
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldNameTheFileWhenASymbolCodeLiesOutsideItsDictionary() throws IOException {
+        final Path store = writeStore(Layout.COLUMN);
+        final Path file = store.resolve("trades").resolve("seg-000002").resolve("instrument.d");
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+            f.seek(4L * 300);
+            f.write(new byte[] {0, 0, 0, 0x70}); // row 300 of segment 2 (4-byte codes): far beyond the ~50 instruments
+        }
+        try (Store s = Store.open(store); QueryEngine e = new QueryEngine(s, 2)) {
+            assertThatThrownBy(() -> e.execute(QUERIES[4])).isInstanceOfSatisfying(QueryException.class, x -> {
+                assertThat(x.code()).isEqualTo(ErrorCode.INTERNAL);
+                assertThat(x.getMessage()).contains("damaged data in trades: segment 2 block 1 column 'instrument'").contains(file.toString())
+                    .contains("rows 256-511").contains("outside the committed dictionary").doesNotContain("internal error");
+            });
+            // queries that do not use the damaged codes still answer
+            assertThat(e.execute(QUERIES[0]).value(0, 0)).isEqualTo(11_000L);
+        }
+    }
+
+    @Test
+    void shouldReportATableWhoseFilesDoNotOpenAsAServerErrorNotAsAnUnknownTable() throws IOException {
+        final Path store = writeStore(Layout.COLUMN);
+        final Path txn = store.resolve("trades").resolve(TxnDescriptor.FILE_NAME);
+        try (RandomAccessFile f = new RandomAccessFile(txn.toFile(), "rw")) {
+            f.setLength(20);
+        }
+        try (Store s = Store.open(store); QueryEngine e = new QueryEngine(s, 2)) {
+            assertThatThrownBy(() -> e.execute(QUERIES[0])).isInstanceOfSatisfying(QueryException.class, x -> {
+                assertThat(x.code()).isEqualTo(ErrorCode.INTERNAL);
+                assertThat(x.code().httpStatus()).isEqualTo(500);
+                assertThat(x.getMessage()).startsWith("cannot read table 'trades': ").contains(txn.toString());
+            });
+        }
+    }
+
+    @Test
+    void shouldRebuildABitmapIndexWhoseHeaderIsDamaged() throws IOException {
+        final Path store = writeStore(Layout.COLUMN);
+        final Path index = store.resolve("trades").resolve("seg-000001").resolve("instrument" + BitmapIndexDescriptor.SUFFIX);
+        try (RandomAccessFile f = new RandomAccessFile(index.toFile(), "rw")) {
+            f.seek(BitmapIndexDescriptor.MIN_OFFSET);
+            f.write(3); // every lookup would land three slots off
+        }
+        try (Store s = Store.open(store); QueryEngine e = new QueryEngine(s, 2); QueryEngine scan = new QueryEngine(s, 2)) {
+            e.indexes().minSegmentRows(0);
+            scan.useIndexes(false);
+            for (final String q : new String[] {QUERIES[1], QUERIES[7]}) {
+                final QueryResult r = TradeData.assertSameAnswers(e, scan, q);
+                assertThat(r.stats().indexedSegments()).as(q).isPositive();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Layout.class)
+    void shouldAnswerOrNameTheDamagedFileWhateverFileIsDamaged(final Layout layout) throws IOException {
+        final Path pristine = writeStore(layout);
+        final List<Path> files = new ArrayList<>();
+        try (Stream<Path> s = Files.walk(pristine)) {
+            s.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().equals("_lock")).forEach(files::add);
+        }
+        assertThat(files).as("bitmap indexes and summaries on disk").anyMatch(p -> p.getFileName().toString().endsWith(BitmapIndexDescriptor.SUFFIX));
+        final SplittableRandom rnd = new SplittableRandom(layout.ordinal() + Long.getLong("tradestore.damage.seed", 11));
+        int answered = 0;
+        int named = 0;
+        for (int it = 0, n = Integer.getInteger("tradestore.damage.iterations", 80); it < n; it++) {
+            final Path work = dir.resolve("w" + it);
+            copy(pristine, work);
+            final Path victim = work.resolve(pristine.relativize(files.get(rnd.nextInt(files.size()))));
+            final String how = damage(victim, rnd);
+            final String what = "iteration " + it + ": " + how + " " + work.relativize(victim);
+            try (Store s = Store.open(work); QueryEngine e = new QueryEngine(s, 2)) {
+                e.indexes().minSegmentRows(0);
+                for (final String q : QUERIES) {
+                    e.execute(q);
+                }
+                answered++;
+            } catch (final QueryException x) {
+                assertThat(x.code()).as(what).isEqualTo(ErrorCode.INTERNAL);
+                assertThat(x.getMessage()).as(what).doesNotContain("internal error");
+                final String name = victim.getFileName().toString();
+                // a changed schema file is found as a transaction record that does not belong to it
+                assertThat(x.getMessage().contains(name) || name.equals("_schema.json") && x.getMessage().contains("_txn"))
+                    .as(what + ": " + x.getMessage()).isTrue();
+                named++;
+            } catch (final RuntimeException x) {
+                fail(what + ": " + x, x);
+            }
+            deleteTree(work);
+        }
+        assertThat(answered).as("damage that leaves answers possible").isPositive();
+        assertThat(named).as("damage reported with the file").isPositive();
+    }
+
+    private Path writeStore(final Layout layout) {
+        final Path store = dir.resolve("pristine-" + layout);
+        try (Store s = Store.open(store)) {
+            new TradeData().write(s, TradeData.schema(layout, 2048, 256), 11_000, 1, true);
+            try (QueryEngine e = new QueryEngine(s, 2)) {
+                e.indexes().minSegmentRows(0);
+                for (final String q : QUERIES) {
+                    e.execute(q);
+                }
+            }
+        }
+        return store;
+    }
+
+    /** Damages a file: flips bits or writes junk in its first 4 KB, flips a byte anywhere, or truncates it. */
+    private static String damage(final Path f, final SplittableRandom rnd) throws IOException {
+        try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
+            final long len = raf.length();
+            switch (len == 0 ? 2 : rnd.nextInt(4)) {
+                case 0:
+                    for (int i = 0, n = 1 + rnd.nextInt(4); i < n; i++) {
+                        xor(raf, rnd.nextLong(Math.min(len, 4096)), 1 << rnd.nextInt(8));
+                    }
+                    return "bits flipped in the head of";
+                case 1:
+                    xor(raf, rnd.nextLong(len), 0xFF);
+                    return "a byte flipped in";
+                case 2:
+                    raf.setLength(len == 0 ? 0 : rnd.nextLong(len));
+                    return "truncated";
+                default:
+                    final byte[] junk = new byte[8];
+                    rnd.nextBytes(junk);
+                    raf.seek(rnd.nextLong(Math.min(len, 4096)));
+                    raf.write(junk);
+                    return "junk written into";
+            }
+        }
+    }
+
+    private static void xor(final RandomAccessFile raf, final long offset, final int bits) throws IOException {
+        raf.seek(offset);
+        final int b = raf.read();
+        raf.seek(offset);
+        raf.write(b ^ bits);
+    }
+
+    private static void copy(final Path from, final Path to) throws IOException {
+        try (Stream<Path> s = Files.walk(from)) {
+            for (final Path p : (Iterable<Path>) s::iterator) {
+                final Path t = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(t);
+                } else {
+                    Files.copy(p, t);
+                }
+            }
+        }
+    }
+
+    private static void deleteTree(final Path p) throws IOException {
+        try (Stream<Path> s = Files.walk(p)) {
+            for (final Path x : (Iterable<Path>) s.sorted(Comparator.reverseOrder())::iterator) {
+                Files.delete(x);
+            }
+        }
+    }
+}
