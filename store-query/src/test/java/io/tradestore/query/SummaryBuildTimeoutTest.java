@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.tradestore.core.Store;
 import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.TestRows;
+import io.tradestore.core.flyweight.TradesSchema;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.query.index.BitmapIndexes;
 
@@ -27,13 +28,15 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * A query's {@code timeoutMs} stops the index and summary builds it starts, as it stops its row loops: the build gives
  * up at its next check with the scan's TIMEOUT, caches nothing (no summary, no bytes counted, no index file), and the
  * next query builds it and answers as an engine without indexes does. Deterministic: the engine's clock jumps an hour
- * when a build reads it a second time (after its first {@code Executor.Deadline.CHECK_ROWS} rows), not on a race with
- * the wall clock.
+ * when a build reads it a second time (after its first {@code Executor.Deadline.CHECK_ROWS} rows, or an open segment's
+ * first chunk of its index), not on a race with the wall clock.
  */
 class SummaryBuildTimeoutTest {
     /** Four checks per build of a sealed segment. */
     private static final int SEGMENT = 1 << 16;
     private static final int ROWS = 3 * SEGMENT + 10_000;
+    /** Rows of table {@code open}: all in its open segment, three full chunks of its index and a tail. */
+    private static final int OPEN_ROWS = 3 * (1 << 16) + 100;
     private static final String TIMEOUT = "\"options\":{\"timeoutMs\":60000}";
     private static final String COUNT_AND_VOLUME = "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"v\",\"op\":\"sum\",\"col\":\"quantity\"}]";
     @TempDir
@@ -44,18 +47,22 @@ class SummaryBuildTimeoutTest {
     /** A build a query makes on the calling thread, and a query that makes it. */
     enum Build {
         /** Per-minute cells of one instrument (query 6's shape). */
-        BUCKET_SUMMARY("BucketSummary", "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},"
+        BUCKET_SUMMARY("BucketSummary.build", "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},"
             + "\"groupBy\":[{\"bucket\":\"1m\",\"col\":\"ts\",\"as\":\"m\"}]," + COUNT_AND_VOLUME + ",\"orderBy\":[{\"col\":\"m\"}]," + TIMEOUT + "}"),
         /** Parts of one instrument's rows (a global aggregate of an eq selection). */
-        VALUE_SUMMARY("ValueSummary", "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM2\"},"
+        VALUE_SUMMARY("ValueSummary.build", "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM2\"},"
             + COUNT_AND_VOLUME + "," + TIMEOUT + "}"),
         /** Parts of all rows (a global aggregate over a time range: query 8's shape). */
-        ALL_ROWS_SUMMARY("ValueSummary", "{\"table\":\"trades\",\"time\":{\"from\":" + (TradeData.T0 + 1_000_000_000_000L) + ",\"to\":"
+        ALL_ROWS_SUMMARY("ValueSummary.build", "{\"table\":\"trades\",\"time\":{\"from\":" + (TradeData.T0 + 1_000_000_000_000L) + ",\"to\":"
             + (TradeData.T0 + 150_000_000_000_000L) + "}," + COUNT_AND_VOLUME + "," + TIMEOUT + "}"),
         /** A segment's bitmap index of a column no other case filters on. */
-        BITMAP_INDEX("BitmapIndexes", "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"venue\",\"value\":\"XETR\"},"
+        BITMAP_INDEX("BitmapIndexes.build", "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"venue\",\"value\":\"XETR\"},"
+            + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]," + TIMEOUT + "}"),
+        /** The in-memory index of an open segment's committed rows, chunk by chunk (the chunks built before are kept). */
+        OPEN_SEGMENT_INDEX("OpenSegmentIndex.extend", "{\"table\":\"open\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},"
             + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]," + TIMEOUT + "}");
 
+        /** The class (in io.tradestore.query.index) and method of the build. */
         final String builder;
         final String query;
 
@@ -64,7 +71,7 @@ class SummaryBuildTimeoutTest {
             this.query = query;
         }
 
-        /** @return builds of this kind the indexes made. */
+        /** @return builds of this kind the indexes made (of an open segment's index, whether its count summary is built). */
         long builds(final BitmapIndexes x) {
             return this == BUCKET_SUMMARY ? x.bucketSummaryBuilds() : this == BITMAP_INDEX ? x.builds() : x.summaryBuilds();
         }
@@ -74,6 +81,7 @@ class SummaryBuildTimeoutTest {
     static void setUp() {
         store = Store.open(dir);
         new TradeData().write(store, TradeData.schema(Layout.COLUMN, SEGMENT, 1024), ROWS, 11, false);
+        new TradeData().write(store, TradesSchema.SCHEMA.with("open", Layout.COLUMN, 1 << 20, 1024), OPEN_ROWS, 12, false);
         scanning = new QueryEngine(store, 2);
         scanning.useIndexes(false);
     }
@@ -86,16 +94,16 @@ class SummaryBuildTimeoutTest {
     }
 
     /**
-     * A clock that stands still, except that the second time a build of the given class reads it while {@code armed}, it
-     * jumps an hour (past any deadline of the query) and disarms.
+     * A clock that stands still, except that the second time a build ({@code Class.method}) reads it while {@code armed},
+     * it jumps an hour (past any deadline of the query) and disarms.
      */
     private static LongSupplier jumpingInBuild(final String builder, final AtomicBoolean armed) {
         final AtomicLong now = new AtomicLong(TimeUnit.DAYS.toNanos(1));
         final AtomicInteger readsInBuild = new AtomicInteger();
         final StackWalker walker = StackWalker.getInstance();
         return () -> {
-            if (armed.get() && walker.walk(frames -> frames.anyMatch(f -> f.getMethodName().equals("build")
-                && f.getClassName().equals("io.tradestore.query.index." + builder))) && readsInBuild.incrementAndGet() == 2) {
+            if (armed.get() && walker.walk(frames -> frames.anyMatch(f -> (f.getClassName() + "." + f.getMethodName()).equals(
+                "io.tradestore.query.index." + builder))) && readsInBuild.incrementAndGet() == 2) {
                 armed.set(false);
                 now.addAndGet(TimeUnit.HOURS.toNanos(1));
             }
@@ -119,7 +127,7 @@ class SummaryBuildTimeoutTest {
             assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
             assertThat(e.path()).isEqualTo("/options/timeoutMs");
             assertThat(e.getMessage()).isEqualTo("the query ran longer than options.timeoutMs=60000; narrow the time range or filter");
-            // nothing half-built is kept
+            // nothing half-built is kept (an open segment's index keeps its complete chunks: they never change)
             assertThat(build.builds(x)).isZero();
             assertThat(x.summaryBytes()).isZero();
             if (build == Build.BITMAP_INDEX) {
@@ -133,6 +141,8 @@ class SummaryBuildTimeoutTest {
             if (build == Build.BITMAP_INDEX) {
                 assertThat(r.stats().indexedSegments()).isPositive();
                 assertThat(Files.exists(venueIndex)).isTrue();
+            } else if (build == Build.OPEN_SEGMENT_INDEX) {
+                assertThat(r.stats().indexedSegments()).isPositive();
             } else {
                 assertThat(r.stats().rowsSummarized()).isPositive();
                 assertThat(x.summaryBytes()).isPositive();

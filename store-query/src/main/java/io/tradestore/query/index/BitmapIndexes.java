@@ -215,7 +215,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * @param column  the column.
      * @return the index, or null when the column is not worth indexing there.
      */
-    ValueRows openIndex(final TableSnapshot snap, final int segment, final int column) {
+    ValueRows openIndex(final TableSnapshot snap, final int segment, final int column, final Executor.Deadline deadline) {
         final Column c = snap.schema().column(column);
         final int rows = snap.segmentRowCount(segment);
         if (!indexable(c) || rows < minSegmentRows) {
@@ -228,7 +228,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             columns.compareAndSet(column, null, new OpenSegmentIndex(s, c));
             idx = columns.get(column);
         }
-        return idx.view(rows);
+        return idx.view(rows, deadline);
     }
 
     /** Forgets every mapped index (files stay on disk), every open segment's index and every (value or bucket) summary. */
@@ -437,7 +437,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             }
         }
         for (final Executor.IndexLeaf leaf : leaves) {
-            final ValueRows idx = sealed ? index(snap, segment, leaf.column(), deadline) : openIndex(snap, segment, leaf.column());
+            final ValueRows idx = sealed ? index(snap, segment, leaf.column(), deadline) : openIndex(snap, segment, leaf.column(), deadline);
             if (idx == null) {
                 continue;
             }
@@ -628,7 +628,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         Executor.IndexLeaf only = null;
         ValueRows idx = null;
         for (final Executor.IndexLeaf leaf : leaves) {
-            final ValueRows i = openIndex(snap, segment, leaf.column());
+            final ValueRows i = openIndex(snap, segment, leaf.column(), deadline);
             if (i != null) {
                 if (only != null) {
                     return null;
