@@ -35,6 +35,17 @@ public class QueryException extends StoreException {
         this.path = path == null ? "" : path;
     }
 
+    /**
+     * @param path  the JSON pointer of an integer field.
+     * @param min   its smallest value.
+     * @param max   its largest value.
+     * @param value what was given.
+     * @return INVALID_QUERY saying the field's range, as the model's constructors and the JSON parser say it.
+     */
+    public static QueryException outOfRange(final String path, final long min, final long max, final Object value) {
+        return new QueryException(ErrorCode.INVALID_QUERY, "must be an integer between " + min + " and " + max + ", not " + value, path);
+    }
+
     /** @return the error code. */
     public ErrorCode code() {
         return code;

@@ -223,7 +223,11 @@ public final class QueryParser {
         }
         Integer limit = null;
         if (present(n, "limit")) {
-            limit = (int) longValue(n.get("limit"), "/limit", 0, Integer.MAX_VALUE);
+            final long l = longValue(n.get("limit"), "/limit", 0, Integer.MAX_VALUE);
+            if (l != (int) l) {
+                throw QueryException.outOfRange("/limit", 0, Integer.MAX_VALUE, n.get("limit"));
+            }
+            limit = (int) l;
         }
         Options options = Options.NONE;
         if (present(n, "options")) {
@@ -334,9 +338,16 @@ public final class QueryParser {
         throw invalid(p, "a time must be an ISO-8601 string (2026-11-17T10:00:00Z) or integer epoch nanoseconds");
     }
 
+    /**
+     * @param v   a JSON value.
+     * @param p   its path.
+     * @param min the smallest value the field takes (the model's constructors check it: {@code Options}, {@code Query}).
+     * @param max the largest.
+     * @return it as a long, when it is an integer that fits one.
+     */
     private static long longValue(final JsonNode v, final String p, final long min, final long max) {
-        if (!v.isIntegralNumber() || !v.canConvertToLong() || v.longValue() < min || v.longValue() > max) {
-            throw invalid(p, "must be an integer between " + min + " and " + max + ", not " + v);
+        if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+            throw QueryException.outOfRange(p, min, max, v);
         }
         return v.longValue();
     }
