@@ -159,8 +159,9 @@ public final class QueryEngine implements AutoCloseable {
             // its range) means damaged files, not a bad query; a pass over the table on this failure path tells which
             final List<String> damage = e instanceof RuntimeException ? damage(snap) : List.of();
             if (!damage.isEmpty()) {
-                throw new QueryException(ErrorCode.INTERNAL, "damaged data in " + damage.get(0) + "; `tradestore check` lists every problem",
-                    "", e);
+                final String message = "damaged data in " + damage.get(0) + "; `tradestore check` lists every problem";
+                // the cause is a StoreException: what the store holds, which a server may show (unlike a bug's message)
+                throw new QueryException(ErrorCode.INTERNAL, message, "", new StoreException(message, e));
             }
             throw internal(e);
         }

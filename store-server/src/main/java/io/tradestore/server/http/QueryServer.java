@@ -543,11 +543,16 @@ public final class QueryServer implements AutoCloseable {
             g.writeStartObject();
             g.writeArrayFieldStart("tables");
             for (final String name : store.tableNames()) {
-                final TableSnapshot s = reader(name).snapshot();
                 g.writeStartObject();
                 g.writeStringField("name", name);
-                g.writeNumberField("rows", s.rowCount());
-                g.writeNumberField("segments", s.segmentCount());
+                try {
+                    final TableSnapshot s = reader(name).snapshot();
+                    g.writeNumberField("rows", s.rowCount());
+                    g.writeNumberField("segments", s.segmentCount());
+                } catch (final StoreException e) {
+                    // one table whose files do not open leaves the others listed
+                    g.writeStringField("error", e.getMessage());
+                }
                 g.writeEndObject();
             }
             g.writeEndArray();
@@ -606,7 +611,9 @@ public final class QueryServer implements AutoCloseable {
             log.println(Instant.now() + " ERROR internal error id=" + id + " endpoint=" + call.endpoint.label() + ": " + t);
             t.printStackTrace(log);
         }
-        final String message = t instanceof StoreException && !(t instanceof QueryException)
+        // what the store says (a missing or damaged file, named) helps the caller; a bug's message stays in the log
+        final boolean store = t instanceof QueryException ? ((QueryException) t).storeProblem() : t instanceof StoreException;
+        final String message = store
             ? t.getMessage() + " (error id " + id + ")"
             : "internal error " + id + "; the server log has the details";
         error(call, 500, "INTERNAL", message, "", id);
