@@ -443,7 +443,6 @@ public final class QueryBenchmark {
         return new Timing(q, e, d, rows);
     }
 
-    /** @return DuckDB's rows (each value read, so the work is done). */
     /**
      * A pause before each timed run, the same for both systems: the other system's worker threads may still be busy
      * for a moment after its answer (DuckDB's scheduler lets its threads linger), and a query of a few milliseconds
@@ -457,6 +456,7 @@ public final class QueryBenchmark {
         }
     }
 
+    /** @return DuckDB's rows (each value read, so the work is done). */
     private static List<Object[]> duckRows(final Connection duck, final String sql) throws SQLException {
         final List<Object[]> rows = new ArrayList<>();
         try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
@@ -42,6 +43,8 @@ public final class QueryEngine implements AutoCloseable {
     private final BitmapIndexes indexes = new BitmapIndexes();
     private volatile boolean useIndexes = true;
     private volatile int morselRows;
+    /** The clock of queries' start and deadline ({@link System#nanoTime()}; tests move their own). */
+    private volatile LongSupplier clock = System::nanoTime;
     private boolean closed;
 
     /**
@@ -92,7 +95,7 @@ public final class QueryEngine implements AutoCloseable {
      * @throws QueryException with a code, a message and a JSON path when the query is bad, too big or too slow.
      */
     public QueryResult execute(final String json) {
-        final long start = System.nanoTime();
+        final long start = clock.getAsLong();
         return execute(QueryParser.parse(json), start);
     }
 
@@ -107,7 +110,7 @@ public final class QueryEngine implements AutoCloseable {
      * @throws QueryException with a code, a message and a JSON path when the query is bad, too big or too slow.
      */
     public QueryResult execute(final String json, final long timeoutMs) {
-        final long start = System.nanoTime();
+        final long start = clock.getAsLong();
         return execute(QueryParser.parse(json), timeoutMs, start);
     }
 
@@ -121,7 +124,7 @@ public final class QueryEngine implements AutoCloseable {
      * @throws QueryException with a code, a message and a JSON path when the query is bad, too big or too slow.
      */
     public QueryResult execute(final InputStream utf8Json, final long timeoutMs) {
-        final long start = System.nanoTime();
+        final long start = clock.getAsLong();
         return execute(QueryParser.parse(utf8Json), timeoutMs, start);
     }
 
@@ -142,13 +145,13 @@ public final class QueryEngine implements AutoCloseable {
      * @throws QueryException with a code, a message and a JSON path when the query is bad, too big or too slow.
      */
     public QueryResult execute(final Query query) {
-        return execute(query, System.nanoTime());
+        return execute(query, clock.getAsLong());
     }
 
     private QueryResult execute(final Query query, final long start) {
         final TableSnapshot snap = snapshot(query.table());
         try {
-            return QueryRunner.run(query, snap, pool, threads, useIndexes ? indexes : null, start, morselRows);
+            return QueryRunner.run(query, snap, pool, threads, useIndexes ? indexes : null, start, morselRows, clock);
         } catch (final QueryException e) {
             throw e;
         } catch (final RuntimeException | StackOverflowError e) {
@@ -156,8 +159,9 @@ public final class QueryEngine implements AutoCloseable {
             // its range) means damaged files, not a bad query; a pass over the table on this failure path tells which
             final List<String> damage = e instanceof RuntimeException ? damage(snap) : List.of();
             if (!damage.isEmpty()) {
-                throw new QueryException(ErrorCode.INTERNAL, "damaged data in " + damage.get(0) + "; `tradestore check` lists every problem",
-                    "", e);
+                final String message = "damaged data in " + damage.get(0) + "; `tradestore check` lists every problem";
+                // the cause is a StoreException: what the store holds, which a server may show (unlike a bug's message)
+                throw new QueryException(ErrorCode.INTERNAL, message, "", new StoreException(message, e));
             }
             throw internal(e);
         }
@@ -244,6 +248,11 @@ public final class QueryEngine implements AutoCloseable {
      */
     public void morselRows(final int rows) {
         this.morselRows = Math.max(0, rows);
+    }
+
+    /** @param nanos the clock of queries' start and deadline, instead of {@link System#nanoTime()} (tests). */
+    void clock(final LongSupplier nanos) {
+        this.clock = nanos;
     }
 
     /** @return the bitmap indexes this engine builds and loads. */

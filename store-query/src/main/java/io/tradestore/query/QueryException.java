@@ -22,7 +22,9 @@ public class QueryException extends StoreException {
     }
 
     /**
-     * Creates the exception with a cause (for INTERNAL errors; the cause is for logs, never for users).
+     * Creates the exception with a cause (for INTERNAL errors). A {@link StoreException} cause (not a QueryException)
+     * marks a problem of the stored data or files, whose message names the file and may be shown to users (see
+     * {@link #storeProblem()}); any other cause is a bug, for logs only.
      *
      * @param code    the error code.
      * @param message the message.
@@ -33,6 +35,25 @@ public class QueryException extends StoreException {
         super(message, cause);
         this.code = code;
         this.path = path == null ? "" : path;
+    }
+
+    /**
+     * @param path  the JSON pointer of an integer field.
+     * @param min   its smallest value.
+     * @param max   its largest value.
+     * @param value what was given.
+     * @return INVALID_QUERY saying the field's range, as the model's constructors and the JSON parser say it.
+     */
+    public static QueryException outOfRange(final String path, final long min, final long max, final Object value) {
+        return new QueryException(ErrorCode.INVALID_QUERY, "must be an integer between " + min + " and " + max + ", not " + value, path);
+    }
+
+    /**
+     * @return whether this INTERNAL error reports a problem of the stored data or files (a table that does not open,
+     *         damaged data), whose message a server may show, rather than a bug.
+     */
+    public boolean storeProblem() {
+        return getCause() instanceof StoreException && !(getCause() instanceof QueryException);
     }
 
     /** @return the error code. */

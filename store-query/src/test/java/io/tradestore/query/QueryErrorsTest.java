@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -246,16 +247,18 @@ class QueryErrorsTest {
             new TradeData().write(store, TradeData.schema(Layout.COLUMN, 64, 16), 300, 1, true);
             try (QueryEngine engine = new QueryEngine(store, 2)) {
                 // each gave INTERNAL (limit -1 of an aggregate, a null op), an empty answer (scan limit -1), TIMEOUT or
-                // TOO_MANY_GROUPS where the same JSON is INVALID_QUERY
+                // TOO_MANY_GROUPS where the same JSON is INVALID_QUERY; the model's constructors check them for both
                 final Object[][] cases = {
-                    {Query.builder("trades").agg(Agg.count("n")).groupBy("side").limit(-1).build(), "/limit"},
-                    {Query.builder("trades").limit(-1).build(), "/limit"},
-                    {Query.builder("trades").agg(Agg.count("n")).timeoutMs(0).build(), "/options/timeoutMs"},
-                    {Query.builder("trades").agg(Agg.count("n")).timeoutMs(-5).build(), "/options/timeoutMs"},
-                    {Query.builder("trades").agg(Agg.count("n")).groupBy("client_id").maxGroups(0).build(), "/options/maxGroups"},
-                    {Query.builder("trades").agg(new Agg("n", null, null, null)).build(), "/aggs/0/op"}};
+                    {(Supplier<Query>) () -> Query.builder("trades").agg(Agg.count("n")).groupBy("side").limit(-1).build(), "/limit"},
+                    {(Supplier<Query>) () -> Query.builder("trades").limit(-1).build(), "/limit"},
+                    {(Supplier<Query>) () -> Query.builder("trades").agg(Agg.count("n")).timeoutMs(0).build(), "/options/timeoutMs"},
+                    {(Supplier<Query>) () -> Query.builder("trades").agg(Agg.count("n")).timeoutMs(-5).build(), "/options/timeoutMs"},
+                    {(Supplier<Query>) () -> Query.builder("trades").agg(Agg.count("n")).groupBy("client_id").maxGroups(0).build(), "/options/maxGroups"},
+                    {(Supplier<Query>) () -> Query.builder("trades").agg(new Agg("n", null, null, null)).build(), "/aggs/0/op"}};
                 for (final Object[] c : cases) {
-                    assertThatThrownBy(() -> engine.execute((Query) c[0])).as(c[0].toString()).isInstanceOfSatisfying(QueryException.class, e -> {
+                    @SuppressWarnings("unchecked")
+                    final Supplier<Query> build = (Supplier<Query>) c[0];
+                    assertThatThrownBy(() -> engine.execute(build.get())).as(c[1].toString()).isInstanceOfSatisfying(QueryException.class, e -> {
                         assertThat(e.code()).as(e.getMessage()).isEqualTo(ErrorCode.INVALID_QUERY);
                         assertThat(e.path()).isEqualTo(c[1]);
                     });

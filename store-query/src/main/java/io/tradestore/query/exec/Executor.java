@@ -40,6 +40,8 @@ public final class Executor {
     private final AtomicLong rowsSummarized = new AtomicLong();
     private final AtomicLong segmentsSkipped = new AtomicLong();
     private volatile boolean cancelled;
+    /** The query's deadline as index and summary builds see it: {@link #checkDeadline}. */
+    private final Deadline deadline = this::checkDeadline;
     private int[] segments;
     /** Work units: a segment and a block range of about {@link #MORSEL_ROWS} rows. */
     private int[] morselSegment;
@@ -82,35 +84,56 @@ public final class Executor {
      */
     public interface SegmentSelector {
         /**
-         * @param snap    the snapshot.
-         * @param segment a sealed segment.
-         * @param leaves  top-level conjuncts that are (negated) eq/in leaves on a column, as (column, values, negated).
+         * @param snap     the snapshot.
+         * @param segment  a sealed segment.
+         * @param leaves   top-level conjuncts that are (negated) eq/in leaves on a column, as (column, values, negated).
+         * @param deadline the query's, checked by the index and summary builds the selection makes (now or later).
          * @return a selection, or null when no index applies.
          */
-        Selection select(TableSnapshot snap, int segment, List<IndexLeaf> leaves);
+        Selection select(TableSnapshot snap, int segment, List<IndexLeaf> leaves, Deadline deadline);
 
         /**
-         * @param snap    the snapshot.
-         * @param segment a segment.
+         * @param snap     the snapshot.
+         * @param segment  a segment.
+         * @param deadline the query's, checked by the summary builds the selection makes.
          * @return all its rows, as a selection whose summaries a global aggregate with no filter but a time range
          *         folds, or null when there are none.
          */
-        default Selection selectAll(final TableSnapshot snap, final int segment) {
+        default Selection selectAll(final TableSnapshot snap, final int segment, final Deadline deadline) {
             return null;
         }
 
         /**
-         * @param snap    the snapshot.
-         * @param segment a sealed segment.
-         * @param leaf    an eq/in leaf on an indexed column.
-         * @param colA    the measure column, or -1 for row counts only.
-         * @param colB    the second factor of a product measure, or -1.
+         * @param snap     the snapshot.
+         * @param segment  a sealed segment.
+         * @param leaf     an eq/in leaf on an indexed column.
+         * @param colA     the measure column, or -1 for row counts only.
+         * @param colB     the second factor of a product measure, or -1.
+         * @param deadline the query's, checked by an index or summary build.
          * @return the leaf's rows' aggregates per minute, or null when none applies (a negated leaf, no index, the
          *         timestamps are not in order, a measure is f64, or the memory budget is spent). No row selection is built.
          */
-        default Buckets buckets(final TableSnapshot snap, final int segment, final IndexLeaf leaf, final int colA, final int colB) {
+        default Buckets buckets(final TableSnapshot snap, final int segment, final IndexLeaf leaf, final int colA, final int colB,
+                                final Deadline deadline) {
             return null;
         }
+    }
+
+    /**
+     * A query's deadline, for the work done on its behalf outside its row loops: an index or summary build is one pass
+     * over a segment (15-80 ms for 4M rows: {@code SummaryBuildProbe} in docs/query-engine.md, Cancellation), so it
+     * checks once per {@link #CHECK_ROWS} rows, as the scan checks once per batch, and a query past its
+     * {@code timeoutMs} stops there with the scan's TIMEOUT.
+     */
+    @FunctionalInterface
+    public interface Deadline {
+        /** Rows a build reads between two checks: a clock read costs nothing beside them. */
+        int CHECK_ROWS = 1 << 14;
+        /** No deadline (builds outside a query). */
+        Deadline NONE = () -> { };
+
+        /** @throws QueryException TIMEOUT once the query's deadline has passed or the query was cancelled. */
+        void check();
     }
 
     /**
@@ -232,7 +255,7 @@ public final class Executor {
             }
             partials[0] = work();
             for (int w = 1; w < workers; w++) {
-                final long wait = plan.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : plan.deadlineNanos - System.nanoTime();
+                final long wait = plan.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : plan.deadlineNanos - plan.clock.getAsLong();
                 partials[w] = futures.get(w - 1).get(Math.max(0, wait), TimeUnit.NANOSECONDS);
             }
         } catch (final TimeoutException e) {
@@ -276,7 +299,7 @@ public final class Executor {
             }
             rows = groupRows(g);
         }
-        elapsedMicros = (System.nanoTime() - startNanos) / 1000;
+        elapsedMicros = (plan.clock.getAsLong() - startNanos) / 1000;
         final QueryStats stats = new QueryStats(elapsedMicros, rowsScanned.get(), rowsMatched.get(), segments.length, segmentsSkipped.get(),
             blocksSkipped.get(), indexedSegments.get(), rowsSummarized.get());
         return new Result(plan.columns, rows, truncated, stats, plan.epochNanos);
@@ -458,7 +481,7 @@ public final class Executor {
         final Buckets[] out = new Buckets[m.length];
         boolean all = true;
         for (int i = 0; i < m.length; i++) {
-            out[i] = first[i] < i ? out[first[i]] : selector.buckets(snap, si, leaf, m[i][0], m[i][1]);
+            out[i] = first[i] < i ? out[first[i]] : selector.buckets(snap, si, leaf, m[i][0], m[i][1], deadline);
             all &= out[i] != null;
         }
         return all ? out : null;
@@ -551,7 +574,8 @@ public final class Executor {
                 checkDeadline(); // a first query may build an index and summaries per segment (37-76 ms a summary: docs/query-engine.md)
                 // all rows only where the zone maps prove the time range for a whole block: else nothing could fold and
                 // the summaries would be built for nothing
-                selections[si] = !allRows ? selector.select(snap, si, leaves) : provesABlock(si, rows) ? selector.selectAll(snap, si) : null;
+                selections[si] = !allRows ? selector.select(snap, si, leaves, deadline)
+                    : provesABlock(si, rows) ? selector.selectAll(snap, si, deadline) : null;
                 if (selections[si] != null) {
                     summaries[si] = summaries(selections[si]);
                     final long read = selectedRowsRead(si, rows);
@@ -670,7 +694,7 @@ public final class Executor {
     }
 
     private void checkDeadline() {
-        if (cancelled || System.nanoTime() > plan.deadlineNanos) {
+        if (cancelled || plan.clock.getAsLong() > plan.deadlineNanos) {
             throw timeout();
         }
     }

@@ -1,6 +1,7 @@
 package io.tradestore.query.exec;
 
 import java.util.List;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import io.tradestore.core.TableSnapshot;
@@ -55,5 +56,7 @@ final class Plan {
     long maxGroups;
     int morselRows = Executor.MORSEL_ROWS;
     long deadlineNanos = Long.MAX_VALUE;
+    /** The clock {@link #deadlineNanos} is on ({@link System#nanoTime()}; tests move their own). */
+    LongSupplier clock = System::nanoTime;
     boolean epochNanos;
 }

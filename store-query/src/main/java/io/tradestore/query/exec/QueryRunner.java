@@ -1,6 +1,7 @@
 package io.tradestore.query.exec;
 
 import java.util.concurrent.ExecutorService;
+import java.util.function.LongSupplier;
 
 import io.tradestore.core.TableSnapshot;
 import io.tradestore.query.QueryResult;
@@ -17,16 +18,18 @@ public final class QueryRunner {
      * @param pool       worker pool.
      * @param threads    workers per query (the caller counts as one).
      * @param selector   bitmap-index selection for sealed segments, or null.
-     * @param startNanos when the query started ({@link System#nanoTime()}).
+     * @param startNanos when the query started, by {@code clock}.
      * @param morselRows rows per work unit (0: the default).
+     * @param clock      the clock of its deadline ({@link System#nanoTime()}; tests move their own).
      * @return the result.
      */
     public static QueryResult run(final Query query, final TableSnapshot snap, final ExecutorService pool, final int threads,
-                                  final Executor.SegmentSelector selector, final long startNanos, final int morselRows) {
+                                  final Executor.SegmentSelector selector, final long startNanos, final int morselRows, final LongSupplier clock) {
         final Plan plan = Binder.bind(query, snap, startNanos);
         if (morselRows > 0) {
             plan.morselRows = morselRows;
         }
+        plan.clock = clock;
         return Executor.run(plan, pool, threads, selector, startNanos);
     }
 }

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -95,8 +96,11 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     public static final long DEFAULT_SUMMARY_IDLE_MILLIS = 60_000;
     private volatile long summaryIdleNanos = DEFAULT_SUMMARY_IDLE_MILLIS * 1_000_000L;
     private final AtomicLong summaryEvictions = new AtomicLong();
-    /** {@link System#nanoTime()} before which no summary can have become idle since the last scan found none. */
-    private volatile long nextIdleScan = System.nanoTime();
+    private final AtomicLong idleScans = new AtomicLong();
+    /** The clock of summaries' last use ({@link System#nanoTime()}; tests move their own). */
+    private final LongSupplier clock;
+    /** What the last scan for idle summaries found: too few of them, until when (see {@link #makeRoom}). */
+    private volatile IdleScan lastIdleScan;
     /**
      * Per open segment (segments compare by identity), its columns' in-memory indexes of the committed prefix; the
      * entry is dropped once the segment is seen sealed.
@@ -118,6 +122,14 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
     }
 
+    /**
+     * A scan for idle summaries that could not make a build's room: until {@code notBefore} (when the oldest summary busy
+     * then turns idle; one built later turns idle later), no summary joins the {@code idleBytes} it found idle, so a need
+     * larger than those and the free room is refused without a scan.
+     */
+    private record IdleScan(long notBefore, long idleBytes) {
+    }
+
     /** A summary idle long enough to be evicted: its map and key, when it was last used, its size. */
     private record Idle(Map<SummaryKey, ? extends CachedSummary> map, SummaryKey key, CachedSummary summary, long lastUsed, long bytes) {
     }
@@ -133,6 +145,17 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         public int hashCode() {
             return ((System.identityHashCode(segment) * 31 + key) * 31 + colA) * 31 + colB;
         }
+    }
+
+    /** Indexes and summaries on {@link System#nanoTime()}. */
+    public BitmapIndexes() {
+        this(System::nanoTime);
+    }
+
+    /** @param nanos the clock of summaries' last use and idle time, instead of {@link System#nanoTime()} (tests move it). */
+    BitmapIndexes(final LongSupplier nanos) {
+        this.clock = nanos;
+        this.lastIdleScan = new IdleScan(nanos.getAsLong(), 0);
     }
 
     /** @param rows segments with fewer rows are scanned, not indexed (tests lower it). */
@@ -168,18 +191,19 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     /**
      * Returns a sealed segment's index of a column, loading or building it.
      *
-     * @param snap    the snapshot.
-     * @param segment a sealed segment.
-     * @param column  the column.
+     * @param snap     the snapshot.
+     * @param segment  a sealed segment.
+     * @param column   the column.
+     * @param deadline the query's, checked while the index is built (nothing is cached or written when it passes).
      * @return the index, or null when the column is not worth indexing there.
      */
-    public SegmentIndex index(final TableSnapshot snap, final int segment, final int column) {
+    public SegmentIndex index(final TableSnapshot snap, final int segment, final int column, final Executor.Deadline deadline) {
         final Column c = snap.schema().column(column);
         if (!indexable(c) || !snap.segmentSealed(segment) || snap.segmentRowCount(segment) < minSegmentRows) {
             return null;
         }
         final Segment s = snap.segment(segment);
-        final SegmentIndex idx = cache.computeIfAbsent(new Key(s, column), k -> loadOrBuild(snap, segment, c));
+        final SegmentIndex idx = cache.computeIfAbsent(new Key(s, column), k -> loadOrBuild(snap, segment, c, deadline));
         return idx == SegmentIndex.NONE ? null : idx;
     }
 
@@ -191,7 +215,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * @param column  the column.
      * @return the index, or null when the column is not worth indexing there.
      */
-    ValueRows openIndex(final TableSnapshot snap, final int segment, final int column) {
+    ValueRows openIndex(final TableSnapshot snap, final int segment, final int column, final Executor.Deadline deadline) {
         final Column c = snap.schema().column(column);
         final int rows = snap.segmentRowCount(segment);
         if (!indexable(c) || rows < minSegmentRows) {
@@ -204,7 +228,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             columns.compareAndSet(column, null, new OpenSegmentIndex(s, c));
             idx = columns.get(column);
         }
-        return idx.view(rows);
+        return idx.view(rows, deadline);
     }
 
     /** Forgets every mapped index (files stay on disk), every open segment's index and every (value or bucket) summary. */
@@ -224,7 +248,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         return s.directory().resolve(c.name() + BitmapIndexDescriptor.SUFFIX);
     }
 
-    private SegmentIndex loadOrBuild(final TableSnapshot snap, final int segment, final Column c) {
+    private SegmentIndex loadOrBuild(final TableSnapshot snap, final int segment, final Column c, final Executor.Deadline deadline) {
         final Segment s = snap.segment(segment);
         final Path path = file(s, c);
         final int rows = snap.segmentRowCount(segment);
@@ -233,7 +257,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             loads.incrementAndGet();
             return loaded;
         }
-        build(s, c, rows, path);
+        build(s, c, rows, path, deadline);
         builds.incrementAndGet();
         final SegmentIndex built = load(path, rows);
         if (built == null) {
@@ -276,8 +300,11 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
     }
 
-    /** Builds the index of one column of a sealed segment with a counting sort of its rows by value, and writes it. */
-    static void build(final Segment s, final Column c, final int rows, final Path path) {
+    /**
+     * Builds the index of one column of a sealed segment with a counting sort of its rows by value, and writes it (not
+     * when the deadline passes first).
+     */
+    static void build(final Segment s, final Column c, final int rows, final Path path, final Executor.Deadline deadline) {
         final long zmin = s.zoneMin(-1, c.index());
         final long zmax = s.zoneMax(-1, c.index());
         final long min = zmin > zmax ? 0 : zmin;
@@ -292,12 +319,15 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         final long base = s.columnBase(c.index());
         final long stride = s.columnStride(c.index());
         final long nul = c.type().nullBits();
-        for (int r = 0; r < rows; r++) {
-            final long a = base + r * stride;
-            final long v = NativeMemory.getSigned(a, c.width());
-            final int slot = v == nul ? 0 : (int) (v - min) + 1;
-            slotOfRow[r] = slot;
-            counts[slot + 1]++;
+        for (int from = 0; from < rows; from += Executor.Deadline.CHECK_ROWS) {
+            deadline.check();
+            final int to = Math.min(rows, from + Executor.Deadline.CHECK_ROWS);
+            for (int r = from; r < to; r++) {
+                final long v = NativeMemory.getSigned(base + r * stride, c.width());
+                final int slot = v == nul ? 0 : (int) (v - min) + 1;
+                slotOfRow[r] = slot;
+                counts[slot + 1]++;
+            }
         }
         int distinct = 0;
         for (int i = 2; i <= slots; i++) {
@@ -310,6 +340,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         for (int i = 1; i <= slots; i++) {
             counts[i] += counts[i - 1];
         }
+        deadline.check(); // the sort and the bitmaps take about as long again as the pass
         final int[] starts = counts.clone();
         final int[] sorted = new int[rows];
         for (int r = 0; r < rows; r++) {
@@ -388,7 +419,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     }
 
     @Override
-    public Executor.Selection select(final TableSnapshot snap, final int segment, final List<Executor.IndexLeaf> leaves) {
+    public Executor.Selection select(final TableSnapshot snap, final int segment, final List<Executor.IndexLeaf> leaves, final Executor.Deadline deadline) {
         if (leaves.isEmpty()) {
             return null;
         }
@@ -400,13 +431,13 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         final List<ImmutableRoaringBitmap> parts = new ArrayList<>();
         final List<Object> answered = new ArrayList<>(leaves.size());
         if (!sealed) {
-            final Executor.Selection lazy = openSelection(snap, segment, leaves);
+            final Executor.Selection lazy = openSelection(snap, segment, leaves, deadline);
             if (lazy != null) {
                 return lazy;
             }
         }
         for (final Executor.IndexLeaf leaf : leaves) {
-            final ValueRows idx = sealed ? index(snap, segment, leaf.column()) : openIndex(snap, segment, leaf.column());
+            final ValueRows idx = sealed ? index(snap, segment, leaf.column(), deadline) : openIndex(snap, segment, leaf.column(), deadline);
             if (idx == null) {
                 continue;
             }
@@ -492,8 +523,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                 if (summarised == null || summarised.negated()) {
                     return null;
                 }
-                final ValueSummary v = sealed ? BitmapIndexes.this.summary(snap, segment, summarised.column(), colA, colB)
-                    : openSummary(snap, segment, summarised.column(), colA, colB);
+                final ValueSummary v = sealed ? BitmapIndexes.this.summary(snap, segment, summarised.column(), colA, colB, deadline)
+                    : openSummary(snap, segment, summarised.column(), colA, colB, deadline);
                 return v == null ? null : v.view(summarised.values());
             }
         };
@@ -503,11 +534,12 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     private static final long[] ALL = {0};
 
     @Override
-    public Executor.Buckets buckets(final TableSnapshot snap, final int segment, final Executor.IndexLeaf leaf, final int colA, final int colB) {
+    public Executor.Buckets buckets(final TableSnapshot snap, final int segment, final Executor.IndexLeaf leaf, final int colA, final int colB,
+                                    final Executor.Deadline deadline) {
         if (leaf.negated() || !snap.segmentSealed(segment)) {
             return null;
         }
-        final BucketSummary b = bucketSummary(snap, segment, leaf.column(), colA, colB);
+        final BucketSummary b = bucketSummary(snap, segment, leaf.column(), colA, colB, deadline);
         return b == null ? null : b.view(leaf.values());
     }
 
@@ -517,7 +549,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * by the time range, and an open segment's incomplete last part, are read.
      */
     @Override
-    public Executor.Selection selectAll(final TableSnapshot snap, final int segment) {
+    public Executor.Selection selectAll(final TableSnapshot snap, final int segment, final Executor.Deadline deadline) {
         final int rows = snap.segmentRowCount(segment);
         return new Executor.Selection() {
             @Override
@@ -553,7 +585,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
 
             @Override
             public Executor.Summary summary(final int colA, final int colB) {
-                final ValueSummary v = allSummary(snap, segment, colA, colB);
+                final ValueSummary v = allSummary(snap, segment, colA, colB, deadline);
                 return v == null ? null : v.view(ALL);
             }
         };
@@ -563,7 +595,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * @return the summary of all rows of a segment (a sealed one's, or an open one's complete parts), built once; null
      *     when a measure is f64, no part is complete yet or the budget is spent.
      */
-    private ValueSummary allSummary(final TableSnapshot snap, final int segment, final int colA, final int colB) {
+    private ValueSummary allSummary(final TableSnapshot snap, final int segment, final int colA, final int colB, final Executor.Deadline deadline) {
         final Column[] m = measures(snap.schema(), colA, colB);
         if (m == null) {
             return null;
@@ -575,7 +607,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return null;
         }
         return cachedSummary(snap, segment, -1, colA, colB, covered, () -> ValueSummary.build(snap.segment(segment), covered, null, 0, 2, partShift,
-            m[0], m[1], false));
+            m[0], m[1], false, deadline));
     }
 
     /** @return the measure columns {a, b} (either null when -1), or null when one is f64 (no exact summary). */
@@ -591,11 +623,12 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      *
      * @return the selection, or null when not exactly one leaf has an index here or the leaf is negated.
      */
-    private Executor.Selection openSelection(final TableSnapshot snap, final int segment, final List<Executor.IndexLeaf> leaves) {
+    private Executor.Selection openSelection(final TableSnapshot snap, final int segment, final List<Executor.IndexLeaf> leaves,
+                                             final Executor.Deadline deadline) {
         Executor.IndexLeaf only = null;
         ValueRows idx = null;
         for (final Executor.IndexLeaf leaf : leaves) {
-            final ValueRows i = openIndex(snap, segment, leaf.column());
+            final ValueRows i = openIndex(snap, segment, leaf.column(), deadline);
             if (i != null) {
                 if (only != null) {
                     return null;
@@ -670,7 +703,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
 
             @Override
             public Executor.Summary summary(final int colA, final int colB) {
-                final ValueSummary v = openSummary(snap, segment, leaf.column(), colA, colB);
+                final ValueSummary v = openSummary(snap, segment, leaf.column(), colA, colB, deadline);
                 return v == null ? null : v.view(leaf.values());
             }
         };
@@ -700,16 +733,18 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     /**
      * Returns (building once) the summary of a measure per value of an indexed column in a sealed segment.
      *
-     * @param snap    the snapshot.
-     * @param segment a sealed segment.
-     * @param key     the indexed column.
-     * @param colA    the measure, or -1 for row counts only.
-     * @param colB    a product's second factor, or -1.
+     * @param snap     the snapshot.
+     * @param segment  a sealed segment.
+     * @param key      the indexed column.
+     * @param colA     the measure, or -1 for row counts only.
+     * @param colB     a product's second factor, or -1.
+     * @param deadline the query's, checked while the index or the summary is built (nothing is cached when it passes).
      * @return the summary, or null when the column has no index there, a measure column is f64, the index has more than
      *         {@link #summaryEntries(int)} slots, or the summaries already hold {@link #summaryBudget} bytes.
      */
-    public ValueSummary summary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB) {
-        final SegmentIndex idx = index(snap, segment, key);
+    public ValueSummary summary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB,
+                                final Executor.Deadline deadline) {
+        final SegmentIndex idx = index(snap, segment, key, deadline);
         final Schema schema = snap.schema();
         final int entries = summaryEntries;
         final Column[] m = measures(schema, colA, colB);
@@ -719,7 +754,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         final int rows = snap.segmentRowCount(segment);
         final int partShift = partShift(snap, idx.slotCount(), entries);
         return cachedSummary(snap, segment, key, colA, colB, rows, () -> ValueSummary.build(snap.segment(segment), rows, schema.column(key), idx.min(),
-            idx.slotCount(), partShift, m[0], m[1], false));
+            idx.slotCount(), partShift, m[0], m[1], false, deadline));
     }
 
     /** @return log2 of rows per part: whole blocks, as many parts as the entry budget allows (500 values: one per block). */
@@ -732,7 +767,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     /** @return the cached summary when it covers {@code rows} rows, else one built now (unless the budget is spent). */
     private ValueSummary cachedSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB,
                                        final int rows, final Supplier<ValueSummary> build) {
-        return cached(summaries, new SummaryKey(snap.segment(segment), key, colA, colB), v -> v.coveredRows() >= rows, () -> true, 1, build,
+        return cached(summaries, new SummaryKey(snap.segment(segment), key, colA, colB), v -> v.coveredRows() >= rows, () -> true, () -> 1, build,
             summaryBuilds);
     }
 
@@ -744,22 +779,24 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * @param k         the key.
      * @param fresh     whether a cached summary answers (an open segment's covers fewer rows than it now has).
      * @param ready     asked when none answers: whether to build now (a bucket summary waits for a query asked again).
-     * @param needBytes the room the build needs at least.
-     * @param build     builds the summary, or returns null (nothing is cached then).
+     * @param needBytes the room the build needs at least (asked only when none answers).
+     * @param build     builds the summary, or returns null (nothing is cached then); a build that throws (the query's
+     *                  deadline passed) leaves the map and the bytes as they were.
      * @param builds    the count of builds to add to.
      * @param <S>       the kind of summary.
      * @return the summary, or null.
      */
     private <S extends CachedSummary> S cached(final Map<SummaryKey, S> map, final SummaryKey k, final Predicate<S> fresh, final BooleanSupplier ready,
-                                               final long needBytes, final Supplier<S> build, final AtomicLong builds) {
+                                               final LongSupplier needBytes, final Supplier<S> build, final AtomicLong builds) {
         final S cached = map.get(k);
         if (cached != null && fresh.test(cached)) {
-            cached.touch(System.nanoTime());
+            cached.touch(clock.getAsLong());
             return cached;
         }
-        if (!ready.getAsBoolean() || !makeRoom(needBytes)) {
+        if (!ready.getAsBoolean() || !makeRoom(needBytes.getAsLong())) {
             return cached;
         }
+        // a build that throws leaves the mapping as it was (ConcurrentHashMap.compute), and its bytes are counted only below
         return map.compute(k, (x, old) -> {
             if (old != null && fresh.test(old)) {
                 return old; // another query built it meanwhile
@@ -768,6 +805,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             if (v == null) {
                 return old;
             }
+            v.touch(clock.getAsLong());
             summaryBytes.addAndGet(v.bytes() - (old == null ? 0 : old.bytes()));
             builds.incrementAndGet();
             return v;
@@ -781,7 +819,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      *
      * @return the summary, or null when none applies (no complete part yet, too many slots, an f64 measure, budget).
      */
-    ValueSummary openSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB) {
+    ValueSummary openSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB, final Executor.Deadline deadline) {
         final Schema schema = snap.schema();
         final Column kc = schema.column(key);
         final int rows = snap.segmentRowCount(segment);
@@ -814,24 +852,26 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return null;
         }
         return cachedSummary(snap, segment, key, colA, colB, parts << partShift, () -> ValueSummary.build(s, parts << partShift, kc, min, slots,
-            partShift, m[0], m[1], true));
+            partShift, m[0], m[1], true, deadline));
     }
 
     /**
      * Returns (building once) the per-minute summary of a measure per value of an indexed column in a sealed segment.
      *
-     * @param snap    the snapshot.
-     * @param segment a sealed segment.
-     * @param key     the indexed column.
-     * @param colA    the measure, or -1 for row counts only.
-     * @param colB    a product's second factor, or -1.
+     * @param snap     the snapshot.
+     * @param segment  a sealed segment.
+     * @param key      the indexed column.
+     * @param colA     the measure, or -1 for row counts only.
+     * @param colB     a product's second factor, or -1.
+     * @param deadline the query's, checked while the index or the summary is built (nothing is cached when it passes).
      * @return the summary, or null when the column has no index there, a measure column is f64, the index has more than
      *         {@link #summaryEntries(int)} slots, the segment's timestamps are not in order (remembered for the segment,
      *         whatever the key and measure: never retried), or its cells would take more than what the summaries leave of
      *         {@link #summaryBudget} (tried again only with room for more).
      */
-    BucketSummary bucketSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB) {
-        final SegmentIndex idx = index(snap, segment, key);
+    BucketSummary bucketSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB,
+                                final Executor.Deadline deadline) {
+        final SegmentIndex idx = index(snap, segment, key, deadline);
         final Schema schema = snap.schema();
         final Column[] m = measures(schema, colA, colB);
         final Segment s = snap.segment(segment);
@@ -839,14 +879,13 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return null;
         }
         final SummaryKey k = new SummaryKey(s, key, colA, colB);
+        // a one-off query reads its rows (a build is one pass over the segment: ~0.1-0.2 s cold); a repeated one builds;
         // a segment that had more cells than the room it was given waits for room for all of them
-        final Long cells = overBudget.get(k);
-        // a one-off query reads its rows (a build is one pass over the segment: ~0.1-0.2 s cold); a repeated one builds
         return cached(buckets, k, b -> true, () -> bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() >= bucketSummaryAfter,
-            (cells == null ? 1 : cells) * BucketSummary.CELL_BYTES, () -> {
+            () -> overBudget.getOrDefault(k, 1L) * BucketSummary.CELL_BYTES, () -> {
                 final long maxCells = Math.max(0, summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES;
                 final BucketSummary b = BucketSummary.build(s, snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
-                    schema.column(key), idx.min(), idx.slotCount(), m[0], m[1], maxCells);
+                    schema.column(key), idx.min(), idx.slotCount(), m[0], m[1], maxCells, deadline);
                 if (b.cellsNeeded() > 0) {
                     overBudget.put(k, b.cellsNeeded()); // over budget now, not for ever
                     return null;
@@ -865,9 +904,9 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * Whether the budget has {@code needBytes} of room; when it has not, makes it by evicting the least recently used
      * summaries (value and bucket) that no query used for {@link #summaryIdleMillis}: enough to free what is needed, and
      * at least a quarter of the budget (so the next builds find room without a scan each), or none when all the idle ones
-     * together would not free enough. When nothing could be idle yet (the least recently used summary was used less than
-     * the idle time ago), it returns at once until then: a full budget of busy summaries costs each query a clock read,
-     * not a pass over every summary.
+     * together would not free enough. A scan that finds too few remembers how many bytes were idle and when the oldest
+     * summary busy then turns idle: until then, an ask that those and the free room cannot serve returns at once, so a
+     * full budget of busy (or too few idle) summaries costs each query a clock read, not a pass over every summary.
      *
      * @param needBytes the room a build needs.
      * @return whether the budget has that room now.
@@ -877,22 +916,25 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         if (budget - summaryBytes.get() >= needBytes) {
             return true;
         }
-        final long now = System.nanoTime();
-        if (needBytes > budget || now - nextIdleScan < 0) {
-            return false; // more than the whole budget, or nothing can be idle yet
+        final long now = clock.getAsLong();
+        final IdleScan last = lastIdleScan;
+        if (needBytes > budget || now - last.notBefore < 0 && budget - summaryBytes.get() + last.idleBytes < needBytes) {
+            return false; // more than the whole budget, or no more can be idle yet than the last scan found
         }
+        idleScans.incrementAndGet();
         final long idle = summaryIdleNanos;
         final List<Idle> candidates = new ArrayList<>();
         final long oldestBusy = Math.min(idleOf(summaries, now, idle, candidates), idleOf(buckets, now, idle, candidates));
-        // the next time a summary busy now can be idle (a newer one is used later than the oldest busy one)
-        nextIdleScan = candidates.isEmpty() && oldestBusy != Long.MAX_VALUE ? oldestBusy + idle : now;
         long idleBytes = 0;
         for (final Idle c : candidates) {
             idleBytes += c.bytes;
         }
         if (budget - summaryBytes.get() + idleBytes < needBytes) {
-            return false; // evicting them all would not make the room: keep them
+            // evicting them all would not make the room: keep them, and scan again once one busy now (or built later) can be idle
+            lastIdleScan = new IdleScan(Math.min(oldestBusy, now) + idle, idleBytes);
+            return false;
         }
+        lastIdleScan = new IdleScan(now, 0);
         candidates.sort(Comparator.comparingLong(Idle::lastUsed));
         final long target = budget - Math.max(needBytes, budget / 4);
         for (final Idle c : candidates) {
@@ -931,6 +973,11 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         return oldestBusy;
     }
 
+    /** @return scans of the summaries for idle ones (tests: a full budget of busy summaries is not scanned per ask). */
+    long idleScans() {
+        return idleScans.get();
+    }
+
     /** @return summaries evicted to make room for others. */
     public long summaryEvictions() {
         return summaryEvictions.get();
@@ -942,7 +989,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      */
     public void summaryIdleMillis(final long millis) {
         this.summaryIdleNanos = millis * 1_000_000L;
-        this.nextIdleScan = System.nanoTime();
+        this.lastIdleScan = new IdleScan(clock.getAsLong(), 0);
     }
 
     /**

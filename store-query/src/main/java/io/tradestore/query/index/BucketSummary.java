@@ -86,12 +86,13 @@ public final class BucketSummary extends CachedSummary {
      * @param a        the measure (or its first factor), or null for row counts only.
      * @param b        the second factor of a product, or null.
      * @param maxCells the most cells to build before giving up (the memory budget).
+     * @param deadline the query's, checked every {@link Executor.Deadline#CHECK_ROWS} rows.
      * @return the summary, {@link #OUT_OF_ORDER} when a timestamp is null or smaller than the one before it, or, when
      *         the segment has more than {@code maxCells} cells, an empty summary saying how many ({@link #cellsNeeded}:
      *         the pass goes on to its end counting them, so the room it needs can be made).
      */
     static BucketSummary build(final Segment s, final int rowCount, final Column ts, final Column key, final long keyMin, final int slots,
-                               final Column a, final Column b, final long maxCells) {
+                               final Column a, final Column b, final long maxCells, final Executor.Deadline deadline) {
         final long tb = s.columnBase(ts.index());
         final long tst = s.columnStride(ts.index());
         final long kb = s.columnBase(key.index());
@@ -113,67 +114,79 @@ public final class BucketSummary extends CachedSummary {
         int[] slotOf = new int[1024];
         int n = 0;
         long previous = Long.MIN_VALUE; // the null sentinel: a null timestamp fails the strict test below
-        for (int r = 0; r < rowCount; r++) {
-            final long t = NativeMemory.getLong(tb + r * tst);
-            if (t < previous || t == Long.MIN_VALUE) {
-                return OUT_OF_ORDER;
-            }
-            previous = t;
-            final long minute = Math.floorDiv(t, MINUTE_NS);
-            final long k = NativeMemory.getSigned(kb + r * ks, kw);
-            final int slot = k == knul ? 0 : (int) (k - keyMin) + 1;
-            int c = current[slot];
-            if (c < 0 || currentMinute[slot] != minute) {
-                if (n == maxCells) {
-                    final long more = cellsFrom(r, rowCount, tb, tst, kb, ks, kw, knul, keyMin, current, currentMinute);
-                    return more < 0 ? OUT_OF_ORDER : new BucketSummary(null, false, 0, 0, new int[1], new long[0], n + more);
+        long over = 0; // cells past maxCells (see below)
+        for (int from = 0; from < rowCount; from += Executor.Deadline.CHECK_ROWS) {
+            deadline.check();
+            final int to = Math.min(rowCount, from + Executor.Deadline.CHECK_ROWS);
+            for (int r = from; r < to; r++) {
+                final long t = NativeMemory.getLong(tb + r * tst);
+                if (t < previous || t == Long.MIN_VALUE) {
+                    return OUT_OF_ORDER;
                 }
-                if (n == slotOf.length) {
-                    slotOf = Arrays.copyOf(slotOf, n * 2);
-                    e = Arrays.copyOf(e, n * 2 * STRIDE);
+                previous = t;
+                final long minute = Math.floorDiv(t, MINUTE_NS);
+                final long k = NativeMemory.getSigned(kb + r * ks, kw);
+                final int slot = k == knul ? 0 : (int) (k - keyMin) + 1;
+                int c = current[slot];
+                if (c < 0 || currentMinute[slot] != minute) {
+                    if (n == slotOf.length) {
+                        slotOf = Arrays.copyOf(slotOf, n * 2);
+                        e = Arrays.copyOf(e, n * 2 * STRIDE);
+                    }
+                    currentMinute[slot] = minute;
+                    if (n == maxCells) {
+                        // out of room: the pass goes on counting the cells (so that the room they need can be made next
+                        // time), and the rows of the cells it cannot keep go to cell n, never kept
+                        over++;
+                        current[slot] = n;
+                        c = n;
+                    } else {
+                        c = n++;
+                        final int i = c * STRIDE;
+                        e[i + MINUTE] = minute;
+                        e[i + MIN_OR_HI] = b == null ? Long.MAX_VALUE : 0;
+                        e[i + MAX_OR_LO] = b == null ? Long.MIN_VALUE : 0;
+                        e[i + FIRST_LAST] = -1;
+                        slotOf[c] = slot;
+                        current[slot] = c;
+                    }
                 }
-                c = n++;
                 final int i = c * STRIDE;
-                e[i + MINUTE] = minute;
-                e[i + MIN_OR_HI] = b == null ? Long.MAX_VALUE : 0;
-                e[i + MAX_OR_LO] = b == null ? Long.MIN_VALUE : 0;
-                e[i + FIRST_LAST] = -1;
-                slotOf[c] = slot;
-                current[slot] = c;
-                currentMinute[slot] = minute;
-            }
-            final int i = c * STRIDE;
-            e[i + ROWS]++;
-            if (a == null) {
-                continue;
-            }
-            final long x = NativeMemory.getSigned(ab + r * as, aw);
-            if (x == anul) {
-                continue;
-            }
-            if (b != null) {
-                // a product: its sum and its second factor's sum (first/last take columns, not products)
-                final long y = NativeMemory.getSigned(bb + r * bs, bw);
-                if (y == bnul) {
+                e[i + ROWS]++;
+                if (a == null) {
+                    continue;
+                }
+                final long x = NativeMemory.getSigned(ab + r * as, aw);
+                if (x == anul) {
+                    continue;
+                }
+                if (b != null) {
+                    // a product: its sum and its second factor's sum (first/last take columns, not products)
+                    final long y = NativeMemory.getSigned(bb + r * bs, bw);
+                    if (y == bnul) {
+                        continue;
+                    }
+                    e[i + PRESENT]++;
+                    ValueSummary.add(e, i + SUM_HI, Math.multiplyHigh(x, y), x * y);
+                    ValueSummary.add(e, i + MIN_OR_HI, y >> 63, y);
                     continue;
                 }
                 e[i + PRESENT]++;
-                ValueSummary.add(e, i + SUM_HI, Math.multiplyHigh(x, y), x * y);
-                ValueSummary.add(e, i + MIN_OR_HI, y >> 63, y);
-                continue;
+                ValueSummary.add(e, i + SUM_HI, x >> 63, x);
+                e[i + MIN_OR_HI] = Math.min(e[i + MIN_OR_HI], x);
+                e[i + MAX_OR_LO] = Math.max(e[i + MAX_OR_LO], x);
+                final long fl = e[i + FIRST_LAST];
+                if (fl == -1) {
+                    e[i + FIRST_TS] = t;
+                    e[i + FIRST_VALUE] = x;
+                }
+                e[i + FIRST_LAST] = (fl == -1 ? (long) r << 32 : fl & 0xFFFF_FFFF_0000_0000L) | r;
+                e[i + LAST_TS] = t;
+                e[i + LAST_VALUE] = x;
             }
-            e[i + PRESENT]++;
-            ValueSummary.add(e, i + SUM_HI, x >> 63, x);
-            e[i + MIN_OR_HI] = Math.min(e[i + MIN_OR_HI], x);
-            e[i + MAX_OR_LO] = Math.max(e[i + MAX_OR_LO], x);
-            final long fl = e[i + FIRST_LAST];
-            if (fl == -1) {
-                e[i + FIRST_TS] = t;
-                e[i + FIRST_VALUE] = x;
-            }
-            e[i + FIRST_LAST] = (fl == -1 ? (long) r << 32 : fl & 0xFFFF_FFFF_0000_0000L) | r;
-            e[i + LAST_TS] = t;
-            e[i + LAST_VALUE] = x;
+        }
+        if (over > 0) {
+            return new BucketSummary(null, false, 0, 0, new int[1], new long[0], n + over);
         }
         // by slot, each slot's cells in the order they were made (minute order): a stable counting sort
         final int[] start = new int[slots + 1];
@@ -189,35 +202,6 @@ public final class BucketSummary extends CachedSummary {
             System.arraycopy(e, c * STRIDE, out, next[slotOf[c]]++ * STRIDE, STRIDE);
         }
         return new BucketSummary(a, b != null, keyMin, slots, start, out, 0);
-    }
-
-    /**
-     * Counts the cells that rows {@code [from, rowCount)} start, after the rows before them made the cells whose minutes
-     * {@code current} and {@code currentMinute} hold ({@link #build}'s state where it ran out of room): timestamps and
-     * keys only (their addresses, strides, key width and null as {@link #build} read them).
-     *
-     * @return the cells, or -1 when a timestamp is null or smaller than the one before it.
-     */
-    private static long cellsFrom(final int from, final int rowCount, final long tb, final long tst, final long kb, final long ks, final int kw,
-                                  final long knul, final long keyMin, final int[] current, final long[] currentMinute) {
-        long cells = 0;
-        long previous = from == 0 ? Long.MIN_VALUE : NativeMemory.getLong(tb + (from - 1) * tst);
-        for (int r = from; r < rowCount; r++) {
-            final long t = NativeMemory.getLong(tb + r * tst);
-            if (t < previous || t == Long.MIN_VALUE) {
-                return -1;
-            }
-            previous = t;
-            final long minute = Math.floorDiv(t, MINUTE_NS);
-            final long k = NativeMemory.getSigned(kb + r * ks, kw);
-            final int slot = k == knul ? 0 : (int) (k - keyMin) + 1;
-            if (current[slot] < 0 || currentMinute[slot] != minute) {
-                current[slot] = 0; // any cell: only whether the slot has one matters here
-                currentMinute[slot] = minute;
-                cells++;
-            }
-        }
-        return cells;
     }
 
     /**

@@ -5,8 +5,8 @@ package io.tradestore.query.index;
  * query last used it, so that the least recently used idle ones make room for new ones.
  */
 abstract class CachedSummary {
-    /** When a query last used it ({@link System#nanoTime()}). */
-    private volatile long lastUsed = System.nanoTime();
+    /** When a query last used it (on {@link BitmapIndexes}' clock, which touches it when it caches it). */
+    private volatile long lastUsed;
 
     /** @param now the time of a use. */
     final void touch(final long now) {

@@ -14,6 +14,7 @@ import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.segment.Segment;
+import io.tradestore.query.exec.Executor;
 
 /**
  * The in-memory bitmap index of one column of the open (still growing) segment, over its committed prefix. Committed
@@ -75,17 +76,18 @@ final class OpenSegmentIndex {
     /**
      * Returns the index of the first {@code rows} rows, extending the immutable chunks as needed.
      *
-     * @param rows committed rows of the segment in the caller's snapshot.
+     * @param rows     committed rows of the segment in the caller's snapshot.
+     * @param deadline the query's, checked before each chunk is built (the chunks built before it passed are kept).
      * @return the view, or null when the column is not worth indexing in this segment.
      */
-    ValueRows view(final int rows) {
+    ValueRows view(final int rows, final Executor.Deadline deadline) {
         if (notIndexed) {
             return null;
         }
         final int full = rows >>> CHUNK_SHIFT;
         Generation g = generation;
         if (g.chunks.length < full) {
-            g = extend(full);
+            g = extend(full, deadline);
             if (g == null) {
                 return null;
             }
@@ -108,13 +110,21 @@ final class OpenSegmentIndex {
         return new View(g, t);
     }
 
-    private synchronized Generation extend(final int full) {
+    private synchronized Generation extend(final int full, final Executor.Deadline deadline) {
         Generation g = generation;
         if (g.chunks.length >= full) {
             return g;
         }
         final Chunk[] chunks = Arrays.copyOf(g.chunks, full);
         for (int i = g.chunks.length; i < full; i++) {
+            try {
+                deadline.check(); // a first query of a large open segment indexes all its chunks: ~1 ms each
+            } catch (final RuntimeException e) {
+                if (i > g.chunks.length) {
+                    generation = new Generation(Arrays.copyOf(chunks, i)); // immutable and complete: the next query goes on from them
+                }
+                throw e;
+            }
             final Chunk c = Chunk.build(segment, column, i * CHUNK_ROWS, CHUNK_ROWS);
             if (c == null || decidesNotIndexed(c)) {
                 return null;

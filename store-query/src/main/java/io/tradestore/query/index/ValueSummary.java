@@ -97,10 +97,11 @@ public final class ValueSummary extends CachedSummary {
      * @param checkKeys whether to check every key against the slots first (an open segment's range comes from zone maps
      *                  of blocks a writer may still widen; a sealed segment's comes from its bitmap index, built from
      *                  the same rows, so the pass is skipped there).
+     * @param deadline  the query's, checked every {@link Executor.Deadline#CHECK_ROWS} rows.
      * @return the summary, or null when a key lies outside the slots.
      */
     static ValueSummary build(final Segment s, final int rowCount, final Column key, final long keyMin, final int slots, final int partShift,
-                              final Column a, final Column b, final boolean checkKeys) {
+                              final Column a, final Column b, final boolean checkKeys, final Executor.Deadline deadline) {
         final int parts = (int) (((long) rowCount + (1L << partShift) - 1) >>> partShift);
         final ValueSummary v = new ValueSummary(keyMin, slots, partShift, Math.max(1, parts), rowCount, a != null, b != null);
         // without a key every row reads as keyMin (slot 1): the loops below are the same for a summary of all rows
@@ -109,16 +110,24 @@ public final class ValueSummary extends CachedSummary {
         final long ks = keyed ? s.columnStride(key.index()) : 0;
         final int kw = keyed ? key.width() : 0;
         final long knul = keyed ? key.type().nullBits() : keyMin - 1;
-        for (int r = 0; checkKeys && keyed && r < rowCount; r++) { // one cheap pass, so that the loops below need no bounds test
-            final long k = NativeMemory.getSigned(kb + r * ks, kw);
-            if (k != knul && (k < keyMin || k - keyMin >= slots - 1)) {
-                return null;
+        for (int from = 0; checkKeys && keyed && from < rowCount; from += Executor.Deadline.CHECK_ROWS) {
+            deadline.check();
+            final int to = Math.min(rowCount, from + Executor.Deadline.CHECK_ROWS);
+            for (int r = from; r < to; r++) { // one cheap pass, so that the loops below need no bounds test
+                final long k = NativeMemory.getSigned(kb + r * ks, kw);
+                if (k != knul && (k < keyMin || k - keyMin >= slots - 1)) {
+                    return null;
+                }
             }
         }
         final long[] e = v.e;
         if (a == null) {
-            for (int r = 0; r < rowCount; r++) {
-                e[v.index(r, keyed ? NativeMemory.getSigned(kb + r * ks, kw) : keyMin, knul)]++;
+            for (int from = 0; from < rowCount; from += Executor.Deadline.CHECK_ROWS) {
+                deadline.check();
+                final int to = Math.min(rowCount, from + Executor.Deadline.CHECK_ROWS);
+                for (int r = from; r < to; r++) {
+                    e[v.index(r, keyed ? NativeMemory.getSigned(kb + r * ks, kw) : keyMin, knul)]++;
+                }
             }
             return v;
         }
@@ -127,15 +136,19 @@ public final class ValueSummary extends CachedSummary {
         final int aw = a.width();
         final long anul = a.type().nullBits();
         if (b == null) {
-            for (int r = 0; r < rowCount; r++) {
-                final int i = v.index(r, keyed ? NativeMemory.getSigned(kb + r * ks, kw) : keyMin, knul);
-                e[i + ROWS]++;
-                final long x = NativeMemory.getSigned(ab + r * as, aw);
-                if (x != anul) {
-                    e[i + PRESENT]++;
-                    add(e, i + SUM_HI, x >> 63, x);
-                    e[i + MIN_OR_HI] = Math.min(e[i + MIN_OR_HI], x);
-                    e[i + MAX_OR_LO] = Math.max(e[i + MAX_OR_LO], x);
+            for (int from = 0; from < rowCount; from += Executor.Deadline.CHECK_ROWS) {
+                deadline.check();
+                final int to = Math.min(rowCount, from + Executor.Deadline.CHECK_ROWS);
+                for (int r = from; r < to; r++) {
+                    final int i = v.index(r, keyed ? NativeMemory.getSigned(kb + r * ks, kw) : keyMin, knul);
+                    e[i + ROWS]++;
+                    final long x = NativeMemory.getSigned(ab + r * as, aw);
+                    if (x != anul) {
+                        e[i + PRESENT]++;
+                        add(e, i + SUM_HI, x >> 63, x);
+                        e[i + MIN_OR_HI] = Math.min(e[i + MIN_OR_HI], x);
+                        e[i + MAX_OR_LO] = Math.max(e[i + MAX_OR_LO], x);
+                    }
                 }
             }
             return v;
@@ -144,15 +157,19 @@ public final class ValueSummary extends CachedSummary {
         final long bs = s.columnStride(b.index());
         final int bw = b.width();
         final long bnul = b.type().nullBits();
-        for (int r = 0; r < rowCount; r++) {
-            final int i = v.index(r, keyed ? NativeMemory.getSigned(kb + r * ks, kw) : keyMin, knul);
-            e[i + ROWS]++;
-            final long x = NativeMemory.getSigned(ab + r * as, aw);
-            final long y = NativeMemory.getSigned(bb + r * bs, bw);
-            if (x != anul && y != bnul) {
-                e[i + PRESENT]++;
-                add(e, i + SUM_HI, Math.multiplyHigh(x, y), x * y);
-                add(e, i + MIN_OR_HI, y >> 63, y);
+        for (int from = 0; from < rowCount; from += Executor.Deadline.CHECK_ROWS) {
+            deadline.check();
+            final int to = Math.min(rowCount, from + Executor.Deadline.CHECK_ROWS);
+            for (int r = from; r < to; r++) {
+                final int i = v.index(r, keyed ? NativeMemory.getSigned(kb + r * ks, kw) : keyMin, knul);
+                e[i + ROWS]++;
+                final long x = NativeMemory.getSigned(ab + r * as, aw);
+                final long y = NativeMemory.getSigned(bb + r * bs, bw);
+                if (x != anul && y != bnul) {
+                    e[i + PRESENT]++;
+                    add(e, i + SUM_HI, Math.multiplyHigh(x, y), x * y);
+                    add(e, i + MIN_OR_HI, y >> 63, y);
+                }
             }
         }
         return v;

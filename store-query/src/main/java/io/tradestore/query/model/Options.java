@@ -1,5 +1,7 @@
 package io.tradestore.query.model;
 
+import io.tradestore.query.QueryException;
+
 /**
  * Query options; null means the default.
  *
@@ -10,4 +12,18 @@ package io.tradestore.query.model;
 public record Options(Long timeoutMs, Long maxGroups, Boolean epochNanos) {
     /** No options. */
     public static final Options NONE = new Options(null, null, null);
+
+    /**
+     * Checks the limits (the same for JSON and for queries built in Java).
+     *
+     * @throws QueryException INVALID_QUERY at {@code /options/timeoutMs} or {@code /options/maxGroups} below 1.
+     */
+    public Options {
+        if (timeoutMs != null && timeoutMs < 1) {
+            throw QueryException.outOfRange("/options/timeoutMs", 1, Long.MAX_VALUE, timeoutMs);
+        }
+        if (maxGroups != null && maxGroups < 1) {
+            throw QueryException.outOfRange("/options/maxGroups", 1, Long.MAX_VALUE, maxGroups);
+        }
+    }
 }

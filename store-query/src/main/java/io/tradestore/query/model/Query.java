@@ -4,9 +4,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import io.tradestore.query.ErrorCode;
+import io.tradestore.query.QueryException;
+
 /**
  * An immutable query. Build one with {@link #builder(String)} or parse JSON with {@code QueryEngine.parse}; both give
- * the same model, checked against the table when it runs.
+ * the same model, checked when it is made where no table is needed (limits, aggregate ops) and against the table
+ * when it runs.
  *
  * @param table   table name.
  * @param time    time range or null.
@@ -21,8 +25,22 @@ import java.util.List;
  */
 public record Query(String table, TimeRange time, Filter filter, List<String> columns, List<GroupKey> groupBy, List<Agg> aggs,
                     Filter having, List<OrderKey> orderBy, Integer limit, Options options) {
-    /** Copies the lists. */
+    /**
+     * Copies the lists and checks what needs no table (the same for JSON and for queries built in Java).
+     *
+     * @throws QueryException INVALID_QUERY at {@code /limit} when it is negative, at {@code /aggs/i/op} when an aggregate
+     *                        has no op.
+     */
     public Query {
+        if (limit != null && limit < 0) {
+            throw QueryException.outOfRange("/limit", 0, Integer.MAX_VALUE, limit);
+        }
+        for (int i = 0; i < aggs.size(); i++) {
+            if (aggs.get(i).op() == null) {
+                throw new QueryException(ErrorCode.INVALID_QUERY, "missing required field \"op\"; use one of count sum min max avg first last vwap "
+                    + "percentile countDistinct", "/aggs/" + i + "/op");
+            }
+        }
         columns = List.copyOf(columns);
         groupBy = List.copyOf(groupBy);
         aggs = List.copyOf(aggs);

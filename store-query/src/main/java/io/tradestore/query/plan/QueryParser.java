@@ -2,6 +2,7 @@ package io.tradestore.query.plan;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ValueNode;
 
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
@@ -31,6 +34,7 @@ import io.tradestore.query.model.TimeRange;
  */
 public final class QueryParser {
     private static final ObjectMapper MAPPER = JsonMapper.builder()
+        .nodeFactory(new SameOnEveryJdk())
         .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
         .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
         .enable(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
@@ -107,6 +111,27 @@ public final class QueryParser {
             throw new QueryException(ErrorCode.MALFORMED_JSON, "the query is empty; send a JSON object", "");
         }
         return query(root);
+    }
+
+    /**
+     * Makes a number's fate independent of the JDK: {@code new BigDecimal("1E+2147483648")} (scale Integer.MIN_VALUE) is
+     * "Exponent overflow." on JDK 17 but a value on JDK 21 and later; this factory refuses it on every JDK, so the same
+     * query is MALFORMED_JSON everywhere (QueryErrorsTest runs on both).
+     */
+    private static final class SameOnEveryJdk extends JsonNodeFactory {
+        private static final long serialVersionUID = 1L;
+
+        SameOnEveryJdk() {
+            super(true);
+        }
+
+        @Override
+        public ValueNode numberNode(final BigDecimal v) {
+            if (v != null && v.scale() == Integer.MIN_VALUE) {
+                throw new NumberFormatException("Exponent overflow.");
+            }
+            return super.numberNode(v);
+        }
     }
 
     /** Deepest nesting of filters accepted (and/or/not): deeper queries are rejected instead of overflowing the stack. */
@@ -198,7 +223,11 @@ public final class QueryParser {
         }
         Integer limit = null;
         if (present(n, "limit")) {
-            limit = (int) longValue(n.get("limit"), "/limit", 0, Integer.MAX_VALUE);
+            final long l = longValue(n.get("limit"), "/limit", 0, Integer.MAX_VALUE);
+            if (l != (int) l) {
+                throw QueryException.outOfRange("/limit", 0, Integer.MAX_VALUE, n.get("limit"));
+            }
+            limit = (int) l;
         }
         Options options = Options.NONE;
         if (present(n, "options")) {
@@ -309,9 +338,16 @@ public final class QueryParser {
         throw invalid(p, "a time must be an ISO-8601 string (2026-11-17T10:00:00Z) or integer epoch nanoseconds");
     }
 
+    /**
+     * @param v   a JSON value.
+     * @param p   its path.
+     * @param min the smallest value the field takes (the model's constructors check it: {@code Options}, {@code Query}).
+     * @param max the largest.
+     * @return it as a long, when it is an integer that fits one.
+     */
     private static long longValue(final JsonNode v, final String p, final long min, final long max) {
-        if (!v.isIntegralNumber() || !v.canConvertToLong() || v.longValue() < min || v.longValue() > max) {
-            throw invalid(p, "must be an integer between " + min + " and " + max + ", not " + v);
+        if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+            throw QueryException.outOfRange(p, min, max, v);
         }
         return v.longValue();
     }

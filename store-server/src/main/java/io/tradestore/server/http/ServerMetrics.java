@@ -39,16 +39,31 @@ final class ServerMetrics {
     private final LongSupplier activeQueries;
     private final LongSupplier pipelinedRequests;
     private final LongSupplier mappedBytes;
-    /** The engine's summaries (bytes, builds, evictions); null without an engine. */
-    private final io.tradestore.query.index.BitmapIndexes indexes;
+    /** The engine's summaries: heap bytes, builds and evictions; all three null without an engine. */
+    private final LongSupplier summaryBytes;
+    private final LongSupplier summaryBuilds;
+    private final LongSupplier summaryEvictions;
 
+    /**
+     * @param queueDepth        queries waiting for a worker.
+     * @param activeQueries     queries running on a worker.
+     * @param pipelinedRequests requests waiting behind an earlier one of their connection.
+     * @param mappedBytes       off-heap bytes of mapped store files.
+     * @param summaryBytes      heap bytes of the engine's value and bucket summaries, or null without an engine (then the
+     *                          next two are null too and /metrics has no summary figures).
+     * @param summaryBuilds     value and bucket summaries built.
+     * @param summaryEvictions  summaries evicted to make room for others.
+     */
     ServerMetrics(final LongSupplier queueDepth, final LongSupplier activeQueries, final LongSupplier pipelinedRequests,
-                  final LongSupplier mappedBytes, final io.tradestore.query.index.BitmapIndexes indexes) {
+                  final LongSupplier mappedBytes, final LongSupplier summaryBytes, final LongSupplier summaryBuilds,
+                  final LongSupplier summaryEvictions) {
         this.queueDepth = queueDepth;
         this.activeQueries = activeQueries;
         this.pipelinedRequests = pipelinedRequests;
         this.mappedBytes = mappedBytes;
-        this.indexes = indexes;
+        this.summaryBytes = summaryBytes;
+        this.summaryBuilds = summaryBuilds;
+        this.summaryEvictions = summaryEvictions;
     }
 
     /**
@@ -145,12 +160,12 @@ final class ServerMetrics {
         gauge(sb, "tradestore_http_requests_pipelined", "Requests read and waiting behind an earlier one of their connection.",
             pipelinedRequests.getAsLong());
         gauge(sb, "tradestore_mapped_bytes", "Off-heap bytes of store files mapped by this process.", mappedBytes.getAsLong());
-        if (indexes != null) {
-            gauge(sb, "tradestore_summary_bytes", "Heap bytes held by the cached value and bucket summaries.", indexes.summaryBytes());
+        if (summaryBytes != null) {
+            gauge(sb, "tradestore_summary_bytes", "Heap bytes held by the cached value and bucket summaries.", summaryBytes.getAsLong());
             counter(sb, "tradestore_summary_builds_total", "Value and bucket summaries built (a pass over a segment each).",
-                indexes.summaryBuilds() + indexes.bucketSummaryBuilds());
+                summaryBuilds.getAsLong());
             counter(sb, "tradestore_summary_evictions_total", "Summaries idle for the idle time evicted to make room for others.",
-                indexes.summaryEvictions());
+                summaryEvictions.getAsLong());
         }
         return sb.toString();
     }
