@@ -108,7 +108,7 @@ public final class AppendProbe {
         long sink = 0;
         for (long i = 0; i < rows; i++) {
             final long h = LayoutsBenchmark.mix(i);
-            sink += i + LayoutsBenchmark.T0 + i * 1_000L + LayoutsBenchmark.clientId(h) + LayoutsBenchmark.venue(h) + LayoutsBenchmark.instrument(h)
+            sink += i + LayoutsBenchmark.ts(i) + LayoutsBenchmark.clientId(h) + LayoutsBenchmark.venue(h) + LayoutsBenchmark.instrument(h)
                 + LayoutsBenchmark.side(h) + LayoutsBenchmark.price(h) + LayoutsBenchmark.quantity(h);
         }
         return sink;
@@ -139,20 +139,14 @@ public final class AppendProbe {
     /** Appends rows whose values come from the pool, committing every 1M rows; @return the writer's waits. */
     private static long pooled(final Table table, final long rows, final Pool p) {
         try (TableWriter w = table.writer()) {
-            final int[] venueCodes = new int[LayoutsBenchmark.VENUES];
-            for (int v = 0; v < venueCodes.length; v++) {
-                venueCodes[v] = w.dictionary(TradeFlyweight.VENUE_INDEX).intern("VENUE" + v);
-            }
-            final int[] instrumentCodes = new int[LayoutsBenchmark.INSTRUMENTS];
-            for (int i = 0; i < instrumentCodes.length; i++) {
-                instrumentCodes[i] = w.dictionary(TradeFlyweight.INSTRUMENT_INDEX).intern(LayoutsBenchmark.instrumentName(i));
-            }
+            final int[] venueCodes = LayoutsBenchmark.venueCodes(w);
+            final int[] instrumentCodes = LayoutsBenchmark.instrumentCodes(w);
             final TradeFlyweight f = new TradeFlyweight();
             for (long start = 0; start < rows; start += LayoutsBenchmark.COMMIT_ROWS) {
                 final long end = Math.min(rows, start + LayoutsBenchmark.COMMIT_ROWS);
                 for (long i = start; i < end; i++) {
                     final int k = (int) i & (POOL_ROWS - 1);
-                    w.append(f).tradeId(i).ts(LayoutsBenchmark.T0 + i * 1_000L).clientId(p.client[k]).venue(venueCodes[p.venue[k]])
+                    w.append(f).tradeId(i).ts(LayoutsBenchmark.ts(i)).clientId(p.client[k]).venue(venueCodes[p.venue[k]])
                         .instrument(instrumentCodes[p.instrument[k]]).side(p.side[k]).price(p.price[k]).quantity(p.qty[k]);
                 }
                 w.commit();

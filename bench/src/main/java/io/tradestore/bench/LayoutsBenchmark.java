@@ -243,6 +243,29 @@ public final class LayoutsBenchmark {
         return 1 + ((h >>> 50) % 10_000);
     }
 
+    /** @param i trade number. @return its timestamp: one trade a microsecond from {@link #T0}. */
+    static long ts(final long i) {
+        return T0 + i * 1_000L;
+    }
+
+    /** @param w a writer of the trades table. @return the dictionary code of each venue name, by venue index. */
+    static int[] venueCodes(final TableWriter w) {
+        final int[] codes = new int[VENUES];
+        for (int v = 0; v < VENUES; v++) {
+            codes[v] = w.dictionary(TradeFlyweight.VENUE_INDEX).intern(VENUE_NAMES[v]);
+        }
+        return codes;
+    }
+
+    /** @param w a writer of the trades table. @return the dictionary code of each instrument name, by instrument index. */
+    static int[] instrumentCodes(final TableWriter w) {
+        final int[] codes = new int[INSTRUMENTS];
+        for (int i = 0; i < INSTRUMENTS; i++) {
+            codes[i] = w.dictionary(TradeFlyweight.INSTRUMENT_INDEX).intern(instrumentName(i));
+        }
+        return codes;
+    }
+
     static String instrumentName(final int i) {
         return String.format(Locale.ROOT, "SYM%03d", i);
     }
@@ -337,7 +360,7 @@ public final class LayoutsBenchmark {
         Trade[] trades = new Trade[(int) o.rows];
         for (int i = 0; i < trades.length; i++) {
             final long h = mix(i);
-            trades[i] = new Trade(i, T0 + i * 1_000L, clientId(h), venues[venue(h)], instruments[instrument(h)], side(h), price(h),
+            trades[i] = new Trade(i, ts(i), clientId(h), venues[venue(h)], instruments[instrument(h)], side(h), price(h),
                 quantity(h));
         }
         r.buildMs = (System.nanoTime() - t0) / 1e6;
@@ -416,6 +439,8 @@ public final class LayoutsBenchmark {
         final Result kernel2 = new Result(layout + " kernel, 2 threads");
         // COLUMN only: the three columns merely read (summed), no product: what reading the kernel's bytes costs in this layout
         final Result read2 = layout == Layout.COLUMN ? new Result(layout + " columns read only (no product), 2 threads") : null;
+        // the results of the scans of the flyweight's table, which share its storage figures
+        final List<Result> scans = read2 == null ? List.of(kernel, kernel2) : List.of(kernel, kernel2, read2);
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
             System.gc();
@@ -437,18 +462,8 @@ public final class LayoutsBenchmark {
                 fly.heapUsed = heapAfterGc();
                 if (floor != null) {
                     fly.localFloor = floor.measure(o, report, out, "before the " + layout + " scans");
-                    kernel.localFloor = fly.localFloor;
-                    kernel2.localFloor = fly.localFloor;
-                    if (read2 != null) {
-                        read2.localFloor = fly.localFloor;
-                    }
                 }
                 fly.bytesTouchedPerRow = layout == Layout.ROW ? schema.rowLength() : 17;
-                kernel.bytesTouchedPerRow = fly.bytesTouchedPerRow;
-                kernel2.bytesTouchedPerRow = fly.bytesTouchedPerRow;
-                if (read2 != null) {
-                    read2.bytesTouchedPerRow = fly.bytesTouchedPerRow;
-                }
                 final long[] acc = new long[4];
                 final double[] tf = new double[o.reps + 2];
                 final double[] tk = new double[o.reps + 2];
@@ -480,17 +495,17 @@ public final class LayoutsBenchmark {
                 kernel2.scanMs = best(tk2);
                 if (read2 != null) {
                     read2.scanMs = best(tr2);
-                    read2.heapUsed = fly.heapUsed;
-                    read2.bytesPerTrade = fly.bytesPerTrade;
                     read2.readOnly = true;
                 }
                 final long[] gc2 = gc();
                 kernel.gcCount = gc2[0] - gc1[0];
                 kernel.gcMs = gc2[1] - gc1[1];
-                kernel.heapUsed = fly.heapUsed;
-                kernel2.heapUsed = fly.heapUsed;
-                kernel.bytesPerTrade = fly.bytesPerTrade;
-                kernel2.bytesPerTrade = fly.bytesPerTrade;
+                for (final Result r : scans) {
+                    r.localFloor = fly.localFloor;
+                    r.bytesTouchedPerRow = fly.bytesTouchedPerRow;
+                    r.heapUsed = fly.heapUsed;
+                    r.bytesPerTrade = fly.bytesPerTrade;
+                }
             }
         } finally {
             BenchCommand.deleteTree(dir);
@@ -503,11 +518,7 @@ public final class LayoutsBenchmark {
             o.rows / fly.buildCpuMs / 1e3, fly.buildProcessCpuMs, fly.gcCount, fly.gcMs,
             fly.bytesPerTrade, fly.heapUsed >> 20, fly.scanMs, kernel.scanMs, kernel2.scanMs);
         report.results.add(fly);
-        report.results.add(kernel);
-        report.results.add(kernel2);
-        if (read2 != null) {
-            report.results.add(read2);
-        }
+        report.results.addAll(scans);
     }
 
     /**
@@ -518,14 +529,8 @@ public final class LayoutsBenchmark {
      */
     static long append(final Table table, final long rows) {
         try (TableWriter w = table.writer()) {
-            final int[] venueCodes = new int[VENUES];
-            for (int v = 0; v < VENUES; v++) {
-                venueCodes[v] = w.dictionary(TradeFlyweight.VENUE_INDEX).intern(VENUE_NAMES[v]);
-            }
-            final int[] instrumentCodes = new int[INSTRUMENTS];
-            for (int i = 0; i < INSTRUMENTS; i++) {
-                instrumentCodes[i] = w.dictionary(TradeFlyweight.INSTRUMENT_INDEX).intern(instrumentName(i));
-            }
+            final int[] venueCodes = venueCodes(w);
+            final int[] instrumentCodes = instrumentCodes(w);
             final TradeFlyweight f = new TradeFlyweight();
             for (long start = 0; start < rows; start += COMMIT_ROWS) {
                 final long end = Math.min(rows, start + COMMIT_ROWS);
@@ -540,7 +545,7 @@ public final class LayoutsBenchmark {
                                     final int[] instrumentCodes) {
         for (long i = start; i < end; i++) {
             final long h = mix(i);
-            w.append(f).tradeId(i).ts(T0 + i * 1_000L).clientId(clientId(h)).venue(venueCodes[venue(h)])
+            w.append(f).tradeId(i).ts(ts(i)).clientId(clientId(h)).venue(venueCodes[venue(h)])
                 .instrument(instrumentCodes[instrument(h)]).side(side(h)).price(price(h)).quantity(quantity(h));
         }
     }

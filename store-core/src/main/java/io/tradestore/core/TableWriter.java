@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -54,6 +55,14 @@ import io.tradestore.core.txn.TxnState;
  * window; the writer copies the files that thread has not reached when it needs the window back, and waits for it
  * before a commit, a rollback, mapped addresses or close. Only the appending flyweight may point into a window in
  * flight: another flyweight left in it is re-pointed at once, which waits for the copy, so no store races it.
+ *
+ * <p><b>Zone maps</b> are widened once per row where it is cheap: from the staged values when a window is copied, from
+ * the mappings when appends pass a block's end (mapped path), by {@link #writeColumn} from the values it writes, and
+ * at {@link #commit()} for the rest. A write allowed before commit may still come after that, and is caught one of two
+ * ways. A flyweight records at each positioning the already-widened rows it can reach ({@link #addressRunEnd}; the
+ * writer re-points its flyweights whenever it widens rows), and those rows are widened again, once, at commit. Stores
+ * through a {@link #columnAddress} are invisible to the writer, so the uncommitted rows of a segment whose addresses
+ * were handed out are not widened before commit at all (no second pass: the commit's is their only one).
  *
  * <pre>
  *   appendRow()/reserve()     commit()                               rollback() / close() / crash
@@ -166,6 +175,15 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * are re-pointed after each block's zone maps were widened, so that they record the rows they can still reach.
      */
     private final RowRanges mappedRuns = new RowRanges();
+    /**
+     * Segments whose mapped column addresses {@link #columnAddress} handed out. Such an address reaches every row of its
+     * segment for as long as the writer is open, and the writer cannot see the stores made through it, so the zone maps
+     * of a raw-addressed segment's uncommitted rows are widened at commit only, when every store the caller meant for
+     * them has been made: the zone watermark never passes the first uncommitted row of such a segment before commit
+     * (see {@link #rawLimit()}). One pass over those rows, as at a block end, only later. {@link #releaseColumnAddresses}
+     * takes a segment out again (a loader done with it).
+     */
+    private final BitSet rawSegments = new BitSet();
     private final int stageRows;
     /** The row of staged row 0 (a multiple of stageRows). */
     private long stageBase;
@@ -409,8 +427,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      */
     private void widenMappedRuns() {
         for (int i = 0; i < mappedRuns.count(); i++) {
-            // runs of rows committed since they were recorded are left alone (rollback clears, commit clears)
-            widenFromFiles(Math.max(committedRows, mappedRuns.from(i)), Math.min(pendingRows, mappedRuns.to(i)));
+            // runs of rows committed since they were recorded are left alone (rollback clears, commit clears); rows from
+            // the watermark on are widened next by the commit anyway (it may have gone back: rawAddressesOut)
+            widenFromFiles(Math.max(committedRows, mappedRuns.from(i)), Math.min(zoneRow, mappedRuns.to(i)));
         }
         mappedRuns.clear();
     }
@@ -638,10 +657,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             // after row appends the background thread may be null-filling a chunk ahead: wait for it before writing
             claimChunks(pendingRows, n);
         }
-        final boolean columnZones = columnWritesOn && zoneRow == pendingRows;
+        final boolean columnZones = columnWritesOn && zoneRow == pendingRows && !rawSegments.get((int) (pendingRows >>> shift));
         if (columnZones) {
             // column writes: writeColumn widens the zone maps of the rows it writes, and every column of every reserved
-            // row is written with it, so no later pass over these rows is needed
+            // row is written with it, so no later pass over these rows is needed (unless raw addresses of the segment are
+            // out: stores through them may follow, so these rows are widened at commit, see rawSegments)
             zoneRow = pendingRows + n;
         }
         pendingRows += n;
@@ -855,9 +875,34 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * @param appender the flyweight append() wraps at {@code to} next, or null.
      */
     private void flushMappedZones(final long to, final Flyweight appender) {
-        if (to > zoneRow) {
-            flushZones(to);
+        final long end = rawSegments.isEmpty() ? to : Math.min(to, rawLimit());
+        if (end > zoneRow) {
+            flushZones(end);
             refreshAttached(appender);
+        }
+    }
+
+    /**
+     * Returns how far the zone watermark may move before commit: up to the first row of the first segment from the
+     * watermark's on whose raw column addresses were handed out (see {@link #rawSegments}), or without limit.
+     *
+     * @return the first row whose zone maps must wait for the commit.
+     */
+    private long rawLimit() {
+        final int raw = rawSegments.nextSetBit((int) (zoneRow >>> shift));
+        return raw < 0 ? Long.MAX_VALUE : Math.max(zoneRow, (long) raw << shift);
+    }
+
+    /**
+     * Marks a segment's column addresses as handed out (see {@link #rawSegments}). Its uncommitted rows whose zone maps
+     * were already widened (appendRow past a block end before the address was asked for) may now be stored into too:
+     * the watermark goes back to the first of them, so they are widened again, once, at commit.
+     */
+    private void rawAddressesOut(final int segment) {
+        rawSegments.set(segment);
+        final long first = Math.max(committedRows, (long) segment << shift);
+        if (first < zoneRow && first < (long) (segment + 1) << shift) {
+            zoneRow = first;
         }
     }
 
@@ -1028,7 +1073,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     /**
      * Returns the mapped address of a column's value in row 0 of a segment, for writes at {@code + rowInSegment *
      * columnStride(column)} (bulk appends, or rows from {@link #appendRow()}). The first call copies staged rows into
-     * the files and switches this writer's appends to the mappings for good.
+     * the files and switches this writer's appends to the mappings for good. The address stays valid until the writer
+     * closes: stores through it into any uncommitted row of the segment, at any time before {@link #commit()}, reach
+     * the zone maps, because from the first call on the zone maps of the segment's uncommitted rows are widened at
+     * commit, not when appends pass their block's end (until {@link #releaseColumnAddresses} says the caller is done).
      */
     @Override
     public long columnAddress(final int segment, final int column) {
@@ -1038,7 +1086,26 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         if (staging) {
             stopStaging();
         }
+        if (!rawSegments.get(segment)) {
+            rawAddressesOut(segment);
+        }
         return segments.get(segment).columnBase(column);
+    }
+
+    /**
+     * Tells the writer that every store meant for the uncommitted rows of a segment through its {@link #columnAddress}
+     * addresses has been made, so that their zone maps may be widened before commit again (as appends pass their
+     * blocks, or when the next segment opens) instead of at commit. A bulk loader calls it when it moves on to the next
+     * segment: the pass over the full segment then runs while later input is parsed, not after it. A store through those
+     * addresses after this call may be missed by the zone maps, until {@link #columnAddress} is asked for the segment
+     * again.
+     *
+     * @param segment the segment index, as for {@link #columnAddress}.
+     */
+    public void releaseColumnAddresses(final int segment) {
+        checkOpen();
+        Bounds.checkIndex("segment", segment, segments.size(), "segmentCount");
+        rawSegments.clear(segment);
     }
 
     @Override

@@ -2,7 +2,6 @@ package io.tradestore.core;
 
 import java.nio.file.Path;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,11 +61,10 @@ class MappedZoneMapFailureTest {
     /**
      * appendRow's contract: write the row's fields through a flyweight or the column addresses before commit(). On the
      * mapped path the writer widens a block's zone maps from the files when appends pass the block's end, so values
-     * stored later through columnAddress into rows of ended blocks are missed (the blocks' zone maps stay empty here).
-     * Known since before session 7 (not a regression of 7f22eaf); enable with the fix.
+     * stored later through columnAddress into rows of ended blocks were missed (the blocks' zone maps stayed empty here)
+     * before session 8: a segment whose addresses are out now gets its zone maps at commit.
      */
     @Test
-    @Disabled("known gap, rev7 review: stores through columnAddress into rows of blocks that already ended miss the zone maps")
     void shouldWidenZoneMapsWithStoresThroughColumnAddressIntoRowsOfBlocksThatEnded() {
         final Schema schema = TestRows.allTypes(Layout.COLUMN, 64);
         final int l = schema.indexOf("l");

@@ -99,11 +99,19 @@ class ZoneMapFlyweightPropertyTest {
         }
     }
 
-    private static long lValue(final long row) {
+    /** @param row a row. @return the value of {@code l} that {@link TestRows#write} gives it. */
+    static long lValue(final long row) {
         return TestRows.nullRow(row) ? Long.MIN_VALUE : row * 1_000_000_007L - 5;
     }
 
-    private static void check(final TableSnapshot snap, final long[] expected, final long committed) {
+    /**
+     * Asserts the committed rows' {@code l} values and that every committed value lies inside its zone maps.
+     *
+     * @param snap      a snapshot of the committed rows.
+     * @param expected  {@code l} by row.
+     * @param committed the writer's committed rows.
+     */
+    static void check(final TableSnapshot snap, final long[] expected, final long committed) {
         assertThat(snap.rowCount()).isEqualTo(committed);
         final AllTypesFlyweight f = new AllTypesFlyweight().bind(snap);
         final long[] actual = new long[(int) committed];

@@ -149,39 +149,44 @@ public final class FlyweightGenerator {
     private static void accessors(final StringBuilder o, final String cls, final Column c) {
         final String f = field(c.name());
         final String a = f + "Address";
-        // the Java type of the value and NativeMemory's accessor suffix for the stored width
+        // the Java type of the value, and the expressions that read it from and store it at its address
         final String jt;
-        final String kind;
+        final String get;
+        final String put;
         switch (c.type()) {
             case I8:
                 jt = "byte";
-                kind = "Byte";
+                get = nativeGet("Byte", a);
+                put = nativePut("Byte", a);
                 break;
             case I16:
                 jt = "short";
-                kind = "Short";
+                get = nativeGet("Short", a);
+                put = nativePut("Short", a);
                 break;
             case I32:
             case SYMBOL:
                 jt = "int";
-                kind = "Int";
+                get = nativeGet("Int", a);
+                put = nativePut("Int", a);
                 break;
             case F64:
                 jt = "double";
-                kind = "Double";
+                get = nativeGet("Double", a);
+                put = nativePut("Double", a);
                 break;
             case CHAR:
+                // one byte holds the ASCII code: read without sign extension, stored narrowed (the setter checks the range)
                 jt = "char";
-                kind = "Byte";
+                get = "(char) (NativeMemory.getByte(" + a + ") & 0xFF)";
+                put = "NativeMemory.putByte(" + a + ", (byte) value)";
                 break;
             default:
                 jt = "long";
-                kind = "Long";
+                get = nativeGet("Long", a);
+                put = nativePut("Long", a);
                 break;
         }
-        final boolean ascii = c.type() == ColumnType.CHAR;
-        final String get = ascii ? "(char) (NativeMemory.getByte(" + a + ") & 0xFF)" : "NativeMemory.get" + kind + "(" + a + ")";
-        final String put = "NativeMemory.put" + kind + "(" + a + (ascii ? ", (byte) value)" : ", value)");
         final String what;
         switch (c.type()) {
             case DECIMAL:
@@ -208,12 +213,12 @@ public final class FlyweightGenerator {
         o.append("\n    /** @param value ").append(c.name()).append(": ").append(what).append(". @return this */\n");
         o.append("    public ").append(cls).append(' ').append(f).append("(final ").append(jt).append(" value) {\n");
         o.append("        if (!writable) {\n            throw notWritable();\n        }\n");
-        if (c.type() == io.tradestore.core.schema.ColumnType.CHAR) {
+        if (c.type() == ColumnType.CHAR) {
             o.append("        if (value > 127) {\n            throw new IllegalArgumentException(\"").append(c.name())
                 .append(": '\" + value + \"' is not an ASCII character\");\n        }\n");
         }
         o.append("        ").append(put).append(";\n        return this;\n    }\n");
-        if (c.type() == io.tradestore.core.schema.ColumnType.SYMBOL) {
+        if (c.type() == ColumnType.SYMBOL) {
             o.append("\n    /** @return ").append(c.name()).append(" as its string, or null. */\n");
             o.append("    public String ").append(f).append("Value() {\n        return access.symbolValue(").append(c.index())
                 .append(", ").append(f).append("());\n    }\n");
@@ -222,6 +227,16 @@ public final class FlyweightGenerator {
             o.append("        if (!writable) {\n            throw notWritable();\n        }\n");
             o.append("        return ").append(f).append("(access.symbolCode(").append(c.index()).append(", value));\n    }\n");
         }
+    }
+
+    /** @param kind NativeMemory's accessor suffix. @param address the address field. @return the expression that reads it. */
+    private static String nativeGet(final String kind, final String address) {
+        return "NativeMemory.get" + kind + "(" + address + ")";
+    }
+
+    /** @param kind NativeMemory's accessor suffix. @param address the address field. @return the statement that stores {@code value}. */
+    private static String nativePut(final String kind, final String address) {
+        return "NativeMemory.put" + kind + "(" + address + ", value)";
     }
 
     /** @param name snake_case column name. @return the camelCase Java name. */

@@ -24,12 +24,13 @@ final class CsvHeader {
      * @param name          the file's name for messages.
      * @param schema        the table's schema.
      * @param maxLineLength the longest header accepted.
+     * @param rowsCommitted rows of this load already committed (earlier inputs), for the failure.
      * @return the mapping.
      */
-    static CsvFormat parse(final CsvInput in, final String name, final Schema schema, final int maxLineLength) {
+    static CsvFormat parse(final CsvInput in, final String name, final Schema schema, final int maxLineLength, final long rowsCommitted) {
         final String columns = String.join(",", schema.columnNames());
         if (in == null || in.limitOffset == 0) {
-            throw error(name, 1, 1, "empty file; expected a header row naming the columns " + columns);
+            throw error(name, 1, 1, "empty file; expected a header row naming the columns " + columns, rowsCommitted);
         }
         final long base = in.address(0);
         final long end = in.address(in.limitOffset);
@@ -52,7 +53,7 @@ final class CsvHeader {
                 p++;
                 while (true) {
                     if (p >= end) {
-                        throw error(name, 1, fieldStart - lineStart + 1, "unterminated quoted name in the header row");
+                        throw error(name, 1, fieldStart - lineStart + 1, "unterminated quoted name in the header row", rowsCommitted);
                     }
                     final byte b = NativeMemory.getByte(p);
                     if (b == '"') {
@@ -82,7 +83,7 @@ final class CsvHeader {
                 p++;
             }
             if (p - lineStart > maxLineLength) {
-                throw error(name, 1, maxLineLength + 1, "header row is longer than the limit of " + maxLineLength + " bytes");
+                throw tooLong(name, maxLineLength, 0, rowsCommitted);
             }
             if (p >= end || NativeMemory.getByte(p) == '\n') {
                 done = true;
@@ -93,18 +94,18 @@ final class CsvHeader {
             final long column = fieldStart - lineStart + 1;
             if (fieldName.isEmpty()) {
                 if (fields == 0 && done) {
-                    throw error(name, 1, 1, "empty header row; expected the columns " + columns);
+                    throw error(name, 1, 1, "empty header row; expected the columns " + columns, rowsCommitted);
                 }
-                throw error(name, 1, column, "empty column name in the header row");
+                throw error(name, 1, column, "empty column name in the header row", rowsCommitted);
             }
             final int c = schema.indexOf(fieldName);
             if (c < 0) {
                 throw error(name, 1, column, "unknown column '" + StoreException.echo(raw.strip()) + "'; table '" + schema.name() + "' has columns "
-                    + columns);
+                    + columns, rowsCommitted);
             }
             for (int i = 0; i < fields; i++) {
                 if (columnOf[i] == c) {
-                    throw error(name, 1, column, "duplicate column '" + fieldName + "' (also at column " + at[i] + ")");
+                    throw error(name, 1, column, "duplicate column '" + fieldName + "' (also at column " + at[i] + ")", rowsCommitted);
                 }
             }
             columnOf[fields] = c;
@@ -118,14 +119,37 @@ final class CsvHeader {
             }
             if (!found) {
                 throw error(name, 1, 1, "missing column '" + schema.column(c).name() + "'; the header must name every column of table '"
-                    + schema.name() + "': " + columns);
+                    + schema.name() + "': " + columns, rowsCommitted);
             }
         }
         final long dataOffset = Math.min(in.limitOffset, in.baseOffset + (p - in.base));
         return new CsvFormat(name, schema, Arrays.copyOf(columnOf, fields), lines, dataOffset);
     }
 
-    static LoadException error(final String file, final long line, final long column, final String message) {
-        return new LoadException(file + ":" + line + ":" + column + ": " + message, file, line, column, 0);
+    /**
+     * @param file          the input's name.
+     * @param line          the 1-based line to blame.
+     * @param column        the 1-based byte column in it.
+     * @param message       what is wrong.
+     * @param rowsCommitted rows of this load already committed (earlier inputs).
+     * @return the failure, as {@code FILE:LINE:COLUMN: message}.
+     */
+    static LoadException error(final String file, final long line, final long column, final String message, final long rowsCommitted) {
+        return new LoadException(file + ":" + line + ":" + column + ": " + message, file, line, column, rowsCommitted);
+    }
+
+    /**
+     * A header row over the line limit: found by {@link #parse}, or by a stream source whose buffer it does not fit
+     * (gzip, pipes; the buffer is larger than the limit), which reads no further.
+     *
+     * @param file          the input's name.
+     * @param maxLineLength the loader's line limit.
+     * @param bufferLength  the stream buffer's bytes, or 0 (found by parse).
+     * @param rowsCommitted rows of this load already committed (earlier inputs).
+     * @return the failure.
+     */
+    static LoadException tooLong(final String file, final int maxLineLength, final int bufferLength, final long rowsCommitted) {
+        return error(file, 1, maxLineLength + 1L, "header row is longer than the limit of " + maxLineLength + " bytes"
+            + (bufferLength > 0 ? " (and than the " + bufferLength + "-byte buffer of compressed or piped input)" : ""), rowsCommitted);
     }
 }

@@ -273,9 +273,10 @@ public final class CsvLoader implements AutoCloseable {
         try {
             head = src.first();
         } catch (final CsvSource.OverlongLine e) {
-            throw e.toLoadException(src.name, 1, options.maxLineLength(), committedByLoad);
+            // the first line is the header row: reported as one, as parse reports a header over the limit
+            throw CsvHeader.tooLong(src.name, options.maxLineLength(), e.capacity, committedByLoad);
         }
-        final CsvFormat format = CsvHeader.parse(head, src.name, schema, options.maxLineLength());
+        final CsvFormat format = CsvHeader.parse(head, src.name, schema, options.maxLineLength(), committedByLoad);
         final ArrayDeque<Future<ChunkBuffer>> inFlight = new ArrayDeque<>();
         long expected = format.dataOffset;
         long line = 1 + format.headerLines;
@@ -368,7 +369,7 @@ public final class CsvLoader implements AutoCloseable {
                 throw new IllegalStateException("input ended inside a record at offset " + carryOffset);
             }
             if (rowsRead == rowsBefore) {
-                throw CsvHeader.error(src.name, 1 + format.headerLines, 1, "header only, no data rows");
+                throw CsvHeader.error(src.name, 1 + format.headerLines, 1, "header only, no data rows", committedByLoad);
             }
             bytesBefore += src.bytesConsumed(expected);
         } finally {
@@ -540,8 +541,12 @@ public final class CsvLoader implements AutoCloseable {
             final int n = writer.reserve(count - done);
             final int segment = (int) (first >>> shift);
             final long rowInSegment = first & mask;
-            for (int c = 0; c < destinations.length; c++) {
-                destinations[c] = writer.columnAddress(segment, c);
+            if (!columnWrites) {
+                // with column writes no mapped address is asked for: a segment whose addresses are out gets its zone maps
+                // at commit from the files (TableWriter.columnAddress), where writeColumn widens them from the values
+                for (int c = 0; c < destinations.length; c++) {
+                    destinations[c] = writer.columnAddress(segment, c);
+                }
             }
             final int src = from + done;
             for (final Column c : schema.columns()) {
@@ -569,6 +574,10 @@ public final class CsvLoader implements AutoCloseable {
                 }
             }
             done += n;
+            if (!columnWrites && ((first + n) & mask) == 0) {
+                // the segment is full and every store into it made: its zone maps are widened when the next one opens
+                writer.releaseColumnAddresses(segment);
+            }
         }
     }
 

@@ -197,11 +197,52 @@ class BadInputTest {
         final Path g = gzip(H + GOOD1 + "x,2026-11-16T08:00:01Z,1,X,Y,S,1,1\n" + tooLong);
         assertThatThrownBy(() -> IngestFixtures.load(store, small, g)).isInstanceOf(LoadException.class)
             .hasMessage(g + ":3:1: column 'trade_id': 'x' is not an integer");
-        // a header line too long for the buffer (a file with bare CR line ends reads as one line)
+        // a header line too long for the buffer (a file with bare CR line ends reads as one line): a header row error
         final Path h = gzip((H + GOOD1 + GOOD2).replace('\n', '\r').repeat(5));
         assertThatThrownBy(() -> IngestFixtures.load(store, small, h)).isInstanceOf(LoadException.class)
-            .hasMessageStartingWith(h + ":1:201: line is longer than the limit of 200 bytes");
+            .hasMessage(h + ":1:201: header row is longer than the limit of 200 bytes (and than the 402-byte buffer of compressed or piped input)");
         assertThat(IngestFixtures.summarise(store)).isEqualTo(before);
+    }
+
+    /**
+     * A header row over the line limit is reported as a header error, whether the input is mapped or streamed (where
+     * it may not even fit the stream's buffer); before session 8 a streamed one was reported as an overlong data line.
+     */
+    @Test
+    void shouldReportAHeaderRowOverTheLimitAsAHeaderErrorInEveryKindOfInput() throws IOException {
+        final LoadOptions small = LoadOptions.defaults().withChunkBytes(40).withMaxLineLength(200);
+        final String header = H.strip() + "," + "x".repeat(1_000) + "\n";
+        final String expected = ":1:201: header row is longer than the limit of 200 bytes";
+        final Path plain = csv(header + GOOD3);
+        assertThatThrownBy(() -> IngestFixtures.load(store, small, plain)).isInstanceOfSatisfying(LoadException.class, e -> {
+            assertThat(e).hasMessage(plain + expected);
+            assertThat(e.line()).isEqualTo(1);
+            assertThat(e.column()).isEqualTo(201);
+        });
+        final Path packed = gzip(header + GOOD3);
+        assertThatThrownBy(() -> IngestFixtures.load(store, small, packed)).isInstanceOfSatisfying(LoadException.class, e -> {
+            assertThat(e).hasMessage(packed + expected + " (and than the 402-byte buffer of compressed or piped input)");
+            assertThat(e.line()).isEqualTo(1);
+            assertThat(e.column()).isEqualTo(201);
+        });
+        assertThat(IngestFixtures.summarise(store)).isEqualTo(before);
+    }
+
+    /**
+     * A header error in a later input says how many rows of the load earlier inputs committed (commit-every), as a data
+     * error does; before session 8 header errors always said none.
+     */
+    @ParameterizedTest
+    @CsvSource({"false", "true"})
+    void shouldCountTheRowsCommittedByEarlierInputsInAHeaderError(final boolean gzip) throws IOException {
+        final Path first = IngestFixtures.write(dir.resolve("a.csv"), H + GOOD1 + GOOD2 + GOOD3);
+        final String badHeader = H.replace("quantity", "qty");
+        final Path second = gzip ? gzip(badHeader + GOOD1) : IngestFixtures.write(dir.resolve("b.csv"), badHeader + GOOD1);
+        final LoadException e = org.junit.jupiter.api.Assertions.assertThrows(LoadException.class,
+            () -> IngestFixtures.load(store, LoadOptions.defaults().withCommitEvery(2), first, second));
+        assertThat(e).hasMessageStartingWith(second + ":1:");
+        assertThat(e.rowsCommitted()).isEqualTo(2);
+        assertThat(IngestFixtures.summarise(store).rows()).isEqualTo(before.rows() + 2);
     }
 
     @Test

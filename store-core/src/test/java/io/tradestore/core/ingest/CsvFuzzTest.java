@@ -73,7 +73,7 @@ class CsvFuzzTest {
             final Outcome y = load(b, LoadOptions.defaults().withMaxLineLength(400).withChunkBytes(chunk).withThreads(2), skip, cut,
                 plain.toString());
             final String where = "case " + i + " (seed " + s + ", chunk " + chunk + (gzip ? ", gzip" : "") + (skip ? ", skip" : "") + ")";
-            if (gzip && y.result().contains("where such a line cannot be skipped")) {
+            if (gzip && y.result().contains("-byte buffer of compressed or piped input")) {
                 // the documented limit of streamed input: a line longer than its buffer fails the load, where a mapped
                 // file reads it (a header) or skips it; the failure must still be a proper one
                 final String problem = check(y, beforeA, csv, plain.toString(), skip);

@@ -34,7 +34,7 @@ public final class ParseProbe {
         }
         try (CsvSource src = CsvSource.open(file, file.toString(), chunkBytes, 1 << 20);
              ChunkParser parser = new ChunkParser(1 << 20)) {
-            final CsvFormat format = CsvHeader.parse(src.first(), file.toString(), TradesSchema.SCHEMA, 1 << 20);
+            final CsvFormat format = CsvHeader.parse(src.first(), file.toString(), TradesSchema.SCHEMA, 1 << 20, 0);
             final java.util.List<CsvInput> chunks = new java.util.ArrayList<>();
             for (CsvInput in = src.next(format); in != null; in = src.next(format)) {
                 chunks.add(in);
