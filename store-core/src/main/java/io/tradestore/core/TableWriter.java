@@ -419,17 +419,29 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     }
 
     /**
-     * Widens the zone maps of the rows flyweights could have written through the mappings (see {@link #mappedRuns}) from
-     * the files, once per commit: the zone maps of copied rows were widened from the staged values, and a write through
-     * the mapping after that would be missed. Recording runs instead of recomputing from the lowest such row at every
-     * window keeps the work linear: a flyweight left on an early row is re-pointed at every window, which only widens
-     * its one run. Call it with no window in flight.
+     * Recomputes, from the files, the zone maps of the blocks holding rows flyweights could have written through the
+     * mappings after their first widening (see {@link #mappedRuns}), once per commit: the zone maps of copied rows were
+     * widened from the staged values, and a write through the mapping after that would be missed. Recomputed, not
+     * widened: a value overwritten since must not stay in its block's entry (whole unfiltered blocks answer min/max from
+     * their entries). Rows of those blocks from the watermark on (which may have gone back: rawAddressesOut) are left to
+     * the commit's widening that follows. Recording runs instead of recomputing from the lowest such row at every window
+     * keeps the work linear: a flyweight left on an early row is re-pointed at every window, which only grows its one
+     * run; each block is read once however many runs touch it. Call it with no window in flight.
      */
     private void widenMappedRuns() {
+        long next = 0; // the first block start not yet recomputed (the runs are sorted and disjoint)
         for (int i = 0; i < mappedRuns.count(); i++) {
-            // runs of rows committed since they were recorded are left alone (rollback clears, commit clears); rows from
-            // the watermark on are widened next by the commit anyway (it may have gone back: rawAddressesOut)
-            widenFromFiles(Math.max(committedRows, mappedRuns.from(i)), Math.min(zoneRow, mappedRuns.to(i)));
+            // runs of rows committed since they were recorded are left alone (rollback clears, commit clears)
+            final long from = Math.max(committedRows, mappedRuns.from(i));
+            final long to = Math.min(pendingRows, mappedRuns.to(i));
+            for (long block = Math.max(next, from & ~(long) blockMask); block < to; block += blockMask + 1L) {
+                final Segment s = segments.get((int) (block >>> shift));
+                final long segStart = block & -segmentRows;
+                final int upTo = (int) (Math.max(block, Math.min(block + blockMask + 1L, zoneRow)) - segStart);
+                zoneRowsRead += upTo - (block - segStart);
+                s.recomputeBlock((int) (block - segStart) / (blockMask + 1), upTo);
+                next = block + blockMask + 1L;
+            }
         }
         mappedRuns.clear();
     }
@@ -896,12 +908,15 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     /**
      * Marks a segment's column addresses as handed out (see {@link #rawSegments}). Its uncommitted rows whose zone maps
      * were already widened (appendRow past a block end before the address was asked for) may now be stored into too:
-     * the watermark goes back to the first of them, so they are widened again, once, at commit.
+     * the watermark goes back to the first of them, and their blocks are recomputed at commit (so an overwritten value
+     * does not stay in an entry) before the commit widens them again, once.
      */
     private void rawAddressesOut(final int segment) {
         rawSegments.set(segment);
         final long first = Math.max(committedRows, (long) segment << shift);
         if (first < zoneRow && first < (long) (segment + 1) << shift) {
+            // their entries hold the values widened in so far, which raw stores may now overwrite: recomputed at commit
+            mappedRuns.add(first, zoneRow);
             zoneRow = first;
         }
     }

@@ -149,12 +149,12 @@ class StagingTest {
     }
 
     /**
-     * appendRow() then wrap(row): the flyweight is re-pointed at the last row of each copied window, so about one row
-     * per window is re-read from the mappings at the commit, not the whole transaction.
+     * appendRow() then wrap(row): the flyweight is re-pointed at the last row of each copied window, so about one block
+     * per window (blocks of 4 rows here) is re-read from the mappings at the commit, not the whole transaction.
      */
     @ParameterizedTest
     @CsvSource({"COLUMN", "ROW"})
-    void shouldReReadAboutOneRowPerWindowForAppendRowThenWrap(final Layout layout) {
+    void shouldReReadAboutOneBlockPerWindowForAppendRowThenWrap(final Layout layout) {
         final Schema schema = TestRows.allTypes(layout, 256);
         final long rows = 2_000;
         try (Store store = Store.open(dir)) {
@@ -165,7 +165,9 @@ class StagingTest {
                     TestRows.write(f.wrap(w.appendRow()), r);
                 }
                 w.commit();
-                assertThat(w.zoneRowsRead()).isLessThanOrEqualTo(rows / STAGE_ROWS + 1);
+                // the block of the row the flyweight is left on at each window's copy is recomputed at commit (it may
+                // overwrite that row: ZoneMapOverwriteTest), once per block
+                assertThat(w.zoneRowsRead()).isLessThanOrEqualTo((rows / STAGE_ROWS + 1) * schema.blockRows());
                 TestRows.verifyRows(reader.snapshot(), 0, rows);
                 TestRows.assertZonesExact(reader.snapshot());
             }

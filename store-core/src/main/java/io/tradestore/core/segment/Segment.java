@@ -537,6 +537,32 @@ public final class Segment implements AutoCloseable {
     }
 
     /**
+     * Sets one block's zone map exactly from its rows {@code [blockStart, to)} (empty when {@code to <= blockStart}),
+     * dropping values overwritten since they were widened in, and recomputes the segment entry from the blocks. Each
+     * entry is computed in locals and written once; both stay at least as wide as every committed row they cover, so a
+     * concurrent reader may skip with them at any moment.
+     *
+     * @param block the block.
+     * @param to    end row in the segment (exclusive): the rows whose values count so far.
+     */
+    public void recomputeBlock(final int block, final int to) {
+        final int blockRows = schema.blockRows();
+        if (block < 0 || block >= schema.blocksPerSegment()) {
+            throw new IndexOutOfBoundsException("block=" + block + " blocksPerSegment=" + schema.blocksPerSegment());
+        }
+        final int start = block * blockRows;
+        final int end = Math.max(start, Math.min(to, start + blockRows));
+        checkWritableRange(start, end);
+        for (final Column c : schema.columns()) {
+            final long[] mm = minMax(c, start, end);
+            final long e = zoneBase + ZoneMapDescriptor.entryOffset(columnCount, block, c.index());
+            NativeMemory.putLong(e, mm[0]);
+            NativeMemory.putLong(e + 8, mm[1]);
+        }
+        resetZones(schema.blocksPerSegment());
+    }
+
+    /**
      * Widens the zone maps of the blocks covering rows {@code [from, to)} to include their values.
      *
      * @param from first row in the segment.
