@@ -319,9 +319,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * narrower than the committed rows.
      */
     private void resetTail(final Segment s, final int committedInSegment) {
-        s.recomputePartialBlock(committedInSegment);
         final int block = committedInSegment / schema.blockRows();
-        s.resetZones(committedInSegment % schema.blockRows() == 0 ? block : block + 1);
+        final boolean partial = committedInSegment % schema.blockRows() != 0;
+        if (partial) {
+            s.recomputeBlock(block, committedInSegment);
+        }
+        s.resetZones(partial ? block + 1 : block);
     }
 
     /** @return the schema. */
@@ -428,19 +431,19 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * keeps the work linear: a flyweight left on an early row is re-pointed at every window, which only grows its one
      * run; each block is read once however many runs touch it. Call it with no window in flight.
      */
-    private void widenMappedRuns() {
+    private void recomputeMappedRuns() {
+        final long blockRows = blockMask + 1L;
         long next = 0; // the first block start not yet recomputed (the runs are sorted and disjoint)
         for (int i = 0; i < mappedRuns.count(); i++) {
             // runs of rows committed since they were recorded are left alone (rollback clears, commit clears)
             final long from = Math.max(committedRows, mappedRuns.from(i));
             final long to = Math.min(pendingRows, mappedRuns.to(i));
-            for (long block = Math.max(next, from & ~(long) blockMask); block < to; block += blockMask + 1L) {
-                final Segment s = segments.get((int) (block >>> shift));
+            for (long block = Math.max(next, from & -blockRows); block < to; block += blockRows) {
                 final long segStart = block & -segmentRows;
-                final int upTo = (int) (Math.max(block, Math.min(block + blockMask + 1L, zoneRow)) - segStart);
-                zoneRowsRead += upTo - (block - segStart);
-                s.recomputeBlock((int) (block - segStart) / (blockMask + 1), upTo);
-                next = block + blockMask + 1L;
+                final long upTo = Math.max(block, Math.min(block + blockRows, zoneRow));
+                zoneRowsRead += upTo - block;
+                segments.get((int) (block >>> shift)).recomputeBlock((int) ((block - segStart) / blockRows), (int) (upTo - segStart));
+                next = block + blockRows;
             }
         }
         mappedRuns.clear();
@@ -531,9 +534,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         checkOpen();
         flushStage();
         // the caller may now store into rows it appended before (appendRow, then columnAddress, then stores): their
-        // zone maps, widened from the staged values, are widened again from the mappings at the next block or commit
-        zoneRow = Math.min(zoneRow, committedRows);
-        mappedRuns.clear();
+        // blocks, widened from the staged values, are recomputed at commit (an overwritten value must not stay), and
+        // widened again from the mappings at the next block or commit
+        if (zoneRow > committedRows) {
+            mappedRuns.add(committedRows, zoneRow);
+            zoneRow = committedRows;
+        }
         staging = false;
         emptyWindow(Long.MIN_VALUE);
         nulledRows = pendingRows;
@@ -887,7 +893,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * @param appender the flyweight append() wraps at {@code to} next, or null.
      */
     private void flushMappedZones(final long to, final Flyweight appender) {
-        final long end = rawSegments.isEmpty() ? to : Math.min(to, rawLimit());
+        final long end = Math.min(to, rawLimit());
         if (end > zoneRow) {
             flushZones(end);
             refreshAttached(appender);
@@ -973,8 +979,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             // every appended row is in the files before the row count is published; the window stays open
             flushStage();
         }
-        // after the window in flight is in: the stage flusher widens the same zone-map entries
-        widenMappedRuns();
+        // after the window in flight is in (when staging: the stage flusher widens the same zone-map entries)
+        recomputeMappedRuns();
         if (staging) {
             refreshAttached();
         }
@@ -1152,9 +1158,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         final long end = mappedRunEnd(row);
         // a committed row's run may reach into uncommitted rows; rows from the watermark on are widened at their block
         // end (mapped path) or are not in the files yet (staging)
-        final long widenedEnd = Math.min(end, zoneRow);
-        if (widenedEnd > committedRows) {
-            mappedRuns.add(Math.max(row, committedRows), widenedEnd);
+        if (row < zoneRow) { // an append positions at or past the watermark: nothing to record, no call per row
+            final long widenedEnd = Math.min(end, zoneRow);
+            if (widenedEnd > committedRows) {
+                mappedRuns.add(Math.max(row, committedRows), widenedEnd);
+            }
         }
         return end;
     }

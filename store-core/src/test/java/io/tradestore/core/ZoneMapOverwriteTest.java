@@ -47,6 +47,36 @@ class ZoneMapOverwriteTest {
         }
     }
 
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"COLUMN,address", "ROW,address", "COLUMN,reserve", "ROW,reserve"})
+    void shouldForgetAValueStagedThenOverwrittenAfterTheWriterLeftStaging(final Layout layout, final String how) {
+        final Schema schema = TestRows.allTypes(layout, 64);
+        final int l = schema.indexOf("l");
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, 8, true, false); TableReader reader = table.reader()) {
+                final AllTypesFlyweight f = new AllTypesFlyweight();
+                TestRows.append(w, f, 0, 2);
+                f.l(BIG); // the appender, on row 1
+                TestRows.append(w, f, 2, 20); // windows copied: blocks 0-3 widened with BIG from the staged values
+                if ("address".equals(how)) {
+                    NativeMemory.putLong(w.columnAddress(0, l) + w.columnStride(l), 7); // leaves staging; row 1, raw
+                } else {
+                    final int n = w.reserve(4); // leaves staging; the reserved rows are written whole below
+                    final AllTypesFlyweight g = new AllTypesFlyweight().bind(w);
+                    for (int i = 0; i < n; i++) {
+                        TestRows.write(g.wrap(20 + i), 20 + i);
+                    }
+                    g.wrap(1).l(7);
+                }
+                w.commit();
+                final TableSnapshot snap = reader.snapshot();
+                assertThat(snap.segment(0).zoneMax(0, l)).as("block 0's max").isLessThan(BIG);
+                TestRows.assertZonesExact(snap);
+            }
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource({"COLUMN", "ROW"})
     void shouldForgetAValueOverwrittenThroughAnAddressAskedForAfterItsBlockEnded(final Layout layout) {

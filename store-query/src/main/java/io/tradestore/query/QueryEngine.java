@@ -14,8 +14,6 @@ import io.tradestore.core.StoreException;
 import io.tradestore.core.TableCheck;
 import io.tradestore.core.TableReader;
 import io.tradestore.core.TableSnapshot;
-import io.tradestore.core.schema.Column;
-import io.tradestore.core.schema.ColumnType;
 import io.tradestore.query.exec.QueryRunner;
 import io.tradestore.query.index.BitmapIndexes;
 import io.tradestore.query.model.Options;
@@ -34,8 +32,6 @@ import io.tradestore.query.plan.QueryParser;
  * }</pre>
  */
 public final class QueryEngine implements AutoCloseable {
-    /** Problems a query that failed on damaged data looks for (it reports the first; the CLI's check lists them all). */
-    private static final int DAMAGE_PROBLEMS = 1;
     private final Store store;
     private final int threads;
     private final ExecutorService pool;
@@ -156,12 +152,13 @@ public final class QueryEngine implements AutoCloseable {
             throw e;
         } catch (final RuntimeException | StackOverflowError e) {
             // the kernels trust symbol codes and zone maps: a value outside them (an index out of bounds, a group key outside
-            // its range) means damaged files, not a bad query; a pass over the table on this failure path tells which
-            final List<String> damage = e instanceof RuntimeException ? damage(snap) : List.of();
-            if (!damage.isEmpty()) {
-                final String message = "damaged data in " + damage.get(0) + "; `tradestore check` lists every problem";
-                // the cause is a StoreException: what the store holds, which a server may show (unlike a bug's message)
-                throw new QueryException(ErrorCode.INTERNAL, message, "", new StoreException(message, e));
+            // its range) means damaged files, not a bad query; a pass over the table on this failure path tells which. Not
+            // for an Error (a worker's is wrapped): a pass while memory or stack runs short would only make it worse
+            if (e instanceof RuntimeException && !(e.getCause() instanceof Error)) {
+                final List<String> damage = new TableCheck(snap.schema().name(), 1).all(snap).problems();
+                if (!damage.isEmpty()) {
+                    throw QueryException.storeProblem("damaged data in " + damage.get(0) + "; `tradestore check` lists every problem", e);
+                }
             }
             throw internal(e);
         }
@@ -170,26 +167,6 @@ public final class QueryEngine implements AutoCloseable {
     private static QueryException internal(final Throwable e) {
         return new QueryException(ErrorCode.INTERNAL, "internal error while running the query (" + e.getClass().getSimpleName() + ": "
             + e.getMessage() + ")", "", e);
-    }
-
-    /**
-     * Looks for damaged data in a snapshot after a query failed unexpectedly: symbol columns first (their codes index the
-     * kernels' arrays), then the others against their zone maps. Runs only on that failure path; a pass over the table.
-     *
-     * @return the first problem found (at most DAMAGE_PROBLEMS), naming the segment, block, column and file; empty when none is.
-     */
-    private static List<String> damage(final TableSnapshot snap) {
-        final TableCheck check = new TableCheck(snap.schema().name(), DAMAGE_PROBLEMS);
-        for (final boolean symbols : new boolean[] {true, false}) {
-            for (final Column c : snap.schema().columns()) {
-                if ((c.type() == ColumnType.SYMBOL) == symbols) {
-                    for (int i = 0; i < snap.segmentCount() && !check.full(); i++) {
-                        check.segment(snap, i, c);
-                    }
-                }
-            }
-        }
-        return check.problems();
     }
 
     /**
@@ -229,7 +206,7 @@ public final class QueryEngine implements AutoCloseable {
     }
 
     private static QueryException damaged(final String table, final StoreException e) {
-        return new QueryException(ErrorCode.INTERNAL, "cannot read table '" + table + "': " + e.getMessage(), "", e);
+        return QueryException.storeProblem("cannot read table '" + table + "': " + e.getMessage(), e);
     }
 
     /**

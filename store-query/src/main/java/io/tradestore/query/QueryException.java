@@ -7,6 +7,7 @@ public class QueryException extends StoreException {
     private static final long serialVersionUID = 1L;
     private final ErrorCode code;
     private final String path;
+    private final boolean storeProblem;
 
     /**
      * Creates the exception.
@@ -16,15 +17,11 @@ public class QueryException extends StoreException {
      * @param path    JSON pointer of the offending part ({@code /filter/args/0/col}), or "" for the whole query.
      */
     public QueryException(final ErrorCode code, final String message, final String path) {
-        super(message);
-        this.code = code;
-        this.path = path == null ? "" : path;
+        this(code, message, path, null, false);
     }
 
     /**
-     * Creates the exception with a cause (for INTERNAL errors). A {@link StoreException} cause (not a QueryException)
-     * marks a problem of the stored data or files, whose message names the file and may be shown to users (see
-     * {@link #storeProblem()}); any other cause is a bug, for logs only.
+     * Creates the exception with a cause (for INTERNAL errors: a bug, whose cause is for logs only).
      *
      * @param code    the error code.
      * @param message the message.
@@ -32,9 +29,23 @@ public class QueryException extends StoreException {
      * @param cause   the underlying failure.
      */
     public QueryException(final ErrorCode code, final String message, final String path, final Throwable cause) {
+        this(code, message, path, cause, false);
+    }
+
+    private QueryException(final ErrorCode code, final String message, final String path, final Throwable cause, final boolean storeProblem) {
         super(message, cause);
         this.code = code;
         this.path = path == null ? "" : path;
+        this.storeProblem = storeProblem;
+    }
+
+    /**
+     * @param message what the store holds that is wrong, naming the file (a table that does not open, damaged data).
+     * @param cause   the failure that showed it.
+     * @return INTERNAL marked as a problem of the stored data or files, whose message a server may show.
+     */
+    public static QueryException storeProblem(final String message, final Throwable cause) {
+        return new QueryException(ErrorCode.INTERNAL, message, "", cause, true);
     }
 
     /**
@@ -53,7 +64,7 @@ public class QueryException extends StoreException {
      *         damaged data), whose message a server may show, rather than a bug.
      */
     public boolean storeProblem() {
-        return getCause() instanceof StoreException && !(getCause() instanceof QueryException);
+        return storeProblem;
     }
 
     /** @return the error code. */

@@ -479,13 +479,19 @@ public final class Segment implements AutoCloseable {
                 setEmpty(b, c);
             }
         }
-        // The segment entry is computed in locals and written once, so a concurrent reader never sees it narrower
-        // than the committed blocks it covers.
+        segmentEntryFromBlocks(Math.min(fromBlock, blocks));
+    }
+
+    /**
+     * Sets the segment entry of every column to the union of blocks {@code [0, blocks)}. Computed in locals and written
+     * once, so a concurrent reader never sees it narrower than the committed blocks it covers.
+     */
+    private void segmentEntryFromBlocks(final int blocks) {
         for (final Column c : schema.columns()) {
             final boolean f64 = c.type() == ColumnType.F64;
             long min = f64 ? Double.doubleToRawLongBits(Double.POSITIVE_INFINITY) : Long.MAX_VALUE;
             long max = f64 ? Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY) : Long.MIN_VALUE;
-            for (int b = 0; b < Math.min(fromBlock, blocks); b++) {
+            for (int b = 0; b < blocks; b++) {
                 final long bmin = zoneMin(b, c.index());
                 final long bmax = zoneMax(b, c.index());
                 if (f64) {
@@ -513,32 +519,18 @@ public final class Segment implements AutoCloseable {
         }
     }
 
-    /**
-     * Sets the zone map of the block holding row {@code from} exactly from rows [blockStart, to) (used when reopening
-     * at a commit that ends inside a block) and widens the segment entry.
-     *
-     * @param to end row of committed data in the segment (exclusive), inside or at the end of its block.
-     */
-    public void recomputePartialBlock(final int to) {
-        checkWritableRange(0, to);
-        final int blockRows = schema.blockRows();
-        final int block = to / blockRows;
-        if (to % blockRows == 0 || block >= schema.blocksPerSegment()) {
-            return;
-        }
-        final int start = block * blockRows;
-        for (final Column c : schema.columns()) {
-            final long[] mm = minMax(c, start, to);
-            final long e = zoneBase + ZoneMapDescriptor.entryOffset(columnCount, block, c.index());
-            NativeMemory.putLong(e, mm[0]);
-            NativeMemory.putLong(e + 8, mm[1]);
-            mergeEntry(-1, c, mm[0], mm[1]);
-        }
+    /** Sets a block's entry of one column to the min/max of rows {@code [from, to)}. */
+    private void setBlockEntry(final int block, final Column c, final int from, final int to) {
+        final long[] mm = minMax(c, from, to);
+        final long e = zoneBase + ZoneMapDescriptor.entryOffset(columnCount, block, c.index());
+        NativeMemory.putLong(e, mm[0]);
+        NativeMemory.putLong(e + 8, mm[1]);
     }
 
     /**
      * Sets one block's zone map exactly from its rows {@code [blockStart, to)} (empty when {@code to <= blockStart}),
-     * dropping values overwritten since they were widened in, and recomputes the segment entry from the blocks. Each
+     * dropping values overwritten since they were widened in (commit), or rows past a reopened commit (reopen), and
+     * recomputes the segment entry from the blocks. Each
      * entry is computed in locals and written once; both stay at least as wide as every committed row they cover, so a
      * concurrent reader may skip with them at any moment.
      *
@@ -554,12 +546,9 @@ public final class Segment implements AutoCloseable {
         final int end = Math.max(start, Math.min(to, start + blockRows));
         checkWritableRange(start, end);
         for (final Column c : schema.columns()) {
-            final long[] mm = minMax(c, start, end);
-            final long e = zoneBase + ZoneMapDescriptor.entryOffset(columnCount, block, c.index());
-            NativeMemory.putLong(e, mm[0]);
-            NativeMemory.putLong(e + 8, mm[1]);
+            setBlockEntry(block, c, start, end);
         }
-        resetZones(schema.blocksPerSegment());
+        segmentEntryFromBlocks(schema.blocksPerSegment());
     }
 
     /**

@@ -121,7 +121,7 @@ public final class Executor {
 
     /**
      * A query's deadline, for the work done on its behalf outside its row loops: an index or summary build is one pass
-     * over a segment (15-80 ms for 4M rows: {@code SummaryBuildProbe} in docs/query-engine.md, Cancellation), so it
+     * over a segment (19-79 ms for 4M rows: {@code SummaryBuildProbe} in docs/query-engine.md, Cancellation), so it
      * checks once per {@link #CHECK_ROWS} rows, as the scan checks once per batch, and a query past its
      * {@code timeoutMs} stops there with the scan's TIMEOUT.
      */
@@ -571,7 +571,7 @@ public final class Executor {
                 if (leaves == null) {
                     leaves = filter == null ? List.of() : indexLeaves();
                 }
-                checkDeadline(); // a first query may build an index and summaries per segment (37-76 ms a summary: docs/query-engine.md)
+                checkDeadline(); // a first query may build an index and summaries per segment (see Deadline)
                 // all rows only where the zone maps prove the time range for a whole block: else nothing could fold and
                 // the summaries would be built for nothing
                 selections[si] = !allRows ? selector.select(snap, si, leaves, deadline)

@@ -340,7 +340,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         for (int i = 1; i <= slots; i++) {
             counts[i] += counts[i - 1];
         }
-        deadline.check(); // the sort and the bitmaps take about as long again as the pass
+        deadline.check(); // the sort and the bitmaps follow: a second stretch of work after the counting pass
         final int[] starts = counts.clone();
         final int[] sorted = new int[rows];
         for (int r = 0; r < rows; r++) {
@@ -879,7 +879,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return null;
         }
         final SummaryKey k = new SummaryKey(s, key, colA, colB);
-        // a one-off query reads its rows (a build is one pass over the segment: ~0.1-0.2 s cold); a repeated one builds;
+        // a one-off query reads its rows (a build is one more pass over the segment); a repeated one builds;
         // a segment that had more cells than the room it was given waits for room for all of them
         return cached(buckets, k, b -> true, () -> bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() >= bucketSummaryAfter,
             () -> overBudget.getOrDefault(k, 1L) * BucketSummary.CELL_BYTES, () -> {

@@ -118,7 +118,7 @@ final class OpenSegmentIndex {
         final Chunk[] chunks = Arrays.copyOf(g.chunks, full);
         for (int i = g.chunks.length; i < full; i++) {
             try {
-                deadline.check(); // a first query of a large open segment indexes all its chunks: ~1 ms each
+                deadline.check(); // a first query of a large open segment indexes all its chunks, one at a time
             } catch (final RuntimeException e) {
                 if (i > g.chunks.length) {
                     generation = new Generation(Arrays.copyOf(chunks, i)); // immutable and complete: the next query goes on from them

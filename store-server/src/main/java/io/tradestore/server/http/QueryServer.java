@@ -612,8 +612,8 @@ public final class QueryServer implements AutoCloseable {
             t.printStackTrace(log);
         }
         // what the store says (a missing or damaged file, named) helps the caller; a bug's message stays in the log
-        final boolean store = t instanceof QueryException ? ((QueryException) t).storeProblem() : t instanceof StoreException;
-        final String message = store
+        final boolean storeProblem = t instanceof QueryException ? ((QueryException) t).storeProblem() : t instanceof StoreException;
+        final String message = storeProblem
             ? t.getMessage() + " (error id " + id + ")"
             : "internal error " + id + "; the server log has the details";
         error(call, 500, "INTERNAL", message, "", id);
