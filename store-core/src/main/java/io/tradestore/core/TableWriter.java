@@ -322,7 +322,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         final int block = committedInSegment / schema.blockRows();
         final boolean partial = committedInSegment % schema.blockRows() != 0;
         if (partial) {
-            s.recomputeBlock(block, committedInSegment);
+            s.recomputeBlocks(block, block + 1, committedInSegment);
         }
         s.resetZones(partial ? block + 1 : block);
     }
@@ -434,19 +434,33 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private void recomputeMappedRuns() {
         final long blockRows = blockMask + 1L;
         long next = 0; // the first block start not yet recomputed (the runs are sorted and disjoint)
+        long first = -1; // the blocks [first, next) of one segment wait to be recomputed together (one segment entry)
         for (int i = 0; i < mappedRuns.count(); i++) {
             // runs of rows committed since they were recorded are left alone (rollback clears, commit clears)
             final long from = Math.max(committedRows, mappedRuns.from(i));
             final long to = Math.min(pendingRows, mappedRuns.to(i));
             for (long block = Math.max(next, from & -blockRows); block < to; block += blockRows) {
-                final long segStart = block & -segmentRows;
-                final long upTo = Math.max(block, Math.min(block + blockRows, zoneRow));
-                zoneRowsRead += upTo - block;
-                segments.get((int) (block >>> shift)).recomputeBlock((int) ((block - segStart) / blockRows), (int) (upTo - segStart));
+                if (first >= 0 && (block != next || (block & -segmentRows) != (first & -segmentRows))) {
+                    recomputeBlocks(first, next);
+                    first = -1;
+                }
+                first = first < 0 ? block : first;
+                zoneRowsRead += Math.max(block, Math.min(block + blockRows, zoneRow)) - block;
                 next = block + blockRows;
             }
         }
+        if (first >= 0) {
+            recomputeBlocks(first, next);
+        }
         mappedRuns.clear();
+    }
+
+    /** Recomputes the blocks starting at table rows {@code [from, to)}, all in one segment, counting rows before {@link #zoneRow}. */
+    private void recomputeBlocks(final long from, final long to) {
+        final long segStart = from & -segmentRows;
+        final long blockRows = blockMask + 1L;
+        segments.get((int) (from >>> shift)).recomputeBlocks((int) ((from - segStart) / blockRows), (int) ((to - segStart) / blockRows),
+            (int) (Math.min(Math.max(zoneRow, segStart), segStart + segmentRows) - segStart));
     }
 
     /**

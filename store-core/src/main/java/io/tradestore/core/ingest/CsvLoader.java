@@ -554,7 +554,7 @@ public final class CsvLoader implements AutoCloseable {
                 final int width = b.widths[i];
                 final int stride = writer.columnStride(i);
                 final long srcAddress = b.columns[i] + (long) src * width;
-                final long dst = destinations[i] + rowInSegment * stride;
+                final long dst = columnWrites ? 0 : destinations[i] + rowInSegment * stride; // no mapped address under column writes
                 if (c.type() == ColumnType.SYMBOL) {
                     final long r0 = STATS ? System.nanoTime() : 0;
                     // with column writes the global codes replace the local ones in the chunk, which is then written

@@ -528,25 +528,28 @@ public final class Segment implements AutoCloseable {
     }
 
     /**
-     * Sets one block's zone map exactly from its rows {@code [blockStart, to)} (empty when {@code to <= blockStart}),
-     * dropping values overwritten since they were widened in (commit), or rows past a reopened commit (reopen), and
-     * recomputes the segment entry from the blocks. Each
-     * entry is computed in locals and written once; both stay at least as wide as every committed row they cover, so a
-     * concurrent reader may skip with them at any moment.
+     * Sets the zone maps of blocks {@code [fromBlock, toBlock)} exactly from their rows before {@code to} (a block's
+     * entry is empty when {@code to} is at or before its start), dropping values overwritten since they were widened in
+     * (commit), or rows past a reopened commit (reopen), then the segment entry from the blocks, once. Each entry is
+     * computed in locals and written once; both stay at least as wide as every committed row they cover (the segment
+     * entry keeps its old width until the blocks are done), so a concurrent reader may skip with them at any moment.
      *
-     * @param block the block.
-     * @param to    end row in the segment (exclusive): the rows whose values count so far.
+     * @param fromBlock the first block.
+     * @param toBlock   the end block (exclusive).
+     * @param to        end row in the segment (exclusive): the rows whose values count so far.
      */
-    public void recomputeBlock(final int block, final int to) {
+    public void recomputeBlocks(final int fromBlock, final int toBlock, final int to) {
         final int blockRows = schema.blockRows();
-        if (block < 0 || block >= schema.blocksPerSegment()) {
-            throw new IndexOutOfBoundsException("block=" + block + " blocksPerSegment=" + schema.blocksPerSegment());
+        if (fromBlock < 0 || toBlock > schema.blocksPerSegment() || fromBlock > toBlock) {
+            throw new IndexOutOfBoundsException("fromBlock=" + fromBlock + " toBlock=" + toBlock + " blocksPerSegment=" + schema.blocksPerSegment());
         }
-        final int start = block * blockRows;
-        final int end = Math.max(start, Math.min(to, start + blockRows));
-        checkWritableRange(start, end);
-        for (final Column c : schema.columns()) {
-            setBlockEntry(block, c, start, end);
+        for (int block = fromBlock; block < toBlock; block++) {
+            final int start = block * blockRows;
+            final int end = Math.max(start, Math.min(to, start + blockRows));
+            checkWritableRange(start, end);
+            for (final Column c : schema.columns()) {
+                setBlockEntry(block, c, start, end);
+            }
         }
         segmentEntryFromBlocks(schema.blocksPerSegment());
     }

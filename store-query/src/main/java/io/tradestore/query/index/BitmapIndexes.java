@@ -54,6 +54,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     /** Segments smaller than this are scanned: reading a few thousand rows is cheaper than any index file. */
     public static final int DEFAULT_MIN_SEGMENT_ROWS = 1 << 16;
     private final Map<Key, SegmentIndex> cache = new ConcurrentHashMap<>();
+    private final SharedBuilds<Key> indexBuilds = new SharedBuilds<>();
     /** Entries (slots x parts) of one value summary at most by default: ~4 MB of arrays; a column with more slots gets none. */
     public static final int DEFAULT_SUMMARY_ENTRIES = 1 << 16;
     private volatile int summaryEntries = DEFAULT_SUMMARY_ENTRIES;
@@ -86,6 +87,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     private final AtomicLong summaryBytes = new AtomicLong();
     private final AtomicLong summaryBuilds = new AtomicLong();
     private final AtomicLong bucketBuilds = new AtomicLong();
+    private final SummaryMap<ValueSummary> valueSummaries = new SummaryMap<>(summaries, new SharedBuilds<>(), summaryBuilds);
+    private final SummaryMap<BucketSummary> bucketSummaries = new SummaryMap<>(buckets, new SharedBuilds<>(), bucketBuilds);
     private volatile long summaryBudget = DEFAULT_SUMMARY_BUDGET;
     /**
      * How long a summary must have gone unused before it may be evicted to make room for another (default one minute): a
@@ -194,7 +197,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * @param snap     the snapshot.
      * @param segment  a sealed segment.
      * @param column   the column.
-     * @param deadline the query's, checked while the index is built (nothing is cached or written when it passes).
+     * @param deadline the query's, checked while the index is built (nothing is cached or written when it passes) or
+     *                 while the query waits for another query's build of it ({@link SharedBuilds}).
      * @return the index, or null when the column is not worth indexing there.
      */
     public SegmentIndex index(final TableSnapshot snap, final int segment, final int column, final Executor.Deadline deadline) {
@@ -203,7 +207,12 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return null;
         }
         final Segment s = snap.segment(segment);
-        final SegmentIndex idx = cache.computeIfAbsent(new Key(s, column), k -> loadOrBuild(snap, segment, c, deadline));
+        final Key key = new Key(s, column);
+        final SegmentIndex idx = indexBuilds.get(key, deadline, () -> cache.get(key), () -> {
+            final SegmentIndex built = loadOrBuild(snap, segment, c, deadline);
+            cache.put(key, built);
+            return built;
+        });
         return idx == SegmentIndex.NONE ? null : idx;
     }
 
@@ -607,7 +616,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return null;
         }
         return cachedSummary(snap, segment, -1, colA, colB, covered, () -> ValueSummary.build(snap.segment(segment), covered, null, 0, 2, partShift,
-            m[0], m[1], false, deadline));
+            m[0], m[1], false, deadline), deadline);
     }
 
     /** @return the measure columns {a, b} (either null when -1), or null when one is f64 (no exact summary). */
@@ -754,7 +763,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         final int rows = snap.segmentRowCount(segment);
         final int partShift = partShift(snap, idx.slotCount(), entries);
         return cachedSummary(snap, segment, key, colA, colB, rows, () -> ValueSummary.build(snap.segment(segment), rows, schema.column(key), idx.min(),
-            idx.slotCount(), partShift, m[0], m[1], false, deadline));
+            idx.slotCount(), partShift, m[0], m[1], false, deadline), deadline);
     }
 
     /** @return log2 of rows per part: whole blocks, as many parts as the entry budget allows (500 values: one per block). */
@@ -766,29 +775,34 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
 
     /** @return the cached summary when it covers {@code rows} rows, else one built now (unless the budget is spent). */
     private ValueSummary cachedSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB,
-                                       final int rows, final Supplier<ValueSummary> build) {
-        return cached(summaries, new SummaryKey(snap.segment(segment), key, colA, colB), v -> v.coveredRows() >= rows, () -> true, () -> 1, build,
-            summaryBuilds);
+                                       final int rows, final Supplier<ValueSummary> build, final Executor.Deadline deadline) {
+        return cached(valueSummaries, new SummaryKey(snap.segment(segment), key, colA, colB), v -> v.coveredRows() >= rows, () -> true, () -> 1, build,
+            deadline);
+    }
+
+    /** The value or the bucket summaries: the map, the builds running, the count of builds made. */
+    private record SummaryMap<S extends CachedSummary>(Map<SummaryKey, S> map, SharedBuilds<SummaryKey> running, AtomicLong builds) {
     }
 
     /**
      * The value or bucket summary cached under a key when it still answers, else one built now when the caller is ready
-     * and the budget has (or idle summaries can make) the room it needs; else the cached one, or null.
+     * and the budget has (or idle summaries can make) the room it needs; else the cached one, or null. A query asking
+     * while another builds the same one waits for it under its own deadline ({@link SharedBuilds}).
      *
-     * @param map       the value or the bucket summaries.
+     * @param m         the value or the bucket summaries.
      * @param k         the key.
      * @param fresh     whether a cached summary answers (an open segment's covers fewer rows than it now has).
      * @param ready     asked when none answers: whether to build now (a bucket summary waits for a query asked again).
      * @param needBytes the room the build needs at least (asked only when none answers).
      * @param build     builds the summary, or returns null (nothing is cached then); a build that throws (the query's
      *                  deadline passed) leaves the map and the bytes as they were.
-     * @param builds    the count of builds to add to.
+     * @param deadline  the query's.
      * @param <S>       the kind of summary.
      * @return the summary, or null.
      */
-    private <S extends CachedSummary> S cached(final Map<SummaryKey, S> map, final SummaryKey k, final Predicate<S> fresh, final BooleanSupplier ready,
-                                               final LongSupplier needBytes, final Supplier<S> build, final AtomicLong builds) {
-        final S cached = map.get(k);
+    private <S extends CachedSummary> S cached(final SummaryMap<S> m, final SummaryKey k, final Predicate<S> fresh, final BooleanSupplier ready,
+                                               final LongSupplier needBytes, final Supplier<S> build, final Executor.Deadline deadline) {
+        final S cached = m.map().get(k);
         if (cached != null && fresh.test(cached)) {
             cached.touch(clock.getAsLong());
             return cached;
@@ -796,20 +810,21 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         if (!ready.getAsBoolean() || !makeRoom(needBytes.getAsLong())) {
             return cached;
         }
-        // a build that throws leaves the mapping as it was (ConcurrentHashMap.compute), and its bytes are counted only below
-        return map.compute(k, (x, old) -> {
-            if (old != null && fresh.test(old)) {
-                return old; // another query built it meanwhile
-            }
+        final S got = m.running().get(k, deadline, () -> {
+            final S now = m.map().get(k);
+            return now != null && fresh.test(now) ? now : null; // another query built it meanwhile
+        }, () -> {
             final S v = build.get();
             if (v == null) {
-                return old;
+                return null;
             }
             v.touch(clock.getAsLong());
+            final S old = m.map().put(k, v);
             summaryBytes.addAndGet(v.bytes() - (old == null ? 0 : old.bytes()));
-            builds.incrementAndGet();
+            m.builds().incrementAndGet();
             return v;
         });
+        return got != null ? got : cached;
     }
 
     /**
@@ -852,7 +867,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             return null;
         }
         return cachedSummary(snap, segment, key, colA, colB, parts << partShift, () -> ValueSummary.build(s, parts << partShift, kc, min, slots,
-            partShift, m[0], m[1], true, deadline));
+            partShift, m[0], m[1], true, deadline), deadline);
     }
 
     /**
@@ -881,7 +896,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         final SummaryKey k = new SummaryKey(s, key, colA, colB);
         // a one-off query reads its rows (a build is one more pass over the segment); a repeated one builds;
         // a segment that had more cells than the room it was given waits for room for all of them
-        return cached(buckets, k, b -> true, () -> bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() >= bucketSummaryAfter,
+        return cached(bucketSummaries, k, b -> true, () -> bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() >= bucketSummaryAfter,
             () -> overBudget.getOrDefault(k, 1L) * BucketSummary.CELL_BYTES, () -> {
                 final long maxCells = Math.max(0, summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES;
                 final BucketSummary b = BucketSummary.build(s, snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
@@ -897,7 +912,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                     return null;
                 }
                 return b;
-            }, bucketBuilds);
+            }, deadline);
     }
 
     /**

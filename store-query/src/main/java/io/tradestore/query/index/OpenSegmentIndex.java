@@ -4,6 +4,7 @@ import java.nio.CharBuffer;
 import java.nio.LongBuffer;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
 import org.roaringbitmap.buffer.MappeableArrayContainer;
@@ -61,6 +62,8 @@ final class OpenSegmentIndex {
     private volatile Chunk tail;
     /** Set once a chunk shows the column is not worth indexing in this segment. */
     private volatile boolean notIndexed;
+    /** Held while full chunks are added. */
+    private final ReentrantLock extending = new ReentrantLock();
 
     OpenSegmentIndex(final Segment segment, final Column column) {
         this.segment = segment;
@@ -110,30 +113,39 @@ final class OpenSegmentIndex {
         return new View(g, t);
     }
 
-    private synchronized Generation extend(final int full, final Executor.Deadline deadline) {
-        Generation g = generation;
-        if (g.chunks.length >= full) {
-            return g;
-        }
-        final Chunk[] chunks = Arrays.copyOf(g.chunks, full);
-        for (int i = g.chunks.length; i < full; i++) {
-            try {
-                deadline.check(); // a first query of a large open segment indexes all its chunks, one at a time
-            } catch (final RuntimeException e) {
-                if (i > g.chunks.length) {
-                    generation = new Generation(Arrays.copyOf(chunks, i)); // immutable and complete: the next query goes on from them
+    /**
+     * Builds the missing full chunks up to {@code full}, one query at a time: a query finding another one building waits
+     * for it under its own deadline, then goes on from the chunks it left.
+     */
+    private Generation extend(final int full, final Executor.Deadline deadline) {
+        SharedBuilds.lock(extending, deadline);
+        try {
+            Generation g = generation;
+            if (g.chunks.length >= full || notIndexed) {
+                return notIndexed ? null : g;
+            }
+            final Chunk[] chunks = Arrays.copyOf(g.chunks, full);
+            for (int i = g.chunks.length; i < full; i++) {
+                try {
+                    deadline.check(); // a first query of a large open segment indexes all its chunks, one at a time
+                } catch (final RuntimeException e) {
+                    if (i > g.chunks.length) {
+                        generation = new Generation(Arrays.copyOf(chunks, i)); // immutable and complete: the next query goes on from them
+                    }
+                    throw e;
                 }
-                throw e;
+                final Chunk c = Chunk.build(segment, column, i * CHUNK_ROWS, CHUNK_ROWS);
+                if (c == null || decidesNotIndexed(c)) {
+                    return null;
+                }
+                chunks[i] = c;
             }
-            final Chunk c = Chunk.build(segment, column, i * CHUNK_ROWS, CHUNK_ROWS);
-            if (c == null || decidesNotIndexed(c)) {
-                return null;
-            }
-            chunks[i] = c;
+            g = new Generation(chunks);
+            generation = g;
+            return g;
+        } finally {
+            extending.unlock();
         }
-        g = new Generation(chunks);
-        generation = g;
-        return g;
     }
 
     /** Only full chunks decide: a short tail right after a commit can look near-unique by chance. */

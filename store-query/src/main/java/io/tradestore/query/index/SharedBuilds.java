@@ -1,0 +1,91 @@
+package io.tradestore.query.index;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+import io.tradestore.query.exec.Executor;
+
+/**
+ * Builds that queries share (an index or a summary of a segment): one build per key runs at a time, on the thread of the
+ * query that asked first and under that query's deadline. A query asking meanwhile waits for that build under its own
+ * deadline, so it gives up at its own {@code timeoutMs}, not at the end of a build another query started; then it looks
+ * again, and builds itself when the build ended with nothing to show (its query's deadline passed, or the budget had no
+ * room). Nothing is built while a map's lock is held: {@code ConcurrentHashMap.compute} would hold its bin's lock for
+ * the whole pass over a segment, blocking lookups of other keys in that bin too.
+ *
+ * @param <K> the key.
+ */
+final class SharedBuilds<K> {
+    /** How often a waiting query checks its deadline. */
+    private static final long WAIT_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private final ConcurrentHashMap<K, CountDownLatch> running = new ConcurrentHashMap<>();
+
+    /**
+     * @param key      what is built.
+     * @param deadline the asking query's.
+     * @param lookup   the cached value when it answers, else null (asked again after every wait, and by the builder
+     *                 once it holds the key: another query may have built it in between).
+     * @param build    builds, caches and returns the value (or returns null: nothing answers, nothing is cached).
+     * @param <V>      the value.
+     * @return what lookup or build returned.
+     * @throws RuntimeException what the deadline's check or the build threw (nothing is cached then).
+     */
+    <V> V get(final K key, final Executor.Deadline deadline, final Supplier<V> lookup, final Supplier<V> build) {
+        while (true) {
+            final V found = lookup.get();
+            if (found != null) {
+                return found;
+            }
+            final CountDownLatch mine = new CountDownLatch(1);
+            final CountDownLatch other = running.putIfAbsent(key, mine);
+            if (other == null) {
+                try {
+                    final V again = lookup.get();
+                    return again != null ? again : build.get();
+                } finally {
+                    running.remove(key, mine);
+                    mine.countDown();
+                }
+            }
+            waitFor(nanos -> other.await(nanos, TimeUnit.NANOSECONDS), deadline); // another query's build
+        }
+    }
+
+    /**
+     * Takes a lock that a build holds (an open segment's index adds its chunks under one), checking the deadline every
+     * {@link #WAIT_CHECK_NANOS} while another query holds it.
+     */
+    static void lock(final ReentrantLock lock, final Executor.Deadline deadline) {
+        waitFor(nanos -> lock.tryLock(nanos, TimeUnit.NANOSECONDS), deadline);
+    }
+
+    /** A wait that ends when it returns true, or gives up after a time. */
+    @FunctionalInterface
+    private interface TimedWait {
+        boolean within(long nanos) throws InterruptedException;
+    }
+
+    /** Waits until {@code wait} succeeds, checking the deadline every {@link #WAIT_CHECK_NANOS}. */
+    private static void waitFor(final TimedWait wait, final Executor.Deadline deadline) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                deadline.check();
+                try {
+                    if (wait.within(WAIT_CHECK_NANOS)) {
+                        return;
+                    }
+                } catch (final InterruptedException e) {
+                    interrupted = true; // queries are cancelled through their deadline; the flag is set again on return
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

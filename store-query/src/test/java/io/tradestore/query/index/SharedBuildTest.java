@@ -1,0 +1,213 @@
+package io.tradestore.query.index;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToLongFunction;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.TableReader;
+import io.tradestore.core.TableSnapshot;
+import io.tradestore.core.TableWriter;
+import io.tradestore.core.TestRows;
+import io.tradestore.core.flyweight.TradeFlyweight;
+import io.tradestore.core.flyweight.TradesSchema;
+import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.Schema;
+import io.tradestore.query.exec.Executor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+/**
+ * Two queries asking for the same index or summary while it is built: the second waits for the first one's build under
+ * its own deadline (it gives up at its own, not when the other build ends), and builds it itself when the first one's
+ * deadline stops that build. Deterministic: the first query's deadline holds its build at its first check until the test
+ * lets it go, and the second query's deadline decides when it gives up.
+ */
+class SharedBuildTest {
+    private static final int SEGMENT = 1024;
+    private static final int INSTRUMENT = TradesSchema.SCHEMA.indexOf("instrument");
+    private static final int QUANTITY = TradesSchema.SCHEMA.indexOf("quantity");
+    /** Rows of table {@code open}: all in its open segment, two full chunks of its index and a few more. */
+    private static final int OPEN_ROWS = 2 * OpenSegmentIndex.CHUNK_ROWS + 10;
+    @TempDir
+    static Path dir;
+    static Store store;
+    static TableSnapshot sealed;
+    static TableSnapshot open;
+    private final ExecutorService pool = Executors.newCachedThreadPool();
+
+    /** What a query asks the indexes for, and the builds of it they made. */
+    enum Build {
+        BITMAP_INDEX(BitmapIndexes::builds),
+        VALUE_SUMMARY(BitmapIndexes::summaryBuilds),
+        BUCKET_SUMMARY(BitmapIndexes::bucketSummaryBuilds),
+        /** An open segment's in-memory index: no counter; its builds are not counted. */
+        OPEN_SEGMENT_INDEX(x -> 0);
+
+        final ToLongFunction<BitmapIndexes> builds;
+
+        Build(final ToLongFunction<BitmapIndexes> builds) {
+            this.builds = builds;
+        }
+
+        /** Asks for it under a deadline; the index a summary needs is built before (the deadline holds the summary's build). */
+        Object ask(final BitmapIndexes x, final Executor.Deadline deadline) {
+            switch (this) {
+                case BITMAP_INDEX:
+                    return x.index(sealed, 0, INSTRUMENT, deadline);
+                case VALUE_SUMMARY:
+                    x.index(sealed, 0, INSTRUMENT, Executor.Deadline.NONE);
+                    return x.summary(sealed, 0, INSTRUMENT, QUANTITY, -1, deadline);
+                case BUCKET_SUMMARY:
+                    x.index(sealed, 0, INSTRUMENT, Executor.Deadline.NONE);
+                    return x.bucketSummary(sealed, 0, INSTRUMENT, QUANTITY, -1, deadline);
+                default:
+                    return x.openIndex(open, 0, INSTRUMENT, deadline);
+            }
+        }
+    }
+
+    @BeforeAll
+    static void setUp() {
+        store = Store.open(dir);
+        sealed = write(TradesSchema.SCHEMA.with("trades", Layout.COLUMN, SEGMENT, 128), 3 * SEGMENT + 10);
+        open = write(TradesSchema.SCHEMA.with("open", Layout.COLUMN, 1 << 20, 1024), OPEN_ROWS);
+    }
+
+    private static TableSnapshot write(final Schema schema, final int rows) {
+        final SplittableRandom rnd = new SplittableRandom(5);
+        try (TableWriter w = store.openOrCreate(schema).writer()) {
+            final TradeFlyweight f = new TradeFlyweight();
+            long ts = 1_795_392_000_000_000_000L;
+            for (int r = 0; r < rows; r++) {
+                ts += rnd.nextLong(2_000_000_000L);
+                w.append(f).tradeId(r + 1).ts(ts).clientId(rnd.nextInt(40)).venue("XLON").instrument("SYM" + rnd.nextInt(8))
+                    .side(rnd.nextBoolean() ? 'B' : 'S').price(1_000_000L + rnd.nextInt(1_000_000)).quantity(1 + rnd.nextInt(1000));
+            }
+            w.commit();
+        }
+        final TableReader reader = store.table(schema.name()).reader(); // closed with the store
+        return reader.snapshot();
+    }
+
+    @AfterEach
+    void stopPool() throws InterruptedException {
+        pool.shutdownNow();
+        assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @AfterAll
+    static void tearDown() {
+        store.close();
+        TestRows.assertNoNativeLeaks();
+    }
+
+    private static BitmapIndexes indexes() {
+        final BitmapIndexes x = new BitmapIndexes(() -> 0L);
+        x.minSegmentRows(1);
+        x.bucketSummaryAfter(1);
+        return x;
+    }
+
+    private static void deleteIndexFiles() throws Exception {
+        try (var files = Files.walk(dir)) {
+            for (final Path p : (Iterable<Path>) files.filter(f -> f.toString().endsWith(BitmapIndexDescriptor.SUFFIX))::iterator) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    /** A deadline that, at its first check, tells {@code started} and holds the build until {@code release}, then throws {@code then} if set. */
+    private static Executor.Deadline holding(final CountDownLatch started, final CountDownLatch release, final RuntimeException then) {
+        return () -> {
+            started.countDown();
+            try {
+                release.await();
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (then != null) {
+                throw then;
+            }
+        };
+    }
+
+    @ParameterizedTest
+    @EnumSource(Build.class)
+    void shouldGiveUpAtItsOwnDeadlineWhileAnotherQueryBuilds(final Build build) throws Exception {
+        deleteIndexFiles();
+        final BitmapIndexes x = indexes();
+        final CountDownLatch started = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final Future<Object> first = pool.submit(() -> build.ask(x, holding(started, release, null)));
+        try {
+            assertThat(started.await(30, TimeUnit.SECONDS)).as("the first query's build started").isTrue();
+            final RuntimeException passed = new RuntimeException("the second query's deadline passed");
+            final AtomicInteger checks = new AtomicInteger();
+            // before: the second query waited inside ConcurrentHashMap.compute (or on a monitor) until the build ended
+            assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThatThrownBy(() -> build.ask(x, () -> {
+                if (checks.incrementAndGet() == 3) {
+                    throw passed;
+                }
+            })).isSameAs(passed));
+        } finally {
+            release.countDown();
+        }
+        final Object built = first.get(30, TimeUnit.SECONDS);
+        assertThat(built).as("the first query's answer").isNotNull();
+        assertThat(build.builds.applyAsLong(x)).isEqualTo(build == Build.OPEN_SEGMENT_INDEX ? 0 : 1);
+        if (build != Build.OPEN_SEGMENT_INDEX) {
+            assertThat(build.ask(x, Executor.Deadline.NONE)).as("cached").isSameAs(built);
+            assertThat(build.builds.applyAsLong(x)).isEqualTo(1);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Build.class)
+    void shouldBuildItWhenTheQueryBuildingItGaveUp(final Build build) throws Exception {
+        deleteIndexFiles();
+        final BitmapIndexes x = indexes();
+        final CountDownLatch started = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final RuntimeException passed = new RuntimeException("the first query's deadline passed");
+        final Future<Object> first = pool.submit(() -> build.ask(x, holding(started, release, passed)));
+        assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+        final CountDownLatch waiting = new CountDownLatch(1);
+        // the second query's first check is in its wait: the first query holds the build
+        final Future<Object> second = pool.submit(() -> build.ask(x, waiting::countDown));
+        assertThat(waiting.await(30, TimeUnit.SECONDS)).as("the second query waits").isTrue();
+        release.countDown();
+        assertThatThrownBy(() -> first.get(30, TimeUnit.SECONDS)).hasCause(passed);
+        final Object built = second.get(30, TimeUnit.SECONDS);
+        assertThat(built).as("the second query built it").isNotNull();
+        assertThat(build.builds.applyAsLong(x)).as("builds that ended").isEqualTo(build == Build.OPEN_SEGMENT_INDEX ? 0 : 1);
+        if (build == Build.BITMAP_INDEX) {
+            assertThat(BitmapIndexes.file(sealed.segment(0), sealed.schema().column(INSTRUMENT))).exists();
+        }
+        if (build == Build.OPEN_SEGMENT_INDEX) {
+            final ValueRows rows = (ValueRows) built;
+            long total = rows.nulls().getLongCardinality();
+            for (int code = 0; code <= open.dictionarySize(INSTRUMENT); code++) {
+                total += rows.rows(code).getLongCardinality();
+            }
+            assertThat(total).as("every full chunk's rows are indexed").isEqualTo(OPEN_ROWS);
+        }
+    }
+}
