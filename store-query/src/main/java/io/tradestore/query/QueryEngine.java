@@ -150,6 +150,9 @@ public final class QueryEngine implements AutoCloseable {
             return QueryRunner.run(query, snap, pool, threads, useIndexes ? indexes : null, start, morselRows, clock);
         } catch (final QueryException e) {
             throw e;
+        } catch (final StoreException e) {
+            // the store said what is wrong and where (an index file that cannot be written, a segment that cannot be read)
+            throw QueryException.storeProblem("store error while running the query: " + e.getMessage(), e);
         } catch (final RuntimeException | StackOverflowError e) {
             // the kernels trust symbol codes and zone maps: a value outside them (an index out of bounds, a group key outside
             // its range) means damaged files, not a bad query; a pass over the table on this failure path tells which. Not

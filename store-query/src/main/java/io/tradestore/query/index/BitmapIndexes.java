@@ -208,7 +208,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
         final Segment s = snap.segment(segment);
         final Key key = new Key(s, column);
-        final SegmentIndex idx = indexBuilds.get(key, deadline, () -> cache.get(key), () -> {
+        final SegmentIndex cached = cache.get(key);
+        final SegmentIndex idx = cached != null ? cached : indexBuilds.get(key, deadline, () -> cache.get(key), () -> {
             final SegmentIndex built = loadOrBuild(snap, segment, c, deadline);
             cache.put(key, built);
             return built;
@@ -244,12 +245,20 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     public void clear() {
         cache.clear();
         open.clear();
-        summaries.clear();
-        buckets.clear();
+        drain(summaries);
+        drain(buckets);
         outOfOrder.clear();
         overBudget.clear();
         bucketAsks.clear();
-        summaryBytes.set(0);
+    }
+
+    /** Removes every summary of a map, taking its bytes off the count (a build publishing meanwhile stays counted). */
+    private <S extends CachedSummary> void drain(final Map<SummaryKey, S> map) {
+        for (final Map.Entry<SummaryKey, S> e : map.entrySet()) {
+            if (map.remove(e.getKey(), e.getValue())) {
+                summaryBytes.addAndGet(-e.getValue().bytes());
+            }
+        }
     }
 
     /** @param s segment. @param c column. @return the index file of the column in the segment. */
@@ -819,8 +828,12 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                 return null;
             }
             v.touch(clock.getAsLong());
+            // counted before it is published: an eviction (or clear) can only subtract bytes already added
+            summaryBytes.addAndGet(v.bytes());
             final S old = m.map().put(k, v);
-            summaryBytes.addAndGet(v.bytes() - (old == null ? 0 : old.bytes()));
+            if (old != null) {
+                summaryBytes.addAndGet(-old.bytes());
+            }
             m.builds().incrementAndGet();
             return v;
         });
@@ -898,6 +911,9 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         // a segment that had more cells than the room it was given waits for room for all of them
         return cached(bucketSummaries, k, b -> true, () -> bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() >= bucketSummaryAfter,
             () -> overBudget.getOrDefault(k, 1L) * BucketSummary.CELL_BYTES, () -> {
+                if (outOfOrder.contains(s) || overBudget.getOrDefault(k, 0L) * BucketSummary.CELL_BYTES > summaryBudget - summaryBytes.get()) {
+                    return null; // learnt by a build this query waited for: no second pass
+                }
                 final long maxCells = Math.max(0, summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES;
                 final BucketSummary b = BucketSummary.build(s, snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
                     schema.column(key), idx.min(), idx.slotCount(), m[0], m[1], maxCells, deadline);

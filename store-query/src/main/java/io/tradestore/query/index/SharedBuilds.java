@@ -6,6 +6,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
+import io.tradestore.query.ErrorCode;
+import io.tradestore.query.QueryException;
 import io.tradestore.query.exec.Executor;
 
 /**
@@ -14,7 +16,8 @@ import io.tradestore.query.exec.Executor;
  * deadline, so it gives up at its own {@code timeoutMs}, not at the end of a build another query started; then it looks
  * again, and builds itself when the build ended with nothing to show (its query's deadline passed, or the budget had no
  * room). Nothing is built while a map's lock is held: {@code ConcurrentHashMap.compute} would hold its bin's lock for
- * the whole pass over a segment, blocking lookups of other keys in that bin too.
+ * the whole pass over a segment, blocking other computes and writes to keys of that bin too. An interrupted waiter
+ * stops as a cancelled query does (TIMEOUT, "the query was interrupted", as the executor says it).
  *
  * @param <K> the key.
  */
@@ -59,7 +62,9 @@ final class SharedBuilds<K> {
      * {@link #WAIT_CHECK_NANOS} while another query holds it.
      */
     static void lock(final ReentrantLock lock, final Executor.Deadline deadline) {
-        waitFor(nanos -> lock.tryLock(nanos, TimeUnit.NANOSECONDS), deadline);
+        if (!lock.tryLock()) {
+            waitFor(nanos -> lock.tryLock(nanos, TimeUnit.NANOSECONDS), deadline);
+        }
     }
 
     /** A wait that ends when it returns true, or gives up after a time. */
@@ -70,21 +75,15 @@ final class SharedBuilds<K> {
 
     /** Waits until {@code wait} succeeds, checking the deadline every {@link #WAIT_CHECK_NANOS}. */
     private static void waitFor(final TimedWait wait, final Executor.Deadline deadline) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                deadline.check();
-                try {
-                    if (wait.within(WAIT_CHECK_NANOS)) {
-                        return;
-                    }
-                } catch (final InterruptedException e) {
-                    interrupted = true; // queries are cancelled through their deadline; the flag is set again on return
+        while (true) {
+            deadline.check();
+            try {
+                if (wait.within(WAIT_CHECK_NANOS)) {
+                    return;
                 }
-            }
-        } finally {
-            if (interrupted) {
+            } catch (final InterruptedException e) {
                 Thread.currentThread().interrupt();
+                throw new QueryException(ErrorCode.TIMEOUT, "the query was interrupted", "");
             }
         }
     }

@@ -28,6 +28,8 @@ import io.tradestore.core.flyweight.TradeFlyweight;
 import io.tradestore.core.flyweight.TradesSchema;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
+import io.tradestore.query.ErrorCode;
+import io.tradestore.query.QueryException;
 import io.tradestore.query.exec.Executor;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -36,14 +38,19 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Two queries asking for the same index or summary while it is built: the second waits for the first one's build under
- * its own deadline (it gives up at its own, not when the other build ends), and builds it itself when the first one's
- * deadline stops that build. Deterministic: the first query's deadline holds its build at its first check until the test
- * lets it go, and the second query's deadline decides when it gives up.
+ * its own deadline (it gives up at its own, not when the other build ends, and stops when interrupted), and builds it
+ * itself when the first one's deadline stops that build. Deterministic: the first query's deadline holds its build at
+ * its first check (inside the build: an open segment's index holds its chunk lock then) until the test lets it go, and
+ * the second query's deadline decides when it gives up. A build here checks its deadline at most twice (one sealed
+ * 1,024-row segment, or two chunks of an open segment's index), so a second query that reaches its fifth check is
+ * waiting, not building beside the first.
  */
 class SharedBuildTest {
     private static final int SEGMENT = 1024;
     private static final int INSTRUMENT = TradesSchema.SCHEMA.indexOf("instrument");
     private static final int QUANTITY = TradesSchema.SCHEMA.indexOf("quantity");
+    /** Checks of its deadline that show a second query waiting (a build makes at most two). */
+    private static final int WAITING_CHECKS = 5;
     /** Rows of table {@code open}: all in its open segment, two full chunks of its index and a few more. */
     private static final int OPEN_ROWS = 2 * OpenSegmentIndex.CHUNK_ROWS + 10;
     @TempDir
@@ -149,28 +156,42 @@ class SharedBuildTest {
         };
     }
 
-    @ParameterizedTest
-    @EnumSource(Build.class)
-    void shouldGiveUpAtItsOwnDeadlineWhileAnotherQueryBuilds(final Build build) throws Exception {
+    /** A first query whose build is held at its first check until {@code release}; then it throws {@code then} if set. */
+    private record Held(BitmapIndexes x, CountDownLatch release, Future<Object> first) {
+    }
+
+    /** @return a first query of {@code build} on fresh indexes (no index file), its build started and held. */
+    private Held hold(final Build build, final RuntimeException then) throws Exception {
         deleteIndexFiles();
         final BitmapIndexes x = indexes();
         final CountDownLatch started = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
-        final Future<Object> first = pool.submit(() -> build.ask(x, holding(started, release, null)));
+        final Future<Object> first = pool.submit(() -> build.ask(x, holding(started, release, then)));
+        if (!started.await(30, TimeUnit.SECONDS)) {
+            release.countDown();
+            throw new AssertionError("the first query's build did not start");
+        }
+        return new Held(x, release, first);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Build.class)
+    void shouldGiveUpAtItsOwnDeadlineWhileAnotherQueryBuilds(final Build build) throws Exception {
+        final Held held = hold(build, null);
+        final BitmapIndexes x = held.x();
         try {
-            assertThat(started.await(30, TimeUnit.SECONDS)).as("the first query's build started").isTrue();
             final RuntimeException passed = new RuntimeException("the second query's deadline passed");
             final AtomicInteger checks = new AtomicInteger();
             // before: the second query waited inside ConcurrentHashMap.compute (or on a monitor) until the build ended
             assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThatThrownBy(() -> build.ask(x, () -> {
-                if (checks.incrementAndGet() == 3) {
+                if (checks.incrementAndGet() == WAITING_CHECKS) {
                     throw passed;
                 }
             })).isSameAs(passed));
         } finally {
-            release.countDown();
+            held.release().countDown();
         }
-        final Object built = first.get(30, TimeUnit.SECONDS);
+        final Object built = held.first().get(30, TimeUnit.SECONDS);
         assertThat(built).as("the first query's answer").isNotNull();
         assertThat(build.builds.applyAsLong(x)).isEqualTo(build == Build.OPEN_SEGMENT_INDEX ? 0 : 1);
         if (build != Build.OPEN_SEGMENT_INDEX) {
@@ -182,19 +203,15 @@ class SharedBuildTest {
     @ParameterizedTest
     @EnumSource(Build.class)
     void shouldBuildItWhenTheQueryBuildingItGaveUp(final Build build) throws Exception {
-        deleteIndexFiles();
-        final BitmapIndexes x = indexes();
-        final CountDownLatch started = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
         final RuntimeException passed = new RuntimeException("the first query's deadline passed");
-        final Future<Object> first = pool.submit(() -> build.ask(x, holding(started, release, passed)));
-        assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
-        final CountDownLatch waiting = new CountDownLatch(1);
-        // the second query's first check is in its wait: the first query holds the build
+        final Held held = hold(build, passed);
+        final BitmapIndexes x = held.x();
+        final CountDownLatch waiting = new CountDownLatch(WAITING_CHECKS);
         final Future<Object> second = pool.submit(() -> build.ask(x, waiting::countDown));
         assertThat(waiting.await(30, TimeUnit.SECONDS)).as("the second query waits").isTrue();
-        release.countDown();
-        assertThatThrownBy(() -> first.get(30, TimeUnit.SECONDS)).hasCause(passed);
+        assertThat(second.isDone()).as("the second query built beside the first").isFalse();
+        held.release().countDown();
+        assertThatThrownBy(() -> held.first().get(30, TimeUnit.SECONDS)).hasCause(passed);
         final Object built = second.get(30, TimeUnit.SECONDS);
         assertThat(built).as("the second query built it").isNotNull();
         assertThat(build.builds.applyAsLong(x)).as("builds that ended").isEqualTo(build == Build.OPEN_SEGMENT_INDEX ? 0 : 1);
@@ -204,10 +221,41 @@ class SharedBuildTest {
         if (build == Build.OPEN_SEGMENT_INDEX) {
             final ValueRows rows = (ValueRows) built;
             long total = rows.nulls().getLongCardinality();
-            for (int code = 0; code <= open.dictionarySize(INSTRUMENT); code++) {
+            for (int code = 0; code < open.dictionarySize(INSTRUMENT); code++) {
                 total += rows.rows(code).getLongCardinality();
             }
-            assertThat(total).as("every full chunk's rows are indexed").isEqualTo(OPEN_ROWS);
+            assertThat(total).as("every row is indexed").isEqualTo(OPEN_ROWS);
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Build.class)
+    void shouldStopWaitingWhenInterrupted(final Build build) throws Exception {
+        final Held held = hold(build, null);
+        final BitmapIndexes x = held.x();
+        try {
+            final CountDownLatch waiting = new CountDownLatch(WAITING_CHECKS);
+            final Throwable[] thrown = new Throwable[1];
+            final boolean[] flagSet = new boolean[1];
+            final Thread second = new Thread(() -> {
+                try {
+                    build.ask(x, waiting::countDown);
+                } catch (final RuntimeException e) {
+                    thrown[0] = e;
+                    flagSet[0] = Thread.currentThread().isInterrupted();
+                }
+            });
+            second.start();
+            assertThat(waiting.await(30, TimeUnit.SECONDS)).as("the second query waits").isTrue();
+            second.interrupt();
+            second.join(30_000);
+            assertThat(second.isAlive()).as("still waiting after its interrupt").isFalse();
+            assertThat(thrown[0]).isInstanceOf(QueryException.class).hasMessage("the query was interrupted");
+            assertThat(((QueryException) thrown[0]).code()).isEqualTo(ErrorCode.TIMEOUT);
+            assertThat(flagSet[0]).as("interrupt flag kept").isTrue();
+        } finally {
+            held.release().countDown();
+        }
+        assertThat(held.first().get(30, TimeUnit.SECONDS)).isNotNull();
     }
 }
