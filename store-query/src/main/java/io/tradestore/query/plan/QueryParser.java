@@ -21,6 +21,7 @@ import com.fasterxml.jackson.databind.node.ValueNode;
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.model.Agg;
+import io.tradestore.query.model.AggOp;
 import io.tradestore.query.model.Filter;
 import io.tradestore.query.model.GroupKey;
 import io.tradestore.query.model.OrderKey;
@@ -48,8 +49,6 @@ public final class QueryParser {
     private static final Set<String> AGG = Set.of("name", "op", "col", "p");
     private static final Set<String> ORDER = Set.of("col", "desc");
     private static final Set<String> OPTIONS = Set.of("timeoutMs", "maxGroups", "epochNanos");
-    private static final Set<String> AGG_OPS = Set.of("count", "sum", "min", "max", "avg", "first", "last", "vwap", "percentile",
-        "countDistinct");
 
     private QueryParser() {
     }
@@ -260,9 +259,8 @@ public final class QueryParser {
                 final JsonNode g = a.get(i);
                 object(g, p, AGG);
                 final String op = text(required(g, "op", p), p + "/op");
-                if (!AGG_OPS.contains(op)) {
-                    throw invalid(p + "/op", "unknown aggregate '" + op + "'; use one of count sum min max avg first last vwap "
-                        + "percentile countDistinct");
+                if (AggOp.of(op) == null) {
+                    throw invalid(p + "/op", "unknown aggregate '" + op + "'; use one of " + AggOp.NAMES);
                 }
                 Double pct = null;
                 if (present(g, "p")) {
@@ -297,14 +295,7 @@ public final class QueryParser {
                 }
             }
         }
-        Integer limit = null;
-        if (present(n, "limit")) {
-            final long l = longValue(n.get("limit"), "/limit", 0, Integer.MAX_VALUE);
-            if (l != (int) l) {
-                throw QueryException.outOfRange("/limit", 0, Integer.MAX_VALUE, n.get("limit"));
-            }
-            limit = (int) l;
-        }
+        final Integer limit = present(n, "limit") ? (int) longValue(n.get("limit"), "/limit", 0, Integer.MAX_VALUE) : null;
         Options options = Options.NONE;
         if (present(n, "options")) {
             final JsonNode o = n.get("options");
@@ -417,12 +408,13 @@ public final class QueryParser {
     /**
      * @param v   a JSON value.
      * @param p   its path.
-     * @param min the smallest value the field takes (the model's constructors check it: {@code Options}, {@code Query}).
+     * @param min the smallest value the field takes (the model's constructors check it too, for queries built in Java:
+     *            {@code Options}, {@code Query}, with the same message).
      * @param max the largest.
-     * @return it as a long, when it is an integer that fits one.
+     * @return it as a long, when it is an integer from {@code min} to {@code max}.
      */
     private static long longValue(final JsonNode v, final String p, final long min, final long max) {
-        if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+        if (!v.isIntegralNumber() || !v.canConvertToLong() || v.longValue() < min || v.longValue() > max) {
             throw QueryException.outOfRange(p, min, max, v);
         }
         return v.longValue();
