@@ -151,7 +151,7 @@ public final class QueryParser {
             throw new IOException("refused bytes"); // never shown: finish() names the problem
         }
 
-        /** Jackson closes its source when it is done or fails; the source stays open for {@link #finish}. */
+        /** Jackson closes its source when it is done (not always when a read fails): the source stays open for {@link #finish}. */
         @Override
         public void close() {
         }

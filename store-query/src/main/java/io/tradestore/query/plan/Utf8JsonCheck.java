@@ -4,12 +4,13 @@ import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
 
 /**
- * Checks the bytes of a JSON query, one at a time as they pass, for what Jackson would not refuse by itself in UTF-8
- * JSON: bytes that are not well-formed UTF-8 (strict, as Unicode's table 3-7: no overlong forms, no encoded surrogates,
- * nothing past U+10FFFF, no sequence cut short at the end), and a NUL among the first four bytes (from which Jackson
- * would take the text for UTF-16 or UTF-32; a byte order mark of either is not UTF-8). A NUL further on is refused by
- * the parser, as JSON text never holds a raw one. {@link QueryParser#parse(java.io.InputStream)} checks its stream
- * with one; the HTTP server checks a POST body in place with one before it admits the query, giving the same errors.
+ * Checks the bytes of a JSON query, one at a time as they pass, for what makes them no UTF-8 JSON before any parsing:
+ * bytes that are not well-formed UTF-8 (strict, as Unicode's table 3-7: no overlong forms, no encoded surrogates,
+ * nothing past U+10FFFF, no sequence cut short at the end; Jackson alone lets some through or names them otherwise),
+ * and a NUL among the first four bytes (from which Jackson would take the text for UTF-16 or UTF-32; a byte order mark
+ * of either is not UTF-8). A NUL further on is refused by the parser, as JSON text never holds a raw one.
+ * {@link QueryParser#parse(java.io.InputStream)} checks its stream with one; the HTTP server checks a POST body in place
+ * with one before it admits the query, so both give the same errors.
  *
  * <p>One check per query: pass every byte to {@link #accept(byte)} (its shape is Netty's {@code ByteProcessor}), then
  * ask {@link #problem()}. Not thread-safe.

@@ -357,7 +357,7 @@ public final class QueryServer implements AutoCloseable {
     private void postQuery(final Call call) {
         // the body limit (413) is applied while the body is read (BodyLimit); the body is checked here in place and
         // parsed by the worker from the request's own buffer, never copied into a byte[] or a String
-        // the parser's own check (strict UTF-8, no NUL among the first four bytes), here before the query is admitted
+        // the check QueryParser makes (strict UTF-8, no NUL among the first four bytes), made here too: a refused body is not admitted
         final ByteBuf body = call.request.content();
         final Utf8JsonCheck check = new Utf8JsonCheck();
         body.forEachByte(check::accept);
