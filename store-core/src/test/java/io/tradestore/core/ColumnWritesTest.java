@@ -9,12 +9,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import io.tradestore.core.memory.NativeMemory;
-import io.tradestore.core.schema.Column;
-import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.core.segment.Segment;
 
+import static io.tradestore.core.TestRows.BIG;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -44,12 +43,12 @@ class ColumnWritesTest {
         final long end = 2L * segmentRows + Segment.PREFAULT_CHUNK_ROWS / 3 + 77;
         copyInto(segmentRows, end, (src, w) -> {
             assertThat(w.columnWrites(true)).isTrue();
-            copy(src, w, 0, committed, 1_009);
+            TestRows.copyColumns(src, w, 0, committed, 1_009);
             w.commit();
             // a tail written the same way from the wrong rows, then rolled back: re-written rows must replace it
-            copy(src, w, 1, end - committed + 1, 50_021);
+            TestRows.copyColumns(src, w, 1, end - committed + 1, 50_021);
             w.rollback();
-            copy(src, w, committed, end, 65_537);
+            TestRows.copyColumns(src, w, committed, end, 65_537);
             w.commit();
             assertThat(w.columnWrites(false)).isFalse();
         });
@@ -66,7 +65,7 @@ class ColumnWritesTest {
             final AllTypesFlyweight f = new AllTypesFlyweight();
             TestRows.append(w, f, 0, appended);
             assertThat(w.columnWrites(true)).isTrue();
-            copy(src, w, appended, SEGMENT_ROWS + 1_000L, 30_011);
+            TestRows.copyColumns(src, w, appended, SEGMENT_ROWS + 1_000L, 30_011);
             w.commit();
         });
     }
@@ -81,7 +80,7 @@ class ColumnWritesTest {
             final Table table = store.createTable(schema("copy", Layout.COLUMN, segmentRows));
             try (TableReader sourceReader = store.table("source").reader(); TableWriter w = table.writer(); TableReader reader = table.reader()) {
                 final TableSnapshot src = sourceReader.snapshot();
-                copyDictionaries(src, w);
+                TestRows.copyDictionaries(src, w);
                 body.accept(src, w);
                 TestRows.verifyRows(reader.snapshot(), 0, end);
                 TestRows.assertZonesExact(reader.snapshot());
@@ -96,27 +95,26 @@ class ColumnWritesTest {
      */
     @Test
     void shouldWidenZoneMapsWithAWriteThroughAFlyweightSteppingIntoRowsReservedLater() {
-        final long big = 9_000_000_000_000_000_000L;
         TestRows.fill(dir, schema("source", Layout.COLUMN, 4096), 40);
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema("copy", Layout.COLUMN, 4096));
             final int l = table.schema().indexOf("l");
             try (TableReader sourceReader = store.table("source").reader(); TableWriter w = table.writer(); TableReader reader = table.reader()) {
                 final TableSnapshot src = sourceReader.snapshot();
-                copyDictionaries(src, w);
+                TestRows.copyDictionaries(src, w);
                 assertThat(w.columnWrites(true)).isTrue();
-                copy(src, w, 0, 10, 10);
+                TestRows.copyColumns(src, w, 0, 10, 10);
                 final AllTypesFlyweight f = new AllTypesFlyweight().bind(w).wrap(5);
-                copy(src, w, 10, 20, 10);
+                TestRows.copyColumns(src, w, 10, 20, 10);
                 while (f.row() < 15) {
                     assertThat(f.next()).isTrue();
                 }
-                f.l(big);
+                f.l(BIG);
                 w.commit();
                 final TableSnapshot snap = reader.snapshot();
-                assertThat(new AllTypesFlyweight().bind(snap).wrap(15).l()).isEqualTo(big);
-                assertThat(snap.segment(0).zoneMax(0, l)).as("block 0 max").isEqualTo(big);
-                assertThat(snap.segment(0).zoneMax(-1, l)).as("segment max").isEqualTo(big);
+                assertThat(new AllTypesFlyweight().bind(snap).wrap(15).l()).isEqualTo(BIG);
+                assertThat(snap.segment(0).zoneMax(0, l)).as("block 0 max").isEqualTo(BIG);
+                assertThat(snap.segment(0).zoneMax(-1, l)).as("segment max").isEqualTo(BIG);
                 TestRows.assertZonesExact(snap);
             }
         }
@@ -151,40 +149,6 @@ class ColumnWritesTest {
             assertThat(w.columnWrites(true)).isFalse();
             w.reserve(1);
             assertThatThrownBy(() -> w.writeColumn(0, 3, 0, 0, 1)).isInstanceOf(StoreException.class).hasMessageContaining("COLUMN");
-        }
-    }
-
-    /** Interns the source's symbols in code order, so that the copied codes mean the same strings. */
-    private static void copyDictionaries(final TableSnapshot src, final TableWriter w) {
-        for (final Column c : src.schema().columns()) {
-            if (c.type() == ColumnType.SYMBOL) {
-                for (int code = 0; code < src.dictionarySize(c.index()); code++) {
-                    assertThat(w.dictionary(c.index()).intern(src.symbolValue(c.index(), code))).isEqualTo(code);
-                }
-            }
-        }
-    }
-
-    /** Appends source rows {@code [from, to)} through reserve and writeColumn, at most {@code run} rows per reserve. */
-    private static void copy(final TableSnapshot src, final TableWriter w, final long from, final long to, final int run) {
-        final int shift = src.schema().segmentShift();
-        final long mask = src.schema().segmentRows() - 1L;
-        long r = from;
-        while (r < to) {
-            final long row = w.pendingRows();
-            final int n = w.reserve((int) Math.min(run, to - r));
-            // a run of the source may cross its segment boundary: copy piece by piece
-            int done = 0;
-            while (done < n) {
-                final long s = r + done;
-                final int piece = (int) Math.min(n - done, (mask + 1) - (s & mask));
-                for (final Column c : src.schema().columns()) {
-                    final long address = src.columnAddress((int) (s >>> shift), c.index()) + (s & mask) * c.width();
-                    w.writeColumn((int) ((row + done) >>> shift), c.index(), (int) ((row + done) & mask), address, piece);
-                }
-                done += piece;
-            }
-            r += n;
         }
     }
 }

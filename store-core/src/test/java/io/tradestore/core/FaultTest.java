@@ -1,8 +1,6 @@
 package io.tradestore.core;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,6 +22,11 @@ import io.tradestore.core.schema.Schema;
 import io.tradestore.core.segment.ZoneMapDescriptor;
 import io.tradestore.core.txn.TxnDescriptor;
 
+import static io.tradestore.core.FileDamage.deleteTree;
+import static io.tradestore.core.FileDamage.flip;
+import static io.tradestore.core.FileDamage.putInt;
+import static io.tradestore.core.FileDamage.replace;
+import static io.tradestore.core.FileDamage.truncate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -248,39 +251,5 @@ class FaultTest {
                 .hasMessageContaining("_schema.json").hasMessageContaining("damaged");
         }
         assertThat(dir.resolve("all_types").resolve("_txn")).exists();
-    }
-
-    private static void flip(final Path file, final long offset) throws IOException {
-        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-            f.seek(offset);
-            final int b = f.read();
-            f.seek(offset);
-            f.write(b ^ 0x5A);
-        }
-    }
-
-    private static void putInt(final Path file, final long offset, final int value) throws IOException {
-        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-            f.seek(offset);
-            f.write(new byte[] {(byte) value, (byte) (value >>> 8), (byte) (value >>> 16), (byte) (value >>> 24)});
-        }
-    }
-
-    private static void truncate(final Path file, final long length) throws IOException {
-        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-            f.setLength(length);
-        }
-    }
-
-    private static void replace(final Path file, final String from, final String to) throws IOException {
-        final String s = Files.readString(file, StandardCharsets.UTF_8);
-        assertThat(s).contains(from);
-        Files.writeString(file, s.replace(from, to), StandardCharsets.UTF_8);
-    }
-
-    private static void deleteTree(final Path root) throws IOException {
-        try (Stream<Path> s = Files.walk(root)) {
-            s.sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
-        }
     }
 }

@@ -12,6 +12,7 @@ import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 
+import static io.tradestore.core.TestRows.BIG;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -22,8 +23,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 @ExtendWith(TestRows.NoLeaks.class)
 class MappedZoneMapFailureTest {
-    private static final long BIG = 9_000_000_000_000_000_000L;
-
     @TempDir
     Path dir;
 

@@ -10,6 +10,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 
+import static io.tradestore.core.TestRows.BIG;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -22,8 +23,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @ExtendWith(TestRows.NoLeaks.class)
 class MappedZoneMapTest {
-    private static final long BIG = 9_000_000_000_000_000_000L;
-
     @TempDir
     Path dir;
 

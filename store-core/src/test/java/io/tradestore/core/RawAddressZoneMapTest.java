@@ -17,6 +17,7 @@ import io.tradestore.core.sample.TradeGenerator;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 
+import static io.tradestore.core.TestRows.BIG;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -31,8 +32,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 @ExtendWith(TestRows.NoLeaks.class)
 class RawAddressZoneMapTest {
-    private static final long BIG = 9_000_000_000_000_000_000L;
-
     @TempDir
     Path dir;
 
@@ -144,17 +143,20 @@ class RawAddressZoneMapTest {
         assumeTrue(MappedFile.writeAvailable(), "column writes need posix write(2)");
         final Schema schema = TestRows.allTypes(Layout.COLUMN, 16);
         final int l = schema.indexOf("l");
+        TestRows.fill(dir, TestRows.ALL_TYPES.with("source", Layout.COLUMN, 16, 4), 16);
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = table.writer(); TableReader reader = table.reader()) {
+            try (TableReader source = store.table("source").reader(); TableWriter w = table.writer(); TableReader reader = table.reader()) {
+                final TableSnapshot src = source.snapshot();
+                TestRows.copyDictionaries(src, w);
                 assertThat(w.columnWrites(true)).isTrue();
-                writeColumns(w, 0, 8);
+                TestRows.copyColumns(src, w, 0, 8, 8);
                 w.commit();
                 long base = 0;
                 if (addressFirst) {
                     base = w.columnAddress(0, l);
                 }
-                writeColumns(w, 8, 8);
+                TestRows.copyColumns(src, w, 8, 16, 8);
                 if (!addressFirst) {
                     base = w.columnAddress(0, l);
                 }
@@ -241,58 +243,8 @@ class RawAddressZoneMapTest {
             if (c == schema.indexOf("d")) {
                 NativeMemory.putDouble(a, Double.NaN);
             } else {
-                put(a, schema.column(c).width(), values[c]);
+                NativeMemory.fillPattern(a, 1, schema.column(c).width(), schema.column(c).width(), values[c]);
             }
-        }
-    }
-
-    /** Reserves {@code count} rows from {@code first} and writes every column of them with writeColumn (l = row). */
-    private static void writeColumns(final TableWriter w, final long first, final int count) {
-        final Schema schema = w.schema();
-        assertThat(w.reserve(count)).isEqualTo(count);
-        final long buf = NativeMemory.allocate(8L * count);
-        try {
-            for (int c = 0; c < schema.columnCount(); c++) {
-                final int width = schema.column(c).width();
-                for (int k = 0; k < count; k++) {
-                    final long row = first + k;
-                    final long a = buf + (long) k * width;
-                    switch (schema.column(c).name()) {
-                        case "ts":
-                            NativeMemory.putLong(a, 1_000_000_000L * row);
-                            break;
-                        case "d":
-                            NativeMemory.putDouble(a, row * 0.5);
-                            break;
-                        case "sym":
-                        case "sym2":
-                            NativeMemory.putInt(a, -1);
-                            break;
-                        default:
-                            put(a, width, row);
-                    }
-                }
-                w.writeColumn((int) (first >>> schema.segmentShift()), c, (int) (first & (schema.segmentRows() - 1)), buf, count);
-            }
-        } finally {
-            NativeMemory.free(buf, 8L * count);
-        }
-    }
-
-    /** Stores the low {@code width} bytes of {@code value} at {@code address}. */
-    private static void put(final long address, final int width, final long value) {
-        switch (width) {
-            case 1:
-                NativeMemory.putByte(address, (byte) value);
-                break;
-            case 2:
-                NativeMemory.putShort(address, (short) value);
-                break;
-            case 4:
-                NativeMemory.putInt(address, (int) value);
-                break;
-            default:
-                NativeMemory.putLong(address, value);
         }
     }
 }

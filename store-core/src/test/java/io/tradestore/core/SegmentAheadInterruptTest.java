@@ -19,6 +19,7 @@ import io.tradestore.core.memory.FileAllocator;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 
+import static io.tradestore.core.TestRows.BIG;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -31,8 +32,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @ExtendWith(TestRows.NoLeaks.class)
 class SegmentAheadInterruptTest {
     private static final int SEGMENT_ROWS = 1 << 16;
-    private static final long BIG = 9_000_000_000_000_000_000L;
-
     @TempDir
     Path dir;
 

@@ -14,6 +14,7 @@ import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.core.segment.Segment;
 
+import static io.tradestore.core.TestRows.BIG;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -125,7 +126,6 @@ class StagingFailureTest {
         // one zone-map block per segment, so that the block of the early row is still open at commit
         final Schema schema = TestRows.ALL_TYPES.with("all_types", layout, 64, 64);
         final int l = schema.indexOf("l");
-        final long big = 9_000_000_000_000_000_000L;
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
             try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, staging, thread); TableReader reader = table.reader()) {
@@ -139,12 +139,12 @@ class StagingFailureTest {
                 for (long r = Math.max(5, before); r < 20; r++) {
                     TestRows.write(w.append(appender), r);
                 }
-                early.l(big);
+                early.l(BIG);
                 w.commit();
                 final TableSnapshot snap = reader.snapshot();
-                assertThat(new AllTypesFlyweight().bind(snap).wrap(2).l()).isEqualTo(big);
-                assertThat(snap.segment(0).zoneMax(0, l)).isEqualTo(big);
-                assertThat(snap.segment(0).zoneMax(-1, l)).isEqualTo(big);
+                assertThat(new AllTypesFlyweight().bind(snap).wrap(2).l()).isEqualTo(BIG);
+                assertThat(snap.segment(0).zoneMax(0, l)).isEqualTo(BIG);
+                assertThat(snap.segment(0).zoneMax(-1, l)).isEqualTo(BIG);
             }
         }
     }

@@ -19,6 +19,7 @@ import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 
+import static io.tradestore.core.TestRows.BIG;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -122,7 +123,6 @@ class StagingTest {
         final Schema schema = TestRows.allTypes(layout, 256);
         final int l = schema.indexOf("l");
         final long rows = 2_000;
-        final long big = 9_000_000_000_000_000_000L;
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
             try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, thread); TableReader reader = table.reader()) {
@@ -134,15 +134,15 @@ class StagingTest {
                 low.wrap(1);
                 TestRows.append(w, appender, 5, rows);
                 assertThat(w.zoneRowsRead()).as("rows re-read from the mappings before the commit").isZero();
-                high.l(big);
-                low.l(-big);
+                high.l(BIG);
+                low.l(-BIG);
                 w.commit();
                 assertThat(w.zoneRowsRead()).as("rows re-read from the mappings at the commit").isLessThanOrEqualTo(rows);
                 final TableSnapshot snap = reader.snapshot();
-                assertThat(snap.segment(0).zoneMax(0, l)).isEqualTo(big);
-                assertThat(snap.segment(0).zoneMin(0, l)).isEqualTo(-big);
-                assertThat(snap.segment(0).zoneMax(-1, l)).isEqualTo(big);
-                assertThat(snap.segment(0).zoneMin(-1, l)).isEqualTo(-big);
+                assertThat(snap.segment(0).zoneMax(0, l)).isEqualTo(BIG);
+                assertThat(snap.segment(0).zoneMin(0, l)).isEqualTo(-BIG);
+                assertThat(snap.segment(0).zoneMax(-1, l)).isEqualTo(BIG);
+                assertThat(snap.segment(0).zoneMin(-1, l)).isEqualTo(-BIG);
                 TestRows.assertZonesExact(snap);
             }
         }
@@ -185,7 +185,6 @@ class StagingTest {
     void shouldWidenZoneMapsWithWritesOfAFlyweightThatStepsFromACommittedRowIntoCopiedRows(final Layout layout, final String how) {
         final Schema schema = TestRows.allTypes(layout, 64);
         final int l = schema.indexOf("l");
-        final long big = 9_000_000_000_000_000_000L;
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
             final AllTypesFlyweight appender = new AllTypesFlyweight();
@@ -196,12 +195,12 @@ class StagingTest {
                 TestRows.append(w, appender, 10, 45);
                 assertThat(stepper.next()).isTrue();
                 assertThat(stepper.row()).isEqualTo(10);
-                stepper.l(big);
+                stepper.l(BIG);
                 w.commit();
                 final TableSnapshot snap = reader.snapshot();
-                assertThat(new AllTypesFlyweight().bind(snap).wrap(10).l()).isEqualTo(big);
-                assertThat(snap.segment(0).zoneMax(10 / schema.blockRows(), l)).isEqualTo(big);
-                assertThat(snap.segment(0).zoneMax(-1, l)).isEqualTo(big);
+                assertThat(new AllTypesFlyweight().bind(snap).wrap(10).l()).isEqualTo(BIG);
+                assertThat(snap.segment(0).zoneMax(10 / schema.blockRows(), l)).isEqualTo(BIG);
+                assertThat(snap.segment(0).zoneMax(-1, l)).isEqualTo(BIG);
                 TestRows.assertZonesExact(snap);
             }
         }

@@ -3,9 +3,6 @@ package io.tradestore.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -57,7 +54,7 @@ class TableCheckTest {
         final Column sym = schema.require("sym");
         final Path file = SegmentDescriptor.directory(dir.resolve("all_types"), 1).resolve(SegmentDescriptor.fileName(schema, sym));
         // row 9 of segment 1 (block 2): a code far past the dictionary
-        putInt(file, 9L * SegmentDescriptor.stride(schema, sym) + SegmentDescriptor.offset(schema, sym), 1 << 20);
+        FileDamage.putInt(file, 9L * SegmentDescriptor.stride(schema, sym) + SegmentDescriptor.offset(schema, sym), 1 << 20);
         try (Store store = Store.open(dir); TableReader reader = store.table("all_types").reader()) {
             final TableSnapshot snap = reader.snapshot();
             final TableCheck check = new TableCheck("all_types", 10);
@@ -81,7 +78,7 @@ class TableCheckTest {
         final Path zone = SegmentDescriptor.directory(dir.resolve("all_types"), 2).resolve(ZoneMapDescriptor.FILE_NAME);
         for (int block = 0; block < 3; block++) {
             // every block's max below every value of the column
-            putLong(zone, ZoneMapDescriptor.entryOffset(schema.columnCount(), block, l.index()) + 8, Long.MIN_VALUE + 1);
+            FileDamage.putLong(zone, ZoneMapDescriptor.entryOffset(schema.columnCount(), block, l.index()) + 8, Long.MIN_VALUE + 1);
         }
         try (Store store = Store.open(dir); TableReader reader = store.table("all_types").reader()) {
             final TableSnapshot snap = reader.snapshot();
@@ -92,20 +89,6 @@ class TableCheckTest {
             assertThat(two.problems()).hasSize(2);
             assertThat(two.full()).isTrue();
             assertThat(two.valuesChecked()).isLessThan(all.valuesChecked());
-        }
-    }
-
-    private static void putInt(final Path file, final long offset, final int value) throws IOException {
-        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-            f.seek(offset);
-            f.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, value).array());
-        }
-    }
-
-    private static void putLong(final Path file, final long offset, final long value) throws IOException {
-        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-            f.seek(offset);
-            f.write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value).array());
         }
     }
 }

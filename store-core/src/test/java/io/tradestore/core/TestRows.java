@@ -7,6 +7,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 
 import io.tradestore.core.memory.MappedFile;
 import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
@@ -19,6 +20,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 public final class TestRows {
     /** The all-types schema (8-row segments, 4-row blocks). */
     public static final Schema ALL_TYPES = SchemaCodec.resource("/io/tradestore/core/all_types.schema.json");
+
+    /**
+     * A value of column {@code l} far above every value {@link #write} gives it (and its negation far below), for tests
+     * that store it and look for it in the zone maps.
+     */
+    public static final long BIG = 9_000_000_000_000_000_000L;
 
     private TestRows() {
     }
@@ -225,6 +232,55 @@ public final class TestRows {
     public static void append(final TableWriter w, final AllTypesFlyweight f, final long from, final long to) {
         for (long r = from; r < to; r++) {
             write(w.append(f), r);
+        }
+    }
+
+    /**
+     * Interns a table's symbols in another writer in code order, so that codes copied from the one mean the same strings
+     * in the other.
+     *
+     * @param src the source snapshot.
+     * @param w   the writer of a table with the same columns and empty dictionaries.
+     */
+    public static void copyDictionaries(final TableSnapshot src, final TableWriter w) {
+        for (final Column c : src.schema().columns()) {
+            if (c.type() == ColumnType.SYMBOL) {
+                for (int code = 0; code < src.dictionarySize(c.index()); code++) {
+                    assertThat(w.dictionary(c.index()).intern(src.symbolValue(c.index(), code))).isEqualTo(code);
+                }
+            }
+        }
+    }
+
+    /**
+     * Appends source rows {@code [from, to)} through {@link TableWriter#reserve} and {@link TableWriter#writeColumn}
+     * (column writes on), at most {@code run} rows per reserve, each run piece by piece where it crosses a segment end.
+     *
+     * @param src  the source snapshot (COLUMN layout, dictionaries copied by {@link #copyDictionaries}).
+     * @param w    the writer.
+     * @param from first source row.
+     * @param to   end source row.
+     * @param run  rows per reserve at the most.
+     */
+    public static void copyColumns(final TableSnapshot src, final TableWriter w, final long from, final long to, final int run) {
+        final int shift = src.schema().segmentShift();
+        final long mask = src.schema().segmentRows() - 1L;
+        long r = from;
+        while (r < to) {
+            final long row = w.pendingRows();
+            final int n = w.reserve((int) Math.min(run, to - r));
+            // a run of the source may cross its segment boundary: copy piece by piece
+            int done = 0;
+            while (done < n) {
+                final long s = r + done;
+                final int piece = (int) Math.min(n - done, (mask + 1) - (s & mask));
+                for (final Column c : src.schema().columns()) {
+                    final long address = src.columnAddress((int) (s >>> shift), c.index()) + (s & mask) * c.width();
+                    w.writeColumn((int) ((row + done) >>> shift), c.index(), (int) ((row + done) & mask), address, piece);
+                }
+                done += piece;
+            }
+            r += n;
         }
     }
 

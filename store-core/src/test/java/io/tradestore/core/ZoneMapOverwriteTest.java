@@ -1,5 +1,6 @@
 package io.tradestore.core;
 
+import static io.tradestore.core.TestRows.BIG;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -21,8 +22,6 @@ import io.tradestore.core.schema.Schema;
  */
 @ExtendWith(TestRows.NoLeaks.class)
 class ZoneMapOverwriteTest {
-    private static final long BIG = 1_000_000_000_000L;
-
     @TempDir
     Path dir;
 

@@ -5,11 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
@@ -19,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import io.tradestore.core.FileDamage;
 import io.tradestore.core.Store;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.txn.TxnDescriptor;
@@ -56,10 +55,7 @@ class DamagedStoreTest {
     void shouldNameTheFileWhenASymbolCodeLiesOutsideItsDictionary() throws IOException {
         final Path store = writeStore(Layout.COLUMN);
         final Path file = store.resolve("trades").resolve("seg-000002").resolve("instrument.d");
-        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-            f.seek(4L * 300);
-            f.write(new byte[] {0, 0, 0, 0x70}); // row 300 of segment 2 (4-byte codes): far beyond the ~50 instruments
-        }
+        FileDamage.putInt(file, 4L * 300, 0x7000_0000); // row 300 of segment 2 (4-byte codes): far beyond the ~50 instruments
         try (Store s = Store.open(store); QueryEngine e = new QueryEngine(s, 2)) {
             assertThatThrownBy(() -> e.execute(QUERIES[4])).isInstanceOfSatisfying(QueryException.class, x -> {
                 assertThat(x.code()).isEqualTo(ErrorCode.INTERNAL);
@@ -75,9 +71,7 @@ class DamagedStoreTest {
     void shouldReportATableWhoseFilesDoNotOpenAsAServerErrorNotAsAnUnknownTable() throws IOException {
         final Path store = writeStore(Layout.COLUMN);
         final Path txn = store.resolve("trades").resolve(TxnDescriptor.FILE_NAME);
-        try (RandomAccessFile f = new RandomAccessFile(txn.toFile(), "rw")) {
-            f.setLength(20);
-        }
+        FileDamage.truncate(txn, 20);
         try (Store s = Store.open(store); QueryEngine e = new QueryEngine(s, 2)) {
             assertThatThrownBy(() -> e.execute(QUERIES[0])).isInstanceOfSatisfying(QueryException.class, x -> {
                 assertThat(x.code()).isEqualTo(ErrorCode.INTERNAL);
@@ -91,10 +85,7 @@ class DamagedStoreTest {
     void shouldRebuildABitmapIndexWhoseHeaderIsDamaged() throws IOException {
         final Path store = writeStore(Layout.COLUMN);
         final Path index = store.resolve("trades").resolve("seg-000001").resolve("instrument" + BitmapIndexDescriptor.SUFFIX);
-        try (RandomAccessFile f = new RandomAccessFile(index.toFile(), "rw")) {
-            f.seek(BitmapIndexDescriptor.MIN_OFFSET);
-            f.write(3); // every lookup would land three slots off
-        }
+        FileDamage.write(index, BitmapIndexDescriptor.MIN_OFFSET, (byte) 3); // every lookup would land three slots off
         try (Store s = Store.open(store); QueryEngine e = new QueryEngine(s, 2); QueryEngine scan = new QueryEngine(s, 2)) {
             e.indexes().minSegmentRows(0);
             scan.useIndexes(false);
@@ -119,7 +110,7 @@ class DamagedStoreTest {
         int named = 0;
         for (int it = 0, n = Integer.getInteger("tradestore.damage.iterations", 80); it < n; it++) {
             final Path work = dir.resolve("w" + it);
-            copy(pristine, work);
+            FileDamage.copyTree(pristine, work);
             final Path victim = work.resolve(pristine.relativize(files.get(rnd.nextInt(files.size()))));
             final String how = damage(victim, rnd);
             final String what = "iteration " + it + ": " + how + " " + work.relativize(victim);
@@ -140,7 +131,7 @@ class DamagedStoreTest {
             } catch (final RuntimeException x) {
                 fail(what + ": " + x, x);
             }
-            deleteTree(work);
+            FileDamage.deleteTree(work);
         }
         assertThat(answered).as("damage that leaves answers possible").isPositive();
         assertThat(named).as("damage reported with the file").isPositive();
@@ -162,55 +153,24 @@ class DamagedStoreTest {
 
     /** Damages a file: flips bits or writes junk in its first 4 KB, flips a byte anywhere, or truncates it. */
     private static String damage(final Path f, final SplittableRandom rnd) throws IOException {
-        try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
-            final long len = raf.length();
-            switch (len == 0 ? 2 : rnd.nextInt(4)) {
-                case 0:
-                    for (int i = 0, n = 1 + rnd.nextInt(4); i < n; i++) {
-                        xor(raf, rnd.nextLong(Math.min(len, 4096)), 1 << rnd.nextInt(8));
-                    }
-                    return "bits flipped in the head of";
-                case 1:
-                    xor(raf, rnd.nextLong(len), 0xFF);
-                    return "a byte flipped in";
-                case 2:
-                    raf.setLength(len == 0 ? 0 : rnd.nextLong(len));
-                    return "truncated";
-                default:
-                    final byte[] junk = new byte[8];
-                    rnd.nextBytes(junk);
-                    raf.seek(rnd.nextLong(Math.min(len, 4096)));
-                    raf.write(junk);
-                    return "junk written into";
-            }
-        }
-    }
-
-    private static void xor(final RandomAccessFile raf, final long offset, final int bits) throws IOException {
-        raf.seek(offset);
-        final int b = raf.read();
-        raf.seek(offset);
-        raf.write(b ^ bits);
-    }
-
-    private static void copy(final Path from, final Path to) throws IOException {
-        try (Stream<Path> s = Files.walk(from)) {
-            for (final Path p : (Iterable<Path>) s::iterator) {
-                final Path t = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(t);
-                } else {
-                    Files.copy(p, t);
+        final long len = Files.size(f);
+        switch (len == 0 ? 2 : rnd.nextInt(4)) {
+            case 0:
+                for (int i = 0, n = 1 + rnd.nextInt(4); i < n; i++) {
+                    FileDamage.xor(f, rnd.nextLong(Math.min(len, 4096)), 1 << rnd.nextInt(8));
                 }
-            }
-        }
-    }
-
-    private static void deleteTree(final Path p) throws IOException {
-        try (Stream<Path> s = Files.walk(p)) {
-            for (final Path x : (Iterable<Path>) s.sorted(Comparator.reverseOrder())::iterator) {
-                Files.delete(x);
-            }
+                return "bits flipped in the head of";
+            case 1:
+                FileDamage.xor(f, rnd.nextLong(len), 0xFF);
+                return "a byte flipped in";
+            case 2:
+                FileDamage.truncate(f, len == 0 ? 0 : rnd.nextLong(len));
+                return "truncated";
+            default:
+                final byte[] junk = new byte[8];
+                rnd.nextBytes(junk);
+                FileDamage.write(f, rnd.nextLong(Math.min(len, 4096)), junk);
+                return "junk written into";
         }
     }
 }

@@ -32,6 +32,7 @@ import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.ResultColumn;
 import io.tradestore.query.model.Agg;
+import io.tradestore.query.model.AggOp;
 import io.tradestore.query.model.Filter;
 import io.tradestore.query.model.GroupKey;
 import io.tradestore.query.model.OrderKey;
@@ -884,8 +885,12 @@ final class Binder {
 
     private Supplier<Acc> aggregate(final Agg a, final String p, final ResultColumn[] out) {
         final String name = a.name();
-        switch (a.op()) { // never null: the Query's constructor checks it
-            case "count": {
+        final AggOp op = AggOp.of(a.op()); // a.op() is never null: the Query's constructor checks it
+        if (op == null) {
+            throw invalid(p + "/op", "unknown aggregate '" + a.op() + "'; use one of " + AggOp.NAMES);
+        }
+        switch (op) {
+            case COUNT: {
                 out[0] = new ResultColumn(name, "i64");
                 if (a.col() == null) {
                     return RowCountAcc::new;
@@ -898,9 +903,9 @@ final class Binder {
                 final int colB = cs.length < 2 ? -1 : cs[1].index();
                 return () -> new CountAcc(s, f64, prod, c.index(), colB);
             }
-            case "sum":
-            case "avg": {
-                final boolean avg = a.op().equals("avg");
+            case SUM:
+            case AVG: {
+                final boolean avg = op == AggOp.AVG;
                 final Column[] cs = operand(a.col(), p + "/col", true, a.op());
                 for (final Column c : cs) {
                     if (!numeric(c.type())) {
@@ -925,13 +930,13 @@ final class Binder {
                 final int cy = y == null ? -1 : y.index();
                 return () -> new SumAcc(sx, cx, sy, cy, scale, avg);
             }
-            case "min":
-            case "max": {
+            case MIN:
+            case MAX: {
                 final Column[] cs = operand(a.col(), p + "/col", true, a.op());
                 final Column c = cs[0];
                 if (cs.length == 2) {
                     final Product prod = product(cs);
-                    final boolean max = a.op().equals("max");
+                    final boolean max = op == AggOp.MAX;
                     out[0] = new ResultColumn(name, prod.type());
                     return () -> new ProductMinMaxAcc(prod, max);
                 }
@@ -941,11 +946,11 @@ final class Binder {
                 }
                 out[0] = new ResultColumn(name, c.typeName());
                 final int s = slot(c.index());
-                final boolean max = a.op().equals("max");
+                final boolean max = op == AggOp.MAX;
                 return () -> new MinMaxAcc(s, c, max, snap);
             }
-            case "first":
-            case "last": {
+            case FIRST:
+            case LAST: {
                 final Column[] cs = operand(a.col(), p + "/col", true, a.op());
                 final Column c = cs[0];
                 final Product prod = product(cs);
@@ -956,10 +961,10 @@ final class Binder {
                 out[0] = new ResultColumn(name, prod != null ? prod.type() : c.typeName());
                 final int s = slot(c.index());
                 final int st = slot(ts);
-                final boolean last = a.op().equals("last");
+                final boolean last = op == AggOp.LAST;
                 return () -> new FirstLastAcc(st, s, c, last, snap, prod);
             }
-            case "vwap": {
+            case VWAP: {
                 final Column pc;
                 final Column qc;
                 if (a.col() != null) {
@@ -987,7 +992,7 @@ final class Binder {
                 final int sq = slot(qc.index());
                 return () -> new VwapAcc(sp, pc.index(), pc.scale(), sq, qc.index(), qc.scale());
             }
-            case "percentile": {
+            case PERCENTILE: {
                 final Column[] cs = operand(a.col(), p + "/col", true, "percentile");
                 final Column c = cs[0];
                 final Product prod = product(cs);
@@ -1003,7 +1008,7 @@ final class Binder {
                 final double pct = a.p();
                 return () -> new PercentileAcc(s, f64, c.scale(), pct, prod);
             }
-            case "countDistinct": {
+            case COUNT_DISTINCT: {
                 final Column[] cs = operand(a.col(), p + "/col", true, "countDistinct");
                 final Column c = cs[0];
                 final Product prod = product(cs);
@@ -1013,8 +1018,7 @@ final class Binder {
                 return () -> new DistinctAcc(s, kind, prod);
             }
             default:
-                throw invalid(p + "/op", "unknown aggregate '" + a.op() + "'; use one of count sum min max avg first last vwap percentile "
-                    + "countDistinct");
+                throw new IllegalStateException("aggregate " + op + " has no accumulator");
         }
     }
 

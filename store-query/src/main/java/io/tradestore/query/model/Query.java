@@ -37,8 +37,7 @@ public record Query(String table, TimeRange time, Filter filter, List<String> co
         }
         for (int i = 0; i < aggs.size(); i++) {
             if (aggs.get(i).op() == null) {
-                throw new QueryException(ErrorCode.INVALID_QUERY, "missing required field \"op\"; use one of count sum min max avg first last vwap "
-                    + "percentile countDistinct", "/aggs/" + i + "/op");
+                throw new QueryException(ErrorCode.INVALID_QUERY, "missing required field \"op\"; use one of " + AggOp.NAMES, "/aggs/" + i + "/op");
             }
         }
         columns = List.copyOf(columns);

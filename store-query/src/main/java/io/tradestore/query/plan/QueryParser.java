@@ -21,6 +21,7 @@ import com.fasterxml.jackson.databind.node.ValueNode;
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.model.Agg;
+import io.tradestore.query.model.AggOp;
 import io.tradestore.query.model.Filter;
 import io.tradestore.query.model.GroupKey;
 import io.tradestore.query.model.OrderKey;
@@ -48,8 +49,6 @@ public final class QueryParser {
     private static final Set<String> AGG = Set.of("name", "op", "col", "p");
     private static final Set<String> ORDER = Set.of("col", "desc");
     private static final Set<String> OPTIONS = Set.of("timeoutMs", "maxGroups", "epochNanos");
-    private static final Set<String> AGG_OPS = Set.of("count", "sum", "min", "max", "avg", "first", "last", "vwap", "percentile",
-        "countDistinct");
 
     private QueryParser() {
     }
@@ -75,26 +74,102 @@ public final class QueryParser {
     }
 
     /**
-     * Parses a query from its bytes as they arrived (an HTTP body), without first copying them into a String.
+     * Parses a query from its bytes as they arrived (an HTTP body), without first copying them into a String. The bytes
+     * are checked as Jackson reads them ({@link Utf8JsonCheck}), and those after a syntax error too: what is not UTF-8
+     * anywhere, or holds a NUL among its first four bytes (Jackson would read it as UTF-16 or UTF-32), fails as the HTTP
+     * server refuses such a body, whatever else is wrong with it.
      *
-     * @param utf8Json the text in UTF-8, after one optional byte order mark (Jackson also recognises UTF-16 and UTF-32 by
-     *                 their byte order marks or by NUL bytes among the first four; a caller that accepts UTF-8 only checks
-     *                 for those first). It is read to its end and closed.
+     * @param utf8Json the text in UTF-8, after one optional byte order mark. It is read to its end and closed.
      * @return the model.
      * @throws QueryException MALFORMED_JSON (also when the stream cannot be read) or INVALID_QUERY with the JSON path.
      */
     public static Query parse(final InputStream utf8Json) {
-        final JsonNode root;
+        final CheckedInput in = new CheckedInput(utf8Json);
+        JsonNode root = null;
+        QueryException failure = null;
         try {
-            root = MAPPER.readTree(utf8Json);
+            root = MAPPER.readTree(in);
         } catch (final JsonProcessingException e) {
-            throw malformed(e);
+            failure = malformed(e);
         } catch (final IOException e) {
-            throw new QueryException(ErrorCode.MALFORMED_JSON, "the query could not be read: " + e.getMessage(), "");
+            failure = unreadable(e);
         } catch (final RuntimeException e) {
-            throw malformed(e);
+            failure = malformed(e);
+        }
+        final QueryException bytes = in.finish();
+        if (bytes != null) {
+            throw bytes;
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        if (in.sourceFailure != null) { // Jackson read to the end, then the source failed to close
+            throw unreadable(in.sourceFailure);
         }
         return fromRoot(root);
+    }
+
+    private static QueryException unreadable(final IOException e) {
+        return new QueryException(ErrorCode.MALFORMED_JSON, "the query could not be read: " + e.getMessage(), "");
+    }
+
+    /**
+     * The stream Jackson reads, checked as it passes: a read fails once the bytes are refused, and {@link #finish} reads
+     * on to the end (bytes not UTF-8 after a syntax error still fail as not UTF-8) and closes the source.
+     */
+    private static final class CheckedInput extends InputStream {
+        private final InputStream source;
+        private final Utf8JsonCheck check = new Utf8JsonCheck();
+        private final byte[] one = new byte[1];
+        /** Whether the source has reached its end. */
+        private boolean ended;
+        /** An error of the source's read or close met by {@link #finish}. */
+        private IOException sourceFailure;
+
+        CheckedInput(final InputStream source) {
+            this.source = source;
+        }
+
+        @Override
+        public int read() throws IOException {
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
+        }
+
+        @Override
+        public int read(final byte[] b, final int off, final int len) throws IOException {
+            if (!check.refused()) {
+                final int n = source.read(b, off, len);
+                if (n < 0) {
+                    ended = true;
+                    if (check.problem() == null) {
+                        return n;
+                    }
+                } else if (check.accept(b, off, n) && !check.refused()) {
+                    return n;
+                }
+            }
+            throw new IOException("refused bytes"); // never shown: finish() names the problem
+        }
+
+        /** Jackson closes its source when it is done (not always when a read fails): the source stays open for {@link #finish}. */
+        @Override
+        public void close() {
+        }
+
+        /** @return the bytes' problem (after reading the rest of them, unless they are malformed already), or null. */
+        QueryException finish() {
+            try (InputStream s = source) {
+                final byte[] rest = ended ? null : new byte[8192];
+                int n = 0;
+                while (!ended && check.accept(rest, 0, n)) {
+                    n = s.read(rest);
+                    ended = n < 0;
+                }
+            } catch (final IOException e) {
+                sourceFailure = e;
+            }
+            return check.problem();
+        }
     }
 
     private static QueryException malformed(final JsonProcessingException e) {
@@ -184,9 +259,8 @@ public final class QueryParser {
                 final JsonNode g = a.get(i);
                 object(g, p, AGG);
                 final String op = text(required(g, "op", p), p + "/op");
-                if (!AGG_OPS.contains(op)) {
-                    throw invalid(p + "/op", "unknown aggregate '" + op + "'; use one of count sum min max avg first last vwap "
-                        + "percentile countDistinct");
+                if (AggOp.of(op) == null) {
+                    throw invalid(p + "/op", "unknown aggregate '" + op + "'; use one of " + AggOp.NAMES);
                 }
                 Double pct = null;
                 if (present(g, "p")) {
@@ -221,14 +295,7 @@ public final class QueryParser {
                 }
             }
         }
-        Integer limit = null;
-        if (present(n, "limit")) {
-            final long l = longValue(n.get("limit"), "/limit", 0, Integer.MAX_VALUE);
-            if (l != (int) l) {
-                throw QueryException.outOfRange("/limit", 0, Integer.MAX_VALUE, n.get("limit"));
-            }
-            limit = (int) l;
-        }
+        final Integer limit = present(n, "limit") ? (int) longValue(n.get("limit"), "/limit", 0, Integer.MAX_VALUE) : null;
         Options options = Options.NONE;
         if (present(n, "options")) {
             final JsonNode o = n.get("options");
@@ -341,12 +408,13 @@ public final class QueryParser {
     /**
      * @param v   a JSON value.
      * @param p   its path.
-     * @param min the smallest value the field takes (the model's constructors check it: {@code Options}, {@code Query}).
+     * @param min the smallest value the field takes (the model's constructors check it too, for queries built in Java:
+     *            {@code Options}, {@code Query}, with the same message).
      * @param max the largest.
-     * @return it as a long, when it is an integer that fits one.
+     * @return it as a long, when it is an integer from {@code min} to {@code max}.
      */
     private static long longValue(final JsonNode v, final String p, final long min, final long max) {
-        if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+        if (!v.isIntegralNumber() || !v.canConvertToLong() || v.longValue() < min || v.longValue() > max) {
             throw QueryException.outOfRange(p, min, max, v);
         }
         return v.longValue();

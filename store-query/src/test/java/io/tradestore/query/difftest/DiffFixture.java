@@ -8,11 +8,10 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.stream.Stream;
 
+import io.tradestore.core.FileDamage;
 import io.tradestore.core.Store;
 import io.tradestore.core.schema.Layout;
 
@@ -95,11 +94,7 @@ final class DiffFixture implements AutoCloseable {
             duck.close();
         } finally {
             store.close();
-            try (Stream<Path> s = Files.walk(dir)) {
-                for (final Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
+            FileDamage.deleteTree(dir);
         }
     }
 }

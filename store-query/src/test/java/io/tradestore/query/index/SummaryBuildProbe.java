@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.SplittableRandom;
 
+import io.tradestore.core.FileDamage;
 import io.tradestore.core.Store;
 import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.TableWriter;
@@ -76,9 +77,7 @@ public final class SummaryBuildProbe {
             }
             System.out.println("(checksum " + sink + ")");
         } finally {
-            try (var paths = Files.walk(dir)) {
-                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            FileDamage.deleteTree(dir);
         }
     }
 }

@@ -32,7 +32,6 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.ByteBufOutputStream;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -84,6 +83,7 @@ import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.QueryResult;
 import io.tradestore.query.index.BitmapIndexes;
+import io.tradestore.query.plan.Utf8JsonCheck;
 
 /**
  * The HTTP/JSON front of a store, on Netty's HTTP/1.1 codec (see docs/http-api.md for why).
@@ -357,15 +357,13 @@ public final class QueryServer implements AutoCloseable {
     private void postQuery(final Call call) {
         // the body limit (413) is applied while the body is read (BodyLimit); the body is checked here in place and
         // parsed by the worker from the request's own buffer, never copied into a byte[] or a String
+        // the check QueryParser makes (strict UTF-8, no NUL among the first four bytes), made here too: a refused body is not admitted
         final ByteBuf body = call.request.content();
-        if (!ByteBufUtil.isText(body, StandardCharsets.UTF_8)) { // strict: no overlong forms, surrogates or code points past U+10FFFF
-            error(call, 400, "MALFORMED_JSON", "the body is not valid UTF-8", "");
-            return;
-        }
-        // Jackson takes a body for UTF-16 or UTF-32 from NUL bytes among its first four (a BOM of either is not UTF-8), so
-        // those are refused here; a NUL further on is refused by the parser (JSON text never holds a raw one)
-        if (body.indexOf(body.readerIndex(), Math.min(body.writerIndex(), body.readerIndex() + 4), (byte) 0) >= 0) {
-            error(call, 400, "MALFORMED_JSON", "the body is not JSON: it holds a NUL byte", "");
+        final Utf8JsonCheck check = new Utf8JsonCheck();
+        body.forEachByte(check::accept);
+        final QueryException refused = check.problem();
+        if (refused != null) {
+            error(call, refused.code().httpStatus(), refused.code().name(), refused.getMessage(), refused.path());
             return;
         }
         final String epochNanos;

@@ -3,16 +3,14 @@ package io.tradestore.server.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
-import java.io.RandomAccessFile;
 import java.io.StringWriter;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.tradestore.core.FileDamage;
 import io.tradestore.core.segment.ZoneMapDescriptor;
 import io.tradestore.core.txn.TxnDescriptor;
 import io.tradestore.server.ChildJvm;
@@ -98,11 +96,7 @@ class CliTest {
         TestStores.writeTrades(dir, 3000, 1);
         final Path zone = dir.resolve("trades").resolve("seg-000001").resolve(ZoneMapDescriptor.FILE_NAME);
         final int quantity = 7;
-        try (RandomAccessFile f = new RandomAccessFile(zone.toFile(), "rw")) {
-            final ByteBuffer b = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, 1_000_000);
-            f.seek(ZoneMapDescriptor.entryOffset(8, 2, quantity)); // block 2: min raised above every value
-            f.write(b.array());
-        }
+        FileDamage.putLong(zone, ZoneMapDescriptor.entryOffset(8, 2, quantity), 1_000_000); // block 2: min raised above every value
         final Run r = run("check", dir.toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.out()).contains("trades: DAMAGED").contains("segment 1 block 2 column 'quantity'").contains("does not cover");
@@ -113,14 +107,9 @@ class CliTest {
     void shouldReportATransactionRecordThatFailsItsChecksum() throws Exception {
         TestStores.writeTrades(dir, 3000, 1);
         final Path txn = dir.resolve("trades").resolve(TxnDescriptor.FILE_NAME);
-        try (RandomAccessFile f = new RandomAccessFile(txn.toFile(), "rw")) {
-            for (int slot = 0; slot < 2; slot++) {
-                final long at = TxnDescriptor.slotOffset(slot, 2) + TxnDescriptor.SLOT_ROW_COUNT_OFFSET;
-                f.seek(at);
-                final long rows = Long.reverseBytes(f.readLong());
-                f.seek(at);
-                f.writeLong(Long.reverseBytes(rows + 1));
-            }
+        for (int slot = 0; slot < 2; slot++) {
+            final long at = TxnDescriptor.slotOffset(slot, 2) + TxnDescriptor.SLOT_ROW_COUNT_OFFSET;
+            FileDamage.putLong(txn, at, FileDamage.getLong(txn, at) + 1);
         }
         final Run r = run("check", dir.toString());
         assertThat(r.code()).isEqualTo(1);

@@ -3,13 +3,13 @@ package io.tradestore.server.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.file.Path;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.tradestore.core.FileDamage;
 import io.tradestore.core.Store;
 import io.tradestore.core.TableWriter;
 import io.tradestore.core.txn.TxnDescriptor;
@@ -36,9 +36,7 @@ class DamagedTableEndpointTest {
             w.commit();
         }
         final Path txn = dir.resolve("trades").resolve(TxnDescriptor.FILE_NAME);
-        try (RandomAccessFile f = new RandomAccessFile(txn.toFile(), "rw")) {
-            f.setLength(20);
-        }
+        FileDamage.truncate(txn, 20);
         try (Store store = Store.open(dir); QueryEngine engine = new QueryEngine(store, 2);
              QueryServer server = QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null),
                  System.err)) {
@@ -74,10 +72,7 @@ class DamagedTableEndpointTest {
     void shouldShowWhereTheDataIsDamagedWhenAQueryTripsOnIt() throws IOException {
         TestStores.writeTrades(dir, 3000, 5);
         final Path codes = dir.resolve("trades").resolve("seg-000001").resolve("instrument.d");
-        try (RandomAccessFile f = new RandomAccessFile(codes.toFile(), "rw")) {
-            f.seek(4L * 700);
-            f.write(new byte[] {0, 0, 0, 0x40}); // row 700 of segment 1: a code far past the 50 instruments
-        }
+        FileDamage.putInt(codes, 4L * 700, 0x4000_0000); // row 700 of segment 1: a code far past the 50 instruments
         try (Store store = Store.open(dir); QueryEngine engine = new QueryEngine(store, 2);
              QueryServer server = QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null),
                  System.err)) {

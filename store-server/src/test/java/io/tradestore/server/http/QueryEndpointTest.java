@@ -1,13 +1,16 @@
 package io.tradestore.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,8 +22,13 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+
 import io.tradestore.core.Store;
 import io.tradestore.query.QueryEngine;
+import io.tradestore.query.QueryException;
+import io.tradestore.query.plan.Utf8JsonCheck;
 import io.tradestore.server.TestStores;
 
 /** The real engine over HTTP: each answer equals the embedded API's (statistics aside), and engine errors keep their code and path. */
@@ -248,5 +256,58 @@ class QueryEndpointTest {
         final Http.Response blank = http.post("/v1/query", " \r\n\t ");
         assertThat(blank.status()).isEqualTo(400);
         assertThat(blank.json().path("error").path("message").asText()).contains("the query is empty");
+    }
+
+    /** A body the server refuses for its bytes gets the error the embedded API gives the same bytes: code, message and path. */
+    @Test
+    void shouldRefuseABodyForItsBytesWithTheEmbeddedApisError() {
+        final byte[] query = queries().get(0).getBytes(StandardCharsets.UTF_8);
+        final byte[][] bodies = {
+            queries().get(0).getBytes(StandardCharsets.UTF_16LE),
+            queries().get(0).getBytes(java.nio.charset.Charset.forName("UTF-32BE")),
+            concat(query, new byte[] {(byte) 0xED, (byte) 0xA0, (byte) 0x80}),
+            concat("{{".getBytes(StandardCharsets.UTF_8), new byte[] {(byte) 0xC0, (byte) 0xAF}),
+            concat(new byte[] {0}, query, new byte[] {(byte) 0xE2, (byte) 0x82}),
+        };
+        for (final byte[] body : bodies) {
+            final String what = java.util.HexFormat.of().formatHex(body, 0, Math.min(body.length, 8));
+            final Http.Response r = http.post("/v1/query", body);
+            final QueryException embedded = catchThrowableOfType(QueryException.class,
+                () -> engine.execute(new ByteArrayInputStream(body), 10_000));
+            assertThat(embedded).as(what).isNotNull();
+            assertThat(r.status()).as(what).isEqualTo(embedded.code().httpStatus()).isEqualTo(400);
+            assertThat(r.errorCode()).as(what).isEqualTo(embedded.code().name());
+            assertThat(r.json().path("error").path("message").asText()).as(what).isEqualTo(embedded.getMessage())
+                .isIn(Utf8JsonCheck.NOT_UTF8, Utf8JsonCheck.NUL_AT_START);
+            assertThat(r.json().path("error").path("path").asText()).as(what).isEqualTo(embedded.path()).isEmpty();
+        }
+    }
+
+    /** The shared check refuses exactly the bodies Netty's strict UTF-8 check refused before the server used it. */
+    @Test
+    void shouldRefuseExactlyWhatNettysUtf8CheckRefuses() {
+        final SplittableRandom rnd = new SplittableRandom(23);
+        final int[] edges = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEE, 0xEF, 0xF0,
+            0xF1, 0xF4, 0xF5, 0xF8, 0xFF};
+        for (int it = 0; it < 100_000; it++) {
+            final byte[] b = new byte[1 + rnd.nextInt(7)];
+            for (int i = 0; i < b.length; i++) {
+                b[i] = (byte) (rnd.nextInt(4) == 0 ? rnd.nextInt(256) : edges[rnd.nextInt(edges.length)]);
+            }
+            final Utf8JsonCheck check = new Utf8JsonCheck();
+            Unpooled.wrappedBuffer(b).forEachByte(check::accept);
+            final QueryException problem = check.problem();
+            final boolean nettyUtf8 = ByteBufUtil.isText(Unpooled.wrappedBuffer(b), StandardCharsets.UTF_8);
+            assertThat(problem != null && problem.getMessage().equals(Utf8JsonCheck.NOT_UTF8)).as(java.util.HexFormat.of().formatHex(b))
+                .isEqualTo(!nettyUtf8);
+        }
+    }
+
+    private static byte[] concat(final byte[]... parts) {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (final byte[] p : parts) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
     }
 }
