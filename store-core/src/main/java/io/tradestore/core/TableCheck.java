@@ -99,15 +99,13 @@ public final class TableCheck {
             final int to = Math.min(n, from + blockRows);
             final long[] mm = seg.minMax(c, from, to);
             valuesChecked += to - from;
-            final String where = "segment " + segment + " block " + block + " column '" + c.name() + "' (" + file + ", rows " + from + "-"
-                + (to - 1) + " of the segment)";
             if (c.type() == ColumnType.SYMBOL && mm[0] <= mm[1] && (mm[0] < 0 || mm[1] >= snap.dictionarySize(c.index()))) {
-                problem(where + ": codes [" + mm[0] + ", " + mm[1] + "] fall outside the committed dictionary of "
+                problem(where(segment, block, c, file, from, to) + ": codes [" + mm[0] + ", " + mm[1] + "] fall outside the committed dictionary of "
                     + snap.dictionarySize(c.index()) + " values");
             }
             if (!covers(f64, seg.zoneMin(block, c.index()), seg.zoneMax(block, c.index()), mm[0], mm[1])) {
-                problem(where + ": zone map [" + show(f64, seg.zoneMin(block, c.index())) + ", " + show(f64, seg.zoneMax(block, c.index()))
-                    + "] does not cover the data [" + show(f64, mm[0]) + ", " + show(f64, mm[1]) + "]");
+                problem(where(segment, block, c, file, from, to) + ": zone map [" + show(f64, seg.zoneMin(block, c.index())) + ", "
+                    + show(f64, seg.zoneMax(block, c.index())) + "] does not cover the data [" + show(f64, mm[0]) + ", " + show(f64, mm[1]) + "]");
             }
             if (f64) {
                 segMin = Double.doubleToRawLongBits(Math.min(Double.longBitsToDouble(segMin), Double.longBitsToDouble(mm[0])));
@@ -125,8 +123,13 @@ public final class TableCheck {
         return this;
     }
 
+    private static String where(final int segment, final int block, final Column c, final String file, final int from, final int to) {
+        return "segment " + segment + " block " + block + " column '" + c.name() + "' (" + file + ", rows " + from + "-" + (to - 1) + " of the segment)";
+    }
+
     /**
-     * Checks every committed dictionary and every column of every segment of a snapshot.
+     * Checks every committed dictionary and every column of every segment of a snapshot: the dictionaries and the symbol
+     * columns first (a code outside its dictionary is what breaks queries), then the other columns.
      *
      * @param snap the snapshot.
      * @return this.
@@ -137,9 +140,13 @@ public final class TableCheck {
                 dictionary(snap, c);
             }
         }
-        for (int i = 0; i < snap.segmentCount(); i++) {
-            for (final Column c : snap.schema().columns()) {
-                segment(snap, i, c);
+        for (final boolean symbols : new boolean[] {true, false}) {
+            for (int i = 0; i < snap.segmentCount(); i++) {
+                for (final Column c : snap.schema().columns()) {
+                    if ((c.type() == ColumnType.SYMBOL) == symbols) {
+                        segment(snap, i, c);
+                    }
+                }
             }
         }
         return this;

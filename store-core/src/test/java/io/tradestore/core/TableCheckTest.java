@@ -91,4 +91,27 @@ class TableCheckTest {
             assertThat(two.valuesChecked()).isLessThan(all.valuesChecked());
         }
     }
+
+    /** With room for one problem (what the query engine asks on a failure), a bad code is reported before other damage found earlier in the table. */
+    @ParameterizedTest
+    @EnumSource(Layout.class)
+    void shouldReportABadCodeFirst(final Layout layout) throws IOException {
+        final Schema schema = TestRows.allTypes(layout, SEGMENT_ROWS);
+        TestRows.fill(dir, schema, ROWS);
+        final Column l = schema.require("l");
+        final Column sym = schema.require("sym");
+        final Path table = dir.resolve("all_types");
+        // segment 0: a zone map that does not cover its data; segment 2: a code past the dictionary
+        FileDamage.putLong(SegmentDescriptor.directory(table, 0).resolve(ZoneMapDescriptor.FILE_NAME),
+            ZoneMapDescriptor.entryOffset(schema.columnCount(), 0, l.index()) + 8, Long.MIN_VALUE + 1);
+        final Path file = SegmentDescriptor.directory(table, 2).resolve(SegmentDescriptor.fileName(schema, sym));
+        FileDamage.putInt(file, SegmentDescriptor.offset(schema, sym), 1 << 20);
+        try (Store store = Store.open(dir); TableReader reader = store.table("all_types").reader()) {
+            final TableSnapshot snap = reader.snapshot();
+            assertThat(new TableCheck("all_types", 100).all(snap).problems()).anyMatch(p -> p.contains("segment 0 block 0 column 'l'"));
+            assertThat(new TableCheck("all_types", 1).all(snap).problems()).singleElement().asString()
+                .startsWith("all_types: segment 2 block 0 column 'sym' (" + file + ", rows 0-3 of the segment)")
+                .contains("fall outside the committed dictionary");
+        }
+    }
 }
