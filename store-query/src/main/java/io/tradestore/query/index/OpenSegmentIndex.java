@@ -114,34 +114,31 @@ final class OpenSegmentIndex {
     }
 
     /**
-     * Builds the missing full chunks up to {@code full}, one query at a time: a query finding another one building waits
-     * for it under its own deadline, then goes on from the chunks it left.
+     * Builds the missing full chunks up to {@code full}, one query at a time, publishing each as it is done (chunks are
+     * immutable and complete: a query stopped by its deadline leaves them to the next). A query finding another one
+     * building waits under its own deadline until it holds the lock or the chunks it needs are published, then goes on
+     * from them.
      */
     private Generation extend(final int full, final Executor.Deadline deadline) {
-        SharedBuilds.lock(extending, deadline);
+        if (!SharedBuilds.lock(extending, deadline, () -> notIndexed || generation.chunks.length >= full)) {
+            return notIndexed ? null : generation;
+        }
         try {
             Generation g = generation;
             if (g.chunks.length >= full || notIndexed) {
                 return notIndexed ? null : g;
             }
-            final Chunk[] chunks = Arrays.copyOf(g.chunks, full);
             for (int i = g.chunks.length; i < full; i++) {
-                try {
-                    deadline.check(); // a first query of a large open segment indexes all its chunks, one at a time
-                } catch (final RuntimeException e) {
-                    if (i > g.chunks.length) {
-                        generation = new Generation(Arrays.copyOf(chunks, i)); // immutable and complete: the next query goes on from them
-                    }
-                    throw e;
-                }
+                deadline.check(); // a first query of a large open segment indexes all its chunks, one at a time
                 final Chunk c = Chunk.build(segment, column, i * CHUNK_ROWS, CHUNK_ROWS);
                 if (c == null || decidesNotIndexed(c)) {
                     return null;
                 }
+                final Chunk[] chunks = Arrays.copyOf(g.chunks, i + 1);
                 chunks[i] = c;
+                g = new Generation(chunks);
+                generation = g;
             }
-            g = new Generation(chunks);
-            generation = g;
             return g;
         } finally {
             extending.unlock();

@@ -4,6 +4,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import io.tradestore.query.ErrorCode;
@@ -59,12 +60,20 @@ final class SharedBuilds<K> {
 
     /**
      * Takes a lock that a build holds (an open segment's index adds its chunks under one), checking the deadline every
-     * {@link #WAIT_CHECK_NANOS} while another query holds it.
+     * {@link #WAIT_CHECK_NANOS} while another query holds it, unless what the caller needs is done meanwhile.
+     *
+     * @param lock     the lock.
+     * @param deadline the asking query's.
+     * @param enough   whether the caller needs the lock no more (another query's build published what it needs).
+     * @return whether the lock is held now (false: {@code enough} said so first).
      */
-    static void lock(final ReentrantLock lock, final Executor.Deadline deadline) {
-        if (!lock.tryLock()) {
-            waitFor(nanos -> lock.tryLock(nanos, TimeUnit.NANOSECONDS), deadline);
+    static boolean lock(final ReentrantLock lock, final Executor.Deadline deadline, final BooleanSupplier enough) {
+        if (lock.tryLock()) {
+            return true;
         }
+        final boolean[] held = new boolean[1];
+        waitFor(nanos -> enough.getAsBoolean() || (held[0] = lock.tryLock(nanos, TimeUnit.NANOSECONDS)), deadline);
+        return held[0];
     }
 
     /** A wait that ends when it returns true, or gives up after a time. */

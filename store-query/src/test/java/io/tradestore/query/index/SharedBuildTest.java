@@ -15,6 +15,7 @@ import java.util.function.ToLongFunction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
@@ -257,5 +258,35 @@ class SharedBuildTest {
             held.release().countDown();
         }
         assertThat(held.first().get(30, TimeUnit.SECONDS)).isNotNull();
+    }
+
+    /** A query needing fewer chunks of an open segment's index than another one is building goes on once they are published. */
+    @Test
+    void shouldNotWaitForChunksItDoesNotNeed() throws Exception {
+        final OpenSegmentIndex idx = new OpenSegmentIndex(open.segment(0), open.schema().column(INSTRUMENT));
+        final CountDownLatch started = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final AtomicInteger checks = new AtomicInteger();
+        // the first query's second check comes after chunk 0 is built, before chunk 1
+        final Future<ValueRows> first = pool.submit(() -> idx.view(OPEN_ROWS, () -> {
+            if (checks.incrementAndGet() == 2) {
+                holding(started, release, null).check();
+            }
+        }));
+        try {
+            assertThat(started.await(30, TimeUnit.SECONDS)).as("the first query built chunk 0").isTrue();
+            final int rows = OpenSegmentIndex.CHUNK_ROWS + 5;
+            // before: the second query waited for the lock until the first one had built every chunk
+            final ValueRows v = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> idx.view(rows, Executor.Deadline.NONE));
+            assertThat(first.isDone()).isFalse();
+            long total = v.nulls().rangeCardinality(0, rows);
+            for (int code = 0; code < open.dictionarySize(INSTRUMENT); code++) {
+                total += v.rows(code).rangeCardinality(0, rows);
+            }
+            assertThat(total).as("every row of the view is indexed").isEqualTo(rows);
+        } finally {
+            release.countDown();
+        }
+        assertThat(first.get(30, TimeUnit.SECONDS)).isNotNull();
     }
 }
