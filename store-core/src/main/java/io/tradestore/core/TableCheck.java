@@ -140,16 +140,20 @@ public final class TableCheck {
                 dictionary(snap, c);
             }
         }
-        for (final boolean symbols : new boolean[] {true, false}) {
-            for (int i = 0; i < snap.segmentCount(); i++) {
-                for (final Column c : snap.schema().columns()) {
-                    if ((c.type() == ColumnType.SYMBOL) == symbols) {
-                        segment(snap, i, c);
-                    }
+        segments(snap, true);
+        segments(snap, false);
+        return this;
+    }
+
+    /** Checks, segment by segment, the symbol columns or the others. */
+    private void segments(final TableSnapshot snap, final boolean symbols) {
+        for (int i = 0; i < snap.segmentCount(); i++) {
+            for (final Column c : snap.schema().columns()) {
+                if ((c.type() == ColumnType.SYMBOL) == symbols) {
+                    segment(snap, i, c);
                 }
             }
         }
-        return this;
     }
 
     private static boolean covers(final boolean f64, final long zoneMin, final long zoneMax, final long min, final long max) {

@@ -444,7 +444,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
                     recomputeBlocks(first, next);
                     first = -1;
                 }
-                first = first < 0 ? block : first;
+                if (first < 0) {
+                    first = block;
+                }
                 zoneRowsRead += Math.max(block, Math.min(block + blockRows, zoneRow)) - block;
                 next = block + blockRows;
             }
@@ -550,10 +552,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         // the caller may now store into rows it appended before (appendRow, then columnAddress, then stores): their
         // blocks, widened from the staged values, are recomputed at commit (an overwritten value must not stay), and
         // widened again from the mappings at the next block or commit
-        if (zoneRow > committedRows) {
-            mappedRuns.add(committedRows, zoneRow);
-            zoneRow = committedRows;
-        }
+        unwiden(committedRows);
         staging = false;
         emptyWindow(Long.MIN_VALUE);
         nulledRows = pendingRows;
@@ -934,10 +933,20 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private void rawAddressesOut(final int segment) {
         rawSegments.set(segment);
         final long first = Math.max(committedRows, (long) segment << shift);
-        if (first < zoneRow && first < (long) (segment + 1) << shift) {
-            // their entries hold the values widened in so far, which raw stores may now overwrite: recomputed at commit
-            mappedRuns.add(first, zoneRow);
-            zoneRow = first;
+        if (first < (long) (segment + 1) << shift) {
+            unwiden(first);
+        }
+    }
+
+    /**
+     * Takes the zone watermark back to {@code from} when it is past it: rows {@code [from, zoneRow)} were widened in,
+     * and stores that may now come could overwrite their values, so their blocks are recomputed at commit (an
+     * overwritten value must not stay in an entry) and the rows are widened again from the watermark, once.
+     */
+    private void unwiden(final long from) {
+        if (from < zoneRow) {
+            mappedRuns.add(from, zoneRow);
+            zoneRow = from;
         }
     }
 

@@ -149,44 +149,40 @@ public final class FlyweightGenerator {
     private static void accessors(final StringBuilder o, final String cls, final Column c) {
         final String f = field(c.name());
         final String a = f + "Address";
-        // the Java type of the value, and the expressions that read it from and store it at its address
+        // the Java type of the value and NativeMemory's accessor suffix for the stored width
         final String jt;
-        final String get;
-        final String put;
+        final String kind;
         switch (c.type()) {
             case I8:
                 jt = "byte";
-                get = nativeGet("Byte", a);
-                put = nativePut("Byte", a);
+                kind = "Byte";
                 break;
             case I16:
                 jt = "short";
-                get = nativeGet("Short", a);
-                put = nativePut("Short", a);
+                kind = "Short";
                 break;
             case I32:
             case SYMBOL:
                 jt = "int";
-                get = nativeGet("Int", a);
-                put = nativePut("Int", a);
+                kind = "Int";
                 break;
             case F64:
                 jt = "double";
-                get = nativeGet("Double", a);
-                put = nativePut("Double", a);
+                kind = "Double";
                 break;
             case CHAR:
-                // one byte holds the ASCII code: read without sign extension, stored narrowed (the setter checks the range)
                 jt = "char";
-                get = "(char) (NativeMemory.getByte(" + a + ") & 0xFF)";
-                put = "NativeMemory.putByte(" + a + ", (byte) value)";
+                kind = "Byte";
                 break;
             default:
                 jt = "long";
-                get = nativeGet("Long", a);
-                put = nativePut("Long", a);
+                kind = "Long";
                 break;
         }
+        // a char is one byte holding its ASCII code: read without sign extension, stored narrowed (the setter checks the range)
+        final boolean ascii = c.type() == ColumnType.CHAR;
+        final String get = ascii ? "(char) (NativeMemory.getByte(" + a + ") & 0xFF)" : "NativeMemory.get" + kind + "(" + a + ")";
+        final String put = "NativeMemory.put" + kind + "(" + a + (ascii ? ", (byte) value)" : ", value)");
         final String what;
         switch (c.type()) {
             case DECIMAL:
@@ -227,16 +223,6 @@ public final class FlyweightGenerator {
             o.append("        if (!writable) {\n            throw notWritable();\n        }\n");
             o.append("        return ").append(f).append("(access.symbolCode(").append(c.index()).append(", value));\n    }\n");
         }
-    }
-
-    /** @param kind NativeMemory's accessor suffix. @param address the address field. @return the expression that reads it. */
-    private static String nativeGet(final String kind, final String address) {
-        return "NativeMemory.get" + kind + "(" + address + ")";
-    }
-
-    /** @param kind NativeMemory's accessor suffix. @param address the address field. @return the statement that stores {@code value}. */
-    private static String nativePut(final String kind, final String address) {
-        return "NativeMemory.put" + kind + "(" + address + ", value)";
     }
 
     /** @param name snake_case column name. @return the camelCase Java name. */

@@ -819,6 +819,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         if (!ready.getAsBoolean() || !makeRoom(needBytes.getAsLong())) {
             return cached;
         }
+        // the lookup above missed; a build this query waits for answers it (a fresh summary, or nothing: no second pass)
         final S got = m.running().get(k, deadline, () -> {
             final S now = m.map().get(k);
             return now != null && fresh.test(now) ? now : null; // another query built it meanwhile
@@ -911,9 +912,6 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         // a segment that had more cells than the room it was given waits for room for all of them
         return cached(bucketSummaries, k, b -> true, () -> bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() >= bucketSummaryAfter,
             () -> overBudget.getOrDefault(k, 1L) * BucketSummary.CELL_BYTES, () -> {
-                if (outOfOrder.contains(s) || overBudget.getOrDefault(k, 0L) * BucketSummary.CELL_BYTES > summaryBudget - summaryBytes.get()) {
-                    return null; // learnt by a build this query waited for: no second pass
-                }
                 final long maxCells = Math.max(0, summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES;
                 final BucketSummary b = BucketSummary.build(s, snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
                     schema.column(key), idx.min(), idx.slotCount(), m[0], m[1], maxCells, deadline);
