@@ -260,6 +260,40 @@ class SharedBuildTest {
         assertThat(held.first().get(30, TimeUnit.SECONDS)).isNotNull();
     }
 
+    /**
+     * A build that ended with nothing (no room in the budget, timestamps out of order) answers the query waiting for it
+     * with nothing: the waiter does not make the same wasted pass again.
+     */
+    @Test
+    void shouldAnswerWaitersWithNothingWhenTheBuildFoundNothing() throws Exception {
+        final SharedBuilds<String> builds = new SharedBuilds<>();
+        final CountDownLatch started = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final AtomicInteger passes = new AtomicInteger();
+        final Future<Object> first = pool.submit(() -> builds.get("k", Executor.Deadline.NONE, () -> null, () -> {
+            passes.incrementAndGet();
+            holding(started, release, null).check();
+            return null;
+        }));
+        assertThat(started.await(30, TimeUnit.SECONDS)).as("the first build started").isTrue();
+        final CountDownLatch waiting = new CountDownLatch(WAITING_CHECKS);
+        final Future<Object> second = pool.submit(() -> builds.get("k", waiting::countDown, () -> null, () -> {
+            passes.incrementAndGet();
+            return "built again";
+        }));
+        try {
+            assertThat(waiting.await(30, TimeUnit.SECONDS)).as("the second query waits").isTrue();
+            assertThat(second.isDone()).isFalse();
+        } finally {
+            release.countDown();
+        }
+        assertThat(first.get(30, TimeUnit.SECONDS)).isNull();
+        assertThat(second.get(30, TimeUnit.SECONDS)).as("the waiter's answer").isNull();
+        assertThat(passes.get()).as("passes made").isEqualTo(1);
+        // a later query, with no build running, makes its own pass
+        assertThat(builds.get("k", Executor.Deadline.NONE, () -> null, () -> "later")).isEqualTo("later");
+    }
+
     /** A query needing fewer chunks of an open segment's index than another one is building goes on once they are published. */
     @Test
     void shouldNotWaitForChunksItDoesNotNeed() throws Exception {
