@@ -70,7 +70,10 @@ class CrashTest {
             ready = Long.parseLong(child.await("READY ", 60, TimeUnit.SECONDS).substring(6));
             child.await("COMMITTED ", 10, TimeUnit.SECONDS);
             assertThat(ready).as("the writer reopens at the last verified commit").isEqualTo(before);
-            reported = Long.parseLong(child.await("COMMITTED ", 60, TimeUnit.SECONDS).substring(10));
+            // a commit in the loop, unless the table is too near its row cap for one (many kills: -Dtradestore.crashKills);
+            // then the child only appends and rolls back, and the kill lands in that
+            final boolean canCommit = ready + (Integer) cfg[2] <= (Long) cfg[4];
+            reported = canCommit ? Long.parseLong(child.await("COMMITTED ", 60, TimeUnit.SECONDS).substring(10)) : ready;
             // a random moment in the append/commit loop: a bounded wait that ends early only if the child dies
             assertThat(child.waitFor(random.nextInt(1, 300))).as("child died on its own: %s", child.stderr()).isFalse();
             child.kill();
