@@ -38,6 +38,7 @@ final class ChunkParser implements AutoCloseable {
     private static final byte NL = '\n';
     private static final byte CR = '\r';
     private static final byte QUOTE = '"';
+    private static final byte DEL = 0x7F;
     private static final int MAX_SHOWN = 64;
     /** Rejects held per chunk before it stops and lets the loader take them, so garbage input keeps the heap small. */
     static final int MAX_REJECTS_PER_CHUNK = 1024;
@@ -401,7 +402,9 @@ final class ChunkParser implements AutoCloseable {
         if (start + 8 <= lim) {
             // fast path: a symbol shorter than 8 bytes ending at a comma, found with one 8-byte read
             final long word = NativeMemory.getLong(start);
-            final long flags = ((word - 0x2D2D2D2D2D2D2D2DL) & ~word & 0x8080808080808080L) | (word & 0x8080808080808080L);
+            final long del = word ^ 0x7F7F7F7F7F7F7F7FL; // a zero byte where word has DEL
+            final long flags = ((word - 0x2D2D2D2D2D2D2D2DL) & ~word & 0x8080808080808080L) | (word & 0x8080808080808080L)
+                | ((del - 0x0101010101010101L) & ~del & 0x8080808080808080L);
             if (flags != 0) {
                 final int n = Long.numberOfTrailingZeros(flags) >>> 3;
                 final long end = start + n;
@@ -426,7 +429,7 @@ final class ChunkParser implements AutoCloseable {
             if (b == COMMA || b == NL || b == CR) {
                 break;
             }
-            if (b < 0x20 || b == QUOTE) {
+            if (b < 0x20 || b == QUOTE || b == DEL) {
                 if (b >= 0) {
                     values.error = FieldParser.E_SYNTAX;
                     return -1;
@@ -747,15 +750,15 @@ final class ChunkParser implements AutoCloseable {
         return sb.toString();
     }
 
-    /** @return whether the bytes are well-formed UTF-8 with no control characters. */
+    /**
+     * @return whether the bytes are well-formed UTF-8. Control characters are the callers' business: an unquoted field
+     *     refuses them before, a quoted one may hold them (RFC 4180 lets a quoted value hold line breaks).
+     */
     static boolean validUtf8(final long address, final int length) {
         int i = 0;
         while (i < length) {
             final int b = NativeMemory.getByte(address + i) & 0xFF;
             if (b < 0x80) {
-                if (b < 0x20 || b == 0x7F) {
-                    return false;
-                }
                 i++;
                 continue;
             }

@@ -12,8 +12,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.tradestore.core.TestRows;
+import io.tradestore.core.flyweight.TradeFlyweight;
+import io.tradestore.core.TableSnapshot;
+import io.tradestore.core.TableReader;
+import io.tradestore.core.Store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -165,6 +170,29 @@ class BadInputTest {
         final Path f = dir.resolve("in.csv");
         Files.write(f, all);
         assertFails(f, "2:26: column 'venue': 'XL\\xC3N' is not valid UTF-8");
+    }
+
+    /**
+     * A control character (DEL included) in a symbol needs quotes: unquoted it is refused (before, DEL was taken), quoted
+     * it is kept as it is, as RFC 4180 lets a quoted value hold line breaks; non-ASCII text beside it too (before, that
+     * was refused as not UTF-8).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"\u001b", "\u0007", "\t", "\u007f", "\u0001"})
+    void shouldTakeAControlCharacterInASymbolOnlyWhenQuoted(final String control) throws IOException {
+        final String shown = control.chars().mapToObj(c -> String.format("\\x%02X", c)).collect(java.util.stream.Collectors.joining());
+        final String bad = "1,2026-11-16T08:00:00Z,1,XLON,A" + control + "B,B,10.5,100\n";
+        assertFails(csv(H + bad + GOOD3), "2:31: column 'instrument': 'A" + shown + "B' contains a control character or a stray quote");
+        final String value = "A" + control + "\u00e9\nB";
+        final LoadResult r = IngestFixtures.load(store, LoadOptions.defaults(),
+            csv(H + "1,2026-11-16T08:00:00Z,1,XLON,\"" + value + "\",B,10.5,100\n"));
+        assertThat(r.rowsLoaded()).isEqualTo(1);
+        try (Store s = Store.open(store); TableReader reader = s.table("trades").reader()) {
+            final TableSnapshot snap = reader.snapshot();
+            final TradeFlyweight f = new TradeFlyweight().bind(snap);
+            f.wrap(snap.rowCount() - 1);
+            assertThat(snap.symbolValue(snap.schema().indexOf("instrument"), f.instrument())).isEqualTo(value);
+        }
     }
 
     private Path gzip(final String content) throws IOException {
