@@ -49,8 +49,7 @@ public final class SchemaCodec {
         try {
             root = MAPPER.readTree(json);
         } catch (final JsonProcessingException e) {
-            throw new StoreException(source + ": malformed schema JSON at line " + e.getLocation().getLineNr() + ", column "
-                + e.getLocation().getColumnNr() + ": " + e.getOriginalMessage());
+            throw new StoreException(source + ": malformed schema JSON: " + JsonErrors.describe(e));
         }
         if (root == null || !root.isObject()) {
             throw new StoreException(source + ": a schema must be a JSON object");

@@ -1,8 +1,8 @@
 package io.tradestore.core.schema;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 import io.tradestore.core.StoreException;
 import io.tradestore.core.flyweight.TradesSchema;
@@ -37,9 +37,17 @@ class SchemaCodecTest {
         "{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":7}]}|/columns/0/type: must be a string",
         "{\"formatVersion\":2,\"name\":\"t\",\"columns\":[]}|/formatVersion: schema format 2 is newer",
         "{\"name\":\"t\",\"layout\":\"DIAGONAL\",\"columns\":[]}|/layout: unknown layout 'DIAGONAL'",
-        "{\"name\":\"t\",|malformed schema JSON at line 1"})
+        "{\"name\":\"t\",|malformed schema JSON: the text ends inside an object (line 1, column 13)"})
     void shouldNameTheFieldAndTheProblem(final String json, final String message) {
         assertThatThrownBy(() -> SchemaCodec.parse(json, "s.json")).isInstanceOf(StoreException.class)
             .hasMessageStartingWith("s.json: ").hasMessageContaining(message);
+    }
+
+    /** Jackson gives no location for a text nested too deep: the message was a NullPointerException before. */
+    @Test
+    void shouldSayWhyATextNestedTooDeepIsNoSchema() {
+        final String json = "{\"name\":" + "[".repeat(1001) + "]".repeat(1001) + "}";
+        assertThatThrownBy(() -> SchemaCodec.parse(json, "s.json")).isInstanceOf(StoreException.class)
+            .hasMessage("s.json: malformed schema JSON: the JSON nests deeper than 1000 levels");
     }
 }

@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ValueNode;
 
+import io.tradestore.core.schema.JsonErrors;
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.model.Agg;
@@ -173,12 +174,12 @@ public final class QueryParser {
     }
 
     private static QueryException malformed(final JsonProcessingException e) {
-        return new QueryException(ErrorCode.MALFORMED_JSON, "the query is not valid JSON: " + e.getOriginalMessage() + location(e), "");
+        return new QueryException(ErrorCode.MALFORMED_JSON, "the query is not valid JSON: " + JsonErrors.describe(e), "");
     }
 
     /** Jackson reports some number overflows (1E+2147483648) as NumberFormatException. */
     private static QueryException malformed(final RuntimeException e) {
-        return new QueryException(ErrorCode.MALFORMED_JSON, "the query is not valid JSON: " + e.getMessage(), "");
+        return new QueryException(ErrorCode.MALFORMED_JSON, "the query is not valid JSON: " + JsonErrors.words(e.getMessage()), "");
     }
 
     private static Query fromRoot(final JsonNode root) {
@@ -203,7 +204,7 @@ public final class QueryParser {
         @Override
         public ValueNode numberNode(final BigDecimal v) {
             if (v != null && v.scale() == Integer.MIN_VALUE) {
-                throw new NumberFormatException("Exponent overflow.");
+                throw new NumberFormatException("the number " + v + " is out of range: its exponent does not fit");
             }
             return super.numberNode(v);
         }
@@ -212,9 +213,6 @@ public final class QueryParser {
     /** Deepest nesting of filters accepted (and/or/not): deeper queries are rejected instead of overflowing the stack. */
     public static final int MAX_FILTER_DEPTH = 64;
 
-    private static String location(final JsonProcessingException e) {
-        return e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")";
-    }
 
     private static Query query(final JsonNode n) {
         object(n, "", TOP);
