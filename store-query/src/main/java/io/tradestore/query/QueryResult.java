@@ -25,7 +25,7 @@ public interface QueryResult {
      */
     Object value(int row, int column);
 
-    /** @return whether a scan stopped at its limit while more rows matched. */
+    /** @return whether the limit left rows out: a scan's matching rows, or groups (those that pass {@code having}). */
     boolean truncated();
 
     /** @return what the query did. */

@@ -178,6 +178,28 @@ class QueryEngineTest {
         assertThat(r.columns().get(0)).isEqualTo(new ResultColumn("minute", "timestamp"));
     }
 
+    /** A top-N says when groups were left out, as a scan does for rows (before, a grouped answer always said false). */
+    @Test
+    void shouldSayWhenTheLimitLeftGroupsOut() {
+        final long venues = rows(x -> true).stream().map(TradeData.Row::venue).distinct().count();
+        final String grouped = "{\"table\":\"trades\",\"groupBy\":[\"venue\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]";
+        for (final long limit : new long[] {0, 1, venues - 1, venues, venues + 1}) {
+            final QueryResult r = engine.execute(grouped + ",\"limit\":" + limit + "}");
+            assertThat(r.rowCount()).isEqualTo(Math.min(limit, venues));
+            assertThat(r.truncated()).as("limit %d of %d groups", limit, venues).isEqualTo(limit < venues);
+        }
+        assertThat(engine.execute(grouped + "}").truncated()).isFalse();
+        // having counts: groups it drops are not left out by the limit
+        final QueryResult big = engine.execute(grouped + ",\"having\":{\"op\":\"range\",\"col\":\"n\",\"gte\":0},\"limit\":" + venues + "}");
+        assertThat(big.truncated()).isFalse();
+        final QueryResult none = engine.execute(grouped + ",\"having\":{\"op\":\"range\",\"col\":\"n\",\"lt\":0},\"limit\":1}");
+        assertThat(none.rowCount()).isZero();
+        assertThat(none.truncated()).isFalse();
+        final QueryResult global = engine.execute("{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],\"limit\":0}");
+        assertThat(global.rowCount()).isZero();
+        assertThat(global.truncated()).isTrue();
+    }
+
     @Test
     void shouldScanTheLastTradesOfOneClient() {
         final QueryResult r = engine.execute("{\"table\":\"trades\",\"columns\":[\"trade_id\",\"ts\",\"price\"],"

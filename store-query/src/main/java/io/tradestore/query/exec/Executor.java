@@ -297,7 +297,9 @@ public final class Executor {
                 throw new QueryException(ErrorCode.TOO_MANY_GROUPS, "the query makes " + g.groupCount() + " groups, more than maxGroups="
                     + plan.maxGroups + "; filter more, group by fewer keys, or raise options.maxGroups", "/groupBy");
             }
-            rows = groupRows(g);
+            final GroupRows answer = groupRows(g);
+            rows = answer.rows();
+            truncated = answer.groups() > rows.size();
         }
         elapsedMicros = (plan.clock.getAsLong() - startNanos) / 1000;
         final QueryStats stats = new QueryStats(elapsedMicros, rowsScanned.get(), rowsMatched.get(), segments.length, segmentsSkipped.get(),
@@ -978,7 +980,7 @@ public final class Executor {
         return NativeMemory.getSigned(a, col.width());
     }
 
-    private List<Object[]> groupRows(final GroupState g) {
+    private GroupRows groupRows(final GroupState g) {
         final int[] gids = g.groups();
         final int nk = plan.keys.length;
         final int na = g.accs.length;
@@ -1013,7 +1015,11 @@ public final class Executor {
         final Object[][] arr = plan.limit < rows.size() / 4 ? smallest(rows, (int) plan.limit, order) : rows.toArray(new Object[0][]);
         Arrays.sort(arr, order);
         final int n = (int) Math.min(arr.length, plan.limit);
-        return new ArrayList<>(Arrays.asList(arr).subList(0, n));
+        return new GroupRows(new ArrayList<>(Arrays.asList(arr).subList(0, n)), rows.size());
+    }
+
+    /** The rows of a grouped answer, ordered and cut at the limit, and how many groups there were (after having). */
+    private record GroupRows(List<Object[]> rows, int groups) {
     }
 
     /**

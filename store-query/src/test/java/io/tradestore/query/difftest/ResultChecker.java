@@ -118,8 +118,8 @@ final class ResultChecker {
             problems.add("row count: expected " + wanted + " (DuckDB " + expected.size() + (q.limit() >= 0 ? ", limit " + q.limit() : "")
                 + ") but engine returned " + actual.size());
         }
-        if (q.scan() && q.limit() >= 0 && result.truncated() != expected.size() > q.limit()) {
-            problems.add("truncated: expected " + (expected.size() > q.limit()) + " (" + expected.size() + " rows match, limit " + q.limit()
+        if (result.truncated() != (q.limit() >= 0 && expected.size() > q.limit())) {
+            problems.add("truncated: expected " + (expected.size() > q.limit()) + " (" + expected.size() + " rows or groups, limit " + q.limit()
                 + ") but engine said " + result.truncated());
         }
         // order: the orderBy keys of row i equal those of DuckDB's row i
