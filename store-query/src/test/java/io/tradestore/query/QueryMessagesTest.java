@@ -90,6 +90,22 @@ class QueryMessagesTest {
         assertThat(QueryParser.parse(AGG + ",\"limit\":0}").limit()).isZero();
     }
 
+    /** Keys and products that are not of the allowed shapes say which shapes are (audit, session 10: before, 'must be an object' and an unknown column). */
+    @Test
+    void shouldSayWhatShapeAKeyOrAProductTakes() {
+        assertError(() -> QueryParser.parse(AGG + ",\"orderBy\":[5]}"), "/orderBy/0",
+            "an orderBy key is a column name or {\"col\": name, \"desc\": true|false}, not a number");
+        assertError(() -> QueryParser.parse("{\"table\":\"trades\",\"groupBy\":[[\"venue\"]],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}"),
+            "/groupBy/0", "a group key is a column name or {\"col\": name, \"bucket\": width, \"as\": name}, not an array");
+        try (Store store = Store.open(dir)) {
+            new TradeData().write(store, TradeData.schema(Layout.COLUMN, 64, 16), 10, 1, false);
+            try (QueryEngine engine = new QueryEngine(store, 1)) {
+                assertError(() -> engine.execute("{\"table\":\"trades\",\"aggs\":[{\"name\":\"v\",\"op\":\"sum\",\"col\":\"price*quantity*price\"}]}"),
+                    "/aggs/0/col", "a product has two factors, a*b; 'price*quantity*price' has more");
+            }
+        }
+    }
+
     private static void assertError(final Supplier<?> call, final String path, final String message) {
         final QueryException e = catchThrowableOfType(QueryException.class, call::get);
         assertThat(e).as(message).isNotNull();

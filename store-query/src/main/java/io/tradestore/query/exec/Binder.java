@@ -171,9 +171,7 @@ final class Binder {
         if (f == null) {
             throw invalid(p, "missing filter");
         }
-        if (p.chars().filter(ch -> ch == '/').count() > 2L * io.tradestore.query.plan.QueryParser.MAX_FILTER_DEPTH) {
-            throw invalid(p, "filters nest at most " + io.tradestore.query.plan.QueryParser.MAX_FILTER_DEPTH + " levels deep");
-        }
+        io.tradestore.query.plan.QueryParser.checkFilterDepth(p);
         if (f instanceof Filter.And || f instanceof Filter.Or) {
             final boolean and = f instanceof Filter.And;
             final List<Filter> args = and ? ((Filter.And) f).args() : ((Filter.Or) f).args();
@@ -462,11 +460,8 @@ final class Binder {
                 try {
                     i = LocalDate.parse(s).atStartOfDay().toInstant(ZoneOffset.UTC);
                 } catch (final DateTimeParseException e2) {
-                    try {
-                        i = java.time.LocalDateTime.parse(s).toInstant(ZoneOffset.UTC);
-                    } catch (final DateTimeParseException e3) {
-                        throw invalid(p, "'" + s + "' is not an ISO-8601 timestamp such as 2026-11-17T10:00:00.000441Z");
-                    }
+                    throw invalid(p, zoneless(s) ? "'" + s + "' has no zone; add Z for UTC or an offset such as +01:00 (as the loader asks)"
+                        : "'" + s + "' is not an ISO-8601 timestamp such as 2026-11-17T10:00:00.000441Z");
                 }
             }
             try {
@@ -476,6 +471,19 @@ final class Binder {
             }
         }
         throw invalid(p, "timestamps are ISO-8601 strings or integer epoch nanoseconds");
+    }
+
+    /**
+     * A date and time with no zone was read as UTC before; a user in another zone who typed local time got a silently
+     * shifted range, while the CSV loader refuses the same text.
+     */
+    private static boolean zoneless(final String s) {
+        try {
+            java.time.LocalDateTime.parse(s);
+            return true;
+        } catch (final DateTimeParseException e) {
+            return false;
+        }
     }
 
     private static final int[] MONTH_DAYS = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -575,7 +583,7 @@ final class Binder {
         plan.symbolRank = new long[schema.columnCount()][];
         for (int i = 0; i < q.orderBy().size(); i++) {
             final OrderKey o = q.orderBy().get(i);
-            final Column c = column(o.col(), "/orderBy/" + i + "/col");
+            final Column c = column(o.col(), orderPath(o, i));
             plan.scanOrderColumns[i] = c.index();
             plan.orderDesc[i] = o.desc();
             if (c.type() == ColumnType.SYMBOL && plan.symbolRank[c.index()] == null) {
@@ -682,12 +690,20 @@ final class Binder {
             final int idx = outNames.indexOf(o.col());
             if (idx < 0) {
                 throw new QueryException(ErrorCode.UNKNOWN_COLUMN, "orderBy names an output column; '" + o.col() + "' is not one of " + outNames,
-                    "/orderBy/" + i + "/col");
+                    orderPath(o, i));
             }
             plan.orderIndex[i] = idx;
             plan.orderDesc[i] = o.desc();
         }
         plan.limit = q.limit() == null ? Long.MAX_VALUE : q.limit();
+    }
+
+    /**
+     * @return the JSON path of an orderBy key's column: the key itself unless it is descending. The model does not keep
+     *     whether the JSON said {@code "n"} or {@code {"col": "n"}}; this path exists in both (as groupBy's does).
+     */
+    private static String orderPath(final OrderKey o, final int i) {
+        return "/orderBy/" + i + (o.desc() ? "/col" : "");
     }
 
     /** @param name a column. @return whether an aggregate reads it as a value (its operand, or a factor of one). */
@@ -863,6 +879,9 @@ final class Binder {
             if (!productAllowed) {
                 throw invalid(p, "a product a*b is not allowed in " + op);
             }
+            if (col.indexOf('*', star + 1) >= 0) {
+                throw invalid(p, "a product has two factors, a*b; '" + col + "' has more");
+            }
             final Column a = column(col.substring(0, star).trim(), p);
             final Column b = column(col.substring(star + 1).trim(), p);
             if (!numeric(a.type()) || !numeric(b.type())) {
@@ -1028,9 +1047,7 @@ final class Binder {
         if (f == null) {
             throw invalid(p, "missing filter");
         }
-        if (p.chars().filter(ch -> ch == '/').count() > 2L * io.tradestore.query.plan.QueryParser.MAX_FILTER_DEPTH) {
-            throw invalid(p, "filters nest at most " + io.tradestore.query.plan.QueryParser.MAX_FILTER_DEPTH + " levels deep");
-        }
+        io.tradestore.query.plan.QueryParser.checkFilterDepth(p);
         if (f instanceof Filter.And || f instanceof Filter.Or) {
             final boolean and = f instanceof Filter.And;
             final List<Filter> args = and ? ((Filter.And) f).args() : ((Filter.Or) f).args();

@@ -213,6 +213,23 @@ public final class QueryParser {
     /** Deepest nesting of filters accepted (and/or/not): deeper queries are rejected instead of overflowing the stack. */
     public static final int MAX_FILTER_DEPTH = 64;
 
+    /**
+     * Refuses a filter nested deeper than {@link #MAX_FILTER_DEPTH} levels: the top filter is level 1, and each {@code
+     * and}/{@code or}/{@code not} adds one. (Counted in path segments before, so and/or stopped at 63 and not at 127.)
+     *
+     * @param p the filter's JSON path ({@code /filter/args/0/arg}: one level per "/arg" segment below the top).
+     * @throws QueryException INVALID_QUERY at p.
+     */
+    public static void checkFilterDepth(final String p) {
+        int levels = 1;
+        for (int i = p.indexOf("/arg"); i >= 0; i = p.indexOf("/arg", i + 4)) {
+            levels++;
+        }
+        if (levels > MAX_FILTER_DEPTH) {
+            throw invalid(p, "filters nest at most " + MAX_FILTER_DEPTH + " levels deep");
+        }
+    }
+
 
     private static Query query(final JsonNode n) {
         object(n, "", TOP);
@@ -242,6 +259,9 @@ public final class QueryParser {
                 if (g.isTextual()) {
                     groupBy.add(GroupKey.column(g.textValue()));
                 } else {
+                    if (!g.isObject()) {
+                        throw invalid(p, "a group key is a column name or {\"col\": name, \"bucket\": width, \"as\": name}, not " + kind(g));
+                    }
                     object(g, p, GROUP);
                     groupBy.add(new GroupKey(text(required(g, "col", p), p + "/col"),
                         present(g, "bucket") ? text(g.get("bucket"), p + "/bucket") : null,
@@ -281,6 +301,9 @@ public final class QueryParser {
                 if (o.isTextual()) {
                     orderBy.add(new OrderKey(o.textValue(), false));
                 } else {
+                    if (!o.isObject()) {
+                        throw invalid(p, "an orderBy key is a column name or {\"col\": name, \"desc\": true|false}, not " + kind(o));
+                    }
                     object(o, p, ORDER);
                     boolean desc = false;
                     if (present(o, "desc")) {
@@ -312,9 +335,7 @@ public final class QueryParser {
     }
 
     private static Filter filter(final JsonNode n, final String p) {
-        if (p.chars().filter(ch -> ch == '/').count() > 2L * MAX_FILTER_DEPTH) {
-            throw invalid(p, "filters nest at most " + MAX_FILTER_DEPTH + " levels deep");
-        }
+        checkFilterDepth(p);
         if (!n.isObject()) {
             throw invalid(p, "a filter must be an object with an \"op\": eq ne in range and or not");
         }

@@ -1,12 +1,16 @@
 package io.tradestore.query.exec;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
+
+import io.tradestore.query.ErrorCode;
+import io.tradestore.query.QueryException;
 
 /** The allocation-free reading of {@code YYYY-MM-DDTHH:MM:SS[.fraction]Z} agrees with java.time, and leaves every other form to it. */
 class BinderTimestampTest {
@@ -44,5 +48,19 @@ class BinderTimestampTest {
         // the full parser still reads the other forms
         assertThat(Binder.timestamp("2026-11-17T11:00:00+01:00", "/t")).isEqualTo(Binder.timestamp("2026-11-17T10:00:00Z", "/t"));
         assertThat(Binder.timestamp("2026-11-17", "/t")).isEqualTo(Binder.timestamp("2026-11-17T00:00:00Z", "/t"));
+    }
+
+    /** A date and time with no zone is refused, as the loader refuses it (it was read as UTC: audit, session 10). */
+    @Test
+    void shouldRefuseADateAndTimeWithoutAZone() {
+        for (final String s : new String[] {"2026-11-17T10:00:00", "2026-11-17T10:00", "2026-11-17T10:00:00.076513"}) {
+            assertThatThrownBy(() -> Binder.timestamp(s, "/time/from")).isInstanceOfSatisfying(QueryException.class, e -> {
+                assertThat(e.code()).isEqualTo(ErrorCode.INVALID_QUERY);
+                assertThat(e.path()).isEqualTo("/time/from");
+                assertThat(e.getMessage()).isEqualTo("'" + s + "' has no zone; add Z for UTC or an offset such as +01:00 (as the loader asks)");
+            });
+        }
+        assertThatThrownBy(() -> Binder.timestamp("2026-11-17X10", "/t"))
+            .hasMessage("'2026-11-17X10' is not an ISO-8601 timestamp such as 2026-11-17T10:00:00.000441Z");
     }
 }
