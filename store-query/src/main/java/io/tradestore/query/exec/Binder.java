@@ -991,8 +991,11 @@ final class Binder {
                     if (cs.length != 2) {
                         throw invalid(p + "/col", "vwap takes \"price*quantity\" (or no col, for columns price and quantity)");
                     }
-                    pc = cs[0];
-                    qc = cs[1];
+                    // a product is one value whatever its order, so the order must not pick the weight: the volume is the
+                    // integer factor beside a decimal one (quantity*price is price*quantity); of two of a kind, the second
+                    final boolean swap = cs[0].type() != ColumnType.DECIMAL && cs[1].type() == ColumnType.DECIMAL;
+                    pc = swap ? cs[1] : cs[0];
+                    qc = swap ? cs[0] : cs[1];
                 } else {
                     if (schema.indexOf("price") < 0 || schema.indexOf("quantity") < 0) {
                         throw new QueryException(ErrorCode.UNKNOWN_COLUMN, "vwap without col needs columns price and quantity; give \"col\": "

@@ -277,7 +277,7 @@ final class SumAcc extends Acc {
     @Override
     void merge(final int dst, final Acc src, final int srcGid) {
         final SumAcc o = (SumAcc) src;
-        exact.add128(dst, o.exact.hi[srcGid], o.exact.lo[srcGid]);
+        exact.merge(dst, o.exact, srcGid);
         nulls[dst] += o.nulls[srcGid];
     }
 

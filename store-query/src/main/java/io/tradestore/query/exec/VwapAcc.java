@@ -172,8 +172,8 @@ final class VwapAcc extends Acc {
     @Override
     void merge(final int dst, final Acc src, final int srcGid) {
         final VwapAcc o = (VwapAcc) src;
-        pq.add128(dst, o.pq.hi[srcGid], o.pq.lo[srcGid]);
-        q.add128(dst, o.q.hi[srcGid], o.q.lo[srcGid]);
+        pq.merge(dst, o.pq, srcGid);
+        q.merge(dst, o.q, srcGid);
     }
 
     @Override

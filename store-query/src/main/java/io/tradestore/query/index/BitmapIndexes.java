@@ -912,6 +912,9 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         // a segment that had more cells than the room it was given waits for room for all of them
         return cached(bucketSummaries, k, b -> true, () -> bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() >= bucketSummaryAfter,
             () -> overBudget.getOrDefault(k, 1L) * BucketSummary.CELL_BYTES, () -> {
+                if (!ValueSummary.productSumsFit(s, snap.segmentRowCount(segment), m[0], m[1])) {
+                    return null; // the query scans (ValueSummary.productSumsFit)
+                }
                 final long maxCells = Math.max(0, summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES;
                 final BucketSummary b = BucketSummary.build(s, snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
                     schema.column(key), idx.min(), idx.slotCount(), m[0], m[1], maxCells, deadline);

@@ -98,10 +98,14 @@ public final class ValueSummary extends CachedSummary {
      *                  of blocks a writer may still widen; a sealed segment's comes from its bitmap index, built from
      *                  the same rows, so the pass is skipped there).
      * @param deadline  the query's, checked every {@link Executor.Deadline#CHECK_ROWS} rows.
-     * @return the summary, or null when a key lies outside the slots.
+     * @return the summary, or null when a key lies outside the slots or sums of the product might not fit (see
+     *     {@link #productSumsFit}).
      */
     static ValueSummary build(final Segment s, final int rowCount, final Column key, final long keyMin, final int slots, final int partShift,
                               final Column a, final Column b, final boolean checkKeys, final Executor.Deadline deadline) {
+        if (!productSumsFit(s, rowCount, a, b)) {
+            return null;
+        }
         final int parts = (int) (((long) rowCount + (1L << partShift) - 1) >>> partShift);
         final ValueSummary v = new ValueSummary(keyMin, slots, partShift, Math.max(1, parts), rowCount, a != null, b != null);
         // without a key every row reads as keyMin (slot 1): the loops below are the same for a summary of all rows
@@ -200,6 +204,28 @@ public final class ValueSummary extends CachedSummary {
     }
 
     /** Adds (h, l) to the 128-bit value at e[hi], e[hi + 1]. */
+    /**
+     * Whether every sum of a product a*b over the segment's rows stays below 2^125 in magnitude by its zone maps: a
+     * summary's entries, and the parts a query adds up from them, are plain 128-bit pairs (the query's own accumulators
+     * count wraps past 2^128; these do not). Far beyond any trade's notional: a product of two 64-bit values passes
+     * 2^127 after three rows of the largest ones, and the query then scans instead.
+     *
+     * @return true as well without a product, or for an f64 factor (summed in doubles).
+     */
+    static boolean productSumsFit(final Segment s, final int rowCount, final Column a, final Column b) {
+        if (a == null || b == null || a.type() == ColumnType.F64 || b.type() == ColumnType.F64) {
+            return true;
+        }
+        return maxAbs(s, a) * maxAbs(s, b) * rowCount < 0x1p125;
+    }
+
+    /** @return the largest magnitude of a present value of a column in a segment (its zone map), 0 when none. */
+    private static double maxAbs(final Segment s, final Column c) {
+        final long min = s.zoneMin(-1, c.index());
+        final long max = s.zoneMax(-1, c.index());
+        return min > max ? 0 : Math.max(Math.abs((double) min), Math.abs((double) max));
+    }
+
     static void add(final long[] e, final int hi, final long h, final long l) {
         final long s = e[hi + 1] + l;
         e[hi] += h + (Long.compareUnsigned(s, l) < 0 ? 1 : 0);
