@@ -542,7 +542,10 @@ final class ChunkParser implements AutoCloseable {
         errCode = values.error;
         setErrorPosition(f, fieldStart, line, lineStart);
         long e = fieldStart;
-        while (e < limit && e - fieldStart <= MAX_SHOWN && !isTerminator(NativeMemory.getByte(e))) {
+        // a CR not followed by LF is no line end but part of the bad text, shown as \x0D: before, '1.5\r' was shown as
+        // '1.5' and the message blamed a good-looking value
+        while (e < limit && e - fieldStart <= MAX_SHOWN
+            && (!isTerminator(NativeMemory.getByte(e)) || NativeMemory.getByte(e) == CR && e + 1 < limit && NativeMemory.getByte(e + 1) != NL)) {
             e++;
         }
         errTextAddress = fieldStart;

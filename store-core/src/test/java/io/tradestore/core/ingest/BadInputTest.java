@@ -195,6 +195,15 @@ class BadInputTest {
         }
     }
 
+    /** A CR that ends no line is shown in the bad text (it was cut off, so the message blamed '1.5'). */
+    @Test
+    void shouldShowAStrayCarriageReturnInTheBadValue() throws IOException {
+        assertFails(csv(H + "1,2026-11-16T08:00:00Z,1,XLON,S,B,1.5\r,1\n" + GOOD3), "2:35: column 'price': '1.5\\x0D' is not a decimal");
+        assertFails(csv(H + "1,2026-11-16T08:00:00Z,1,XLON,S\rX,B,1.5,1\n" + GOOD3),
+            "2:31: column 'instrument': 'S\\x0DX' contains a control character or a stray quote");
+        assertFails(csv(H + "1,2026-11-16T08:00:00Z,1,XLON,S,B,1,1\r\r\n" + GOOD3), "2:37: column 'quantity': '1\\x0D' is not an integer");
+    }
+
     private Path gzip(final String content) throws IOException {
         final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(out)) {
