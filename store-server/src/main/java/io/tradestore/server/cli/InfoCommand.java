@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
@@ -45,9 +46,27 @@ final class InfoCommand implements Callable<Integer> {
             out.println("store      " + s.directory().toAbsolutePath());
             out.println("tables     " + s.tableNames());
             out.println("allocator  " + s.allocator().describe());
+            final List<String> failed = new ArrayList<>();
             for (final String name : names) {
                 out.println();
-                describe(s.table(name), out);
+                if (table != null) {
+                    describe(s.table(name), out);
+                    continue;
+                }
+                // one table that does not open must not hide the others (check and GET /v1/tables go on too)
+                try {
+                    describe(s.table(name), out);
+                } catch (final StoreException e) {
+                    out.println("table      " + name);
+                    out.println("error      " + e.getMessage());
+                    failed.add(name);
+                }
+            }
+            out.flush();
+            if (!failed.isEmpty()) {
+                spec.commandLine().getErr().println("error: " + (failed.size() == 1 ? "table " : "tables ") + failed
+                    + " could not be described (see above; 'tradestore check " + store + "' says more)");
+                return 1;
             }
         }
         out.flush();

@@ -81,6 +81,19 @@ class CliTest {
         assertThat(run("info").code()).isEqualTo(2);
     }
 
+    /** A table that does not open is reported in its place, and the healthy ones are still described (audit, session 10). */
+    @Test
+    void shouldDescribeTheHealthyTablesBesideABrokenOne() throws Exception {
+        TestStores.writeTrades(dir, 3000, 1);
+        final Path broken = dir.resolve("broken");
+        Files.createDirectories(broken);
+        Files.copy(dir.resolve("trades").resolve("_schema.json"), broken.resolve("_schema.json"));
+        final Run r = run("info", dir.toString());
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.out()).contains("table      broken").contains("error      ").contains("table      trades").contains("rows       3000");
+        assertThat(r.err()).contains("error: table [broken] could not be described").doesNotContain("Exception");
+    }
+
     @Test
     void shouldPassCheckOnAHealthyStore() {
         TestStores.writeTrades(dir, 3000, 1);
