@@ -8,7 +8,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -166,7 +165,8 @@ class QueryParserBytesTest {
             final boolean utf8 = jdkDecodes(b);
             valid += utf8 ? 1 : 0;
             final boolean nulAtStart = indexOfZero(b) >= 0 && indexOfZero(b) < 4;
-            final String expected = !utf8 ? Utf8JsonCheck.NOT_UTF8 : nulAtStart ? Utf8JsonCheck.NUL_AT_START : null;
+            final String expected = !utf8 ? Utf8JsonCheck.NOT_UTF8 + " at byte " + jdkMalformedAt(b) + " (counting from 0)"
+                : nulAtStart ? Utf8JsonCheck.NUL_AT_START : null;
             assertThat(problem == null ? null : problem.getMessage()).as("bytes %s", java.util.HexFormat.of().formatHex(b)).isEqualTo(expected);
         }
         assertThat(valid).as("valid inputs drawn").isBetween(10_000, 190_000);
@@ -186,18 +186,26 @@ class QueryParserBytesTest {
     private static void assertError(final QueryException e, final String message) {
         assertThat(e.code()).isEqualTo(ErrorCode.MALFORMED_JSON);
         assertThat(e.code().httpStatus()).isEqualTo(400);
-        assertThat(e.getMessage()).isEqualTo(message);
+        if (message.equals(Utf8JsonCheck.NOT_UTF8)) { // the offset follows; the random comparison below checks it
+            assertThat(e.getMessage()).startsWith(message + " at byte ").endsWith(" (counting from 0)");
+        } else {
+            assertThat(e.getMessage()).isEqualTo(message);
+        }
         assertThat(e.path()).isEmpty();
     }
 
     private static boolean jdkDecodes(final byte[] b) {
-        try {
-            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)
-                .decode(ByteBuffer.wrap(b));
-            return true;
-        } catch (final CharacterCodingException e) {
-            return false;
-        }
+        return jdkMalformedAt(b) < 0;
+    }
+
+    /** @return where the JDK's strict decoder finds the first malformed sequence, or -1 when the bytes are UTF-8. */
+    private static int jdkMalformedAt(final byte[] b) {
+        final ByteBuffer in = ByteBuffer.wrap(b);
+        final java.nio.CharBuffer out = java.nio.CharBuffer.allocate(b.length + 1);
+        final java.nio.charset.CharsetDecoder d = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+        final java.nio.charset.CoderResult r = d.decode(in, out, true);
+        return r.isError() ? in.position() : -1;
     }
 
     private static int indexOfZero(final byte[] b) {

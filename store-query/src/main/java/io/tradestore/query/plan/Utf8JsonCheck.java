@@ -16,7 +16,7 @@ import io.tradestore.query.QueryException;
  * ask {@link #problem()}. Not thread-safe.
  */
 public final class Utf8JsonCheck {
-    /** The message of bytes that are not UTF-8 (MALFORMED_JSON, path ""). */
+    /** The start of the message of bytes that are not UTF-8 (MALFORMED_JSON, path ""); " at byte N" follows. */
     public static final String NOT_UTF8 = "the body is not valid UTF-8";
     /** The message of a NUL among the first four bytes (MALFORMED_JSON, path ""). */
     public static final String NUL_AT_START = "the body is not JSON: it holds a NUL byte";
@@ -24,6 +24,8 @@ public final class Utf8JsonCheck {
     private static final int HEAD_LENGTH = 4;
 
     private long count;
+    /** The offset of the first byte of the sequence being read (the one that breaks, once malformed). */
+    private long sequenceStart;
     /** Continuation bytes still expected by the sequence begun. */
     private int pending;
     /** The range the next continuation byte must lie in (narrower after E0, ED, F0 and F4). */
@@ -56,6 +58,7 @@ public final class Utf8JsonCheck {
             pending--;
             return true;
         }
+        sequenceStart = count - 1;
         if (b < 0x80) {
             return true;
         }
@@ -101,11 +104,12 @@ public final class Utf8JsonCheck {
 
     /**
      * @return the error of all the bytes passed, taken as the whole query: MALFORMED_JSON at path "" when they are not
-     *         UTF-8 (first) or hold a NUL among the first four; null when neither.
+     *         UTF-8 (first; the message names the offset of the sequence that breaks, as a strict decoder stops there)
+     *         or hold a NUL among the first four; null when neither.
      */
     public QueryException problem() {
         if (malformed || pending > 0) {
-            return new QueryException(ErrorCode.MALFORMED_JSON, NOT_UTF8, "");
+            return new QueryException(ErrorCode.MALFORMED_JSON, NOT_UTF8 + " at byte " + sequenceStart + " (counting from 0)", "");
         }
         if (nulAtStart) {
             return new QueryException(ErrorCode.MALFORMED_JSON, NUL_AT_START, "");
