@@ -98,6 +98,11 @@ final class CsvHeader {
                 }
                 throw error(name, 1, column, "empty column name in the header row", rowsCommitted);
             }
+            final int cr = raw.strip().indexOf('\r');
+            if (cr >= 0) { // a CRLF's CR is stripped at the end of the last name: this one ends no line
+                throw error(name, 1, column + cr, "a carriage return inside the header row; lines must end in LF or CRLF (a file whose lines end"
+                    + " in CR alone reads as one line)", rowsCommitted);
+            }
             final int c = schema.indexOf(fieldName);
             if (c < 0) {
                 throw error(name, 1, column, "unknown column '" + StoreException.echo(raw.strip()) + "'; table '" + schema.name() + "' has columns "

@@ -306,6 +306,13 @@ class BadInputTest {
         assertFails(csv(header + "\n" + GOOD1), expected);
     }
 
+    /** Lines that end in CR alone (classic Mac) read as one header line: said so, instead of an unknown column 'quantity<CR>1'. */
+    @Test
+    void shouldSayThatLinesEndingInCarriageReturnsAloneAreNotLines() {
+        assertFails(csv(H.replace("\n", "\r") + GOOD1.replace("\n", "\r")), "1:59: a carriage return inside the header row; lines must end in"
+            + " LF or CRLF (a file whose lines end in CR alone reads as one line)");
+    }
+
     @Test
     void shouldFailWhenRejectsExceedMaxErrorsAndRollBack() {
         final Path f = csv(H + GOOD1 + "x,2026-11-16T08:00:01Z,1,X,Y,S,1,1\n" + GOOD2 + "y,2026-11-16T08:00:01Z,1,X,Y,S,1,1\n" + GOOD3);
