@@ -158,7 +158,7 @@ public final class QueryServer implements AutoCloseable {
         this.queries = queries;
         this.config = config;
         this.log = log;
-        this.expectedAuthorization = config.token() == null ? null : ("Bearer " + config.token()).getBytes(StandardCharsets.UTF_8);
+        this.expectedAuthorization = config.token() == null ? null : config.token().getBytes(StandardCharsets.UTF_8);
         // admission is bounded by `admitted`, so the workers' own queue never holds more than threads + queue tasks
         this.workers = new ThreadPoolExecutor(config.threads(), config.threads(), 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
             daemonThreads("tradestore-query-", WORKER_STACK_LENGTH), new ThreadPoolExecutor.AbortPolicy());
@@ -285,7 +285,11 @@ public final class QueryServer implements AutoCloseable {
             error(call, 400, "MALFORMED_REQUEST", "the request target is not a valid URI: " + StoreException.echo(e.getMessage()), "");
             return;
         }
-        final String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+        // a target in origin form is its path up to '?': new URI("//health") would read "health" as an authority
+        final String target = call.request.uri();
+        final int queryAt = target.indexOf('?');
+        final String path = target.startsWith("/") ? (queryAt < 0 ? target : target.substring(0, queryAt))
+            : uri.getRawPath() == null ? "" : uri.getRawPath();
         call.rawQuery = uri.getRawQuery();
         call.endpoint = Endpoint.of(path);
         if (expectedAuthorization != null && !authorized(call)) {
@@ -334,10 +338,14 @@ public final class QueryServer implements AutoCloseable {
         }
     }
 
+    /** An auth scheme's name is case-insensitive (RFC 9110, 11.1): "bearer" and "BEARER" are Bearer; the token is not. */
     private boolean authorized(final Call call) {
         final String h = call.request.headers().get(HttpHeaderNames.AUTHORIZATION);
-        return h != null && MessageDigest.isEqual(expectedAuthorization, h.getBytes(StandardCharsets.UTF_8));
+        return h != null && h.regionMatches(true, 0, BEARER, 0, BEARER.length())
+            && MessageDigest.isEqual(expectedAuthorization, h.substring(BEARER.length()).getBytes(StandardCharsets.UTF_8));
     }
+
+    private static final String BEARER = "Bearer ";
 
     private boolean allow(final Call call, final String method, final String allowed) {
         if (allowed.equals(method)) {

@@ -269,7 +269,24 @@ class QueryServerTest {
             final Http good = new Http(secured.port(), "s3cret");
             assertThat(good.get("/health").status()).isEqualTo(200);
             assertThat(good.post("/v1/query", QUERY).status()).isEqualTo(200);
+            // the scheme is case-insensitive (RFC 9110, 11.1), the token is not (audit, session 10: "bearer" got 401)
+            for (final String scheme : new String[] {"bearer", "BEARER", "Bearer"}) {
+                assertThat(none.send(none.builder("/health").header("Authorization", scheme + " s3cret").GET()).status()).as(scheme).isEqualTo(200);
+            }
+            assertThat(none.send(none.builder("/health").header("Authorization", "Bearer S3CRET").GET()).status()).isEqualTo(401);
+            assertThat(none.send(none.builder("/health").header("Authorization", "Basic s3cret").GET()).status()).isEqualTo(401);
         }
+    }
+
+    /** A path that starts with two slashes is a path, named in the 404 (it read as an authority, and the message named ""). */
+    @Test
+    void shouldNameAPathStartingWithTwoSlashesInItsNotFound() throws Exception {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+            s.getOutputStream().write("GET //health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.UTF_8));
+            final String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(answer).startsWith("HTTP/1.1 404").contains("no endpoint //health;");
+        }
+        assertThat(http.get("/health?x=1").status()).isEqualTo(200);
     }
 
     @Test
