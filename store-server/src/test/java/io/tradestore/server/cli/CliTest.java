@@ -126,6 +126,20 @@ class CliTest {
     }
 
     @Test
+    void shouldReadTheQueryFromAnAtFileAsItsOwnTextNotAsArguments() throws Exception {
+        TestStores.writeTrades(dir, 100, 1);
+        // pretty-printed, with spaces and quotes: picocli's own @file expansion split this into words and lost the quotes
+        final Path file = dir.resolve("q with space.json");
+        Files.writeString(file, "{\n  \"table\": \"trades\",\n  \"aggs\": [ {\"name\": \"n\", \"op\": \"count\"} ]\n}\n");
+        final Run r = run("query", dir.toString(), "@" + file, "--format", "csv");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out().lines()).containsExactly("n", "100");
+        final Path compact = dir.resolve("compact.json");
+        Files.writeString(compact, "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}");
+        assertThat(run("query", dir.toString(), "@" + compact, "--format", "csv").out().lines()).containsExactly("n", "100");
+    }
+
+    @Test
     void shouldRejectBadServeUsage() {
         TestStores.writeTrades(dir, 100, 1);
         final Run open = run("serve", dir.toString(), "--bind", "0.0.0.0");
