@@ -47,7 +47,7 @@ final class CliSupport {
                 return Files.readString(Path.of(arg.substring(1)), StandardCharsets.UTF_8);
             }
         } catch (final IOException e) {
-            throw new StoreException("cannot read " + arg + ": " + e.getMessage(), e);
+            throw new StoreException("cannot read " + arg + ": " + StoreException.reason(e), e);
         }
         return arg;
     }

@@ -140,6 +140,23 @@ class CliTest {
     }
 
     @Test
+    void shouldSayWhyAFileCouldNotBeReadOrWritten() {
+        TestStores.writeTrades(dir, 100, 1);
+        final Path missing = dir.resolve("missing.json");
+        final Run read = run("query", dir.toString(), "@" + missing);
+        assertThat(read.code()).isEqualTo(1);
+        assertThat(read.err()).isEqualTo("error: cannot read @" + missing + ": no such file or directory\n");
+        final Path nodir = dir.resolve("nodir");
+        final Run write = run("generate", "--rows", "3", "--out", nodir.resolve("x.csv").toString());
+        assertThat(write.code()).isEqualTo(1);
+        assertThat(write.err()).isEqualTo("error: cannot write " + nodir.resolve("x.csv") + ": its directory " + nodir + " does not exist\n");
+        final Path file = dir.resolve("trades").resolve("_schema.json");
+        final Run under = run("create", file.resolve("s").toString());
+        assertThat(under.code()).isEqualTo(1);
+        assertThat(under.err()).isEqualTo("error: cannot create store directory " + file.resolve("s") + ": not a directory\n");
+    }
+
+    @Test
     void shouldRejectBadServeUsage() {
         TestStores.writeTrades(dir, 100, 1);
         final Run open = run("serve", dir.toString(), "--bind", "0.0.0.0");
