@@ -13,7 +13,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.NotLinkException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The one unchecked exception family of tradestore: every expected failure carries a message that says what was wrong,
@@ -56,6 +58,15 @@ public class StoreException extends RuntimeException {
         return name.substring(0, ECHO_CHARS) + "... (" + name.length() + " characters)";
     }
 
+    /** The file-system exceptions whose message is only the path, with the words for each. */
+    private static final List<Map.Entry<Class<? extends IOException>, String>> REASONS = List.of(
+        Map.entry(AccessDeniedException.class, "permission denied"),
+        Map.entry(NotDirectoryException.class, "not a directory"),
+        Map.entry(FileAlreadyExistsException.class, "already exists"),
+        Map.entry(DirectoryNotEmptyException.class, "directory not empty"),
+        Map.entry(NotLinkException.class, "not a symbolic link"),
+        Map.entry(FileSystemLoopException.class, "a cycle of symbolic links"));
+
     /**
      * Says why a file operation failed, in words that follow the path a message names ({@code "cannot read " + file + ": "
      * + reason(e)}). Java's file-system exceptions ({@code NoSuchFileException}, {@code AccessDeniedException}, ...) carry
@@ -73,23 +84,10 @@ public class StoreException extends RuntimeException {
             final Path parent = parent(((NoSuchFileException) io).getFile());
             return parent != null && !Files.isDirectory(parent) ? "its directory " + parent + " does not exist" : "no such file or directory";
         }
-        if (io instanceof AccessDeniedException) {
-            return "permission denied";
-        }
-        if (io instanceof NotDirectoryException) {
-            return "not a directory";
-        }
-        if (io instanceof FileAlreadyExistsException) {
-            return "already exists";
-        }
-        if (io instanceof DirectoryNotEmptyException) {
-            return "directory not empty";
-        }
-        if (io instanceof NotLinkException) {
-            return "not a symbolic link";
-        }
-        if (io instanceof FileSystemLoopException) {
-            return "a cycle of symbolic links";
+        for (final Map.Entry<Class<? extends IOException>, String> r : REASONS) {
+            if (r.getKey().isInstance(io)) {
+                return r.getValue();
+            }
         }
         if (io instanceof FileSystemException) {
             // the operating system's words ("Not a directory", "No space left on device"), else only the path
