@@ -74,9 +74,10 @@ public class StoreException extends RuntimeException {
      *
      * @param e the failure: an {@link IOException} (or an {@link UncheckedIOException} around one); anything else
      *     answers its own message.
-     * @return the reason in lower case: {@code no such file or directory}, {@code its directory D does not exist} (a file
+     * @return the reason: {@code no such file or directory}, {@code its directory D does not exist} (a file
      *     to create under a missing directory), {@code permission denied}, {@code not a directory}, {@code already exists},
-     *     the operating system's words ({@code no space left on device}) or the exception's message.
+     *     the operating system's reason of a {@code FileSystemException} in lower case ({@code read-only file system}),
+     *     or the exception's message.
      */
     public static String reason(final Throwable e) {
         final Throwable io = e instanceof UncheckedIOException && e.getCause() != null ? e.getCause() : e;
@@ -98,7 +99,7 @@ public class StoreException extends RuntimeException {
         if (m == null || m.isBlank()) {
             return io instanceof IOException ? "input/output error" : "unexpected error";
         }
-        return io instanceof IOException ? lowerFirst(m) : m;
+        return m; // an IOException's own words ("No space left on device") as they are
     }
 
     private static Path parent(final String file) {
