@@ -70,7 +70,7 @@ public final class Store implements AutoCloseable {
             }
             Files.createDirectories(directory);
         } catch (final IOException e) {
-            throw new StoreException("cannot create store directory " + directory + ": " + e.getMessage(), e);
+            throw new StoreException("cannot create store directory " + directory + ": " + StoreException.reason(e), e);
         }
         return new Store(directory, allocator);
     }
@@ -108,7 +108,7 @@ public final class Store implements AutoCloseable {
                 }
             });
         } catch (final IOException e) {
-            throw new StoreException("cannot list store " + directory + ": " + e.getMessage(), e);
+            throw new StoreException("cannot list store " + directory + ": " + StoreException.reason(e), e);
         }
         names.sort(null);
         return names;
@@ -163,7 +163,7 @@ public final class Store implements AutoCloseable {
             } catch (final IOException suppressed) {
                 e.addSuppressed(suppressed);
             }
-            throw new StoreException("cannot create table '" + schema.name() + "' in " + directory + ": " + e.getMessage(), e);
+            throw new StoreException("cannot create table '" + schema.name() + "' in " + directory + ": " + StoreException.reason(e), e);
         }
         final Table t = new Table(this, schema, dir, allocator);
         tables.put(schema.name(), t);

@@ -230,7 +230,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         } catch (final IOException e) {
             closeQuietly(ch);
             HELD_LOCKS.remove(lockPath);
-            throw new StoreException("cannot open writer lock " + lockPath + ": " + e.getMessage(), e);
+            throw new StoreException("cannot open writer lock " + lockPath + ": " + StoreException.reason(e), e);
         }
         if (l == null) {
             closeQuietly(ch);

@@ -138,6 +138,7 @@ class DocsExamplesTest {
              QueryServer server = QueryServer.start(s, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null), System.err)) {
             final Http http = new Http(server.port());
             JsonNode firstAnswer = null;
+            JsonNode firstError = null;
             int ran = 0;
             for (final String line : shellLines(md)) {
                 final Matcher m = EXPECT.matcher(line);
@@ -185,6 +186,9 @@ class DocsExamplesTest {
                 if (firstAnswer == null && body != null && expected == 200) {
                     firstAnswer = r.json();
                 }
+                if (firstError == null && expected != 200) {
+                    firstError = r.json();
+                }
                 ran++;
             }
             assertThat(ran).isGreaterThanOrEqualTo(9);
@@ -193,6 +197,9 @@ class DocsExamplesTest {
             final JsonNode documented = Http.MAPPER.readTree(text.substring(start, text.indexOf("```", start)));
             assertThat(documented.path("columns")).isEqualTo(firstAnswer.path("columns"));
             assertThat(documented.path("rows").size()).isEqualTo(firstAnswer.path("rows").size());
+            // the documented error (the second JSON block) is the server's answer to the first failing example, word for word
+            final int errorStart = text.indexOf("```json", start) + "```json".length();
+            assertThat(Http.MAPPER.readTree(text.substring(errorStart, text.indexOf("```", errorStart)))).isEqualTo(firstError);
         }
     }
 
@@ -205,10 +212,45 @@ class DocsExamplesTest {
         for (final String status : new String[] {"200", "400", "401", "404", "405", "413", "500", "503", "504"}) {
             assertThat(yaml).contains("'" + status + "':");
         }
-        for (final String code : new String[] {"MALFORMED_JSON", "INVALID_QUERY", "UNKNOWN_COLUMN", "UNKNOWN_TABLE", "TOO_MANY_GROUPS",
-            "UNAUTHORIZED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "PAYLOAD_TOO_LARGE", "OVERLOADED", "TIMEOUT", "INTERNAL"}) {
-            assertThat(yaml).contains(code);
+        // every error code of http-api.md's table (the engine's and the server's own) is in the Error schema's enum
+        final String codeEnum = section(yaml, "              enum: [MALFORMED_JSON", "            message:");
+        final Matcher row = Pattern.compile("(?m)^\\| (\\d{3}) \\| `([A-Z_]+)` \\|").matcher(Files.readString(docs().resolve("http-api.md")));
+        final List<String> codes = new ArrayList<>();
+        while (row.find()) {
+            codes.add(row.group(2));
+            assertThat(yaml).as(row.group(2)).contains("'" + row.group(1) + "':");
         }
+        assertThat(codes).hasSizeGreaterThanOrEqualTo(13).contains("MALFORMED_REQUEST");
+        for (final io.tradestore.query.ErrorCode c : io.tradestore.query.ErrorCode.values()) {
+            assertThat(codes).contains(c.name());
+        }
+        for (final String code : codes) {
+            assertThat(codeEnum).as("Error.code enum").containsPattern("[\\[ ]" + code + "[,\\]]");
+        }
+        // every field of query-language.md's table is a property of the Query schema (options.x under options)
+        final String query = section(yaml, "\n    Query:\n", "\n    Result:\n");
+        final String options = section(query, "\n        options:\n", "\n    Result");
+        final String fieldTable = section(Files.readString(docs().resolve("query-language.md")), "## Fields", "\n## ");
+        final Matcher field = Pattern.compile("(?m)^\\| `([a-zA-Z.]+)` \\|").matcher(fieldTable);
+        int fields = 0;
+        while (field.find()) {
+            final String f = field.group(1);
+            if (f.startsWith("options.")) {
+                assertThat(options).as(f).contains("\n            " + f.substring("options.".length()) + ":");
+            } else {
+                assertThat(query).as(f).contains("\n        " + f + ":");
+            }
+            fields++;
+        }
+        assertThat(fields).isGreaterThanOrEqualTo(12);
         assertThat(yaml).doesNotContain("\t");
+    }
+
+    /** @return the text from the first {@code from} to the next {@code to} after it (to the end when absent). */
+    private static String section(final String text, final String from, final String to) {
+        final int start = text.indexOf(from);
+        assertThat(start).as(from).isNotNegative();
+        final int end = text.indexOf(to, start + from.length());
+        return text.substring(start, end < 0 ? text.length() : end);
     }
 }

@@ -51,7 +51,7 @@ public final class SymbolDictionary implements AutoCloseable {
             ch.write(d.header, 0);
             return d;
         } catch (final IOException e) {
-            throw new StoreException("cannot create dictionary " + path + ": " + e.getMessage(), e);
+            throw new StoreException("cannot create dictionary " + path + ": " + StoreException.reason(e), e);
         }
     }
 
@@ -75,7 +75,7 @@ public final class SymbolDictionary implements AutoCloseable {
                 ? FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)
                 : FileChannel.open(path, StandardOpenOption.READ);
         } catch (final IOException e) {
-            throw new StoreException("cannot open dictionary " + path + ": " + e.getMessage(), e);
+            throw new StoreException("cannot open dictionary " + path + ": " + StoreException.reason(e), e);
         }
         final SymbolDictionary d = new SymbolDictionary(path, ch, writable);
         try {
@@ -98,7 +98,7 @@ public final class SymbolDictionary implements AutoCloseable {
             return d;
         } catch (final IOException e) {
             d.close();
-            throw new StoreException("cannot read dictionary " + path + ": " + e.getMessage(), e);
+            throw new StoreException("cannot read dictionary " + path + ": " + StoreException.reason(e), e);
         } catch (final RuntimeException e) {
             d.close();
             throw e;
@@ -145,7 +145,7 @@ public final class SymbolDictionary implements AutoCloseable {
             }
             byteLength = committedBytes;
         } catch (final IOException e) {
-            throw new StoreException("cannot read dictionary " + path + ": " + e.getMessage(), e);
+            throw new StoreException("cannot read dictionary " + path + ": " + StoreException.reason(e), e);
         }
     }
 
@@ -269,7 +269,7 @@ public final class SymbolDictionary implements AutoCloseable {
                 channel.write(entry, byteLength + entry.position());
             }
         } catch (final IOException e) {
-            throw new StoreException("cannot append to dictionary " + path + ": " + e.getMessage(), e);
+            throw new StoreException("cannot append to dictionary " + path + ": " + StoreException.reason(e), e);
         }
         byteLength += entry.limit();
         return add(b, s);
@@ -302,7 +302,7 @@ public final class SymbolDictionary implements AutoCloseable {
         try {
             channel.truncate(committedBytes);
         } catch (final IOException e) {
-            throw new StoreException("cannot truncate dictionary " + path + ": " + e.getMessage(), e);
+            throw new StoreException("cannot truncate dictionary " + path + ": " + StoreException.reason(e), e);
         }
     }
 
@@ -311,7 +311,7 @@ public final class SymbolDictionary implements AutoCloseable {
         try {
             channel.force(false);
         } catch (final IOException e) {
-            throw new StoreException("cannot sync dictionary " + path + ": " + e.getMessage(), e);
+            throw new StoreException("cannot sync dictionary " + path + ": " + StoreException.reason(e), e);
         }
     }
 
@@ -386,7 +386,7 @@ public final class SymbolDictionary implements AutoCloseable {
         try {
             channel.close();
         } catch (final IOException e) {
-            throw new StoreException("cannot close dictionary " + path + ": " + e.getMessage(), e);
+            throw new StoreException("cannot close dictionary " + path + ": " + StoreException.reason(e), e);
         }
     }
 }

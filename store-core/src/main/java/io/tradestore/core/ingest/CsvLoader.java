@@ -140,7 +140,7 @@ public final class CsvLoader implements AutoCloseable {
                 try {
                     loader.bytesTotal += Files.size(f);
                 } catch (final IOException e) {
-                    throw new LoadException(f + ": cannot read: " + e.getMessage(), f.toString(), 0, 0, 0);
+                    throw new LoadException(f + ": cannot read: " + StoreException.reason(e), f.toString(), 0, 0, 0);
                 }
             }
             return loader.run(files, null, null);
@@ -179,7 +179,7 @@ public final class CsvLoader implements AutoCloseable {
                     s.filter(Files::isRegularFile).filter(f -> !f.getFileName().toString().startsWith("."))
                         .sorted().forEach(files::add);
                 } catch (final IOException e) {
-                    throw new LoadException(p + ": cannot list directory: " + e.getMessage(), p.toString(), 0, 0, 0);
+                    throw new LoadException(p + ": cannot list directory: " + StoreException.reason(e), p.toString(), 0, 0, 0);
                 }
             } else if (Files.exists(p)) {
                 files.add(p);
@@ -195,18 +195,7 @@ public final class CsvLoader implements AutoCloseable {
 
     /** @param e why the rejects file could not be opened or written. @return the load's failure, saying why in words. */
     private LoadException rejectsFailed(final IOException e) {
-        final Path parent = options.rejects().toAbsolutePath().getParent();
-        final String why;
-        if (e instanceof java.nio.file.NoSuchFileException && parent != null && !Files.isDirectory(parent)) {
-            why = "its directory " + parent + " does not exist";
-        } else if (e instanceof java.nio.file.AccessDeniedException) {
-            why = "permission denied";
-        } else if (e instanceof java.nio.file.FileSystemException fse && fse.getReason() != null) {
-            why = fse.getReason();
-        } else {
-            why = String.valueOf(e.getMessage());
-        }
-        return new LoadException("cannot write rejects file " + options.rejects() + ": " + why, null, 0, 0, committedByLoad);
+        return new LoadException("cannot write rejects file " + options.rejects() + ": " + StoreException.reason(e), null, 0, 0, committedByLoad);
     }
 
     private LoadResult run(final List<Path> files, final String streamName, final InputStream stream) {

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.zip.GZIPInputStream;
 
+import io.tradestore.core.StoreException;
 import io.tradestore.core.memory.MappedFile;
 import io.tradestore.core.memory.NativeMemory;
 
@@ -53,7 +54,7 @@ abstract class CsvSource implements AutoCloseable {
             }
             return new Mapped(path, name, size, chunkBytes);
         } catch (final IOException e) {
-            throw new LoadException(name + ": cannot read: " + e.getMessage(), name, 0, 0, 0);
+            throw new LoadException(name + ": cannot read: " + StoreException.reason(e), name, 0, 0, 0);
         }
     }
 
@@ -67,7 +68,7 @@ abstract class CsvSource implements AutoCloseable {
             final InputStream in = gzip ? new GZIPInputStream(buffered, 1 << 16) : buffered;
             return new Streamed(name, in, counting, size, Math.max(chunkBytes, 2 * maxLineLength + 2));
         } catch (final IOException e) {
-            throw new LoadException(name + ": cannot read: " + e.getMessage(), name, 0, 0, 0);
+            throw new LoadException(name + ": cannot read: " + StoreException.reason(e), name, 0, 0, 0);
         }
     }
 
@@ -229,7 +230,7 @@ abstract class CsvSource implements AutoCloseable {
                 owned = false;
                 return new CsvInput(format, address, base, base, base + cut, base + cut, eof && carryLength == 0, capacity);
             } catch (final IOException e) {
-                throw new LoadException(name + ": cannot read: " + e.getMessage(), name, 0, 0, 0);
+                throw new LoadException(name + ": cannot read: " + StoreException.reason(e), name, 0, 0, 0);
             } finally {
                 if (owned) {
                     NativeMemory.free(address, capacity);

@@ -66,7 +66,7 @@ public final class MappedFile implements AutoCloseable {
         try {
             allocator.allocate(path, length);
         } catch (final IOException e) {
-            throw new StoreException("cannot create " + path + " (" + length + " bytes): " + e.getMessage()
+            throw new StoreException("cannot create " + path + " (" + length + " bytes): " + StoreException.reason(e)
                 + "; free disk space or choose a smaller segmentRows", e);
         }
         return map(path, length, true);
@@ -87,7 +87,7 @@ public final class MappedFile implements AutoCloseable {
         } catch (final NoSuchFileException e) {
             throw new StoreException("missing file " + path);
         } catch (final IOException e) {
-            throw new StoreException("cannot read " + path + ": " + e.getMessage(), e);
+            throw new StoreException("cannot read " + path + ": " + StoreException.reason(e), e);
         }
         if (size < length) {
             throw new StoreException("truncated file " + path + ": size=" + size + " expected=" + length);
@@ -106,7 +106,7 @@ public final class MappedFile implements AutoCloseable {
             MAPPING_COUNT.incrementAndGet();
             return new MappedFile(path, length, writable, address);
         } catch (final IOException | RuntimeException e) {
-            throw new StoreException("cannot map " + path + ": " + e.getMessage(), e);
+            throw new StoreException("cannot map " + path + ": " + StoreException.reason(e), e);
         }
     }
 
@@ -247,7 +247,7 @@ public final class MappedFile implements AutoCloseable {
         try (FileChannel ch = FileChannel.open(directory, StandardOpenOption.READ)) {
             ch.force(true);
         } catch (final IOException e) {
-            throw new StoreException("cannot sync directory " + directory + ": " + e.getMessage(), e);
+            throw new StoreException("cannot sync directory " + directory + ": " + StoreException.reason(e), e);
         } catch (final UnsupportedOperationException e) {
             // not every file system can open a directory for reading; nothing more can be done there
         }
@@ -274,7 +274,7 @@ public final class MappedFile implements AutoCloseable {
         try {
             OS.unmap(a, length);
         } catch (final IOException e) {
-            throw new StoreException("cannot unmap " + path + ": " + e.getMessage(), e);
+            throw new StoreException("cannot unmap " + path + ": " + StoreException.reason(e), e);
         } finally {
             MAPPED_BYTES.addAndGet(-length);
             MAPPING_COUNT.decrementAndGet();

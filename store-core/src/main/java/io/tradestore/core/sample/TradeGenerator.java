@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import io.tradestore.core.StoreException;
+
 /**
  * Deterministic, realistic trades in the loader's CSV, for {@code tradestore generate}, tests, benchmarks and the
  * demo. The same rows and seed always give the same bytes.
@@ -298,7 +300,7 @@ public final class TradeGenerator {
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 16)) {
             new TradeGenerator(rows, seed).writeCsv(out);
         } catch (final IOException e) {
-            throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
+            throw new UncheckedIOException("cannot write " + file + ": " + StoreException.reason(e), e);
         }
         try {
             return Files.size(file);

@@ -73,7 +73,7 @@ public final class SchemaCodec {
         } catch (final NoSuchFileException e) {
             throw new StoreException("missing schema file " + file);
         } catch (final IOException e) {
-            throw new StoreException("cannot read schema file " + file + ": " + e.getMessage(), e);
+            throw new StoreException("cannot read schema file " + file + ": " + StoreException.reason(e), e);
         }
     }
 

@@ -102,7 +102,7 @@ public final class Segment implements AutoCloseable {
         try {
             Files.createDirectories(dir);
         } catch (final IOException e) {
-            throw new StoreException("cannot create segment directory " + dir + ": " + e.getMessage(), e);
+            throw new StoreException("cannot create segment directory " + dir + ": " + StoreException.reason(e), e);
         }
         final List<MappedFile> opened = new ArrayList<>();
         try {

@@ -83,7 +83,7 @@ class BadInputTest {
             .hasMessage("cannot write rejects file " + missing + ": its directory " + missing.getParent() + " does not exist");
         final Path aDirectory = Files.createDirectories(dir.resolve("a-directory"));
         assertThatThrownBy(() -> IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withRejects(aDirectory), f))
-            .isInstanceOf(LoadException.class).hasMessage("cannot write rejects file " + aDirectory + ": Is a directory");
+            .isInstanceOf(LoadException.class).hasMessage("cannot write rejects file " + aDirectory + ": is a directory");
         assertThat(IngestFixtures.summarise(store)).isEqualTo(before);
     }
 

@@ -432,7 +432,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             } catch (final IOException ignored) {
                 // nothing more to clean
             }
-            throw new StoreException("cannot write bitmap index " + path + ": " + e.getMessage(), e);
+            throw new StoreException("cannot write bitmap index " + path + ": " + StoreException.reason(e), e);
         }
     }
 

@@ -7,15 +7,70 @@ import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
 
-/** Helpers the commands share: opening an existing store, reading arguments from files, waiting for Ctrl-C. */
+/**
+ * Helpers the commands share: refusing bad option values as bad usage, opening an existing store, reading arguments
+ * from files, waiting for Ctrl-C.
+ */
 final class CliSupport {
+    /**
+     * The key a library message starts with: a schema's JSON path ({@code /segmentRows: 1000 must be ...}) or an
+     * option's {@code key=value} ({@code threads=0 must be ...}).
+     */
+    private static final Pattern KEYED = Pattern.compile("/?([a-zA-Z][a-zA-Z0-9]*)(?:: |=)(.*)", Pattern.DOTALL);
+
     private CliSupport() {
+    }
+
+    /**
+     * Refuses an option's value as bad usage (exit 2), worded as picocli words its own refusals.
+     *
+     * @param spec    the command.
+     * @param option  the option as the user types it ({@code --rows}).
+     * @param problem what is wrong with the value, starting with the value.
+     * @return the exception to throw.
+     */
+    static ParameterException badValue(final CommandSpec spec, final String option, final String problem) {
+        return new ParameterException(spec.commandLine(), "Invalid value for option '" + option + "': " + problem);
+    }
+
+    /**
+     * Runs a step that checks option values (a schema built from {@code --table --segment-rows --block-rows}, load or
+     * server options) and turns its refusal into bad usage (exit 2) that names the option the user typed: the library
+     * names its own key ({@code /segmentRows: 1000 must be ...}, {@code threads=0 must be ...}), the camel-case form of
+     * the option ({@code --segment-rows}, {@code --threads}); a table's {@code /name} is {@code --table}. A refusal
+     * whose key is no option of the command keeps its message whole.
+     *
+     * @param spec the command.
+     * @param step builds what the options configure; throws {@link StoreException} or {@link IllegalArgumentException}.
+     * @param <T>  what it builds.
+     * @return what the step built.
+     */
+    static <T> T checkOptions(final CommandSpec spec, final Supplier<T> step) {
+        try {
+            return step.get();
+        } catch (final StoreException | IllegalArgumentException e) {
+            final String message = String.valueOf(e.getMessage());
+            final Matcher m = KEYED.matcher(message);
+            if (m.matches()) {
+                final String option = "name".equals(m.group(1)) ? "--table" : "--" + m.group(1).replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+                if (spec.findOption(option) != null) {
+                    throw badValue(spec, option, m.group(2));
+                }
+            }
+            throw new ParameterException(spec.commandLine(), message, e);
+        }
     }
 
     /**
@@ -47,7 +102,7 @@ final class CliSupport {
                 return Files.readString(Path.of(arg.substring(1)), StandardCharsets.UTF_8);
             }
         } catch (final IOException e) {
-            throw new StoreException("cannot read " + arg + ": " + e.getMessage(), e);
+            throw new StoreException("cannot read " + arg + ": " + StoreException.reason(e), e);
         }
         return arg;
     }

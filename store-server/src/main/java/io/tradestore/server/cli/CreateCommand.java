@@ -42,12 +42,14 @@ final class CreateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        Schema schema = schemaFile == null ? TradesSchema.SCHEMA : SchemaCodec.read(schemaFile);
+        final Schema base = schemaFile == null ? TradesSchema.SCHEMA : SchemaCodec.read(schemaFile); // a bad file: exit 1
+        Schema schema = base;
         if (table != null || layout != null || segmentRows != null || blockRows != null) {
-            final int segRows = segmentRows == null ? schema.segmentRows() : segmentRows;
+            final int segRows = segmentRows == null ? base.segmentRows() : segmentRows;
             // a smaller segment than the schema's block takes blocks of the segment's size unless told otherwise
-            final int blkRows = blockRows == null ? Math.min(schema.blockRows(), segRows) : blockRows;
-            schema = schema.with(table == null ? schema.name() : table, layout == null ? schema.layout() : layout, segRows, blkRows);
+            final int blkRows = blockRows == null ? Math.min(base.blockRows(), segRows) : blockRows;
+            schema = CliSupport.checkOptions(spec, () -> base.with(table == null ? base.name() : table, layout == null ? base.layout() : layout,
+                segRows, blkRows));
         }
         try (Store s = Store.open(store)) {
             final Table t = s.createTable(schema);

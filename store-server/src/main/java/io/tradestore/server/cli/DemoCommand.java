@@ -21,7 +21,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.tradestore.core.Store;
-import io.tradestore.core.StoreException;
 import io.tradestore.core.Table;
 import io.tradestore.core.flyweight.TradesSchema;
 import io.tradestore.core.ingest.CsvLoader;
@@ -63,16 +62,11 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException, InterruptedException {
         if (rows < 1 || rows > 2_000_000_000L) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--rows=" + rows + " must be between 1 and 2000000000");
+            throw CliSupport.badValue(spec, "--rows", rows + " must be between 1 and 2000000000");
         }
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
-        final ServerConfig config;
-        try {
-            config = ServerConfig.defaults().withPort(port);
-        } catch (final StoreException e) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
-        }
+        final ServerConfig config = CliSupport.checkOptions(spec, () -> ServerConfig.defaults().withPort(port));
         final Path dir = parent == null ? Files.createTempDirectory("tradestore-demo-") : Files.createTempDirectory(parent, "tradestore-demo-");
         try {
             final Path csv = dir.resolve("trades.csv");

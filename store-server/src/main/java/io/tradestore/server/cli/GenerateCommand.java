@@ -37,7 +37,7 @@ final class GenerateCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         if (rows < 0) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--rows must be >= 0");
+            throw CliSupport.badValue(spec, "--rows", rows + " must be >= 0");
         }
         final long t0 = System.nanoTime();
         if ("-".equals(out)) {

@@ -72,16 +72,17 @@ final class LoadCommand implements Callable<Integer> {
         final OnError mode = switch (onError.toLowerCase(Locale.ROOT)) {
             case "fail" -> OnError.FAIL;
             case "skip" -> OnError.SKIP;
-            default -> throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-                "--on-error must be fail or skip, not '" + onError + "'");
+            default -> throw CliSupport.badValue(spec, "--on-error", "'" + onError + "' must be fail or skip");
         };
-        LoadOptions options = LoadOptions.defaults().withOnError(mode).withCommitEvery(commitEvery).withRejects(rejects);
-        if (maxErrors != null) {
-            options = options.withMaxErrors(maxErrors);
-        }
-        if (threads != null) {
-            options = options.withThreads(threads);
-        }
+        final LoadOptions options = CliSupport.checkOptions(spec, () -> {
+            LoadOptions o = LoadOptions.defaults().withOnError(mode).withCommitEvery(commitEvery).withRejects(rejects);
+            o = maxErrors == null ? o : o.withMaxErrors(maxErrors);
+            return threads == null ? o : o.withThreads(threads);
+        });
+        // the schema of a new table, checked before the store is touched: a bad --table creates no directory
+        final Schema fileSchema = schemaFile == null ? TradesSchema.SCHEMA : SchemaCodec.read(schemaFile); // a bad file: exit 1
+        final Schema newTable = table == null || table.equals(fileSchema.name()) ? fileSchema
+            : CliSupport.checkOptions(spec, () -> fileSchema.with(table, fileSchema.layout(), fileSchema.segmentRows(), fileSchema.blockRows()));
         final boolean stdin = files.size() == 1 && "-".equals(files.get(0));
         final List<Path> paths = new ArrayList<>();
         if (!stdin) {
@@ -91,7 +92,7 @@ final class LoadCommand implements Callable<Integer> {
             CsvLoader.expand(paths);
         }
         try (Store s = Store.open(store)) {
-            final Table t = openTable(s);
+            final Table t = openTable(s, newTable);
             final long before;
             final LoadResult r;
             final Progress progress = new Progress(err, System.console() != null);
@@ -127,16 +128,12 @@ final class LoadCommand implements Callable<Integer> {
         return 0;
     }
 
-    private Table openTable(final Store s) {
-        final String name = table != null ? table : schemaFile != null ? null : TradesSchema.SCHEMA.name();
-        if (name != null && s.hasTable(name)) {
-            return s.table(name);
+    /** An existing table named by --table (or the default trades) loads as it is; a --schema alone must match its table. */
+    private Table openTable(final Store s, final Schema newTable) {
+        if ((table != null || schemaFile == null) && s.hasTable(newTable.name())) {
+            return s.table(newTable.name());
         }
-        Schema schema = schemaFile == null ? TradesSchema.SCHEMA : SchemaCodec.read(schemaFile);
-        if (name != null && !name.equals(schema.name())) {
-            schema = schema.with(name, schema.layout(), schema.segmentRows(), schema.blockRows());
-        }
-        return s.openOrCreate(schema);
+        return s.openOrCreate(newTable);
     }
 
     /** Progress on a terminal: one line rewritten a few times a second; nothing when not a terminal. */

@@ -6,7 +6,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 import io.tradestore.core.Store;
-import io.tradestore.core.StoreException;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.server.http.QueryServer;
 import io.tradestore.server.http.ServerConfig;
@@ -58,14 +57,10 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         final int cores = Runtime.getRuntime().availableProcessors();
-        final ServerConfig config;
-        try {
-            config = new ServerConfig(bind, port, threads == null ? cores : threads, queue, maxBody, timeoutMs, token);
-        } catch (final StoreException e) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);
-        }
+        final ServerConfig config = CliSupport.checkOptions(spec,
+            () -> new ServerConfig(bind, port, threads == null ? cores : threads, queue, maxBody, timeoutMs, token));
         if (scanThreads != null && (scanThreads < 1 || scanThreads > 1024)) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--scan-threads=" + scanThreads + " must be between 1 and 1024");
+            throw CliSupport.badValue(spec, "--scan-threads", scanThreads + " must be between 1 and 1024");
         }
         // Workers x scan threads ~ cores: under load every core runs one query instead of every query fanning out and
         // paying hand-offs (docs/benchmarks.md, "HTTP: standalone runs", runs 4-6; those runs were not an A/B under

@@ -36,6 +36,9 @@ public final class TradestoreCli implements Runnable {
      */
     public static CommandLine commandLine(final PrintWriter out, final PrintWriter err) {
         final CommandLine cl = new CommandLine(new TradestoreCli());
+        // picocli would read an argument '@file' as a file of arguments, split it into words and strip its quotes, so
+        // 'query STORE @q.json' never reached the command; our own @file (CliSupport.textArgument) reads it whole
+        cl.setExpandAtFiles(false);
         cl.setOut(out);
         cl.setErr(err);
         cl.setExitCodeExceptionMapper(e -> EXIT_FAILED);

@@ -302,34 +302,36 @@ public final class QueryServer implements AutoCloseable {
             error(call, 503, "OVERLOADED", "the server is stopping", "");
             return;
         }
+        // HEAD is GET without the body (send() drops it), as RFC 9110 asks of every GET endpoint
+        final boolean get = "GET".equals(method) || call.head;
         switch (call.endpoint) {
             case HEALTH:
-                if (allow(call, method, "GET")) {
+                if (allowGet(call, get)) {
                     send(call, 200, JSON_TYPE, "{\"status\":\"ok\"}".getBytes(StandardCharsets.UTF_8));
                 }
                 return;
             case METRICS:
-                if (allow(call, method, "GET")) {
+                if (allowGet(call, get)) {
                     send(call, 200, PROMETHEUS_TYPE, metrics.render().getBytes(StandardCharsets.UTF_8));
                 }
                 return;
             case TABLES:
-                if (allow(call, method, "GET")) {
+                if (allowGet(call, get)) {
                     send(call, 200, JSON_TYPE, tablesJson());
                 }
                 return;
             case TABLE:
-                if (allow(call, method, "GET")) {
+                if (allowGet(call, get)) {
                     table(call, path.substring(TABLE_PREFIX.length()));
                 }
                 return;
             case QUERY:
                 if ("POST".equals(method)) {
                     postQuery(call);
-                } else if ("GET".equals(method)) {
+                } else if (get) {
                     getQuery(call);
                 } else {
-                    methodNotAllowed(call, "GET, POST");
+                    methodNotAllowed(call, "GET, HEAD, POST");
                 }
                 return;
             default:
@@ -347,12 +349,11 @@ public final class QueryServer implements AutoCloseable {
 
     private static final String BEARER = "Bearer ";
 
-    private boolean allow(final Call call, final String method, final String allowed) {
-        if (allowed.equals(method)) {
-            return true;
+    private boolean allowGet(final Call call, final boolean get) {
+        if (!get) {
+            methodNotAllowed(call, "GET, HEAD");
         }
-        methodNotAllowed(call, allowed);
-        return false;
+        return get;
     }
 
     private void methodNotAllowed(final Call call, final String allowed) {
@@ -374,14 +375,10 @@ public final class QueryServer implements AutoCloseable {
             error(call, refused.code().httpStatus(), refused.code().name(), refused.getMessage(), refused.path());
             return;
         }
-        final String epochNanos;
-        try {
-            epochNanos = parameter(call.rawQuery, "epochNanos");
-        } catch (final IllegalArgumentException e) {
-            error(call, 400, "MALFORMED_JSON", "the query string is not valid percent-encoding", "");
-            return;
+        final Boolean epochNanos = epochNanos(call);
+        if (epochNanos != null) {
+            submit(call, null, body.forEachByte(JSON_WHITESPACE) < 0 ? null : body, epochNanos);
         }
-        submit(call, null, body.forEachByte(JSON_WHITESPACE) < 0 ? null : body, epochNanos);
     }
 
     private void getQuery(final Call call) {
@@ -391,12 +388,10 @@ public final class QueryServer implements AutoCloseable {
             return;
         }
         final String q;
-        final String epochNanos;
         try {
             q = parameter(raw, "q");
-            epochNanos = parameter(raw, "epochNanos");
         } catch (final IllegalArgumentException e) {
-            error(call, 400, "MALFORMED_JSON", "the query string is not valid percent-encoding", "");
+            badPercentEncoding(call);
             return;
         }
         if (q == null) {
@@ -407,7 +402,39 @@ public final class QueryServer implements AutoCloseable {
             tooLarge(call);
             return;
         }
-        submit(call, q.isBlank() ? null : q, null, epochNanos);
+        final Boolean epochNanos = epochNanos(call);
+        if (epochNanos != null) {
+            submit(call, q.isBlank() ? null : q, null, epochNanos);
+        }
+    }
+
+    /**
+     * Reads the {@code epochNanos} parameter: absent or exactly {@code false} is false, exactly {@code true} true; any
+     * other value is answered 400 with the message the body's {@code options.epochNanos} gives, never taken as false.
+     *
+     * @param call the request.
+     * @return the value, or null when the request has been answered.
+     */
+    private Boolean epochNanos(final Call call) {
+        final String value;
+        try {
+            value = parameter(call.rawQuery, "epochNanos");
+        } catch (final IllegalArgumentException e) {
+            badPercentEncoding(call);
+            return null;
+        }
+        if (value == null || "false".equals(value)) {
+            return Boolean.FALSE;
+        }
+        if ("true".equals(value)) {
+            return Boolean.TRUE;
+        }
+        error(call, 400, ErrorCode.INVALID_QUERY.name(), "epochNanos must be true or false", "");
+        return null;
+    }
+
+    private void badPercentEncoding(final Call call) {
+        error(call, 400, "MALFORMED_JSON", "the query string is not valid percent-encoding", "");
     }
 
     private void tooLarge(final Call call) {
@@ -420,9 +447,9 @@ public final class QueryServer implements AutoCloseable {
      * @param call       the request.
      * @param json       the query text of a GET, or null.
      * @param body       the query bytes of a POST (retained here for the worker, which releases them), or null.
-     * @param epochNanos the {@code epochNanos} parameter, or null.
+     * @param epochNanos the {@code epochNanos} parameter.
      */
-    private void submit(final Call call, final String json, final ByteBuf body, final String epochNanos) {
+    private void submit(final Call call, final String json, final ByteBuf body, final boolean epochNanos) {
         if (json == null && body == null) {
             error(call, 400, "MALFORMED_JSON", "the query is empty; send a JSON object such as {\"table\":\"trades\",\"aggs\":"
                 + "[{\"name\":\"n\",\"op\":\"count\"}]}", "");
@@ -438,7 +465,7 @@ public final class QueryServer implements AutoCloseable {
             return;
         }
         // the request is released once routed: the worker holds its own reference to the body
-        final QueryTask task = new QueryTask(call, json, body == null ? null : body.retain(), "true".equals(epochNanos));
+        final QueryTask task = new QueryTask(call, json, body == null ? null : body.retain(), epochNanos);
         // on the connection's event loop, from that loop: scheduling wakes no thread (a cancel is queued lazily)
         task.timeout = call.ctx.executor().schedule(() -> error(call, 504, "TIMEOUT", "the query did not finish within the server's limit of "
             + config.timeoutMs() + " ms", ""), Math.max(0, task.remainingNs()), TimeUnit.NANOSECONDS);
@@ -665,7 +692,9 @@ public final class QueryServer implements AutoCloseable {
         if (!call.answered.compareAndSet(false, true)) {
             return;
         }
-        final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status), body);
+        // a HEAD answer is GET's with its Content-Length but without the body (an unpooled buffer: dropped, not released)
+        final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status),
+            call.head ? Unpooled.EMPTY_BUFFER : body);
         final HttpHeaders h = response.headers();
         h.set(HttpHeaderNames.CONTENT_TYPE, contentType);
         h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
@@ -735,6 +764,8 @@ public final class QueryServer implements AutoCloseable {
         private final FullHttpRequest request;
         private final long startNs;
         private final AtomicBoolean answered = new AtomicBoolean();
+        /** A HEAD request: answered as GET, without the body. */
+        private final boolean head;
         private Endpoint endpoint = Endpoint.OTHER;
         private String rawQuery;
         private boolean keepAlive;
@@ -746,6 +777,7 @@ public final class QueryServer implements AutoCloseable {
             this.request = request;
             this.startNs = startNs;
             this.keepAlive = HttpUtil.isKeepAlive(request);
+            this.head = HttpMethod.HEAD.equals(request.method());
         }
 
         /** Adds a header to the answer (a worker may, while the event loop answers 504). */

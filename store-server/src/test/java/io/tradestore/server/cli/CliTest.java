@@ -139,6 +139,76 @@ class CliTest {
     }
 
     @Test
+    void shouldReadTheQueryFromAnAtFileAsItsOwnTextNotAsArguments() throws Exception {
+        TestStores.writeTrades(dir, 100, 1);
+        // pretty-printed, with spaces and quotes: picocli's own @file expansion split this into words and lost the quotes
+        final Path file = dir.resolve("q with space.json");
+        Files.writeString(file, "{\n  \"table\": \"trades\",\n  \"aggs\": [ {\"name\": \"n\", \"op\": \"count\"} ]\n}\n");
+        final Run r = run("query", dir.toString(), "@" + file, "--format", "csv");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out().lines()).containsExactly("n", "100");
+        final Path compact = dir.resolve("compact.json");
+        Files.writeString(compact, "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}");
+        assertThat(run("query", dir.toString(), "@" + compact, "--format", "csv").out().lines()).containsExactly("n", "100");
+    }
+
+    @Test
+    void shouldSayWhyAFileCouldNotBeReadOrWritten() {
+        TestStores.writeTrades(dir, 100, 1);
+        final Path missing = dir.resolve("missing.json");
+        final Run read = run("query", dir.toString(), "@" + missing);
+        assertThat(read.code()).isEqualTo(1);
+        assertThat(read.err()).isEqualTo("error: cannot read @" + missing + ": no such file or directory\n");
+        final Path nodir = dir.resolve("nodir");
+        final Run write = run("generate", "--rows", "3", "--out", nodir.resolve("x.csv").toString());
+        assertThat(write.code()).isEqualTo(1);
+        assertThat(write.err()).isEqualTo("error: cannot write " + nodir.resolve("x.csv") + ": its directory " + nodir + " does not exist\n");
+        final Path file = dir.resolve("trades").resolve("_schema.json");
+        final Run under = run("create", file.resolve("s").toString());
+        assertThat(under.code()).isEqualTo(1);
+        assertThat(under.err()).isEqualTo("error: cannot create store directory " + file.resolve("s") + ": not a directory\n");
+    }
+
+    @Test
+    void shouldExitWithUsageCodeNamingTheOptionForEveryBadOptionValue() throws Exception {
+        final Path store = dir.resolve("s");
+        final Path csv = dir.resolve("t.csv");
+        assertThat(run("generate", "--rows", "3", "--out", csv.toString()).code()).isZero();
+        final String[][] cases = {
+            {"--segment-rows", "create", store.toString(), "--table", "t3", "--segment-rows", "1000"},
+            {"--segment-rows", "create", store.toString(), "--segment-rows", "0"},
+            {"--table", "create", store.toString(), "--table", "Bad-Name"},
+            {"--block-rows", "create", store.toString(), "--table", "t5", "--block-rows", "3"},
+            {"--block-rows", "create", store.toString(), "--segment-rows", "1024", "--block-rows", "2048"},
+            {"--threads", "load", store.toString(), csv.toString(), "--threads", "0"},
+            {"--table", "load", store.toString(), csv.toString(), "--table", "Bad"},
+            {"--max-errors", "load", store.toString(), csv.toString(), "--on-error", "skip", "--max-errors", "-1"},
+            {"--commit-every", "load", store.toString(), csv.toString(), "--commit-every", "-5"},
+            {"--on-error", "load", store.toString(), csv.toString(), "--on-error", "maybe"},
+            {"--rows", "generate", "--rows", "-1"},
+            {"--threads", "serve", store.toString(), "--threads", "0"},
+            {"--queue", "serve", store.toString(), "--queue", "-1"},
+            {"--port", "demo", "--port", "99999"},
+        };
+        for (final String[] c : cases) {
+            final Run r = run(java.util.Arrays.copyOfRange(c, 1, c.length));
+            final String line = String.join(" ", java.util.Arrays.copyOfRange(c, 1, c.length));
+            assertThat(r.code()).as(line + "\n" + r.err()).isEqualTo(2);
+            assertThat(r.err()).as(line).contains(c[0]).doesNotContain("/segmentRows").doesNotContain("/blockRows").doesNotContain("/name")
+                .doesNotContain("threads=").doesNotContain("Exception");
+        }
+        assertThat(Files.exists(store)).as("bad usage creates no store").isFalse();
+        assertThat(run("create", store.toString(), "--segment-rows", "1000").err()).startsWith(
+            "error: Invalid value for option '--segment-rows': 1000 must be a power of two between 2 and 1073741824\n");
+        assertThat(run("load", store.toString(), csv.toString(), "--threads", "0").err()).startsWith(
+            "error: Invalid value for option '--threads': 0 must be between 1 and 256\n");
+        // a genuine failure stays exit 1: a missing schema file, an existing table
+        assertThat(run("create", store.toString(), "--schema", dir.resolve("missing.json").toString(), "--segment-rows", "1000").code()).isEqualTo(1);
+        assertThat(run("create", store.toString()).code()).isZero();
+        assertThat(run("create", store.toString(), "--segment-rows", "1024").code()).isEqualTo(1);
+    }
+
+    @Test
     void shouldRejectBadServeUsage() {
         TestStores.writeTrades(dir, 100, 1);
         final Run open = run("serve", dir.toString(), "--bind", "0.0.0.0");

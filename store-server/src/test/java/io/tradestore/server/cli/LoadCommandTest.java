@@ -106,7 +106,7 @@ class LoadCommandTest {
         assertThat(rows(store, "q2")).isEqualTo(2);
         final Run usage = run("load", store.toString(), csv.toString(), "--on-error", "maybe");
         assertThat(usage.code()).isEqualTo(2);
-        assertThat(usage.err()).contains("--on-error must be fail or skip");
+        assertThat(usage.err()).contains("Invalid value for option '--on-error': 'maybe' must be fail or skip");
         assertThat(run("load", store.toString(), dir.resolve("missing.csv").toString()).code()).isEqualTo(1);
     }
 

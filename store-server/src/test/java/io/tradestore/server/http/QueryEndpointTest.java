@@ -118,6 +118,27 @@ class QueryEndpointTest {
         assertThat(op.json().path("error").path("path").asText()).startsWith("/aggs/0");
     }
 
+    /** The epochNanos parameter takes exactly true or false, and refuses anything else as the body's option does. */
+    @Test
+    void shouldAcceptOnlyTrueOrFalseForTheEpochNanosParameter() {
+        final String query = "{\"table\":\"trades\",\"aggs\":[{\"name\":\"first\",\"op\":\"min\",\"col\":\"ts\"}]}";
+        final String get = "/v1/query?q=" + URLEncoder.encode(query, StandardCharsets.UTF_8) + "&epochNanos=";
+        assertThat(http.post("/v1/query?epochNanos=true", query).json().path("rows").get(0).get(0).isNumber()).isTrue();
+        assertThat(http.get(get + "true").json().path("rows").get(0).get(0).isNumber()).isTrue();
+        assertThat(http.post("/v1/query?epochNanos=false", query).json().path("rows").get(0).get(0).isTextual()).isTrue();
+        assertThat(http.get(get + "false").json().path("rows").get(0).get(0).isTextual()).isTrue();
+        final Http.Response inBody = http.post("/v1/query", query.replace("}]}", "}],\"options\":{\"epochNanos\":\"yes\"}}"));
+        assertThat(inBody.status()).as(inBody.body()).isEqualTo(400);
+        final String message = inBody.json().path("error").path("message").asText();
+        for (final String bad : new String[] {"yes", "1", "TRUE", "True", "", "false%20"}) {
+            for (final Http.Response r : new Http.Response[] {http.post("/v1/query?epochNanos=" + bad, query), http.get(get + bad)}) {
+                assertThat(r.status()).as(bad + ": " + r.body()).isEqualTo(400);
+                assertThat(r.errorCode()).as(bad).isEqualTo(inBody.errorCode());
+                assertThat(r.json().path("error").path("message").asText()).as(bad).isEqualTo(message);
+            }
+        }
+    }
+
     /** A result column named with 2-, 3- and 4-byte UTF-8 characters (é, €, an emoji): the name comes back as sent. */
     private static final String WIDE_NAME = "n\u00e9\u20ac\uD83D\uDE00";
     private static final String WIDE_QUERY = "{\"table\":\"trades\",\"aggs\":[{\"name\":\"" + WIDE_NAME + "\",\"op\":\"count\"}]}";

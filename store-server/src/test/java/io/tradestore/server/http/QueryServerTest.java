@@ -129,6 +129,30 @@ class QueryServerTest {
         assertThat(http.post("/health", "{}").status()).isEqualTo(405);
     }
 
+    /** HEAD on every GET endpoint: GET's status and headers, Content-Length of GET's body, and no body (RFC 9110 9.3.2). */
+    @Test
+    void shouldAnswerHeadAsGetWithoutABody() throws Exception {
+        final String query = "/v1/query?q=" + URLEncoder.encode(QUERY, StandardCharsets.UTF_8);
+        for (final String path : new String[] {"/health", "/v1/tables", "/v1/tables/trades", "/metrics", query, "/v1/tables/nosuch", "/nowhere"}) {
+            final Http.Response get = http.get(path);
+            // HEAD, then a GET on the same connection: the HEAD answer must end at its headers for the next to be read
+            final String answer = exchange("HEAD " + path + " HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n"
+                + "Connection: close\r\n\r\n", false);
+            final String head = answer.substring(0, answer.indexOf("\r\n\r\n") + 4);
+            assertThat(head).as(path).startsWith("HTTP/1.1 " + get.status() + " ").containsIgnoringCase("content-type: " + get.contentType());
+            if (!path.equals("/metrics")) { // the metrics text changes from one request to the next
+                assertThat(head).as(path).containsIgnoringCase("content-length: " + get.body().getBytes(StandardCharsets.UTF_8).length + "\r\n");
+            }
+            assertThat(answer.substring(head.length())).as(path).startsWith("HTTP/1.1 200 ").endsWith("{\"status\":\"ok\"}");
+        }
+        for (final String path : new String[] {"/health", "/v1/tables", "/v1/tables/trades", "/metrics"}) {
+            final String answer = exchange("PUT " + path + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", false);
+            assertThat(answer).as(path).startsWith("HTTP/1.1 405").containsIgnoringCase("allow: GET, HEAD\r\n");
+        }
+        assertThat(exchange("PUT /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", false))
+            .startsWith("HTTP/1.1 405").containsIgnoringCase("allow: GET, HEAD, POST\r\n");
+    }
+
     @Test
     void shouldAnswerPostAndGetQueries() {
         final Http.Response post = http.post("/v1/query", QUERY);
