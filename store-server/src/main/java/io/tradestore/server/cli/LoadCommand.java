@@ -128,9 +128,12 @@ final class LoadCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** An existing table named by --table (or the default trades) loads as it is; a --schema alone must match its table. */
+    /**
+     * An existing table loads as it is, unless a --schema names its columns: then they must be the table's (names and
+     * types), with --table as without it (with --table the file was not even read: audit, session 10).
+     */
     private Table openTable(final Store s, final Schema newTable) {
-        if ((table != null || schemaFile == null) && s.hasTable(newTable.name())) {
+        if (schemaFile == null && s.hasTable(newTable.name())) {
             return s.table(newTable.name());
         }
         return s.openOrCreate(newTable);

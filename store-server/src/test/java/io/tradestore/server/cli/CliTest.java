@@ -169,6 +169,32 @@ class CliTest {
         assertThat(under.err()).isEqualTo("error: cannot create store directory " + file.resolve("s") + ": not a directory\n");
     }
 
+    /** A --schema is checked against the existing table it loads into, with --table as without (it was ignored with --table). */
+    @Test
+    void shouldCheckASchemaAgainstTheExistingTableWithOrWithoutTable() throws Exception {
+        final Path store = dir.resolve("s");
+        final Path csv = dir.resolve("t.csv");
+        assertThat(run("generate", "--rows", "3", "--out", csv.toString()).code()).isZero();
+        assertThat(run("load", store.toString(), csv.toString()).code()).isZero();
+        final Path other = dir.resolve("other.json");
+        Files.writeString(other, io.tradestore.core.schema.SchemaCodec.toJson(io.tradestore.core.flyweight.TradesSchema.SCHEMA, true)
+            .replaceFirst("(\"quantity\"[^}]*\")i64\"", "$1i32\"")); // quantity i32
+        assertThat(Files.readString(other)).contains("i32");
+        for (final String[] args : new String[][] {{"--schema", other.toString()}, {"--schema", other.toString(), "--table", "trades"}}) {
+            final String[] all = new String[3 + args.length];
+            all[0] = "load";
+            all[1] = store.toString();
+            all[2] = csv.toString();
+            System.arraycopy(args, 0, all, 3, args.length);
+            final Run r = run(all);
+            assertThat(r.code()).as(String.join(" ", args)).isEqualTo(1);
+            assertThat(r.err()).as(String.join(" ", args)).contains("table 'trades' exists with other columns");
+        }
+        final Path same = dir.resolve("same.json");
+        Files.writeString(same, io.tradestore.core.schema.SchemaCodec.toJson(io.tradestore.core.flyweight.TradesSchema.SCHEMA, true));
+        assertThat(run("load", store.toString(), csv.toString(), "--schema", same.toString(), "--table", "trades").code()).isZero();
+    }
+
     @Test
     void shouldExitWithUsageCodeNamingTheOptionForEveryBadOptionValue() throws Exception {
         final Path store = dir.resolve("s");
