@@ -65,6 +65,40 @@ class BeyondInt128SumTest {
         }
     }
 
+    /**
+     * A sum brought near 2^127 by one segment's rows (exact per-row adds) and carried across it by a later segment's
+     * flushed 64-bit partial (the review of session 10 found that path uncounted), up and down.
+     */
+    @ParameterizedTest
+    @CsvSource({"1,1", "1,2", "-1,1", "-1,2"})
+    void shouldCountAWrapMadeByAFlushedPartial(final int sign, final int threads) {
+        final long big = Long.MAX_VALUE;
+        final long[][] rows = {{big, big}, {big, big}, {8, (1L << 62) - 125}, {0, 0}, {1, 1000}};
+        BigInteger pq = BigInteger.ZERO;
+        try (Store store = Store.open(dir)) {
+            try (TableWriter w = store.createTable(TradesSchema.SCHEMA.with("trades", Layout.COLUMN, 4, 4)).writer()) {
+                final TradeFlyweight f = new TradeFlyweight();
+                for (int i = 0; i < rows.length; i++) {
+                    w.append(f).tradeId(i + 1).ts(1_795_000_000_000_000_000L + i).clientId(1).venue("XLON").instrument("SYM0").side('B')
+                        .price(sign * rows[i][0]).quantity(rows[i][1]);
+                    pq = pq.add(BigInteger.valueOf(sign * rows[i][0]).multiply(BigInteger.valueOf(rows[i][1])));
+                }
+                w.commit();
+            }
+            assertThat(pq.abs()).as("past 2^127").isGreaterThan(BigInteger.ONE.shiftLeft(127));
+            for (final boolean indexed : new boolean[] {false, true}) {
+                try (QueryEngine engine = new QueryEngine(store, threads)) {
+                    engine.useIndexes(indexed);
+                    for (final String q : new String[] {"{\"table\":\"trades\",\"aggs\":[{\"name\":\"pq\",\"op\":\"sum\",\"col\":\"price*quantity\"}]}",
+                        "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"pq\",\"op\":\"sum\",\"col\":\"price*quantity\"}]}"}) {
+                        final QueryResult r = engine.execute(q);
+                        assertThat(r.value(0, r.columns().size() - 1)).as(q).isEqualTo(new BigDecimal(pq, 6));
+                    }
+                }
+            }
+        }
+    }
+
     private static void check(final QueryEngine engine, final List<long[]> rows, final String filter, final java.util.function.Predicate<long[]> keep) {
         final QueryResult r = engine.execute("{\"table\":\"trades\"" + filter + ",\"groupBy\":[\"side\"],\"aggs\":["
             + "{\"name\":\"pq\",\"op\":\"sum\",\"col\":\"price*quantity\"},{\"name\":\"avg\",\"op\":\"avg\",\"col\":\"price*quantity\"},"

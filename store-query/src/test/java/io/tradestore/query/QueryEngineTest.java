@@ -86,13 +86,13 @@ class QueryEngineTest {
 
     /**
      * A vwap of a product weighs by the volume whatever the order it is written in: quantity*price was
-     * sum(price*quantity)/sum(price) before (audit, session 10). Two integer factors weigh by the second.
+     * sum(price*quantity)/sum(price) before (audit, session 10). Without a factor named quantity, the second weighs.
      */
     @Test
     void shouldTakeTheVolumeOfAVwapProductInEitherOrder() {
         final QueryResult r = engine.execute("{\"table\":\"trades\",\"groupBy\":[\"venue\"],\"aggs\":[{\"name\":\"a\",\"op\":\"vwap\"},"
             + "{\"name\":\"b\",\"op\":\"vwap\",\"col\":\"price*quantity\"},{\"name\":\"c\",\"op\":\"vwap\",\"col\":\"quantity*price\"},"
-            + "{\"name\":\"d\",\"op\":\"vwap\",\"col\":\"quantity*client_id\"}]}");
+            + "{\"name\":\"d\",\"op\":\"vwap\",\"col\":\"client_id*trade_id\"}]}");
         final Map<String, List<TradeData.Row>> by = rows(x -> true).stream().collect(Collectors.groupingBy(x -> Objects.toString(x.venue(), "\u0000")));
         assertThat(r.rowCount()).isEqualTo(by.size());
         for (int i = 0; i < r.rowCount(); i++) {
@@ -103,10 +103,11 @@ class QueryEngineTest {
             for (int c = 1; c <= 3; c++) {
                 assertThat((Double) r.value(i, c)).as("column %d", c).isCloseTo(vwap, org.assertj.core.data.Percentage.withPercentage(1e-9));
             }
-            final List<TradeData.Row> both = g.stream().filter(x -> x.quantity() != null && x.clientId() != null).collect(Collectors.toList());
-            final BigDecimal qc = both.stream().map(x -> BigDecimal.valueOf(x.quantity()).multiply(BigDecimal.valueOf(x.clientId())))
+            // no factor named quantity: the second one as written is the volume
+            final List<TradeData.Row> both = g.stream().filter(x -> x.tradeId() != null && x.clientId() != null).collect(Collectors.toList());
+            final BigDecimal qc = both.stream().map(x -> BigDecimal.valueOf(x.tradeId()).multiply(BigDecimal.valueOf(x.clientId())))
                 .reduce(BigDecimal.ZERO, BigDecimal::add);
-            final BigDecimal cs = BigDecimal.valueOf(both.stream().mapToLong(TradeData.Row::clientId).sum());
+            final BigDecimal cs = BigDecimal.valueOf(both.stream().mapToLong(TradeData.Row::tradeId).sum());
             assertThat((Double) r.value(i, 4)).isCloseTo(qc.divide(cs, java.math.MathContext.DECIMAL128).doubleValue(),
                 org.assertj.core.data.Percentage.withPercentage(1e-9));
         }

@@ -98,9 +98,11 @@ final class CsvHeader {
                 }
                 throw error(name, 1, column, "empty column name in the header row", rowsCommitted);
             }
-            final int cr = raw.strip().indexOf('\r');
-            if (cr >= 0) { // a CRLF's CR is stripped at the end of the last name: this one ends no line
-                throw error(name, 1, column + cr, "a carriage return inside the header row; lines must end in LF or CRLF (a file whose lines end"
+            if (raw.strip().indexOf('\r') >= 0) { // a CRLF's CR is stripped at the end of the last name: this one ends no line
+                final int cr = raw.indexOf('\r');
+                final long crColumn = column + (NativeMemory.getByte(fieldStart) == '"' ? 1 : 0)
+                    + raw.substring(0, cr).getBytes(StandardCharsets.UTF_8).length;
+                throw error(name, 1, crColumn, "a carriage return inside the header row; lines must end in LF or CRLF (a file whose lines end"
                     + " in CR alone reads as one line)", rowsCommitted);
             }
             final int c = schema.indexOf(fieldName);

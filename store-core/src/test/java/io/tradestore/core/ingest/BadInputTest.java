@@ -311,6 +311,11 @@ class BadInputTest {
     void shouldSayThatLinesEndingInCarriageReturnsAloneAreNotLines() {
         assertFails(csv(H.replace("\n", "\r") + GOOD1.replace("\n", "\r")), "1:59: a carriage return inside the header row; lines must end in"
             + " LF or CRLF (a file whose lines end in CR alone reads as one line)");
+        // the CR's own column, after a leading space or a quote (the review of session 10: it was one short)
+        assertFails(csv(H.replace(",quantity\n", ", quantity\r") + GOOD1.replace("\n", "\r")), "1:60: a carriage return inside the header"
+            + " row; lines must end in LF or CRLF (a file whose lines end in CR alone reads as one line)");
+        assertFails(csv(H.replace(",quantity\n", ",\"quantity\r1\"\n") + GOOD1), "1:60: a carriage return inside the header"
+            + " row; lines must end in LF or CRLF (a file whose lines end in CR alone reads as one line)");
     }
 
     @Test

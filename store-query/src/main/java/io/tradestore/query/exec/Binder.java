@@ -991,9 +991,10 @@ final class Binder {
                     if (cs.length != 2) {
                         throw invalid(p + "/col", "vwap takes \"price*quantity\" (or no col, for columns price and quantity)");
                     }
-                    // a product is one value whatever its order, so the order must not pick the weight: the volume is the
-                    // integer factor beside a decimal one (quantity*price is price*quantity); of two of a kind, the second
-                    final boolean swap = cs[0].type() != ColumnType.DECIMAL && cs[1].type() == ColumnType.DECIMAL;
+                    // the volume is the factor named quantity, as vwap without col takes it, in either order (quantity*price
+                    // gave sum(p*q)/sum(p) before); else the second factor as written. Not by types: a price in integer
+                    // ticks and a decimal quantity, or two decimals, would be guessed wrong
+                    final boolean swap = "quantity".equals(cs[0].name()) && !"quantity".equals(cs[1].name());
                     pc = swap ? cs[1] : cs[0];
                     qc = swap ? cs[0] : cs[1];
                 } else {

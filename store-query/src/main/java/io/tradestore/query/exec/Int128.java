@@ -42,12 +42,9 @@ final class Int128 {
         wraps[g] += times;
     }
 
-    /** Adds a signed 64-bit value. */
+    /** Adds a signed 64-bit value (a flushed 64-bit partial: it may carry the pair across 2^127, so it counts wraps too). */
     void add(final int g, final long v) {
-        final long l = lo[g] + v;
-        final long carry = Long.compareUnsigned(l, v) < 0 ? 1 : 0;
-        lo[g] = l;
-        hi[g] += (v >> 63) + carry;
+        add128(g, v >> 63, v);
     }
 
     /** Adds the exact product a*b. */

@@ -614,7 +614,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      *     when a measure is f64, no part is complete yet or the budget is spent.
      */
     private ValueSummary allSummary(final TableSnapshot snap, final int segment, final int colA, final int colB, final Executor.Deadline deadline) {
-        final Column[] m = measures(snap.schema(), colA, colB);
+        final Column[] m = measures(snap, segment, colA, colB);
         if (m == null) {
             return null;
         }
@@ -628,11 +628,19 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             m[0], m[1], false, deadline), deadline);
     }
 
-    /** @return the measure columns {a, b} (either null when -1), or null when one is f64 (no exact summary). */
-    private static Column[] measures(final Schema schema, final int colA, final int colB) {
+    /**
+     * @return the measure columns {a, b} (either null when -1), or null when there is no exact summary of them in the
+     *     segment: one is f64, or the zone maps let the product's sums reach 2^125 ({@link ValueSummary#productSumsFit}:
+     *     asked here, before a build is approved and room made for it, so a summary that would be refused evicts none).
+     */
+    private static Column[] measures(final TableSnapshot snap, final int segment, final int colA, final int colB) {
+        final Schema schema = snap.schema();
         final Column a = colA < 0 ? null : schema.column(colA);
         final Column b = colB < 0 ? null : schema.column(colB);
-        return a != null && !ValueSummary.measurable(a.type()) || b != null && !ValueSummary.measurable(b.type()) ? null : new Column[] {a, b};
+        if (a != null && !ValueSummary.measurable(a.type()) || b != null && !ValueSummary.measurable(b.type())) {
+            return null;
+        }
+        return ValueSummary.productSumsFit(snap.segment(segment), snap.segmentRowCount(segment), a, b) ? new Column[] {a, b} : null;
     }
 
     /**
@@ -765,7 +773,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         final SegmentIndex idx = index(snap, segment, key, deadline);
         final Schema schema = snap.schema();
         final int entries = summaryEntries;
-        final Column[] m = measures(schema, colA, colB);
+        final Column[] m = measures(snap, segment, colA, colB);
         if (idx == null || idx.slotCount() > entries || m == null) {
             return null;
         }
@@ -852,7 +860,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         final Schema schema = snap.schema();
         final Column kc = schema.column(key);
         final int rows = snap.segmentRowCount(segment);
-        final Column[] m = measures(schema, colA, colB);
+        final Column[] m = measures(snap, segment, colA, colB);
         if (!indexable(kc) || rows < minSegmentRows || m == null) {
             return null;
         }
@@ -902,7 +910,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                                 final Executor.Deadline deadline) {
         final SegmentIndex idx = index(snap, segment, key, deadline);
         final Schema schema = snap.schema();
-        final Column[] m = measures(schema, colA, colB);
+        final Column[] m = measures(snap, segment, colA, colB);
         final Segment s = snap.segment(segment);
         if (idx == null || idx.slotCount() > summaryEntries || m == null || !snap.segmentSealed(segment) || outOfOrder.contains(s)) {
             return null;
@@ -912,9 +920,6 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         // a segment that had more cells than the room it was given waits for room for all of them
         return cached(bucketSummaries, k, b -> true, () -> bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() >= bucketSummaryAfter,
             () -> overBudget.getOrDefault(k, 1L) * BucketSummary.CELL_BYTES, () -> {
-                if (!ValueSummary.productSumsFit(s, snap.segmentRowCount(segment), m[0], m[1])) {
-                    return null; // the query scans (ValueSummary.productSumsFit)
-                }
                 final long maxCells = Math.max(0, summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES;
                 final BucketSummary b = BucketSummary.build(s, snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
                     schema.column(key), idx.min(), idx.slotCount(), m[0], m[1], maxCells, deadline);

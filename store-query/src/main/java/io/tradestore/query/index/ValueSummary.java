@@ -203,7 +203,6 @@ public final class ValueSummary extends CachedSummary {
         return ((row >>> partShift) * slots + slot) * stride;
     }
 
-    /** Adds (h, l) to the 128-bit value at e[hi], e[hi + 1]. */
     /**
      * Whether every sum of a product a*b over the segment's rows stays below 2^125 in magnitude by its zone maps: a
      * summary's entries, and the parts a query adds up from them, are plain 128-bit pairs (the query's own accumulators
@@ -226,6 +225,7 @@ public final class ValueSummary extends CachedSummary {
         return min > max ? 0 : Math.max(Math.abs((double) min), Math.abs((double) max));
     }
 
+    /** Adds (h, l) to the 128-bit value at e[hi], e[hi + 1] (no wrap can happen: {@link #productSumsFit}). */
     static void add(final long[] e, final int hi, final long h, final long l) {
         final long s = e[hi + 1] + l;
         e[hi] += h + (Long.compareUnsigned(s, l) < 0 ? 1 : 0);

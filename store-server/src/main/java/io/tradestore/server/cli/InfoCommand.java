@@ -56,9 +56,9 @@ final class InfoCommand implements Callable<Integer> {
                 // one table that does not open must not hide the others (check and GET /v1/tables go on too)
                 try {
                     describe(s.table(name), out);
-                } catch (final StoreException e) {
+                } catch (final StoreException | IOException | java.io.UncheckedIOException e) {
                     out.println("table      " + name);
-                    out.println("error      " + e.getMessage());
+                    out.println("error      " + (e instanceof StoreException ? e.getMessage() : "cannot read " + StoreException.reason(e)));
                     failed.add(name);
                 }
             }

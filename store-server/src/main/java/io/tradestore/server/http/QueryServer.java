@@ -285,12 +285,22 @@ public final class QueryServer implements AutoCloseable {
             error(call, 400, "MALFORMED_REQUEST", "the request target is not a valid URI: " + StoreException.echo(e.getMessage()), "");
             return;
         }
-        // a target in origin form is its path up to '?': new URI("//health") would read "health" as an authority
+        // a target in origin form is split here, path up to '?' and the query after it: new URI("//health") reads
+        // "health" as an authority; a fragment is no part of a request target (RFC 9112, 3.2.1)
         final String target = call.request.uri();
-        final int queryAt = target.indexOf('?');
-        final String path = target.startsWith("/") ? (queryAt < 0 ? target : target.substring(0, queryAt))
-            : uri.getRawPath() == null ? "" : uri.getRawPath();
-        call.rawQuery = uri.getRawQuery();
+        final String path;
+        if (target.startsWith("/")) {
+            if (target.indexOf('#') >= 0) {
+                error(call, 400, "MALFORMED_REQUEST", "a request target has no fragment ('#...'); send the path and query only", "");
+                return;
+            }
+            final int queryAt = target.indexOf('?');
+            path = queryAt < 0 ? target : target.substring(0, queryAt);
+            call.rawQuery = queryAt < 0 ? null : target.substring(queryAt + 1);
+        } else {
+            path = uri.getRawPath() == null ? "" : uri.getRawPath();
+            call.rawQuery = uri.getRawQuery();
+        }
         call.endpoint = Endpoint.of(path);
         if (expectedAuthorization != null && !authorized(call)) {
             call.header("WWW-Authenticate", "Bearer realm=\"tradestore\"");

@@ -310,6 +310,11 @@ class QueryServerTest {
             final String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(answer).startsWith("HTTP/1.1 404").contains("no endpoint //health;");
         }
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+            s.getOutputStream().write("GET /health#x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.UTF_8));
+            final String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(answer).startsWith("HTTP/1.1 400").contains("MALFORMED_REQUEST").contains("no fragment");
+        }
         assertThat(http.get("/health?x=1").status()).isEqualTo(200);
     }
 
