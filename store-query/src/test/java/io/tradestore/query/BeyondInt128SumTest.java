@@ -46,15 +46,7 @@ class BeyondInt128SumTest {
             rows.add(new long[] {i % 2 == 0 ? 'B' : 'S', random.nextInt(5) == 0 ? -p : p, q});
         }
         try (Store store = Store.open(dir)) {
-            try (TableWriter w = store.createTable(TradesSchema.SCHEMA.with("trades", layout, segmentRows, Math.min(segmentRows, 1024))).writer()) {
-                final TradeFlyweight f = new TradeFlyweight();
-                for (int i = 0; i < rows.size(); i++) {
-                    final long[] x = rows.get(i);
-                    w.append(f).tradeId(i + 1).ts(1_795_000_000_000_000_000L + i * 1_000L).clientId(1 + i % 3).venue("XLON")
-                        .instrument("SYM" + i / 2 % 2).side((char) x[0]).price(x[1]).quantity(x[2]);
-                }
-                w.commit();
-            }
+            write(store, layout, segmentRows, rows);
             for (final boolean indexed : new boolean[] {false, true}) {
                 try (QueryEngine engine = new QueryEngine(store, threads)) {
                     engine.useIndexes(indexed);
@@ -73,18 +65,14 @@ class BeyondInt128SumTest {
     @CsvSource({"1,1", "1,2", "-1,1", "-1,2"})
     void shouldCountAWrapMadeByAFlushedPartial(final int sign, final int threads) {
         final long big = Long.MAX_VALUE;
-        final long[][] rows = {{big, big}, {big, big}, {8, (1L << 62) - 125}, {0, 0}, {1, 1000}};
+        final List<long[]> rows = new ArrayList<>();
         BigInteger pq = BigInteger.ZERO;
+        for (final long[] x : new long[][] {{big, big}, {big, big}, {8, (1L << 62) - 125}, {0, 0}, {1, 1000}}) {
+            rows.add(new long[] {'B', sign * x[0], x[1]});
+            pq = pq.add(BigInteger.valueOf(sign * x[0]).multiply(BigInteger.valueOf(x[1])));
+        }
         try (Store store = Store.open(dir)) {
-            try (TableWriter w = store.createTable(TradesSchema.SCHEMA.with("trades", Layout.COLUMN, 4, 4)).writer()) {
-                final TradeFlyweight f = new TradeFlyweight();
-                for (int i = 0; i < rows.length; i++) {
-                    w.append(f).tradeId(i + 1).ts(1_795_000_000_000_000_000L + i).clientId(1).venue("XLON").instrument("SYM0").side('B')
-                        .price(sign * rows[i][0]).quantity(rows[i][1]);
-                    pq = pq.add(BigInteger.valueOf(sign * rows[i][0]).multiply(BigInteger.valueOf(rows[i][1])));
-                }
-                w.commit();
-            }
+            write(store, Layout.COLUMN, 4, rows);
             assertThat(pq.abs()).as("past 2^127").isGreaterThan(BigInteger.ONE.shiftLeft(127));
             for (final boolean indexed : new boolean[] {false, true}) {
                 try (QueryEngine engine = new QueryEngine(store, threads)) {
@@ -96,6 +84,19 @@ class BeyondInt128SumTest {
                     }
                 }
             }
+        }
+    }
+
+    /** Writes rows {side, price, quantity}; instruments SYM0 and SYM1 alternate every two rows. */
+    private static void write(final Store store, final Layout layout, final int segmentRows, final List<long[]> rows) {
+        try (TableWriter w = store.createTable(TradesSchema.SCHEMA.with("trades", layout, segmentRows, Math.min(segmentRows, 1024))).writer()) {
+            final TradeFlyweight f = new TradeFlyweight();
+            for (int i = 0; i < rows.size(); i++) {
+                final long[] x = rows.get(i);
+                w.append(f).tradeId(i + 1).ts(1_795_000_000_000_000_000L + i * 1_000L).clientId(1 + i % 3).venue("XLON")
+                    .instrument("SYM" + i / 2 % 2).side((char) x[0]).price(x[1]).quantity(x[2]);
+            }
+            w.commit();
         }
     }
 

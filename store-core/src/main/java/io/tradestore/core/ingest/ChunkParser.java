@@ -544,9 +544,11 @@ final class ChunkParser implements AutoCloseable {
         long e = fieldStart;
         // a CR not followed by LF is no line end but part of the bad text, shown as \x0D: before, '1.5\r' was shown as
         // '1.5' and the message blamed a good-looking value
-        while (e < limit && e - fieldStart <= MAX_SHOWN
-            && (!isTerminator(NativeMemory.getByte(e)) || NativeMemory.getByte(e) == CR && e + 1 < limit && NativeMemory.getByte(e + 1) != NL)) {
-            e++;
+        for (; e < limit && e - fieldStart <= MAX_SHOWN; e++) {
+            final byte b = NativeMemory.getByte(e);
+            if (isTerminator(b) && (b != CR || e + 1 >= limit || NativeMemory.getByte(e + 1) == NL)) {
+                break;
+            }
         }
         errTextAddress = fieldStart;
         errTextLength = e - fieldStart;

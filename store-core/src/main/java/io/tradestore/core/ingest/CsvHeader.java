@@ -98,7 +98,7 @@ final class CsvHeader {
                 }
                 throw error(name, 1, column, "empty column name in the header row", rowsCommitted);
             }
-            if (raw.strip().indexOf('\r') >= 0) { // a CRLF's CR is stripped at the end of the last name: this one ends no line
+            if (fieldName.indexOf('\r') >= 0) { // a CRLF's CR is stripped at the end of the last name: this one ends no line
                 final int cr = raw.indexOf('\r');
                 final long crColumn = column + (NativeMemory.getByte(fieldStart) == '"' ? 1 : 0)
                     + raw.substring(0, cr).getBytes(StandardCharsets.UTF_8).length;

@@ -1,5 +1,6 @@
 package io.tradestore.core.schema;
 
+import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -55,12 +56,12 @@ public final class JsonErrors {
         }
         Matcher m = END_INSIDE.matcher(message);
         if (m.find()) {
-            return "the text ends inside the " + ("Array".equals(m.group(1)) ? "array" : "object") + " opened at line " + m.group(2)
+            return "the text ends inside the " + m.group(1).toLowerCase(Locale.ROOT) + " opened at line " + m.group(2)
                 + ", column " + m.group(3);
         }
         m = END_BETWEEN.matcher(message);
         if (m.find()) {
-            return "the text ends inside an " + ("Array".equals(m.group(1)) ? "array" : "object");
+            return "the text ends inside an " + m.group(1).toLowerCase(Locale.ROOT);
         }
         m = LIMIT.matcher(message);
         if (m.find()) {

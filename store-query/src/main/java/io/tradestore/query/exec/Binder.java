@@ -37,6 +37,7 @@ import io.tradestore.query.model.Filter;
 import io.tradestore.query.model.GroupKey;
 import io.tradestore.query.model.OrderKey;
 import io.tradestore.query.model.Query;
+import io.tradestore.query.plan.QueryParser;
 
 /**
  * Binds a {@link Query} to a snapshot: resolves columns, types every literal by its column (exactly: decimals never go
@@ -171,7 +172,7 @@ final class Binder {
         if (f == null) {
             throw invalid(p, "missing filter");
         }
-        io.tradestore.query.plan.QueryParser.checkFilterDepth(p);
+        QueryParser.checkFilterDepth(p);
         if (f instanceof Filter.And || f instanceof Filter.Or) {
             final boolean and = f instanceof Filter.And;
             final List<Filter> args = and ? ((Filter.And) f).args() : ((Filter.Or) f).args();
@@ -1051,7 +1052,7 @@ final class Binder {
         if (f == null) {
             throw invalid(p, "missing filter");
         }
-        io.tradestore.query.plan.QueryParser.checkFilterDepth(p);
+        QueryParser.checkFilterDepth(p);
         if (f instanceof Filter.And || f instanceof Filter.Or) {
             final boolean and = f instanceof Filter.And;
             final List<Filter> args = and ? ((Filter.And) f).args() : ((Filter.Or) f).args();

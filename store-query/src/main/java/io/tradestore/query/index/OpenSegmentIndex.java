@@ -120,29 +120,26 @@ final class OpenSegmentIndex {
      * from them.
      */
     private Generation extend(final int full, final Executor.Deadline deadline) {
-        if (!SharedBuilds.lock(extending, deadline, () -> notIndexed || generation.chunks.length >= full)) {
-            return notIndexed ? null : generation;
-        }
-        try {
-            Generation g = generation;
-            if (g.chunks.length >= full || notIndexed) {
-                return notIndexed ? null : g;
-            }
-            for (int i = g.chunks.length; i < full; i++) {
-                deadline.check(); // a first query of a large open segment indexes all its chunks, one at a time
-                final Chunk c = Chunk.build(segment, column, i * CHUNK_ROWS, CHUNK_ROWS);
-                if (c == null || decidesNotIndexed(c)) {
-                    return null;
+        // the lock, or another query's build published what this one needs first (or found the column not worth it)
+        if (SharedBuilds.lock(extending, deadline, () -> notIndexed || generation.chunks.length >= full)) {
+            try {
+                Generation g = generation;
+                for (int i = g.chunks.length; i < full && !notIndexed; i++) {
+                    deadline.check(); // a first query of a large open segment indexes all its chunks, one at a time
+                    final Chunk c = Chunk.build(segment, column, i * CHUNK_ROWS, CHUNK_ROWS);
+                    if (c == null || decidesNotIndexed(c)) {
+                        return null;
+                    }
+                    final Chunk[] chunks = Arrays.copyOf(g.chunks, i + 1);
+                    chunks[i] = c;
+                    g = new Generation(chunks);
+                    generation = g;
                 }
-                final Chunk[] chunks = Arrays.copyOf(g.chunks, i + 1);
-                chunks[i] = c;
-                g = new Generation(chunks);
-                generation = g;
+            } finally {
+                extending.unlock();
             }
-            return g;
-        } finally {
-            extending.unlock();
         }
+        return notIndexed ? null : generation;
     }
 
     /** Only full chunks decide: a short tail right after a commit can look near-unique by chance. */

@@ -98,14 +98,11 @@ public final class ValueSummary extends CachedSummary {
      *                  of blocks a writer may still widen; a sealed segment's comes from its bitmap index, built from
      *                  the same rows, so the pass is skipped there).
      * @param deadline  the query's, checked every {@link Executor.Deadline#CHECK_ROWS} rows.
-     * @return the summary, or null when a key lies outside the slots or sums of the product might not fit (see
-     *     {@link #productSumsFit}).
+     * @return the summary, or null when a key lies outside the slots. Callers ask {@link #productSumsFit} first (before
+     *     room is made for the build): the entries are plain 128-bit pairs.
      */
     static ValueSummary build(final Segment s, final int rowCount, final Column key, final long keyMin, final int slots, final int partShift,
                               final Column a, final Column b, final boolean checkKeys, final Executor.Deadline deadline) {
-        if (!productSumsFit(s, rowCount, a, b)) {
-            return null;
-        }
         final int parts = (int) (((long) rowCount + (1L << partShift) - 1) >>> partShift);
         final ValueSummary v = new ValueSummary(keyMin, slots, partShift, Math.max(1, parts), rowCount, a != null, b != null);
         // without a key every row reads as keyMin (slot 1): the loops below are the same for a summary of all rows

@@ -230,7 +230,6 @@ public final class QueryParser {
         }
     }
 
-
     private static Query query(final JsonNode n) {
         object(n, "", TOP);
         final String table = text(required(n, "table", ""), "/table");

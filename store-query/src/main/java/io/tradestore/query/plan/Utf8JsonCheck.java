@@ -58,10 +58,10 @@ public final class Utf8JsonCheck {
             pending--;
             return true;
         }
-        sequenceStart = count - 1;
         if (b < 0x80) {
             return true;
         }
+        sequenceStart = count - 1; // a lead byte, or one that cannot lead (then the body breaks here)
         if (b < 0xC2 || b > 0xF4) { // a continuation byte, C0 and C1 (overlong), or past U+10FFFF
             malformed = true;
             return false;
