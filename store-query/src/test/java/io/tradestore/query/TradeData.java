@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.LongPredicate;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.TableWriter;
@@ -32,13 +33,18 @@ final class TradeData {
 
     /** Writes {@code count} rows (committing every 1000) and records them. */
     TradeData write(final Store store, final Schema schema, final int count, final long seed, final boolean nulls) {
+        return write(store, schema, count, seed, r -> nulls);
+    }
+
+    /** Writes {@code count} rows (committing every 1000), nulls only in rows where {@code mayHoldNulls} holds, and records them. */
+    TradeData write(final Store store, final Schema schema, final int count, final long seed, final LongPredicate mayHoldNulls) {
         final SplittableRandom rnd = new SplittableRandom(seed);
         try (TableWriter w = store.openOrCreate(schema).writer()) {
             final TradeFlyweight f = new TradeFlyweight();
             for (int i = 0; i < count; i++) {
                 final long r = w.pendingRows();
                 w.append(f);
-                final boolean n = nulls && rnd.nextInt(20) == 0;
+                final boolean n = rnd.nextInt(20) == 0 && mayHoldNulls.test(r);
                 final Long tradeId = r + 1;
                 final Long ts = n && rnd.nextBoolean() ? null : T0 + r * 1_000_000_000L + rnd.nextInt(1000);
                 final Long client = n && rnd.nextBoolean() ? null : (long) (Math.abs(rnd.nextGaussian()) * 30);

@@ -85,10 +85,20 @@ final class DenseSumKernel {
     private static final int COUNTING = -1;
     /** Whether the loops count rows ({@code presence == COUNTING}). */
     private boolean counting = true;
+    /** Rows per zone-map block (the unit of {@link NullFreeBlocks}' facts). */
+    private final int blockRows;
+    /** The current segment and its committed rows. */
+    private Segment segment;
+    private int segmentRows;
+    /** The last block asked about in this segment (-1: none), and whether its term columns hold no null. */
+    private int freeBlock = -1;
+    private boolean free;
 
     private DenseSumKernel(final KeySpec[] keys, final List<int[]> termList, final List<SumAcc> sumList, final List<Integer> sumTerms,
-                           final List<VwapAcc> vwapList, final List<int[]> vwapTerms, final int groups, final boolean countRows) {
+                           final List<VwapAcc> vwapList, final List<int[]> vwapTerms, final int groups, final boolean countRows,
+                           final int blockRows) {
         this.keys = keys;
+        this.blockRows = blockRows;
         this.countRows = countRows;
         this.terms = termList.size();
         termSlotA = new int[terms];
@@ -173,7 +183,7 @@ final class DenseSumKernel {
                 vt[1] = 1 - vt[1];
             }
         }
-        return new DenseSumKernel(plan.keys, termList, sumList, sumTerms, vwapList, vwapTerms, groups, countRows);
+        return new DenseSumKernel(plan.keys, termList, sumList, sumTerms, vwapList, vwapTerms, groups, countRows, plan.schema.blockRows());
     }
 
     private static int term(final List<int[]> termList, final int slotA, final int colA, final int slotB, final int colB) {
@@ -194,8 +204,12 @@ final class DenseSumKernel {
      * @param s    the segment whose batches follow: its zone maps bound the terms, may prove their signs (which groups
      *             have rows then needs no count) and may prove the key ranges.
      * @param rows the group state's row counts (a flush adds into them).
+     * @param segmentRows the segment's committed rows in the snapshot.
      */
-    void beginSegment(final Segment s, final long[] rows) {
+    void beginSegment(final Segment s, final long[] rows, final int segmentRows) {
+        segment = s;
+        this.segmentRows = segmentRows;
+        freeBlock = -1;
         boolean ok = true;
         int p = COUNTING;
         for (int t = 0; t < terms; t++) {
@@ -244,6 +258,32 @@ final class DenseSumKernel {
         final long minB = s.zoneMin(-1, b);
         final long maxB = s.zoneMax(-1, b);
         return minB > maxB || minA >= 0 && minB >= 0 || maxA <= 0 && maxB <= 0;
+    }
+
+    /**
+     * @param c a batch.
+     * @return whether it is a dense batch inside one committed zone-map block whose term columns hold no null, so that
+     *     its loop can leave out the null test of every row (learnt once per block and column by {@link NullFreeBlocks};
+     *     the test cost query 1 half its time again, docs/query-engine.md).
+     */
+    private boolean nullFree(final BatchContext c) {
+        final int block = c.start / blockRows;
+        if (c.rows != null || (c.start + c.n - 1) / blockRows != block) {
+            return false;
+        }
+        if (block != freeBlock) {
+            boolean ok = true;
+            for (int t = 0; t < terms && ok; t++) {
+                ok = termFree(c, termColA[t], block) && (termColB[t] < 0 || termFree(c, termColB[t], block));
+            }
+            freeBlock = block;
+            free = ok;
+        }
+        return free;
+    }
+
+    private boolean termFree(final BatchContext c, final int col, final int block) {
+        return NullFreeBlocks.nullFree(segment, col, c.width[col], c.nul[col], block, blockRows, segmentRows);
     }
 
     /** @return whether this segment's batches can run here (else the aggregates' own loops run them). */
@@ -320,7 +360,11 @@ final class DenseSumKernel {
                 if (shape == PRODUCT) {
                     intByteProduct(c, n, ka, nul, lo, mult, kb, a0, b0);
                 } else if (shape == PLAIN) {
-                    intBytePlain(c, n, ka, nul, lo, mult, kb, a0);
+                    if (nullFree(c)) {
+                        intBytePlainFree(c, n, ka, nul, lo, mult, kb, a0);
+                    } else {
+                        intBytePlain(c, n, ka, nul, lo, mult, kb, a0);
+                    }
                 } else {
                     intByteProductPlain(c, n, ka, nul, lo, mult, kb, a0, b0, a1);
                 }
@@ -328,7 +372,9 @@ final class DenseSumKernel {
             }
             switch (c.width[col]) {
                 case 1:
-                    if (shape == PRODUCT) {
+                    if (shape == PRODUCT && nullFree(c)) {
+                        byteProductFree(c, n, ka, a0, b0);
+                    } else if (shape == PRODUCT) {
                         byteProduct(c, n, ka, a0, b0);
                     } else if (shape == PLAIN) {
                         bytePlain(c, n, ka, a0);
@@ -344,7 +390,11 @@ final class DenseSumKernel {
                     } else if (shape == PLAIN) {
                         intPlain(c, n, ka, nul, lo, a0);
                     } else {
-                        intProductPlain(c, n, ka, nul, lo, a0, b0, a1);
+                        if (nullFree(c)) {
+                            intProductPlainFree(c, n, ka, nul, lo, a0, b0, a1);
+                        } else {
+                            intProductPlain(c, n, ka, nul, lo, a0, b0, a1);
+                        }
                     }
                     return;
                 }
@@ -352,7 +402,11 @@ final class DenseSumKernel {
                     final long nul = c.nul[col];
                     final long lo = key.lo - 1;
                     if (shape == PRODUCT) {
-                        longProduct(c, n, ka, nul, lo, a0, b0);
+                        if (nullFree(c)) {
+                            longProductFree(c, n, ka, nul, lo, a0, b0);
+                        } else {
+                            longProduct(c, n, ka, nul, lo, a0, b0);
+                        }
                     } else if (shape == PLAIN) {
                         longPlain(c, n, ka, nul, lo, a0);
                     } else {
@@ -485,6 +539,26 @@ final class DenseSumKernel {
         endBatch(c, k, null, t0);
     }
 
+    /** {@link #byteProduct} for a batch whose term columns hold no null ({@link #nullFree}): no test per row (query 1). */
+    private void byteProductFree(final BatchContext c, final int n, final long ka, final long a0, final long b0) {
+        final long[] r = count;
+        final boolean counting = this.counting;
+        final long[] s0 = sum0;
+        long t0 = 0;
+        for (int i = 0; i < n; i++) {
+            final int g = NativeMemory.getByte(ka + i) & 0xFF;
+            final long p = NativeMemory.getLong(a0 + 8L * i) * NativeMemory.getLong(b0 + 8L * i);
+            if (counting) {
+                r[g]++;
+                s0[g] += p;
+            } else {
+                s0[g] += p;
+                t0 += p;
+            }
+        }
+        endBatch(c, 0, null, t0);
+    }
+
     private void bytePlain(final BatchContext c, final int n, final long ka, final long a0) {
         final long[] r = count;
         final boolean counting = this.counting;
@@ -555,6 +629,22 @@ final class DenseSumKernel {
         endBatch(c, k, null, t0);
     }
 
+    /** {@link #intProductPlain} for a batch whose term columns hold no null (query 2). */
+    private void intProductPlainFree(final BatchContext c, final int n, final long ka, final int nul, final int lo, final long a0, final long b0,
+                                     final long a1) {
+        final long[] r = count;
+        final long[] s0 = sum0;
+        final long[] s1 = sum1;
+        for (int i = 0; i < n; i++) {
+            final int v = NativeMemory.getInt(ka + 4L * i);
+            final int g = v == nul ? 0 : v - lo;
+            r[g]++;
+            s0[g] += NativeMemory.getLong(a0 + 8L * i) * NativeMemory.getLong(b0 + 8L * i);
+            s1[g] += NativeMemory.getLong(a1 + 8L * i);
+        }
+        endBatch(c, 0, null, UNKNOWN);
+    }
+
     private void intPlain(final BatchContext c, final int n, final long ka, final int nul, final int lo, final long a0) {
         final long[] r = count;
         final boolean counting = this.counting;
@@ -600,6 +690,27 @@ final class DenseSumKernel {
             }
         }
         endBatch(c, k, null, UNKNOWN);
+    }
+
+    /** {@link #longProduct} for a batch whose term columns hold no null (query 5). */
+    private void longProductFree(final BatchContext c, final int n, final long ka, final long nul, final long lo, final long a0, final long b0) {
+        final long[] r = count;
+        final boolean counting = this.counting;
+        final long[] s0 = sum0;
+        long t0 = 0;
+        for (int i = 0; i < n; i++) {
+            final long v = NativeMemory.getLong(ka + 8L * i);
+            final int g = (int) (v == nul ? 0 : v - lo);
+            final long p = NativeMemory.getLong(a0 + 8L * i) * NativeMemory.getLong(b0 + 8L * i);
+            if (counting) {
+                r[g]++;
+                s0[g] += p;
+            } else {
+                s0[g] += p;
+                t0 += p;
+            }
+        }
+        endBatch(c, 0, null, t0);
     }
 
     private void longProduct(final BatchContext c, final int n, final long ka, final long nul, final long lo, final long a0, final long b0) {
@@ -700,6 +811,28 @@ final class DenseSumKernel {
             }
         }
         endBatch(c, k, null, t0);
+    }
+
+    /** {@link #intBytePlain} for a batch whose term column holds no null (query 4). */
+    private void intBytePlainFree(final BatchContext c, final int n, final long ka, final int nul, final int lo, final int mult, final long kb,
+                                  final long a0) {
+        final long[] r = count;
+        final boolean counting = this.counting;
+        final long[] s0 = sum0;
+        long t0 = 0;
+        for (int i = 0; i < n; i++) {
+            final int v = NativeMemory.getInt(ka + 4L * i);
+            final int g = (v == nul ? 0 : v - lo) * mult + (NativeMemory.getByte(kb + i) & 0xFF);
+            final long x = NativeMemory.getLong(a0 + 8L * i);
+            if (counting) {
+                r[g]++;
+                s0[g] += x;
+            } else {
+                s0[g] += x;
+                t0 += x;
+            }
+        }
+        endBatch(c, 0, null, t0);
     }
 
     private void intBytePlain(final BatchContext c, final int n, final long ka, final int nul, final int lo, final int mult, final long kb,

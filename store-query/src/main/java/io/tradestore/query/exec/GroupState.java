@@ -88,7 +88,7 @@ final class GroupState {
             a.beginSegment(s);
         }
         if (kernel != null) {
-            kernel.beginSegment(s, rows);
+            kernel.beginSegment(s, rows, segmentRows);
         }
         if (bucketRuns != null) {
             bucketRuns.beginSegment(s, segmentRows);
