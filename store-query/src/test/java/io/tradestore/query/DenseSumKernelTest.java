@@ -60,15 +60,17 @@ class DenseSumKernelTest {
 
     /**
      * Nulls nowhere, anywhere, or only in some blocks of 1,024 rows (every third): the loops without a null test run on
-     * the blocks proven free of nulls, the others beside them in the same segments and batches of the same query.
+     * the blocks proven free of nulls, the others beside them in the same segments and batches of the same query. Blocks
+     * of one row give those loops batches of one row (their odd last row without a partner in the other half).
      */
     @ParameterizedTest
-    @CsvSource({"COLUMN,none", "COLUMN,all", "COLUMN,someBlocks", "ROW,none", "ROW,all", "ROW,someBlocks"})
-    void shouldMatchAPlainComputationForEveryKeyAndTermShape(final Layout layout, final String nulls) {
+    @CsvSource({"COLUMN,none,8192,1024", "COLUMN,all,8192,1024", "COLUMN,someBlocks,8192,1024", "COLUMN,someBlocks,64,1", "COLUMN,someBlocks,512,2",
+        "ROW,none,8192,1024", "ROW,all,8192,1024", "ROW,someBlocks,8192,1024"})
+    void shouldMatchAPlainComputationForEveryKeyAndTermShape(final Layout layout, final String nulls, final int segmentRows, final int blockRows) {
         final LongPredicate mayHoldNulls =
             "none".equals(nulls) ? r -> false : "all".equals(nulls) ? r -> true : r -> r / 1024 % 3 == 1;
         try (Store store = Store.open(dir)) {
-            final TradeData data = new TradeData().write(store, TradeData.schema(layout, 8192, 1024), 20_000, 11, mayHoldNulls);
+            final TradeData data = new TradeData().write(store, TradeData.schema(layout, segmentRows, blockRows), 20_000, 11, mayHoldNulls);
             try (QueryEngine engine = new QueryEngine(store, 2)) {
                 engine.morselRows(3000);
                 for (final String[] keys : GROUPINGS) {

@@ -539,22 +539,43 @@ final class DenseSumKernel {
         endBatch(c, k, null, t0);
     }
 
-    /** {@link #byteProduct} for a batch whose term columns hold no null ({@link #nullFree}): no test per row (query 1). */
+    /**
+     * {@link #byteProduct} for a batch whose term columns hold no null ({@link #nullFree}): no test per row, and the
+     * batch's two halves run side by side, row i and row h + i in one step (query 1: 55 -> 40 ms for the loop alone on
+     * 50M rows, 2 threads; the step's two independent chains of loads and adds keep more of the columns' cache misses
+     * in flight; docs/query-engine.md).
+     */
     private void byteProductFree(final BatchContext c, final int n, final long ka, final long a0, final long b0) {
         final long[] r = count;
         final boolean counting = this.counting;
         final long[] s0 = sum0;
+        final int h = n >>> 1;
+        final long kb = ka + h;
+        final long a1 = a0 + 8L * h;
+        final long b1 = b0 + 8L * h;
         long t0 = 0;
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < h; i++) {
             final int g = NativeMemory.getByte(ka + i) & 0xFF;
             final long p = NativeMemory.getLong(a0 + 8L * i) * NativeMemory.getLong(b0 + 8L * i);
+            final int g2 = NativeMemory.getByte(kb + i) & 0xFF;
+            final long p2 = NativeMemory.getLong(a1 + 8L * i) * NativeMemory.getLong(b1 + 8L * i);
             if (counting) {
                 r[g]++;
                 s0[g] += p;
+                r[g2]++;
+                s0[g2] += p2;
             } else {
                 s0[g] += p;
-                t0 += p;
+                s0[g2] += p2;
+                t0 += p + p2;
             }
+        }
+        if ((n & 1) != 0) {
+            final int g = NativeMemory.getByte(ka + n - 1) & 0xFF;
+            final long p = NativeMemory.getLong(a0 + 8L * (n - 1)) * NativeMemory.getLong(b0 + 8L * (n - 1));
+            r[g] += counting ? 1 : 0;
+            s0[g] += p;
+            t0 += p;
         }
         endBatch(c, 0, null, t0);
     }
@@ -629,18 +650,35 @@ final class DenseSumKernel {
         endBatch(c, k, null, t0);
     }
 
-    /** {@link #intProductPlain} for a batch whose term columns hold no null (query 2). */
+    /** {@link #intProductPlain} for a batch whose term columns hold no null, its halves side by side as in {@link #byteProductFree} (query 2). */
     private void intProductPlainFree(final BatchContext c, final int n, final long ka, final int nul, final int lo, final long a0, final long b0,
                                      final long a1) {
         final long[] r = count;
         final long[] s0 = sum0;
         final long[] s1 = sum1;
-        for (int i = 0; i < n; i++) {
+        final int h = n >>> 1;
+        final long hb = 8L * h;
+        final long hk = 4L * h;
+        for (int i = 0; i < h; i++) {
+            final long o = 8L * i;
             final int v = NativeMemory.getInt(ka + 4L * i);
             final int g = v == nul ? 0 : v - lo;
+            final int v2 = NativeMemory.getInt(ka + hk + 4L * i);
+            final int g2 = v2 == nul ? 0 : v2 - lo;
             r[g]++;
-            s0[g] += NativeMemory.getLong(a0 + 8L * i) * NativeMemory.getLong(b0 + 8L * i);
-            s1[g] += NativeMemory.getLong(a1 + 8L * i);
+            s0[g] += NativeMemory.getLong(a0 + o) * NativeMemory.getLong(b0 + o);
+            s1[g] += NativeMemory.getLong(a1 + o);
+            r[g2]++;
+            s0[g2] += NativeMemory.getLong(a0 + hb + o) * NativeMemory.getLong(b0 + hb + o);
+            s1[g2] += NativeMemory.getLong(a1 + hb + o);
+        }
+        if ((n & 1) != 0) {
+            final long o = 8L * (n - 1);
+            final int v = NativeMemory.getInt(ka + 4L * (n - 1));
+            final int g = v == nul ? 0 : v - lo;
+            r[g]++;
+            s0[g] += NativeMemory.getLong(a0 + o) * NativeMemory.getLong(b0 + o);
+            s1[g] += NativeMemory.getLong(a1 + o);
         }
         endBatch(c, 0, null, UNKNOWN);
     }
@@ -692,23 +730,41 @@ final class DenseSumKernel {
         endBatch(c, k, null, UNKNOWN);
     }
 
-    /** {@link #longProduct} for a batch whose term columns hold no null (query 5). */
+    /** {@link #longProduct} for a batch whose term columns hold no null, its halves side by side as in {@link #byteProductFree} (query 5). */
     private void longProductFree(final BatchContext c, final int n, final long ka, final long nul, final long lo, final long a0, final long b0) {
         final long[] r = count;
         final boolean counting = this.counting;
         final long[] s0 = sum0;
+        final int h = n >>> 1;
+        final long hb = 8L * h;
         long t0 = 0;
-        for (int i = 0; i < n; i++) {
-            final long v = NativeMemory.getLong(ka + 8L * i);
+        for (int i = 0; i < h; i++) {
+            final long o = 8L * i;
+            final long v = NativeMemory.getLong(ka + o);
             final int g = (int) (v == nul ? 0 : v - lo);
-            final long p = NativeMemory.getLong(a0 + 8L * i) * NativeMemory.getLong(b0 + 8L * i);
+            final long p = NativeMemory.getLong(a0 + o) * NativeMemory.getLong(b0 + o);
+            final long v2 = NativeMemory.getLong(ka + hb + o);
+            final int g2 = (int) (v2 == nul ? 0 : v2 - lo);
+            final long p2 = NativeMemory.getLong(a0 + hb + o) * NativeMemory.getLong(b0 + hb + o);
             if (counting) {
                 r[g]++;
                 s0[g] += p;
+                r[g2]++;
+                s0[g2] += p2;
             } else {
                 s0[g] += p;
-                t0 += p;
+                s0[g2] += p2;
+                t0 += p + p2;
             }
+        }
+        if ((n & 1) != 0) {
+            final long o = 8L * (n - 1);
+            final long v = NativeMemory.getLong(ka + o);
+            final int g = (int) (v == nul ? 0 : v - lo);
+            final long p = NativeMemory.getLong(a0 + o) * NativeMemory.getLong(b0 + o);
+            r[g] += counting ? 1 : 0;
+            s0[g] += p;
+            t0 += p;
         }
         endBatch(c, 0, null, t0);
     }
@@ -813,24 +869,39 @@ final class DenseSumKernel {
         endBatch(c, k, null, t0);
     }
 
-    /** {@link #intBytePlain} for a batch whose term column holds no null (query 4). */
+    /** {@link #intBytePlain} for a batch whose term column holds no null, its halves side by side as in {@link #byteProductFree} (query 4). */
     private void intBytePlainFree(final BatchContext c, final int n, final long ka, final int nul, final int lo, final int mult, final long kb,
                                   final long a0) {
         final long[] r = count;
         final boolean counting = this.counting;
         final long[] s0 = sum0;
+        final int h = n >>> 1;
         long t0 = 0;
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < h; i++) {
             final int v = NativeMemory.getInt(ka + 4L * i);
             final int g = (v == nul ? 0 : v - lo) * mult + (NativeMemory.getByte(kb + i) & 0xFF);
             final long x = NativeMemory.getLong(a0 + 8L * i);
+            final int v2 = NativeMemory.getInt(ka + 4L * (h + i));
+            final int g2 = (v2 == nul ? 0 : v2 - lo) * mult + (NativeMemory.getByte(kb + h + i) & 0xFF);
+            final long x2 = NativeMemory.getLong(a0 + 8L * (h + i));
             if (counting) {
                 r[g]++;
                 s0[g] += x;
+                r[g2]++;
+                s0[g2] += x2;
             } else {
                 s0[g] += x;
-                t0 += x;
+                s0[g2] += x2;
+                t0 += x + x2;
             }
+        }
+        if ((n & 1) != 0) {
+            final int v = NativeMemory.getInt(ka + 4L * (n - 1));
+            final int g = (v == nul ? 0 : v - lo) * mult + (NativeMemory.getByte(kb + n - 1) & 0xFF);
+            final long x = NativeMemory.getLong(a0 + 8L * (n - 1));
+            r[g] += counting ? 1 : 0;
+            s0[g] += x;
+            t0 += x;
         }
         endBatch(c, 0, null, t0);
     }
