@@ -58,4 +58,37 @@ class ZoneMapTest {
             }
         }
     }
+
+    /**
+     * Eight-byte values at the ends of their range beside nulls (the min loop folds the null sentinel Long.MIN_VALUE
+     * into Long.MAX_VALUE by subtracting 1): blocks holding Long.MAX_VALUE, Long.MIN_VALUE + 1, both, only nulls, and
+     * ranges of odd and even lengths between commits.
+     */
+    @ParameterizedTest
+    @CsvSource({"COLUMN,1", "ROW,2", "COLUMN,3"})
+    void shouldBoundEightByteExtremesBesideNulls(final Layout layout, final long seed) {
+        final Schema schema = TestRows.ALL_TYPES.with("all_types", layout, 64, 8);
+        final long[] values = {Long.MAX_VALUE, Long.MIN_VALUE + 1, Long.MIN_VALUE, 0, -1, 1, Long.MAX_VALUE - 1, Long.MIN_VALUE + 2};
+        final SplittableRandom random = new SplittableRandom(seed);
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            try (TableWriter w = table.writer(); TableReader reader = table.reader()) {
+                final AllTypesFlyweight f = new AllTypesFlyweight();
+                for (int step = 0; step < 40; step++) {
+                    final int n = random.nextInt(1, 12);
+                    // a run of only nulls now and then, so that some blocks hold no value at all
+                    final boolean nullsOnly = random.nextInt(4) == 0;
+                    for (int i = 0; i < n; i++) {
+                        w.append(f).ts(w.pendingRows());
+                        final long v = nullsOnly ? Long.MIN_VALUE : values[random.nextInt(values.length)];
+                        if (v != Long.MIN_VALUE) {
+                            f.l(v).px(v);
+                        }
+                    }
+                    w.commit();
+                    TestRows.assertZonesExact(reader.snapshot());
+                }
+            }
+        }
+    }
 }

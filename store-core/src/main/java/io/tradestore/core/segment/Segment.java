@@ -620,27 +620,31 @@ public final class Segment implements AutoCloseable {
     // pairs, so that the loop-carried dependency chains do not set the pace.
 
     private static long[] minMaxLongs(final long address, final int n, final long stride) {
+        // the null sentinel Long.MIN_VALUE becomes Long.MAX_VALUE in v - 1 (every other value keeps its order), so the
+        // min needs no select; it never raises a max. The two halves of the range run side by side.
         long min0 = Long.MAX_VALUE;
         long max0 = Long.MIN_VALUE;
         long min1 = Long.MAX_VALUE;
         long max1 = Long.MIN_VALUE;
+        final int h = n >>> 1;
+        final long half = h * stride;
         long a = address;
-        int i = 0;
-        for (; i + 1 < n; i += 2, a += 2 * stride) {
+        for (int i = 0; i < h; i++, a += stride) {
             final long v0 = NativeMemory.getLong(a);
-            final long v1 = NativeMemory.getLong(a + stride);
-            min0 = Math.min(min0, v0 == Long.MIN_VALUE ? Long.MAX_VALUE : v0);
+            final long v1 = NativeMemory.getLong(a + half);
+            min0 = Math.min(min0, v0 - 1);
             max0 = Math.max(max0, v0);
-            min1 = Math.min(min1, v1 == Long.MIN_VALUE ? Long.MAX_VALUE : v1);
+            min1 = Math.min(min1, v1 - 1);
             max1 = Math.max(max1, v1);
         }
-        if (i < n) {
-            final long v = NativeMemory.getLong(a);
-            min0 = Math.min(min0, v == Long.MIN_VALUE ? Long.MAX_VALUE : v);
+        if ((n & 1) != 0) {
+            final long v = NativeMemory.getLong(address + (n - 1) * stride);
+            min0 = Math.min(min0, v - 1);
             max0 = Math.max(max0, v);
         }
-        // the null sentinel is Long.MIN_VALUE: it never raises a max, and an all-null range keeps (MAX, MIN)
-        return new long[] {Math.min(min0, min1), Math.max(max0, max1)};
+        // an all-null range keeps (MAX, MIN): a min of MAX - 1 + 1 is a real value MAX
+        final long min = Math.min(min0, min1);
+        return new long[] {min == Long.MAX_VALUE ? Long.MAX_VALUE : min + 1, Math.max(max0, max1)};
     }
 
     /**
