@@ -14,6 +14,7 @@ import io.tradestore.core.TableReader;
 import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.flyweight.TradeFlyweight;
 import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Layout;
 
 /**
  * The shapes of loop {@code DenseSumKernel} could run for query 1 ({@code sum(price*quantity)} by side: a one-byte key)
@@ -69,6 +70,9 @@ public final class LoopShapeProbe {
         final ExecutorService pool = Executors.newFixedThreadPool(threads);
         try (Store s = Store.open(store); TableReader reader = s.table("trades").reader()) {
             final TableSnapshot snap = reader.snapshot();
+            if (snap.schema().layout() != Layout.COLUMN) {
+                throw new IllegalArgumentException(store + ": the probe reads COLUMN tables (contiguous columns); this one is " + snap.schema().layout());
+            }
             long lo = Long.MAX_VALUE;
             long hi = Long.MIN_VALUE;
             for (int g = 0; g < snap.segmentCount(); g++) {
@@ -181,7 +185,7 @@ public final class LoopShapeProbe {
             s0[g2] += p2;
             t0 += p + p2;
         }
-        return t0 + (n & 1); // batches are even here
+        return t0 + q1Free(key + 2 * h, a0 + 2 * hb, b0 + 2 * hb, n - 2 * h, partials); // the odd last row
     }
 
     private static long q1Quarters(final long key, final long a0, final long b0, final int n, final long[][] partials) {
@@ -204,7 +208,7 @@ public final class LoopShapeProbe {
             s3[NativeMemory.getByte(key + 3 * q + i) & 0xFF] += p3;
             t0 += p0 + p1 + p2 + p3;
         }
-        return t0 + (n & 3); // batches are multiples of four here
+        return t0 + q1Free(key + 4 * q, a0 + 4 * qb, b0 + 4 * qb, n - 4 * q, partials); // up to three last rows
     }
 
     private static long q1Read(final long key, final long a0, final long b0, final int n, final long[][] partials) {
@@ -243,7 +247,7 @@ public final class LoopShapeProbe {
             s0[g2] += p2;
             t0 += p + p2;
         }
-        return t0 + (n & 1);
+        return t0 + q5Free(key + 2 * hb, a0 + 2 * hb, b0 + 2 * hb, n - 2 * h, partials); // the odd last row
     }
 
     private static long q5Read(final long key, final long a0, final long b0, final int n, final long[][] partials) {

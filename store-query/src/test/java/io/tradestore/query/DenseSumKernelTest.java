@@ -47,7 +47,9 @@ class DenseSumKernelTest {
         "{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}",
         "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"quantity*price\"},{\"name\":\"p\",\"op\":\"sum\",\"col\":\"price\"}",
         "{\"name\":\"avgq\",\"op\":\"avg\",\"col\":\"quantity\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}",
-        "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}"};
+        "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}",
+        // one plain term and no count: the symbol x byte loop without row counts
+        "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}"};
     private static final String[] FILTERS = {null, "{\"op\":\"range\",\"col\":\"quantity\",\"gte\":3000}"};
 
     @TempDir
@@ -78,6 +80,30 @@ class DenseSumKernelTest {
                         for (final String filter : FILTERS) {
                             check(engine, data.rows, keys, aggs, filter);
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * A block asked about while it is only partly committed and null-free so far, then completed with rows holding nulls:
+     * the second query must not trust an answer about the block from the first (queries of one engine, one segment).
+     */
+    @ParameterizedTest
+    @CsvSource({"1", "2"})
+    void shouldNotCarryANullFreeAnswerOverToABlockCompletedLater(final int threads) {
+        try (Store store = Store.open(dir)) {
+            final Schema schema = TradeData.schema(Layout.COLUMN, 8192, 1024);
+            final TradeData data = new TradeData().write(store, schema, 1500, 11, r -> false);
+            try (QueryEngine engine = new QueryEngine(store, threads)) {
+                for (final String[] keys : GROUPINGS) {
+                    check(engine, data.rows, keys, AGGS[0], null);
+                }
+                data.write(store, schema, 2600, 12, r -> true);
+                for (final String[] keys : GROUPINGS) {
+                    for (final String aggs : AGGS) {
+                        check(engine, data.rows, keys, aggs, null);
                     }
                 }
             }

@@ -44,7 +44,8 @@ final class TradeData {
             for (int i = 0; i < count; i++) {
                 final long r = w.pendingRows();
                 w.append(f);
-                final boolean n = rnd.nextInt(20) == 0 && mayHoldNulls.test(r);
+                // the predicate first: rows that may not hold nulls draw nothing, so tables without nulls stay as they were
+                final boolean n = mayHoldNulls.test(r) && rnd.nextInt(20) == 0;
                 final Long tradeId = r + 1;
                 final Long ts = n && rnd.nextBoolean() ? null : T0 + r * 1_000_000_000L + rnd.nextInt(1000);
                 final Long client = n && rnd.nextBoolean() ? null : (long) (Math.abs(rnd.nextGaussian()) * 30);
