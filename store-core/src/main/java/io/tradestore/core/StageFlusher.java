@@ -20,6 +20,8 @@ import io.tradestore.core.segment.StagingArea;
  * </pre>
  */
 final class StageFlusher {
+    /** How long the thread waits awake for the next window before it parks ({@code tradestore.append.stageSpinNanos}). */
+    private static final long SPIN_NANOS = Long.getLong("tradestore.append.stageSpinNanos", 100_000L);
     private final Thread thread;
     private final int files;
     /** The next data file of the window in flight to copy; {@code >= files} when there is nothing to claim. */
@@ -129,9 +131,27 @@ final class StageFlusher {
 
     private void run() {
         while (!stopped) {
-            if (!copyClaimed()) {
+            if (!copyClaimed() && !spinForWork()) {
                 LockSupport.park(this);
             }
         }
+    }
+
+    /**
+     * Waits awake up to {@link #SPIN_NANOS} for the next window: a writer appending flat out hands one over every few
+     * hundred microseconds, and waking a parked thread costs tens of microseconds on a VM, during which the writer
+     * copies the window's files itself (or waits for them).
+     *
+     * @return whether a window came.
+     */
+    private boolean spinForWork() {
+        final long end = System.nanoTime() + SPIN_NANOS;
+        while (claim.get() >= files) {
+            if (stopped || System.nanoTime() - end > 0) {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        return true;
     }
 }
