@@ -22,6 +22,8 @@ import io.tradestore.core.segment.StagingArea;
 final class StageFlusher {
     /** How long the thread waits awake for the next window before it parks ({@code tradestore.append.stageSpinNanos}). */
     private static final long SPIN_NANOS = Long.getLong("tradestore.append.stageSpinNanos", 100_000L);
+    /** How long the writer waits awake for the window in flight before it parks ({@code tradestore.append.waitSpinNanos}). */
+    private static final long WAIT_SPIN_NANOS = Long.getLong("tradestore.append.waitSpinNanos", 50_000L);
     private final Thread thread;
     private final int files;
     /** The next data file of the window in flight to copy; {@code >= files} when there is nothing to claim. */
@@ -94,6 +96,12 @@ final class StageFlusher {
 
     /** Waits until every file of the window in flight is copied (or failed). */
     private void waitDone() {
+        // awake first: the last file of a window is usually a few tens of microseconds from done, about what waking a
+        // parked thread costs on a VM
+        final long end = System.nanoTime() + WAIT_SPIN_NANOS;
+        while (done.get() < files && System.nanoTime() - end < 0) {
+            Thread.onSpinWait();
+        }
         while (done.get() < files) {
             // timed: close() may come from another thread than the one the flusher unparks
             LockSupport.parkNanos(this, 100_000L);
