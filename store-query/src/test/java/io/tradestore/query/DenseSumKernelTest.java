@@ -63,7 +63,7 @@ class DenseSumKernelTest {
     /**
      * Nulls nowhere, anywhere, or only in some blocks of 1,024 rows (every third): the loops without a null test run on
      * the blocks proven free of nulls, the others beside them in the same segments and batches of the same query. Blocks
-     * of one row give those loops batches of one row (their odd last row without a partner in the other half).
+     * of one and two rows give batches of one row (which take the loops with the test) and of two.
      */
     @ParameterizedTest
     @CsvSource({"COLUMN,none,8192,1024", "COLUMN,all,8192,1024", "COLUMN,someBlocks,8192,1024", "COLUMN,someBlocks,64,1", "COLUMN,someBlocks,512,2",

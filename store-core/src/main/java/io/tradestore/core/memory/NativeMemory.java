@@ -195,6 +195,12 @@ public final class NativeMemory {
     }
 
     /**
+     * Contiguous fills of a pattern that is not one byte repeated copy it onto itself, doubling, from this size on (a
+     * staging window's i64 null fill: docs/benchmarks.md, session 11).
+     */
+    private static final long DOUBLING_FILL_BYTES = 1024;
+
+    /**
      * Fills {@code count} elements of {@code width} bytes, {@code stride} apart, with the low bytes of {@code value}.
      *
      * @param address first element.
@@ -208,8 +214,17 @@ public final class NativeMemory {
             fill(address, count * width, (byte) value);
             return;
         }
-        if (stride == width && width >= 2 && width <= 8 && (width & width - 1) == 0 && count * width >= DOUBLING_FILL_BYTES) {
-            doublingFill(address, count * width, width, value);
+        if (stride == width && count * width >= DOUBLING_FILL_BYTES) {
+            // the first 64 bytes element by element (below, width checked there), then the filled prefix copied after
+            // itself, doubling, so that the bulk goes through the JVM's copy stubs instead of one store per element
+            fillPattern(address, 64 / width, width, width, value);
+            final long length = count * width;
+            long filled = 64;
+            while (filled < length) {
+                final long n = Math.min(filled, length - filled);
+                UNSAFE.copyMemory(address, address + filled, n);
+                filled += n;
+            }
             return;
         }
         long a = address;
@@ -228,31 +243,6 @@ public final class NativeMemory {
                 break;
             default:
                 throw new IllegalArgumentException("width=" + width);
-        }
-    }
-
-    /** Contiguous fills from this size on copy the pattern onto itself, doubling (a staging window's i64 null fill). */
-    private static final long DOUBLING_FILL_BYTES = 1024;
-
-    /**
-     * Fills {@code length} bytes (a multiple of {@code width}, at least 64) with a pattern that is not one byte repeated:
-     * the first 64 bytes element by element, then the filled prefix copied after itself, doubling, so that the bulk
-     * goes through the JVM's copy stubs (wide vector stores) instead of one store per element. Appending 50M trades
-     * null-fills 2 GB of eight-byte null sentinels in its staging windows this way (docs/benchmarks.md, session 11).
-     */
-    private static void doublingFill(final long address, final long length, final int width, final long value) {
-        for (long a = address; a < address + 64; a += width) {
-            switch (width) {
-                case 2 -> putShort(a, (short) value);
-                case 4 -> putInt(a, (int) value);
-                default -> putLong(a, value);
-            }
-        }
-        long filled = 64;
-        while (filled < length) {
-            final long n = Math.min(filled, length - filled);
-            UNSAFE.copyMemory(address, address + filled, n);
-            filled += n;
         }
     }
 

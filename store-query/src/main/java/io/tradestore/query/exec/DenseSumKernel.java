@@ -262,13 +262,14 @@ final class DenseSumKernel {
 
     /**
      * @param c a batch.
-     * @return whether it is a dense batch inside one committed zone-map block whose term columns hold no null, so that
-     *     its loop can leave out the null test of every row (learnt once per block and column by {@link NullFreeBlocks};
-     *     the test cost query 1 half its time again, docs/query-engine.md).
+     * @return whether it is a dense batch of an even number of rows inside one committed zone-map block whose term
+     *     columns hold no null, so that its loop can leave out the null test of every row (learnt once per block and
+     *     column by {@link NullFreeBlocks}) and take the batch's halves side by side. Blocks are a power of two rows,
+     *     so only blocks of one row give odd batches; those take the loops with the test.
      */
     private boolean nullFree(final BatchContext c) {
         final int block = c.start / blockRows;
-        if (c.rows != null || (c.start + c.n - 1) / blockRows != block) {
+        if (c.rows != null || (c.n & 1) != 0 || (c.start + c.n - 1) / blockRows != block) {
             return false;
         }
         if (block != freeBlock) {
@@ -540,10 +541,9 @@ final class DenseSumKernel {
     }
 
     /**
-     * {@link #byteProduct} for a batch whose term columns hold no null ({@link #nullFree}): no test per row, and the
-     * batch's two halves run side by side, row i and row h + i in one step (query 1: 55 -> 40 ms for the loop alone on
-     * 50M rows, 2 threads; the step's two independent chains of loads and adds keep more of the columns' cache misses
-     * in flight; docs/query-engine.md).
+     * {@link #byteProduct} for an even batch whose term columns hold no null ({@link #nullFree}): no test per row, and
+     * the batch's two halves run side by side, row i and row h + i in one step (query 1's loop alone on 50M rows, 2
+     * threads: 58.4-60.7 ms one row a step, 43.6-45.2 two; LoopShapeProbe, docs/query-engine.md "Session 11").
      */
     private void byteProductFree(final BatchContext c, final int n, final long ka, final long a0, final long b0) {
         final long[] r = count;
@@ -569,13 +569,6 @@ final class DenseSumKernel {
                 s0[g2] += p2;
                 t0 += p + p2;
             }
-        }
-        if ((n & 1) != 0) {
-            final int g = NativeMemory.getByte(ka + n - 1) & 0xFF;
-            final long p = NativeMemory.getLong(a0 + 8L * (n - 1)) * NativeMemory.getLong(b0 + 8L * (n - 1));
-            r[g] += counting ? 1 : 0;
-            s0[g] += p;
-            t0 += p;
         }
         endBatch(c, 0, null, t0);
     }
@@ -650,7 +643,7 @@ final class DenseSumKernel {
         endBatch(c, k, null, t0);
     }
 
-    /** {@link #intProductPlain} for a batch whose term columns hold no null, its halves side by side as in {@link #byteProductFree} (query 2). */
+    /** {@link #intProductPlain} for an even batch whose term columns hold no null, its halves side by side as in {@link #byteProductFree} (query 2). */
     private void intProductPlainFree(final BatchContext c, final int n, final long ka, final int nul, final int lo, final long a0, final long b0,
                                      final long a1) {
         final long[] r = count;
@@ -671,14 +664,6 @@ final class DenseSumKernel {
             r[g2]++;
             s0[g2] += NativeMemory.getLong(a0 + hb + o) * NativeMemory.getLong(b0 + hb + o);
             s1[g2] += NativeMemory.getLong(a1 + hb + o);
-        }
-        if ((n & 1) != 0) {
-            final long o = 8L * (n - 1);
-            final int v = NativeMemory.getInt(ka + 4L * (n - 1));
-            final int g = v == nul ? 0 : v - lo;
-            r[g]++;
-            s0[g] += NativeMemory.getLong(a0 + o) * NativeMemory.getLong(b0 + o);
-            s1[g] += NativeMemory.getLong(a1 + o);
         }
         endBatch(c, 0, null, UNKNOWN);
     }
@@ -730,7 +715,7 @@ final class DenseSumKernel {
         endBatch(c, k, null, UNKNOWN);
     }
 
-    /** {@link #longProduct} for a batch whose term columns hold no null, its halves side by side as in {@link #byteProductFree} (query 5). */
+    /** {@link #longProduct} for an even batch whose term columns hold no null, its halves side by side as in {@link #byteProductFree} (query 5). */
     private void longProductFree(final BatchContext c, final int n, final long ka, final long nul, final long lo, final long a0, final long b0) {
         final long[] r = count;
         final boolean counting = this.counting;
@@ -756,15 +741,6 @@ final class DenseSumKernel {
                 s0[g2] += p2;
                 t0 += p + p2;
             }
-        }
-        if ((n & 1) != 0) {
-            final long o = 8L * (n - 1);
-            final long v = NativeMemory.getLong(ka + o);
-            final int g = (int) (v == nul ? 0 : v - lo);
-            final long p = NativeMemory.getLong(a0 + o) * NativeMemory.getLong(b0 + o);
-            r[g] += counting ? 1 : 0;
-            s0[g] += p;
-            t0 += p;
         }
         endBatch(c, 0, null, t0);
     }
@@ -869,7 +845,7 @@ final class DenseSumKernel {
         endBatch(c, k, null, t0);
     }
 
-    /** {@link #intBytePlain} for a batch whose term column holds no null, its halves side by side as in {@link #byteProductFree} (query 4). */
+    /** {@link #intBytePlain} for an even batch whose term column holds no null, its halves side by side as in {@link #byteProductFree} (query 4). */
     private void intBytePlainFree(final BatchContext c, final int n, final long ka, final int nul, final int lo, final int mult, final long kb,
                                   final long a0) {
         final long[] r = count;
@@ -894,14 +870,6 @@ final class DenseSumKernel {
                 s0[g2] += x2;
                 t0 += x + x2;
             }
-        }
-        if ((n & 1) != 0) {
-            final int v = NativeMemory.getInt(ka + 4L * (n - 1));
-            final int g = (v == nul ? 0 : v - lo) * mult + (NativeMemory.getByte(kb + n - 1) & 0xFF);
-            final long x = NativeMemory.getLong(a0 + 8L * (n - 1));
-            r[g] += counting ? 1 : 0;
-            s0[g] += x;
-            t0 += x;
         }
         endBatch(c, 0, null, t0);
     }
