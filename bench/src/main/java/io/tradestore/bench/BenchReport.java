@@ -116,10 +116,32 @@ final class BenchReport {
         if (!lr.results.isEmpty()) {
             sb.append(String.format(Locale.ROOT, "%nNotional (scale 6): buy %s, sell %s.%n", lr.results.get(0).buy, lr.results.get(0).sell));
         }
+        appends(sb, lr);
         if (imgDir != null) {
             sb.append("\n![scan time per layout](img/" + LAYOUTS_SVG + ")\n");
         }
         sb.append('\n');
+    }
+
+    /** The repeated COLUMN appends of the layouts step: their median is the append throughput. */
+    private static void appends(final StringBuilder sb, final LayoutsBenchmark.Report lr) {
+        final List<LayoutsBenchmark.AppendRun> runs = lr.appends;
+        if (runs.isEmpty()) {
+            return;
+        }
+        sb.append(String.format(Locale.ROOT, "%nAppend throughput: the COLUMN build above is the JVM's first COLUMN append (the JIT still "
+            + "compiling, the ROW table's files just deleted); the same append, a commit every 1M rows, repeated %d times, each into a "
+            + "fresh table deleted before the next. Median (min–max) of the repetitions; writer CPU is the appending thread's, "
+            + "waiting is its time spent on segment creation and on the staging thread's copies, process CPU includes the staging "
+            + "and segment-creation threads.%n%n", runs.size()));
+        sb.append("| COLUMN append | ms | M rows/s | writer CPU ms | waiting ms | process CPU ms | GCs (all runs) |\n");
+        sb.append("|---|---:|---:|---:|---:|---:|---:|\n");
+        final double ms = LayoutsBenchmark.medianOf(runs, a -> a.ms);
+        sb.append(String.format(Locale.ROOT, "| median of %d (min–max) | %.0f (%.0f–%.0f) | %.1f (%.1f–%.1f) | %.0f | %.0f | %.0f | %d |%n",
+            runs.size(), ms, LayoutsBenchmark.minOf(runs), LayoutsBenchmark.maxOf(runs), lr.rows / ms / 1e3,
+            lr.rows / LayoutsBenchmark.maxOf(runs) / 1e3, lr.rows / LayoutsBenchmark.minOf(runs) / 1e3,
+            LayoutsBenchmark.medianOf(runs, a -> a.writerCpuMs), LayoutsBenchmark.medianOf(runs, a -> a.waitMs),
+            LayoutsBenchmark.medianOf(runs, a -> a.processCpuMs), runs.stream().mapToLong(a -> a.gcCount).sum()));
     }
 
     private static void load(final StringBuilder sb, final BenchCommand.Results r) {

@@ -37,7 +37,8 @@ import io.tradestore.core.segment.Segment;
  *
  * <p>Run it with {@code bench/run-layouts.sh} (see docs/benchmarks.md). Options: {@code --rows N},
  * {@code --dir PATH} (where the stores go; deleted afterwards), {@code --variants objects,row,column,floor},
- * {@code --reps N} (scan repetitions; the median is reported), {@code --segment-rows N}, {@code --floor-mib N}.
+ * {@code --reps N} (scan repetitions; the median is reported), {@code --segment-rows N}, {@code --floor-mib N},
+ * {@code --append-runs N} (repetitions of the COLUMN append after its build, see {@link #appendRuns}; 0 skips them).
  */
 public final class LayoutsBenchmark {
     /** Rows per exact-sum batch: every product is below 2^44, so a batch sum stays below 2^60. */
@@ -85,6 +86,7 @@ public final class LayoutsBenchmark {
         int reps = 5;
         int segmentRows = Schema.DEFAULT_SEGMENT_ROWS;
         int floorMib = 1024;
+        int appendRuns = 5;
 
         static Options parse(final String[] args) {
             final Options o = new Options();
@@ -115,9 +117,13 @@ public final class LayoutsBenchmark {
                         o.floorMib = Integer.parseInt(v);
                         i++;
                         break;
+                    case "--append-runs":
+                        o.appendRuns = Integer.parseInt(v);
+                        i++;
+                        break;
                     default:
                         throw new IllegalArgumentException("unknown option " + args[i]
-                            + "; use --rows --dir --variants --reps --segment-rows --floor-mib");
+                            + "; use --rows --dir --variants --reps --segment-rows --floor-mib --append-runs");
                 }
             }
             return o;
@@ -157,6 +163,25 @@ public final class LayoutsBenchmark {
         double floor2GBps = Double.NaN;
         double firstTouchGBps = Double.NaN;
         long rows;
+        /** The repeated COLUMN appends ({@link #appendRuns}), in run order; empty when not run. */
+        final List<AppendRun> appends = new ArrayList<>();
+    }
+
+    /** One repetition of the COLUMN append: wall, writer thread CPU, process CPU and the writer's waits, ms; GCs. */
+    static final class AppendRun {
+        final double ms;
+        final double writerCpuMs;
+        final double processCpuMs;
+        final double waitMs;
+        final long gcCount;
+
+        AppendRun(final double ms, final double writerCpuMs, final double processCpuMs, final double waitMs, final long gcCount) {
+            this.ms = ms;
+            this.writerCpuMs = writerCpuMs;
+            this.processCpuMs = processCpuMs;
+            this.waitMs = waitMs;
+            this.gcCount = gcCount;
+        }
     }
 
     /**
@@ -190,6 +215,7 @@ public final class LayoutsBenchmark {
             }
             if (o.variants.contains("column")) {
                 store(o, Layout.COLUMN, dir, floor, report, out);
+                appendRuns(o, dir, report, out);
             }
         } finally {
             if (floor != null) {
@@ -522,6 +548,48 @@ public final class LayoutsBenchmark {
     }
 
     /**
+     * Repeats the COLUMN build's append ({@link #append}: the same trades, a commit every {@link #COMMIT_ROWS}) {@code
+     * --append-runs} times, each into a fresh table deleted before the next. The build is this JVM's first COLUMN
+     * append, made while the JIT still compiles the staging copy and right after the ROW table's files were deleted,
+     * and one append swings by a third with this VM's load from one minute to the next; the append throughput is
+     * therefore reported as the median of these repetitions, as the queries report theirs, beside the build's single
+     * figure.
+     */
+    private static void appendRuns(final Options o, final Path root, final Report report, final PrintStream out) throws IOException {
+        final Schema schema = TradesSchema.SCHEMA.with("trades_append", Layout.COLUMN, o.segmentRows,
+            Math.min(Schema.DEFAULT_BLOCK_ROWS, o.segmentRows));
+        final Path dir = root.resolve(schema.name());
+        for (int i = 0; i < o.appendRuns; i++) {
+            try (Store store = Store.open(dir)) {
+                final Table table = store.createTable(schema);
+                final long[] gc0 = gc();
+                final long cpu0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+                final long processCpu0 = processCpuNs();
+                final long t0 = System.nanoTime();
+                final long waitNs = append(table, o.rows);
+                final double ms = (System.nanoTime() - t0) / 1e6;
+                final AppendRun run = new AppendRun(ms, (ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu0) / 1e6,
+                    (processCpuNs() - processCpu0) / 1e6, waitNs / 1e6, gc()[0] - gc0[0]);
+                report.appends.add(run);
+                out.printf(Locale.ROOT, "COLUMN append, repetition %d of %d: %,d rows in %.0f ms (%.1f M rows/s; writer CPU %.0f ms, waiting"
+                    + " %.0f ms; process CPU %.0f ms; %d GCs)%n", i + 1, o.appendRuns, o.rows, ms, o.rows / ms / 1e3, run.writerCpuMs,
+                    run.waitMs, run.processCpuMs, run.gcCount);
+            } finally {
+                BenchCommand.deleteTree(dir);
+            }
+        }
+    }
+
+    /** @return the median of the repetitions' values of one field (NaN without repetitions). */
+    static double medianOf(final List<AppendRun> runs, final java.util.function.ToDoubleFunction<AppendRun> field) {
+        final double[] v = runs.stream().mapToDouble(field).sorted().toArray();
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    /**
      * Appends rows through the generated flyweight, committing every {@link #COMMIT_ROWS}.
      *
      * @param table the table.
@@ -781,5 +849,19 @@ public final class LayoutsBenchmark {
             out.printf(Locale.ROOT, "notional: buy=%s sell=%s (scale 6; every variant agrees)%n", report.results.get(0).buy,
                 report.results.get(0).sell);
         }
+        if (!report.appends.isEmpty()) {
+            final double ms = medianOf(report.appends, a -> a.ms);
+            out.printf(Locale.ROOT, "COLUMN append repeated %d times: median %.0f ms = %.1f M rows/s (%.1f-%.1f M rows/s)%n",
+                report.appends.size(), ms, report.rows / ms / 1e3, report.rows / maxOf(report.appends) / 1e3,
+                report.rows / minOf(report.appends) / 1e3);
+        }
+    }
+
+    static double minOf(final List<AppendRun> runs) {
+        return runs.stream().mapToDouble(a -> a.ms).min().orElse(Double.NaN);
+    }
+
+    static double maxOf(final List<AppendRun> runs) {
+        return runs.stream().mapToDouble(a -> a.ms).max().orElse(Double.NaN);
     }
 }

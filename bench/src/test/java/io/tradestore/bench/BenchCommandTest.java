@@ -41,13 +41,15 @@ class BenchCommandTest {
         assertThat(r.floor1).isPositive();
         assertThat(r.layouts.results).extracting(x -> x.name).anyMatch(n -> n.startsWith("Java objects")).anyMatch(n -> n.startsWith("ROW"))
             .anyMatch(n -> n.startsWith("COLUMN"));
+        // --runs 2: the COLUMN append repeated twice after its build, every repetition timed
+        assertThat(r.layouts.appends).hasSize(2).allSatisfy(a -> assertThat(a.ms).isPositive());
         assertThat(r.queries).hasSize(8);
         assertThat(r.load.tradestoreSeconds()).hasSize(2);
         assertThat(r.http).hasSize(3).allSatisfy(k -> assertThat(k.atHalf().ok()).isPositive());
 
         final String md = Files.readString(out);
         assertThat(md).contains("hand-written intro", "hand-written tail", "## How to reproduce", "### Memory-bandwidth floor", "### Storage layouts",
-            "### CSV load", "### Queries vs DuckDB", "### HTTP", "| 8 |", "img/bench-queries.svg", "img/bench-http-latency.svg")
+            "### CSV load", "### Queries vs DuckDB", "### HTTP", "| 8 |", "| median of 2 (min–max) |", "img/bench-queries.svg", "img/bench-http-latency.svg")
             .doesNotContain("old results");
         assertThat(md.indexOf("hand-written intro")).isLessThan(md.indexOf("### Queries vs DuckDB"));
         assertThat(md.indexOf("### HTTP")).isLessThan(md.indexOf("hand-written tail"));

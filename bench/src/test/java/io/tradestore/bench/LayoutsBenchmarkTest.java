@@ -21,7 +21,7 @@ class LayoutsBenchmarkTest {
     @Test
     void shouldRunEveryVariantOnATinyTableAndAgreeOnTheNotional() throws Exception {
         final LayoutsBenchmark.Options o = LayoutsBenchmark.Options.parse(new String[] {"--rows", "70_001", "--reps", "1",
-            "--segment-rows", "65536", "--floor-mib", "8", "--dir", dir.toString()});
+            "--segment-rows", "65536", "--floor-mib", "8", "--append-runs", "3", "--dir", dir.toString()});
         o.variants = new LinkedHashSet<>(List.of("floor", "objects", "row", "column"));
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
@@ -39,7 +39,11 @@ class LayoutsBenchmarkTest {
             assertThat(r.sell).as(r.name).isEqualTo(report.results.get(0).sell).isPositive();
         }
         assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("| COLUMN kernel (3 columns) |", "| COLUMN columns read only (no product), 2 threads |",
-            "memory-bandwidth floor");
+            "memory-bandwidth floor", "COLUMN append, repetition 3 of 3: 70,001 rows", "COLUMN append repeated 3 times: median");
+        assertThat(report.appends).hasSize(3).allSatisfy(a -> assertThat(a.ms).isPositive());
+        assertThat(LayoutsBenchmark.medianOf(report.appends, a -> a.ms)).isBetween(LayoutsBenchmark.minOf(report.appends),
+            LayoutsBenchmark.maxOf(report.appends));
+        // every repetition's table is deleted (and the stores of the layouts)
         assertThat(dir).isEmptyDirectory();
     }
 
