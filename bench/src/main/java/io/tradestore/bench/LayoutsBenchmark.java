@@ -562,6 +562,7 @@ public final class LayoutsBenchmark {
         for (int i = 0; i < o.appendRuns; i++) {
             try (Store store = Store.open(dir)) {
                 final Table table = store.createTable(schema);
+                System.gc(); // as before the build: a collection the earlier steps' garbage is due is not the append's
                 final long[] gc0 = gc();
                 final long cpu0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
                 final long processCpu0 = processCpuNs();

@@ -60,6 +60,16 @@ final class DenseSumKernel {
     private final int[] nullRows = new int[BatchContext.BATCH];
     private final long[] sum0;
     private final long[] sum1;
+    /**
+     * The partials of the second half of a batch in the null-free loops, which take a batch's two halves side by side:
+     * with their own arrays, the two halves' read-modify-writes of one group (few groups: side, venue x side) do not
+     * wait on each other's store. Folded into count, sum0 and sum1 at the start of a flush.
+     */
+    private final long[] count2;
+    private final long[] sum0b;
+    private final long[] sum1b;
+    /** Whether a loop of the window added into the second-half arrays. */
+    private boolean split;
     private final int groups;
     /** The terms' shape: {@link #PRODUCT}, {@link #PLAIN}, {@link #PRODUCT_PLAIN} or {@link #OTHER}. */
     private final int shape;
@@ -130,6 +140,9 @@ final class DenseSumKernel {
         this.marks = new long[(groups + 63) >>> 6];
         this.sum0 = new long[groups];
         this.sum1 = new long[terms > 1 ? groups : 0];
+        this.count2 = new long[groups];
+        this.sum0b = new long[groups];
+        this.sum1b = new long[terms > 1 ? groups : 0];
         if (terms == 1) {
             shape = termSlotB[0] >= 0 ? PRODUCT : PLAIN;
         } else {
@@ -553,6 +566,9 @@ final class DenseSumKernel {
         final long kb = ka + h;
         final long a1 = a0 + 8L * h;
         final long b1 = b0 + 8L * h;
+        final long[] r2 = count2;
+        final long[] s0b = sum0b;
+        split = true;
         long t0 = 0;
         for (int i = 0; i < h; i++) {
             final int g = NativeMemory.getByte(ka + i) & 0xFF;
@@ -562,11 +578,11 @@ final class DenseSumKernel {
             if (counting) {
                 r[g]++;
                 s0[g] += p;
-                r[g2]++;
-                s0[g2] += p2;
+                r2[g2]++;
+                s0b[g2] += p2;
             } else {
                 s0[g] += p;
-                s0[g2] += p2;
+                s0b[g2] += p2;
                 t0 += p + p2;
             }
         }
@@ -652,6 +668,10 @@ final class DenseSumKernel {
         final int h = n >>> 1;
         final long hb = 8L * h;
         final long hk = 4L * h;
+        final long[] r2 = count2;
+        final long[] s0b = sum0b;
+        final long[] s1b = sum1b;
+        split = true;
         for (int i = 0; i < h; i++) {
             final long o = 8L * i;
             final int v = NativeMemory.getInt(ka + 4L * i);
@@ -661,9 +681,9 @@ final class DenseSumKernel {
             r[g]++;
             s0[g] += NativeMemory.getLong(a0 + o) * NativeMemory.getLong(b0 + o);
             s1[g] += NativeMemory.getLong(a1 + o);
-            r[g2]++;
-            s0[g2] += NativeMemory.getLong(a0 + hb + o) * NativeMemory.getLong(b0 + hb + o);
-            s1[g2] += NativeMemory.getLong(a1 + hb + o);
+            r2[g2]++;
+            s0b[g2] += NativeMemory.getLong(a0 + hb + o) * NativeMemory.getLong(b0 + hb + o);
+            s1b[g2] += NativeMemory.getLong(a1 + hb + o);
         }
         endBatch(c, 0, null, UNKNOWN);
     }
@@ -722,6 +742,9 @@ final class DenseSumKernel {
         final long[] s0 = sum0;
         final int h = n >>> 1;
         final long hb = 8L * h;
+        final long[] r2 = count2;
+        final long[] s0b = sum0b;
+        split = true;
         long t0 = 0;
         for (int i = 0; i < h; i++) {
             final long o = 8L * i;
@@ -734,11 +757,11 @@ final class DenseSumKernel {
             if (counting) {
                 r[g]++;
                 s0[g] += p;
-                r[g2]++;
-                s0[g2] += p2;
+                r2[g2]++;
+                s0b[g2] += p2;
             } else {
                 s0[g] += p;
-                s0[g2] += p2;
+                s0b[g2] += p2;
                 t0 += p + p2;
             }
         }
@@ -852,6 +875,9 @@ final class DenseSumKernel {
         final boolean counting = this.counting;
         final long[] s0 = sum0;
         final int h = n >>> 1;
+        final long[] r2 = count2;
+        final long[] s0b = sum0b;
+        split = true;
         long t0 = 0;
         for (int i = 0; i < h; i++) {
             final int v = NativeMemory.getInt(ka + 4L * i);
@@ -863,11 +889,11 @@ final class DenseSumKernel {
             if (counting) {
                 r[g]++;
                 s0[g] += x;
-                r[g2]++;
-                s0[g2] += x2;
+                r2[g2]++;
+                s0b[g2] += x2;
             } else {
                 s0[g] += x;
-                s0[g2] += x2;
+                s0b[g2] += x2;
                 t0 += x + x2;
             }
         }
@@ -1054,6 +1080,9 @@ final class DenseSumKernel {
         if (!pending) {
             return;
         }
+        if (split) {
+            foldSecondHalves();
+        }
         final long[] r = count;
         final boolean counted = counting || slowRows;
         final long[] seen = counting ? null : presence >> 1 == 0 ? sum0 : sum1;
@@ -1087,6 +1116,26 @@ final class DenseSumKernel {
         java.util.Arrays.fill(windowUnsigned, true);
         pending = false;
         slowRows = false;
+    }
+
+    /** Adds the second-half partials into the first (exact: the window's bound covers both), and clears them. */
+    private void foldSecondHalves() {
+        final long[] r2 = count2;
+        final long[] s0b = sum0b;
+        for (int g = 0; g < groups; g++) {
+            count[g] += r2[g];
+            sum0[g] += s0b[g];
+            r2[g] = 0;
+            s0b[g] = 0;
+        }
+        if (terms > 1) {
+            final long[] s1b = sum1b;
+            for (int g = 0; g < groups; g++) {
+                sum1[g] += s1b[g];
+                s1b[g] = 0;
+            }
+        }
+        split = false;
     }
 
     /**
