@@ -57,7 +57,7 @@ public final class BenchCommand {
     private static final boolean LOAD_STATS = Boolean.getBoolean("tradestore.loadStats");
     private static final String USAGE = "usage: tradestore bench jmh [JMH options]\n"
         + "   or: tradestore bench [--rows 50000000] [--threads 2] [--out docs/benchmarks.md] "
-        + "[--skip floor,layouts,load,queries,http] [--runs 7] [--warmups 5] [--load-runs 3] [--dir DIR] [--seed 42] "
+        + "[--skip floor,layouts,load,queries,http] [--runs 7] [--warmups 5] [--warmup-ms 2000] [--load-runs 3] [--dir DIR] [--seed 42] "
         + "[--http-seconds 10] [--http-rate R] [--http-queries client,window,pruned,health] [--duckdb-memory 8GB] [--floor-mib 2048] [--segment-rows N]";
 
     private BenchCommand() {
@@ -71,6 +71,7 @@ public final class BenchCommand {
         Set<String> skip = new LinkedHashSet<>();
         int runs = 7;
         int warmups = 5;
+        long warmupMs = QueryBenchmark.DEFAULT_WARMUP_MS;
         int loadRuns = 3;
         Path dir;
         long seed = 42;
@@ -120,6 +121,9 @@ public final class BenchCommand {
                     case "--warmups":
                         o.warmups = Integer.parseInt(v);
                         break;
+                    case "--warmup-ms":
+                        o.warmupMs = Long.parseLong(v);
+                        break;
                     case "--load-runs":
                         o.loadRuns = Integer.parseInt(v);
                         break;
@@ -156,9 +160,9 @@ public final class BenchCommand {
                         throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
                 }
             }
-            if (o.rows < 1 || o.threads < 1 || o.runs < 1 || o.warmups < 0 || o.loadRuns < 1 || o.httpSeconds < 1 || o.floorMib < 1) {
+            if (o.rows < 1 || o.threads < 1 || o.runs < 1 || o.warmups < 0 || o.warmupMs < 0 || o.loadRuns < 1 || o.httpSeconds < 1 || o.floorMib < 1) {
                 throw new IllegalArgumentException("rows, threads, runs, load-runs, http-seconds and floor-mib must be at least 1, warmups at "
-                    + "least 0\n" + USAGE);
+                    + "least 0, warmup-ms at least 0\n" + USAGE);
             }
             if (o.segmentRows != 0 && Integer.bitCount(o.segmentRows) != 1) {
                 throw new IllegalArgumentException("--segment-rows " + o.segmentRows + " must be a power of two");
@@ -375,7 +379,8 @@ public final class BenchCommand {
                     step.begin("queries", "the eight reference queries, tradestore vs DuckDB, " + o.threads + " threads each");
                     r.queryInstrument = scalar(duck, "SELECT instrument FROM trades GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1 OFFSET 10");
                     r.queryClient = Long.parseLong(scalar(duck, "SELECT client_id FROM trades GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1 OFFSET 10"));
-                    final QueryBenchmark.Options qo = new QueryBenchmark.Options(o.rows, o.threads, o.runs, o.warmups, o.segmentRows, o.seed, storeDir,
+                    final QueryBenchmark.Options qo = new QueryBenchmark.Options(o.rows, o.threads, o.runs, o.warmups, o.warmupMs, o.segmentRows, o.seed,
+                        storeDir,
                         null, (long) o.floorMib << 20);
                     r.queries = QueryBenchmark.measure(store, duck, QueryBenchmark.queries(r.queryInstrument, r.queryClient), qo, progress);
                 }

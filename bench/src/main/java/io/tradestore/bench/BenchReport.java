@@ -177,10 +177,12 @@ final class BenchReport {
         sb.append(String.format(Locale.ROOT, "The eight reference queries (each in JSON and SQL below the table) on the tables the load "
             + "step built, %d threads each (`new QueryEngine(store, %d)`, `SET threads=%d`); instrument %s and client %d are the 11th "
             + "most traded. Every answer was compared with DuckDB's before timing (a mismatch fails the run). Median of %d runs "
-            + "after %d warm-ups, the systems alternating with 20 ms of quiet before each run (so neither starts while the "
+            + "after %d alternating warm-ups and %.1f s of back-to-back unmeasured runs per system (so that a query of a few "
+            + "milliseconds runs compiled code, as in a server that has answered a few thousand), the systems alternating with 20 ms "
+            + "of quiet before each run (so neither starts while the "
             + "other's threads still linger), min–max in brackets, wall time in the calling thread including result decoding (JDBC for DuckDB). "
             + "\"x of floor\" is against the %d-thread floor for the bytes a full scan of the listed columns reads.%n%n", o.threads,
-            o.threads, o.threads, r.queryInstrument, r.queryClient, o.runs, o.warmups, o.threads));
+            o.threads, o.threads, r.queryInstrument, r.queryClient, o.runs, o.warmups, o.warmupMs / 1e3, o.threads));
         sb.append("| # | query | tradestore ms | DuckDB ms | DuckDB / tradestore | bytes/row | tradestore x of floor |\n");
         sb.append("|---|---|---:|---:|---:|---:|---:|\n");
         for (final QueryBenchmark.Timing t : r.queries) {

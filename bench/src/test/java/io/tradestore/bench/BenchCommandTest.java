@@ -30,6 +30,7 @@ class BenchCommandTest {
         Files.writeString(out, "# Benchmarks\n\nhand-written intro\n\n" + BenchCommand.SECTION_START + "\nold results\n" + BenchCommand.SECTION_END
             + "\n\n## How to reproduce\n\nhand-written tail\n");
         final BenchCommand.Options o = BenchCommand.Options.parse(new String[] {"--rows", "20000", "--threads", "2", "--runs", "2", "--warmups", "1",
+            "--warmup-ms", "20",
             "--load-runs", "2", "--segment-rows", "4096", "--floor-mib", "16", "--http-seconds", "1", "--http-rate", "100",
             "--http-queries", "client,window,health", "--duckdb-memory", "1GB",
             "--dir", dir.resolve("work").toString(), "--out", out.toString()});

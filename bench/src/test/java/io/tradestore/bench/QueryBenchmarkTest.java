@@ -21,7 +21,7 @@ class QueryBenchmarkTest {
     void shouldRunAllEightQueriesWithAgreeingAnswersAndWriteTheReport() throws Exception {
         final Path out = dir.resolve("benchmarks.md");
         Files.writeString(out, "# Benchmarks\n\nkept\n\n" + QueryBenchmark.SECTION_START + "\nold\n" + QueryBenchmark.SECTION_END + "\n\ntail\n");
-        final QueryBenchmark.Options o = QueryBenchmark.Options.parse(new String[] {"--rows", "30000", "--runs", "2", "--warmups", "1",
+        final QueryBenchmark.Options o = QueryBenchmark.Options.parse(new String[] {"--rows", "30000", "--runs", "2", "--warmups", "1", "--warmup-ms", "20",
             "--segment-rows", "4096", "--floor-mib", "16", "--dir", dir.resolve("store").toString(), "--out", out.toString()});
         final QueryBenchmark.Report r;
         try {
