@@ -27,8 +27,10 @@ import io.tradestore.core.schema.Schema;
  * bound?).
  *
  * <p>{@code java -cp bench/target/tradestore-bench.jar io.tradestore.bench.AppendProbe --mode append|bare|gen|pooled --rows N
- * --runs N --dir D} (plus the chronicle flags of DEVELOPERS.md; staging switches such as
+ * --runs N --dir D [--between none|sync|sync+MS]} (plus the chronicle flags of DEVELOPERS.md; staging switches such as
  * {@code -Dtradestore.append.stageThread=false} apply). Read the later runs: the first ones include the JIT's work.
+ * {@code --between sync} runs sync(1) before each run deletes the previous run's files, {@code sync+MS} also pauses
+ * MS ms after the delete (see {@link #settle}).
  */
 public final class AppendProbe {
     /** Rows of generated values {@code pooled} cycles through: 2.2 MB of arrays. */
@@ -48,6 +50,7 @@ public final class AppendProbe {
         long rows = 50_000_000L;
         int runs = 5;
         Path dir = Paths.get(System.getProperty("java.io.tmpdir"), "tradestore-append-probe");
+        String between = "none";
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--mode":
@@ -62,8 +65,11 @@ public final class AppendProbe {
                 case "--dir":
                     dir = Paths.get(args[i + 1]);
                     break;
+                case "--between":
+                    between = args[i + 1];
+                    break;
                 default:
-                    throw new IllegalArgumentException("unknown option " + args[i] + "; use --mode --rows --runs --dir");
+                    throw new IllegalArgumentException("unknown option " + args[i] + "; use --mode --rows --runs --dir --between");
             }
         }
         if (!mode.equals("append") && !mode.equals("bare") && !mode.equals("gen") && !mode.equals("pooled")) {
@@ -71,7 +77,13 @@ public final class AppendProbe {
         }
         final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         final Pool pool = mode.equals("pooled") ? new Pool() : null;
+        if (!between.equals("none") && !between.equals("sync") && !between.matches("sync\\+\\d+")) {
+            throw new IllegalArgumentException("--between " + between + ": use none, sync or sync+MS");
+        }
         for (int r = 0; r < runs; r++) {
+            if (r > 0 && !between.equals("none")) {
+                settle(between);
+            }
             BenchCommand.deleteTree(dir);
             Files.createDirectories(dir);
             try (Store store = Store.open(dir)) {
@@ -101,6 +113,23 @@ public final class AppendProbe {
             }
         }
         BenchCommand.deleteTree(dir);
+    }
+
+    /**
+     * Between runs: sync(1) writes back every dirty page of the machine before the previous run's files are deleted,
+     * then (sync+MS) a pause after the delete, so that neither writeback nor the file system's work on the freed
+     * blocks overlaps the next run. Untimed.
+     */
+    private static void settle(final String between) throws IOException {
+        try {
+            new ProcessBuilder("sync").inheritIO().start().waitFor();
+            final int plus = between.indexOf('+');
+            if (plus > 0) {
+                Thread.sleep(Long.parseLong(between.substring(plus + 1)));
+            }
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** @return a sum of the values {@link LayoutsBenchmark#append} writes, computed without a table. */

@@ -273,7 +273,7 @@ public final class BenchCommand {
                 // with the floor step on, the layouts harness re-measures the floor before each variant (best kept)
                 lo.variants = new LinkedHashSet<>(o.runs("floor") ? List.of("floor", "objects", "row", "column") : List.of("objects", "row", "column"));
                 lo.reps = Math.min(lo.reps, o.runs);
-                lo.appendRuns = Math.min(lo.appendRuns, o.runs);
+                lo.appendRuns = o.runs;
                 lo.floorMib = o.floorMib;
                 if (o.segmentRows > 0) {
                     lo.segmentRows = o.segmentRows;
