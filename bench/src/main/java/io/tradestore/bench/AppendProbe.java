@@ -30,7 +30,7 @@ import io.tradestore.core.schema.Schema;
  * --runs N --dir D [--between none|sync|sync+MS]} (plus the chronicle flags of DEVELOPERS.md; staging switches such as
  * {@code -Dtradestore.append.stageThread=false} apply). Read the later runs: the first ones include the JIT's work.
  * {@code --between sync} runs sync(1) before each run deletes the previous run's files, {@code sync+MS} also pauses
- * MS ms after the delete (see {@link #settle}).
+ * MS ms after the delete.
  */
 public final class AppendProbe {
     /** Rows of generated values {@code pooled} cycles through: 2.2 MB of arrays. */
@@ -77,14 +77,17 @@ public final class AppendProbe {
         }
         final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         final Pool pool = mode.equals("pooled") ? new Pool() : null;
-        if (!between.equals("none") && !between.equals("sync") && !between.matches("sync\\+\\d+")) {
+        if (!between.equals("none") && !between.equals("sync") && !between.matches("sync\\+\\d{1,6}")) {
             throw new IllegalArgumentException("--between " + between + ": use none, sync or sync+MS");
         }
         for (int r = 0; r < runs; r++) {
             if (r > 0 && !between.equals("none")) {
-                settle(between);
+                sync();
             }
             BenchCommand.deleteTree(dir);
+            if (r > 0 && between.startsWith("sync+")) {
+                pause(Integer.parseInt(between.substring("sync+".length())));
+            }
             Files.createDirectories(dir);
             try (Store store = Store.open(dir)) {
                 final Table table = store.createTable(TradesSchema.SCHEMA.with("trades", Layout.COLUMN, Schema.DEFAULT_SEGMENT_ROWS,
@@ -116,17 +119,24 @@ public final class AppendProbe {
     }
 
     /**
-     * Between runs: sync(1) writes back every dirty page of the machine before the previous run's files are deleted,
-     * then (sync+MS) a pause after the delete, so that neither writeback nor the file system's work on the freed
-     * blocks overlaps the next run. Untimed.
+     * Between runs (untimed): sync(1) writes back every dirty page of the machine before the previous run's files are
+     * deleted, so that no writeback overlaps the next run; with {@code sync+MS} a pause after the delete lets the file
+     * system's work on the freed blocks finish too.
      */
-    private static void settle(final String between) throws IOException {
+    private static void sync() throws IOException {
         try {
-            new ProcessBuilder("sync").inheritIO().start().waitFor();
-            final int plus = between.indexOf('+');
-            if (plus > 0) {
-                Thread.sleep(Long.parseLong(between.substring(plus + 1)));
+            final int exit = new ProcessBuilder("sync").inheritIO().start().waitFor();
+            if (exit != 0) {
+                throw new IOException("sync exited with " + exit);
             }
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void pause(final int ms) {
+        try {
+            Thread.sleep(ms);
         } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
         }

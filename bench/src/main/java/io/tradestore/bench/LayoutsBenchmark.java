@@ -119,6 +119,9 @@ public final class LayoutsBenchmark {
                         break;
                     case "--append-runs":
                         o.appendRuns = Integer.parseInt(v);
+                        if (o.appendRuns < 0) {
+                            throw new IllegalArgumentException("--append-runs " + v + ": at least 0");
+                        }
                         i++;
                         break;
                     default:

@@ -39,7 +39,7 @@ import io.tradestore.query.QueryResult;
  * DuckDB / tradestore per query. Prints a Markdown report and can write it into docs/benchmarks.md.
  *
  * <pre>
- * bench/query-benchmark.sh [--rows 50000000] [--threads 2] [--runs 7] [--warmups 5] [--out docs/benchmarks.md]
+ * bench/query-benchmark.sh [--rows 50000000] [--threads 2] [--runs 7] [--warmups 5] [--warmup-ms 2000] [--out docs/benchmarks.md]
  * </pre>
  *
  * Usable from other code (a later {@code tradestore bench}) through {@link #run(Options, PrintStream)}.
@@ -72,7 +72,8 @@ public final class QueryBenchmark {
      * @param rows        trades to generate.
      * @param threads     engine threads and DuckDB threads.
      * @param runs        measured runs per query and system.
-     * @param warmups     unmeasured runs first.
+     * @param warmups     unmeasured runs first, alternating like the measured ones.
+     * @param warmupMs    then each system runs the query back to back, unmeasured, for this long ({@link #DEFAULT_WARMUP_MS}).
      * @param segmentRows rows per tradestore segment (0: the schema's default).
      * @param seed        generator seed.
      * @param dir         where the store goes (null: a temporary directory, deleted afterwards).
@@ -618,8 +619,8 @@ public final class QueryBenchmark {
                 + "%s ms; tradestore's median is %.2fx of floor (%.1f GB/s, best run %.2fx).%n", bytes / 1e9, floor / 1e9, ms(floorMs),
             q1.engineMedian() / floorMs, bytes / (q1.engineMedian() / 1e3) / 1e9, q1.engineMs()[0] / floorMs));
         sb.append(String.format(Locale.ROOT, "%nData generation and load of both systems took %.1f s. Reproduce with:%n%n```%n"
-                + "flock /tmp/tradestore-bench.lock bench/query-benchmark.sh --rows %d --threads %d --runs %d --warmups %d%n```%n",
-            r.loadSeconds(), o.rows(), o.threads(), o.runs(), o.warmups()));
+                + "flock /tmp/tradestore-bench.lock bench/query-benchmark.sh --rows %d --threads %d --runs %d --warmups %d --warmup-ms %d%n```%n",
+            r.loadSeconds(), o.rows(), o.threads(), o.runs(), o.warmups(), o.warmupMs()));
         return sb.toString();
     }
 

@@ -144,6 +144,40 @@ class DenseSumKernelTest {
     }
 
     @ParameterizedTest
+    @CsvSource({"COLUMN,1", "COLUMN,2"})
+    void shouldStayExactWhenAnUnsignedWindowsPartialsPassTwoToTheSixtyThree(final Layout layout, final int threads) {
+        // every product positive and just below 2^50, no null: the null-free loops run (two halves, an array each) and a
+        // window proven non-negative holds its partials up to 2^64 - 1, so a busy group's partial passes 2^63 (each
+        // half's array about half of it) and is exact only if the halves are folded as unsigned 64-bit values
+        try (Store store = Store.open(dir)) {
+            final List<TradeData.Row> rows = new ArrayList<>();
+            final SplittableRandom rnd = new SplittableRandom(12);
+            try (TableWriter w = store.openOrCreate(TradeData.schema(layout, 65536, 4096)).writer()) {
+                final TradeFlyweight f = new TradeFlyweight();
+                for (int i = 0; i < 150_000; i++) {
+                    final long r = w.pendingRows();
+                    final long price = (1L << 25) - 1 - rnd.nextInt(1000);
+                    final long qty = (1L << 25) - 1 - rnd.nextInt(1000);
+                    final char side = rnd.nextInt(8) == 0 ? 'S' : 'B';
+                    final String instrument = "SYM" + rnd.nextInt(2);
+                    final String venue = rnd.nextBoolean() ? "XLON" : "XPAR";
+                    w.append(f).tradeId(r + 1).ts(TradeData.T0 + r).clientId(r % 3).venue(venue).instrument(instrument).side(side)
+                        .price(price).quantity(qty);
+                    rows.add(new TradeData.Row(r, r + 1, TradeData.T0 + r, r % 3, venue, instrument, side, price, qty));
+                }
+                w.commit();
+            }
+            try (QueryEngine engine = new QueryEngine(store, threads)) {
+                for (final String[] keys : GROUPINGS) {
+                    for (final String aggs : AGGS) {
+                        check(engine, rows, keys, aggs, null);
+                    }
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
     @CsvSource({"COLUMN,1", "COLUMN,2", "ROW,1"})
     void shouldFindEveryGroupWithoutCountingRowsWhenTheSignsAreProven(final Layout layout, final int threads) {
         // without a count among the outputs, a segment whose zone maps prove one term's sign (and no zero) knows its

@@ -140,14 +140,15 @@ final class DenseSumKernel {
         this.marks = new long[(groups + 63) >>> 6];
         this.sum0 = new long[groups];
         this.sum1 = new long[terms > 1 ? groups : 0];
-        this.count2 = new long[groups];
-        this.sum0b = new long[groups];
-        this.sum1b = new long[terms > 1 ? groups : 0];
         if (terms == 1) {
             shape = termSlotB[0] >= 0 ? PRODUCT : PLAIN;
         } else {
             shape = termSlotB[0] >= 0 && termSlotB[1] < 0 ? PRODUCT_PLAIN : OTHER;
         }
+        // only the shapes with null-free loops use the second-half arrays (and only query 2's shape a second term's)
+        this.count2 = new long[shape == OTHER ? 0 : groups];
+        this.sum0b = new long[shape == OTHER ? 0 : groups];
+        this.sum1b = new long[shape == PRODUCT_PLAIN ? groups : 0];
     }
 
     /**
@@ -456,9 +457,10 @@ final class DenseSumKernel {
     // probe figures are in docs/query-engine.md, Known gaps).
     // A row's terms are read first; a null in any of them sends the row to the exact path (a predictable branch: nulls
     // are rare). One-term loops test a loop-invariant flag (C2 unswitches the loop): counting rows as before, or not
-    // counting and keeping the batch sum t0 in a register; two-term loops always count. Separate arrays per partial, no
-    // lanes: array-of-structs partials measured within noise of them (so the simpler layout) and four interleaved lanes
-    // slower (docs/query-engine.md, Known gaps).
+    // counting and keeping the batch sum t0 in a register; two-term loops always count. Separate arrays per partial:
+    // array-of-structs partials measured within noise of them (so the simpler layout) and four interleaved lanes slower
+    // (docs/query-engine.md, Known gaps); the null-free loops give a batch's second half arrays of its own (count2, sum0b,
+    // sum1b: docs/query-engine.md, "Session 12").
 
     private void gidProduct(final BatchContext c, final int n, final int[] gid, final long a0, final long b0) {
         final long[] r = count;
