@@ -63,7 +63,7 @@ final class DenseSumKernel {
     /**
      * The partials of the second half of a batch in the null-free loops, which take a batch's two halves side by side:
      * with their own arrays, the two halves' read-modify-writes of one group (few groups: side, venue x side) do not
-     * wait on each other's store. Folded into count, sum0 and sum1 at the start of a flush.
+     * wait on each other's store. Folded into count, sum0 and sum1 group by group as a flush visits them.
      */
     private final long[] count2;
     private final long[] sum0b;
@@ -1082,14 +1082,16 @@ final class DenseSumKernel {
         if (!pending) {
             return;
         }
-        if (split) {
-            foldSecondHalves();
-        }
+        final boolean fold = split;
+        split = false;
         final long[] r = count;
         final boolean counted = counting || slowRows;
         final long[] seen = counting ? null : presence >> 1 == 0 ? sum0 : sum1;
         final long[] m = marks;
         for (int g = 0; g < groups; g++) {
+            if (fold) {
+                foldSecondHalf(g);
+            }
             final long c = counted ? r[g] : 0;
             final long fast = seen != null && seen[g] != 0 ? 1 : 0;
             if (c == 0 && fast == 0) {
@@ -1120,24 +1122,19 @@ final class DenseSumKernel {
         slowRows = false;
     }
 
-    /** Adds the second-half partials into the first (exact: the window's bound covers both), and clears them. */
-    private void foldSecondHalves() {
-        final long[] r2 = count2;
-        final long[] s0b = sum0b;
-        for (int g = 0; g < groups; g++) {
-            count[g] += r2[g];
-            sum0[g] += s0b[g];
-            r2[g] = 0;
-            s0b[g] = 0;
+    /**
+     * Adds group g's second-half partials into the first and clears them, in flush's own pass over the groups (exact:
+     * the window's bound covers the addends of both; a partial read unsigned wraps the same way).
+     */
+    private void foldSecondHalf(final int g) {
+        count[g] += count2[g];
+        count2[g] = 0;
+        sum0[g] += sum0b[g];
+        sum0b[g] = 0;
+        if (sum1b.length != 0) {
+            sum1[g] += sum1b[g];
+            sum1b[g] = 0;
         }
-        if (terms > 1) {
-            final long[] s1b = sum1b;
-            for (int g = 0; g < groups; g++) {
-                sum1[g] += s1b[g];
-                s1b[g] = 0;
-            }
-        }
-        split = false;
     }
 
     /**
