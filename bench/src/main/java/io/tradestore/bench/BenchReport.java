@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.DoubleSummaryStatistics;
 import java.util.List;
 import java.util.Locale;
 
@@ -129,17 +130,17 @@ final class BenchReport {
         if (runs.isEmpty()) {
             return;
         }
-        sb.append(String.format(Locale.ROOT, "%nAppend throughput: the COLUMN build above is the JVM's first COLUMN append (the JIT still "
-            + "compiling, the ROW table's files just deleted); the same append, a commit every 1M rows, repeated %d times, each into a "
+        sb.append(String.format(Locale.ROOT, "%nAppend throughput: the COLUMN build above is the JVM's first COLUMN append (made while "
+            + "the JIT still compiles); the same append, a commit every 1M rows, repeated %d times, each into a "
             + "fresh table deleted before the next. Median (min–max) of the repetitions; writer CPU is the appending thread's, "
             + "waiting is its time spent on segment creation and on the staging thread's copies, process CPU includes the staging "
             + "and segment-creation threads.%n%n", runs.size()));
         sb.append("| COLUMN append | ms | M rows/s | writer CPU ms | waiting ms | process CPU ms | GCs (all runs) |\n");
         sb.append("|---|---:|---:|---:|---:|---:|---:|\n");
         final double ms = LayoutsBenchmark.medianOf(runs, a -> a.ms);
+        final DoubleSummaryStatistics range = LayoutsBenchmark.msRange(runs);
         sb.append(String.format(Locale.ROOT, "| median of %d (min–max) | %.0f (%.0f–%.0f) | %.1f (%.1f–%.1f) | %.0f | %.0f | %.0f | %d |%n",
-            runs.size(), ms, LayoutsBenchmark.minOf(runs), LayoutsBenchmark.maxOf(runs), lr.rows / ms / 1e3,
-            lr.rows / LayoutsBenchmark.maxOf(runs) / 1e3, lr.rows / LayoutsBenchmark.minOf(runs) / 1e3,
+            runs.size(), ms, range.getMin(), range.getMax(), lr.rows / ms / 1e3, lr.rows / range.getMax() / 1e3, lr.rows / range.getMin() / 1e3,
             LayoutsBenchmark.medianOf(runs, a -> a.writerCpuMs), LayoutsBenchmark.medianOf(runs, a -> a.waitMs),
             LayoutsBenchmark.medianOf(runs, a -> a.processCpuMs), runs.stream().mapToLong(a -> a.gcCount).sum()));
     }
@@ -157,8 +158,8 @@ final class BenchReport {
             + "is the data of the queries and HTTP steps below.%n%n", l.rows(), l.bytes() / 1e9, l.generateSeconds(),
             l.tradestoreSeconds().length));
         sb.append("| system | median s (min–max) | M rows/s | MB/s |\n|---|---:|---:|---:|\n");
-        final double ours = median(l.tradestoreSeconds());
-        final double theirs = median(l.duckSeconds());
+        final double ours = QueryBenchmark.median(l.tradestoreSeconds());
+        final double theirs = QueryBenchmark.median(l.duckSeconds());
         sb.append(String.format(Locale.ROOT, "| tradestore | %.2f (%.2f–%.2f) | %.2f | %.0f |%n", ours, l.tradestoreSeconds()[0],
             l.tradestoreSeconds()[l.tradestoreSeconds().length - 1], l.rows() / ours / 1e6, l.bytes() / ours / 1e6));
         sb.append(String.format(Locale.ROOT, "| DuckDB read_csv | %.2f (%.2f–%.2f) | %.2f | %.0f |%n", theirs, l.duckSeconds()[0],
@@ -311,11 +312,6 @@ final class BenchReport {
             }
         }
         return keep.isEmpty() ? "default flags" : String.join(" ", keep);
-    }
-
-    static double median(final double[] sorted) {
-        final int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     private static String num(final double v, final String format) {

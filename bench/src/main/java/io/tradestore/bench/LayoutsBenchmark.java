@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.DoubleSummaryStatistics;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -170,20 +171,26 @@ public final class LayoutsBenchmark {
         final List<AppendRun> appends = new ArrayList<>();
     }
 
-    /** One repetition of the COLUMN append: wall, writer thread CPU, process CPU and the writer's waits, ms; GCs. */
+    /**
+     * One timed append ({@link #measureAppend}): wall, writer thread CPU, process CPU and the writer's waits, ms; the
+     * collections during it and their time.
+     */
     static final class AppendRun {
         final double ms;
         final double writerCpuMs;
         final double processCpuMs;
         final double waitMs;
         final long gcCount;
+        final long gcMs;
 
-        AppendRun(final double ms, final double writerCpuMs, final double processCpuMs, final double waitMs, final long gcCount) {
+        AppendRun(final double ms, final double writerCpuMs, final double processCpuMs, final double waitMs, final long gcCount,
+                  final long gcMs) {
             this.ms = ms;
             this.writerCpuMs = writerCpuMs;
             this.processCpuMs = processCpuMs;
             this.waitMs = waitMs;
             this.gcCount = gcCount;
+            this.gcMs = gcMs;
         }
     }
 
@@ -472,19 +479,14 @@ public final class LayoutsBenchmark {
         final List<Result> scans = read2 == null ? List.of(kernel, kernel2) : List.of(kernel, kernel2, read2);
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            System.gc();
-            final long[] gc0 = gc();
-            final long t0 = System.nanoTime();
-            final long cpu0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
-            final long processCpu0 = processCpuNs();
-            final long waitNs = append(table, o.rows);
-            fly.buildMs = (System.nanoTime() - t0) / 1e6;
-            fly.buildCpuMs = (ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu0) / 1e6;
-            fly.buildProcessCpuMs = (processCpuNs() - processCpu0) / 1e6;
-            fly.segmentWaitMs = waitNs / 1e6;
+            final AppendRun build = measureAppend(table, o.rows);
+            fly.buildMs = build.ms;
+            fly.buildCpuMs = build.writerCpuMs;
+            fly.buildProcessCpuMs = build.processCpuMs;
+            fly.segmentWaitMs = build.waitMs;
+            fly.gcCount = build.gcCount;
+            fly.gcMs = build.gcMs;
             final long[] gc1 = gc();
-            fly.gcCount = gc1[0] - gc0[0];
-            fly.gcMs = gc1[1] - gc0[1];
             fly.bytesPerTrade = directoryBytes(store.directory().resolve(schema.name())) / (double) o.rows;
             try (TableReader reader = table.reader()) {
                 final TableSnapshot snap = reader.snapshot();
@@ -553,10 +555,10 @@ public final class LayoutsBenchmark {
     /**
      * Repeats the COLUMN build's append ({@link #append}: the same trades, a commit every {@link #COMMIT_ROWS}) {@code
      * --append-runs} times, each into a fresh table deleted before the next. The build is this JVM's first COLUMN
-     * append, made while the JIT still compiles the staging copy and right after the ROW table's files were deleted,
-     * and one append swings by a third with this VM's load from one minute to the next; the append throughput is
-     * therefore reported as the median of these repetitions, as the queries report theirs, beside the build's single
-     * figure.
+     * append, made while the JIT still compiles the staging copy (AppendProbe's first two runs took 851-998 ms, its
+     * later ones 666-726 ms, 09:53 UTC, docs/benchmarks.md session 12), and one append swings by a third with this VM's
+     * load from one minute to the next; the append throughput is therefore reported as the median of these
+     * repetitions, as the queries report theirs, beside the build's single figure.
      */
     private static void appendRuns(final Options o, final Path root, final Report report, final PrintStream out) throws IOException {
         final Schema schema = TradesSchema.SCHEMA.with("trades_append", Layout.COLUMN, o.segmentRows,
@@ -564,19 +566,10 @@ public final class LayoutsBenchmark {
         final Path dir = root.resolve(schema.name());
         for (int i = 0; i < o.appendRuns; i++) {
             try (Store store = Store.open(dir)) {
-                final Table table = store.createTable(schema);
-                System.gc(); // as before the build: a collection the earlier steps' garbage is due is not the append's
-                final long[] gc0 = gc();
-                final long cpu0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
-                final long processCpu0 = processCpuNs();
-                final long t0 = System.nanoTime();
-                final long waitNs = append(table, o.rows);
-                final double ms = (System.nanoTime() - t0) / 1e6;
-                final AppendRun run = new AppendRun(ms, (ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu0) / 1e6,
-                    (processCpuNs() - processCpu0) / 1e6, waitNs / 1e6, gc()[0] - gc0[0]);
+                final AppendRun run = measureAppend(store.createTable(schema), o.rows);
                 report.appends.add(run);
                 out.printf(Locale.ROOT, "COLUMN append, repetition %d of %d: %,d rows in %.0f ms (%.1f M rows/s; writer CPU %.0f ms, waiting"
-                    + " %.0f ms; process CPU %.0f ms; %d GCs)%n", i + 1, o.appendRuns, o.rows, ms, o.rows / ms / 1e3, run.writerCpuMs,
+                    + " %.0f ms; process CPU %.0f ms; %d GCs)%n", i + 1, o.appendRuns, o.rows, run.ms, o.rows / run.ms / 1e3, run.writerCpuMs,
                     run.waitMs, run.processCpuMs, run.gcCount);
             } finally {
                 BenchCommand.deleteTree(dir);
@@ -584,13 +577,27 @@ public final class LayoutsBenchmark {
         }
     }
 
+    /**
+     * Times one append into an empty table ({@link #append}), after a {@code System.gc()} so that a collection the
+     * earlier steps' garbage is due is not counted as the append's: the layouts' build and each repetition.
+     */
+    private static AppendRun measureAppend(final Table table, final long rows) {
+        System.gc();
+        final long[] gc0 = gc();
+        final long cpu0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
+        final long processCpu0 = processCpuNs();
+        final long t0 = System.nanoTime();
+        final long waitNs = append(table, rows);
+        final double ms = (System.nanoTime() - t0) / 1e6;
+        final double cpuMs = (ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - cpu0) / 1e6;
+        final double processCpuMs = (processCpuNs() - processCpu0) / 1e6;
+        final long[] gc1 = gc();
+        return new AppendRun(ms, cpuMs, processCpuMs, waitNs / 1e6, gc1[0] - gc0[0], gc1[1] - gc0[1]);
+    }
+
     /** @return the median of the repetitions' values of one field (NaN without repetitions). */
     static double medianOf(final List<AppendRun> runs, final java.util.function.ToDoubleFunction<AppendRun> field) {
-        final double[] v = runs.stream().mapToDouble(field).sorted().toArray();
-        if (v.length == 0) {
-            return Double.NaN;
-        }
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        return runs.isEmpty() ? Double.NaN : QueryBenchmark.median(runs.stream().mapToDouble(field).sorted().toArray());
     }
 
     /**
@@ -855,17 +862,14 @@ public final class LayoutsBenchmark {
         }
         if (!report.appends.isEmpty()) {
             final double ms = medianOf(report.appends, a -> a.ms);
+            final DoubleSummaryStatistics range = msRange(report.appends);
             out.printf(Locale.ROOT, "COLUMN append repeated %d times: median %.0f ms = %.1f M rows/s (%.1f-%.1f M rows/s)%n",
-                report.appends.size(), ms, report.rows / ms / 1e3, report.rows / maxOf(report.appends) / 1e3,
-                report.rows / minOf(report.appends) / 1e3);
+                report.appends.size(), ms, report.rows / ms / 1e3, report.rows / range.getMax() / 1e3, report.rows / range.getMin() / 1e3);
         }
     }
 
-    static double minOf(final List<AppendRun> runs) {
-        return runs.stream().mapToDouble(a -> a.ms).min().orElse(Double.NaN);
-    }
-
-    static double maxOf(final List<AppendRun> runs) {
-        return runs.stream().mapToDouble(a -> a.ms).max().orElse(Double.NaN);
+    /** @return the repetitions' wall times: min and max. */
+    static DoubleSummaryStatistics msRange(final List<AppendRun> runs) {
+        return runs.stream().mapToDouble(a -> a.ms).summaryStatistics();
     }
 }

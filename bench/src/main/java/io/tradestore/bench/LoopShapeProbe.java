@@ -24,7 +24,8 @@ import io.tradestore.core.schema.Layout;
  * timed as the median of its repetitions after warm-ups, 20 ms of quiet before each:
  * <ul>
  * <li>{@code q1-test}: the engine's loop with a null test per row; {@code q1-free}: without it; {@code q1-halves}:
- * without it, the batch's two halves side by side (what the engine runs on null-free blocks); {@code q1-quarters}: four
+ * without it, the batch's two halves side by side into one partial array (the engine's loop on null-free blocks until
+ * session 12, which gave the second half an array of its own); {@code q1-quarters}: four
  * quarters, a partial array each; {@code q1-read}: merely summing the three columns.</li>
  * <li>{@code q5-free}, {@code q5-halves}, {@code q5-read}: the same for client_id, price and quantity.</li>
  * </ul>

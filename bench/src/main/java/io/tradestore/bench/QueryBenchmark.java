@@ -57,9 +57,10 @@ public final class QueryBenchmark {
     /**
      * Back-to-back unmeasured runs per query and system before the timed ones, ms. A query of a few milliseconds runs
      * only a dozen times in the alternating warm-ups, so without these its first measured runs are still the JIT's
-     * interpreted or first-tier code (queries 3, 6, 7 and 8 took 1.2-2.3 ms that way against 0.15-0.25 ms after 5,000
-     * runs: ReferenceQueryProbe, session 12), which is not how a server that has answered a few thousand queries runs
-     * them. DuckDB gets the same time.
+     * interpreted or first-tier code: {@code ReferenceQueryProbe --store /tmp/tradestore-bench-50m --queries 3,6,7,8
+     * --threads 2 --runs 15 --warmups N} gave medians of 1.16-2.25 ms with 5 warm-ups, 0.24-0.52 ms with 1,000 and
+     * 0.15-0.18 ms (queries 3, 7, 8) with 5,000 (docs/benchmarks.md, session 12), which is how a server that has
+     * answered a few thousand queries runs them. DuckDB gets the same time.
      */
     public static final long DEFAULT_WARMUP_MS = 2000;
 

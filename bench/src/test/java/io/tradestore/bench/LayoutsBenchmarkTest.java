@@ -41,8 +41,8 @@ class LayoutsBenchmarkTest {
         assertThat(bytes.toString(StandardCharsets.UTF_8)).contains("| COLUMN kernel (3 columns) |", "| COLUMN columns read only (no product), 2 threads |",
             "memory-bandwidth floor", "COLUMN append, repetition 3 of 3: 70,001 rows", "COLUMN append repeated 3 times: median");
         assertThat(report.appends).hasSize(3).allSatisfy(a -> assertThat(a.ms).isPositive());
-        assertThat(LayoutsBenchmark.medianOf(report.appends, a -> a.ms)).isBetween(LayoutsBenchmark.minOf(report.appends),
-            LayoutsBenchmark.maxOf(report.appends));
+        assertThat(LayoutsBenchmark.medianOf(report.appends, a -> a.ms)).isBetween(LayoutsBenchmark.msRange(report.appends).getMin(),
+            LayoutsBenchmark.msRange(report.appends).getMax());
         // every repetition's table is deleted (and the stores of the layouts)
         assertThat(dir).isEmptyDirectory();
     }
