@@ -3,8 +3,10 @@ package io.tradestore.core;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -24,7 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Readers against a live writer in the same process: reader threads take snapshots and verify every row while the
  * writer appends, commits and rolls back. Every observed row is complete and correct, zone maps always contain the
- * committed values, and a reader's row count only grows.
+ * committed values, a reader's row count only grows, and it is always a count some commit published: rows appended
+ * and not yet committed, or rolled back, have the same content as committed ones would, so the count is what tells a
+ * committed prefix from one that shows them.
  */
 @ExtendWith(TestRows.NoLeaks.class)
 class ConcurrencyTest {
@@ -41,11 +45,13 @@ class ConcurrencyTest {
             final Table table = store.createTable(schema);
             final AtomicBoolean done = new AtomicBoolean();
             final AtomicLong committed = new AtomicLong();
+            // every row count a commit may publish, added before the commit starts
+            final Set<Long> boundaries = new ConcurrentSkipListSet<>(List.of(0L));
             final TableReader shared = table.reader();
             final List<Future<Long>> readers = new ArrayList<>();
             for (int t = 0; t < 3; t++) {
                 final boolean own = t > 0;
-                readers.add(pool.submit(() -> readLoop(own ? table.reader() : shared, own, done, committed)));
+                readers.add(pool.submit(() -> readLoop(own ? table.reader() : shared, own, done, committed, boundaries)));
             }
             final Future<Long> writer = pool.submit(() -> {
                 try (TableWriter w = table.writer()) {
@@ -59,6 +65,7 @@ class ConcurrencyTest {
                         if (random.nextInt(8) == 0) {
                             w.rollback();
                         } else {
+                            boundaries.add(w.pendingRows());
                             w.commit();
                             committed.set(w.committedRows());
                         }
@@ -83,7 +90,8 @@ class ConcurrencyTest {
         }
     }
 
-    private static long readLoop(final TableReader reader, final boolean own, final AtomicBoolean done, final AtomicLong committed) {
+    private static long readLoop(final TableReader reader, final boolean own, final AtomicBoolean done, final AtomicLong committed,
+                                 final Set<Long> boundaries) {
         long previous = 0;
         long snapshots = 0;
         final SplittableRandom random = new SplittableRandom(Thread.currentThread().getId());
@@ -95,6 +103,7 @@ class ConcurrencyTest {
                 final TableSnapshot snap = reader.snapshot();
                 assertThat(snap.rowCount()).as("row count only grows").isGreaterThanOrEqualTo(previous)
                     .as("a snapshot shows every commit published before it").isGreaterThanOrEqualTo(atLeast);
+                assertThat(boundaries).as("a snapshot's row count is one a commit published").contains(snap.rowCount());
                 // rows seen before never change: check the new ones in full, and a random window of the old ones again
                 TestRows.verifyRows(snap, previous, snap.rowCount());
                 TestRows.assertZonesContainRows(snap, previous);

@@ -2,7 +2,11 @@ package io.tradestore.core;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.SplittableRandom;
 import java.util.concurrent.locks.LockSupport;
 
@@ -18,7 +22,10 @@ import io.tradestore.core.schema.Schema;
  * try-writer DIR LAYOUT SEGMENT_ROWS                                   try to open the writer, say what happened
  * </pre>
  * Every row's content is a pure function of its number ({@link TestRows#write}); each commit is reported as
- * {@code COMMITTED n} on stdout after it returned.
+ * {@code COMMITTED n} on stdout after it returned. In crash mode each commit is also written to {@link #commitLog}, as
+ * {@code COMMITTING n} before it starts and {@code COMMITTED n} after it returned, each line with its own write(2): what
+ * a SIGKILLed child wrote to its stdout pipe just before dying may never reach the parent's reader (seen: the last
+ * lines lost, session 13), while a write(2) to a file is in the page cache once it returns.
  */
 public final class StoreChild {
     private StoreChild() {
@@ -65,10 +72,21 @@ public final class StoreChild {
         out.flush();
     }
 
+    /**
+     * @param dir a crash-mode child's store directory.
+     * @return the file its commits are logged to, emptied when a child starts.
+     */
+    static Path commitLog(final Path dir) {
+        return Path.of(dir + ".commits");
+    }
+
     private static void crash(final PrintStream out, final Path dir, final Schema schema, final int maxCommit, final int pauseMicros,
-                              final long maxRows, final long seed) {
+                              final long maxRows, final long seed) throws IOException {
         final SplittableRandom random = new SplittableRandom(seed);
-        try (Store store = Store.open(dir); TableWriter w = store.openOrCreate(schema).writer()) {
+        try (Store store = Store.open(dir); TableWriter w = store.openOrCreate(schema).writer();
+             FileChannel log = FileChannel.open(commitLog(dir), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                 StandardOpenOption.TRUNCATE_EXISTING)) {
+            log(log, "COMMITTED " + w.committedRows());
             out.println("READY " + w.committedRows());
             // at the row cap the loop only appends and rolls back: report the state once so the parent never waits
             out.println("COMMITTED " + w.committedRows());
@@ -82,7 +100,9 @@ public final class StoreChild {
                 if (w.pendingRows() > maxRows || random.nextInt(10) == 0) {
                     w.rollback();
                 } else {
+                    log(log, "COMMITTING " + w.pendingRows());
                     w.commit();
+                    log(log, "COMMITTED " + w.committedRows());
                     out.println("COMMITTED " + w.committedRows());
                     out.flush();
                 }
@@ -90,6 +110,13 @@ public final class StoreChild {
                     LockSupport.parkNanos(1000L * random.nextInt(pauseMicros + 1));
                 }
             }
+        }
+    }
+
+    private static void log(final FileChannel log, final String line) throws IOException {
+        final ByteBuffer b = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.US_ASCII));
+        while (b.hasRemaining()) {
+            log.write(b);
         }
     }
 
