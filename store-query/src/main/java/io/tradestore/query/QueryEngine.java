@@ -39,6 +39,7 @@ public final class QueryEngine implements AutoCloseable {
     private final BitmapIndexes indexes = new BitmapIndexes();
     private volatile boolean useIndexes = true;
     private volatile int morselRows;
+    private volatile long smallQueryRows = -1;
     /** The clock of queries' start and deadline ({@link System#nanoTime()}; tests move their own). */
     private volatile LongSupplier clock = System::nanoTime;
     private boolean closed;
@@ -147,7 +148,7 @@ public final class QueryEngine implements AutoCloseable {
     private QueryResult execute(final Query query, final long start) {
         final TableSnapshot snap = snapshot(query.table());
         try {
-            return QueryRunner.run(query, snap, pool, threads, useIndexes ? indexes : null, start, morselRows, clock);
+            return QueryRunner.run(query, snap, pool, threads, useIndexes ? indexes : null, start, morselRows, smallQueryRows, clock);
         } catch (final QueryException e) {
             throw e;
         } catch (final StoreException e) {
@@ -228,6 +229,17 @@ public final class QueryEngine implements AutoCloseable {
      */
     public void morselRows(final int rows) {
         this.morselRows = Math.max(0, rows);
+    }
+
+    /**
+     * Sets how small a query stays on the calling thread alone: at most this many candidate rows (after zone maps and
+     * bitmap indexes) are not worth a second worker (the default is 262,144). Tests set 0 so that every query on an
+     * engine of two or more threads is split between workers and their partial results merged.
+     *
+     * @param rows the most candidate rows a query runs on one thread; negative restores the default.
+     */
+    public void smallQueryRows(final long rows) {
+        this.smallQueryRows = rows < 0 ? -1 : rows;
     }
 
     /** @param nanos the clock of queries' start and deadline, instead of {@link System#nanoTime()} (tests). */

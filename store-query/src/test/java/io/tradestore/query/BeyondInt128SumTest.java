@@ -50,6 +50,7 @@ class BeyondInt128SumTest {
             for (final boolean indexed : new boolean[] {false, true}) {
                 try (QueryEngine engine = new QueryEngine(store, threads)) {
                     engine.useIndexes(indexed);
+                    engine.smallQueryRows(0); // two workers when threads=2, however few the rows
                     check(engine, rows, "", x -> true);
                     check(engine, rows, ",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM1\"}", x -> rows.indexOf(x) / 2 % 2 == 1);
                 }
@@ -77,6 +78,7 @@ class BeyondInt128SumTest {
             for (final boolean indexed : new boolean[] {false, true}) {
                 try (QueryEngine engine = new QueryEngine(store, threads)) {
                     engine.useIndexes(indexed);
+                    engine.smallQueryRows(0); // two workers when threads=2, however few the rows
                     for (final String q : new String[] {"{\"table\":\"trades\",\"aggs\":[{\"name\":\"pq\",\"op\":\"sum\",\"col\":\"price*quantity\"}]}",
                         "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"pq\",\"op\":\"sum\",\"col\":\"price*quantity\"}]}"}) {
                         final QueryResult r = engine.execute(q);

@@ -95,6 +95,7 @@ class BucketSummaryTest {
         summarised.indexes().minSegmentRows(1);
         summarised.indexes().bucketSummaryAfter(1);
         summarised.morselRows(256);
+        summarised.smallQueryRows(0);
         scanning = new QueryEngine(store, 2);
         scanning.useIndexes(false);
     }

@@ -75,6 +75,7 @@ class DenseSumKernelTest {
             final TradeData data = new TradeData().write(store, TradeData.schema(layout, segmentRows, blockRows), 20_000, 11, mayHoldNulls);
             try (QueryEngine engine = new QueryEngine(store, 2)) {
                 engine.morselRows(3000);
+                engine.smallQueryRows(0);
                 for (final String[] keys : GROUPINGS) {
                     for (final String aggs : AGGS) {
                         for (final String filter : FILTERS) {
@@ -239,6 +240,7 @@ class DenseSumKernelTest {
             }
             try (QueryEngine engine = new QueryEngine(store, threads)) {
                 engine.morselRows(3 * segmentRows);
+                engine.smallQueryRows(0);
                 final String[] aggs = {
                     "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}",
                     "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"quantity*price\"},{\"name\":\"p\",\"op\":\"sum\",\"col\":\"price\"}",

@@ -43,6 +43,7 @@ class QueryEngineTest {
         engine.indexes().minSegmentRows(1);
         // several morsels per segment, so workers split segments (indexed and scanned) in every test here
         engine.morselRows(300);
+        engine.smallQueryRows(0);
     }
 
     @AfterAll

@@ -249,11 +249,43 @@ class QueryErrorsTest {
         try (Store store = Store.open(dir)) {
             new TradeData().write(store, TradeData.schema(Layout.COLUMN, 256, 64), 2000, 2, false);
             try (QueryEngine engine = new QueryEngine(store, 2)) {
-                assertThatThrownBy(() -> engine.execute("{\"table\":\"trades\",\"groupBy\":[\"trade_id\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],"
-                    + "\"options\":{\"maxGroups\":100}}"))
-                    .isInstanceOfSatisfying(QueryException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TOO_MANY_GROUPS));
+                final String tooMany = "{\"table\":\"trades\",\"groupBy\":[\"trade_id\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],"
+                    + "\"options\":{\"maxGroups\":100}}";
+                assertThatThrownBy(() -> engine.execute(tooMany)).isInstanceOfSatisfying(QueryException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.TOO_MANY_GROUPS);
+                    assertThat(e.path()).isEqualTo("/groupBy");
+                });
                 assertThat(engine.execute(Query.builder("trades").groupBy("trade_id").agg(Agg.count("n")).maxGroups(2000).build()).rowCount())
                     .isEqualTo(2000);
+            }
+        }
+    }
+
+    /**
+     * A query split between two workers where the pool's worker overflows maxGroups while the calling thread is still in
+     * its first morsel (one segment of a single trade id): the caller stops when it sees the other fail, and the query
+     * fails with the cause, TOO_MANY_GROUPS; it once failed with the caller's stop, a TIMEOUT (found in session 13).
+     */
+    @Test
+    void shouldFailWithTooManyGroupsWhicheverWorkerOverflows() {
+        final int segment = 1 << 18;
+        try (Store store = Store.open(dir)) {
+            try (TableWriter w = store.createTable(TradeData.schema(Layout.COLUMN, segment, 1 << 12)).writer()) {
+                final TradeFlyweight f = new TradeFlyweight();
+                for (int r = 0; r < 3 * segment; r++) {
+                    w.append(f).tradeId(r < segment ? 1 : r).ts(TradeData.T0 + r).quantity(1);
+                }
+                w.commit();
+            }
+            try (QueryEngine engine = new QueryEngine(store, 2)) {
+                engine.morselRows(segment);
+                for (int i = 0; i < 20; i++) {
+                    assertThatThrownBy(() -> engine.execute(Query.builder("trades").groupBy("trade_id").agg(Agg.count("n")).maxGroups(100).build()))
+                        .isInstanceOfSatisfying(QueryException.class, e -> {
+                            assertThat(e.code()).isEqualTo(ErrorCode.TOO_MANY_GROUPS);
+                            assertThat(e.path()).isEqualTo("/groupBy");
+                        });
+                }
             }
         }
     }
@@ -310,6 +342,7 @@ class QueryErrorsTest {
             new TradeData().write(store, TradeData.schema(Layout.ROW, 1024, 256), 5_000, 3, false);
             try (QueryEngine engine = new QueryEngine(store, 2)) {
                 engine.morselRows(256);
+                engine.smallQueryRows(0);
                 // each once overflowed timeoutMs * 1e6 (or the start plus that) into a deadline in the past: TIMEOUT at once
                 for (final long ms : new long[] {Long.MAX_VALUE, Long.MAX_VALUE / 1_000_000 + 1, 9_000_000_000_000L}) {
                     final String q = "{\"table\":\"trades\",\"groupBy\":[\"client_id\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
@@ -417,6 +450,7 @@ class QueryErrorsTest {
                 assertThat(r.stats().indexedSegments()).isEqualTo(4);
                 assertThat(engine.indexes().builds()).isPositive();
                 engine.morselRows(100);
+                engine.smallQueryRows(0);
                 final QueryResult split = engine.execute(q);
                 assertThat(split.value(0, 0)).isEqualTo(expected);
                 assertThat(split.stats().indexedSegments()).isEqualTo(4);

@@ -171,6 +171,7 @@ class QueryFuzzTest {
         plain = new QueryEngine(store, 1);
         plain.useIndexes(false);
         plain.morselRows(64);
+        plain.smallQueryRows(0);
         runner = Executors.newSingleThreadExecutor(t -> {
             final Thread th = new Thread(t, "query-fuzz");
             th.setDaemon(true);

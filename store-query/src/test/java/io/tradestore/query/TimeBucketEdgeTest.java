@@ -57,6 +57,7 @@ class TimeBucketEdgeTest {
         plain = new QueryEngine(store, 1);
         plain.useIndexes(false);
         plain.morselRows(64);
+        plain.smallQueryRows(0);
     }
 
     @AfterAll

@@ -48,6 +48,7 @@ class ValueSummaryTest {
         // ~100 client slots -> parts of 4 blocks (512 rows), so a time range cuts parts at either end
         summarised.indexes().summaryEntries(200);
         summarised.morselRows(300);
+        summarised.smallQueryRows(0);
         scanning = new QueryEngine(store, 2);
         scanning.useIndexes(false);
     }
@@ -225,6 +226,7 @@ class ValueSummaryTest {
             // ~100 client slots, 1,000 entries: 8 parts of 512 rows per 4,096-row segment; 3,000 rows hold 5 complete ones
             e.indexes().summaryEntries(1_000);
             e.morselRows(300);
+            e.smallQueryRows(0);
             scan.useIndexes(false);
             final String json = "{\"table\":\"trades\",\"filter\":{\"op\":\"in\",\"col\":\"client_id\",\"values\":[2,3]}," + AGGS + "}";
             final io.tradestore.core.TableSnapshot before = e.snapshot("trades");
@@ -241,7 +243,7 @@ class ValueSummaryTest {
             final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(1);
             try {
                 final QueryResult old = io.tradestore.query.exec.QueryRunner.run(QueryEngine.parse(json), before, pool, 2, e.indexes(),
-                    System.nanoTime(), 300, System::nanoTime);
+                    System.nanoTime(), 300, 0, System::nanoTime);
                 assertSame(old, r1);
                 assertThat(old.stats().rowsSummarized()).isEqualTo(r1.stats().rowsSummarized());
             } finally {
@@ -302,6 +304,7 @@ class ValueSummaryTest {
             final TradeData clean = new TradeData().write(s, TradeData.schema(Layout.COLUMN, 1024, 128), 7_000, 19, false);
             e.indexes().summaryEntries(200);
             e.morselRows(300);
+            e.smallQueryRows(0);
             scan.useIndexes(false);
             for (final long[] range : new long[][] {{3, 5}, {700, 6_300}, {1_024, 2_048}, {6_900, 9_000}}) {
                 final long from = TradeData.T0 + range[0] * 1_000_000_000L;

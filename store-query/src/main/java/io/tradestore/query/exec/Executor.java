@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.roaringbitmap.BatchIterator;
 
@@ -40,6 +41,11 @@ public final class Executor {
     private final AtomicLong rowsSummarized = new AtomicLong();
     private final AtomicLong segmentsSkipped = new AtomicLong();
     private volatile boolean cancelled;
+    /**
+     * The first failure of any worker (TOO_MANY_GROUPS, a damaged segment, the deadline): the others stop when they see
+     * {@link #cancelled} and throw TIMEOUT, and the query must fail with the cause, not with a worker's stop.
+     */
+    private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
     /** The query's deadline as index and summary builds see it: {@link #checkDeadline}. */
     private final Deadline deadline = this::checkDeadline;
     private int[] segments;
@@ -244,7 +250,7 @@ public final class Executor {
         summaryFirst = summaryMeasures == null ? null : firstOfMeasure(summaryMeasures);
         final GroupState folded = foldBuckets(keep);
         final long candidates = selectAndEstimate(keep);
-        final boolean parallel = candidates > SMALL_QUERY_ROWS && threads > 1;
+        final boolean parallel = candidates > plan.smallQueryRows && threads > 1;
         morsels(keep, parallel);
         final int workers = parallel ? Math.max(1, Math.min(threads, morselSegment.length)) : 1;
         final Object[] partials = new Object[workers];
@@ -266,9 +272,11 @@ public final class Executor {
         } catch (final ExecutionException e) {
             final Throwable cause = e.getCause();
             if (cause instanceof RuntimeException) {
-                throw (RuntimeException) cause;
+                throw firstFailure((RuntimeException) cause);
             }
             throw new IllegalStateException(cause);
+        } catch (final RuntimeException e) {
+            throw firstFailure(e);
         } finally {
             cancelled = true;
             for (final Future<Object> f : futures) {
@@ -667,6 +675,12 @@ public final class Executor {
         return end;
     }
 
+    /** @return the first worker's failure, or {@code e} when no worker failed (the caller's own wait did). */
+    private RuntimeException firstFailure(final RuntimeException e) {
+        final RuntimeException first = failure.get();
+        return first != null ? first : e;
+    }
+
     private QueryException timeout() {
         cancelled = true;
         return new QueryException(ErrorCode.TIMEOUT, "the query ran longer than options.timeoutMs=" + plan.query.options().timeoutMs()
@@ -685,6 +699,7 @@ public final class Executor {
                 segment(c, morselSegment[i], morselFromBlock[i], morselToBlock[i], groups, scan);
             }
         } catch (final RuntimeException e) {
+            failure.compareAndSet(null, e); // before the flag: a worker that stops on the flag finds the cause here
             cancelled = true;
             throw e;
         }

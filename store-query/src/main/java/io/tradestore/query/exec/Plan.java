@@ -55,6 +55,7 @@ final class Plan {
     long[][] symbolRank;
     long maxGroups;
     int morselRows = Executor.MORSEL_ROWS;
+    long smallQueryRows = Executor.SMALL_QUERY_ROWS;
     long deadlineNanos = Long.MAX_VALUE;
     /** The clock {@link #deadlineNanos} is on ({@link System#nanoTime()}; tests move their own). */
     LongSupplier clock = System::nanoTime;

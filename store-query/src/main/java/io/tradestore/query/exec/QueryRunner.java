@@ -20,14 +20,19 @@ public final class QueryRunner {
      * @param selector   bitmap-index selection for sealed segments, or null.
      * @param startNanos when the query started, by {@code clock}.
      * @param morselRows rows per work unit (0: the default).
+     * @param smallQueryRows at most this many candidate rows run on the calling thread alone (negative: the default).
      * @param clock      the clock of its deadline ({@link System#nanoTime()}; tests move their own).
      * @return the result.
      */
     public static QueryResult run(final Query query, final TableSnapshot snap, final ExecutorService pool, final int threads,
-                                  final Executor.SegmentSelector selector, final long startNanos, final int morselRows, final LongSupplier clock) {
+                                  final Executor.SegmentSelector selector, final long startNanos, final int morselRows, final long smallQueryRows,
+                                  final LongSupplier clock) {
         final Plan plan = Binder.bind(query, snap, startNanos);
         if (morselRows > 0) {
             plan.morselRows = morselRows;
+        }
+        if (smallQueryRows >= 0) {
+            plan.smallQueryRows = smallQueryRows;
         }
         plan.clock = clock;
         return Executor.run(plan, pool, threads, selector, startNanos);

@@ -27,7 +27,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * every nullable column, skewed symbols, unique, tied and out-of-order timestamps, an empty table) written through the
  * embedded API and loaded into DuckDB, then {@link DiffFixture#QUERIES} random queries from the whole grammar run by
  * both and compared (see {@link QueryGenerator} for the translation rules and {@link ResultChecker} for the
- * comparison). Every mismatch prints the seed, the JSON, the SQL and both answers.
+ * comparison). Every query runs twice on our side: on one thread, as a query of these sizes runs by default, and split
+ * into one-block morsels between two workers whose partial results are merged (the path of every large query); one of
+ * the two runs uses bitmap indexes and value summaries, the other scans. Every mismatch prints the seed, the JSON, the
+ * SQL and both answers.
  *
  * <p>Replay: {@code mvn -B -o -pl store-query -am test -Dtest=DifferentialQueryTest -Dsurefire.failIfNoSpecifiedTests=false
  * -Dtradestore.difftest.seed=S [-Dtradestore.difftest.only=TABLE/INDEX] [-Dtradestore.difftest.queries=N]}.
@@ -39,6 +42,10 @@ class DifferentialQueryTest {
     private QueryEngine indexed;
     /** Everything scanned: no bitmap indexes; even-numbered queries. */
     private QueryEngine scanning;
+    /** As {@link #indexed}, every query split between two workers; even-numbered queries. */
+    private QueryEngine splitIndexed;
+    /** As {@link #scanning}, every query split between two workers; odd-numbered queries. */
+    private QueryEngine splitScanning;
 
     @BeforeAll
     void setUp() throws Exception {
@@ -46,6 +53,16 @@ class DifferentialQueryTest {
         indexed = indexedEngine();
         scanning = new QueryEngine(fixture.store, 2);
         scanning.useIndexes(false);
+        splitIndexed = split(indexedEngine());
+        splitScanning = split(new QueryEngine(fixture.store, 2));
+        splitScanning.useIndexes(false);
+    }
+
+    /** @return the engine, set to split every query into one-block morsels between its two workers. */
+    private static QueryEngine split(final QueryEngine e) {
+        e.morselRows(1);
+        e.smallQueryRows(0);
+        return e;
     }
 
     private QueryEngine indexedEngine() {
@@ -62,8 +79,10 @@ class DifferentialQueryTest {
         if (indexed != null) {
             indexed.close();
         }
-        if (scanning != null) {
-            scanning.close();
+        for (final QueryEngine e : new QueryEngine[] {scanning, splitIndexed, splitScanning}) {
+            if (e != null) {
+                e.close();
+            }
         }
         fixture.close();
         TestRows.assertNoNativeLeaks();
@@ -142,9 +161,11 @@ class DifferentialQueryTest {
             long t0 = System.nanoTime();
             final List<Object[]> expected = ResultChecker.expected(fixture.duck, q);
             duckNanos += System.nanoTime() - t0;
-            // alternate the two engines (both on every query doubled the engines' share of the run time)
-            for (final QueryEngine engine : new QueryEngine[] {index % 2 == 0 ? indexed : scanning}) {
-                final String variant = engine == indexed ? "engine with bitmap indexes" : "engine without indexes";
+            // one thread and split, one of them indexed (all four on every query doubled the engines' share of the run time)
+            final QueryEngine[] engines = index % 2 == 0 ? new QueryEngine[] {indexed, splitScanning} : new QueryEngine[] {scanning, splitIndexed};
+            for (final QueryEngine engine : engines) {
+                final String variant = (engine == indexed || engine == splitIndexed ? "engine with bitmap indexes" : "engine without indexes")
+                    + (engine == splitIndexed || engine == splitScanning ? ", split between two workers" : ", one thread");
                 t0 = System.nanoTime();
                 final QueryResult actual;
                 try {
@@ -166,9 +187,9 @@ class DifferentialQueryTest {
             }
             count(coverage, q);
         }
-        System.out.printf("difftest seed=%d: %d queries (%d skipped by -Dtradestore.difftest.skip=%s), alternately on an indexed and a scanning "
-            + "engine: %d mismatches; engines %.0f ms, DuckDB %.0f ms; bitmap indexes built %d, loaded %d; value summaries built %d; "
-            + "bucket summaries built %d; coverage %s%n",
+        System.out.printf("difftest seed=%d: %d queries (%d skipped by -Dtradestore.difftest.skip=%s), each on one thread and split between two "
+            + "workers, alternately indexed and scanning: %d mismatches; engines %.0f ms, DuckDB %.0f ms; bitmap indexes built %d, loaded %d; "
+            + "value summaries built %d; bucket summaries built %d; coverage %s%n",
             DiffFixture.SEED, queries.size(), skipped, skip, mismatches.size(), engineNanos / 1e6, duckNanos / 1e6,
             indexBuilds + indexed.indexes().builds(), indexed.indexes().loads(), summaryBuilds + indexed.indexes().summaryBuilds(),
             bucketBuilds + indexed.indexes().bucketSummaryBuilds(), coverage);

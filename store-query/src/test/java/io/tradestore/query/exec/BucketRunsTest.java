@@ -408,9 +408,11 @@ class BucketRunsTest {
             final QueryEngine indexed = new QueryEngine(store, threads);
             indexed.indexes().minSegmentRows(1);
             indexed.morselRows(2 * BLOCK);
+            indexed.smallQueryRows(0);
             final QueryEngine scanning = new QueryEngine(store, threads);
             scanning.useIndexes(false);
             scanning.morselRows(2 * BLOCK);
+            scanning.smallQueryRows(0);
             out.add(indexed);
             out.add(scanning);
         }
