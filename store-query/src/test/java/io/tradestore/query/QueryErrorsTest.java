@@ -6,7 +6,10 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -477,17 +480,35 @@ class QueryErrorsTest {
         }
     }
 
-    @Test
-    void shouldSeeACommittedPrefixWhileAWriterAppends() throws Exception {
+    /**
+     * Queries while a writer appends and commits, in lock step: in the middle of every batch the writer waits (boundedly)
+     * until a query has run, so queries see uncommitted rows in the files and every commit is a moment they can observe.
+     * Each answer is one committed prefix: the count a multiple of the batch, sums, max and the per-instrument counts
+     * those of exactly that many rows.
+     */
+    @ParameterizedTest
+    @CsvSource({"COLUMN", "ROW"})
+    void shouldSeeACommittedPrefixWhileAWriterAppends(final Layout layout) throws Exception {
+        final int batches = 200;
+        final int batch = 37;
         try (Store store = Store.open(dir)) {
-            store.createTable(TradeData.schema(Layout.COLUMN, 256, 64));
+            store.createTable(TradeData.schema(layout, 256, 64));
             final AtomicBoolean done = new AtomicBoolean();
+            final AtomicLong queries = new AtomicLong();
             final AtomicReference<Throwable> failure = new AtomicReference<>();
             final Thread writer = new Thread(() -> {
                 try (TableWriter w = store.table("trades").writer()) {
                     final TradeFlyweight f = new TradeFlyweight();
-                    for (int batch = 0; batch < 200; batch++) {
-                        for (int i = 0; i < 37; i++) {
+                    for (int b = 0; b < batches; b++) {
+                        long before = 0;
+                        for (int i = 0; i < batch; i++) {
+                            if (i == batch / 2) {
+                                before = queries.get();
+                                final long until = System.nanoTime() + 2_000_000_000L;
+                                while (queries.get() < before + 1 && System.nanoTime() < until && !done.get()) {
+                                    Thread.onSpinWait();
+                                }
+                            }
                             final long r = w.pendingRows();
                             w.append(f).tradeId(r).ts(TradeData.T0 + r).side('B').venue("XLON").instrument("S" + (r % 5)).price(1_000_000)
                                 .quantity(1);
@@ -500,6 +521,7 @@ class QueryErrorsTest {
                     done.set(true);
                 }
             });
+            final Set<Long> seen = new HashSet<>();
             try (QueryEngine engine = new QueryEngine(store, 2)) {
                 writer.start();
                 long last = 0;
@@ -507,15 +529,25 @@ class QueryErrorsTest {
                     final QueryResult r = engine.execute(Query.builder("trades").agg(Agg.count("n"), Agg.sum("q", "quantity"),
                         Agg.max("id", "trade_id")).filter(Filter.ne("instrument", "none")).build());
                     final long n = (Long) r.value(0, 0);
-                    assertThat(n % 37).isZero();
+                    assertThat(n % batch).as("rows seen: %d", n).isZero();
                     assertThat(n).isGreaterThanOrEqualTo(last);
                     assertThat(r.value(0, 1)).isEqualTo(n == 0 ? null : BigDecimal.valueOf(n));
                     assertThat(r.value(0, 2)).isEqualTo(n == 0 ? null : n - 1);
+                    final QueryResult g = engine.execute(Query.builder("trades").groupBy("instrument").agg(Agg.count("n")).build());
+                    final long m = g.rowCount() == 0 ? 0 : java.util.stream.IntStream.range(0, g.rowCount()).mapToLong(i -> (Long) g.value(i, 1)).sum();
+                    assertThat(m).as("rows seen by the group-by").isGreaterThanOrEqualTo(n).matches(x -> x % batch == 0);
+                    for (int i = 0; i < g.rowCount(); i++) {
+                        final int k = Integer.parseInt(((String) g.value(i, 0)).substring(1));
+                        assertThat(g.value(i, 1)).as("rows of %s among %d", g.value(i, 0), m).isEqualTo((m - k + 4) / 5);
+                    }
+                    seen.add(n);
                     last = n;
+                    queries.incrementAndGet();
                 }
                 writer.join(10_000);
                 assertThat(failure.get()).isNull();
             }
+            assertThat(seen.size()).as("distinct committed prefixes the queries saw, of %d commits", batches).isGreaterThan(batches / 2);
         }
     }
 }

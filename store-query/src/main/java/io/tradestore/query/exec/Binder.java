@@ -942,6 +942,7 @@ final class Binder {
                     final boolean fy = y != null && y.type() == ColumnType.F64;
                     final int scx = x.scale();
                     final int scy = y == null ? 0 : y.scale();
+                    plan.fixedMorselOrder = true;
                     return () -> new DoubleSumAcc(sx, fx, scx, sy, fy, scy, avg);
                 }
                 final int scale = x.scale() + (y == null ? 0 : y.scale());

@@ -257,9 +257,10 @@ public final class Executor {
         final List<Future<Object>> futures = new ArrayList<>();
         try {
             for (int w = 1; w < workers; w++) {
-                futures.add(pool.submit(this::work));
+                final int worker = w;
+                futures.add(pool.submit(() -> work(worker, workers)));
             }
-            partials[0] = work();
+            partials[0] = work(0, workers);
             for (int w = 1; w < workers; w++) {
                 final long wait = plan.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : plan.deadlineNanos - plan.clock.getAsLong();
                 partials[w] = futures.get(w - 1).get(Math.max(0, wait), TimeUnit.NANOSECONDS);
@@ -687,12 +688,17 @@ public final class Executor {
             + "; narrow the time range or filter", "/options/timeoutMs");
     }
 
-    private Object work() {
+    /**
+     * One worker's share: the next free morsel while there is one, or with {@link Plan#fixedMorselOrder} morsels
+     * {@code worker, worker + workers, ...} in order (partials are merged in worker order, so the additions happen in
+     * the same order on every run).
+     */
+    private Object work(final int worker, final int workers) {
         final GroupState groups = plan.scan ? null : new GroupState(plan);
         final ScanState scan = plan.scan ? new ScanState(plan) : null;
+        final boolean dealt = plan.fixedMorselOrder;
         try (BatchContext c = new BatchContext(plan)) {
-            int i;
-            while ((i = next.getAndIncrement()) < morselSegment.length) {
+            for (int i = dealt ? worker : next.getAndIncrement(); i < morselSegment.length; i = dealt ? i + workers : next.getAndIncrement()) {
                 if (cancelled) {
                     throw timeout();
                 }

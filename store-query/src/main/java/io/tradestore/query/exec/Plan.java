@@ -56,6 +56,12 @@ final class Plan {
     long maxGroups;
     int morselRows = Executor.MORSEL_ROWS;
     long smallQueryRows = Executor.SMALL_QUERY_ROWS;
+    /**
+     * Whether an aggregate's result depends on the order its rows are added in (a sum of f64 values rounds at each
+     * addition): workers then take morsels in a fixed deal instead of claiming the next free one, so that the same
+     * query on the same data and thread count adds the same rows in the same order and gives the same bits.
+     */
+    boolean fixedMorselOrder;
     long deadlineNanos = Long.MAX_VALUE;
     /** The clock {@link #deadlineNanos} is on ({@link System#nanoTime()}; tests move their own). */
     LongSupplier clock = System::nanoTime;
