@@ -167,6 +167,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * commit may publish them; only a rollback (or close) clears it.
      */
     private StoreException copyFailure;
+    /** Told when a commit makes segments wholly committed, or null. */
+    private SealListener sealListener;
     /**
      * Uncommitted rows a flyweight could write through the mappings after their zone maps were widened (from the staged
      * values when their window was copied, or from the mappings at a block end on the mapped path): the part below the
@@ -1031,8 +1033,39 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             }
         }
         state = txn.publish(state, pendingRows, counts, bytes, sync);
+        final long before = committedRows;
         committedRows = pendingRows;
         mappedRuns.clear();
+        final int firstSealed = (int) (before >>> shift);
+        final int endSealed = (int) (committedRows >>> shift);
+        if (sealListener != null && endSealed > firstSealed) {
+            sealListener.sealed(firstSealed, endSealed);
+        }
+    }
+
+    /** Told when a commit makes segments wholly committed: their rows never change again, so derived files may be built. */
+    @FunctionalInterface
+    public interface SealListener {
+        /**
+         * Called on the writer's thread right after the commit that published the last rows of segments
+         * {@code [from, to)}; a reader's snapshot taken now holds them. Must return quickly and must not throw (the
+         * commit is done): long work belongs on another thread.
+         *
+         * @param from the first segment now wholly committed.
+         * @param to   the end (exclusive).
+         */
+        void sealed(int from, int to);
+    }
+
+    /**
+     * Sets the listener told when commits seal segments (the query module's {@code SealIndexer} builds the segments'
+     * bitmap indexes then, as {@code tradestore load} does).
+     *
+     * @param listener the listener, or null for none.
+     */
+    public void onSeal(final SealListener listener) {
+        checkOpen();
+        this.sealListener = listener;
     }
 
     private boolean dictionariesGrew() {

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 
 import io.tradestore.core.Store;
+import io.tradestore.core.StoreException;
 import io.tradestore.core.Table;
 import io.tradestore.core.TableWriter;
 import io.tradestore.core.flyweight.TradesSchema;
@@ -19,6 +20,7 @@ import io.tradestore.core.ingest.LoadResult;
 import io.tradestore.core.ingest.OnError;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.core.schema.SchemaCodec;
+import io.tradestore.query.index.SealIndexer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -96,7 +98,9 @@ final class LoadCommand implements Callable<Integer> {
             final long before;
             final LoadResult r;
             final Progress progress = new Progress(err, System.console() != null);
-            try (TableWriter w = t.writer(options.durability())) {
+            long indexed = 0;
+            long indexNanos = 0;
+            try (TableWriter w = t.writer(options.durability()); SealIndexer indexer = SealIndexer.attach(t, w)) {
                 before = w.committedRows();
                 try {
                     r = stdin ? CsvLoader.load(w, "-", System.in, options, progress) : CsvLoader.load(w, paths, options, progress);
@@ -110,6 +114,14 @@ final class LoadCommand implements Callable<Integer> {
                     err.flush();
                     return TradestoreCli.EXIT_FAILED;
                 }
+                // the segments the load's commits sealed get their symbol columns' bitmap indexes now, not in the first query
+                try {
+                    indexer.close();
+                } catch (final StoreException e) {
+                    err.println("tradestore load: warning: " + e.getMessage());
+                }
+                indexed = indexer.built();
+                indexNanos = indexer.waitNanos();
             }
             progress.clear();
             if (rejects == null && !r.firstRejects().isEmpty()) {
@@ -123,6 +135,10 @@ final class LoadCommand implements Callable<Integer> {
             err.printf(Locale.ROOT, "loaded %,d rows into '%s' (%,d rejected) in %.2f s: %,.0f rows/s, %.0f MB/s; table has %,d rows%n",
                 r.rowsLoaded(), t.name(), r.rowsRejected(), r.elapsedNanos() / 1e9, r.rowsPerSecond(), r.megabytesPerSecond(),
                 before + r.rowsLoaded());
+            if (indexed > 0) {
+                err.printf(Locale.ROOT, "built %d bitmap indexes (symbol columns of the sealed segments), the last %.2f s after the rows were loaded%n",
+                    indexed, indexNanos / 1e9);
+            }
             err.flush();
         }
         return 0;

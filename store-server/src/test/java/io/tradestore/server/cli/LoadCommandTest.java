@@ -56,6 +56,25 @@ class LoadCommandTest {
         assertThat(rows(store, "trades")).isEqualTo(5000);
     }
 
+    /** Segments the load seals get their symbol columns' bitmap indexes from the load itself; the open one does not. */
+    @Test
+    void shouldBuildTheBitmapIndexesOfTheSegmentsItSeals() throws Exception {
+        final Path csv = dir.resolve("t.csv");
+        TradeGenerator.writeCsv(csv, 150_000, 4);
+        final Path store = dir.resolve("store");
+        assertThat(run("create", store.toString(), "--segment-rows", "65536").code()).isZero();
+        final Run r = run("load", store.toString(), csv.toString(), "--commit-every", "40000");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.err()).contains("table has 150,000 rows\nbuilt 4 bitmap indexes (symbol columns of the sealed segments), the last ");
+        for (final String seg : new String[] {"seg-000000", "seg-000001"}) {
+            for (final String col : new String[] {"venue", "instrument"}) {
+                assertThat(store.resolve("trades").resolve(seg).resolve(col + ".bitmap")).exists();
+            }
+        }
+        assertThat(store.resolve("trades").resolve("seg-000002").resolve("venue.bitmap")).doesNotExist();
+        assertThat(store.resolve("trades").resolve("seg-000000").resolve("client_id.bitmap")).doesNotExist();
+    }
+
     @Test
     void shouldFailWithFileLineColumnAndLeaveTheTableUnchanged() throws Exception {
         final Path store = dir.resolve("store");
