@@ -1,8 +1,6 @@
 package io.tradestore.query;
 
-import java.io.ByteArrayInputStream;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
@@ -14,9 +12,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import io.tradestore.core.Store;
-import io.tradestore.core.TableWriter;
-import io.tradestore.core.ingest.CsvLoader;
-import io.tradestore.core.ingest.LoadOptions;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 
@@ -49,9 +44,7 @@ class TimeBucketEdgeTest {
         for (int i = 0; i < TS.length; i++) {
             csv.append(TS[i]).append(',').append(i == NULL_ROW ? "" : String.valueOf(TS[i])).append(',').append(i % 2 == 0 ? "A" : "B").append('\n');
         }
-        try (TableWriter w = store.createTable(schema).writer()) {
-            CsvLoader.load(w, "edges.csv", new ByteArrayInputStream(csv.toString().getBytes(StandardCharsets.UTF_8)), LoadOptions.defaults(), null);
-        }
+        TradeData.loadCsv(store, schema, csv);
         engine = new QueryEngine(store, 2);
         engine.indexes().minSegmentRows(1);
         plain = new QueryEngine(store, 1);

@@ -1,6 +1,8 @@
 package io.tradestore.query;
 
+import java.io.ByteArrayInputStream;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -10,6 +12,8 @@ import io.tradestore.core.Store;
 import io.tradestore.core.TableWriter;
 import io.tradestore.core.flyweight.TradeFlyweight;
 import io.tradestore.core.flyweight.TradesSchema;
+import io.tradestore.core.ingest.CsvLoader;
+import io.tradestore.core.ingest.LoadOptions;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 
@@ -85,6 +89,14 @@ final class TradeData {
             w.commit();
         }
         return this;
+    }
+
+    /** Creates a table of {@code schema} and loads {@code csv} (header first) into it with the CSV loader. */
+    static void loadCsv(final Store store, final Schema schema, final CharSequence csv) {
+        try (TableWriter w = store.createTable(schema).writer()) {
+            CsvLoader.load(w, schema.name() + ".csv", new ByteArrayInputStream(csv.toString().getBytes(StandardCharsets.UTF_8)),
+                LoadOptions.defaults(), null);
+        }
     }
 
     /**

@@ -632,6 +632,7 @@ final class Binder {
             final String p = "/groupBy/" + i;
             final Column c = column(g.col(), g.bucket() == null && g.as() == null ? p : p + "/col");
             long width = 0;
+            int months = 0;
             if (g.bucket() != null) {
                 if (c.type() != ColumnType.TIMESTAMP) {
                     throw invalid(p + "/col", "a time bucket needs a timestamp column; '" + c.name() + "' is " + c.typeName());
@@ -640,7 +641,8 @@ final class Binder {
                     throw invalid(p + "/bucket", "at most one time bucket per query");
                 }
                 bucketSeen = true;
-                width = bucketNanos(g.bucket(), p + "/bucket");
+                months = bucketMonths(g.bucket(), p + "/bucket");
+                width = months > 0 ? 0 : bucketNanos(g.bucket(), p + "/bucket");
             } else if (c.type() == ColumnType.F64) {
                 throw invalid(p, "group keys are symbol, char, integer, decimal or timestamp columns; '" + c.name() + "' is f64");
             }
@@ -648,7 +650,7 @@ final class Binder {
             if (!names.add(name)) {
                 throw invalid(g.as() != null ? p + "/as" : p, "output name '" + name + "' is used twice; give the key another name with \"as\"");
             }
-            final KeySpec k = new KeySpec(slot(c.index()), c, width, name);
+            final KeySpec k = new KeySpec(slot(c.index()), c, width, months, name);
             keys.add(k);
             out.add(new ResultColumn(name, k.type));
         }
@@ -721,6 +723,33 @@ final class Binder {
         return false;
     }
 
+    /**
+     * @param text a bucket.
+     * @param p    its JSON path.
+     * @return the months of a calendar bucket ({@code P1M}, {@code P3M}, {@code P1Y}, {@code P1Y6M}: whole months and
+     *     years, nothing else), or 0 for any other bucket.
+     */
+    static int bucketMonths(final String text, final String p) {
+        final String upper = text.toUpperCase(Locale.ROOT);
+        if (!CALENDAR_BUCKET.matcher(upper).matches()) {
+            return 0;
+        }
+        final Period period;
+        try {
+            period = Period.parse(upper);
+        } catch (final DateTimeParseException e) {
+            return 0; // named by bucketNanos
+        }
+        final long months = period.toTotalMonths();
+        if (months <= 0 || months > 12 * 1000) {
+            throw invalid(p, "bucket '" + text + "' must be between one month and 1000 years");
+        }
+        return (int) months;
+    }
+
+    /** Years and/or months only: {@code P1M}, {@code P1Y}, {@code P1Y6M}. */
+    private static final Pattern CALENDAR_BUCKET = Pattern.compile("P(\\d+Y)?(\\d+M)?");
+
     static long bucketNanos(final String text, final String p) {
         final Matcher m = SHORT_DURATION.matcher(text);
         long nanos;
@@ -757,7 +786,8 @@ final class Binder {
                 if (upper.startsWith("P") && !upper.contains("T") && (upper.endsWith("W") || upper.endsWith("D"))) {
                     final Period period = Period.parse(upper);
                     if (period.getYears() != 0 || period.getMonths() != 0) {
-                        throw invalid(p, "calendar months and years have no fixed length; use days or weeks");
+                        throw invalid(p, "a bucket of calendar months and years takes no days or weeks (P1M, P3M, P1Y, P1Y6M); '" + text
+                            + "' mixes them");
                     }
                     nanos = Math.multiplyExact(period.getDays(), 86_400_000_000_000L);
                 } else {
@@ -798,9 +828,9 @@ final class Binder {
                     lo = Math.max(lo, timeLo);
                     hi = Math.min(hi, timeHi);
                 }
-                if (k.bucketNs > 0 && lo <= hi) {
-                    lo = Math.floorDiv(lo, k.bucketNs);
-                    hi = Math.floorDiv(hi, k.bucketNs);
+                if (k.bucket() && lo <= hi) {
+                    lo = k.keyValue(lo);
+                    hi = k.keyValue(hi);
                 }
             }
             if (lo > hi) {
@@ -833,7 +863,7 @@ final class Binder {
         plan.keyMode = product <= DENSE_MAX ? Plan.DENSE : Plan.HASH;
         boolean direct = plan.keyMode == Plan.DENSE;
         for (final KeySpec k : plan.keys) {
-            direct &= k.bucketNs == 0 && k.lo > Integer.MIN_VALUE / 2 && k.lo < Integer.MAX_VALUE / 2;
+            direct &= !k.bucket() && k.lo > Integer.MIN_VALUE / 2 && k.lo < Integer.MAX_VALUE / 2;
         }
         plan.directKeys = direct;
         if (direct) {

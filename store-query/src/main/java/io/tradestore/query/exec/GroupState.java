@@ -405,11 +405,20 @@ final class GroupState {
         final long mult = key.mult;
         final long w = key.bucketNs;
         long bad = 0;
-        for (int i = 0; i < n; i++) {
-            final long v = NativeMemory.getLong(a + i * s);
-            final long code = v == Long.MIN_VALUE ? 0 : (w > 0 ? Math.floorDiv(v, w) : v) - lo;
-            bad |= code | (radix - 1 - code);
-            packed[i] = first ? code * mult : packed[i] + code * mult;
+        if (key.bucketMonths > 0) {
+            for (int i = 0; i < n; i++) {
+                final long v = NativeMemory.getLong(a + i * s);
+                final long code = v == Long.MIN_VALUE ? 0 : key.keyValue(v) - lo;
+                bad |= code | (radix - 1 - code);
+                packed[i] = first ? code * mult : packed[i] + code * mult;
+            }
+        } else {
+            for (int i = 0; i < n; i++) {
+                final long v = NativeMemory.getLong(a + i * s);
+                final long code = v == Long.MIN_VALUE ? 0 : (w > 0 ? Math.floorDiv(v, w) : v) - lo;
+                bad |= code | (radix - 1 - code);
+                packed[i] = first ? code * mult : packed[i] + code * mult;
+            }
         }
         if (bad < 0) {
             throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + radix);

@@ -4,13 +4,16 @@ import io.tradestore.core.schema.Column;
 
 /**
  * A bound group key: a column, or a time bucket of a timestamp column. In packed mode its code is
- * {@code 0} for null, else {@code value - lo + 1} (buckets: {@code floor(ts / width) - lo + 1}), and the packed key is
- * the sum of {@code code * mult} over keys (a mixed-radix number).
+ * {@code 0} for null, else {@code value - lo + 1} (buckets: {@code floor(ts / width) - lo + 1}, calendar buckets
+ * {@code floor(month / months) - lo + 1} with months counted from January 1970), and the packed key is the sum of
+ * {@code code * mult} over keys (a mixed-radix number).
  */
 final class KeySpec {
     final int slot;
     final Column col;
     final long bucketNs;
+    /** Months per bucket of a calendar bucket ({@code P1M}, {@code P1Y}: {@link #bucketNs} is 0), else 0. */
+    final int bucketMonths;
     final String name;
     final String type;
     long lo;
@@ -22,18 +25,27 @@ final class KeySpec {
      */
     boolean rawByte;
 
-    KeySpec(final int slot, final Column col, final long bucketNs, final String name) {
+    KeySpec(final int slot, final Column col, final long bucketNs, final int bucketMonths, final String name) {
         this.slot = slot;
         this.col = col;
         this.bucketNs = bucketNs;
+        this.bucketMonths = bucketMonths;
         this.name = name;
-        this.type = bucketNs > 0 ? "timestamp" : col.typeName();
+        this.type = bucket() ? "timestamp" : col.typeName();
+    }
+
+    /** @return whether this key is a time bucket, of fixed width or of calendar months. */
+    boolean bucket() {
+        return bucketNs > 0 || bucketMonths > 0;
     }
 
     /** @param v a normalised value. @return the key value (bucket index for buckets), Long.MIN_VALUE for null. */
     long keyValue(final long v) {
         if (v == Long.MIN_VALUE) {
             return Long.MIN_VALUE;
+        }
+        if (bucketMonths > 0) {
+            return Math.floorDiv(CalendarMonths.of(v), bucketMonths);
         }
         return bucketNs > 0 ? Math.floorDiv(v, bucketNs) : v;
     }
@@ -55,7 +67,7 @@ final class KeySpec {
         if (rawByte) {
             return true;
         }
-        if (bucketNs > 0) {
+        if (bucket()) {
             return false;
         }
         final long min = s.zoneMin(-1, col.index());
@@ -70,6 +82,9 @@ final class KeySpec {
      *     dividing 2^63, and below the range of a long for the others: it would wrap around to a far-future timestamp).
      */
     long outputRaw(final long keyValue) {
+        if (bucketMonths > 0 && keyValue != Long.MIN_VALUE) {
+            return CalendarMonths.start(keyValue * bucketMonths);
+        }
         if (keyValue == Long.MIN_VALUE || bucketNs <= 0) {
             return keyValue;
         }

@@ -25,7 +25,8 @@ import io.tradestore.query.difftest.DiffQuery.Output;
  * <ul>
  *   <li>Filters: literal, since the engine uses SQL's three-valued logic (see {@link Pred}).</li>
  *   <li>{@code time} is {@code ts >= from AND ts < to}; timestamps are epoch-nanosecond BIGINTs in DuckDB.</li>
- *   <li>Buckets: {@code ts - ts % width} (epoch-aligned, as the engine's buckets; all timestamps are positive).</li>
+ *   <li>Buckets: {@code ts - ts % width} (epoch-aligned, as the engine's buckets; all timestamps are positive);
+ *       calendar buckets ({@code P1M}, {@code P1Y}) {@code time_bucket} of months with origin 1970-01-01.</li>
  *   <li>Exact sums: DuckDB sums BIGINT into HUGEINT and DECIMAL(18,s) into DECIMAL(38,s); products are
  *       {@code CAST(a AS DECIMAL(19,sa)) * CAST(b AS DECIMAL(19,sb))} (DECIMAL(38, sa+sb)); with an f64 factor, DOUBLE.</li>
  *   <li>{@code first}/{@code last}: the first/last non-null value by {@code ts}, ties broken by row order
@@ -48,7 +49,7 @@ final class QueryGenerator {
     private static final String[][] PRODUCTS = {
         {"price", "quantity"}, {"price", "price"}, {"quantity", "q32"}, {"pnl", "b"}, {"id", "q32"}, {"f", "quantity"}, {"f", "b"},
         {"s", "b"}};
-    private static final String[] BUCKETS = {"1s", "1m", "5m", "15m", "1h", "1d", "PT30S", "PT2H", "PT10M", "P1D", "PT0.25S"};
+    private static final String[] BUCKETS = {"1s", "1m", "5m", "15m", "1h", "1d", "PT30S", "PT2H", "PT10M", "P1D", "PT0.25S", "P1M", "P1Y"};
     private static final double[] PERCENTILES = {0, 1, 25, 50, 75, 90, 95, 99, 99.9, 100};
     /** Group keys, weighted towards the low-cardinality ones (a high-cardinality key makes every group a single row). */
     private static final String[] KEY_COLUMNS = {"sym", "sym", "sym", "venue", "venue", "venue", "side", "side", "b", "b", "client", "client",
@@ -401,7 +402,10 @@ final class QueryGenerator {
                 b.put("bucket", spec);
                 b.put("col", bcol);
                 b.put("as", "bk");
-                select.add("(" + q(bcol) + " - " + q(bcol) + " % " + width + ") AS " + q("bk"));
+                final int months = spec.equals("P1M") ? 1 : spec.equals("P1Y") ? 12 : 0;
+                // calendar buckets: DuckDB's time_bucket of months from 1970-01 (the engine's origin) on the timestamp's microseconds
+                select.add((months > 0 ? "epoch_ns(time_bucket(INTERVAL '" + months + " months', make_timestamp(" + q(bcol) + " // 1000), "
+                    + "TIMESTAMP '1970-01-01'))" : "(" + q(bcol) + " - " + q(bcol) + " % " + width + ")") + " AS " + q("bk"));
                 estimatedGroups = Math.min(1L << 40, estimatedGroups * Math.max(1, Math.min(t.rows, 4 * DiffTable.DAY_NS / width)));
                 keyNames.add("bk");
                 outputs.add(new Output("bk", Check.EXACT, 1, 0, -1));
@@ -760,6 +764,10 @@ final class QueryGenerator {
                 return 3_600_000_000_000L;
             case "1d":
                 return DiffTable.DAY_NS;
+            case "P1M":
+                return 30 * DiffTable.DAY_NS;
+            case "P1Y":
+                return 365 * DiffTable.DAY_NS;
             default:
                 return java.time.Duration.parse(spec).toNanos();
         }
