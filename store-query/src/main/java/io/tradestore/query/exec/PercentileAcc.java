@@ -2,7 +2,6 @@ package io.tradestore.query.exec;
 
 import java.util.Arrays;
 
-import org.HdrHistogram.DoubleHistogram;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.PackedHistogram;
 
@@ -11,8 +10,9 @@ import io.tradestore.core.memory.NativeMemory;
 /**
  * Percentile, nearest-rank definition ({@code ceil(p/100*n)}-th smallest non-null value). A group keeps its values
  * exactly until it holds {@link #EXACT_LIMIT} of them, then moves to (sparse, packed) HdrHistograms at {@link #DIGITS} significant
- * digits (relative error at most 10^-3; negative values in a second histogram of magnitudes). Small groups thus cost a
- * few bytes, not a histogram each.
+ * digits for integers and decimals, and to {@link MagnitudeBuckets} for f64 values and products (relative error at most
+ * 10^-3 either way; negative values in a second histogram of magnitudes). Small groups thus cost a few bytes, not a
+ * histogram each.
  */
 final class PercentileAcc extends Acc {
     /** Significant decimal digits kept by the histograms. */
@@ -28,8 +28,8 @@ final class PercentileAcc extends Acc {
     private int[] counts = new int[1];
     private Histogram[] pos = new Histogram[1];
     private Histogram[] neg = new Histogram[1];
-    private DoubleHistogram[] dpos = new DoubleHistogram[1];
-    private DoubleHistogram[] dneg = new DoubleHistogram[1];
+    private MagnitudeBuckets[] dpos = new MagnitudeBuckets[1];
+    private MagnitudeBuckets[] dneg = new MagnitudeBuckets[1];
 
     PercentileAcc(final int slot, final boolean f64, final int scale, final double p, final Product product) {
         this.slot = slot;
@@ -115,9 +115,9 @@ final class PercentileAcc extends Acc {
         if (f64) {
             final double d = Double.longBitsToDouble(raw);
             if (d < 0) {
-                dh(dneg, g).recordValue(-d);
+                dh(dneg, g).record(-d);
             } else {
-                dh(dpos, g).recordValue(d);
+                dh(dpos, g).record(d);
             }
         } else if (raw < 0) {
             h(neg, g).recordValue(raw == Long.MIN_VALUE + 1 ? Long.MAX_VALUE : -raw);
@@ -135,10 +135,10 @@ final class PercentileAcc extends Acc {
         return x;
     }
 
-    private static DoubleHistogram dh(final DoubleHistogram[] hs, final int g) {
-        DoubleHistogram x = hs[g];
+    private static MagnitudeBuckets dh(final MagnitudeBuckets[] hs, final int g) {
+        MagnitudeBuckets x = hs[g];
         if (x == null) {
-            x = new DoubleHistogram(DIGITS, PackedHistogram.class);
+            x = new MagnitudeBuckets();
             hs[g] = x;
         }
         return x;
@@ -163,10 +163,10 @@ final class PercentileAcc extends Acc {
             h(neg, dst).add(o.neg[srcGid]);
         }
         if (o.dpos[srcGid] != null) {
-            dh(dpos, dst).add(o.dpos[srcGid]);
+            dh(dpos, dst).addAll(o.dpos[srcGid]);
         }
         if (o.dneg[srcGid] != null) {
-            dh(dneg, dst).add(o.dneg[srcGid]);
+            dh(dneg, dst).addAll(o.dneg[srcGid]);
         }
     }
 
@@ -195,20 +195,27 @@ final class PercentileAcc extends Acc {
         final long total = nNeg + nPos;
         final long rank = Math.max(1, (long) Math.ceil(p / 100.0 * total));
         if (rank <= nNeg) {
+            // the rank-th smallest value is the negative with the k-th smallest magnitude, counted from the largest
             final long k = nNeg - rank + 1;
+            if (f64) {
+                return -dneg[gid].valueAtRank(k);
+            }
             final double q = 100.0 * (k - 0.5) / nNeg;
-            return -(f64 ? dneg[gid].getValueAtPercentile(q) : neg[gid].getValueAtPercentile(q) * unit);
+            return -(neg[gid].getValueAtPercentile(q) * unit);
         }
         final long k = rank - nNeg;
+        if (f64) {
+            return dpos[gid].valueAtRank(k);
+        }
         final double q = 100.0 * (k - 0.5) / nPos;
-        return f64 ? dpos[gid].getValueAtPercentile(q) : pos[gid].getValueAtPercentile(q) * unit;
+        return pos[gid].getValueAtPercentile(q) * unit;
     }
 
     private static long count(final Histogram h) {
         return h == null ? 0 : h.getTotalCount();
     }
 
-    private static long count(final DoubleHistogram h) {
-        return h == null ? 0 : h.getTotalCount();
+    private static long count(final MagnitudeBuckets h) {
+        return h == null ? 0 : h.total();
     }
 }

@@ -45,7 +45,8 @@ final class QueryGenerator {
     static final boolean NULLS_FIRST_ON_DESC = Boolean.getBoolean("tradestore.difftest.nullsFirstOnDesc");
 
     /** The aggregates that get products {@code a*b} as their column (DESIGN.md allows them for every aggregate with a col). */
-    static final List<String> PRODUCT_OPS = List.of(System.getProperty("tradestore.difftest.productOps", "sum,avg,min,max").split(","));
+    static final List<String> PRODUCT_OPS = List.of(System.getProperty("tradestore.difftest.productOps",
+        "sum,avg,min,max,first,last,count,percentile,countDistinct").split(","));
     private static final String[][] PRODUCTS = {
         {"price", "quantity"}, {"price", "price"}, {"quantity", "q32"}, {"pnl", "b"}, {"id", "q32"}, {"f", "quantity"}, {"f", "b"},
         {"s", "b"}};
@@ -595,6 +596,10 @@ final class QueryGenerator {
     }
 
     private Operand operand(final String op) {
+        if ((op.equals("percentile") || op.equals("countDistinct")) && PRODUCT_OPS.contains(op) && r.nextInt(10) < 3) {
+            final String[] p = PRODUCTS[r.nextInt(PRODUCTS.length)];
+            return new Operand(col(p[0]), col(p[1]));
+        }
         switch (op) {
             case "percentile":
                 return new Operand(col(PERCENTILE_COLUMNS[r.nextInt(PERCENTILE_COLUMNS.length)]), null);
