@@ -25,6 +25,8 @@ import io.tradestore.query.difftest.DiffQuery.Output;
 final class ResultChecker {
     /** The relative precision the engine states for percentiles (HdrHistogram with 3 significant digits). */
     static final double PERCENTILE_PRECISION = Double.parseDouble(System.getProperty("tradestore.difftest.percentilePrecision", "1e-3"));
+    /** Values per group the engine keeps exactly before it moves to histograms (PercentileAcc.EXACT_LIMIT). */
+    static final int EXACT_PERCENTILE_VALUES = 1024;
     static final double RELATIVE = 1e-9;
 
     private ResultChecker() {
@@ -250,6 +252,12 @@ final class ResultChecker {
                 final double hi = Norm.number(sorted[Math.min(count, rank + 1) - 1]).doubleValue();
                 final double v = Norm.number(a).doubleValue();
                 final double exact = Norm.number(sorted[rank - 1]).doubleValue();
+                if (count <= EXACT_PERCENTILE_VALUES) {
+                    // the engine keeps a group's values exactly up to this many: the nearest rank itself, to a double's rounding
+                    return Math.abs(v - exact) <= 1e-12 * Math.abs(exact) ? null
+                        : "p" + o.percentile() + " of " + count + " values (kept exactly): nearest rank " + rank + " is " + exact
+                        + " but engine gave " + Norm.show(a);
+                }
                 return v >= lo - PERCENTILE_PRECISION * Math.abs(lo) - 1e-9 && v <= hi + PERCENTILE_PRECISION * Math.abs(hi) + 1e-9 ? null
                     : "p" + o.percentile() + " of " + count + " values: exact nearest rank " + rank + " is " + exact + " (ranks around it "
                     + lo + ".." + hi + ", precision " + PERCENTILE_PRECISION + ") but engine gave " + Norm.show(a);
