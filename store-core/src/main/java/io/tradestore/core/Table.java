@@ -95,10 +95,12 @@ public final class Table implements AutoCloseable {
                 return;
             }
             closed = true;
-            toClose = new ArrayList<>(readers);
+            // the writer first: its seal listener may be building from segments a reader of this table has mapped
+            toClose = new ArrayList<>();
             if (writer != null) {
                 toClose.add(writer);
             }
+            toClose.addAll(readers);
         }
         RuntimeException failure = null;
         for (final AutoCloseable c : toClose) {

@@ -30,7 +30,9 @@ import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.core.segment.Segment;
+import io.tradestore.core.segment.SegmentDescriptor;
 import io.tradestore.core.segment.StagingArea;
+import io.tradestore.core.segment.ZoneMapDescriptor;
 import io.tradestore.core.txn.TxnFile;
 import io.tradestore.core.txn.TxnState;
 
@@ -260,6 +262,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             this.pendingRows = committedRows;
             this.zoneRow = committedRows;
             this.nulledRows = committedRows;
+            dropDerivedFiles(dir, (int) (committedRows >>> shift));
             final int segCount = (int) ((committedRows + segmentRows - 1) >>> shift);
             for (int i = 0; i < segCount; i++) {
                 segments.add(Segment.open(schema, dir, i, true));
@@ -293,6 +296,28 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             }
             releaseLock();
             throw e;
+        }
+    }
+
+    /**
+     * Deletes what a segment's directory holds beside its data files and zone map (bitmap indexes, written by the query
+     * module) in every segment from {@code first} on, none of which is wholly committed: such files describe rows a
+     * writer may overwrite, and a crash with durability NONE can take the commit record back into a segment that had
+     * been sealed and indexed, whose index would then be read for the different rows that refill it.
+     */
+    private static void dropDerivedFiles(final Path tableDir, final int first) {
+        for (int seg = first; Files.isDirectory(SegmentDescriptor.directory(tableDir, seg)); seg++) {
+            final Path sd = SegmentDescriptor.directory(tableDir, seg);
+            try (Stream<Path> files = Files.list(sd)) {
+                for (final Path f : (Iterable<Path>) files::iterator) {
+                    final String n = f.getFileName().toString();
+                    if (!n.endsWith(SegmentDescriptor.COLUMN_SUFFIX) && !n.equals(ZoneMapDescriptor.FILE_NAME)) {
+                        Files.deleteIfExists(f);
+                    }
+                }
+            } catch (final IOException e) {
+                throw new StoreException("cannot clear the derived files of segment " + sd + ": " + e.getMessage(), e);
+            }
         }
     }
 
@@ -1039,7 +1064,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         final int firstSealed = (int) (before >>> shift);
         final int endSealed = (int) (committedRows >>> shift);
         if (sealListener != null && endSealed > firstSealed) {
-            sealListener.sealed(firstSealed, endSealed);
+            try {
+                sealListener.sealed(firstSealed, endSealed);
+            } catch (final RuntimeException e) {
+                // the commit is published: a listener's failure is its own to report (SealIndexer does at close), not the commit's
+            }
         }
     }
 
@@ -1055,6 +1084,13 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
          * @param to   the end (exclusive).
          */
         void sealed(int from, int to);
+
+        /**
+         * Called when the writer closes, first, while every segment file is still mapped (a store or table closing
+         * closes its writer before its readers): work on the segments must end here.
+         */
+        default void writerClosing() {
+        }
     }
 
     /**
@@ -1274,6 +1310,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             return;
         }
         try {
+            if (sealListener != null) {
+                sealListener.writerClosing();
+            }
             rollback();
         } finally {
             closed = true;

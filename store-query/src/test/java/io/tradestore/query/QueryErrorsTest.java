@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
@@ -494,6 +495,7 @@ class QueryErrorsTest {
         try (Store store = Store.open(dir)) {
             store.createTable(TradeData.schema(layout, 256, 64));
             final AtomicBoolean done = new AtomicBoolean();
+            final AtomicBoolean stop = new AtomicBoolean(); // the query side failed: the writer stops waiting for it
             final AtomicLong queries = new AtomicLong();
             final AtomicReference<Throwable> failure = new AtomicReference<>();
             final Thread writer = new Thread(() -> {
@@ -505,8 +507,8 @@ class QueryErrorsTest {
                             if (i == batch / 2) {
                                 before = queries.get();
                                 final long until = System.nanoTime() + 2_000_000_000L;
-                                while (queries.get() < before + 1 && System.nanoTime() < until && !done.get()) {
-                                    Thread.onSpinWait();
+                                while (queries.get() < before + 1 && System.nanoTime() < until && !stop.get()) {
+                                    LockSupport.parkNanos(20_000);
                                 }
                             }
                             final long r = w.pendingRows();
@@ -524,30 +526,39 @@ class QueryErrorsTest {
             final Set<Long> seen = new HashSet<>();
             try (QueryEngine engine = new QueryEngine(store, 2)) {
                 writer.start();
-                long last = 0;
-                while (!done.get()) {
-                    final QueryResult r = engine.execute(Query.builder("trades").agg(Agg.count("n"), Agg.sum("q", "quantity"),
-                        Agg.max("id", "trade_id")).filter(Filter.ne("instrument", "none")).build());
-                    final long n = (Long) r.value(0, 0);
-                    assertThat(n % batch).as("rows seen: %d", n).isZero();
-                    assertThat(n).isGreaterThanOrEqualTo(last);
-                    assertThat(r.value(0, 1)).isEqualTo(n == 0 ? null : BigDecimal.valueOf(n));
-                    assertThat(r.value(0, 2)).isEqualTo(n == 0 ? null : n - 1);
-                    final QueryResult g = engine.execute(Query.builder("trades").groupBy("instrument").agg(Agg.count("n")).build());
-                    final long m = g.rowCount() == 0 ? 0 : java.util.stream.IntStream.range(0, g.rowCount()).mapToLong(i -> (Long) g.value(i, 1)).sum();
-                    assertThat(m).as("rows seen by the group-by").isGreaterThanOrEqualTo(n).matches(x -> x % batch == 0);
-                    for (int i = 0; i < g.rowCount(); i++) {
-                        final int k = Integer.parseInt(((String) g.value(i, 0)).substring(1));
-                        assertThat(g.value(i, 1)).as("rows of %s among %d", g.value(i, 0), m).isEqualTo((m - k + 4) / 5);
-                    }
-                    seen.add(n);
-                    last = n;
-                    queries.incrementAndGet();
+                try {
+                    readWhileWriting(engine, done, queries, seen, batch);
+                } finally {
+                    stop.set(true);
+                    writer.join(10_000);
                 }
-                writer.join(10_000);
                 assertThat(failure.get()).isNull();
             }
             assertThat(seen.size()).as("distinct committed prefixes the queries saw, of %d commits", batches).isGreaterThan(batches / 2);
+        }
+    }
+
+    private static void readWhileWriting(final QueryEngine engine, final AtomicBoolean done, final AtomicLong queries, final Set<Long> seen,
+                                         final int batch) {
+        long last = 0;
+        while (!done.get()) {
+            final QueryResult r = engine.execute(Query.builder("trades").agg(Agg.count("n"), Agg.sum("q", "quantity"),
+                Agg.max("id", "trade_id")).filter(Filter.ne("instrument", "none")).build());
+            final long n = (Long) r.value(0, 0);
+            assertThat(n % batch).as("rows seen: %d", n).isZero();
+            assertThat(n).isGreaterThanOrEqualTo(last);
+            assertThat(r.value(0, 1)).isEqualTo(n == 0 ? null : BigDecimal.valueOf(n));
+            assertThat(r.value(0, 2)).isEqualTo(n == 0 ? null : n - 1);
+            final QueryResult g = engine.execute(Query.builder("trades").groupBy("instrument").agg(Agg.count("n")).build());
+            final long m = g.rowCount() == 0 ? 0 : java.util.stream.IntStream.range(0, g.rowCount()).mapToLong(i -> (Long) g.value(i, 1)).sum();
+            assertThat(m).as("rows seen by the group-by").isGreaterThanOrEqualTo(n).matches(x -> x % batch == 0);
+            for (int i = 0; i < g.rowCount(); i++) {
+                final int k = Integer.parseInt(((String) g.value(i, 0)).substring(1));
+                assertThat(g.value(i, 1)).as("rows of %s among %d", g.value(i, 0), m).isEqualTo((m - k + 4) / 5);
+            }
+            seen.add(n);
+            last = n;
+            queries.incrementAndGet();
         }
     }
 }

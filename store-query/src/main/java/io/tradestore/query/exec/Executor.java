@@ -266,7 +266,7 @@ public final class Executor {
                 partials[w] = futures.get(w - 1).get(Math.max(0, wait), TimeUnit.NANOSECONDS);
             }
         } catch (final TimeoutException e) {
-            throw timeout();
+            throw firstFailure(timeout());
         } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new QueryException(ErrorCode.TIMEOUT, "the query was interrupted", "");

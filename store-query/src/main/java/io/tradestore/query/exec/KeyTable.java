@@ -15,12 +15,16 @@ final class KeyTable {
     long[] keys;
 
     KeyTable(final int width) {
+        this(width, 1024);
+    }
+
+    /** @param width longs per key. @param capacity initial slots, a power of two (the table doubles past half full). */
+    KeyTable(final int width, final int capacity) {
         this.width = width;
-        final int cap = 1024;
-        slotKeys = new long[cap * width];
-        slotGid = new int[cap];
-        mask = cap - 1;
-        keys = new long[64 * width];
+        slotKeys = new long[capacity * width];
+        slotGid = new int[capacity];
+        mask = capacity - 1;
+        keys = new long[Math.min(64, capacity) * width];
     }
 
     int size() {

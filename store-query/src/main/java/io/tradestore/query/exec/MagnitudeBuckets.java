@@ -5,17 +5,19 @@ import java.util.Arrays;
 /**
  * Counts of non-negative f64 values in log-linear buckets, for percentiles of f64 columns and products past the exact
  * limit: a value's bucket is its IEEE-754 bits without the low 42 mantissa bits (its exponent and the top 10 bits of
- * its mantissa), so buckets are ordered as the values are, each spans a relative width of at most 2^-10, and every
- * double from the smallest subnormal to infinity has one. A bucket answers with its midpoint: relative error at most
- * 2^-11 (about 0.05%), within the 10^-3 the response states. HdrHistogram's {@code DoubleHistogram} covered at most a
+ * its mantissa), so buckets are ordered as the values are, each normal double's spans a relative width of at most
+ * 2^-10, and every double from zero to infinity has one. A bucket answers with its midpoint: relative error at most
+ * 2^-11 (about 0.05%) for normal values, within the 10^-3 the response states (subnormals, below 2.2e-308, share
+ * wider buckets and values under ~2.2e-311 answer 0). HdrHistogram's {@code DoubleHistogram} covered at most a
  * 2^53 ratio between a group's largest and smallest values and failed beyond it (price*price from 10^-12 to 10^6,
  * session 13).
  */
 final class MagnitudeBuckets {
     /** Mantissa bits dropped from a value's bits to make its bucket. */
     static final int SHIFT = 42;
-    private final KeyTable table = new KeyTable(1);
-    private long[] counts = new long[64];
+    /** Small at first: a group's values usually fill a few dozen buckets (price data), and a query may hold many groups. */
+    private final KeyTable table = new KeyTable(1, 16);
+    private long[] counts = new long[16];
     private long total;
 
     /** @param magnitude a non-negative, non-NaN value. */

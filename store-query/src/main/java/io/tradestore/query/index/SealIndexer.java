@@ -3,6 +3,7 @@ package io.tradestore.query.index;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -39,7 +40,7 @@ public final class SealIndexer implements TableWriter.SealListener, AutoCloseabl
     private final AtomicLong built = new AtomicLong();
     private long waitNanos;
     private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
-    private boolean closed;
+    private volatile boolean closed;
 
     private SealIndexer(final Table table) {
         this.reader = table.reader();
@@ -66,6 +67,9 @@ public final class SealIndexer implements TableWriter.SealListener, AutoCloseabl
 
     @Override
     public void sealed(final int from, final int to) {
+        if (closed) {
+            return; // commits after close() (or the writer's close): not indexed here; queries build what they need
+        }
         // the snapshot of the commit that sealed them (taken on the writer's thread: it is the latest now)
         final TableSnapshot snap;
         try {
@@ -79,7 +83,11 @@ public final class SealIndexer implements TableWriter.SealListener, AutoCloseabl
                 if (snap.schema().column(c).type() == ColumnType.SYMBOL) {
                     final int segment = si;
                     final int column = c;
-                    thread.execute(() -> build(snap, segment, column));
+                    try {
+                        thread.execute(() -> build(snap, segment, column));
+                    } catch (final RejectedExecutionException e) {
+                        return; // closed meanwhile
+                    }
                 }
             }
         }
@@ -113,15 +121,32 @@ public final class SealIndexer implements TableWriter.SealListener, AutoCloseabl
         return waitNanos;
     }
 
+    /** The writer is closing: its commits are over, so the builds they started are waited for now (see {@link #close()}). */
+    @Override
+    public void writerClosing() {
+        finish();
+    }
+
     /**
-     * Waits for the builds the commits started, then releases the reader; a second call does nothing.
+     * Waits for the builds the commits started, then releases the reader; a second call does nothing. (Closing the
+     * writer, or the table or store, waits for them too.)
      *
      * @throws StoreException when a build failed (the table is fine: queries build what is missing).
      */
     @Override
     public void close() {
+        if (finish()) {
+            final RuntimeException e = failure.get();
+            if (e != null) {
+                throw new StoreException("bitmap indexes of sealed segments could not be built (queries will build them): " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** @return whether this call finished the indexer (false: an earlier one did). */
+    private synchronized boolean finish() {
         if (closed) {
-            return;
+            return false;
         }
         closed = true;
         final long t0 = System.nanoTime();
@@ -142,9 +167,6 @@ public final class SealIndexer implements TableWriter.SealListener, AutoCloseabl
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
-        final RuntimeException e = failure.get();
-        if (e != null) {
-            throw new StoreException("bitmap indexes of sealed segments could not be built (queries will build them): " + e.getMessage(), e);
-        }
+        return true;
     }
 }

@@ -91,6 +91,38 @@ class SealIndexerTest {
         }
     }
 
+    /**
+     * Closing the store while builds run (the writer and the indexer left open) waits for them: the store closes its
+     * writer first, whose close waits for the builds before any reader's segments are unmapped.
+     */
+    @ParameterizedTest
+    @EnumSource(Layout.class)
+    void shouldFinishItsBuildsWhenTheStoreClosesUnderIt(final Layout layout) {
+        final Schema schema = TradesSchema.SCHEMA.with("trades", layout, SEGMENT, 1 << 12);
+        final SealIndexer ix;
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            final TableWriter w = table.writer();
+            ix = SealIndexer.attach(table, w);
+            final TradeFlyweight f = new TradeFlyweight();
+            for (int r = 0; r < 3 * SEGMENT; r++) {
+                append(w, f);
+            }
+            w.commit();
+        }
+        assertThat(ix.built()).isEqualTo(6);
+        ix.close(); // a second close does nothing
+        try (Store store = Store.open(dir); TableReader reader = store.table("trades").reader()) {
+            final TableSnapshot snap = reader.snapshot();
+            for (int si = 0; si < 3; si++) {
+                for (final String col : new String[] {"venue", "instrument"}) {
+                    assertThat(BitmapIndexes.load(BitmapIndexes.file(snap.segment(si), schema.column(schema.indexOf(col))), SEGMENT))
+                        .as("segment %d column %s", si, col).isNotNull();
+                }
+            }
+        }
+    }
+
     private static void append(final TableWriter w, final TradeFlyweight f) {
         final long r = w.pendingRows();
         w.append(f).tradeId(r).ts(1_795_000_000_000_000_000L + r).clientId(r % 97).venue("V" + r % 8).instrument("SYM" + r % 50)

@@ -106,6 +106,7 @@ final class LoadCommand implements Callable<Integer> {
                     r = stdin ? CsvLoader.load(w, "-", System.in, options, progress) : CsvLoader.load(w, paths, options, progress);
                 } catch (final LoadException e) {
                     progress.clear();
+                    closeQuietly(indexer, err);
                     err.println(e.getMessage());
                     err.println(e.rowsCommitted() > 0
                         ? "tradestore load: failed; " + e.rowsCommitted() + " rows of this load were committed (--commit-every) before"
@@ -115,11 +116,7 @@ final class LoadCommand implements Callable<Integer> {
                     return TradestoreCli.EXIT_FAILED;
                 }
                 // the segments the load's commits sealed get their symbol columns' bitmap indexes now, not in the first query
-                try {
-                    indexer.close();
-                } catch (final StoreException e) {
-                    err.println("tradestore load: warning: " + e.getMessage());
-                }
+                closeQuietly(indexer, err);
                 indexed = indexer.built();
                 indexNanos = indexer.waitNanos();
             }
@@ -142,6 +139,15 @@ final class LoadCommand implements Callable<Integer> {
             err.flush();
         }
         return 0;
+    }
+
+    /** Waits for the indexer's builds; one that failed is a warning (the rows are loaded; queries build what is missing). */
+    private static void closeQuietly(final SealIndexer indexer, final PrintWriter err) {
+        try {
+            indexer.close();
+        } catch (final StoreException e) {
+            err.println("tradestore load: warning: " + e.getMessage());
+        }
     }
 
     /**
