@@ -20,7 +20,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import io.tradestore.core.dict.SymbolDictionary;
@@ -306,8 +305,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * been sealed and indexed, whose index would then be read for the different rows that refill it.
      */
     private static void dropDerivedFiles(final Path tableDir, final int first) {
-        for (int seg = first; Files.isDirectory(SegmentDescriptor.directory(tableDir, seg)); seg++) {
+        for (int seg = first;; seg++) {
             final Path sd = SegmentDescriptor.directory(tableDir, seg);
+            if (!Files.isDirectory(sd)) {
+                return;
+            }
             try (Stream<Path> files = Files.list(sd)) {
                 for (final Path f : (Iterable<Path>) files::iterator) {
                     final String n = f.getFileName().toString();
@@ -1357,20 +1359,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private void stopBackground() {
         closing = true;
         stopPrefaultAll();
-        precreator.shutdown();
-        boolean interrupted = false;
-        while (true) {
-            try {
-                if (precreator.awaitTermination(1, TimeUnit.SECONDS)) {
-                    break;
-                }
-            } catch (final InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        Shutdown.awaitTasks(precreator);
     }
 
     /** Discards every segment created ahead. */

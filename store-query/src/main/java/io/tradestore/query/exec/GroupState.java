@@ -405,6 +405,7 @@ final class GroupState {
         final long mult = key.mult;
         final long w = key.bucketNs;
         long bad = 0;
+        // calendar buckets in a loop of their own, so that the fixed-width loop (the common one) stays as it was
         if (key.bucketMonths > 0) {
             for (int i = 0; i < n; i++) {
                 final long v = NativeMemory.getLong(a + i * s);

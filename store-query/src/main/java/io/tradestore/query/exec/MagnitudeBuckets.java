@@ -15,7 +15,7 @@ import java.util.Arrays;
 final class MagnitudeBuckets {
     /** Mantissa bits dropped from a value's bits to make its bucket. */
     static final int SHIFT = 42;
-    /** Small at first: a group's values usually fill a few dozen buckets (price data), and a query may hold many groups. */
+    /** Small at first and doubled as buckets appear: a query may hold one of these per group and sign. */
     private final KeyTable table = new KeyTable(1, 16);
     private long[] counts = new long[16];
     private long total;

@@ -115,9 +115,9 @@ final class PercentileAcc extends Acc {
         if (f64) {
             final double d = Double.longBitsToDouble(raw);
             if (d < 0) {
-                dh(dneg, g).record(-d);
+                mb(dneg, g).record(-d);
             } else {
-                dh(dpos, g).record(d);
+                mb(dpos, g).record(d);
             }
         } else if (raw < 0) {
             h(neg, g).recordValue(raw == Long.MIN_VALUE + 1 ? Long.MAX_VALUE : -raw);
@@ -135,7 +135,7 @@ final class PercentileAcc extends Acc {
         return x;
     }
 
-    private static MagnitudeBuckets dh(final MagnitudeBuckets[] hs, final int g) {
+    private static MagnitudeBuckets mb(final MagnitudeBuckets[] hs, final int g) {
         MagnitudeBuckets x = hs[g];
         if (x == null) {
             x = new MagnitudeBuckets();
@@ -163,10 +163,10 @@ final class PercentileAcc extends Acc {
             h(neg, dst).add(o.neg[srcGid]);
         }
         if (o.dpos[srcGid] != null) {
-            dh(dpos, dst).addAll(o.dpos[srcGid]);
+            mb(dpos, dst).addAll(o.dpos[srcGid]);
         }
         if (o.dneg[srcGid] != null) {
-            dh(dneg, dst).addAll(o.dneg[srcGid]);
+            mb(dneg, dst).addAll(o.dneg[srcGid]);
         }
     }
 
