@@ -1,9 +1,12 @@
 package io.tradestore.query;
 
 import java.io.InputStream;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,6 +46,8 @@ public final class QueryEngine implements AutoCloseable {
     /** The clock of queries' start and deadline ({@link System#nanoTime()}; tests move their own). */
     private volatile LongSupplier clock = System::nanoTime;
     private boolean closed;
+    /** The queries running now (guarded by this engine's monitor). */
+    private final Set<QueryCancel> running = Collections.newSetFromMap(new IdentityHashMap<>());
 
     /**
      * Creates an engine with one worker per available core.
@@ -93,7 +98,7 @@ public final class QueryEngine implements AutoCloseable {
      */
     public QueryResult execute(final String json) {
         final long start = clock.getAsLong();
-        return execute(QueryParser.parse(json), start);
+        return execute(QueryParser.parse(json), start, null);
     }
 
     /**
@@ -107,8 +112,21 @@ public final class QueryEngine implements AutoCloseable {
      * @throws QueryException with a code, a message and a JSON path when the query is bad, too big or too slow.
      */
     public QueryResult execute(final String json, final long timeoutMs) {
+        return execute(json, timeoutMs, null);
+    }
+
+    /**
+     * Parses and runs a JSON query as {@link #execute(String, long)} does, which another thread may stop.
+     *
+     * @param json      the query text.
+     * @param timeoutMs the longest it may run.
+     * @param cancel    stops the query when cancelled (it fails with the cancel's code and message), or null.
+     * @return the result.
+     * @throws QueryException with a code, a message and a JSON path when the query is bad, too big, too slow or cancelled.
+     */
+    public QueryResult execute(final String json, final long timeoutMs, final QueryCancel cancel) {
         final long start = clock.getAsLong();
-        return execute(QueryParser.parse(json), timeoutMs, start);
+        return execute(QueryParser.parse(json), timeoutMs, start, cancel);
     }
 
     /**
@@ -121,17 +139,40 @@ public final class QueryEngine implements AutoCloseable {
      * @throws QueryException with a code, a message and a JSON path when the query is bad, too big or too slow.
      */
     public QueryResult execute(final InputStream utf8Json, final long timeoutMs) {
-        final long start = clock.getAsLong();
-        return execute(QueryParser.parse(utf8Json), timeoutMs, start);
+        return execute(utf8Json, timeoutMs, null);
     }
 
-    private QueryResult execute(final Query q, final long timeoutMs, final long start) {
+    /**
+     * Parses and runs a JSON query read from its bytes as {@link #execute(InputStream, long)} does, which another thread
+     * may stop.
+     *
+     * @param utf8Json  the query text in UTF-8, read to its end and closed.
+     * @param timeoutMs the longest it may run.
+     * @param cancel    stops the query when cancelled (it fails with the cancel's code and message), or null.
+     * @return the result.
+     * @throws QueryException with a code, a message and a JSON path when the query is bad, too big, too slow or cancelled.
+     */
+    public QueryResult execute(final InputStream utf8Json, final long timeoutMs, final QueryCancel cancel) {
+        final long start = clock.getAsLong();
+        return execute(QueryParser.parse(utf8Json), timeoutMs, start, cancel);
+    }
+
+    private QueryResult execute(final Query q, final long timeoutMs, final long start, final QueryCancel cancel) {
         final Options o = q.options();
         if (o.timeoutMs() != null && o.timeoutMs() <= timeoutMs) {
-            return execute(q, start);
+            return execute(q, start, cancel);
         }
-        return execute(new Query(q.table(), q.time(), q.filter(), q.columns(), q.groupBy(), q.aggs(), q.having(), q.orderBy(), q.limit(),
-            new Options(timeoutMs, o.maxGroups(), o.epochNanos())), start);
+        try {
+            return execute(new Query(q.table(), q.time(), q.filter(), q.columns(), q.groupBy(), q.aggs(), q.having(), q.orderBy(), q.limit(),
+                new Options(timeoutMs, o.maxGroups(), o.epochNanos())), start, cancel);
+        } catch (final QueryException e) {
+            if (e.code() == ErrorCode.TIMEOUT && "/options/timeoutMs".equals(e.path())) {
+                // the limit is the caller's (a server's), not an options.timeoutMs the query's author wrote
+                throw new QueryException(ErrorCode.TIMEOUT, "the query did not finish within the server's limit of " + timeoutMs
+                    + " ms; narrow the time range or filter", "");
+            }
+            throw e;
+        }
     }
 
     /**
@@ -142,13 +183,50 @@ public final class QueryEngine implements AutoCloseable {
      * @throws QueryException with a code, a message and a JSON path when the query is bad, too big or too slow.
      */
     public QueryResult execute(final Query query) {
-        return execute(query, clock.getAsLong());
+        return execute(query, (QueryCancel) null);
     }
 
-    private QueryResult execute(final Query query, final long start) {
+    /**
+     * Runs a query built with {@link Query#builder(String)}, which another thread may stop.
+     *
+     * @param query  the query.
+     * @param cancel stops the query when cancelled (it fails with the cancel's code and message), or null.
+     * @return the result.
+     * @throws QueryException with a code, a message and a JSON path when the query is bad, too big, too slow or cancelled.
+     */
+    public QueryResult execute(final Query query, final QueryCancel cancel) {
+        return execute(query, clock.getAsLong(), cancel);
+    }
+
+    private QueryResult execute(final Query query, final long start, final QueryCancel cancel) {
+        final QueryCancel own = cancel != null ? cancel : new QueryCancel();
+        begin(own);
+        try {
+            return run(query, start, own);
+        } finally {
+            end(own);
+        }
+    }
+
+    /** Counts a query as running, so that {@link #close()} cancels it and waits for it before unmapping what it reads. */
+    private synchronized void begin(final QueryCancel cancel) {
+        if (closed) {
+            throw new QueryException(ErrorCode.OVERLOADED, "the query engine is closed", "");
+        }
+        running.add(cancel);
+    }
+
+    private synchronized void end(final QueryCancel cancel) {
+        running.remove(cancel);
+        if (running.isEmpty()) {
+            notifyAll();
+        }
+    }
+
+    private QueryResult run(final Query query, final long start, final QueryCancel cancel) {
         final TableSnapshot snap = snapshot(query.table());
         try {
-            return QueryRunner.run(query, snap, pool, threads, useIndexes ? indexes : null, start, morselRows, smallQueryRows, clock);
+            return QueryRunner.run(query, snap, pool, threads, useIndexes ? indexes : null, start, morselRows, smallQueryRows, clock, cancel);
         } catch (final QueryException e) {
             throw e;
         } catch (final StoreException e) {
@@ -257,7 +335,10 @@ public final class QueryEngine implements AutoCloseable {
         return threads;
     }
 
-    /** Stops the workers and closes the readers; idempotent. */
+    /**
+     * Cancels the queries still running (they fail with OVERLOADED at their next batch), waits until none runs, then
+     * closes the readers and stops the workers: memory a query reads is never unmapped under it. Idempotent.
+     */
     @Override
     public void close() {
         synchronized (this) {
@@ -265,6 +346,20 @@ public final class QueryEngine implements AutoCloseable {
                 return;
             }
             closed = true;
+            for (final QueryCancel c : running) {
+                c.cancel(ErrorCode.OVERLOADED, "the query engine is closing; the query was cancelled");
+            }
+            boolean interrupted = false;
+            while (!running.isEmpty()) {
+                try {
+                    wait();
+                } catch (final InterruptedException e) {
+                    interrupted = true; // unmapping under a running query would crash the JVM: wait on
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
             for (final TableReader r : readers.values()) {
                 r.close();
             }

@@ -371,14 +371,23 @@ class QueryErrorsTest {
                     for (int i = 0; i < 50; i++) {
                         engine.execute(String.format(slow, ""), 1);
                     }
-                }).isInstanceOfSatisfying(QueryException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
+                }).isInstanceOfSatisfying(QueryException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
+                    // the limit is named as the caller's: the query's author set no options.timeoutMs
+                    assertThat(e.getMessage()).isEqualTo("the query did not finish within the server's limit of 1 ms; narrow the time range or filter");
+                    assertThat(e.path()).isEmpty();
+                });
                 // a generous limit does not, nor does it lengthen a query's own shorter one
                 assertThat(engine.execute(String.format(slow, ""), 600_000).rowCount()).isEqualTo(20_000);
                 assertThatThrownBy(() -> {
                     for (int i = 0; i < 50; i++) {
                         engine.execute(String.format(slow, ",\"options\":{\"timeoutMs\":1}"), 600_000);
                     }
-                }).isInstanceOfSatisfying(QueryException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT));
+                }).isInstanceOfSatisfying(QueryException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
+                    assertThat(e.getMessage()).contains("options.timeoutMs=1");
+                    assertThat(e.path()).isEqualTo("/options/timeoutMs");
+                });
             }
         }
     }

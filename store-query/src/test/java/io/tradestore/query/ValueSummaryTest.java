@@ -243,7 +243,7 @@ class ValueSummaryTest {
             final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(1);
             try {
                 final QueryResult old = io.tradestore.query.exec.QueryRunner.run(QueryEngine.parse(json), before, pool, 2, e.indexes(),
-                    System.nanoTime(), 300, 0, System::nanoTime);
+                    System.nanoTime(), 300, 0, System::nanoTime, null);
                 assertSame(old, r1);
                 assertThat(old.stats().rowsSummarized()).isEqualTo(r1.stats().rowsSummarized());
             } finally {

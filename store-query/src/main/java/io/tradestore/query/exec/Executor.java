@@ -12,8 +12,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import org.roaringbitmap.BatchIterator;
 
@@ -41,6 +43,9 @@ public final class Executor {
     private final AtomicLong rowsSummarized = new AtomicLong();
     private final AtomicLong segmentsSkipped = new AtomicLong();
     private volatile boolean cancelled;
+    private static final int TASK_NEW = 0;
+    private static final int TASK_RUNNING = 1;
+    private static final int TASK_DONE = 2;
     /**
      * The first failure of any worker (TOO_MANY_GROUPS, a damaged segment, the deadline): the others stop when they see
      * {@link #cancelled} and throw TIMEOUT, and the query must fail with the cause, not with a worker's stop.
@@ -255,10 +260,21 @@ public final class Executor {
         final int workers = parallel ? Math.max(1, Math.min(threads, morselSegment.length)) : 1;
         final Object[] partials = new Object[workers];
         final List<Future<Object>> futures = new ArrayList<>();
+        // per pool worker: NEW, RUNNING or DONE; a query returns only when none of its workers still reads the snapshot
+        final AtomicIntegerArray taskStates = new AtomicIntegerArray(workers);
         try {
             for (int w = 1; w < workers; w++) {
                 final int worker = w;
-                futures.add(pool.submit(() -> work(worker, workers)));
+                futures.add(pool.submit(() -> {
+                    if (!taskStates.compareAndSet(worker, TASK_NEW, TASK_RUNNING)) {
+                        return null; // the query ended before this share started
+                    }
+                    try {
+                        return work(worker, workers);
+                    } finally {
+                        taskStates.set(worker, TASK_DONE);
+                    }
+                }));
             }
             partials[0] = work(0, workers);
             for (int w = 1; w < workers; w++) {
@@ -280,10 +296,14 @@ public final class Executor {
             throw firstFailure(e);
         } finally {
             cancelled = true;
-            for (final Future<Object> f : futures) {
-                f.cancel(false);
+            for (int w = 1; w < workers; w++) {
+                if (taskStates.compareAndSet(w, TASK_NEW, TASK_DONE)) {
+                    futures.get(w - 1).cancel(false);
+                }
             }
+            awaitStartedTasks(taskStates);
         }
+        checkCancel(); // cancelled while its last batches ran: the caller was told the query stops, so it does
         final long elapsedMicros;
         final List<Object[]> rows;
         boolean truncated = false;
@@ -677,6 +697,29 @@ public final class Executor {
     }
 
     /** @return the first worker's failure, or {@code e} when no worker failed (the caller's own wait did). */
+    /**
+     * Waits, without end and without taking interrupts, for pool workers that started a share of this query: after a
+     * failure or a timeout the caller would otherwise return (and its snapshot's segments could be unmapped by a closing
+     * engine) while a worker still reads them. They stop at their next batch, having seen {@link #cancelled}.
+     */
+    private static void awaitStartedTasks(final AtomicIntegerArray taskStates) {
+        for (int w = 1; w < taskStates.length(); w++) {
+            while (taskStates.get(w) == TASK_RUNNING) {
+                LockSupport.parkNanos(50_000);
+            }
+        }
+    }
+
+    /** @throws QueryException the cancel's failure once another thread has cancelled the query. */
+    private void checkCancel() {
+        if (plan.cancel != null && plan.cancel.isCancelled()) {
+            final QueryException stop = plan.cancel.failure();
+            failure.compareAndSet(null, stop); // the caller reports the cancel's reason, not a worker's TIMEOUT
+            cancelled = true;
+            throw stop;
+        }
+    }
+
     private RuntimeException firstFailure(final RuntimeException e) {
         final RuntimeException first = failure.get();
         return first != null ? first : e;
@@ -702,6 +745,7 @@ public final class Executor {
                 if (cancelled) {
                     throw timeout();
                 }
+                checkCancel();
                 segment(c, morselSegment[i], morselFromBlock[i], morselToBlock[i], groups, scan);
             }
         } catch (final RuntimeException e) {
@@ -717,6 +761,7 @@ public final class Executor {
     }
 
     private void checkDeadline() {
+        checkCancel();
         if (cancelled || plan.clock.getAsLong() > plan.deadlineNanos) {
             throw timeout();
         }

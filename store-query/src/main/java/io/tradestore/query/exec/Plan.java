@@ -6,6 +6,7 @@ import java.util.function.Supplier;
 
 import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.schema.Schema;
+import io.tradestore.query.QueryCancel;
 import io.tradestore.query.ResultColumn;
 import io.tradestore.query.model.Query;
 
@@ -65,5 +66,7 @@ final class Plan {
     long deadlineNanos = Long.MAX_VALUE;
     /** The clock {@link #deadlineNanos} is on ({@link System#nanoTime()}; tests move their own). */
     LongSupplier clock = System::nanoTime;
+    /** Stops the query from another thread (a stopping server, a closing engine), checked where the deadline is; or null. */
+    QueryCancel cancel;
     boolean epochNanos;
 }

@@ -4,6 +4,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.function.LongSupplier;
 
 import io.tradestore.core.TableSnapshot;
+import io.tradestore.query.QueryCancel;
 import io.tradestore.query.QueryResult;
 import io.tradestore.query.model.Query;
 
@@ -22,11 +23,12 @@ public final class QueryRunner {
      * @param morselRows rows per work unit (0: the default).
      * @param smallQueryRows at most this many candidate rows run on the calling thread alone (negative: the default).
      * @param clock      the clock of its deadline ({@link System#nanoTime()}; tests move their own).
+     * @param cancel     stops the query from another thread, or null.
      * @return the result.
      */
     public static QueryResult run(final Query query, final TableSnapshot snap, final ExecutorService pool, final int threads,
                                   final Executor.SegmentSelector selector, final long startNanos, final int morselRows, final long smallQueryRows,
-                                  final LongSupplier clock) {
+                                  final LongSupplier clock, final QueryCancel cancel) {
         final Plan plan = Binder.bind(query, snap, startNanos);
         if (morselRows > 0) {
             plan.morselRows = morselRows;
@@ -35,6 +37,7 @@ public final class QueryRunner {
             plan.smallQueryRows = smallQueryRows;
         }
         plan.clock = clock;
+        plan.cancel = cancel;
         return Executor.run(plan, pool, threads, selector, startNanos);
     }
 }

@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -40,6 +41,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioIoHandler;
@@ -69,6 +72,7 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ByteProcessor;
+import io.netty.util.concurrent.GlobalEventExecutor;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
@@ -79,6 +83,7 @@ import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.query.ErrorCode;
+import io.tradestore.query.QueryCancel;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.QueryResult;
@@ -130,6 +135,11 @@ public final class QueryServer implements AutoCloseable {
      * limit) is parsed where it runs as it would be on a main thread.
      */
     private static final long WORKER_STACK_LENGTH = 16L << 20;
+    private static final String STOPPING_MESSAGE = "the server is stopping; retry against another server or after it restarts";
+    /** After the grace, how long cancelled queries may take to stop: they see the cancel at their next batch. */
+    private static final long WORKER_STOP_WAIT_MS = 5_000;
+    /** After the grace, how long answers already made may take to reach their sockets. */
+    private static final long FLUSH_WAIT_MS = 1_000;
 
     private final Store store;
     private final QueryService queries;
@@ -149,6 +159,10 @@ public final class QueryServer implements AutoCloseable {
     /** Requests routed and not yet answered, cheap ones included: {@link #stop} waits for them to drain. */
     private final AtomicInteger unansweredRequests = new AtomicInteger();
     private final AtomicBoolean stopped = new AtomicBoolean();
+    /** Queries admitted and not finished: {@link #stop} cancels and answers them once its grace is over. */
+    private final Set<QueryTask> inFlight = ConcurrentHashMap.newKeySet();
+    /** Every open connection, closed by {@link #stop} once its answers are in the socket. */
+    private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final byte[] expectedAuthorization;
     private volatile boolean stopping;
 
@@ -180,6 +194,7 @@ public final class QueryServer implements AutoCloseable {
                 @Override
                 protected void initChannel(final SocketChannel ch) {
                     final Connection connection = new Connection();
+                    connections.add(ch);
                     // pipelining depth is bounded by Connection (it stops reading past MAX_PENDING), not by the codec
                     ch.pipeline().addLast(new IdleStateHandler(IDLE_SECONDS, 0, 0), new HttpServerCodec(decoder, Integer.MAX_VALUE),
                         new BodyLimit(config.maxBodyLength(), connection), connection);
@@ -309,7 +324,7 @@ public final class QueryServer implements AutoCloseable {
         }
         if (stopping) {
             call.header("Retry-After", Integer.toString(RETRY_AFTER_SECONDS));
-            error(call, 503, "OVERLOADED", "the server is stopping", "");
+            error(call, 503, "OVERLOADED", STOPPING_MESSAGE, "");
             return;
         }
         // HEAD is GET without the body (send() drops it), as RFC 9110 asks of every GET endpoint
@@ -476,6 +491,7 @@ public final class QueryServer implements AutoCloseable {
         }
         // the request is released once routed: the worker holds its own reference to the body
         final QueryTask task = new QueryTask(call, json, body == null ? null : body.retain(), epochNanos);
+        inFlight.add(task);
         // on the connection's event loop, from that loop: scheduling wakes no thread (a cancel is queued lazily)
         task.timeout = call.ctx.executor().schedule(() -> error(call, 504, "TIMEOUT", "the query did not finish within the server's limit of "
             + config.timeoutMs() + " ms", ""), Math.max(0, task.remainingNs()), TimeUnit.NANOSECONDS);
@@ -484,6 +500,7 @@ public final class QueryServer implements AutoCloseable {
             workers.execute(task);
         } catch (final RejectedExecutionException e) { // stopping
             admitted.decrementAndGet();
+            inFlight.remove(task);
             task.release();
             task.timeout.cancel(false);
             overloaded(call);
@@ -510,6 +527,8 @@ public final class QueryServer implements AutoCloseable {
          */
         private final long deadlineNs;
         private volatile ScheduledFuture<?> timeout;
+        /** Cancelled by {@link #stop} past its grace: the engine stops the query at its next batch. */
+        private final QueryCancel cancel = new QueryCancel();
 
         QueryTask(final Call call, final String json, final ByteBuf postBody, final boolean epochNanos) {
             this.call = call;
@@ -533,8 +552,16 @@ public final class QueryServer implements AutoCloseable {
                 }
             } finally {
                 admitted.decrementAndGet();
+                inFlight.remove(this);
                 release();
             }
+        }
+
+        /** Past the stop's grace: the query is cancelled and its client told at once, queued or running. */
+        void stopNow() {
+            cancel.cancel(ErrorCode.OVERLOADED, STOPPING_MESSAGE);
+            call.header("Retry-After", Integer.toString(RETRY_AFTER_SECONDS));
+            error(call, 503, ErrorCode.OVERLOADED.name(), STOPPING_MESSAGE, "");
         }
 
         void release() {
@@ -550,8 +577,8 @@ public final class QueryServer implements AutoCloseable {
                 final long leftNs = remainingNs();
                 final long leftMs = leftNs / 1_000_000 + (leftNs % 1_000_000 > 0 ? 1 : 0);
                 final QueryResult result = postBody != null
-                    ? queries.execute(new ByteBufInputStream(postBody), Math.max(1, leftMs))
-                    : queries.execute(json, Math.max(1, leftMs));
+                    ? queries.execute(new ByteBufInputStream(postBody), Math.max(1, leftMs), cancel)
+                    : queries.execute(json, Math.max(1, leftMs), cancel);
                 metrics.rows(result.stats().rowsScanned(), result.stats().rowsMatched());
                 final ByteBufOutputStream buf = body(256 + 32 * result.rowCount());
                 result.writeJson(buf, epochNanos);
@@ -719,22 +746,29 @@ public final class QueryServer implements AutoCloseable {
         } else if (!call.request.protocolVersion().isKeepAliveDefault()) {
             h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
         }
-        unansweredRequests.decrementAndGet();
         metrics.record(call.endpoint, status, System.nanoTime() - call.startNs);
+        // answered once the bytes are in the socket or the connection is gone, not when the answer is made: stop() waits
+        // for that before it closes connections, so an answer a worker produced is never dropped by the closing
         final Runnable write = () -> {
             if (keepAlive) {
-                call.ctx.writeAndFlush(response, call.ctx.voidPromise());
+                call.ctx.writeAndFlush(response).addListener(written);
                 call.connection.next(call.ctx);
             } else {
-                call.ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+                call.ctx.writeAndFlush(response).addListener(written).addListener(ChannelFutureListener.CLOSE);
             }
         };
         if (call.ctx.executor().inEventLoop()) {
             write.run();
         } else {
-            call.ctx.executor().execute(write);
+            try {
+                call.ctx.executor().execute(write);
+            } catch (final RejectedExecutionException e) {
+                unansweredRequests.decrementAndGet(); // the loops are gone: so is the connection
+            }
         }
     }
+
+    private final ChannelFutureListener written = f -> unansweredRequests.decrementAndGet();
 
     static String parameter(final String rawQuery, final String name) {
         if (rawQuery == null) {
@@ -977,8 +1011,11 @@ public final class QueryServer implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------------- shutdown
 
     /**
-     * Stops: new requests get 503 while queries in flight finish (up to {@code grace}), then the listener and every
-     * connection close and the table readers unmap. Idempotent.
+     * Stops: new requests get 503 while queries in flight finish and their answers reach the socket (up to {@code grace});
+     * past the grace every query still queued or running is cancelled and answered 503; then the listener and every
+     * connection close and the server's table readers unmap. Returns once no worker runs a query (or, for a query service
+     * that ignores its cancel, after {@link #WORKER_STOP_WAIT_MS} more, with a warning): the engine's own
+     * {@link io.tradestore.query.QueryEngine#close()} waits for its queries before unmapping. Idempotent.
      *
      * @param grace how long in-flight queries may take to finish.
      */
@@ -988,28 +1025,46 @@ public final class QueryServer implements AutoCloseable {
         }
         stopping = true;
         workers.shutdown(); // never shutdownNow: an interrupt would close the store's file channels
-        final long deadline = System.nanoTime() + grace.toNanos();
-        // new requests are answered 503 meanwhile; then the listener and every connection close
-        while (unansweredRequests.get() > 0 && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(5);
-            } catch (final InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
+        awaitAnswers(System.nanoTime() + grace.toNanos());
+        if (!inFlight.isEmpty()) {
+            for (final QueryTask t : List.copyOf(inFlight)) {
+                t.stopNow();
             }
         }
-        listener.close().syncUninterruptibly();
-        loops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS).awaitUninterruptibly(1, TimeUnit.SECONDS);
+        boolean idle;
         try {
-            // queries run only on the workers: the readers are unmapped once they have finished (or the grace is over)
-            workers.awaitTermination(Math.max(0, deadline - System.nanoTime()) + TimeUnit.MILLISECONDS.toNanos(100), TimeUnit.NANOSECONDS);
+            idle = workers.awaitTermination(WORKER_STOP_WAIT_MS, TimeUnit.MILLISECONDS);
         } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
+            idle = workers.isTerminated();
         }
+        if (!idle) {
+            synchronized (log) {
+                log.println(Instant.now() + " WARN stopping with " + activeQueries.get() + " queries still running after their cancel");
+            }
+        }
+        // the 503s just given, and answers to clients slow to read, get a last moment to reach their sockets
+        awaitAnswers(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FLUSH_WAIT_MS));
+        listener.close().syncUninterruptibly();
+        connections.close().awaitUninterruptibly(FLUSH_WAIT_MS, TimeUnit.MILLISECONDS);
+        loops.shutdownGracefully(0, FLUSH_WAIT_MS, TimeUnit.MILLISECONDS).awaitUninterruptibly(2 * FLUSH_WAIT_MS, TimeUnit.MILLISECONDS);
+        // the readers are used on the event loops only (table listings), which have ended
         for (final TableReader r : List.copyOf(readers.values())) {
             r.close();
         }
         readers.clear();
+    }
+
+    /** Waits until every routed request's answer is in its socket (or its connection gone), or the deadline. */
+    private void awaitAnswers(final long deadlineNs) {
+        while (unansweredRequests.get() > 0 && System.nanoTime() - deadlineNs < 0) {
+            try {
+                Thread.sleep(5);
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     /** Stops with the default grace of 5 seconds. */

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
+import io.tradestore.query.QueryCancel;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryResult;
 
@@ -45,6 +46,34 @@ public interface QueryService {
     }
 
     /**
+     * Runs a JSON query read from a POST body's bytes that the server may stop: when it stops (past its grace period) it
+     * cancels the query, which should then fail soon. This default ignores the cancel; {@link #of(QueryEngine)} passes
+     * it to the engine.
+     *
+     * @param utf8Json  the query text in UTF-8, read to its end.
+     * @param timeoutMs the longest it may still run.
+     * @param cancel    cancelled by the server when it stops.
+     * @return the result.
+     * @throws io.tradestore.query.QueryException when the query is bad, too big, too slow or cancelled.
+     */
+    default QueryResult execute(final InputStream utf8Json, final long timeoutMs, final QueryCancel cancel) {
+        return execute(utf8Json, timeoutMs);
+    }
+
+    /**
+     * Runs the text of a GET query that the server may stop, as {@link #execute(InputStream, long, QueryCancel)} does.
+     *
+     * @param json      the query text.
+     * @param timeoutMs the longest it may still run.
+     * @param cancel    cancelled by the server when it stops.
+     * @return the result.
+     * @throws io.tradestore.query.QueryException when the query is bad, too big, too slow or cancelled.
+     */
+    default QueryResult execute(final String json, final long timeoutMs, final QueryCancel cancel) {
+        return execute(json, timeoutMs);
+    }
+
+    /**
      * The production service: queries run on an engine, a POST body parsed by Jackson from its bytes.
      *
      * @param engine the engine (not closed by the server).
@@ -60,6 +89,16 @@ public interface QueryService {
             @Override
             public QueryResult execute(final InputStream utf8Json, final long timeoutMs) {
                 return engine.execute(utf8Json, timeoutMs);
+            }
+
+            @Override
+            public QueryResult execute(final InputStream utf8Json, final long timeoutMs, final QueryCancel cancel) {
+                return engine.execute(utf8Json, timeoutMs, cancel);
+            }
+
+            @Override
+            public QueryResult execute(final String json, final long timeoutMs, final QueryCancel cancel) {
+                return engine.execute(json, timeoutMs, cancel);
             }
         };
     }

@@ -1,0 +1,130 @@
+package io.tradestore.query;
+
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.TestRows;
+import io.tradestore.core.schema.Layout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * A running query stops when another thread cancels it, and closing an engine cancels its running queries and waits for
+ * them before it unmaps their tables (a server stopping under a long query crashed the JVM). Deterministic: the engine's
+ * clock holds the query inside a pool worker's batch until the test lets it go, so the cancel always lands mid-query.
+ */
+class QueryCancelTest {
+    private static final String SPLIT_QUERY = "{\"table\":\"trades\",\"groupBy\":[{\"col\":\"instrument\"}],"
+        + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"v\",\"op\":\"sum\",\"col\":\"quantity\"}]}";
+    @TempDir
+    static Path dir;
+    static Store store;
+
+    @BeforeAll
+    static void setUp() {
+        store = Store.open(dir);
+        new TradeData().write(store, TradeData.schema(Layout.COLUMN, 1 << 14, 1024), 5 * (1 << 14) + 77, 31, false);
+    }
+
+    @AfterAll
+    static void tearDown() {
+        store.close();
+        TestRows.assertNoNativeLeaks();
+    }
+
+    /** A clock that stands still; the first read on a pool worker signals {@code inside} and waits for {@code release}. */
+    private static LongSupplier holdingInPoolWorker(final CountDownLatch inside, final CountDownLatch release) {
+        final AtomicBoolean held = new AtomicBoolean();
+        return () -> {
+            if (Thread.currentThread().getName().startsWith("tradestore-query-") && held.compareAndSet(false, true)) {
+                inside.countDown();
+                try {
+                    assertThat(release.await(30, TimeUnit.SECONDS)).isTrue();
+                } catch (final InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return 1_000_000_000L;
+        };
+    }
+
+    private static QueryEngine splitEngine(final CountDownLatch inside, final CountDownLatch release) {
+        final QueryEngine engine = new QueryEngine(store, 2);
+        engine.smallQueryRows(0);
+        engine.morselRows(1024);
+        engine.clock(holdingInPoolWorker(inside, release));
+        return engine;
+    }
+
+    @Test
+    void shouldFailARunningQueryWithTheCancelsCodeAndMessage() throws Exception {
+        final CountDownLatch inside = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        try (QueryEngine engine = splitEngine(inside, release)) {
+            final QueryCancel cancel = new QueryCancel();
+            final CompletableFuture<QueryResult> query = CompletableFuture.supplyAsync(() -> engine.execute(SPLIT_QUERY, 60_000, cancel));
+            assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
+            cancel.cancel(ErrorCode.OVERLOADED, "stopped by the test");
+            release.countDown();
+            final Throwable failure = catchThrowableOfType(java.util.concurrent.ExecutionException.class, () -> query.get(30, TimeUnit.SECONDS))
+                .getCause();
+            assertThat(failure).isInstanceOf(QueryException.class).hasMessage("stopped by the test");
+            assertThat(((QueryException) failure).code()).isEqualTo(ErrorCode.OVERLOADED);
+            // the engine answers the next query in full
+            assertThat(engine.execute(SPLIT_QUERY, 60_000).rowCount()).isPositive();
+        }
+    }
+
+    @Test
+    void shouldCancelRunningQueriesAndWaitForThemBeforeClosing() throws Exception {
+        final CountDownLatch inside = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final QueryEngine engine = splitEngine(inside, release);
+        final AtomicInteger order = new AtomicInteger();
+        final AtomicInteger queryEnded = new AtomicInteger();
+        final AtomicInteger closeReturned = new AtomicInteger();
+        final QueryCancel cancel = new QueryCancel();
+        final CompletableFuture<Throwable> query = CompletableFuture.supplyAsync(() -> {
+            try {
+                engine.execute(SPLIT_QUERY, 60_000, cancel);
+                return null;
+            } catch (final QueryException e) {
+                return e;
+            } finally {
+                queryEnded.set(order.incrementAndGet());
+            }
+        });
+        assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
+        final CompletableFuture<Void> close = CompletableFuture.runAsync(() -> {
+            engine.close();
+            closeReturned.set(order.incrementAndGet());
+        });
+        // close() cancels the query it finds running, then must wait: the query is held inside a batch of a mapped segment
+        final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!cancel.isCancelled() && System.nanoTime() < until) {
+            Thread.onSpinWait();
+        }
+        assertThat(cancel.isCancelled()).as("close() cancels the running query").isTrue();
+        assertThat(close).isNotDone();
+        release.countDown();
+        close.get(30, TimeUnit.SECONDS);
+        final Throwable failure = query.get(30, TimeUnit.SECONDS);
+        assertThat(failure).isInstanceOf(QueryException.class).hasMessageContaining("closing");
+        assertThat(((QueryException) failure).code()).isEqualTo(ErrorCode.OVERLOADED);
+        assertThat(closeReturned.get()).as("close returned after the query ended").isGreaterThan(queryEnded.get());
+        // a closed engine refuses new queries with a clear error
+        assertThat(catchThrowableOfType(QueryException.class, () -> engine.execute(SPLIT_QUERY, 1000))).hasMessageContaining("closed");
+    }
+}
