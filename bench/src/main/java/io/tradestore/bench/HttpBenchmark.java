@@ -213,7 +213,7 @@ public final class HttpBenchmark {
                                     final String tracePrefix) throws IOException {
         final List<KindResult> out = new ArrayList<>();
         try (QueryServer server = QueryServer.start(store, engine,
-            new ServerConfig("127.0.0.1", 0, serverThreads, 1024, 1 << 20, 10_000, null), log)) {
+            new ServerConfig("127.0.0.1", 0, serverThreads, 1024, 1 << 20, 10_000, null))) {
             final HttpBenchmark bench = new HttpBenchmark(server.address(), connections, log);
             bench.tracePrefix = tracePrefix;
             try (Closeable closesLoad = () -> {

@@ -43,6 +43,7 @@ public final class QueryEngine implements AutoCloseable {
     private volatile boolean useIndexes = true;
     private volatile int morselRows;
     private volatile long smallQueryRows = -1;
+    private volatile long maxGroupsLimit = Long.MAX_VALUE;
     /** The clock of queries' start and deadline ({@link System#nanoTime()}; tests move their own). */
     private volatile LongSupplier clock = System::nanoTime;
     private boolean closed;
@@ -199,6 +200,11 @@ public final class QueryEngine implements AutoCloseable {
     }
 
     private QueryResult execute(final Query query, final long start, final QueryCancel cancel) {
+        final Long asked = query.options().maxGroups();
+        if (asked != null && asked > maxGroupsLimit) {
+            throw new QueryException(ErrorCode.INVALID_QUERY, "maxGroups=" + asked + " is above this engine's limit of " + maxGroupsLimit
+                + " groups (a server sets it with --max-groups); ask for fewer or narrow the group-by", "/options/maxGroups");
+        }
         final QueryCancel own = cancel != null ? cancel : new QueryCancel();
         begin(own);
         try {
@@ -318,6 +324,19 @@ public final class QueryEngine implements AutoCloseable {
      */
     public void smallQueryRows(final long rows) {
         this.smallQueryRows = rows < 0 ? -1 : rows;
+    }
+
+    /**
+     * Caps what a query may ask for in {@code options.maxGroups}: a server sets it so that no query can ask for more
+     * groups than its heap holds (an OutOfMemoryError there would hit every query running beside it).
+     *
+     * @param groups the most groups a query may ask for (queries without the option keep the default of 1,000,000).
+     */
+    public void maxGroupsLimit(final long groups) {
+        if (groups < 1) {
+            throw new IllegalArgumentException("maxGroupsLimit=" + groups + " must be at least 1");
+        }
+        this.maxGroupsLimit = groups;
     }
 
     /** @param nanos the clock of queries' start and deadline, instead of {@link System#nanoTime()} (tests). */

@@ -44,8 +44,12 @@ class QueryCancelTest {
         TestRows.assertNoNativeLeaks();
     }
 
-    /** A clock that stands still; the first read on a pool worker signals {@code inside} and waits for {@code release}. */
-    private static LongSupplier holdingInPoolWorker(final CountDownLatch inside, final CountDownLatch release) {
+    /**
+     * A clock that stands still; the first read on a pool worker signals {@code inside}, waits for {@code release} and,
+     * as the worker goes on with its batch, takes the next number of {@code order} into {@code resumed}.
+     */
+    private static LongSupplier holdingInPoolWorker(final CountDownLatch inside, final CountDownLatch release, final AtomicInteger order,
+                                                    final AtomicInteger resumed) {
         final AtomicBoolean held = new AtomicBoolean();
         return () -> {
             if (Thread.currentThread().getName().startsWith("tradestore-query-") && held.compareAndSet(false, true)) {
@@ -55,16 +59,18 @@ class QueryCancelTest {
                 } catch (final InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
+                resumed.set(order.incrementAndGet());
             }
             return 1_000_000_000L;
         };
     }
 
-    private static QueryEngine splitEngine(final CountDownLatch inside, final CountDownLatch release) {
+    private static QueryEngine splitEngine(final CountDownLatch inside, final CountDownLatch release, final AtomicInteger order,
+                                           final AtomicInteger resumed) {
         final QueryEngine engine = new QueryEngine(store, 2);
         engine.smallQueryRows(0);
         engine.morselRows(1024);
-        engine.clock(holdingInPoolWorker(inside, release));
+        engine.clock(holdingInPoolWorker(inside, release, order, resumed));
         return engine;
     }
 
@@ -72,7 +78,7 @@ class QueryCancelTest {
     void shouldFailARunningQueryWithTheCancelsCodeAndMessage() throws Exception {
         final CountDownLatch inside = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
-        try (QueryEngine engine = splitEngine(inside, release)) {
+        try (QueryEngine engine = splitEngine(inside, release, new AtomicInteger(), new AtomicInteger())) {
             final QueryCancel cancel = new QueryCancel();
             final CompletableFuture<QueryResult> query = CompletableFuture.supplyAsync(() -> engine.execute(SPLIT_QUERY, 60_000, cancel));
             assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
@@ -91,10 +97,10 @@ class QueryCancelTest {
     void shouldCancelRunningQueriesAndWaitForThemBeforeClosing() throws Exception {
         final CountDownLatch inside = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
-        final QueryEngine engine = splitEngine(inside, release);
         final AtomicInteger order = new AtomicInteger();
-        final AtomicInteger queryEnded = new AtomicInteger();
+        final AtomicInteger workerResumed = new AtomicInteger();
         final AtomicInteger closeReturned = new AtomicInteger();
+        final QueryEngine engine = splitEngine(inside, release, order, workerResumed);
         final QueryCancel cancel = new QueryCancel();
         final CompletableFuture<Throwable> query = CompletableFuture.supplyAsync(() -> {
             try {
@@ -102,8 +108,6 @@ class QueryCancelTest {
                 return null;
             } catch (final QueryException e) {
                 return e;
-            } finally {
-                queryEnded.set(order.incrementAndGet());
             }
         });
         assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
@@ -123,7 +127,9 @@ class QueryCancelTest {
         final Throwable failure = query.get(30, TimeUnit.SECONDS);
         assertThat(failure).isInstanceOf(QueryException.class).hasMessageContaining("closing");
         assertThat(((QueryException) failure).code()).isEqualTo(ErrorCode.OVERLOADED);
-        assertThat(closeReturned.get()).as("close returned after the query ended").isGreaterThan(queryEnded.get());
+        // the held worker went on reading its batch of a mapped segment after the release: close waited for it
+        assertThat(workerResumed.get()).isPositive();
+        assertThat(closeReturned.get()).as("close returned after the held worker resumed").isGreaterThan(workerResumed.get());
         // a closed engine refuses new queries with a clear error
         assertThat(catchThrowableOfType(QueryException.class, () -> engine.execute(SPLIT_QUERY, 1000))).hasMessageContaining("closed");
     }

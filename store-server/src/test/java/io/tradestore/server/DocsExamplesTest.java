@@ -135,7 +135,7 @@ class DocsExamplesTest {
         final Path md = docs().resolve("http-api.md");
         final String text = Files.readString(md);
         try (Store s = Store.open(store); QueryEngine engine = new QueryEngine(s, 2);
-             QueryServer server = QueryServer.start(s, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null), System.err)) {
+             QueryServer server = QueryServer.start(s, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null))) {
             final Http http = new Http(server.port());
             JsonNode firstAnswer = null;
             JsonNode firstError = null;

@@ -84,7 +84,7 @@ final class DemoCommand implements Callable<Integer> {
                     loaded.elapsedNanos() / 1e9, loaded.rowsPerSecond());
                 err.flush();
                 try (QueryEngine engine = new QueryEngine(store)) {
-                    ServeCommand.serve(store, engine, config, err, server -> examples(server, out, err));
+                    ServeCommand.serve(store, engine, config, java.time.Duration.ofSeconds(5), err, server -> examples(server, out, err));
                 }
             }
         } finally {

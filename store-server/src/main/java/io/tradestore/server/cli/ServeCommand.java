@@ -1,6 +1,8 @@
 package io.tradestore.server.cli;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -8,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import io.tradestore.core.Store;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.server.http.QueryServer;
+import io.tradestore.server.http.LogSettings;
 import io.tradestore.server.http.ServerConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -19,6 +22,9 @@ import picocli.CommandLine.Parameters;
         "Endpoints: POST /v1/query, GET /v1/query?q=, GET /v1/tables, GET /v1/tables/{name}, GET /metrics, GET /health.",
         "Queries see the latest commit, so rows loaded by another process appear without a restart."})
 final class ServeCommand implements Callable<Integer> {
+    /** The environment variable that may hold the token (not visible in the process list, as --token is). */
+    static final String TOKEN_ENV = "TRADESTORE_TOKEN";
+
     @Parameters(index = "0", paramLabel = "STORE", description = "the store directory")
     private Path store;
 
@@ -48,8 +54,49 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--timeout-ms", defaultValue = "10000", description = "longest a query may take; beyond that 504 (default ${DEFAULT-VALUE})")
     private long timeoutMs;
 
-    @Option(names = "--token", description = "require 'Authorization: Bearer TOKEN' on every request (needed to bind beyond loopback)")
+    @Option(names = "--token", description = "require 'Authorization: Bearer TOKEN' on every request (needed to bind beyond loopback); "
+        + "visible to other users in the process list: prefer --token-file or the environment variable " + TOKEN_ENV)
     private String token;
+
+    @Option(names = "--token-file", paramLabel = "FILE", description = "read the token from the first line of FILE")
+    private Path tokenFile;
+
+    @Option(names = "--max-connections", defaultValue = "0",
+        description = "open connections at most; one more is answered 503 and closed (default 0: derived from the file-descriptor limit)")
+    private int maxConnections;
+
+    @Option(names = "--request-timeout-ms", defaultValue = "30000",
+        description = "longest a client may take to send a whole request, head and body; beyond that 408 (default ${DEFAULT-VALUE})")
+    private long requestTimeoutMs;
+
+    @Option(names = "--write-timeout-ms", defaultValue = "60000",
+        description = "longest an answer may wait for its client to read more of it; beyond that the connection closes (default ${DEFAULT-VALUE})")
+    private long writeTimeoutMs;
+
+    @Option(names = "--max-answer-bytes", paramLabel = "BYTES",
+        description = "answer bytes all clients together may leave unread; an answer beyond that gets 503 (default: a quarter of the heap)")
+    private Long maxAnswerBytes;
+
+    @Option(names = "--max-groups", defaultValue = "10000000",
+        description = "most groups a query may ask for in options.maxGroups (default ${DEFAULT-VALUE})")
+    private long maxGroups;
+
+    @Option(names = "--allowed-hosts", split = ",", paramLabel = "HOST",
+        description = "host names, besides loopback and the bound address, a server without token answers in Host and Origin headers")
+    private List<String> allowedHosts = new ArrayList<>();
+
+    @Option(names = "--stop-grace-ms", defaultValue = "5000",
+        description = "on Ctrl-C or SIGTERM, how long queries in flight may take to finish before they are cancelled and answered 503 "
+            + "(default ${DEFAULT-VALUE})")
+    private long stopGraceMs;
+
+    @Option(names = "--log-level", defaultValue = "info", description = "level of the server log on stderr: " + LogSettings.LEVELS
+        + " (default ${DEFAULT-VALUE})")
+    private String logLevel;
+
+    @Option(names = "--access-log", paramLabel = "FILE",
+        description = "append one line per request to FILE: time, client, method, target, endpoint, status, bytes, milliseconds")
+    private Path accessLog;
 
     @picocli.CommandLine.Spec
     private picocli.CommandLine.Model.CommandSpec spec;
@@ -57,8 +104,25 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         final int cores = Runtime.getRuntime().availableProcessors();
+        final String secret = token();
+        final ServerConfig.Limits defaults = ServerConfig.Limits.defaults();
         final ServerConfig config = CliSupport.checkOptions(spec,
-            () -> new ServerConfig(bind, port, threads == null ? cores : threads, queue, maxBody, timeoutMs, token));
+            () -> new ServerConfig(bind, port, threads == null ? cores : threads, queue, maxBody, timeoutMs, secret,
+                new ServerConfig.Limits(maxConnections, requestTimeoutMs, writeTimeoutMs, maxAnswerBytes != null ? maxAnswerBytes : defaults.maxAnswerBytes(),
+                    maxGroups, allowedHosts)));
+        if (stopGraceMs < 0) {
+            throw CliSupport.badValue(spec, "--stop-grace-ms", stopGraceMs + " must be 0 or more");
+        }
+        CliSupport.checkOptions(spec, () -> {
+            LogSettings.level(logLevel);
+            return null;
+        });
+        if (accessLog != null) {
+            CliSupport.checkOptions(spec, () -> {
+                LogSettings.accessLog(accessLog);
+                return null;
+            });
+        }
         if (scanThreads != null && (scanThreads < 1 || scanThreads > 1024)) {
             throw CliSupport.badValue(spec, "--scan-threads", scanThreads + " must be between 1 and 1024");
         }
@@ -67,26 +131,53 @@ final class ServeCommand implements Callable<Integer> {
         // equal load).
         final int scan = scanThreads != null ? scanThreads : Math.max(1, cores / config.threads());
         try (Store s = CliSupport.openExisting(store); QueryEngine engine = new QueryEngine(s, scan)) {
-            serve(s, engine, config, spec.commandLine().getErr(), null);
+            engine.maxGroupsLimit(config.limits().maxGroups());
+            serve(s, engine, config, Duration.ofMillis(stopGraceMs), spec.commandLine().getErr(), null);
+        } finally {
+            LogSettings.closeAccessLog();
         }
         return 0;
     }
 
+    /** @return the token from --token, --token-file or the environment, of which at most one may be given. */
+    private String token() {
+        final String fromEnv = System.getenv(TOKEN_ENV);
+        final int given = (token != null ? 1 : 0) + (tokenFile != null ? 1 : 0) + (fromEnv != null && !fromEnv.isEmpty() ? 1 : 0);
+        if (given > 1) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                "give the token one way only: --token, --token-file or the environment variable " + TOKEN_ENV);
+        }
+        if (tokenFile != null) {
+            try {
+                final String line = java.nio.file.Files.readAllLines(tokenFile, java.nio.charset.StandardCharsets.UTF_8).stream()
+                    .findFirst().orElse("").strip();
+                if (line.isEmpty()) {
+                    throw CliSupport.badValue(spec, "--token-file", tokenFile + " holds no token on its first line");
+                }
+                return line;
+            } catch (final java.io.IOException e) {
+                throw CliSupport.badValue(spec, "--token-file", "cannot read " + tokenFile + ": " + e.getMessage());
+            }
+        }
+        return token != null ? token : fromEnv != null && !fromEnv.isEmpty() ? fromEnv : null;
+    }
+
     /**
-     * Serves until a termination signal, then stops with a 5 s grace period.
+     * Serves until a termination signal, then stops with a grace period.
      *
      * @param s       the store.
      * @param engine  the engine.
      * @param config  server configuration.
+     * @param grace   how long queries in flight may take to finish once the signal came.
      * @param err     where messages go.
      * @param started run once the server listens (the demo prints its examples then), or null.
      * @throws InterruptedException when interrupted while waiting.
      */
-    static void serve(final Store s, final QueryEngine engine, final ServerConfig config, final java.io.PrintWriter err,
+    static void serve(final Store s, final QueryEngine engine, final ServerConfig config, final Duration grace, final java.io.PrintWriter err,
                       final java.util.function.Consumer<QueryServer> started) throws InterruptedException {
         final CountDownLatch stopped = new CountDownLatch(1);
         final CountDownLatch signal = CliSupport.terminationSignal(stopped);
-        final QueryServer server = QueryServer.start(s, engine, config, System.err);
+        final QueryServer server = QueryServer.start(s, engine, config);
         try {
             err.println("tradestore: serving " + s.directory() + " (tables " + s.tableNames() + ") on http://"
                 + config.bind() + ":" + server.port() + "  threads=" + config.threads() + " scanThreads=" + engine.threads()
@@ -96,10 +187,10 @@ final class ServeCommand implements Callable<Integer> {
                 started.accept(server);
             }
             signal.await();
-            err.println("tradestore: stopping: finishing queries in flight (up to 5 s)");
+            err.println("tradestore: stopping: finishing queries in flight (up to " + grace.toMillis() + " ms)");
             err.flush();
         } finally {
-            server.stop(Duration.ofSeconds(5));
+            server.stop(grace);
             stopped.countDown();
         }
         err.println("tradestore: stopped after " + server.requestCount() + " requests");

@@ -2,7 +2,6 @@ package io.tradestore.server.http;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -10,7 +9,6 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +23,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -35,8 +35,11 @@ import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelConfig;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
@@ -53,6 +56,8 @@ import io.netty.handler.codec.PrematureChannelClosureException;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.HttpChunkedInput;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpDecoderConfig;
@@ -63,6 +68,7 @@ import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
@@ -71,6 +77,9 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.handler.timeout.WriteTimeoutException;
+import io.netty.handler.timeout.WriteTimeoutHandler;
+import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.ByteProcessor;
 import io.netty.util.concurrent.GlobalEventExecutor;
 
@@ -135,6 +144,11 @@ public final class QueryServer implements AutoCloseable {
      * limit) is parsed where it runs as it would be on a main thread.
      */
     private static final long WORKER_STACK_LENGTH = 16L << 20;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(QueryServer.class);
+    private static final org.slf4j.Logger ACCESS = org.slf4j.LoggerFactory.getLogger(LogSettings.ACCESS_LOGGER);
+    /** How long accepts pause after an accept failed (descriptors run out): connections closing meanwhile free some. */
+    private static final long ACCEPT_PAUSE_MS = 100;
+    private static final byte[] TOO_MANY_CONNECTIONS = tooManyConnections();
     private static final String STOPPING_MESSAGE = "the server is stopping; retry against another server or after it restarts";
     /** After the grace, how long cancelled queries may take to stop: they see the cancel at their next batch. */
     private static final long WORKER_STOP_WAIT_MS = 5_000;
@@ -144,7 +158,6 @@ public final class QueryServer implements AutoCloseable {
     private final Store store;
     private final QueryService queries;
     private final ServerConfig config;
-    private final PrintStream log;
     /** Event loops: accept, read and decode requests, route them, answer cheap endpoints and write every response. */
     private final EventLoopGroup loops;
     private final Channel listener;
@@ -164,15 +177,29 @@ public final class QueryServer implements AutoCloseable {
     /** Every open connection, closed by {@link #stop} once its answers are in the socket. */
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final byte[] expectedAuthorization;
+    private final HostPolicy hosts;
     private volatile boolean stopping;
+    /** Set once the stop's grace is over: queued queries are answered 503 instead of run. */
+    private volatile boolean cancelling;
+    /** Connections open now, and the most allowed (beyond: 503 and close, before the descriptors run out). */
+    private final AtomicInteger openConnections = new AtomicInteger();
+    private final int maxConnections;
+    /** Answer bytes handed to connections and not yet taken by their clients, over all connections. */
+    private final AtomicLong heldAnswerBytes = new AtomicLong();
+    private final LongAdder refusedConnections = new LongAdder();
+    private final LongAdder acceptFailures = new LongAdder();
+    private final LongAdder requestTimeouts = new LongAdder();
+    private final LongAdder writeFailures = new LongAdder();
+    private final LongAdder answersRefused = new LongAdder();
 
-    private QueryServer(final Store store, final QueryService queries, final BitmapIndexes indexes, final ServerConfig config,
-                        final PrintStream log) throws IOException {
+    private QueryServer(final Store store, final QueryService queries, final BitmapIndexes indexes, final ServerConfig config)
+        throws IOException {
         this.store = store;
         this.queries = queries;
         this.config = config;
-        this.log = log;
         this.expectedAuthorization = config.token() == null ? null : config.token().getBytes(StandardCharsets.UTF_8);
+        this.hosts = new HostPolicy(config.bind(), config.limits().allowedHosts(), config.token() != null);
+        this.maxConnections = config.limits().maxConnections() > 0 ? config.limits().maxConnections() : ConnectionBudget.fromDescriptorLimit();
         // admission is bounded by `admitted`, so the workers' own queue never holds more than threads + queue tasks
         this.workers = new ThreadPoolExecutor(config.threads(), config.threads(), 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
             daemonThreads("tradestore-query-", WORKER_STACK_LENGTH), new ThreadPoolExecutor.AbortPolicy());
@@ -190,13 +217,25 @@ public final class QueryServer implements AutoCloseable {
             .childOption(ChannelOption.TCP_NODELAY, true)
             // a client that half-closes after its request still gets the answer (HTTP/1.0 clients do)
             .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+            .handler(new AcceptErrors())
             .childHandler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(final SocketChannel ch) {
-                    final Connection connection = new Connection();
+                    if (openConnections.incrementAndGet() > maxConnections) {
+                        openConnections.decrementAndGet();
+                        refusedConnections.increment();
+                        // before any byte is read: a fixed answer, then the close (a client sees why, not a reset)
+                        ch.writeAndFlush(Unpooled.wrappedBuffer(TOO_MANY_CONNECTIONS)).addListener(ChannelFutureListener.CLOSE);
+                        return;
+                    }
+                    ch.closeFuture().addListener(f -> openConnections.decrementAndGet());
                     connections.add(ch);
-                    // pipelining depth is bounded by Connection (it stops reading past MAX_PENDING), not by the codec
-                    ch.pipeline().addLast(new IdleStateHandler(IDLE_SECONDS, 0, 0), new HttpServerCodec(decoder, Integer.MAX_VALUE),
+                    final RequestDeadline deadline = new RequestDeadline(config.limits().requestTimeoutMs(), QueryServer.this::requestTooSlow);
+                    final Connection connection = new Connection(deadline);
+                    // pipelining depth is bounded by Connection (it stops reading past MAX_PENDING), not by the codec; the
+                    // write timeout and the request deadline sit at the socket's end, where bytes come and go
+                    ch.pipeline().addLast(new WriteTimeoutHandler(config.limits().writeTimeoutMs(), TimeUnit.MILLISECONDS), deadline,
+                        new IdleStateHandler(IDLE_SECONDS, 0, 0), new HttpServerCodec(decoder, Integer.MAX_VALUE), new ChunkedWriteHandler(),
                         new BodyLimit(config.maxBodyLength(), connection), connection);
                 }
             });
@@ -215,11 +254,10 @@ public final class QueryServer implements AutoCloseable {
      * @param store  the store whose tables are served (not closed by the server).
      * @param engine the engine over that store (not closed by the server).
      * @param config address, limits and token.
-     * @param log    where the server log goes (stderr for the CLI).
      * @return the running server.
      */
-    public static QueryServer start(final Store store, final QueryEngine engine, final ServerConfig config, final PrintStream log) {
-        return start(store, QueryService.of(engine), engine.indexes(), config, log);
+    public static QueryServer start(final Store store, final QueryEngine engine, final ServerConfig config) {
+        return start(store, QueryService.of(engine), engine.indexes(), config);
     }
 
     /**
@@ -228,18 +266,16 @@ public final class QueryServer implements AutoCloseable {
      * @param store   the store whose tables are served (not closed by the server).
      * @param queries what answers queries.
      * @param config  address, limits and token.
-     * @param log     where the server log goes.
      * @return the running server.
      */
-    public static QueryServer start(final Store store, final QueryService queries, final ServerConfig config, final PrintStream log) {
-        return start(store, queries, null, config, log);
+    public static QueryServer start(final Store store, final QueryService queries, final ServerConfig config) {
+        return start(store, queries, null, config);
     }
 
-    private static QueryServer start(final Store store, final QueryService queries, final BitmapIndexes indexes, final ServerConfig config,
-                                     final PrintStream log) {
+    private static QueryServer start(final Store store, final QueryService queries, final BitmapIndexes indexes, final ServerConfig config) {
         final QueryServer s;
         try {
-            s = new QueryServer(store, queries, indexes, config, log);
+            s = new QueryServer(store, queries, indexes, config);
         } catch (final IOException e) {
             throw new StoreException("cannot listen on " + config.bind() + ":" + config.port() + ": " + e.getMessage()
                 + (config.port() != 0 ? "; is another server running there? choose another --port" : ""), e);
@@ -290,6 +326,25 @@ public final class QueryServer implements AutoCloseable {
             call.keepAlive = false; // the stream may be out of step: answer, then close
             error(call, 400, "MALFORMED_REQUEST", "the HTTP request could not be read: " + (cause == null ? "bad syntax"
                 : StoreException.echo(String.valueOf(cause.getMessage()))), "");
+            return;
+        }
+        if (call.request.protocolVersion().majorVersion() != 1) {
+            // an HTTP/2 preface ("PRI * HTTP/2.0") or a made-up version: this server speaks HTTP/1.x only
+            call.keepAlive = false;
+            error(call, 505, "HTTP_VERSION_NOT_SUPPORTED", "this server speaks HTTP/1.1 (and 1.0) only; "
+                + StoreException.echo(call.request.protocolVersion().text()) + " is not supported (use HTTP/1.1, without upgrade)", "");
+            return;
+        }
+        final String host = call.request.headers().get(HttpHeaderNames.HOST);
+        final String badHost = host == null && !call.request.protocolVersion().isKeepAliveDefault() ? null : hosts.refuseHost(host);
+        if (badHost != null) {
+            call.keepAlive = false;
+            error(call, host == null ? 400 : 403, host == null ? "MALFORMED_REQUEST" : "FORBIDDEN_HOST", badHost, "");
+            return;
+        }
+        final String badOrigin = hosts.refuseOrigin(call.request.headers().get(HttpHeaderNames.ORIGIN), host);
+        if (badOrigin != null) {
+            error(call, 403, "FORBIDDEN_ORIGIN", badOrigin, "");
             return;
         }
         final String method = call.request.method().name();
@@ -547,7 +602,9 @@ public final class QueryServer implements AutoCloseable {
         @Override
         public void run() {
             try {
-                if (!call.answered.get()) { // else timed out while waiting: do not spend the worker on it
+                if (cancelling) {
+                    stopNow(); // taken from the queue after the stop's grace: never started
+                } else if (!call.answered.get()) { // else timed out while waiting: do not spend the worker on it
                     answer();
                 }
             } finally {
@@ -677,10 +734,7 @@ public final class QueryServer implements AutoCloseable {
 
     private void internal(final Call call, final Throwable t) {
         final String id = Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
-        synchronized (log) {
-            log.println(Instant.now() + " ERROR internal error id=" + id + " endpoint=" + call.endpoint.label() + ": " + t);
-            t.printStackTrace(log);
-        }
+        LOG.error("internal error id={} endpoint={}: {}", id, call.endpoint.label(), String.valueOf(t), t);
         // what the store says (a missing or damaged file, named) helps the caller; a bug's message stays in the log
         final boolean storeProblem = t instanceof QueryException ? ((QueryException) t).storeProblem() : t instanceof StoreException;
         final String message = storeProblem
@@ -729,12 +783,28 @@ public final class QueryServer implements AutoCloseable {
         if (!call.answered.compareAndSet(false, true)) {
             return;
         }
+        final int length = body.readableBytes();
+        if (length > SlicedBody.SLICE_BYTES && !call.head && heldAnswerBytes.addAndGet(length) > config.limits().maxAnswerBytes()) {
+            // refused before its status line goes out: clients that do not read their answers hold too much already
+            heldAnswerBytes.addAndGet(-length);
+            answersRefused.increment();
+            LOG.warn("refused an answer of {} bytes to {} ({} {}): connections hold {} answer bytes their clients have not read, the "
+                + "limit is {}", length, call.ctx.channel().remoteAddress(), call.endpoint.label(), status, heldAnswerBytes.get(),
+                config.limits().maxAnswerBytes());
+            call.answered.set(false);
+            call.keepAlive = false;
+            call.header("Retry-After", Integer.toString(RETRY_AFTER_SECONDS));
+            error(call, 503, ErrorCode.OVERLOADED.name(), "the server holds too many answer bytes that clients have not read yet; "
+                + "retry later, or narrow the query (limit, fewer columns)", "");
+            return;
+        }
+        final boolean sliced = length > SlicedBody.SLICE_BYTES && !call.head;
         // a HEAD answer is GET's with its Content-Length but without the body (an unpooled buffer: dropped, not released)
-        final FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status),
-            call.head ? Unpooled.EMPTY_BUFFER : body);
+        final HttpResponse response = sliced ? new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status))
+            : new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status), call.head ? Unpooled.EMPTY_BUFFER : body);
         final HttpHeaders h = response.headers();
         h.set(HttpHeaderNames.CONTENT_TYPE, contentType);
-        h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+        h.setInt(HttpHeaderNames.CONTENT_LENGTH, length);
         synchronized (call) {
             if (call.extraHeaders != null) {
                 h.add(call.extraHeaders);
@@ -746,15 +816,30 @@ public final class QueryServer implements AutoCloseable {
         } else if (!call.request.protocolVersion().isKeepAliveDefault()) {
             h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
         }
-        metrics.record(call.endpoint, status, System.nanoTime() - call.startNs);
+        final long tookNs = System.nanoTime() - call.startNs;
+        metrics.record(call.endpoint, status, tookNs);
+        if (ACCESS.isInfoEnabled()) {
+            ACCESS.info("{} {} {} {} {} {} {}", call.ctx.channel().remoteAddress(), call.request.method().name(),
+                StoreException.echo(call.request.uri()), call.endpoint.label(), status, length, String.format("%.3f", tookNs / 1e6));
+        }
         // answered once the bytes are in the socket or the connection is gone, not when the answer is made: stop() waits
         // for that before it closes connections, so an answer a worker produced is never dropped by the closing
+        final ChannelFutureListener done = sliced ? f -> {
+            heldAnswerBytes.addAndGet(-length);
+            written(f);
+        } : this::written;
         final Runnable write = () -> {
+            final ChannelFuture f;
+            if (sliced) {
+                call.ctx.write(response);
+                f = call.ctx.writeAndFlush(new HttpChunkedInput(new SlicedBody(body))).addListener(done);
+            } else {
+                f = call.ctx.writeAndFlush(response).addListener(done);
+            }
             if (keepAlive) {
-                call.ctx.writeAndFlush(response).addListener(written);
                 call.connection.next(call.ctx);
             } else {
-                call.ctx.writeAndFlush(response).addListener(written).addListener(ChannelFutureListener.CLOSE);
+                f.addListener(ChannelFutureListener.CLOSE);
             }
         };
         if (call.ctx.executor().inEventLoop()) {
@@ -764,11 +849,54 @@ public final class QueryServer implements AutoCloseable {
                 call.ctx.executor().execute(write);
             } catch (final RejectedExecutionException e) {
                 unansweredRequests.decrementAndGet(); // the loops are gone: so is the connection
+                if (sliced) {
+                    heldAnswerBytes.addAndGet(-length);
+                }
             }
         }
     }
 
-    private final ChannelFutureListener written = f -> unansweredRequests.decrementAndGet();
+    /** An answer is in its socket, or failed: a failure other than a client gone is counted and logged, and closes. */
+    private void written(final ChannelFuture f) {
+        unansweredRequests.decrementAndGet();
+        if (!f.isSuccess()) {
+            final Throwable cause = f.cause();
+            if (!(cause instanceof java.nio.channels.ClosedChannelException) && !(cause instanceof IOException)) {
+                writeFailures.increment();
+                LOG.warn("an answer to {} could not be written, closing the connection: {}", f.channel().remoteAddress(), String.valueOf(cause));
+            }
+            f.channel().close();
+        }
+    }
+
+    /**
+     * A client took longer than the request timeout to send a whole request: 408 and close, unless the server itself holds
+     * the request back (an answer in flight or requests waiting before it), when the client is not the slow one.
+     *
+     * @param ctx the connection (its first handler's context).
+     * @return whether the connection was closed.
+     */
+    private boolean requestTooSlow(final ChannelHandlerContext ctx) {
+        final Connection c = ctx.pipeline().get(Connection.class);
+        if (c != null && (c.busy || !c.pending.isEmpty())) {
+            return false;
+        }
+        requestTimeouts.increment();
+        final byte[] body = ("{\"error\":{\"code\":\"REQUEST_TIMEOUT\",\"message\":\"the request did not arrive whole within the server's limit of "
+            + config.limits().requestTimeoutMs() + " ms\",\"path\":\"\"}}").getBytes(StandardCharsets.UTF_8);
+        final FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_TIMEOUT, Unpooled.wrappedBuffer(body));
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, JSON_TYPE).setInt(HttpHeaderNames.CONTENT_LENGTH, body.length)
+            .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        ctx.channel().writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+        return true;
+    }
+
+    private static byte[] tooManyConnections() {
+        final String body = "{\"error\":{\"code\":\"OVERLOADED\",\"message\":\"the server has as many connections open as it allows "
+            + "(--max-connections); retry later or reuse a connection\",\"path\":\"\"}}";
+        return ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: " + RETRY_AFTER_SECONDS
+            + "\r\nConnection: close\r\nContent-Length: " + body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII);
+    }
 
     static String parameter(final String rawQuery, final String name) {
         if (rawQuery == null) {
@@ -840,17 +968,20 @@ public final class QueryServer implements AutoCloseable {
      */
     private final class Connection extends SimpleChannelInboundHandler<FullHttpRequest> {
         private final ArrayDeque<FullHttpRequest> pending = new ArrayDeque<>();
+        private final RequestDeadline deadline;
         private boolean busy;
         private boolean inputClosed;
         /** Whether {@link #startPending} is starting requests (an answer given inside start must not start the next). */
         private boolean starting;
 
-        Connection() {
+        Connection(final RequestDeadline deadline) {
             super(false); // released by start(), or when the connection closes with requests pending
+            this.deadline = deadline;
         }
 
         @Override
         protected void channelRead0(final ChannelHandlerContext ctx, final FullHttpRequest request) {
+            deadline.requestReceived();
             if (busy || !pending.isEmpty()) {
                 pending.add(request);
                 pipelinedRequests.incrementAndGet();
@@ -947,12 +1078,39 @@ public final class QueryServer implements AutoCloseable {
         @Override
         public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
             // a reset connection, or a client gone in the middle of its request, is routine; anything else is worth a line
-            if (!(cause instanceof IOException || cause instanceof PrematureChannelClosureException)) {
-                synchronized (log) {
-                    log.println(Instant.now() + " WARN closing a connection after " + cause);
-                }
+            if (cause instanceof WriteTimeoutException) {
+                writeFailures.increment();
+                LOG.warn("closing the connection of {}: it took no bytes of its answer for {} ms (--write-timeout-ms)",
+                    ctx.channel().remoteAddress(), config.limits().writeTimeoutMs());
+            } else if (!(cause instanceof IOException || cause instanceof PrematureChannelClosureException)) {
+                LOG.warn("closing a connection after {}", String.valueOf(cause));
             }
             ctx.close();
+        }
+    }
+
+    /**
+     * Failures to accept a connection (out of file descriptors, mostly): counted, logged at most once a second, and
+     * survived by pausing accepts for {@link #ACCEPT_PAUSE_MS} (the listener keeps its place in the kernel's queue).
+     * Handled here, first on the listener's pipeline, so that nothing on this path needs a descriptor of its own.
+     */
+    private final class AcceptErrors extends ChannelInboundHandlerAdapter {
+        private long lastLogNs = System.nanoTime() - TimeUnit.SECONDS.toNanos(2);
+
+        @Override
+        public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
+            acceptFailures.increment();
+            final long now = System.nanoTime();
+            if (now - lastLogNs > TimeUnit.SECONDS.toNanos(1)) {
+                lastLogNs = now;
+                LOG.warn("cannot accept a connection ({} open, at most {}): {}; pausing accepts for {} ms", openConnections.get(), maxConnections,
+                    String.valueOf(cause), ACCEPT_PAUSE_MS);
+            }
+            final ChannelConfig c = ctx.channel().config();
+            if (c.isAutoRead()) {
+                c.setAutoRead(false);
+                ctx.channel().eventLoop().schedule(() -> c.setAutoRead(true), ACCEPT_PAUSE_MS, TimeUnit.MILLISECONDS);
+            }
         }
     }
 
@@ -1026,6 +1184,7 @@ public final class QueryServer implements AutoCloseable {
         stopping = true;
         workers.shutdown(); // never shutdownNow: an interrupt would close the store's file channels
         awaitAnswers(System.nanoTime() + grace.toNanos());
+        cancelling = true; // before the copy below: a task the workers take from now on is answered 503, not run
         if (!inFlight.isEmpty()) {
             for (final QueryTask t : List.copyOf(inFlight)) {
                 t.stopNow();
@@ -1039,9 +1198,7 @@ public final class QueryServer implements AutoCloseable {
             idle = workers.isTerminated();
         }
         if (!idle) {
-            synchronized (log) {
-                log.println(Instant.now() + " WARN stopping with " + activeQueries.get() + " queries still running after their cancel");
-            }
+            LOG.warn("stopping with {} queries still running after their cancel", activeQueries.get());
         }
         // the 503s just given, and answers to clients slow to read, get a last moment to reach their sockets
         awaitAnswers(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FLUSH_WAIT_MS));

@@ -134,7 +134,7 @@ class BackPressureTest {
             final java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
             all.writeBytes(request("{\"table\":\"block\"}"));
             for (int i = 0; i < requests; i++) {
-                all.writeBytes("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                all.writeBytes("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             }
             socket.getOutputStream().write(all.toByteArray());
             socket.getOutputStream().flush();
@@ -174,7 +174,7 @@ class BackPressureTest {
                 }
             }
             return new FixedResult(1);
-        }, new ServerConfig("127.0.0.1", 0, 1, 1, MAX_BODY, 120_000, null), System.err);
+        }, new ServerConfig("127.0.0.1", 0, 1, 1, MAX_BODY, 120_000, null));
     }
 
     private static long gauge(final String metrics, final String name) {
@@ -188,7 +188,7 @@ class BackPressureTest {
 
     private static byte[] request(final String body) {
         final byte[] b = body.getBytes(StandardCharsets.UTF_8);
-        final byte[] head = ("POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: " + b.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+        final byte[] head = ("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + b.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
         final byte[] out = new byte[head.length + b.length];
         System.arraycopy(head, 0, out, 0, head.length);
         System.arraycopy(b, 0, out, head.length, b.length);

@@ -38,8 +38,7 @@ class DamagedTableEndpointTest {
         final Path txn = dir.resolve("trades").resolve(TxnDescriptor.FILE_NAME);
         FileDamage.truncate(txn, 20);
         try (Store store = Store.open(dir); QueryEngine engine = new QueryEngine(store, 2);
-             QueryServer server = QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null),
-                 System.err)) {
+             QueryServer server = QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null))) {
             final Http http = new Http(server.port());
             final Http.Response query = http.post("/v1/query", String.format(COUNT, "trades"));
             assertThat(query.status()).isEqualTo(500);
@@ -74,8 +73,7 @@ class DamagedTableEndpointTest {
         final Path codes = dir.resolve("trades").resolve("seg-000001").resolve("instrument.d");
         FileDamage.putInt(codes, 4L * 700, 0x4000_0000); // row 700 of segment 1: a code far past the 50 instruments
         try (Store store = Store.open(dir); QueryEngine engine = new QueryEngine(store, 2);
-             QueryServer server = QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null),
-                 System.err)) {
+             QueryServer server = QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null))) {
             final Http http = new Http(server.port());
             final Http.Response r = http.post("/v1/query", BY_INSTRUMENT);
             assertThat(r.status()).isEqualTo(500);

@@ -2,11 +2,8 @@ package io.tradestore.server.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -87,46 +84,6 @@ class GracefulStopTest {
         }
     }
 
-    /** A result whose JSON is {@code bytes} long (one string row); the rest as {@link FixedResult}'s. */
-    private static QueryResult large(final int bytes) {
-        final FixedResult fixed = new FixedResult(1);
-        return new QueryResult() {
-            @Override
-            public List<io.tradestore.query.ResultColumn> columns() {
-                return fixed.columns();
-            }
-
-            @Override
-            public int rowCount() {
-                return fixed.rowCount();
-            }
-
-            @Override
-            public Object value(final int row, final int column) {
-                return fixed.value(row, column);
-            }
-
-            @Override
-            public boolean truncated() {
-                return false;
-            }
-
-            @Override
-            public io.tradestore.query.QueryStats stats() {
-                return fixed.stats();
-            }
-
-            @Override
-            public void writeJson(final OutputStream out, final boolean epochNanos) throws IOException {
-                final byte[] filler = new byte[bytes - 28];
-                java.util.Arrays.fill(filler, (byte) 'x');
-                out.write("{\"columns\":[],\"rows\":[[\"".getBytes(StandardCharsets.UTF_8));
-                out.write(filler);
-                out.write("\"]]}".getBytes(StandardCharsets.UTF_8));
-            }
-        };
-    }
-
     @Test
     void shouldWriteAWholeAnswerMadeWhileTheServerStops() throws Exception {
         final CountDownLatch running = new CountDownLatch(1);
@@ -138,8 +95,8 @@ class GracefulStopTest {
             } catch (final InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            return large(LARGE_ANSWER_BYTES);
-        }, new ServerConfig("127.0.0.1", 0, 1, 1, 4096, 30_000, null), new PrintStream(new ByteArrayOutputStream(), true));
+            return new SizedResult(LARGE_ANSWER_BYTES);
+        }, new ServerConfig("127.0.0.1", 0, 1, 1, 4096, 30_000, null));
         final CompletableFuture<Raw> answer = CompletableFuture.supplyAsync(() -> {
             try {
                 return exchange(s.port(), QUERY);
@@ -198,8 +155,7 @@ class GracefulStopTest {
                 throw new QueryException(ErrorCode.INTERNAL, "never cancelled", "");
             }
         };
-        final QueryServer s = QueryServer.start(store, untilCancelled, new ServerConfig("127.0.0.1", 0, 1, 8, 4096, 60_000, null),
-            new PrintStream(new ByteArrayOutputStream(), true));
+        final QueryServer s = QueryServer.start(store, untilCancelled, new ServerConfig("127.0.0.1", 0, 1, 8, 4096, 60_000, null));
         final Http h = new Http(s.port());
         final List<CompletableFuture<Http.Response>> answers = new ArrayList<>();
         answers.add(CompletableFuture.supplyAsync(() -> h.post("/v1/query", QUERY)));

@@ -41,7 +41,7 @@ class OverloadTest {
                      }
                  }
                  return new FixedResult(1);
-             }, new ServerConfig("127.0.0.1", 0, THREADS, QUEUE, 4096, 20_000, null), System.err)) {
+             }, new ServerConfig("127.0.0.1", 0, THREADS, QUEUE, 4096, 20_000, null))) {
             final Http http = new Http(server.port());
             final List<CompletableFuture<Http.Response>> answers = new ArrayList<>();
             for (int i = 0; i < CLIENTS; i++) {

@@ -45,7 +45,7 @@ class QueryEndpointTest {
         TestStores.writeTrades(dir, 5000, 11);
         store = Store.open(dir);
         engine = new QueryEngine(store, 2);
-        server = QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null), System.err);
+        server = QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null));
         http = new Http(server.port());
     }
 
@@ -209,7 +209,7 @@ class QueryEndpointTest {
         // chunked: each HTTP chunk becomes its own part of the assembled body, so the parser reads across parts
         final ByteArrayOutputStream chunked = new ByteArrayOutputStream();
         final byte[][] writes = new byte[cuts.length + 2][];
-        writes[0] = "POST /v1/query HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+        writes[0] = "POST /v1/query HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
         for (int i = 0, from = 0; i < cuts.length; from = cuts[i++]) {
             chunked.reset();
             chunked.write((Integer.toHexString(cuts[i] - from) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
@@ -221,7 +221,7 @@ class QueryEndpointTest {
         assertWideAnswer(send(writes));
         // a Content-Length body written in pieces cut at the same places (one TCP segment each, as far as the stack allows)
         final byte[][] pieces = new byte[cuts.length + 1][];
-        pieces[0] = ("POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        pieces[0] = ("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
         for (int i = 0, from = 0; i < cuts.length; from = cuts[i++]) {
             pieces[i + 1] = java.util.Arrays.copyOfRange(body, from, cuts[i]);
         }

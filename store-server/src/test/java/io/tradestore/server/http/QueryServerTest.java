@@ -3,8 +3,6 @@ package io.tradestore.server.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.ConnectException;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
@@ -24,6 +22,7 @@ import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
+import io.tradestore.server.LogCapture;
 import io.tradestore.server.TestStores;
 
 /**
@@ -38,7 +37,6 @@ class QueryServerTest {
     private static Store store;
     private static QueryServer server;
     private static Http http;
-    private static final ByteArrayOutputStream LOG = new ByteArrayOutputStream();
 
     @BeforeAll
     static void start() {
@@ -62,8 +60,7 @@ class QueryServerTest {
             }
             return new FixedResult(json.length());
         };
-        server = QueryServer.start(store, service, new ServerConfig("127.0.0.1", 0, 2, 8, 4096, 500, null),
-            new PrintStream(LOG, true, StandardCharsets.UTF_8));
+        server = QueryServer.start(store, service, new ServerConfig("127.0.0.1", 0, 2, 8, 4096, 500, null));
         http = new Http(server.port());
     }
 
@@ -136,7 +133,7 @@ class QueryServerTest {
         for (final String path : new String[] {"/health", "/v1/tables", "/v1/tables/trades", "/metrics", query, "/v1/tables/nosuch", "/nowhere"}) {
             final Http.Response get = http.get(path);
             // HEAD, then a GET on the same connection: the HEAD answer must end at its headers for the next to be read
-            final String answer = exchange("HEAD " + path + " HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n"
+            final String answer = exchange("HEAD " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\nGET /health HTTP/1.1\r\nHost: localhost\r\n"
                 + "Connection: close\r\n\r\n", false);
             final String head = answer.substring(0, answer.indexOf("\r\n\r\n") + 4);
             assertThat(head).as(path).startsWith("HTTP/1.1 " + get.status() + " ").containsIgnoringCase("content-type: " + get.contentType());
@@ -146,10 +143,10 @@ class QueryServerTest {
             assertThat(answer.substring(head.length())).as(path).startsWith("HTTP/1.1 200 ").endsWith("{\"status\":\"ok\"}");
         }
         for (final String path : new String[] {"/health", "/v1/tables", "/v1/tables/trades", "/metrics"}) {
-            final String answer = exchange("PUT " + path + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", false);
+            final String answer = exchange("PUT " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", false);
             assertThat(answer).as(path).startsWith("HTTP/1.1 405").containsIgnoringCase("allow: GET, HEAD\r\n");
         }
-        assertThat(exchange("PUT /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", false))
+        assertThat(exchange("PUT /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", false))
             .startsWith("HTTP/1.1 405").containsIgnoringCase("allow: GET, HEAD, POST\r\n");
     }
 
@@ -215,13 +212,18 @@ class QueryServerTest {
 
     @Test
     void shouldAnswer500WithAnIdThatIsLoggedAndNoStackTrace() {
-        final Http.Response r = http.post("/v1/query", "{\"table\":\"boom\"}");
+        final Http.Response r;
+        final String log;
+        try (LogCapture capture = LogCapture.tradestore()) {
+            r = http.post("/v1/query", "{\"table\":\"boom\"}");
+            log = capture.text();
+        }
         assertThat(r.status()).isEqualTo(500);
         assertThat(r.errorCode()).isEqualTo("INTERNAL");
         final String id = r.json().path("error").path("id").asText();
         assertThat(id).isNotBlank();
         assertThat(r.body()).doesNotContain("IllegalStateException").doesNotContain("secret").doesNotContain("at io.");
-        assertThat(LOG.toString(StandardCharsets.UTF_8)).contains("id=" + id).contains("IllegalStateException");
+        assertThat(log).contains("ERROR internal error id=" + id).contains("IllegalStateException");
     }
 
     @Test
@@ -285,7 +287,7 @@ class QueryServerTest {
     @Test
     void shouldRequireABearerTokenWhenConfigured() {
         try (QueryServer secured = QueryServer.start(store, (json, timeoutMs) -> new FixedResult(1),
-            new ServerConfig("127.0.0.1", 0, 1, 1, 4096, 1000, "s3cret"), System.err)) {
+            new ServerConfig("127.0.0.1", 0, 1, 1, 4096, 1000, "s3cret"))) {
             final Http none = new Http(secured.port());
             assertThat(none.get("/health").status()).isEqualTo(401);
             assertThat(none.get("/health").errorCode()).isEqualTo("UNAUTHORIZED");
@@ -306,12 +308,12 @@ class QueryServerTest {
     @Test
     void shouldNameAPathStartingWithTwoSlashesInItsNotFound() throws Exception {
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
-            s.getOutputStream().write("GET //health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.UTF_8));
+            s.getOutputStream().write("GET //health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.UTF_8));
             final String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(answer).startsWith("HTTP/1.1 404").contains("no endpoint //health;");
         }
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
-            s.getOutputStream().write("GET /health#x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.UTF_8));
+            s.getOutputStream().write("GET /health#x HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.UTF_8));
             final String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(answer).startsWith("HTTP/1.1 400").contains("MALFORMED_REQUEST").contains("no fragment");
         }
@@ -334,7 +336,7 @@ class QueryServerTest {
             running.countDown();
             sleep(300);
             return new FixedResult(7);
-        }, new ServerConfig("127.0.0.1", 0, 1, 1, 4096, 5000, null), System.err);
+        }, new ServerConfig("127.0.0.1", 0, 1, 1, 4096, 5000, null));
         final Http h = new Http(s.port());
         final CompletableFuture<Http.Response> inFlight = CompletableFuture.supplyAsync(() -> h.post("/v1/query", QUERY));
         assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
@@ -352,7 +354,7 @@ class QueryServerTest {
             "GET /v1/query?q=%7B&epochNanos=%G1 HTTP/1.1"}) {
             try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
                 final String body = line.startsWith("POST") ? QUERY : "";
-                s.getOutputStream().write((line + "\r\nHost: x\r\nContent-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body)
+                s.getOutputStream().write((line + "\r\nHost: localhost\r\nContent-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body)
                     .getBytes(StandardCharsets.UTF_8));
                 final String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 assertThat(answer).as(line).startsWith("HTTP/1.1 400").contains("\"code\":\"MALFORMED_REQUEST\"")
@@ -372,9 +374,9 @@ class QueryServerTest {
     void shouldAnswerPipelinedRequestsInTheirOrder() throws Exception {
         // the first query takes 300 ms on a worker: the two requests behind it must not overtake it
         final String pause = "{\"table\":\"pause\"}";
-        final String requests = "POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: " + pause.length() + "\r\n\r\n" + pause
-            + "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
-            + "POST /v1/query HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: " + QUERY.length() + "\r\n\r\n" + QUERY;
+        final String requests = "POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + pause.length() + "\r\n\r\n" + pause
+            + "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
+            + "POST /v1/query HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: " + QUERY.length() + "\r\n\r\n" + QUERY;
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
             s.getOutputStream().write(requests.getBytes(StandardCharsets.UTF_8));
             final String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -415,9 +417,9 @@ class QueryServerTest {
         final StringBuilder requests = new StringBuilder();
         for (int i = 0; i < 300; i++) {
             final String q = "{\"table\":\"trades\",\"n\":" + "x".repeat(i % 7) + "1}";
-            requests.append("POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: ").append(q.length()).append("\r\n\r\n").append(q);
+            requests.append("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: ").append(q.length()).append("\r\n\r\n").append(q);
         }
-        requests.append("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        requests.append("GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
         final String answer = exchange(requests.toString(), false);
         assertThat(count(answer, "HTTP/1.1 200")).isEqualTo(301);
         // each answer is its own query's (the stand-in answers with the length of the query text), in request order
@@ -433,7 +435,7 @@ class QueryServerTest {
 
     @Test
     void shouldAnswerAClientThatHalfClosesAfterItsRequest() throws Exception {
-        final String answer = exchange("POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: " + QUERY.length() + "\r\n\r\n" + QUERY, true);
+        final String answer = exchange("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + QUERY.length() + "\r\n\r\n" + QUERY, true);
         assertThat(answer).startsWith("HTTP/1.1 200").contains("\"rows\":[[" + QUERY.length() + "]]");
         final String old = exchange("POST /v1/query HTTP/1.0\r\nContent-Length: " + QUERY.length() + "\r\n\r\n" + QUERY, true);
         assertThat(old).startsWith("HTTP/1.1 200").contains("\"rows\":[[" + QUERY.length() + "]]");
@@ -442,12 +444,12 @@ class QueryServerTest {
     @Test
     void shouldAnswerExpectationsInJson() throws Exception {
         // over the limit: no 100 Continue, the JSON 413 at once, then the connection closes
-        final String big = exchange("POST /v1/query HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 100000\r\n\r\n", false);
+        final String big = exchange("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nContent-Length: 100000\r\n\r\n", false);
         assertThat(big).startsWith("HTTP/1.1 413").contains("\"code\":\"PAYLOAD_TOO_LARGE\"").doesNotContain("100 Continue");
         // within the limit: 100 Continue, then the answer
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
             s.setSoTimeout(20_000);
-            s.getOutputStream().write(("POST /v1/query HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\nContent-Length: "
+            s.getOutputStream().write(("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nConnection: close\r\nContent-Length: "
                 + QUERY.length() + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
             final byte[] interim = new byte[25];
             assertThat(new String(interim, 0, s.getInputStream().readNBytes(interim, 0, interim.length), StandardCharsets.ISO_8859_1))
@@ -456,7 +458,7 @@ class QueryServerTest {
             assertThat(new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).contains("HTTP/1.1 200").contains("\"rows\":[[");
         }
         // an expectation the server does not know is ignored
-        final String odd = exchange("POST /v1/query HTTP/1.1\r\nHost: x\r\nExpect: something\r\nConnection: close\r\nContent-Length: "
+        final String odd = exchange("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nExpect: something\r\nConnection: close\r\nContent-Length: "
             + QUERY.length() + "\r\n\r\n" + QUERY, false);
         assertThat(odd).startsWith("HTTP/1.1 200");
     }
@@ -464,7 +466,7 @@ class QueryServerTest {
     @Test
     void shouldAnswer413ForAQueryStringOverTheRequestLineLimit() throws Exception {
         // the request line may be 3 x 4,096 + 1,024 bytes: a longer q= is refused while the line is read
-        final String answer = exchange("GET /v1/query?q=" + "x".repeat(20_000) + " HTTP/1.1\r\nHost: x\r\n\r\n", false);
+        final String answer = exchange("GET /v1/query?q=" + "x".repeat(20_000) + " HTTP/1.1\r\nHost: localhost\r\n\r\n", false);
         assertThat(answer).startsWith("HTTP/1.1 413").contains("\"code\":\"PAYLOAD_TOO_LARGE\"");
     }
 }

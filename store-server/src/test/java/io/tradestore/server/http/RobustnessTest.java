@@ -81,7 +81,7 @@ class RobustnessTest {
         final ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
         try (Store store = Store.open(dir); QueryEngine engine = new QueryEngine(store, 2);
              QueryServer server = QueryServer.start(store, engine,
-                 new ServerConfig("127.0.0.1", 0, 2, 64, 1 << 20, 10_000, null), System.err)) {
+                 new ServerConfig("127.0.0.1", 0, 2, 64, 1 << 20, 10_000, null))) {
             final Http http = new Http(server.port());
             final List<Future<?>> done = new ArrayList<>();
             for (int c = 0; c < CLIENTS; c++) {
