@@ -47,7 +47,28 @@ public final class ChildJvm implements AutoCloseable {
      * @return the running child.
      */
     public static ChildJvm startMain(final String mainClass, final String... args) {
+        return startMain(mainClass, java.util.Map.of(), 0, args);
+    }
+
+    /**
+     * Starts {@code TradestoreCli} with extra environment variables and, when {@code maxFiles > 0}, under
+     * {@code ulimit -n maxFiles} (through /bin/sh).
+     *
+     * @param env      variables added to the child's environment.
+     * @param maxFiles the child's file-descriptor limit, or 0 to inherit it.
+     * @param args     the command line.
+     * @return the running child.
+     */
+    public static ChildJvm startCli(final java.util.Map<String, String> env, final int maxFiles, final String... args) {
+        return startMain("io.tradestore.server.cli.TradestoreCli", env, maxFiles, args);
+    }
+
+    private static ChildJvm startMain(final String mainClass, final java.util.Map<String, String> env, final int maxFiles, final String... args) {
         final List<String> cmd = new ArrayList<>();
+        if (maxFiles > 0) {
+            // "$@" keeps every argument whole; exec leaves the JVM as the process the test signals
+            cmd.addAll(List.of("/bin/sh", "-c", "ulimit -n " + maxFiles + " && exec \"$@\"", "sh"));
+        }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         final String flags = System.getProperty("tradestore.jvmFlags", "");
         for (final String f : flags.trim().split("\\s+")) {
@@ -61,7 +82,9 @@ public final class ChildJvm implements AutoCloseable {
         cmd.add(mainClass);
         cmd.addAll(Arrays.asList(args));
         try {
-            return new ChildJvm(new ProcessBuilder(cmd).start());
+            final ProcessBuilder pb = new ProcessBuilder(cmd);
+            pb.environment().putAll(env);
+            return new ChildJvm(pb.start());
         } catch (final IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -116,6 +139,11 @@ public final class ChildJvm implements AutoCloseable {
             throw new AssertionError("no port in output:\n" + all);
         }
         return Integer.parseInt(m.group(1));
+    }
+
+    /** @return the process id. */
+    public long pid() {
+        return process.pid();
     }
 
     /** @return whether the process is still running. */

@@ -35,7 +35,19 @@ public final class TestStores {
      * @param seed random seed.
      */
     public static void writeTrades(final Path dir, final int rows, final long seed) {
-        try (Store store = Store.open(dir); TableWriter w = store.openOrCreate(smallTrades()).writer()) {
+        writeTrades(dir, smallTrades(), rows, seed);
+    }
+
+    /**
+     * Appends seeded trades to a table of the given schema and commits.
+     *
+     * @param dir    store directory (created when missing).
+     * @param schema the table's schema.
+     * @param rows   rows to append.
+     * @param seed   random seed.
+     */
+    public static void writeTrades(final Path dir, final Schema schema, final int rows, final long seed) {
+        try (Store store = Store.open(dir); TableWriter w = store.openOrCreate(schema).writer()) {
             final Random rnd = new Random(seed);
             final TradeFlyweight f = new TradeFlyweight();
             final long first = w.pendingRows();
