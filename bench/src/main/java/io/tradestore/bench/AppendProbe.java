@@ -6,7 +6,9 @@ import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.Table;
@@ -15,6 +17,10 @@ import io.tradestore.core.flyweight.TradeFlyweight;
 import io.tradestore.core.flyweight.TradesSchema;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * Where the single-writer append's time goes: the storage layouts step's append ({@link LayoutsBenchmark#append}, 50M
@@ -32,54 +38,66 @@ import io.tradestore.core.schema.Schema;
  * {@code --between sync} runs sync(1) before each run deletes the previous run's files, {@code sync+MS} also pauses
  * MS ms after the delete.
  */
-public final class AppendProbe {
+@Command(name = "AppendProbe", mixinStandardHelpOptions = true,
+    description = {"Where the single-writer append's time goes: the layouts step's append run several times into fresh COLUMN tables, with"
+        + " the writer thread's user and kernel CPU and every thread group's; read the later runs (the first include the JIT's work)."})
+public final class AppendProbe implements Callable<Integer> {
     /** Rows of generated values {@code pooled} cycles through: 2.2 MB of arrays. */
     private static final int POOL_ROWS = 1 << 16;
 
-    private AppendProbe() {
+    @Option(names = "--mode", paramLabel = "M", converter = Mode.class, description = "append: the layouts step's append; bare: rows without"
+        + " values; gen: the values without a table; pooled: values read from pre-generated arrays (default: ${DEFAULT-VALUE})")
+    String mode = "append";
+
+    @Option(names = "--rows", paramLabel = "N", converter = BenchCli.Rows.class, description = "rows per run (default: ${DEFAULT-VALUE})")
+    long rows = 50_000_000L;
+
+    @Option(names = "--runs", paramLabel = "N", converter = BenchCli.Count.class, description = "runs, each into a fresh table"
+        + " (default: ${DEFAULT-VALUE})")
+    int runs = 5;
+
+    @Option(names = "--dir", paramLabel = "D", description = "the store directory, deleted before each run and at the end"
+        + " (default: ${DEFAULT-VALUE})")
+    Path dir = Paths.get(System.getProperty("java.io.tmpdir"), "tradestore-append-probe");
+
+    @Option(names = "--between", paramLabel = "none|sync|sync+MS", converter = Between.class, description = "between runs, untimed: nothing,"
+        + " sync(1) before the delete, or also a pause of MS ms after it (default: ${DEFAULT-VALUE})")
+    String between = "none";
+
+    AppendProbe() {
+    }
+
+    /** A mode of the probe. */
+    static final class Mode extends BenchCli.OneOf {
+        Mode() {
+            super(List.of("append", "bare", "gen", "pooled"), "modes");
+        }
+    }
+
+    /** none, sync or sync+MS. */
+    static final class Between implements ITypeConverter<String> {
+        @Override
+        public String convert(final String value) {
+            if (!value.equals("none") && !value.equals("sync") && !value.matches("sync\\+\\d{1,6}")) {
+                throw new TypeConversionException("'" + value + "': use none, sync or sync+MS");
+            }
+            return value;
+        }
     }
 
     /**
-     * Runs the probe.
+     * Runs the probe; exits 1 when it fails, 2 on bad usage.
      *
-     * @param args {@code --mode append|bare|gen|pooled --rows N --runs N --dir D}.
-     * @throws IOException when the store directory cannot be used.
+     * @param args {@code --mode append|bare|gen|pooled --rows N --runs N --dir D --between none|sync|sync+MS}, or {@code --help}.
      */
-    public static void main(final String[] args) throws IOException {
-        String mode = "append";
-        long rows = 50_000_000L;
-        int runs = 5;
-        Path dir = Paths.get(System.getProperty("java.io.tmpdir"), "tradestore-append-probe");
-        String between = "none";
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            switch (args[i]) {
-                case "--mode":
-                    mode = args[i + 1];
-                    break;
-                case "--rows":
-                    rows = Long.parseLong(args[i + 1]);
-                    break;
-                case "--runs":
-                    runs = Integer.parseInt(args[i + 1]);
-                    break;
-                case "--dir":
-                    dir = Paths.get(args[i + 1]);
-                    break;
-                case "--between":
-                    between = args[i + 1];
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown option " + args[i] + "; use --mode --rows --runs --dir --between");
-            }
-        }
-        if (!mode.equals("append") && !mode.equals("bare") && !mode.equals("gen") && !mode.equals("pooled")) {
-            throw new IllegalArgumentException("--mode " + mode + ": use append, bare, gen or pooled");
-        }
+    public static void main(final String[] args) {
+        BenchCli.exit(new AppendProbe(), args);
+    }
+
+    @Override
+    public Integer call() throws IOException {
         final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         final Pool pool = mode.equals("pooled") ? new Pool() : null;
-        if (!between.equals("none") && !between.equals("sync") && !between.matches("sync\\+\\d{1,6}")) {
-            throw new IllegalArgumentException("--between " + between + ": use none, sync or sync+MS");
-        }
         for (int r = 0; r < runs; r++) {
             if (r > 0 && !between.equals("none")) {
                 sync();
@@ -116,6 +134,7 @@ public final class AppendProbe {
             }
         }
         BenchCommand.deleteTree(dir);
+        return 0;
     }
 
     /**

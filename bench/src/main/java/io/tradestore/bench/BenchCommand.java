@@ -18,6 +18,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 import org.HdrHistogram.Histogram;
@@ -29,6 +30,13 @@ import io.tradestore.core.sample.TradeGenerator;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.query.QueryEngine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * {@code tradestore bench}: every performance claim of the project measured in one process and one run, on the same
@@ -55,122 +63,83 @@ public final class BenchCommand {
     /** The steps, in the order they run. */
     public static final List<String> STEPS = List.of("floor", "layouts", "load", "queries", "http");
     private static final boolean LOAD_STATS = Boolean.getBoolean("tradestore.loadStats");
-    private static final String USAGE = "usage: tradestore bench jmh [JMH options]\n"
-        + "   or: tradestore bench [--rows 50000000] [--threads 2] [--out docs/benchmarks.md] "
-        + "[--skip floor,layouts,load,queries,http] [--runs 7] [--warmups 5] [--warmup-ms 2000] [--load-runs 3] [--dir DIR] [--seed 42] "
-        + "[--http-seconds 10] [--http-rate R] [--http-queries client,window,pruned,health] [--duckdb-memory 8GB] [--floor-mib 2048] [--segment-rows N]";
 
     private BenchCommand() {
     }
 
-    /** Options of a run; see {@link #USAGE}. */
-    static final class Options {
-        long rows = 50_000_000L;
-        int threads = 2;
-        Path out;
+    /** The command line; {@code jmh [JMH options]} as the first arguments runs the JMH kernels instead (see {@link #main}). */
+    @Command(name = "tradestore bench", mixinStandardHelpOptions = true,
+        description = {"Every performance claim of tradestore measured in one process and one run: the memory-bandwidth floor, the storage"
+            + " layouts, CSV load, the eight reference queries against DuckDB and HTTP latency at fixed rates; the report goes into"
+            + " docs/benchmarks.md, the charts into docs/img/.",
+            "Exit code 1 when a step fails (a query whose answers differ from DuckDB's included), 2 on bad usage.",
+            "tradestore bench jmh [JMH options] runs the JMH kernel benchmarks instead (tradestore bench jmh -h: JMH's options)."})
+    static final class Cli implements Callable<Integer> {
+        @Mixin
+        Options options = new Options();
+
+        @Spec
+        CommandSpec spec;
+
+        /** @return the parsed options, with the arguments they came from (the report quotes them). */
+        Options options() {
+            options.commandLine = String.join(" ", spec.commandLine().getParseResult().originalArgs());
+            return options;
+        }
+
+        @Override
+        public Integer call() throws Exception {
+            System.out.println(run(options(), System.err).markdown);
+            return 0;
+        }
+    }
+
+    /** Options of a run; the ones {@link QueryBenchmark} has too come from {@link ScenarioOptions}. */
+    static final class Options extends ScenarioOptions {
+        @Option(names = "--out", paramLabel = "FILE", converter = OutFile.class, description = "where the report goes, - for stdout only;"
+            + " the charts go to img/ beside it (default: docs/benchmarks.md of the checkout)")
+        Path out = defaultOut();
+
+        @Option(names = "--skip", paramLabel = "STEP", split = ",", converter = StepName.class, description = "steps to leave out: floor, layouts,"
+            + " load, queries, http (default: none)")
         Set<String> skip = new LinkedHashSet<>();
-        int runs = 7;
-        int warmups = 5;
-        long warmupMs = QueryBenchmark.DEFAULT_WARMUP_MS;
+
+        @Option(names = "--load-runs", paramLabel = "N", converter = BenchCli.Count.class, description = "CSV loads per system"
+            + " (default: ${DEFAULT-VALUE})")
         int loadRuns = 3;
-        Path dir;
-        long seed = 42;
+
+        @Option(names = "--http-seconds", paramLabel = "N", converter = BenchCli.Count.class, description = "seconds per HTTP step"
+            + " (default: ${DEFAULT-VALUE})")
         int httpSeconds = 10;
+
+        @Option(names = "--http-rate", paramLabel = "R", description = "a fixed HTTP rate in requests/s instead of searching for the highest"
+            + " sustained one (default: search)")
         double httpRate;
+
+        @Option(names = "--http-queries", paramLabel = "KIND", split = ",", converter = BenchCli.HttpKind.class, description = "HTTP"
+            + " workloads: client, window, pruned (HTTP and planning, no scan), health (HTTP alone) (default: client,window)")
         List<String> httpQueries = List.of("client", "window");
+
+        @Option(names = "--duckdb-memory", paramLabel = "SIZE", converter = MemoryLimit.class, description = "DuckDB's memory_limit"
+            + " (default: ${DEFAULT-VALUE})")
         String duckdbMemory = "8GB";
-        int floorMib = 2048;
-        int segmentRows;
+
         String commandLine = "";
 
-        static Options parse(final String[] args) {
-            final Options o = new Options();
+        /**
+         * Parses a command line.
+         *
+         * @param args arguments.
+         * @return the options.
+         * @throws picocli.CommandLine.ParameterException on bad usage.
+         */
+        static Options parse(final String... args) {
+            return BenchCli.parse(new Cli(), args).options();
+        }
+
+        private static Path defaultOut() {
             final String home = System.getProperty("tradestore.home");
-            o.out = home != null ? Paths.get(home, "docs", "benchmarks.md") : Paths.get("docs", "benchmarks.md");
-            o.commandLine = String.join(" ", args);
-            for (int i = 0; i < args.length; i++) {
-                final String a = args[i];
-                if ("--help".equals(a) || "-h".equals(a)) {
-                    throw new IllegalArgumentException(USAGE);
-                }
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException("missing value after " + a + "\n" + USAGE);
-                }
-                final String v = args[++i];
-                switch (a) {
-                    case "--rows":
-                        o.rows = Long.parseLong(v.replace("_", ""));
-                        break;
-                    case "--threads":
-                        o.threads = Integer.parseInt(v);
-                        break;
-                    case "--out":
-                        o.out = "-".equals(v) ? null : Paths.get(v);
-                        break;
-                    case "--skip":
-                        for (final String s : v.split(",")) {
-                            if (!s.isBlank() && !STEPS.contains(s.trim())) {
-                                throw new IllegalArgumentException("--skip " + s + ": the steps are " + STEPS);
-                            }
-                            o.skip.add(s.trim());
-                        }
-                        break;
-                    case "--runs":
-                        o.runs = Integer.parseInt(v);
-                        break;
-                    case "--warmups":
-                        o.warmups = Integer.parseInt(v);
-                        break;
-                    case "--warmup-ms":
-                        o.warmupMs = Long.parseLong(v);
-                        break;
-                    case "--load-runs":
-                        o.loadRuns = Integer.parseInt(v);
-                        break;
-                    case "--dir":
-                        o.dir = Paths.get(v);
-                        break;
-                    case "--seed":
-                        o.seed = Long.parseLong(v);
-                        break;
-                    case "--http-seconds":
-                        o.httpSeconds = Integer.parseInt(v);
-                        break;
-                    case "--http-rate":
-                        o.httpRate = Double.parseDouble(v);
-                        break;
-                    case "--http-queries":
-                        o.httpQueries = List.of(v.split(","));
-                        for (final String q : o.httpQueries) {
-                            if (!HttpWorkload.KINDS.contains(q)) {
-                                throw new IllegalArgumentException("--http-queries " + q + ": use " + String.join(", ", HttpWorkload.KINDS));
-                            }
-                        }
-                        break;
-                    case "--duckdb-memory":
-                        o.duckdbMemory = v;
-                        break;
-                    case "--floor-mib":
-                        o.floorMib = Integer.parseInt(v);
-                        break;
-                    case "--segment-rows":
-                        o.segmentRows = Integer.parseInt(v);
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
-                }
-            }
-            if (o.rows < 1 || o.threads < 1 || o.runs < 1 || o.warmups < 0 || o.warmupMs < 0 || o.loadRuns < 1 || o.httpSeconds < 1 || o.floorMib < 1) {
-                throw new IllegalArgumentException("rows, threads, runs, load-runs, http-seconds and floor-mib must be at least 1, warmups at "
-                    + "least 0, warmup-ms at least 0\n" + USAGE);
-            }
-            if (o.segmentRows != 0 && Integer.bitCount(o.segmentRows) != 1) {
-                throw new IllegalArgumentException("--segment-rows " + o.segmentRows + " must be a power of two");
-            }
-            if (!o.duckdbMemory.matches("[0-9]+(\\.[0-9]+)?\\s*[KMGT]i?B")) {
-                throw new IllegalArgumentException("--duckdb-memory " + o.duckdbMemory + ": use a size such as 8GB");
-            }
-            return o;
+            return home != null ? Paths.get(home, "docs", "benchmarks.md") : Paths.get("docs", "benchmarks.md");
         }
 
         boolean runs(final String step) {
@@ -180,6 +149,32 @@ public final class BenchCommand {
         Schema schema() {
             return segmentRows == 0 ? TradesSchema.SCHEMA
                 : TradesSchema.SCHEMA.with("trades", Layout.COLUMN, segmentRows, Math.min(segmentRows, TradesSchema.SCHEMA.blockRows()));
+        }
+    }
+
+    /** {@code --out FILE}, or {@code -} (null: the report goes to stdout only). */
+    static final class OutFile implements ITypeConverter<Path> {
+        @Override
+        public Path convert(final String value) {
+            return "-".equals(value) ? null : Paths.get(value);
+        }
+    }
+
+    /** A step of {@link #STEPS}. */
+    static final class StepName extends BenchCli.OneOf {
+        StepName() {
+            super(STEPS, "steps");
+        }
+    }
+
+    /** A DuckDB size such as 8GB. */
+    static final class MemoryLimit implements ITypeConverter<String> {
+        @Override
+        public String convert(final String value) {
+            if (!value.matches("[0-9]+(\\.[0-9]+)?\\s*[KMGT]i?B")) {
+                throw new TypeConversionException("'" + value + "': use a size such as 8GB or 512MiB");
+            }
+            return value;
         }
     }
 
@@ -209,7 +204,7 @@ public final class BenchCommand {
      * query whose answers differ from DuckDB's included), 2 on bad usage. {@code jmh [JMH options]} runs the JMH
      * kernel benchmarks instead.
      *
-     * @param args see {@link #USAGE}.
+     * @param args see {@link Cli}, or {@code --help}.
      * @throws Exception when JMH fails.
      */
     public static void main(final String[] args) throws Exception {
@@ -218,22 +213,7 @@ public final class BenchCommand {
             org.openjdk.jmh.Main.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
-        final Options o;
-        try {
-            o = Options.parse(args);
-        } catch (final IllegalArgumentException e) {
-            System.err.println("tradestore bench: " + e.getMessage());
-            System.exit(2);
-            return;
-        }
-        try {
-            final Results r = run(o, System.err);
-            System.out.println(r.markdown);
-        } catch (final Exception e) {
-            System.err.println("tradestore bench: failed: " + e);
-            e.printStackTrace(System.err);
-            System.exit(1);
-        }
+        BenchCli.exit(new Cli(), args);
     }
 
     /**
@@ -379,10 +359,8 @@ public final class BenchCommand {
                     step.begin("queries", "the eight reference queries, tradestore vs DuckDB, " + o.threads + " threads each");
                     r.queryInstrument = scalar(duck, "SELECT instrument FROM trades GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1 OFFSET 10");
                     r.queryClient = Long.parseLong(scalar(duck, "SELECT client_id FROM trades GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1 OFFSET 10"));
-                    final QueryBenchmark.Options qo = new QueryBenchmark.Options(o.rows, o.threads, o.runs, o.warmups, o.warmupMs, o.segmentRows, o.seed,
-                        storeDir,
-                        null, (long) o.floorMib << 20);
-                    r.queries = QueryBenchmark.measure(store, duck, QueryBenchmark.queries(r.queryInstrument, r.queryClient), qo, progress);
+                    r.queries = QueryBenchmark.measure(store, duck, QueryBenchmark.queries(r.queryInstrument, r.queryClient),
+                        o.queryOptions(storeDir, null), progress);
                 }
                 try (Statement st = duck.createStatement()) {
                     st.execute("DROP TABLE IF EXISTS trades"); // give DuckDB's memory back before the server runs

@@ -1,13 +1,16 @@
 package io.tradestore.bench;
 
-import java.nio.file.Path;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.TableReader;
 import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.flyweight.TradeFlyweight;
 import io.tradestore.core.memory.NativeMemory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * How fast the three columns query 1 and the COLUMN kernel read (side, price, quantity) can merely be read, summed with
@@ -20,25 +23,35 @@ import io.tradestore.core.memory.NativeMemory;
  * <p>{@code flock /tmp/tradestore-bench.lock java <chronicle flags of DEVELOPERS.md> -cp bench/target/tradestore-bench.jar
  * io.tradestore.bench.ColumnReadProbe --store /tmp/tradestore-bench-50m --reps 10} (the store the HTTP benchmark makes).
  */
-public final class ColumnReadProbe {
+@Command(name = "ColumnReadProbe", mixinStandardHelpOptions = true,
+    description = {"How fast the three columns query 1 reads (side, price, quantity) can merely be read and summed over an existing store's"
+        + " mapped segments, four ways on one thread and on two; prints ns per row."})
+public final class ColumnReadProbe implements Callable<Integer> {
     private static final int BATCH = 4096;
     private static volatile long sink;
 
-    private ColumnReadProbe() {
+    @Mixin
+    BenchCli.StoreOption storeOption = new BenchCli.StoreOption();
+
+    @Option(names = "--reps", paramLabel = "N", converter = BenchCli.Count.class, description = "repetitions, each timing every way in turn"
+        + " (default: ${DEFAULT-VALUE})")
+    int reps = 10;
+
+    ColumnReadProbe() {
     }
 
-    /** @param args {@code --store DIR --reps N}. */
-    public static void main(final String[] args) throws Exception {
-        Path store = Path.of("/tmp/tradestore-bench-50m");
-        int reps = 10;
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            switch (args[i]) {
-                case "--store" -> store = Path.of(args[i + 1]);
-                case "--reps" -> reps = Integer.parseInt(args[i + 1]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i] + "; use --store DIR --reps N");
-            }
-        }
-        try (Store s = Store.open(store); TableReader reader = s.table("trades").reader()) {
+    /**
+     * Runs the probe; exits 1 when it fails, 2 on bad usage.
+     *
+     * @param args {@code --store DIR --reps N}, or {@code --help}.
+     */
+    public static void main(final String[] args) {
+        BenchCli.exit(new ColumnReadProbe(), args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        try (Store s = Store.open(storeOption.dir); TableReader reader = s.table("trades").reader()) {
             final TableSnapshot snap = reader.snapshot();
             final int segs = snap.segmentCount();
             final long[][] mapped = new long[segs][];
@@ -82,6 +95,7 @@ public final class ColumnReadProbe {
                 }
             }
         }
+        return 0;
     }
 
     private interface Pass {

@@ -9,11 +9,11 @@ import java.io.PipedOutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 import org.HdrHistogram.Histogram;
@@ -27,6 +27,9 @@ import io.tradestore.core.sample.TradeGenerator;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.server.http.QueryServer;
 import io.tradestore.server.http.ServerConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * Fixed-rate HTTP load against {@code POST /v1/query} on loopback, corrected for coordinated omission: request i is
@@ -95,76 +98,82 @@ public final class HttpBenchmark {
     }
 
     /**
-     * Runs the benchmark.
+     * Runs the benchmark; exits 1 when it fails, 2 on bad usage.
      *
-     * @param args see the class comment.
-     * @throws Exception on failure.
+     * @param args see the class comment, or {@code --help}.
      */
-    public static void main(final String[] args) throws Exception {
-        Path storeDir = Path.of("/tmp/tradestore-bench-50m");
+    public static void main(final String[] args) {
+        BenchCli.exit(new Cli(), args);
+    }
+
+    /** The command line. */
+    @Command(name = "bench/http-bench.sh", mixinStandardHelpOptions = true,
+        description = {"Fixed-rate load against POST /v1/query on loopback, corrected for coordinated omission: finds the highest rate the"
+            + " server sustains by doubling and bisecting, and reports the latency percentiles at half of it."})
+    static final class Cli implements Callable<Integer> {
+        @Mixin
+        BenchCli.StoreOption storeOption = new BenchCli.StoreOption();
+
+        @Option(names = "--rows", paramLabel = "N", converter = BenchCli.Rows.class, description = "trades the store must hold; a store"
+            + " without a trades table is filled with that many generated ones (default: ${DEFAULT-VALUE})")
         long rows = 50_000_000L;
-        String query = "client,window";
+
+        @Option(names = "--query", paramLabel = "KIND", split = ",", converter = BenchCli.HttpKind.class, description = "workloads: client"
+            + " (one client's volume), window (one instrument's two-hour window), pruned (a time range that prunes every segment: HTTP and"
+            + " planning), health (GET /health: HTTP alone) (default: client,window)")
+        List<String> kinds = List.of("client", "window");
+
+        @Option(names = "--seconds", paramLabel = "S", converter = BenchCli.Count.class, description = "seconds per measured step"
+            + " (default: ${DEFAULT-VALUE})")
         int seconds = 10;
+
+        @Option(names = "--connections", paramLabel = "C", converter = BenchCli.Count.class, description = "client connections"
+            + " (default: ${DEFAULT-VALUE})")
         int connections = 32;
+
+        @Option(names = "--server-threads", paramLabel = "T", converter = BenchCli.Count.class, description = "server worker threads"
+            + " (default: the cores, ${DEFAULT-VALUE})")
         int serverThreads = Runtime.getRuntime().availableProcessors();
-        double fixedRate = 0;
-        Integer scanThreadsOption = null;
-        String tracePrefix = null;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--store":
-                    storeDir = Path.of(args[++i]);
-                    break;
-                case "--rows":
-                    rows = Long.parseLong(args[++i]);
-                    break;
-                case "--query":
-                    query = args[++i];
-                    break;
-                case "--seconds":
-                    seconds = Integer.parseInt(args[++i]);
-                    break;
-                case "--connections":
-                    connections = Integer.parseInt(args[++i]);
-                    break;
-                case "--server-threads":
-                    serverThreads = Integer.parseInt(args[++i]);
-                    break;
-                case "--scan-threads":
-                    scanThreadsOption = Integer.parseInt(args[++i]);
-                    break;
-                case "--rate":
-                    fixedRate = Double.parseDouble(args[++i]);
-                    break;
-                case "--trace":
-                    tracePrefix = args[++i];
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown option " + args[i] + "; see the class comment");
-            }
-        }
-        // as `tradestore serve` does: workers x scan threads ~ cores
-        final int scanThreads = scanThreadsOption != null ? scanThreadsOption
-            : Math.max(1, Runtime.getRuntime().availableProcessors() / serverThreads);
-        try (Store store = Store.open(storeDir)) {
-            ensureTrades(store, rows);
-            final long tableRows = store.table("trades").reader().snapshot().rowCount();
-            try (QueryEngine engine = new QueryEngine(store, scanThreads)) {
-                System.out.printf(Locale.ROOT, "HTTP benchmark: %,d trades, %d cores, server threads %d, scan threads %d, %d connections, "
-                    + "JDK %s, load average %.1f%n", tableRows, Runtime.getRuntime().availableProcessors(), serverThreads, scanThreads, connections,
-                    System.getProperty("java.version"), java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-                final List<KindResult> results = measure(store, engine, List.of(query.split(",")), seconds, connections, serverThreads, fixedRate,
-                    System.out, tracePrefix);
-                System.out.println();
-                System.out.println("| query | max sustained q/s | rate at half q/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |");
-                System.out.println("|---|---|---|---|---|---|---|---|");
-                for (final KindResult k : results) {
-                    final Histogram h = k.atHalf().latency();
-                    System.out.println(String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f |", k.kind(),
-                        k.maxSustained(), k.atHalf().achieved(), ms(h.getValueAtPercentile(50)), ms(h.getValueAtPercentile(90)),
-                        ms(h.getValueAtPercentile(99)), ms(h.getValueAtPercentile(99.9)), ms(h.getMaxValue())));
+
+        @Option(names = "--scan-threads", paramLabel = "S", converter = BenchCli.Count.class, description = "threads one query may use"
+            + " (default: as tradestore serve, cores / server threads)")
+        Integer scanThreads;
+
+        @Option(names = "--rate", paramLabel = "R", description = "skip the search and measure at R requests/s, printing the CPU time of each"
+            + " thread group (default: search)")
+        double fixedRate;
+
+        @Option(names = "--trace", paramLabel = "PREFIX", description = "write per-request traces of every run to PREFIX-requests-KIND.txt and"
+            + " PREFIX-N.tsv")
+        String tracePrefix;
+
+        @Override
+        public Integer call() throws Exception {
+            // as `tradestore serve` does: workers x scan threads ~ cores
+            final int engineThreads = scanThreads != null ? scanThreads
+                : Math.max(1, Runtime.getRuntime().availableProcessors() / serverThreads);
+            try (Store store = Store.open(storeOption.dir)) {
+                ensureTrades(store, rows);
+                final long tableRows = store.table("trades").reader().snapshot().rowCount();
+                try (QueryEngine engine = new QueryEngine(store, engineThreads)) {
+                    System.out.printf(Locale.ROOT, "HTTP benchmark: %,d trades, %d cores, server threads %d, scan threads %d, %d connections, "
+                        + "JDK %s, load average %.1f%n", tableRows, Runtime.getRuntime().availableProcessors(), serverThreads, engineThreads,
+                        connections, System.getProperty("java.version"),
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+                    final List<KindResult> results = measure(store, engine, kinds, seconds, connections, serverThreads, fixedRate,
+                        System.out, tracePrefix);
+                    System.out.println();
+                    System.out.println("| query | max sustained q/s | rate at half q/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |");
+                    System.out.println("|---|---|---|---|---|---|---|---|");
+                    for (final KindResult k : results) {
+                        final Histogram h = k.atHalf().latency();
+                        System.out.println(String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f |", k.kind(),
+                            k.maxSustained(), k.atHalf().achieved(), ms(h.getValueAtPercentile(50)), ms(h.getValueAtPercentile(90)),
+                            ms(h.getValueAtPercentile(99)), ms(h.getValueAtPercentile(99.9)), ms(h.getMaxValue())));
+                    }
                 }
             }
+            return 0;
         }
     }
 

@@ -14,6 +14,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 import io.tradestore.core.Store;
@@ -27,6 +28,9 @@ import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.core.segment.Segment;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * The classic storage-layout comparison on N trades (default 50,000,000) in one run: an array of Java objects, the
@@ -50,6 +54,8 @@ public final class LayoutsBenchmark {
     static final int VENUES = 8;
     static final int INSTRUMENTS = 500;
     static final long COMMIT_ROWS = 1_000_000;
+    /** What a run can measure, in the order it does. */
+    static final List<String> VARIANTS = List.of("floor", "objects", "row", "column");
     private static final String[] VENUE_NAMES = {"XLON", "XPAR", "XETR", "XAMS", "XMIL", "XMAD", "XSWX", "XSTO"};
 
     private LayoutsBenchmark() {
@@ -81,56 +87,63 @@ public final class LayoutsBenchmark {
 
     /** Options of a run. */
     static final class Options {
+        @Option(names = "--rows", paramLabel = "N", converter = BenchCli.Rows.class, description = "trades (default: ${DEFAULT-VALUE})")
         long rows = 50_000_000L;
+
+        @Option(names = "--dir", paramLabel = "PATH", description = "where the stores go, deleted afterwards (default: a temporary directory)")
         Path dir;
-        Set<String> variants = new LinkedHashSet<>(List.of("floor", "objects", "row", "column"));
+
+        @Option(names = "--variants", paramLabel = "V", split = ",", converter = Variant.class, description = "what to measure: objects, row,"
+            + " column, floor (default: all)")
+        Set<String> variants = new LinkedHashSet<>(VARIANTS);
+
+        @Option(names = "--reps", paramLabel = "N", converter = BenchCli.NonNegative.class, description = "scan repetitions, the median"
+            + " reported (default: ${DEFAULT-VALUE})")
         int reps = 5;
+
+        @Option(names = "--segment-rows", paramLabel = "N", converter = BenchCli.SegmentRows.class, description = "rows per segment, a power"
+            + " of two (default: ${DEFAULT-VALUE})")
         int segmentRows = Schema.DEFAULT_SEGMENT_ROWS;
+
+        @Option(names = "--floor-mib", paramLabel = "N", converter = BenchCli.Count.class, description = "size of the memory-bandwidth probe"
+            + " in MiB (default: ${DEFAULT-VALUE})")
         int floorMib = 1024;
+
+        @Option(names = "--append-runs", paramLabel = "N", converter = BenchCli.NonNegative.class, description = "repetitions of the COLUMN"
+            + " append after its build, 0 for none (default: ${DEFAULT-VALUE})")
         int appendRuns = 5;
 
-        static Options parse(final String[] args) {
-            final Options o = new Options();
-            for (int i = 0; i < args.length; i++) {
-                final String v = i + 1 < args.length ? args[i + 1] : "";
-                switch (args[i]) {
-                    case "--rows":
-                        o.rows = Long.parseLong(v.replace("_", ""));
-                        i++;
-                        break;
-                    case "--dir":
-                        o.dir = Path.of(v);
-                        i++;
-                        break;
-                    case "--variants":
-                        o.variants = new LinkedHashSet<>(Arrays.asList(v.split(",")));
-                        i++;
-                        break;
-                    case "--reps":
-                        o.reps = Integer.parseInt(v);
-                        i++;
-                        break;
-                    case "--segment-rows":
-                        o.segmentRows = Integer.parseInt(v);
-                        i++;
-                        break;
-                    case "--floor-mib":
-                        o.floorMib = Integer.parseInt(v);
-                        i++;
-                        break;
-                    case "--append-runs":
-                        o.appendRuns = Integer.parseInt(v);
-                        if (o.appendRuns < 0) {
-                            throw new IllegalArgumentException("--append-runs " + v + ": at least 0");
-                        }
-                        i++;
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown option " + args[i]
-                            + "; use --rows --dir --variants --reps --segment-rows --floor-mib --append-runs");
-                }
-            }
-            return o;
+        /**
+         * Parses a command line.
+         *
+         * @param args arguments.
+         * @return the options.
+         * @throws picocli.CommandLine.ParameterException on bad usage.
+         */
+        static Options parse(final String... args) {
+            return BenchCli.parse(new Cli(), args).options;
+        }
+    }
+
+    /** A variant of {@link #VARIANTS}. */
+    static final class Variant extends BenchCli.OneOf {
+        Variant() {
+            super(VARIANTS, "variants");
+        }
+    }
+
+    /** The command line. */
+    @Command(name = "LayoutsBenchmark", mixinStandardHelpOptions = true,
+        description = {"The storage-layout comparison: N trades as Java objects, in the off-heap ROW layout and in the COLUMN layout; build"
+            + " time, buy and sell notional scans against the memory-bandwidth floor, bytes per trade, GCs. bench/run-layouts.sh runs it."})
+    static final class Cli implements Callable<Integer> {
+        @Mixin
+        Options options = new Options();
+
+        @Override
+        public Integer call() throws IOException {
+            print(run(options, System.out), System.out);
+            return 0;
         }
     }
 
@@ -195,14 +208,12 @@ public final class LayoutsBenchmark {
     }
 
     /**
-     * Runs the benchmark.
+     * Runs the benchmark; exits 1 when it fails, 2 on bad usage.
      *
-     * @param args options, see the class comment.
-     * @throws Exception when the store directory cannot be used.
+     * @param args options, see the class comment, or {@code --help}.
      */
-    public static void main(final String[] args) throws Exception {
-        final Report r = run(Options.parse(args), System.out);
-        print(r, System.out);
+    public static void main(final String[] args) {
+        BenchCli.exit(new Cli(), args);
     }
 
     static Report run(final Options o, final PrintStream out) throws IOException {

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.flyweight.TradesSchema;
@@ -22,6 +23,8 @@ import io.tradestore.core.ingest.LoadOptions;
 import io.tradestore.core.ingest.LoadResult;
 import io.tradestore.core.sample.TradeGenerator;
 import io.tradestore.core.schema.Schema;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * CSV load scenario: the same generated trades CSV loaded by tradestore ({@link CsvLoader}) and by DuckDB
@@ -33,11 +36,39 @@ import io.tradestore.core.schema.Schema;
  *     -Dload.args="--rows 50000000 --threads 2 --runs 5 --file /tmp/trades-50m.csv --store /tmp/loadbench"
  * </pre>
  */
-public final class LoadBenchmark {
+@Command(name = "LoadBenchmark", mixinStandardHelpOptions = true,
+    description = {"The same generated trades CSV loaded by tradestore and by DuckDB read_csv with the same thread count, the file in the"
+        + " page cache, alternating runs; prints every run, the medians and the ratio."})
+public final class LoadBenchmark implements Callable<Integer> {
     private static final com.sun.management.OperatingSystemMXBean OS =
         (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
-    private LoadBenchmark() {
+    @Option(names = "--rows", paramLabel = "N", converter = BenchCli.Rows.class, description = "trades in the CSV (default: ${DEFAULT-VALUE})")
+    long rows = 50_000_000L;
+
+    @Option(names = "--threads", paramLabel = "N", converter = BenchCli.Count.class, description = "loader threads of both systems"
+        + " (default: ${DEFAULT-VALUE})")
+    int threads = 2;
+
+    @Option(names = "--runs", paramLabel = "N", converter = BenchCli.Count.class, description = "loads per system (default: ${DEFAULT-VALUE})")
+    int runs = 3;
+
+    @Option(names = "--seed", paramLabel = "N", description = "seed of the generated trades (default: ${DEFAULT-VALUE})")
+    long seed = 42;
+
+    @Option(names = "--file", paramLabel = "CSV", description = "the CSV, generated when missing (default: /tmp/trades-ROWS.csv)")
+    Path csv;
+
+    @Option(names = "--store", paramLabel = "DIR", description = "where each run's store goes, deleted after it (default: ${DEFAULT-VALUE})")
+    Path store = Paths.get("/tmp/tradestore-loadbench");
+
+    @Option(names = "--no-duckdb", description = "load with tradestore only")
+    boolean noDuckdb;
+
+    @Option(names = "--thread-times", description = "print the CPU and run-queue time of each thread group per tradestore load (from /proc)")
+    boolean threadTimes;
+
+    LoadBenchmark() {
     }
 
     private static String loadAverage() {
@@ -49,56 +80,17 @@ public final class LoadBenchmark {
     }
 
     /**
-     * Runs the scenario.
+     * Runs the scenario; exits 1 when it fails, 2 on bad usage.
      *
-     * @param args {@code --rows N --threads N --runs N --file CSV --store DIR [--no-duckdb] [--seed S] [--thread-times]}
-     *             ({@code --thread-times}: CPU and run-queue time of each thread group per tradestore load, from /proc).
-     * @throws Exception on failure.
+     * @param args see the options, or {@code --help}.
      */
-    public static void main(final String[] args) throws Exception {
-        long rows = 50_000_000;
-        int threads = 2;
-        int runs = 3;
-        long seed = 42;
-        boolean duck = true;
-        boolean threadTimes = false;
-        Path file = Paths.get("/tmp/trades-" + rows + ".csv");
-        Path storeRoot = Paths.get("/tmp/tradestore-loadbench");
-        boolean fileSet = false;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--rows":
-                    rows = Long.parseLong(args[++i]);
-                    break;
-                case "--threads":
-                    threads = Integer.parseInt(args[++i]);
-                    break;
-                case "--runs":
-                    runs = Integer.parseInt(args[++i]);
-                    break;
-                case "--seed":
-                    seed = Long.parseLong(args[++i]);
-                    break;
-                case "--file":
-                    file = Paths.get(args[++i]);
-                    fileSet = true;
-                    break;
-                case "--store":
-                    storeRoot = Paths.get(args[++i]);
-                    break;
-                case "--no-duckdb":
-                    duck = false;
-                    break;
-                case "--thread-times":
-                    threadTimes = true;
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown argument " + args[i]);
-            }
-        }
-        if (!fileSet) {
-            file = Paths.get("/tmp/trades-" + rows + ".csv");
-        }
+    public static void main(final String[] args) {
+        BenchCli.exit(new LoadBenchmark(), args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        final Path file = csv != null ? csv : Paths.get("/tmp/trades-" + rows + ".csv");
         if (!Files.exists(file)) {
             final long t0 = System.nanoTime();
             final long bytes = TradeGenerator.writeCsv(file, rows, seed);
@@ -115,7 +107,7 @@ public final class LoadBenchmark {
         final List<Double> theirsCpu = new ArrayList<>();
         long loaded = 0;
         for (int run = 0; run < runs; run++) {
-            final Path dir = storeRoot.resolve("run" + run);
+            final Path dir = store.resolve("run" + run);
             BenchCommand.deleteTree(dir);
             System.out.println("load average before run " + run + ": " + loadAverage());
             final ThreadTimes times = threadTimes ? ThreadTimes.start() : null;
@@ -133,7 +125,7 @@ public final class LoadBenchmark {
             System.out.printf(Locale.ROOT, "run %d tradestore: %,d rows in %.3f s: %.2f M rows/s, %.0f MB/s; cpu %.2f s (%.0f ns/row)%n",
                 run, r.rowsLoaded(), s, r.rowsLoaded() / s / 1e6, bytes / s / 1e6, cpu, cpu * 1e9 / r.rowsLoaded());
             BenchCommand.deleteTree(dir);
-            if (duck) {
+            if (!noDuckdb) {
                 final long dc0 = OS.getProcessCpuTime();
                 final double d = duckdb(file, threads);
                 final double dcpu = (OS.getProcessCpuTime() - dc0) / 1e9;
@@ -147,7 +139,7 @@ public final class LoadBenchmark {
         final double mc = median(oursCpu);
         System.out.printf(Locale.ROOT, "median tradestore: %.3f s, %.2f M rows/s, %.0f MB/s; cpu %.2f s = %.0f ns/row (runs %s)%n", m,
             loaded / m / 1e6, bytes / m / 1e6, mc, mc * 1e9 / loaded, ours);
-        if (duck) {
+        if (!noDuckdb) {
             final double d = median(theirs);
             final double dc = median(theirsCpu);
             System.out.printf(Locale.ROOT, "median duckdb:     %.3f s, %.2f M rows/s, %.0f MB/s; cpu %.2f s = %.0f ns/row (runs %s)%n", d,
@@ -155,6 +147,7 @@ public final class LoadBenchmark {
             System.out.printf(Locale.ROOT, "ratio: tradestore is %.2fx DuckDB's rows/s (wall), %.2fx per cpu-second%n", d / m, dc / mc);
         }
         System.out.println("load average at the end: " + loadAverage());
+        return 0;
     }
 
     private static double duckdb(final Path file, final int threads) throws SQLException {

@@ -1,10 +1,10 @@
 package io.tradestore.bench;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -15,6 +15,9 @@ import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.flyweight.TradeFlyweight;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Layout;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * The shapes of loop {@code DenseSumKernel} could run for query 1 ({@code sum(price*quantity)} by side: a one-byte key)
@@ -34,7 +37,10 @@ import io.tradestore.core.schema.Layout;
  * io.tradestore.bench.LoopShapeProbe --store /tmp/tradestore-bench-50m --threads 2 --reps 9 --rounds 3} (the store the
  * HTTP benchmark makes). Prints per round and shape the median in ms and ns per row per thread.
  */
-public final class LoopShapeProbe {
+@Command(name = "LoopShapeProbe", mixinStandardHelpOptions = true,
+    description = {"The shapes of loop the dense kernel could run for query 1 (a one-byte key) and query 5 (an eight-byte key), side by"
+        + " side over an existing store's mapped segments; prints per round and shape the median in ms and ns per row per thread."})
+public final class LoopShapeProbe implements Callable<Integer> {
     private static final int BATCH = 4096;
     private static final int KEYS = 256;
     private static volatile long sink;
@@ -42,7 +48,22 @@ public final class LoopShapeProbe {
     private static long clientLo;
     private static int clientSlots;
 
-    private LoopShapeProbe() {
+    @Mixin
+    BenchCli.StoreOption storeOption = new BenchCli.StoreOption();
+
+    @Option(names = "--threads", paramLabel = "N", converter = BenchCli.Count.class, description = "threads, the segments dealt to them in"
+        + " turn (default: ${DEFAULT-VALUE})")
+    int threads = 2;
+
+    @Option(names = "--reps", paramLabel = "N", converter = BenchCli.Count.class, description = "timed runs per shape and round, after 4"
+        + " warm-ups; the median is printed (default: ${DEFAULT-VALUE})")
+    int reps = 9;
+
+    @Option(names = "--rounds", paramLabel = "N", converter = BenchCli.Count.class, description = "rounds over every shape"
+        + " (default: ${DEFAULT-VALUE})")
+    int rounds = 3;
+
+    LoopShapeProbe() {
     }
 
     /** One shape over one batch: the key column, price and quantity at the batch's first row, its rows, the partials. */
@@ -50,29 +71,26 @@ public final class LoopShapeProbe {
         long run(long key, long price, long qty, int n, long[][] partials);
     }
 
-    /** @param args {@code --store DIR --threads N --reps N --rounds N}. */
-    public static void main(final String[] args) throws Exception {
-        Path store = Path.of("/tmp/tradestore-bench-50m");
-        int threads = 2;
-        int reps = 9;
-        int rounds = 3;
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            switch (args[i]) {
-                case "--store" -> store = Path.of(args[i + 1]);
-                case "--threads" -> threads = Integer.parseInt(args[i + 1]);
-                case "--reps" -> reps = Integer.parseInt(args[i + 1]);
-                case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i] + "; use --store DIR --threads N --reps N --rounds N");
-            }
-        }
+    /**
+     * Runs the probe; exits 1 when it fails, 2 on bad usage.
+     *
+     * @param args {@code --store DIR --threads N --reps N --rounds N}, or {@code --help}.
+     */
+    public static void main(final String[] args) {
+        BenchCli.exit(new LoopShapeProbe(), args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
         final String[] names = {"q1-test", "q1-free", "q1-halves", "q1-quarters", "q1-read", "q5-free", "q5-halves", "q5-read"};
         final Shape[] shapes = {LoopShapeProbe::q1Test, LoopShapeProbe::q1Free, LoopShapeProbe::q1Halves, LoopShapeProbe::q1Quarters,
             LoopShapeProbe::q1Read, LoopShapeProbe::q5Free, LoopShapeProbe::q5Halves, LoopShapeProbe::q5Read};
         final ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try (Store s = Store.open(store); TableReader reader = s.table("trades").reader()) {
+        try (Store s = Store.open(storeOption.dir); TableReader reader = s.table("trades").reader()) {
             final TableSnapshot snap = reader.snapshot();
             if (snap.schema().layout() != Layout.COLUMN) {
-                throw new IllegalArgumentException(store + ": the probe reads COLUMN tables (contiguous columns); this one is " + snap.schema().layout());
+                throw new IllegalArgumentException(storeOption.dir + ": the probe reads COLUMN tables (contiguous columns); this one is "
+                    + snap.schema().layout());
             }
             long lo = Long.MAX_VALUE;
             long hi = Long.MIN_VALUE;
@@ -95,6 +113,7 @@ public final class LoopShapeProbe {
         } finally {
             pool.shutdown();
         }
+        return 0;
     }
 
     private static double time(final TableSnapshot snap, final Shape shape, final boolean byClient, final ExecutorService pool, final int threads,

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Callable;
 
 import org.duckdb.DuckDBAppender;
 import org.duckdb.DuckDBConnection;
@@ -31,6 +32,8 @@ import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryResult;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * The eight reference queries of the store-query issue, tradestore against DuckDB on the same generated trades at the
@@ -84,64 +87,40 @@ public final class QueryBenchmark {
     public record Options(long rows, int threads, int runs, int warmups, long warmupMs, int segmentRows, long seed, Path dir, Path out, long floorBytes) {
         /** @return the defaults: 50M rows, 2 threads, 7 runs after 5 warm-ups and 2 s of back-to-back runs per system, 2 GiB bandwidth probe. */
         public static Options defaults() {
-            return new Options(50_000_000L, 2, 7, 5, DEFAULT_WARMUP_MS, 0, 42L, null, null, 2L << 30);
+            return parse();
         }
 
         /**
-         * Parses {@code --rows N --threads N --runs N --warmups N --warmup-ms N --segment-rows N --seed N --dir D --out F --floor-mib N}.
+         * Parses the command line of {@link Cli}: {@code --rows N --threads N --runs N --warmups N --warmup-ms N --segment-rows N --seed N
+         * --dir D --out F --floor-mib N}.
          *
          * @param args command-line arguments.
          * @return the options.
+         * @throws picocli.CommandLine.ParameterException on bad usage.
          */
-        public static Options parse(final String[] args) {
-            Options o = defaults();
-            for (int i = 0; i < args.length; i += 2) {
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException("missing value after " + args[i]);
-                }
-                final String v = args[i + 1];
-                switch (args[i]) {
-                    case "--rows":
-                        o = new Options(Long.parseLong(v.replace("_", "")), o.threads, o.runs, o.warmups, o.warmupMs, o.segmentRows, o.seed, o.dir, o.out,
-                            o.floorBytes);
-                        break;
-                    case "--threads":
-                        o = new Options(o.rows, Integer.parseInt(v), o.runs, o.warmups, o.warmupMs, o.segmentRows, o.seed, o.dir, o.out, o.floorBytes);
-                        break;
-                    case "--runs":
-                        o = new Options(o.rows, o.threads, Integer.parseInt(v), o.warmups, o.warmupMs, o.segmentRows, o.seed, o.dir, o.out, o.floorBytes);
-                        break;
-                    case "--warmups":
-                        o = new Options(o.rows, o.threads, o.runs, Integer.parseInt(v), o.warmupMs, o.segmentRows, o.seed, o.dir, o.out, o.floorBytes);
-                        break;
-                    case "--warmup-ms":
-                        o = new Options(o.rows, o.threads, o.runs, o.warmups, Long.parseLong(v), o.segmentRows, o.seed, o.dir, o.out,
-                            o.floorBytes);
-                        break;
-                    case "--segment-rows":
-                        o = new Options(o.rows, o.threads, o.runs, o.warmups, o.warmupMs, Integer.parseInt(v), o.seed, o.dir, o.out, o.floorBytes);
-                        break;
-                    case "--seed":
-                        o = new Options(o.rows, o.threads, o.runs, o.warmups, o.warmupMs, o.segmentRows, Long.parseLong(v), o.dir, o.out, o.floorBytes);
-                        break;
-                    case "--dir":
-                        o = new Options(o.rows, o.threads, o.runs, o.warmups, o.warmupMs, o.segmentRows, o.seed, Paths.get(v), o.out, o.floorBytes);
-                        break;
-                    case "--out":
-                        o = new Options(o.rows, o.threads, o.runs, o.warmups, o.warmupMs, o.segmentRows, o.seed, o.dir, Paths.get(v), o.floorBytes);
-                        break;
-                    case "--floor-mib":
-                        o = new Options(o.rows, o.threads, o.runs, o.warmups, o.warmupMs, o.segmentRows, o.seed, o.dir, o.out, Long.parseLong(v) << 20);
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown option " + args[i]
-                            + "; use --rows --threads --runs --warmups --warmup-ms --segment-rows --seed --dir --out --floor-mib");
-                }
-            }
-            if (o.rows < 1 || o.threads < 1 || o.runs < 1 || o.warmups < 0 || o.warmupMs < 0) {
-                throw new IllegalArgumentException("rows, threads and runs must be at least 1, warmups and warmup-ms at least 0: " + o);
-            }
-            return o;
+        public static Options parse(final String... args) {
+            return BenchCli.parse(new Cli(), args).options();
+        }
+    }
+
+    /** The command line: the options {@code tradestore bench} has too, and where the report goes. */
+    @Command(name = "bench/query-benchmark.sh", mixinStandardHelpOptions = true,
+        description = {"The eight reference queries, tradestore against DuckDB on the same generated trades at the same thread count, with the"
+            + " memory-bandwidth floor measured in the same run; every answer is compared and a mismatch fails the run (exit 1).",
+            "Prints progress on stderr and the Markdown report on stdout."})
+    static final class Cli extends ScenarioOptions implements Callable<Integer> {
+        @Option(names = "--out", paramLabel = "FILE", description = "a Markdown file whose \"Queries vs DuckDB\" section the report replaces"
+            + " (default: none)")
+        Path out;
+
+        Options options() {
+            return queryOptions(dir, out);
+        }
+
+        @Override
+        public Integer call() throws Exception {
+            System.out.println(run(options(), System.err).markdown());
+            return 0;
         }
     }
 
@@ -193,14 +172,12 @@ public final class QueryBenchmark {
     }
 
     /**
-     * Command-line entry.
+     * Command-line entry; exits 1 when the run fails (a result mismatch included), 2 on bad usage.
      *
-     * @param args see {@link Options#parse}.
-     * @throws Exception when the run fails (a result mismatch included).
+     * @param args see {@link Cli}, or {@code --help}.
      */
-    public static void main(final String[] args) throws Exception {
-        final Report report = run(Options.parse(args), System.err);
-        System.out.println(report.markdown());
+    public static void main(final String[] args) {
+        BenchCli.exit(new Cli(), args);
     }
 
     /** @return the eight reference queries for the data this generator makes. */

@@ -2,15 +2,19 @@ package io.tradestore.bench;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.query.QueryEngine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * The eight reference queries of {@link QueryBenchmark} on an existing store, tradestore only (no DuckDB, no load):
@@ -27,44 +31,72 @@ import io.tradestore.query.QueryEngine;
  * milliseconds, and the median CPU time of the calling thread (steadier than wall time when other processes share the
  * cores; with two workers it is the caller's share only).
  */
-public final class ReferenceQueryProbe {
-    private ReferenceQueryProbe() {
+@Command(name = "ReferenceQueryProbe", mixinStandardHelpOptions = true,
+    description = {"The eight reference queries of QueryBenchmark on an existing store, tradestore only: prints per round, query and engine"
+        + " the median, min and max in ms and the median CPU time of the calling thread."})
+public final class ReferenceQueryProbe implements Callable<Integer> {
+    @Mixin
+    BenchCli.StoreOption storeOption = new BenchCli.StoreOption();
+
+    @Option(names = "--threads", paramLabel = "N", split = ",", converter = BenchCli.Count.class, description = "engine threads; 1,2"
+        + " alternates engines of 1 and 2 threads round by round on the same data (default: 2)")
+    int[] threads = {2};
+
+    @Option(names = "--rounds", paramLabel = "R", converter = BenchCli.Count.class, description = "rounds over the queries"
+        + " (default: ${DEFAULT-VALUE})")
+    int rounds = 3;
+
+    @Option(names = "--runs", paramLabel = "N", converter = BenchCli.Count.class, description = "timed runs per query, engine and round"
+        + " (default: ${DEFAULT-VALUE})")
+    int runs = 21;
+
+    @Option(names = "--warmups", paramLabel = "N", converter = BenchCli.NonNegative.class, description = "untimed runs first"
+        + " (default: ${DEFAULT-VALUE})")
+    int warmups = 5;
+
+    @Option(names = "--settle-ms", paramLabel = "N", converter = BenchCli.NonNegative.class, description = "sleep before each warm-up and"
+        + " timed run (default: ${DEFAULT-VALUE})")
+    int settleMs;
+
+    @Option(names = "--evict-mib", paramLabel = "N", converter = BenchCli.NonNegative.class, description = "read N MiB of other memory"
+        + " before each warm-up and timed run (default: ${DEFAULT-VALUE})")
+    int evictMib;
+
+    @Option(names = "--inst", paramLabel = "SYM", description = "the instrument of queries 3 and 6 (default: ${DEFAULT-VALUE}, the full"
+        + " command's pick for seed 42)")
+    String inst = "SYM262";
+
+    @Option(names = "--client", paramLabel = "N", description = "the client of query 7 (default: ${DEFAULT-VALUE}, the full command's pick"
+        + " for seed 42)")
+    long client = 108_882L;
+
+    @Option(names = "--queries", paramLabel = "Q", split = ",", converter = QueryNumber.class, description = "which of the eight queries"
+        + " (default: 1,2,3,4,5,6,7,8)")
+    Set<Integer> which = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8));
+
+    ReferenceQueryProbe() {
     }
 
-    /** @param args see the class comment. */
-    public static void main(final String[] args) throws Exception {
-        Path store = Path.of("/tmp/tradestore-bench-50m");
-        int[] threads = {2};
-        int rounds = 3;
-        int runs = 21;
-        int warmups = 5;
-        int settleMs = 0;
-        int evictMib = 0;
-        String inst = "SYM262";
-        long client = 108_882L;
-        final Set<Integer> which = new HashSet<>(Arrays.asList(1, 2, 3, 4, 5, 6, 7, 8));
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            switch (args[i]) {
-                case "--store" -> store = Path.of(args[i + 1]);
-                case "--threads" -> threads = Arrays.stream(args[i + 1].split(",")).mapToInt(t -> Integer.parseInt(t.trim())).toArray();
-                case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
-                case "--runs" -> runs = Integer.parseInt(args[i + 1]);
-                case "--warmups" -> warmups = Integer.parseInt(args[i + 1]);
-                case "--settle-ms" -> settleMs = Integer.parseInt(args[i + 1]);
-                case "--evict-mib" -> evictMib = Integer.parseInt(args[i + 1]);
-                case "--inst" -> inst = args[i + 1];
-                case "--client" -> client = Long.parseLong(args[i + 1]);
-                case "--queries" -> {
-                    which.clear();
-                    for (final String q : args[i + 1].split(",")) {
-                        which.add(Integer.parseInt(q.trim()));
-                    }
-                }
-                default -> throw new IllegalArgumentException("unknown option " + args[i] + "; see the class comment");
-            }
+    /** A reference query's number. */
+    static final class QueryNumber extends BenchCli.IntRange {
+        QueryNumber() {
+            super(1, 8);
         }
+    }
+
+    /**
+     * Runs the probe; exits 1 when it fails, 2 on bad usage.
+     *
+     * @param args see the class comment, or {@code --help}.
+     */
+    public static void main(final String[] args) {
+        BenchCli.exit(new ReferenceQueryProbe(), args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
         final Quiet quiet = new Quiet(settleMs, (long) evictMib << 20);
-        try (Store s = Store.open(store); quiet) {
+        try (Store s = Store.open(storeOption.dir); quiet) {
             final QueryEngine[] engines = new QueryEngine[threads.length];
             for (int e = 0; e < threads.length; e++) {
                 engines[e] = new QueryEngine(s, threads[e]);
@@ -86,6 +118,7 @@ public final class ReferenceQueryProbe {
                 }
             }
         }
+        return 0;
     }
 
     private static void time(final QueryEngine engine, final QueryBenchmark.BenchQuery q, final int warmups, final int runs, final int round,

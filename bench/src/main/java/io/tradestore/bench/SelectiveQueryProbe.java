@@ -1,12 +1,15 @@
 package io.tradestore.bench;
 
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Random;
+import java.util.concurrent.Callable;
 
 import io.tradestore.core.Store;
 import io.tradestore.query.QueryEngine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * The HTTP benchmark's selective queries (random client or random two-hour instrument window, as
@@ -21,32 +24,58 @@ import io.tradestore.query.QueryEngine;
  * bodies are printed with their median time, rows matched and rows scanned: which requests are heavy on the engine
  * itself (how the window workload's 3 slow bodies of session 5 were found).
  */
-public final class SelectiveQueryProbe {
-    private SelectiveQueryProbe() {
+@Command(name = "SelectiveQueryProbe", mixinStandardHelpOptions = true,
+    description = {"The HTTP benchmark's selective queries run straight on the engine by --callers threads back to back: the engine's cost"
+        + " per query and its latency spread without HTTP; prints one line per round: queries/s, p50, p90, p99, p99.9, max."})
+public final class SelectiveQueryProbe implements Callable<Integer> {
+    @Mixin
+    BenchCli.StoreOption storeOption = new BenchCli.StoreOption();
+
+    @Option(names = "--query", paramLabel = "KIND", converter = BodyKind.class, description = "the HTTP benchmark's workload: client, window"
+        + " or pruned (default: ${DEFAULT-VALUE})")
+    String kind = "client";
+
+    @Option(names = "--callers", paramLabel = "N", converter = BenchCli.Count.class, description = "threads calling the engine back to back"
+        + " (default: ${DEFAULT-VALUE})")
+    int callers = 1;
+
+    @Option(names = "--scan-threads", paramLabel = "N", converter = BenchCli.Count.class, description = "the engine's threads"
+        + " (default: ${DEFAULT-VALUE})")
+    int scanThreads = 1;
+
+    @Option(names = "--queries", paramLabel = "N", converter = BenchCli.Count.class, description = "queries per caller and round"
+        + " (default: ${DEFAULT-VALUE})")
+    int queries = 4000;
+
+    @Option(names = "--rounds", paramLabel = "R", converter = BenchCli.Count.class, description = "rounds (default: ${DEFAULT-VALUE})")
+    int rounds = 6;
+
+    @Option(names = "--per-request", paramLabel = "N", converter = BenchCli.NonNegative.class, description = "instead, run each of the"
+        + " workload's request bodies N times on one caller and print the slowest (default: 0, off)")
+    int perRequest;
+
+    SelectiveQueryProbe() {
     }
 
-    /** @param args see the class comment; also {@code --queries N} per caller and round, {@code --rounds R}. */
-    public static void main(final String[] args) throws Exception {
-        Path store = Path.of("/tmp/tradestore-bench-50m");
-        String kind = "client";
-        int callers = 1;
-        int scanThreads = 1;
-        int queries = 4000;
-        int rounds = 6;
-        int perRequest = 0;
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            switch (args[i]) {
-                case "--store" -> store = Path.of(args[i + 1]);
-                case "--query" -> kind = args[i + 1];
-                case "--callers" -> callers = Integer.parseInt(args[i + 1]);
-                case "--scan-threads" -> scanThreads = Integer.parseInt(args[i + 1]);
-                case "--queries" -> queries = Integer.parseInt(args[i + 1]);
-                case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
-                case "--per-request" -> perRequest = Integer.parseInt(args[i + 1]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i] + "; see the class comment");
-            }
+    /** A workload whose requests have a query body. */
+    static final class BodyKind extends BenchCli.OneOf {
+        BodyKind() {
+            super(HttpWorkload.KINDS.stream().filter(HttpWorkload::hasBody).toList(), "workloads with a query");
         }
-        try (Store s = Store.open(store); QueryEngine engine = new QueryEngine(s, scanThreads)) {
+    }
+
+    /**
+     * Runs the probe; exits 1 when it fails, 2 on bad usage.
+     *
+     * @param args see the class comment, or {@code --help}.
+     */
+    public static void main(final String[] args) {
+        BenchCli.exit(new SelectiveQueryProbe(), args);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        try (Store s = Store.open(storeOption.dir); QueryEngine engine = new QueryEngine(s, scanThreads)) {
             if (perRequest > 0) {
                 final String[] bodies = HttpWorkload.bodies(kind);
                 final RequestTime[] times = perRequest(engine, bodies, perRequest);
@@ -59,7 +88,7 @@ public final class SelectiveQueryProbe {
                     System.out.printf(Locale.ROOT, "  #%d %.3f ms matched %d scanned %d  %s%n", t.index(), t.medianMs(), t.rowsMatched(), t.rowsScanned(),
                         bodies[t.index()]);
                 }
-                return;
+                return 0;
             }
             for (int round = 0; round < rounds; round++) {
                 final double[][] latencies = new double[callers][queries];
@@ -90,6 +119,7 @@ public final class SelectiveQueryProbe {
                     callers, round, m / wall, all[m / 2], all[m * 9 / 10], all[m * 99 / 100], all[m * 999 / 1000], all[m - 1]);
             }
         }
+        return 0;
     }
 
     /**

@@ -77,8 +77,8 @@ class BenchCommandTest {
     @Test
     void shouldRejectBadUsage() {
         assertThatThrownBy(() -> BenchCommand.Options.parse(new String[] {"--skip", "nonsense"})).hasMessageContaining("the steps are");
-        assertThatThrownBy(() -> BenchCommand.Options.parse(new String[] {"--rows"})).hasMessageContaining("missing value");
-        assertThatThrownBy(() -> BenchCommand.Options.parse(new String[] {"--frobnicate", "1"})).hasMessageContaining("unknown option");
+        assertThatThrownBy(() -> BenchCommand.Options.parse(new String[] {"--rows"})).hasMessageContaining("Missing required parameter");
+        assertThatThrownBy(() -> BenchCommand.Options.parse(new String[] {"--frobnicate", "1"})).hasMessageContaining("Unknown option");
         assertThatThrownBy(() -> BenchCommand.Options.parse(new String[] {"--segment-rows", "1000"})).hasMessageContaining("power of two");
     }
 
