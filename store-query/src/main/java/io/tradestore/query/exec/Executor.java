@@ -696,7 +696,6 @@ public final class Executor {
         return end;
     }
 
-    /** @return the first worker's failure, or {@code e} when no worker failed (the caller's own wait did). */
     /**
      * Waits, without end and without taking interrupts, for pool workers that started a share of this query: after a
      * failure or a timeout the caller would otherwise return (and its snapshot's segments could be unmapped by a closing
@@ -720,6 +719,7 @@ public final class Executor {
         }
     }
 
+    /** @return the first worker's failure, or {@code e} when no worker failed (the caller's own wait did). */
     private RuntimeException firstFailure(final RuntimeException e) {
         final RuntimeException first = failure.get();
         return first != null ? first : e;
