@@ -26,6 +26,12 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * clock holds the query inside a pool worker's batch until the test lets it go, so the cancel always lands mid-query.
  */
 class QueryCancelTest {
+    /** Threads of their own for blocking calls: the common pool may have a single thread on two cores. */
+    private static final java.util.concurrent.ExecutorService BLOCKING = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        final Thread t = new Thread(r, "test-blocking");
+        t.setDaemon(true);
+        return t;
+    });
     private static final String SPLIT_QUERY = "{\"table\":\"trades\",\"groupBy\":[{\"col\":\"instrument\"}],"
         + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"v\",\"op\":\"sum\",\"col\":\"quantity\"}]}";
     @TempDir
@@ -80,7 +86,7 @@ class QueryCancelTest {
         final CountDownLatch release = new CountDownLatch(1);
         try (QueryEngine engine = splitEngine(inside, release, new AtomicInteger(), new AtomicInteger())) {
             final QueryCancel cancel = new QueryCancel();
-            final CompletableFuture<QueryResult> query = CompletableFuture.supplyAsync(() -> engine.execute(SPLIT_QUERY, 60_000, cancel));
+            final CompletableFuture<QueryResult> query = CompletableFuture.supplyAsync(() -> engine.execute(SPLIT_QUERY, 60_000, cancel), BLOCKING);
             assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
             cancel.cancel(ErrorCode.OVERLOADED, "stopped by the test");
             release.countDown();
@@ -109,12 +115,12 @@ class QueryCancelTest {
             } catch (final QueryException e) {
                 return e;
             }
-        });
+        }, BLOCKING);
         assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
         final CompletableFuture<Void> close = CompletableFuture.runAsync(() -> {
             engine.close();
             closeReturned.set(order.incrementAndGet());
-        });
+        }, BLOCKING);
         // close() cancels the query it finds running, then must wait: the query is held inside a batch of a mapped segment
         final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!cancel.isCancelled() && System.nanoTime() < until) {

@@ -30,6 +30,12 @@ import io.tradestore.server.http.Http;
  * groups.
  */
 class ServeCommandTest {
+    /** Threads of their own for blocking calls: the common pool may have a single thread on two cores. */
+    private static final java.util.concurrent.ExecutorService BLOCKING = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        final Thread t = new Thread(r, "test-blocking");
+        t.setDaemon(true);
+        return t;
+    });
     /** Group by every trade: each query runs a few hundred milliseconds or more on one worker. */
     private static final String SLOW = "{\"table\":\"trades\",\"groupBy\":[\"trade_id\",\"client_id\"],\"aggs\":[{\"name\":\"p\","
         + "\"op\":\"percentile\",\"col\":\"price\",\"p\":50},{\"name\":\"d\",\"op\":\"countDistinct\",\"col\":\"quantity\"}],\"limit\":5}";
@@ -52,7 +58,7 @@ class ServeCommandTest {
             final Http h = new Http(child.awaitPort());
             final List<CompletableFuture<Http.Response>> answers = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
-                answers.add(CompletableFuture.supplyAsync(() -> h.post("/v1/query", SLOW)));
+                answers.add(CompletableFuture.supplyAsync(() -> h.post("/v1/query", SLOW), BLOCKING));
             }
             // one query runs on the one worker, four wait behind it
             final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

@@ -33,6 +33,12 @@ import io.tradestore.server.TestStores;
  * returns only once the workers have let go of them.
  */
 class GracefulStopTest {
+    /** Threads of their own for blocking calls: the common pool may have a single thread on two cores. */
+    private static final java.util.concurrent.ExecutorService BLOCKING = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        final Thread t = new Thread(r, "test-blocking");
+        t.setDaemon(true);
+        return t;
+    });
     private static final String QUERY = "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
     /** Larger than loopback's socket buffers, so the answer is still being written when the stop goes on. */
     private static final int LARGE_ANSWER_BYTES = 48 << 20;
@@ -103,9 +109,9 @@ class GracefulStopTest {
             } catch (final IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
-        });
+        }, BLOCKING);
         assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
-        final CompletableFuture<Void> stop = CompletableFuture.runAsync(() -> s.stop(Duration.ofSeconds(20)));
+        final CompletableFuture<Void> stop = CompletableFuture.runAsync(() -> s.stop(Duration.ofSeconds(20)), BLOCKING);
         // the answer is made once the stop has begun: a new request is refused with 503 from then on
         final Http other = new Http(s.port());
         final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -158,10 +164,10 @@ class GracefulStopTest {
         final QueryServer s = QueryServer.start(store, untilCancelled, new ServerConfig("127.0.0.1", 0, 1, 8, 4096, 60_000, null));
         final Http h = new Http(s.port());
         final List<CompletableFuture<Http.Response>> answers = new ArrayList<>();
-        answers.add(CompletableFuture.supplyAsync(() -> h.post("/v1/query", QUERY)));
+        answers.add(CompletableFuture.supplyAsync(() -> h.post("/v1/query", QUERY), BLOCKING));
         assertThat(firstRunning.await(30, TimeUnit.SECONDS)).isTrue();
         for (int i = 0; i < 4; i++) {
-            answers.add(CompletableFuture.supplyAsync(() -> h.post("/v1/query", QUERY)));
+            answers.add(CompletableFuture.supplyAsync(() -> h.post("/v1/query", QUERY), BLOCKING));
         }
         // the four wait behind the one worker: admitted, queued
         final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

@@ -30,6 +30,12 @@ import io.tradestore.server.TestStores;
  * answers are compared in {@link QueryEndpointTest}).
  */
 class QueryServerTest {
+    /** Threads of their own for blocking calls: the common pool may have a single thread on two cores. */
+    private static final java.util.concurrent.ExecutorService BLOCKING = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        final Thread t = new Thread(r, "test-blocking");
+        t.setDaemon(true);
+        return t;
+    });
     private static final String QUERY = "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
 
     @TempDir
@@ -338,7 +344,7 @@ class QueryServerTest {
             return new FixedResult(7);
         }, new ServerConfig("127.0.0.1", 0, 1, 1, 4096, 5000, null));
         final Http h = new Http(s.port());
-        final CompletableFuture<Http.Response> inFlight = CompletableFuture.supplyAsync(() -> h.post("/v1/query", QUERY));
+        final CompletableFuture<Http.Response> inFlight = CompletableFuture.supplyAsync(() -> h.post("/v1/query", QUERY), BLOCKING);
         assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
         final long t0 = System.nanoTime();
         s.stop(Duration.ofSeconds(5));
