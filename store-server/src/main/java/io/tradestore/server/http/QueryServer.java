@@ -298,6 +298,11 @@ public final class QueryServer implements AutoCloseable {
         return metrics.requestCount();
     }
 
+    /** @return answer bytes handed to connections whose clients have not taken them yet (answers over 64 KiB). */
+    long unreadAnswerBytes() {
+        return heldAnswerBytes.get();
+    }
+
     /** @return the Prometheus text of the metrics, as {@code GET /metrics} answers. */
     public String metricsText() {
         return metrics.render();

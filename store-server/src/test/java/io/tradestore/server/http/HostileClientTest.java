@@ -212,16 +212,18 @@ class HostileClientTest {
 
     @Test
     void shouldRefuseAnAnswerThatWouldPassTheUnreadAnswerBytesLimitBeforeItsStatusLine() throws Exception {
-        // larger than what the kernel's socket buffers take off the server's hands (a few MB on loopback)
-        final int answer = 12 << 20;
+        // far larger than what the kernel's socket buffers take off the server's hands (a few MB on loopback)
+        final int answer = 32 << 20;
         try (LogCapture log = LogCapture.tradestore();
-             QueryServer s = QueryServer.start(store, (json, timeoutMs) -> new SizedResult(answer), config(limits(0, 30_000, 60_000, 16 << 20, List.of())));
+             QueryServer s = QueryServer.start(store, (json, timeoutMs) -> new SizedResult(answer), config(limits(0, 30_000, 60_000, 48 << 20, List.of())));
              Socket stalled = nonReading(s.port())) {
-            // the first answer is held for a client that does not read; a second would pass 16 MB
-            String second = "";
-            for (int i = 0; i < 200 && !second.startsWith("HTTP/1.1 503"); i++) {
-                second = exchange(s.port(), post("Host: localhost\r\n"));
+            // the first answer is held for a client that does not read; a second would pass 48 MB
+            final long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+            while (s.unreadAnswerBytes() == 0 && System.nanoTime() < until) {
+                Thread.sleep(1);
             }
+            assertThat(s.unreadAnswerBytes()).isEqualTo(answer);
+            final String second = exchange(s.port(), post("Host: localhost\r\n"));
             assertThat(second).startsWith("HTTP/1.1 503").contains("\"code\":\"OVERLOADED\"").contains("have not read");
             assertThat(log.text()).contains("WARN refused an answer of " + answer + " bytes");
             // the stalled client reads at last: its answer arrives whole, and the server answers in full again
