@@ -236,7 +236,7 @@ public final class QueryEngine implements AutoCloseable {
         } catch (final QueryException e) {
             throw e;
         } catch (final StoreException e) {
-            // the store said what is wrong and where (an index file that cannot be written, a segment that cannot be read)
+            // the store said what is wrong and where (a segment that cannot be read, an index file that fails its checks once written)
             throw QueryException.storeProblem("store error while running the query: " + e.getMessage(), e);
         } catch (final RuntimeException | StackOverflowError e) {
             // the kernels trust symbol codes and zone maps: a value outside them (an index out of bounds, a group key outside

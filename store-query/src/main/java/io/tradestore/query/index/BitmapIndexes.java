@@ -43,7 +43,9 @@ import io.tradestore.query.exec.Executor;
  * The bitmap indexes of segments: for symbol columns (and integer columns with few distinct values per segment, such
  * as client ids) one Roaring bitmap of rows per value. A sealed segment's index is built on first use, persisted beside
  * the segment (temp file, atomic rename; a torn file fails its checksum), mapped and reused; a missing or corrupt file
- * is rebuilt. The open segment's committed prefix is indexed in memory ({@link OpenSegmentIndex}). Answers the eq/in/ne
+ * is rebuilt. One that cannot be written (a read-only store, a full disk) is kept on the heap instead, under the
+ * summaries' budget ({@link #indexesInMemory}), with one warning per table. The open segment's committed prefix is
+ * indexed in memory ({@link OpenSegmentIndex}). Answers the eq/in/ne
  * conjuncts of a query by intersecting per-leaf bitmaps smallest first, stopping as soon as the result is empty.
  */
 public final class BitmapIndexes implements Executor.SegmentSelector {
@@ -55,6 +57,17 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     public static final int DEFAULT_MIN_SEGMENT_ROWS = 1 << 16;
     private final Map<Key, SegmentIndex> cache = new ConcurrentHashMap<>();
     private final SharedBuilds<Key> indexBuilds = new SharedBuilds<>();
+    /**
+     * Indexes of sealed segments whose file could not be written, kept on the heap: counted in {@link #summaryBytes} and
+     * evicted when idle as the summaries are, since on a read-only store they are as many as the files would be.
+     */
+    private final Map<Key, HeldIndex> held = new ConcurrentHashMap<>();
+    /** Per index that could not be written nor held (no room in the budget), its bytes: scanned until room is made. */
+    private final Map<Key, Long> heldOverBudget = new ConcurrentHashMap<>();
+    /** Tables (their directories) whose index files could not be written: warned about once each. */
+    private final Set<Path> unwritable = ConcurrentHashMap.newKeySet();
+    /** The JDK's logger facade: a server's logging backend (or java.util.logging's stderr) gets the warning. */
+    private static final System.Logger LOG = System.getLogger(BitmapIndexes.class.getName());
     /** Entries (slots x parts) of one value summary at most by default: ~4 MB of arrays; a column with more slots gets none. */
     public static final int DEFAULT_SUMMARY_ENTRIES = 1 << 16;
     private volatile int summaryEntries = DEFAULT_SUMMARY_ENTRIES;
@@ -133,8 +146,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     private record IdleScan(long notBefore, long idleBytes) {
     }
 
-    /** A summary idle long enough to be evicted: its map and key, when it was last used, its size. */
-    private record Idle(Map<SummaryKey, ? extends CachedSummary> map, SummaryKey key, CachedSummary summary, long lastUsed, long bytes) {
+    /** A summary (or held index) idle long enough to be evicted: its map and key, when it was last used, its size. */
+    private record Idle(Map<?, ? extends CachedSummary> map, Object key, CachedSummary summary, long lastUsed, long bytes) {
     }
 
     private record SummaryKey(Segment segment, int key, int colA, int colB) {
@@ -176,6 +189,11 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         return loads.get();
     }
 
+    /** @return indexes of sealed segments held on the heap because their files could not be written. */
+    public int indexesInMemory() {
+        return held.size();
+    }
+
     /** @param c a column. @return whether the column type can be indexed. */
     static boolean indexable(final Column c) {
         switch (c.type()) {
@@ -199,7 +217,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * @param column   the column.
      * @param deadline the query's, checked while the index is built (nothing is cached or written when it passes) or
      *                 while the query waits for another query's build of it ({@link SharedBuilds}).
-     * @return the index, or null when the column is not worth indexing there.
+     * @return the index, or null when the column is not worth indexing there, or when its file could not be written and
+     *         the summaries' budget has no room to hold it (the query scans the segment then).
      */
     public SegmentIndex index(final TableSnapshot snap, final int segment, final int column, final Executor.Deadline deadline) {
         final Column c = snap.schema().column(column);
@@ -208,13 +227,29 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         }
         final Segment s = snap.segment(segment);
         final Key key = new Key(s, column);
-        final SegmentIndex cached = cache.get(key);
-        final SegmentIndex idx = cached != null ? cached : indexBuilds.get(key, deadline, () -> cache.get(key), () -> {
-            final SegmentIndex built = loadOrBuild(snap, segment, c, deadline);
-            cache.put(key, built);
-            return built;
+        final SegmentIndex cached = lookup(key);
+        final SegmentIndex idx = cached != null ? cached : indexBuilds.get(key, deadline, () -> lookup(key), () -> {
+            final Long need = heldOverBudget.get(key);
+            if (need != null && !makeRoom(need)) {
+                return null; // its file cannot be written and it has no room on the heap: a scan is cheaper than a build
+            }
+            return loadOrBuild(snap, segment, c, key, deadline);
         });
         return idx == SegmentIndex.NONE ? null : idx;
+    }
+
+    /** @return the mapped or held index of a key (a held one is touched: it is in use), or null. */
+    private SegmentIndex lookup(final Key key) {
+        final SegmentIndex mapped = cache.get(key);
+        if (mapped != null) {
+            return mapped;
+        }
+        final HeldIndex h = held.get(key);
+        if (h == null) {
+            return null;
+        }
+        h.touch(clock.getAsLong());
+        return h.index();
     }
 
     /**
@@ -241,10 +276,15 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         return idx.view(rows, deadline);
     }
 
-    /** Forgets every mapped index (files stay on disk), every open segment's index and every (value or bucket) summary. */
+    /**
+     * Forgets every mapped index (files stay on disk), every held index, every open segment's index and every (value or
+     * bucket) summary.
+     */
     public void clear() {
         cache.clear();
         open.clear();
+        drain(held);
+        heldOverBudget.clear();
         drain(summaries);
         drain(buckets);
         outOfOrder.clear();
@@ -253,8 +293,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     }
 
     /** Removes every summary of a map, taking its bytes off the count (a build publishing meanwhile stays counted). */
-    private <S extends CachedSummary> void drain(final Map<SummaryKey, S> map) {
-        for (final Map.Entry<SummaryKey, S> e : map.entrySet()) {
+    private <K, S extends CachedSummary> void drain(final Map<K, S> map) {
+        for (final Map.Entry<K, S> e : map.entrySet()) {
             if (map.remove(e.getKey(), e.getValue())) {
                 summaryBytes.addAndGet(-e.getValue().bytes());
             }
@@ -266,22 +306,68 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         return s.directory().resolve(c.name() + BitmapIndexDescriptor.SUFFIX);
     }
 
-    private SegmentIndex loadOrBuild(final TableSnapshot snap, final int segment, final Column c, final Executor.Deadline deadline) {
+    /** Loads the index file, or builds the index and writes it, caching what it gets (a held index when the write fails). */
+    private SegmentIndex loadOrBuild(final TableSnapshot snap, final int segment, final Column c, final Key key, final Executor.Deadline deadline) {
         final Segment s = snap.segment(segment);
         final Path path = file(s, c);
         final int rows = snap.segmentRowCount(segment);
         final SegmentIndex loaded = load(path, rows);
         if (loaded != null) {
             loads.incrementAndGet();
+            cache.put(key, loaded);
             return loaded;
         }
-        build(s, c, rows, path, deadline);
+        final ByteBuffer image = build(s, c, rows, path, deadline);
         builds.incrementAndGet();
+        try {
+            write(path, image);
+        } catch (final StoreException e) {
+            return hold(key, s, path, image, rows, e);
+        }
         final SegmentIndex built = load(path, rows);
         if (built == null) {
             throw new StoreException("bitmap index " + path + " failed its checks right after it was written");
         }
+        cache.put(key, built);
         return built;
+    }
+
+    /**
+     * Keeps an index whose file could not be written on the heap when the budget has (or idle summaries make) room for
+     * it; else it answers this query only, and the segment is scanned until there is room. Holding it instead of
+     * scanning: the query has paid for the build already, and a held index answers the next ones as fast as a mapped one.
+     *
+     * @return the index.
+     */
+    private SegmentIndex hold(final Key key, final Segment s, final Path path, final ByteBuffer image, final int rows, final StoreException e) {
+        if (unwritable.add(s.directory().getParent())) {
+            LOG.log(System.Logger.Level.WARNING, "bitmap indexes of table directory " + s.directory().getParent() + " cannot be written (first: "
+                + e.getMessage() + "); queries keep them in memory, within the summaries' budget, and scan what does not fit. "
+                + "Make the segment directories writable or free disk space to keep them on disk; this is logged once per table");
+        }
+        final SegmentIndex idx = read(image, image.capacity(), rows);
+        if (idx == null) {
+            throw new StoreException("bitmap index " + path + " failed its checks right after it was built");
+        }
+        if (idx == SegmentIndex.NONE) {
+            cache.put(key, idx); // a marker holds no bitmaps: nothing to count
+            return idx;
+        }
+        final long bytes = image.capacity();
+        if (!makeRoom(bytes)) {
+            heldOverBudget.put(key, bytes);
+            return idx;
+        }
+        heldOverBudget.remove(key);
+        final HeldIndex h = new HeldIndex(idx, bytes);
+        h.touch(clock.getAsLong());
+        // counted before it is published: an eviction (or clear) can only subtract bytes already added
+        summaryBytes.addAndGet(bytes);
+        final HeldIndex old = held.put(key, h);
+        if (old != null) {
+            summaryBytes.addAndGet(-old.bytes());
+        }
+        return idx;
     }
 
     /** @return the mapped index, NONE for a marker, or null when the file is missing or fails its checks. */
@@ -295,41 +381,55 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                 return null;
             }
             final MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_ONLY, 0, size);
-            final ByteBuffer b = map.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-            if (b.getInt(BitmapIndexDescriptor.FORMAT_VERSION_OFFSET) != BitmapIndexDescriptor.FORMAT_VERSION
-                || b.getInt(BitmapIndexDescriptor.ROW_COUNT_OFFSET) != rows) {
-                return null;
-            }
-            final int kind = b.getInt(BitmapIndexDescriptor.KIND_OFFSET);
-            final int slots = b.getInt(BitmapIndexDescriptor.SLOT_COUNT_OFFSET);
-            if (BitmapIndexDescriptor.checksum(b) != b.getLong(BitmapIndexDescriptor.CHECKSUM_OFFSET)) {
-                return null;
-            }
-            if (kind == BitmapIndexDescriptor.KIND_NOT_INDEXED) {
-                return SegmentIndex.NONE;
-            }
-            if (kind != BitmapIndexDescriptor.KIND_INDEXED || slots < 1 || BitmapIndexDescriptor.dataOffset(slots) > size
-                || BitmapIndexDescriptor.dataOffset(slots) + b.getLong(BitmapIndexDescriptor.OFFSETS_OFFSET + slots * 8) != size) {
-                return null;
-            }
-            return new SegmentIndex(b, rows, slots, b.getLong(BitmapIndexDescriptor.MIN_OFFSET));
+            return read(map, size, rows);
         } catch (final IOException e) {
             return null;
         }
     }
 
+    /** @return the index an image (mapped or on the heap) holds, NONE for a marker, or null when it fails its checks. */
+    private static SegmentIndex read(final ByteBuffer image, final long size, final int rows) {
+        final ByteBuffer b = image.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        if (b.getInt(BitmapIndexDescriptor.FORMAT_VERSION_OFFSET) != BitmapIndexDescriptor.FORMAT_VERSION
+            || b.getInt(BitmapIndexDescriptor.ROW_COUNT_OFFSET) != rows) {
+            return null;
+        }
+        final int kind = b.getInt(BitmapIndexDescriptor.KIND_OFFSET);
+        final int slots = b.getInt(BitmapIndexDescriptor.SLOT_COUNT_OFFSET);
+        if (BitmapIndexDescriptor.checksum(b) != b.getLong(BitmapIndexDescriptor.CHECKSUM_OFFSET)) {
+            return null;
+        }
+        if (kind == BitmapIndexDescriptor.KIND_NOT_INDEXED) {
+            return SegmentIndex.NONE;
+        }
+        if (kind != BitmapIndexDescriptor.KIND_INDEXED || slots < 1 || BitmapIndexDescriptor.dataOffset(slots) > size
+            || BitmapIndexDescriptor.dataOffset(slots) + b.getLong(BitmapIndexDescriptor.OFFSETS_OFFSET + slots * 8) != size) {
+            return null;
+        }
+        return new SegmentIndex(b, rows, slots, b.getLong(BitmapIndexDescriptor.MIN_OFFSET));
+    }
+
     /**
-     * Builds the index of one column of a sealed segment with a counting sort of its rows by value, and writes it (not
-     * when the deadline passes first).
+     * Builds the index of one column of a sealed segment and writes it (not when the deadline passes first).
+     *
+     * @throws StoreException when the file cannot be written.
      */
-    static void build(final Segment s, final Column c, final int rows, final Path path, final Executor.Deadline deadline) {
+    static void buildFile(final Segment s, final Column c, final int rows, final Path path, final Executor.Deadline deadline) {
+        write(path, build(s, c, rows, path, deadline));
+    }
+
+    /**
+     * Builds the index of one column of a sealed segment with a counting sort of its rows by value.
+     *
+     * @return the index file's bytes, on the heap.
+     */
+    private static ByteBuffer build(final Segment s, final Column c, final int rows, final Path path, final Executor.Deadline deadline) {
         final long zmin = s.zoneMin(-1, c.index());
         final long zmax = s.zoneMax(-1, c.index());
         final long min = zmin > zmax ? 0 : zmin;
         final long range = zmin > zmax ? 0 : zmax - zmin + 1;
         if (range < 0 || range > MAX_INTEGER_RANGE && c.type() != ColumnType.SYMBOL) {
-            write(path, BitmapIndexDescriptor.KIND_NOT_INDEXED, rows, 0, min, null);
-            return;
+            return image(path, BitmapIndexDescriptor.KIND_NOT_INDEXED, rows, 0, min, null);
         }
         final int slots = (int) range + 1;
         final int[] slotOfRow = new int[rows];
@@ -352,8 +452,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             distinct += counts[i] > 0 ? 1 : 0;
         }
         if (c.type() != ColumnType.SYMBOL && (long) distinct * MIN_ROWS_PER_VALUE > rows) {
-            write(path, BitmapIndexDescriptor.KIND_NOT_INDEXED, rows, 0, min, null);
-            return;
+            return image(path, BitmapIndexDescriptor.KIND_NOT_INDEXED, rows, 0, min, null);
         }
         for (int i = 1; i <= slots; i++) {
             counts[i] += counts[i - 1];
@@ -375,10 +474,11 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
                 bitmaps[k] = b;
             }
         }
-        write(path, BitmapIndexDescriptor.KIND_INDEXED, rows, slots, min, bitmaps);
+        return image(path, BitmapIndexDescriptor.KIND_INDEXED, rows, slots, min, bitmaps);
     }
 
-    private static void write(final Path path, final int kind, final int rows, final int slots, final long min, final RoaringBitmap[] bitmaps) {
+    /** @return the bytes of an index file (path: named when it would not fit one mapping). */
+    private static ByteBuffer image(final Path path, final int kind, final int rows, final int slots, final long min, final RoaringBitmap[] bitmaps) {
         final long dataStart = kind == BitmapIndexDescriptor.KIND_INDEXED ? BitmapIndexDescriptor.dataOffset(slots)
             : BitmapIndexDescriptor.OFFSETS_OFFSET;
         long dataLength = 0;
@@ -411,6 +511,12 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             }
         }
         b.putLong(BitmapIndexDescriptor.CHECKSUM_OFFSET, BitmapIndexDescriptor.checksum(b));
+        return b;
+    }
+
+    /** Writes an index file's bytes: a temp file renamed over it. @throws StoreException when it cannot be written. */
+    private static void write(final Path path, final ByteBuffer image) {
+        final ByteBuffer b = image.duplicate();
         final Path tmp = path.resolveSibling(path.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-" + Thread.currentThread().getId());
         try {
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
@@ -939,7 +1045,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
 
     /**
      * Whether the budget has {@code needBytes} of room; when it has not, makes it by evicting the least recently used
-     * summaries (value and bucket) that no query used for {@link #summaryIdleMillis}: enough to free what is needed, and
+     * summaries (value and bucket) and held indexes that no query used for {@link #summaryIdleMillis}: enough to free what is needed, and
      * at least a quarter of the budget (so the next builds find room without a scan each), or none when all the idle ones
      * together would not free enough. A scan that finds too few remembers how many bytes were idle and when the oldest
      * summary busy then turns idle: until then, an ask that those and the free room cannot serve returns at once, so a
@@ -961,7 +1067,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         idleScans.incrementAndGet();
         final long idle = summaryIdleNanos;
         final List<Idle> candidates = new ArrayList<>();
-        final long oldestBusy = Math.min(idleOf(summaries, now, idle, candidates), idleOf(buckets, now, idle, candidates));
+        final long oldestBusy = Math.min(Math.min(idleOf(summaries, now, idle, candidates), idleOf(buckets, now, idle, candidates)),
+            idleOf(held, now, idle, candidates));
         long idleBytes = 0;
         for (final Idle c : candidates) {
             idleBytes += c.bytes;
@@ -986,7 +1093,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         return budget - summaryBytes.get() >= needBytes;
     }
 
-    /** @return heap bytes the value and bucket summaries hold now. */
+    /** @return heap bytes the value and bucket summaries, and the held indexes ({@link #indexesInMemory}), hold now. */
     public long summaryBytes() {
         return summaryBytes.get();
     }
@@ -996,9 +1103,9 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      *
      * @return when the least recently used of the others was used, or Long.MAX_VALUE.
      */
-    private static long idleOf(final Map<SummaryKey, ? extends CachedSummary> map, final long now, final long idle, final List<Idle> out) {
+    private static <K> long idleOf(final Map<K, ? extends CachedSummary> map, final long now, final long idle, final List<Idle> out) {
         long oldestBusy = Long.MAX_VALUE;
-        for (final Map.Entry<SummaryKey, ? extends CachedSummary> e : map.entrySet()) {
+        for (final Map.Entry<K, ? extends CachedSummary> e : map.entrySet()) {
             final CachedSummary s = e.getValue();
             final long used = s.lastUsed();
             if (now - used >= idle) {

@@ -104,7 +104,7 @@ public final class SealIndexer implements TableWriter.SealListener, AutoCloseabl
             final Column col = snap.schema().column(column);
             final Path path = BitmapIndexes.file(s, col);
             if (!Files.exists(path)) {
-                BitmapIndexes.build(s, col, rows, path, Executor.Deadline.NONE);
+                BitmapIndexes.buildFile(s, col, rows, path, Executor.Deadline.NONE);
                 built.incrementAndGet();
             }
         } catch (final RuntimeException e) {

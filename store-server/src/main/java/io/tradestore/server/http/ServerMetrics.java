@@ -1,20 +1,39 @@
 package io.tradestore.server.http;
 
-import java.util.Locale;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.prometheus.metrics.model.snapshots.Quantile;
+import io.prometheus.metrics.model.snapshots.Quantiles;
+import io.prometheus.metrics.model.snapshots.SummarySnapshot;
+
 /**
- * The server's counters and latency histograms, rendered in the Prometheus text format. Request threads record into
- * HdrHistogram {@link Recorder}s (wait-free for writers); a scrape folds the interval into a cumulative histogram per
- * endpoint, so the quantiles cover the server's lifetime. Counters are found by array index (endpoint ordinal, status),
- * so recording a request builds no key and allocates nothing once its endpoint and status have been seen.
+ * The server's counters and latency histograms, kept and rendered in the Prometheus text format by the Prometheus Java
+ * client library. Latency is a classic histogram per endpoint ({@link #LATENCY_BUCKETS_SECONDS}), which Prometheus can
+ * aggregate across servers and rate over any window; HdrHistogram {@link Recorder}s (wait-free for writers) keep the
+ * lifetime quantiles and the slowest request beside it. Each (endpoint, status) counter and each endpoint's histogram is
+ * found by array index once created, so recording a request builds no label key; it allocates only the library's one
+ * small object per observation (nothing per row). While a scrape collects the histogram, the library buffers the
+ * observations made meanwhile, so a scrape sees every endpoint's buckets, sum and count consistent with each other.
  */
 final class ServerMetrics {
     /** Lowest HTTP status counted in its own slot. */
@@ -22,27 +41,35 @@ final class ServerMetrics {
     /** Statuses counted: 100 to 599 (Netty sends nothing outside it). */
     private static final int STATUS_COUNT = 500;
 
-    /** Quantiles exposed per endpoint. */
+    /**
+     * Upper bounds of the latency buckets, in seconds (and +Inf): 1-2.5-5 steps from 100 us, the fastest answers
+     * (/health, a selective query answered from summaries), to 10 s, the default --timeout-ms, plus 30 s for a raised one;
+     * a 504 at the default timeout lands in the 30 s bucket, apart from every answer in time.
+     */
+    static final double[] LATENCY_BUCKETS_SECONDS = {
+        0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+    };
+    /** Quantiles exposed per endpoint from the lifetime HdrHistogram. */
     private static final double[] QUANTILES = {0.5, 0.9, 0.99, 0.999};
     /** Highest latency tracked exactly: 1 hour in nanoseconds (longer values are clamped). */
     private static final long HIGHEST_TRACKABLE_NS = TimeUnit.HOURS.toNanos(1);
+    private static final double NANOS_PER_SECOND = 1e9;
+    /** Text format 0.0.4, the content type /metrics answers with. */
+    private static final PrometheusTextFormatWriter WRITER = PrometheusTextFormatWriter.create();
 
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final Counter requests;
+    private final io.prometheus.metrics.core.metrics.Histogram duration;
     /** Requests by {@code endpoint.ordinal() * STATUS_COUNT + status - MIN_STATUS}, each created when first counted. */
-    private final AtomicReferenceArray<LongAdder> requests = new AtomicReferenceArray<>(Endpoint.COUNT * STATUS_COUNT);
-    /** Latencies by endpoint ordinal, each created when first recorded (a histogram is a few hundred KiB). */
+    private final AtomicReferenceArray<CounterDataPoint> requestsBySlot = new AtomicReferenceArray<>(Endpoint.COUNT * STATUS_COUNT);
+    /** Histogram data points by endpoint ordinal, each created when first recorded. */
+    private final AtomicReferenceArray<DistributionDataPoint> durations = new AtomicReferenceArray<>(Endpoint.COUNT);
+    /** Lifetime latencies by endpoint ordinal, each created when first recorded (a histogram is a few hundred KiB). */
     private final AtomicReferenceArray<Latency> latencies = new AtomicReferenceArray<>(Endpoint.COUNT);
-    private final LongAdder rowsScanned = new LongAdder();
-    private final LongAdder rowsMatched = new LongAdder();
-    private final LongAdder rejected = new LongAdder();
-    private final LongAdder timedOut = new LongAdder();
-    private final LongSupplier queueDepth;
-    private final LongSupplier activeQueries;
-    private final LongSupplier pipelinedRequests;
-    private final LongSupplier mappedBytes;
-    /** The engine's summaries: heap bytes, builds and evictions; all three null without an engine. */
-    private final LongSupplier summaryBytes;
-    private final LongSupplier summaryBuilds;
-    private final LongSupplier summaryEvictions;
+    private final Counter rowsScanned;
+    private final Counter rowsMatched;
+    private final Counter rejected;
+    private final Counter timedOut;
 
     /**
      * @param queueDepth        queries waiting for a worker.
@@ -57,13 +84,39 @@ final class ServerMetrics {
     ServerMetrics(final LongSupplier queueDepth, final LongSupplier activeQueries, final LongSupplier pipelinedRequests,
                   final LongSupplier mappedBytes, final LongSupplier summaryBytes, final LongSupplier summaryBuilds,
                   final LongSupplier summaryEvictions) {
-        this.queueDepth = queueDepth;
-        this.activeQueries = activeQueries;
-        this.pipelinedRequests = pipelinedRequests;
-        this.mappedBytes = mappedBytes;
-        this.summaryBytes = summaryBytes;
-        this.summaryBuilds = summaryBuilds;
-        this.summaryEvictions = summaryEvictions;
+        requests = counter("tradestore_http_requests_total", "HTTP requests answered, by endpoint and status.", "endpoint", "status");
+        // classic buckets only: native histograms are not in the text format, and would cost a map lookup per request
+        duration = io.prometheus.metrics.core.metrics.Histogram.builder().name("tradestore_http_request_duration_seconds")
+            .help("Latency from request receipt to the last byte of the response, by endpoint.").labelNames("endpoint").classicOnly()
+            .classicUpperBounds(LATENCY_BUCKETS_SECONDS).withoutExemplars().register(registry);
+        registry.register((MultiCollector) this::lifetimeLatencies);
+        rowsScanned = counter("tradestore_rows_scanned_total", "Rows the query kernels looked at.");
+        rowsMatched = counter("tradestore_rows_matched_total", "Rows that passed the filters and time range.");
+        rejected = counter("tradestore_queries_rejected_total", "Queries answered 503 OVERLOADED because the queue was full.");
+        timedOut = counter("tradestore_queries_timed_out_total", "Queries answered 504 TIMEOUT.");
+        gauge("tradestore_query_queue_depth", "Queries waiting for a worker.", queueDepth);
+        gauge("tradestore_queries_active", "Queries running on a worker.", activeQueries);
+        gauge("tradestore_http_requests_pipelined", "Requests read and waiting behind an earlier one of their connection.", pipelinedRequests);
+        gauge("tradestore_mapped_bytes", "Off-heap bytes of store files mapped by this process.", mappedBytes);
+        if (summaryBytes != null) {
+            gauge("tradestore_summary_bytes", "Heap bytes held by the cached value and bucket summaries and the bitmap indexes that could not "
+                + "be written.", summaryBytes);
+            counterWithCallback("tradestore_summary_builds_total", "Value and bucket summaries built (a pass over a segment each).", summaryBuilds);
+            counterWithCallback("tradestore_summary_evictions_total", "Summaries idle for the idle time evicted to make room for others.",
+                summaryEvictions);
+        }
+    }
+
+    private Counter counter(final String name, final String help, final String... labels) {
+        return Counter.builder().name(name).help(help).labelNames(labels).withoutExemplars().register(registry);
+    }
+
+    private void gauge(final String name, final String help, final LongSupplier value) {
+        GaugeWithCallback.builder().name(name).help(help).callback(c -> c.call(value.getAsLong())).register(registry);
+    }
+
+    private void counterWithCallback(final String name, final String help, final LongSupplier value) {
+        CounterWithCallback.builder().name(name).help(help).callback(c -> c.call(value.getAsLong())).register(registry);
     }
 
     /**
@@ -75,36 +128,45 @@ final class ServerMetrics {
      */
     void record(final Endpoint endpoint, final int status, final long latencyNs) {
         assert status >= MIN_STATUS && status < MIN_STATUS + STATUS_COUNT : "status=" + status;
-        slot(requests, endpoint.ordinal() * STATUS_COUNT + status - MIN_STATUS, LongAdder::new).increment();
-        slot(latencies, endpoint.ordinal(), Latency::new).record(latencyNs);
+        final int slot = endpoint.ordinal() * STATUS_COUNT + status - MIN_STATUS;
+        CounterDataPoint count = requestsBySlot.get(slot);
+        if (count == null) {
+            // the library keeps one data point per label values: every thread that races here gets the same one
+            requestsBySlot.compareAndSet(slot, null, requests.labelValues(endpoint.label(), Integer.toString(status)));
+            count = requestsBySlot.get(slot);
+        }
+        count.inc();
+        DistributionDataPoint d = durations.get(endpoint.ordinal());
+        if (d == null) {
+            durations.compareAndSet(endpoint.ordinal(), null, duration.labelValues(endpoint.label()));
+            d = durations.get(endpoint.ordinal());
+        }
+        final long ns = Math.max(1, Math.min(latencyNs, HIGHEST_TRACKABLE_NS));
+        d.observe(ns / NANOS_PER_SECOND);
+        Latency latency = latencies.get(endpoint.ordinal());
+        if (latency == null) {
+            latencies.compareAndSet(endpoint.ordinal(), null, new Latency());
+            latency = latencies.get(endpoint.ordinal());
+        }
+        latency.recorder.recordValue(ns);
         if (status == 503) {
-            rejected.increment();
+            rejected.inc();
         } else if (status == 504) {
-            timedOut.increment();
+            timedOut.inc();
         }
-    }
-
-    /** @return the element at {@code i}, created on first use (by one of the threads that race for it). */
-    private static <T> T slot(final AtomicReferenceArray<T> array, final int i, final Supplier<T> create) {
-        final T t = array.get(i);
-        if (t != null) {
-            return t;
-        }
-        array.compareAndSet(i, null, create.get());
-        return array.get(i);
     }
 
     void rows(final long scanned, final long matched) {
-        rowsScanned.add(scanned);
-        rowsMatched.add(matched);
+        rowsScanned.inc(scanned);
+        rowsMatched.inc(matched);
     }
 
     /** @return total requests answered so far, for tests and logs. */
     long requestCount() {
         long n = 0;
-        for (int i = 0; i < requests.length(); i++) {
-            final LongAdder a = requests.get(i);
-            n += a == null ? 0 : a.sum();
+        for (int i = 0; i < requestsBySlot.length(); i++) {
+            final CounterDataPoint c = requestsBySlot.get(i);
+            n += c == null ? 0 : c.getLongValue();
         }
         return n;
     }
@@ -115,87 +177,46 @@ final class ServerMetrics {
      * @return the text.
      */
     String render() {
-        final StringBuilder sb = new StringBuilder(4096);
-        sb.append("# HELP tradestore_http_requests_total HTTP requests answered, by endpoint and status.\n");
-        sb.append("# TYPE tradestore_http_requests_total counter\n");
-        for (final Endpoint ep : Endpoint.BY_LABEL) {
-            for (int status = MIN_STATUS; status < MIN_STATUS + STATUS_COUNT; status++) {
-                final LongAdder a = requests.get(ep.ordinal() * STATUS_COUNT + status - MIN_STATUS);
-                if (a != null) {
-                    sb.append("tradestore_http_requests_total{endpoint=\"").append(ep.label()).append("\",status=\"").append(status)
-                        .append("\"} ").append(a.sum()).append('\n');
-                }
-            }
+        final ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
+        try {
+            WRITER.write(out, registry.scrape());
+        } catch (final IOException e) {
+            throw new UncheckedIOException("writing metrics to memory", e); // a ByteArrayOutputStream does not throw
         }
-        sb.append("# HELP tradestore_http_request_duration_seconds Latency from request receipt to response, by endpoint "
-            + "(HdrHistogram, since start).\n");
-        sb.append("# TYPE tradestore_http_request_duration_seconds summary\n");
-        final StringBuilder max = new StringBuilder();
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The lifetime quantiles and the slowest request of each endpoint, from one fold of its HdrHistogram per scrape so
+     * that both families describe the same requests.
+     */
+    private MetricSnapshots lifetimeLatencies() {
+        final SummarySnapshot.Builder quantiles = SummarySnapshot.builder().name("tradestore_http_request_duration_lifetime_seconds")
+            .help("Latency quantiles since start, by endpoint (HdrHistogram, 3 significant digits).");
+        final GaugeSnapshot.Builder max = GaugeSnapshot.builder().name("tradestore_http_request_duration_max_seconds")
+            .help("Slowest request since start, by endpoint.");
         for (final Endpoint endpoint : Endpoint.BY_LABEL) {
             final Latency latency = latencies.get(endpoint.ordinal());
             if (latency == null) {
                 continue;
             }
             final Histogram h = latency.snapshot();
-            final String ep = endpoint.label();
-            for (final double q : QUANTILES) {
-                sb.append("tradestore_http_request_duration_seconds{endpoint=\"").append(ep).append("\",quantile=\"").append(q)
-                    .append("\"} ").append(seconds(h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(q * 100.0))).append('\n');
+            final Labels labels = Labels.of("endpoint", endpoint.label());
+            final Quantiles.Builder q = Quantiles.builder();
+            for (final double quantile : QUANTILES) {
+                q.quantile(new Quantile(quantile, h.getValueAtPercentile(quantile * 100.0) / NANOS_PER_SECOND));
             }
-            sb.append("tradestore_http_request_duration_seconds_sum{endpoint=\"").append(ep).append("\"} ")
-                .append(seconds(latency.sumNs.sum())).append('\n');
-            sb.append("tradestore_http_request_duration_seconds_count{endpoint=\"").append(ep).append("\"} ")
-                .append(h.getTotalCount()).append('\n');
-            max.append("tradestore_http_request_duration_max_seconds{endpoint=\"").append(ep).append("\"} ")
-                .append(seconds(h.getTotalCount() == 0 ? 0 : h.getMaxValue())).append('\n');
+            quantiles.dataPoint(SummarySnapshot.SummaryDataPointSnapshot.builder().labels(labels).quantiles(q.build()).build());
+            max.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(labels).value(h.getMaxValue() / NANOS_PER_SECOND).build());
         }
-        sb.append("# HELP tradestore_http_request_duration_max_seconds Slowest request since start, by endpoint.\n");
-        sb.append("# TYPE tradestore_http_request_duration_max_seconds gauge\n").append(max);
-        counter(sb, "tradestore_rows_scanned_total", "Rows the query kernels looked at.", rowsScanned.sum());
-        counter(sb, "tradestore_rows_matched_total", "Rows that passed the filters and time range.", rowsMatched.sum());
-        counter(sb, "tradestore_queries_rejected_total", "Queries answered 503 OVERLOADED because the queue was full.", rejected.sum());
-        counter(sb, "tradestore_queries_timed_out_total", "Queries answered 504 TIMEOUT.", timedOut.sum());
-        gauge(sb, "tradestore_query_queue_depth", "Queries waiting for a worker.", queueDepth.getAsLong());
-        gauge(sb, "tradestore_queries_active", "Queries running on a worker.", activeQueries.getAsLong());
-        gauge(sb, "tradestore_http_requests_pipelined", "Requests read and waiting behind an earlier one of their connection.",
-            pipelinedRequests.getAsLong());
-        gauge(sb, "tradestore_mapped_bytes", "Off-heap bytes of store files mapped by this process.", mappedBytes.getAsLong());
-        if (summaryBytes != null) {
-            gauge(sb, "tradestore_summary_bytes", "Heap bytes held by the cached value and bucket summaries.", summaryBytes.getAsLong());
-            counter(sb, "tradestore_summary_builds_total", "Value and bucket summaries built (a pass over a segment each).",
-                summaryBuilds.getAsLong());
-            counter(sb, "tradestore_summary_evictions_total", "Summaries idle for the idle time evicted to make room for others.",
-                summaryEvictions.getAsLong());
-        }
-        return sb.toString();
-    }
-
-    private static void counter(final StringBuilder sb, final String name, final String help, final long value) {
-        sb.append("# HELP ").append(name).append(' ').append(help).append('\n');
-        sb.append("# TYPE ").append(name).append(" counter\n").append(name).append(' ').append(value).append('\n');
-    }
-
-    private static void gauge(final StringBuilder sb, final String name, final String help, final long value) {
-        sb.append("# HELP ").append(name).append(' ').append(help).append('\n');
-        sb.append("# TYPE ").append(name).append(" gauge\n").append(name).append(' ').append(value).append('\n');
-    }
-
-    private static String seconds(final long ns) {
-        return String.format(Locale.ROOT, "%.9f", ns / 1e9);
+        return MetricSnapshots.of(quantiles.build(), max.build());
     }
 
     /** One endpoint's latencies: recorded wait-free, folded into a lifetime histogram when scraped. */
     private static final class Latency {
         private final Recorder recorder = new Recorder(HIGHEST_TRACKABLE_NS, 3);
         private final Histogram total = new Histogram(HIGHEST_TRACKABLE_NS, 3);
-        private final LongAdder sumNs = new LongAdder();
         private Histogram interval;
-
-        void record(final long ns) {
-            final long v = Math.max(1, Math.min(ns, HIGHEST_TRACKABLE_NS));
-            recorder.recordValue(v);
-            sumNs.add(v);
-        }
 
         synchronized Histogram snapshot() {
             interval = recorder.getIntervalHistogram(interval);

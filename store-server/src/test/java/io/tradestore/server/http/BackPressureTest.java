@@ -180,7 +180,7 @@ class BackPressureTest {
     private static long gauge(final String metrics, final String name) {
         for (final String line : metrics.split("\n")) {
             if (line.startsWith(name + " ")) {
-                return Long.parseLong(line.substring(name.length() + 1));
+                return (long) Double.parseDouble(line.substring(name.length() + 1)); // Prometheus values are floats: "3.0"
             }
         }
         throw new AssertionError("no " + name + " in\n" + metrics);

@@ -25,35 +25,30 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 
-import io.tradestore.core.Store;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.plan.Utf8JsonCheck;
-import io.tradestore.server.TestStores;
 
 /** The real engine over HTTP: each answer equals the embedded API's (statistics aside), and engine errors keep their code and path. */
 class QueryEndpointTest {
     @TempDir
     static Path dir;
-    private static Store store;
+    private static ServedEngine served;
     private static QueryEngine engine;
     private static QueryServer server;
     private static Http http;
 
     @BeforeAll
     static void start() {
-        TestStores.writeTrades(dir, 5000, 11);
-        store = Store.open(dir);
-        engine = new QueryEngine(store, 2);
-        server = QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null));
-        http = new Http(server.port());
+        served = new ServedEngine(dir, 5000, 11);
+        engine = served.engine();
+        server = served.server();
+        http = served.http();
     }
 
     @AfterAll
     static void stop() {
-        server.close();
-        engine.close();
-        store.close();
+        served.close();
     }
 
     static List<String> queries() {
@@ -163,7 +158,7 @@ class QueryEndpointTest {
     private static long metric(final String body, final String name) {
         for (final String line : body.split("\n")) {
             if (line.startsWith(name + " ")) {
-                return Long.parseLong(line.substring(name.length() + 1).trim());
+                return (long) Double.parseDouble(line.substring(name.length() + 1).trim()); // Prometheus values are floats: "3.0"
             }
         }
         throw new AssertionError("no " + name + " in /metrics:\n" + body);

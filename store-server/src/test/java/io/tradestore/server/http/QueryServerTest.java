@@ -259,7 +259,7 @@ class QueryServerTest {
         final String name = "tradestore_http_requests_total{endpoint=\"" + endpoint + "\",status=\"" + status + "\"} ";
         for (final String line : metrics.split("\n")) {
             if (line.startsWith(name)) {
-                return Long.parseLong(line.substring(name.length()));
+                return (long) Double.parseDouble(line.substring(name.length())); // Prometheus values are floats: "3.0"
             }
         }
         return 0;
@@ -276,8 +276,8 @@ class QueryServerTest {
         assertThat(r.body())
             .containsPattern("tradestore_http_requests_total\\{endpoint=\"/health\",status=\"200\"} [1-9]")
             .containsPattern("tradestore_http_requests_total\\{endpoint=\"/v1/query\",status=\"200\"} [1-9]")
-            .contains("tradestore_http_request_duration_seconds{endpoint=\"/v1/query\",quantile=\"0.5\"}")
-            .contains("tradestore_http_request_duration_seconds{endpoint=\"/v1/query\",quantile=\"0.999\"}")
+            .contains("tradestore_http_request_duration_lifetime_seconds{endpoint=\"/v1/query\",quantile=\"0.5\"}")
+            .contains("tradestore_http_request_duration_lifetime_seconds{endpoint=\"/v1/query\",quantile=\"0.999\"}")
             .contains("tradestore_http_request_duration_max_seconds{endpoint=\"/v1/query\"}")
             .containsPattern("tradestore_rows_scanned_total [1-9]")
             .contains("tradestore_query_queue_depth 0")
