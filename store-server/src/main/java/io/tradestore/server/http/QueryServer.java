@@ -206,6 +206,8 @@ public final class QueryServer implements AutoCloseable {
         this.metrics = new ServerMetrics(() -> Math.max(0, admitted.get() - activeQueries.get()), activeQueries::get, pipelinedRequests::get,
             MappedFile::mappedBytes, indexes == null ? null : indexes::summaryBytes,
             indexes == null ? null : () -> indexes.summaryBuilds() + indexes.bucketSummaryBuilds(), indexes == null ? null : indexes::summaryEvictions);
+        metrics.connectionLimits(openConnections::get, refusedConnections::sum, acceptFailures::sum, requestTimeouts::sum, writeFailures::sum,
+            answersRefused::sum, heldAnswerBytes::get);
         // one event loop per core: a loop never runs a query, so it always reads the next request (and answers 503 at once)
         this.loops = new MultiThreadIoEventLoopGroup(Math.max(1, Runtime.getRuntime().availableProcessors()),
             daemonThreads("tradestore-http-", 0), NioIoHandler.newFactory());

@@ -107,6 +107,35 @@ final class ServerMetrics {
         }
     }
 
+    /**
+     * Registers the figures of the limits that keep hostile or careless clients from holding the server's resources.
+     *
+     * @param openConnections     connections open now.
+     * @param refusedConnections  connections answered 503 and closed for being beyond --max-connections.
+     * @param acceptFailures      connections the listener failed to accept (descriptors ran out).
+     * @param requestTimeouts     requests answered 408 for not arriving whole in time.
+     * @param writeFailures       connections closed because an answer could not be written (its client took no bytes).
+     * @param answersRefused      answers refused with 503 for the answer bytes clients hold unread.
+     * @param unreadAnswerBytes   answer bytes handed to connections whose clients have not taken them yet.
+     */
+    void connectionLimits(final LongSupplier openConnections, final LongSupplier refusedConnections, final LongSupplier acceptFailures,
+                          final LongSupplier requestTimeouts, final LongSupplier writeFailures, final LongSupplier answersRefused,
+                          final LongSupplier unreadAnswerBytes) {
+        gauge("tradestore_http_connections", "Connections open.", openConnections);
+        counterWithCallback("tradestore_http_connections_refused_total", "Connections answered 503 and closed: beyond --max-connections.",
+            refusedConnections);
+        counterWithCallback("tradestore_http_accept_failures_total", "Connections the listener failed to accept (out of file descriptors).",
+            acceptFailures);
+        counterWithCallback("tradestore_http_request_timeouts_total", "Requests answered 408: not received whole within --request-timeout-ms.",
+            requestTimeouts);
+        counterWithCallback("tradestore_http_write_failures_total", "Connections closed because an answer could not be written, mostly "
+            + "clients that took no bytes for --write-timeout-ms.", writeFailures);
+        counterWithCallback("tradestore_http_answers_refused_total", "Answers refused with 503 because clients held --max-answer-bytes unread.",
+            answersRefused);
+        gauge("tradestore_http_unread_answer_bytes", "Answer bytes handed to connections whose clients have not taken them yet.",
+            unreadAnswerBytes);
+    }
+
     private Counter counter(final String name, final String help, final String... labels) {
         return Counter.builder().name(name).help(help).labelNames(labels).withoutExemplars().register(registry);
     }

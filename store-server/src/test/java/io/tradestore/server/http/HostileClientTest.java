@@ -167,6 +167,7 @@ class HostileClientTest {
             }
             assertThat(closed).as("the server closed the connection of a request dribbled for 30 s").isTrue();
             assertThat(answer.toString(StandardCharsets.ISO_8859_1)).startsWith("HTTP/1.1 408").contains("\"code\":\"REQUEST_TIMEOUT\"");
+            assertThat(s.metricsText()).contains("tradestore_http_request_timeouts_total 1.0");
             // a client that sends its request whole is unaffected
             assertThat(exchange(s.port(), get("/health", "Host: localhost\r\n"))).startsWith("HTTP/1.1 200");
         }
@@ -187,6 +188,7 @@ class HostileClientTest {
                 }
                 final String refused = exchange(s.port(), get("/health", "Host: localhost\r\n"));
                 assertThat(refused).startsWith("HTTP/1.1 503").contains("Retry-After: 1").contains("--max-connections");
+                assertThat(s.metricsText()).contains("tradestore_http_connections_refused_total 1.0").contains("tradestore_http_connections 3.0");
                 held.remove(0).close();
                 String again = "";
                 for (int i = 0; i < 200 && !again.startsWith("HTTP/1.1 200"); i++) {
@@ -226,6 +228,8 @@ class HostileClientTest {
             final String second = exchange(s.port(), post("Host: localhost\r\n"));
             assertThat(second).startsWith("HTTP/1.1 503").contains("\"code\":\"OVERLOADED\"").contains("have not read");
             assertThat(log.text()).contains("WARN refused an answer of " + answer + " bytes");
+            assertThat(s.metricsText()).contains("tradestore_http_answers_refused_total 1.0")
+                .contains("tradestore_http_unread_answer_bytes " + (double) answer);
             // the stalled client reads at last: its answer arrives whole, and the server answers in full again
             stalled.setSoTimeout(30_000);
             final InputStream in = stalled.getInputStream();

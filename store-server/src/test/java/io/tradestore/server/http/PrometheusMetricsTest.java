@@ -95,7 +95,14 @@ class PrometheusMetricsTest {
             .containsEntry("tradestore_summary_bytes", "gauge")
             .containsEntry("tradestore_summary_builds", "counter")
             .containsEntry("tradestore_summary_evictions", "counter")
-            .hasSize(15);
+            .containsEntry("tradestore_http_connections", "gauge")
+            .containsEntry("tradestore_http_connections_refused", "counter")
+            .containsEntry("tradestore_http_accept_failures", "counter")
+            .containsEntry("tradestore_http_request_timeouts", "counter")
+            .containsEntry("tradestore_http_write_failures", "counter")
+            .containsEntry("tradestore_http_answers_refused", "counter")
+            .containsEntry("tradestore_http_unread_answer_bytes", "gauge")
+            .hasSize(22);
 
         final Map<String, Long> counted = new HashMap<>();
         for (final JsonNode s : family(families, "tradestore_http_requests").path("samples")) {
