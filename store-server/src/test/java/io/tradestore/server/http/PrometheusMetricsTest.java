@@ -25,8 +25,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * GET /metrics read by a real Prometheus text-format parser, the official Python client's
  * ({@code prometheus_client.parser.text_string_to_metric_families}, run through python3): every family declares its
  * type, each endpoint's latency histogram has the documented cumulative buckets, its +Inf bucket equals its count, and
- * the counts equal the requests this test made. Fails, never skips, when python3 or prometheus_client is missing:
- * .ci/run installs it.
+ * the counts equal the requests this test made. The build installs prometheus_client into target/python when python3
+ * lacks it; the test fails, never skips, when python3 or the package is missing.
  */
 class PrometheusMetricsTest {
     private static final String QUERY = "{\"table\":\"trades\",\"groupBy\":[\"venue\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
@@ -182,11 +182,14 @@ class PrometheusMetricsTest {
         final Path errors = dir.resolve("parser-errors.txt");
         final Process p;
         try {
-            p = new ProcessBuilder("python3", script.toString()).redirectInput(input.toFile()).redirectOutput(output.toFile())
-                .redirectError(errors.toFile()).start();
+            final ProcessBuilder pb = new ProcessBuilder("python3", script.toString()).redirectInput(input.toFile()).redirectOutput(output.toFile())
+                .redirectError(errors.toFile());
+            // where the build puts the parser when python3 lacks it (store-server's pom, generate-test-resources)
+            pb.environment().put("PYTHONPATH", Path.of("target", "python").toAbsolutePath().toString());
+            p = pb.start();
         } catch (final IOException e) {
-            throw new AssertionError("this test needs python3 with prometheus_client (python3 -m pip install prometheus_client==0.26.0; .ci/run "
-                + "installs it): " + e.getMessage(), e);
+            throw new AssertionError("this test needs python3 with prometheus_client (the build installs prometheus_client==0.26.0 into "
+                + "target/python unless python3 has it): " + e.getMessage(), e);
         }
         if (!p.waitFor(2, TimeUnit.MINUTES)) {
             p.destroyForcibly();
