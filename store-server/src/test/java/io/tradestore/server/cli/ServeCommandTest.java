@@ -175,7 +175,8 @@ class ServeCommandTest {
         }
         final List<String> lines = Files.readAllLines(access);
         assertThat(lines).hasSize(3);
-        assertThat(lines.get(0)).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z /127\\.0\\.0\\.1:\\d+ GET /health /health 200 \\d+ \\d+\\.\\d{3}");
+        assertThat(lines.get(0))
+            .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z /127\\.0\\.0\\.1:\\d+ GET /health /health 200 \\d+ \\d+\\.\\d{3}");
         assertThat(lines.get(1)).contains(" POST /v1/query /v1/query 200 ");
         assertThat(lines.get(2)).contains(" POST /v1/query /v1/query 400 ");
         try (ChildJvm bad = ChildJvm.start("serve", small.toString(), "--port", "0", "--log-level", "loud")) {
