@@ -130,7 +130,8 @@ public final class CsvLoader implements AutoCloseable {
      * @param options  error handling, threads, commits.
      * @param progress progress callback, or null.
      * @return what was loaded.
-     * @throws LoadException on bad input (the writer is rolled back to its last commit).
+     * @throws LoadException on bad input (the writer is rolled back to its last commit, and the segments that hold no
+     *     committed row are deleted: see {@link TableWriter#rollbackAndDeleteSegments()}).
      */
     public static LoadResult load(final TableWriter writer, final List<Path> inputs, final LoadOptions options,
                                   final LoadProgress progress) {
@@ -248,7 +249,8 @@ public final class CsvLoader implements AutoCloseable {
             throw rejectsFailed(e);
         } finally {
             if (!ok) {
-                writer.rollback();
+                // and the segments created for this load's rows go: created at full size, they would fill a small disk
+                writer.rollbackAndDeleteSegments();
             }
             if (columnWrites) {
                 writer.columnWrites(false);
