@@ -104,6 +104,26 @@ class CliTest {
         assertThat(run("check", dir.toString(), "nosuch").code()).isEqualTo(1);
     }
 
+    /** A directory that is not a store has nothing to check: that is a failure, never a silent exit 0. */
+    @Test
+    void shouldRefuseToCheckADirectoryThatIsNotAStore() throws Exception {
+        final Path empty = Files.createDirectories(dir.resolve("empty"));
+        final Path other = Files.createDirectories(dir.resolve("other"));
+        Files.writeString(other.resolve("notes.txt"), "not a table");
+        Files.createDirectories(other.resolve("photos"));
+        final Path missing = dir.resolve("missing");
+        final Path file = Files.writeString(dir.resolve("a-file"), "x");
+        for (final String[] c : new String[][] {{empty.toString(), "it is empty"}, {other.toString(), "none of its 2 entries is a table"},
+            {missing.toString(), "there is no such directory"}, {file.toString(), "it is not a directory"}}) {
+            final Run r = run("check", c[0]);
+            assertThat(r.code()).as(c[0]).isEqualTo(1);
+            assertThat(r.out()).as(c[0]).isEmpty();
+            assertThat(r.err()).as(c[0]).contains("error: " + c[0] + " is not a tradestore store: " + c[1])
+                .contains("each a subdirectory holding _schema.json and _txn");
+        }
+        assertThat(empty).isEmptyDirectory();
+    }
+
     @Test
     void shouldReportAZoneMapThatDoesNotCoverItsData() throws Exception {
         TestStores.writeTrades(dir, 3000, 1);
