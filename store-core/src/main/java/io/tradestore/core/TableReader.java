@@ -76,6 +76,11 @@ public final class TableReader implements AutoCloseable {
         while (segments.size() < needed) {
             segments.add(Segment.open(schema, dir, segments.size(), false));
         }
+        // the zone maps the snapshot's scans skip with: each block once per reader, when its commit fills it
+        for (int i = 0; i < needed; i++) {
+            final long start = (long) i << schema.segmentShift();
+            segments.get(i).verifyZones((int) Math.min(schema.segmentRows(), s.rowCount() - start));
+        }
         final int[] sizes = new int[dictionaries.length];
         for (int i = 0; i < dictionaries.length; i++) {
             dictionaries[i].refresh(s.dictCounts()[i], s.dictBytes()[i]);

@@ -264,6 +264,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             SegmentDirectories.clearPastCommit(dir, (int) (committedRows >>> shift), segCount);
             for (int i = 0; i < segCount; i++) {
                 segments.add(Segment.open(schema, dir, i, true));
+                // as a reader would: a damaged entry is refused before this writer builds on it
+                segments.get(i).verifyZones((int) Math.min(segmentRows, committedRows - ((long) i << shift)));
             }
             if (segCount > 0) {
                 segmentEndRow = (long) segCount << shift;
@@ -1011,6 +1013,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             refreshAttached();
         }
         flushZones(pendingRows);
+        // the blocks these rows fill never change again: their checksums, which readers verify, are written once here
+        forEachSegment(committedRows, pendingRows, Segment::checksumZones);
         final long[] counts = new long[dictionaries.length];
         final long[] bytes = new long[dictionaries.length];
         for (int i = 0; i < dictionaries.length; i++) {

@@ -90,7 +90,9 @@ class FaultTest {
             Arguments.of("zone map corrupted", (Damage) t -> putInt(t.resolve("seg-000001/_zone"), ZoneMapDescriptor.COLUMN_COUNT_OFFSET,
                 99), "_zone", "corrupted zone map"),
             Arguments.of("zone map newer version", (Damage) t -> putInt(t.resolve("seg-000001/_zone"),
-                ZoneMapDescriptor.FORMAT_VERSION_OFFSET, 2), "_zone", "newer than this tradestore supports"));
+                ZoneMapDescriptor.FORMAT_VERSION_OFFSET, ZoneMapDescriptor.FORMAT_VERSION + 1), "_zone", "newer than this tradestore supports"),
+            Arguments.of("zone map entry damaged in place", (Damage) t -> FileDamage.flip(t.resolve("seg-000001/_zone"),
+                ZoneMapDescriptor.ENTRIES_OFFSET + 3), "_zone", "fail their checksum"));
     }
 
     @ParameterizedTest(name = "{0}")

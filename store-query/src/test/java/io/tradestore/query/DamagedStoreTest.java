@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.fail;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import io.tradestore.core.FileDamage;
 import io.tradestore.core.Store;
 import io.tradestore.core.schema.Layout;
+import io.tradestore.core.segment.ZoneMapDescriptor;
 import io.tradestore.core.txn.TxnDescriptor;
 import io.tradestore.query.index.BitmapIndexDescriptor;
 
@@ -64,6 +66,33 @@ class DamagedStoreTest {
             });
             // queries that do not use the damaged codes still answer
             assertThat(e.execute(QUERIES[0]).value(0, 0)).isEqualTo(11_000L);
+        }
+    }
+
+    /**
+     * A zone-map entry damaged in place used to make a time-range count skip the rows it covers, without an error: the
+     * max of ts in block 3 of segment 1 loses its top byte, so the block looked older than the range.
+     */
+    @Test
+    void shouldNameTheZoneMapWhenAnEntryIsDamagedInPlace() throws IOException {
+        final Path store = writeStore(Layout.COLUMN);
+        final String count = "{\"table\":\"trades\",\"time\":{\"from\":\"" + Instant.ofEpochSecond(TradeData.T0 / 1_000_000_000L + 2048)
+            + "\",\"to\":\"" + Instant.ofEpochSecond(TradeData.T0 / 1_000_000_000L + 4096) + "\"},\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
+        final long expected;
+        try (Store s = Store.open(store); QueryEngine e = new QueryEngine(s, 2)) {
+            expected = (Long) e.execute(count).value(0, 0);
+            assertThat(expected).as("segment 1's rows with a ts").isGreaterThan(2000L);
+        }
+        final Path zone = store.resolve("trades").resolve("seg-000001").resolve(ZoneMapDescriptor.FILE_NAME);
+        final long maxTs = ZoneMapDescriptor.entryOffset(8, 3, 1) + 8;
+        assertThat(FileDamage.getLong(zone, maxTs) >>> 56).as("the top byte of a ts in 2026").isEqualTo(0x18);
+        FileDamage.xor(zone, maxTs + 7, 0x18);
+        try (Store s = Store.open(store); QueryEngine e = new QueryEngine(s, 2)) {
+            assertThatThrownBy(() -> e.execute(count)).isInstanceOfSatisfying(QueryException.class, x -> {
+                assertThat(x.code()).isEqualTo(ErrorCode.INTERNAL);
+                assertThat(x.getMessage()).startsWith("cannot read table 'trades': damaged zone map " + zone + ": the entries of block 3"
+                    + " (rows 768-1023 of the segment) of segment 1 fail their checksum");
+            });
         }
     }
 

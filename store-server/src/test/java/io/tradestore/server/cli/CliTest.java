@@ -130,10 +130,22 @@ class CliTest {
         final Path zone = dir.resolve("trades").resolve("seg-000001").resolve(ZoneMapDescriptor.FILE_NAME);
         final int quantity = 7;
         FileDamage.putLong(zone, ZoneMapDescriptor.entryOffset(8, 2, quantity), 1_000_000); // block 2: min raised above every value
+        FileDamage.resealZoneMap(zone); // as a writer would have written it: the checksums pass, the data does not
         final Run r = run("check", dir.toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.out()).contains("trades: DAMAGED").contains("segment 1 block 2 column 'quantity'").contains("does not cover");
         assertThat(r.err()).contains("damaged");
+    }
+
+    @Test
+    void shouldReportAZoneMapEntryDamagedInPlace() throws Exception {
+        TestStores.writeTrades(dir, 3000, 1);
+        final Path zone = dir.resolve("trades").resolve("seg-000001").resolve(ZoneMapDescriptor.FILE_NAME);
+        FileDamage.flip(zone, ZoneMapDescriptor.entryOffset(8, 2, 1) + 3); // a byte of the ts min of block 2
+        final Run r = run("check", dir.toString());
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.out()).contains("trades: DAMAGED").contains("damaged zone map " + zone)
+            .contains("the entries of block 2 (rows 256-383 of the segment) of segment 1 fail their checksum");
     }
 
     @Test
