@@ -132,6 +132,18 @@ class BadInputTest {
             + " epoch nanoseconds)", "4:3: column 'ts': empty value, but the designated timestamp cannot be null");
     }
 
+    /** java.time's ZoneOffset runs from -18:00 to +18:00: one minute past either end is no offset, in any of its forms. */
+    @Test
+    void shouldRejectAZoneOffsetBeyondEighteenHours() throws IOException {
+        final Path f = csv(H + GOOD1 + "2,2026-11-16T08:00:01+18:01,100002,XPAR,SYM002,S,20.25,200\n"
+            + "3,2026-11-16T08:00:02+18:00,100003,XETR,SYM003,B,30,300\n" + "4,2026-11-16T08:00:03-1801,100004,XETR,SYM003,B,30,300\n"
+            + "5,2026-11-16T08:00:04-18:00,100005,XETR,SYM003,B,30,300\n" + "6,2026-11-16 08:00:05.5+19,100006,XETR,SYM003,B,30,300\n");
+        assertFails(f, "3:3: column 'ts': '2026-11-16T08:00:01+18:01' has a zone offset outside -18:00 to +18:00");
+        assertSkips(f, 3, "3:3: column 'ts': '2026-11-16T08:00:01+18:01' has a zone offset outside -18:00 to +18:00",
+            "5:3: column 'ts': '2026-11-16T08:00:03-1801' has a zone offset outside -18:00 to +18:00",
+            "7:3: column 'ts': '2026-11-16 08:00:05.5+19' is not a timestamp (ISO-8601 with Z or an offset, or integer epoch nanoseconds)");
+    }
+
     @Test
     void shouldRejectBadSide() throws IOException {
         final Path f = csv(H + GOOD1 + "2,2026-11-16T08:00:01Z,100002,XPAR,SYM002,X,20.25,200\n" + GOOD3);
