@@ -139,7 +139,8 @@ public final class CsvLoader implements AutoCloseable {
         try (CsvLoader loader = new CsvLoader(writer, options, progress)) {
             for (final Path f : files) {
                 try {
-                    loader.bytesTotal += Files.size(f);
+                    // a pipe has no size: the total is then unknown, as for standard input
+                    loader.bytesTotal = loader.bytesTotal < 0 || !Files.isRegularFile(f) ? -1 : loader.bytesTotal + Files.size(f);
                 } catch (final IOException e) {
                     throw new LoadException(f + ": cannot read: " + StoreException.reason(e), f.toString(), 0, 0, 0);
                 }
