@@ -401,6 +401,31 @@ public final class Segment implements AutoCloseable {
         }
     }
 
+    /**
+     * Finds a file of this segment that is now shorter than its mapping (cut short while mapped, e.g. by {@code truncate}):
+     * reading the mapping past the file's end faults, which the JVM reports as an {@link InternalError} naming no file.
+     * Asks the file system for the lengths only, so it is safe to call right after such a fault.
+     *
+     * @return the first such file with its length and its mapping's ({@code .../price.d is 0 bytes, shorter than the
+     *     32768 bytes mapped}), or null when every file is still whole.
+     */
+    public String truncatedFile() {
+        for (int i = 0; i <= files.length; i++) {
+            final MappedFile f = i < files.length ? files[i] : zone;
+            long size;
+            try {
+                size = Files.size(f.path());
+            } catch (final IOException e) {
+                size = -1;
+            }
+            if (size < f.length()) {
+                return f.path() + (size < 0 ? " is missing or unreadable" : " is " + size + " bytes") + ", shorter than the " + f.length()
+                    + " bytes mapped";
+            }
+        }
+        return null;
+    }
+
     /** @return data files of this segment: one in the ROW layout, one per column in the COLUMN layout. */
     public int dataFileCount() {
         return files.length;
