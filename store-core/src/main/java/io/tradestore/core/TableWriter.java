@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
@@ -20,18 +19,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.stream.Stream;
 
 import io.tradestore.core.dict.SymbolDictionary;
 import io.tradestore.core.memory.FileAllocator;
 import io.tradestore.core.memory.MappedFile;
+import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.core.segment.Segment;
-import io.tradestore.core.segment.SegmentDescriptor;
 import io.tradestore.core.segment.StagingArea;
-import io.tradestore.core.segment.ZoneMapDescriptor;
 import io.tradestore.core.txn.TxnFile;
 import io.tradestore.core.txn.TxnState;
 
@@ -194,6 +191,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private long stageFrom = Long.MIN_VALUE;
     /** End of the staging window; appendRow takes its slow path from here (always, when not staging). */
     private long stageEnd = Long.MIN_VALUE;
+    /** Where flyweights left on rows of deleted segments point (see {@link #rowAddress}), or 0 before the first. */
+    private long detachedRow;
     /** Flyweights bound to this writer, re-pointed when staged rows move (weak: a dropped flyweight is forgotten). */
     private final Map<Flyweight, Boolean> attached = new WeakHashMap<>();
 
@@ -261,10 +260,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             this.pendingRows = committedRows;
             this.zoneRow = committedRows;
             this.nulledRows = committedRows;
-            dropDerivedFiles(dir, (int) (committedRows >>> shift));
-            final int segCount = (int) ((committedRows + segmentRows - 1) >>> shift);
+            final int segCount = segmentsHolding(committedRows);
+            SegmentDirectories.clearPastCommit(dir, (int) (committedRows >>> shift), segCount);
             for (int i = 0; i < segCount; i++) {
                 segments.add(Segment.open(schema, dir, i, true));
+                // as a reader would: a damaged entry is refused before this writer builds on it
+                segments.get(i).verifyZones((int) Math.min(segmentRows, committedRows - ((long) i << shift)));
             }
             if (segCount > 0) {
                 segmentEndRow = (long) segCount << shift;
@@ -295,31 +296,6 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             }
             releaseLock();
             throw e;
-        }
-    }
-
-    /**
-     * Deletes what a segment's directory holds beside its data files and zone map (bitmap indexes, written by the query
-     * module) in every segment from {@code first} on, none of which is wholly committed: such files describe rows a
-     * writer may overwrite, and a crash with durability NONE can take the commit record back into a segment that had
-     * been sealed and indexed, whose index would then be read for the different rows that refill it.
-     */
-    private static void dropDerivedFiles(final Path tableDir, final int first) {
-        for (int seg = first;; seg++) {
-            final Path sd = SegmentDescriptor.directory(tableDir, seg);
-            if (!Files.isDirectory(sd)) {
-                return;
-            }
-            try (Stream<Path> files = Files.list(sd)) {
-                for (final Path f : (Iterable<Path>) files::iterator) {
-                    final String n = f.getFileName().toString();
-                    if (!n.endsWith(SegmentDescriptor.COLUMN_SUFFIX) && !n.equals(ZoneMapDescriptor.FILE_NAME)) {
-                        Files.deleteIfExists(f);
-                    }
-                }
-            } catch (final IOException e) {
-                throw new StoreException("cannot clear the derived files of segment " + sd + ": " + e.getMessage(), e);
-            }
         }
     }
 
@@ -1037,6 +1013,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             refreshAttached();
         }
         flushZones(pendingRows);
+        // the blocks these rows fill never change again: their checksums, which readers verify, are written once here
+        forEachSegment(committedRows, pendingRows, Segment::checksumZones);
         final long[] counts = new long[dictionaries.length];
         final long[] bytes = new long[dictionaries.length];
         for (int i = 0; i < dictionaries.length; i++) {
@@ -1151,6 +1129,39 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     }
 
     /**
+     * Rolls back as {@link #rollback()} does, then closes and deletes every segment that holds no committed row, those
+     * created ahead included, so that the space reserved for them goes back to the file system: segment files are created
+     * at full size, and a failed bulk load (the CSV loader calls this) would otherwise leave a small disk full. The next
+     * append creates the segment again. Addresses from {@link #columnAddress} of a deleted segment are invalid
+     * afterwards; a flyweight left on one of its rows points at a scratch row of this writer until it moves.
+     */
+    public void rollbackAndDeleteSegments() {
+        rollback();
+        final int needed = segmentsHolding(committedRows);
+        if (precreator != null) {
+            // as at close: no segment is unmapped while the background thread faults it in; the next segment created
+            // ahead starts a new thread
+            stopBackground();
+            precreator = null;
+            closing = false;
+        }
+        discardAhead();
+        while (segments.size() > needed) {
+            segments.remove(segments.size() - 1).close();
+        }
+        segmentEndRow = (long) needed << shift;
+        rawSegments.clear(needed, Math.max(needed, rawSegments.length()));
+        // a segment whose creation failed (a full disk) is on disk but not in the list
+        SegmentDirectories.deleteQuietly(dir, needed);
+        refreshAttached();
+    }
+
+    /** @return how many segments rows {@code [0, rows)} occupy. */
+    private int segmentsHolding(final long rows) {
+        return (int) ((rows + segmentRows - 1) >>> shift);
+    }
+
+    /**
      * Returns the writer's dictionary of a symbol column.
      *
      * @param column a symbol column index.
@@ -1189,9 +1200,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * Returns the mapped address of a column's value in row 0 of a segment, for writes at {@code + rowInSegment *
      * columnStride(column)} (bulk appends, or rows from {@link #appendRow()}). The first call copies staged rows into
      * the files and switches this writer's appends to the mappings for good. The address stays valid until the writer
-     * closes: stores through it into any uncommitted row of the segment, at any time before {@link #commit()}, reach
-     * the zone maps, because from the first call on the zone maps of the segment's uncommitted rows are widened at
-     * commit, not when appends pass their block's end (until {@link #releaseColumnAddresses} says the caller is done).
+     * closes, or until {@link #rollbackAndDeleteSegments} deletes the segment: stores through it into any uncommitted
+     * row of the segment, at any time before {@link #commit()}, reach the zone maps, because from the first call on the
+     * zone maps of the segment's uncommitted rows are widened at commit, not when appends pass their block's end (until
+     * {@link #releaseColumnAddresses} says the caller is done).
      */
     @Override
     public long columnAddress(final int segment, final int column) {
@@ -1232,8 +1244,20 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             // a row the stage flusher is copying: once it is in the files, its place is the mapping
             awaitFlight();
         }
+        if (row >= segmentEndRow) {
+            // a flyweight left on a row of a segment deleted since (rollbackAndDeleteSegments): its writes go nowhere
+            return detachedRow() + (long) column * Long.BYTES;
+        }
         final int seg = (int) (row >>> shift);
         return segments.get(seg).columnBase(column) + (row - ((long) seg << shift)) * strides[column];
+    }
+
+    /** @return this writer's scratch row (a long per column), allocated the first time a flyweight needs it. */
+    private long detachedRow() {
+        if (detachedRow == 0) {
+            detachedRow = NativeMemory.allocate((long) schema.columnCount() * Long.BYTES);
+        }
+        return detachedRow;
     }
 
     /**
@@ -1263,6 +1287,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
 
     /** @return the end of the run of mapped rows from {@code row}: a row neither staged nor in flight. */
     private long mappedRunEnd(final long row) {
+        if (row >= segmentEndRow) {
+            return row + 1; // the scratch row of a deleted segment's row: a run of one, so that no next() steps past it
+        }
         // rows from the window in flight (or the open window) on are not read from the mappings
         final long fileEnd = Math.min(flightFrom, stageFrom);
         final long segEnd = ((row >>> shift) + 1) << shift;
@@ -1305,7 +1332,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
     }
 
-    /** Discards uncommitted rows, unmaps everything and releases the lock; idempotent. */
+    /**
+     * Discards uncommitted rows, unmaps everything, deletes the segments that hold no committed row and releases the lock;
+     * idempotent.
+     */
     @Override
     public void close() {
         if (closed) {
@@ -1343,6 +1373,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
                 s.close();
             }
             segments.clear();
+            // the segments no committed row needs hold full-size files: give their space back (see rollbackAndDeleteSegments)
+            SegmentDirectories.deleteQuietly(dir, segmentsHolding(committedRows));
+            if (detachedRow != 0) {
+                NativeMemory.free(detachedRow, (long) schema.columnCount() * Long.BYTES);
+                detachedRow = 0;
+            }
             for (final SymbolDictionary d : dictionaries) {
                 d.close();
             }
@@ -1382,7 +1418,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             return; // nothing was mapped
         }
         unused.close();
-        deleteQuietly(unused.directory());
+        SegmentDirectories.deleteQuietly(unused.directory());
     }
 
     private void releaseLock() {
@@ -1402,17 +1438,6 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             return lockFile.getParent().toRealPath().resolve(lockFile.getFileName());
         } catch (final IOException e) {
             return lockFile.toAbsolutePath().normalize();
-        }
-    }
-
-    private static void deleteQuietly(final Path directory) {
-        try (Stream<Path> s = Files.list(directory)) {
-            for (final Path p : (Iterable<Path>) s::iterator) {
-                Files.deleteIfExists(p);
-            }
-            Files.deleteIfExists(directory);
-        } catch (final IOException e) {
-            // a leftover empty segment is reused by the next writer
         }
     }
 

@@ -90,7 +90,9 @@ class FaultTest {
             Arguments.of("zone map corrupted", (Damage) t -> putInt(t.resolve("seg-000001/_zone"), ZoneMapDescriptor.COLUMN_COUNT_OFFSET,
                 99), "_zone", "corrupted zone map"),
             Arguments.of("zone map newer version", (Damage) t -> putInt(t.resolve("seg-000001/_zone"),
-                ZoneMapDescriptor.FORMAT_VERSION_OFFSET, 2), "_zone", "newer than this tradestore supports"));
+                ZoneMapDescriptor.FORMAT_VERSION_OFFSET, ZoneMapDescriptor.FORMAT_VERSION + 1), "_zone", "newer than this tradestore supports"),
+            Arguments.of("zone map entry damaged in place", (Damage) t -> FileDamage.flip(t.resolve("seg-000001/_zone"),
+                ZoneMapDescriptor.ENTRIES_OFFSET + 3), "_zone", "fail their checksum"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -107,6 +109,27 @@ class FaultTest {
                 .hasMessageContaining(file).hasMessageContaining(problem);
         }
         TestRows.assertNoNativeLeaks();
+    }
+
+    /**
+     * A file cut short under an open reader (its mapping now reaches past the file's end, where a read faults): the next
+     * snapshot that checks the lengths (every one with the check interval at 0) names it without reading it.
+     */
+    @ParameterizedTest
+    @EnumSource(Layout.class)
+    void shouldNameAFileCutShortUnderAnOpenReader(final Layout layout) throws IOException {
+        final Schema schema = TestRows.allTypes(layout, 8);
+        TestRows.fill(dir, schema, 20);
+        final Path victim = dir.resolve("all_types").resolve("seg-000001").resolve(layout == Layout.ROW ? "rows.d" : "l.d");
+        final long mapped = Files.size(victim);
+        try (TestRows.TemporaryProperty everySnapshot = new TestRows.TemporaryProperty(TableReader.FILE_CHECK_PROPERTY, "0");
+             Store store = Store.open(dir); TableReader reader = store.table("all_types").reader()) {
+            assertThat(reader.snapshot().rowCount()).isEqualTo(20);
+            truncate(victim, 3);
+            assertThatThrownBy(reader::snapshot).isInstanceOf(StoreException.class).hasMessage("damaged data in all_types: segment 1 file "
+                + victim + " is 3 bytes, shorter than the " + mapped + " bytes mapped (truncated while mapped); restore the table from a"
+                + " copy, or reload it");
+        }
     }
 
     @Test

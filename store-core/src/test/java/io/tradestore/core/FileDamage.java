@@ -12,6 +12,10 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
+import io.tradestore.core.memory.MappedFile;
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.segment.ZoneMapDescriptor;
+
 /**
  * Damages files the way fault tests need (bytes flipped or overwritten, files cut short or rewritten), and copies and
  * deletes store directories. Numbers are written little-endian, as every tradestore file holds them.
@@ -58,6 +62,25 @@ public final class FileDamage {
         try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
             f.seek(offset);
             return Long.reverseBytes(f.readLong());
+        }
+    }
+
+    /**
+     * Rewrites every checksum of a zone map from its entries as they are, as a writer would have: the entries then pass
+     * their checksums however wrong they are, which is how tests reach the checks behind them (an entry that does not
+     * cover its data).
+     *
+     * @param zone a zone map file of format 2 or later.
+     */
+    public static void resealZoneMap(final Path zone) throws IOException {
+        try (MappedFile f = MappedFile.open(zone, Files.size(zone), true)) {
+            final long a = f.address();
+            assertThat(NativeMemory.getInt(a + ZoneMapDescriptor.FORMAT_VERSION_OFFSET)).isGreaterThanOrEqualTo(ZoneMapDescriptor.CHECKSUM_VERSION);
+            final int columns = NativeMemory.getInt(a + ZoneMapDescriptor.COLUMN_COUNT_OFFSET);
+            final int blocks = NativeMemory.getInt(a + ZoneMapDescriptor.BLOCK_COUNT_OFFSET);
+            for (int block = -1; block < blocks; block++) {
+                NativeMemory.putLong(a + ZoneMapDescriptor.checksumOffset(columns, blocks, block), ZoneMapDescriptor.checksum(a, columns, block));
+            }
         }
     }
 

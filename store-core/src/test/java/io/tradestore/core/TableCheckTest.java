@@ -80,6 +80,8 @@ class TableCheckTest {
             // every block's max below every value of the column
             FileDamage.putLong(zone, ZoneMapDescriptor.entryOffset(schema.columnCount(), block, l.index()) + 8, Long.MIN_VALUE + 1);
         }
+        // written so by a writer, not damaged in place: the checksums pass, the comparison with the data must find it
+        FileDamage.resealZoneMap(zone);
         try (Store store = Store.open(dir); TableReader reader = store.table("all_types").reader()) {
             final TableSnapshot snap = reader.snapshot();
             final TableCheck all = new TableCheck("all_types", 100).all(snap);
@@ -102,8 +104,9 @@ class TableCheckTest {
         final Column sym = schema.require("sym");
         final Path table = dir.resolve("all_types");
         // segment 0: a zone map that does not cover its data; segment 2: a code past the dictionary
-        FileDamage.putLong(SegmentDescriptor.directory(table, 0).resolve(ZoneMapDescriptor.FILE_NAME),
-            ZoneMapDescriptor.entryOffset(schema.columnCount(), 0, l.index()) + 8, Long.MIN_VALUE + 1);
+        final Path zone = SegmentDescriptor.directory(table, 0).resolve(ZoneMapDescriptor.FILE_NAME);
+        FileDamage.putLong(zone, ZoneMapDescriptor.entryOffset(schema.columnCount(), 0, l.index()) + 8, Long.MIN_VALUE + 1);
+        FileDamage.resealZoneMap(zone); // passes its checksum: found by the comparison with the data
         final Path file = SegmentDescriptor.directory(table, 2).resolve(SegmentDescriptor.fileName(schema, sym));
         FileDamage.putInt(file, SegmentDescriptor.offset(schema, sym), 1 << 20);
         try (Store store = Store.open(dir); TableReader reader = store.table("all_types").reader()) {

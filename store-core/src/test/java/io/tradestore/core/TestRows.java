@@ -145,6 +145,27 @@ public final class TestRows {
         assertThat(MappedFile.mappedBytes()).as("bytes mapped").isZero();
     }
 
+    /** A system property set for the length of a try block: {@code try (TemporaryProperty p = new TemporaryProperty(k, v)) {}}. */
+    public static final class TemporaryProperty implements AutoCloseable {
+        private final String key;
+        private final String saved;
+
+        /** @param key the property. @param value its value until {@link #close()}, which restores the one before. */
+        public TemporaryProperty(final String key, final String value) {
+            this.key = key;
+            this.saved = System.setProperty(key, value);
+        }
+
+        @Override
+        public void close() {
+            if (saved == null) {
+                System.clearProperty(key);
+            } else {
+                System.setProperty(key, saved);
+            }
+        }
+    }
+
     /** @param dir store directory. @param schema schema. @param rows rows to write and commit. */
     public static void fill(final Path dir, final Schema schema, final long rows) {
         try (Store store = Store.open(dir); TableWriter w = store.openOrCreate(schema).writer()) {

@@ -238,7 +238,14 @@ public final class QueryEngine implements AutoCloseable {
         } catch (final StoreException e) {
             // the store said what is wrong and where (a segment that cannot be read, an index file that fails its checks once written)
             throw QueryException.storeProblem("store error while running the query: " + e.getMessage(), e);
-        } catch (final RuntimeException | StackOverflowError e) {
+        } catch (final RuntimeException | StackOverflowError | InternalError e) {
+            // a file cut short under the engine makes a read of its mapping fault, which the JVM throws as an InternalError
+            // (a worker's wrapped) naming no file; the files' lengths, asked of the file system without reading a mapping,
+            // name it. First: the pass over the data below would fault on the same file
+            final List<String> cut = new TableCheck(snap.schema().name(), 1).fileLengths(snap).problems();
+            if (!cut.isEmpty()) {
+                throw QueryException.storeProblem("damaged data in " + cut.get(0), e);
+            }
             // the kernels trust symbol codes and zone maps: a value outside them (an index out of bounds, a group key outside
             // its range) means damaged files, not a bad query; a pass over the table on this failure path tells which. Not
             // for an Error (a worker's is wrapped): a pass while memory or stack runs short would only make it worse

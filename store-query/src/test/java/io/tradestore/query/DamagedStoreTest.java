@@ -3,10 +3,12 @@ package io.tradestore.query;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -19,7 +21,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import io.tradestore.core.FileDamage;
 import io.tradestore.core.Store;
+import io.tradestore.core.TableReader;
+import io.tradestore.core.TestRows;
 import io.tradestore.core.schema.Layout;
+import io.tradestore.core.segment.ZoneMapDescriptor;
 import io.tradestore.core.txn.TxnDescriptor;
 import io.tradestore.query.index.BitmapIndexDescriptor;
 
@@ -64,6 +69,97 @@ class DamagedStoreTest {
             });
             // queries that do not use the damaged codes still answer
             assertThat(e.execute(QUERIES[0]).value(0, 0)).isEqualTo(11_000L);
+        }
+    }
+
+    /**
+     * A zone-map entry damaged in place used to make a time-range count skip the rows it covers, without an error: the
+     * max of ts in block 3 of segment 1 loses its top byte, so the block looked older than the range.
+     */
+    @Test
+    void shouldNameTheZoneMapWhenAnEntryIsDamagedInPlace() throws IOException {
+        final Path store = writeStore(Layout.COLUMN);
+        final String count = "{\"table\":\"trades\",\"time\":{\"from\":\"" + Instant.ofEpochSecond(TradeData.T0 / 1_000_000_000L + 2048)
+            + "\",\"to\":\"" + Instant.ofEpochSecond(TradeData.T0 / 1_000_000_000L + 4096) + "\"},\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
+        final long expected;
+        try (Store s = Store.open(store); QueryEngine e = new QueryEngine(s, 2)) {
+            expected = (Long) e.execute(count).value(0, 0);
+            assertThat(expected).as("segment 1's rows with a ts").isGreaterThan(2000L);
+        }
+        final Path zone = store.resolve("trades").resolve("seg-000001").resolve(ZoneMapDescriptor.FILE_NAME);
+        final long maxTs = ZoneMapDescriptor.entryOffset(8, 3, 1) + 8;
+        assertThat(FileDamage.getLong(zone, maxTs) >>> 56).as("the top byte of a ts in 2026").isEqualTo(0x18);
+        FileDamage.xor(zone, maxTs + 7, 0x18);
+        try (Store s = Store.open(store); QueryEngine e = new QueryEngine(s, 2)) {
+            assertThatThrownBy(() -> e.execute(count)).isInstanceOfSatisfying(QueryException.class, x -> {
+                assertThat(x.code()).isEqualTo(ErrorCode.INTERNAL);
+                assertThat(x.getMessage()).startsWith("cannot read table 'trades': damaged zone map " + zone + ": the entries of block 3"
+                    + " (rows 768-1023 of the segment) of segment 1 fail their checksum");
+            });
+        }
+    }
+
+    /** Queries that read quantity (in the ROW layout, rows.d) in segment 2 on every path: no cached summary answers them. */
+    private static final String[] READING_QUANTITY = {
+        "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"q\",\"op\":\"sum\",\"col\":\"quantity\"}]}",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"range\",\"col\":\"quantity\",\"gte\":10,\"lt\":2000},\"aggs\":[{\"name\":\"n\","
+            + "\"op\":\"count\"}]}",
+    };
+
+    /**
+     * A column file cut short while an engine has it mapped (truncate -s 0 under a running server): reading the mapping
+     * past the file's end faults, and the JVM throws an InternalError naming no file; on JDK 17 not at the read but at
+     * the thread's next safepoint, after the query may have answered from the bytes the faulting reads returned (this
+     * test, without the change, failed that way: the error came out of the next line of the test). The reader's
+     * snapshot checks the lengths of its files first (here at every query: {@link TableReader#FILE_CHECK_PROPERTY} 0),
+     * so every query fails as a store problem naming the file before it reads, and the JVM lives on.
+     */
+    @ParameterizedTest
+    @EnumSource(Layout.class)
+    void shouldNameAColumnFileTruncatedUnderAnOpenEngineBeforeReadingIt(final Layout layout) throws IOException {
+        assertTruncationNamed(layout, "0");
+    }
+
+    /**
+     * Without the check at every snapshot (an hour between checks here), the failure path names the file: the engine
+     * asks the files' lengths when a query fails, an InternalError included (a worker's arrives wrapped). Only where the
+     * JVM throws the fault's error inside the query: JDK 25 does at the next safepoint poll of the reading loop, JDK 17
+     * at the next safepoint of the thread, which may come after the query returned.
+     */
+    @ParameterizedTest
+    @EnumSource(Layout.class)
+    void shouldNameAColumnFileTruncatedUnderAnOpenEngineWhenAReadFaults(final Layout layout) throws IOException {
+        assumeTrue(Runtime.version().feature() >= 25, "JDK 17 throws the fault's InternalError at a later safepoint, outside the query");
+        assertTruncationNamed(layout, "3600000");
+    }
+
+    private void assertTruncationNamed(final Layout layout, final String fileCheckMs) throws IOException {
+        final Path store = writeStore(layout);
+        final Path victim = store.resolve("trades").resolve("seg-000002").resolve(layout == Layout.ROW ? "rows.d" : "quantity.d");
+        try (TestRows.TemporaryProperty check = new TestRows.TemporaryProperty(TableReader.FILE_CHECK_PROPERTY, fileCheckMs);
+             Store s = Store.open(store); QueryEngine alone = new QueryEngine(s, 1); QueryEngine split = new QueryEngine(s, 2)) {
+            // one thread: a fault is the calling thread's; split into morsels of a block on two threads: often a worker's
+            split.smallQueryRows(0);
+            split.morselRows(256);
+            for (final QueryEngine e : new QueryEngine[] {alone, split}) {
+                for (final String q : READING_QUANTITY) {
+                    e.execute(q); // compiled and warm, as in a running server
+                }
+            }
+            FileDamage.truncate(victim, 0);
+            for (int round = 0; round < 3; round++) {
+                for (final QueryEngine e : new QueryEngine[] {alone, split}) {
+                    for (final String q : READING_QUANTITY) {
+                        assertThatThrownBy(() -> e.execute(q)).as(q).isInstanceOfSatisfying(QueryException.class, x -> {
+                            assertThat(x.code()).isEqualTo(ErrorCode.INTERNAL);
+                            assertThat(x.storeProblem()).as(x.getMessage()).isTrue();
+                            assertThat(x.getMessage()).contains("damaged data in trades: segment 2 file " + victim + " is 0 bytes, shorter than the "
+                                + (layout == Layout.ROW ? 56 : 8) * 2048 + " bytes mapped (truncated while mapped); restore the table from a copy,"
+                                + " or reload it");
+                        });
+                    }
+                }
+            }
         }
     }
 

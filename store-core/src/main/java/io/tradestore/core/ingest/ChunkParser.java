@@ -696,6 +696,8 @@ final class ChunkParser implements AutoCloseable {
                 return prefix + "'" + text + "' has " + fractionDigits + " fraction digits, more than the scale of " + c.typeName();
             case FieldParser.E_RANGE:
                 return prefix + "'" + text + "' is out of range for " + c.typeName() + rangeText(kind);
+            case FieldParser.E_OFFSET:
+                return prefix + "'" + text + "' has a zone offset outside -18:00 to +18:00";
             default:
                 return prefix + "'" + text + "' " + syntaxText(kind);
         }

@@ -130,7 +130,8 @@ public final class CsvLoader implements AutoCloseable {
      * @param options  error handling, threads, commits.
      * @param progress progress callback, or null.
      * @return what was loaded.
-     * @throws LoadException on bad input (the writer is rolled back to its last commit).
+     * @throws LoadException on bad input (the writer is rolled back to its last commit, and the segments that hold no
+     *     committed row are deleted: see {@link TableWriter#rollbackAndDeleteSegments()}).
      */
     public static LoadResult load(final TableWriter writer, final List<Path> inputs, final LoadOptions options,
                                   final LoadProgress progress) {
@@ -138,7 +139,8 @@ public final class CsvLoader implements AutoCloseable {
         try (CsvLoader loader = new CsvLoader(writer, options, progress)) {
             for (final Path f : files) {
                 try {
-                    loader.bytesTotal += Files.size(f);
+                    // a pipe has no size: the total is then unknown, as for standard input
+                    loader.bytesTotal = loader.bytesTotal < 0 || !Files.isRegularFile(f) ? -1 : loader.bytesTotal + Files.size(f);
                 } catch (final IOException e) {
                     throw new LoadException(f + ": cannot read: " + StoreException.reason(e), f.toString(), 0, 0, 0);
                 }
@@ -248,7 +250,8 @@ public final class CsvLoader implements AutoCloseable {
             throw rejectsFailed(e);
         } finally {
             if (!ok) {
-                writer.rollback();
+                // and the segments created for this load's rows go: created at full size, they would fill a small disk
+                writer.rollbackAndDeleteSegments();
             }
             if (columnWrites) {
                 writer.columnWrites(false);

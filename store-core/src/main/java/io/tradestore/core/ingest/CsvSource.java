@@ -1,6 +1,7 @@
 package io.tradestore.core.ingest;
 
 import java.io.BufferedInputStream;
+import java.io.FileInputStream;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -50,7 +51,10 @@ abstract class CsvSource implements AutoCloseable {
                 }
             }
             if (!Files.isRegularFile(path)) {
-                return stream(name, Files.newInputStream(path), -1, chunkBytes, maxLineLength);
+                // a pipe (mkfifo, or the /dev/fd/N of a shell's <(...)): no size, no seek, no mapping. Files.newInputStream's
+                // available() asks the channel for size minus position, which fails on a pipe with "Illegal seek" once
+                // BufferedInputStream calls it; FileInputStream asks the kernel how many bytes are waiting instead
+                return stream(name, new FileInputStream(path.toFile()), -1, chunkBytes, maxLineLength);
             }
             return new Mapped(path, name, size, chunkBytes);
         } catch (final IOException e) {

@@ -19,6 +19,10 @@ final class FieldParser {
     static final int E_RANGE = 2;
     /** A decimal with more fraction digits than the column's scale. */
     static final int E_SCALE = 3;
+    /** A timestamp whose zone offset lies outside -18:00 to +18:00 (java.time's {@code ZoneOffset} range). */
+    static final int E_OFFSET = 4;
+    /** The largest zone offset, in seconds either way (18 hours, as {@code ZoneOffset.MAX}). */
+    private static final int MAX_OFFSET_SECONDS = 18 * 3600;
 
     static final long[] POW10 = {
         1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L, 100_000_000L, 1_000_000_000L,
@@ -388,6 +392,11 @@ final class FieldParser {
                 q += 2;
             }
             if (om > 59) {
+                return -1;
+            }
+            if (oh * 3600 + om * 60 > MAX_OFFSET_SECONDS) {
+                // +18:01 is an offset in form but not one java.time (or any zone) has: refused, not converted
+                error = E_OFFSET;
                 return -1;
             }
             offsetSeconds = (oh * 3600 + om * 60) * (z == '-' ? -1 : 1);

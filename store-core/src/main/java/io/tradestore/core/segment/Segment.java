@@ -61,8 +61,13 @@ public final class Segment implements AutoCloseable {
     private final AtomicIntegerArray chunkState;
     private volatile boolean prefaultStopped;
     private boolean closed;
+    /** Whether the zone map carries checksums (format 2 on; format 1 files are read without). */
+    private final boolean checksummed;
+    /** What this segment's zone map has been verified against so far; null for a format 1 zone map. */
+    private final ZoneMapVerifier verifier;
 
-    private Segment(final Schema schema, final int index, final Path directory, final MappedFile[] files, final MappedFile zone) {
+    private Segment(final Schema schema, final int index, final Path directory, final MappedFile[] files, final MappedFile zone,
+                    final int zoneVersion) {
         this.schema = schema;
         this.index = index;
         this.directory = directory;
@@ -82,6 +87,8 @@ public final class Segment implements AutoCloseable {
         this.prefaultChunkRows = Math.min(schema.segmentRows(), Math.max(schema.blockRows(), PREFAULT_CHUNK_ROWS));
         this.prefaultChunks = schema.segmentRows() / prefaultChunkRows;
         this.chunkState = new AtomicIntegerArray(writable ? prefaultChunks : 0);
+        this.checksummed = zoneVersion >= ZoneMapDescriptor.CHECKSUM_VERSION;
+        this.verifier = checksummed ? new ZoneMapVerifier(schema, index, zone) : null;
     }
 
     /**
@@ -115,7 +122,7 @@ public final class Segment implements AutoCloseable {
             final MappedFile zone = MappedFile.create(dir.resolve(ZoneMapDescriptor.FILE_NAME),
                 ZoneMapDescriptor.fileLength(schema.columnCount(), schema.blocksPerSegment()), allocator);
             opened.add(zone);
-            final Segment s = new Segment(schema, index, dir, files, zone);
+            final Segment s = new Segment(schema, index, dir, files, zone, ZoneMapDescriptor.FORMAT_VERSION);
             NativeMemory.putInt(zone.address() + ZoneMapDescriptor.FORMAT_VERSION_OFFSET, ZoneMapDescriptor.FORMAT_VERSION);
             NativeMemory.putInt(zone.address() + ZoneMapDescriptor.COLUMN_COUNT_OFFSET, schema.columnCount());
             NativeMemory.putInt(zone.address() + ZoneMapDescriptor.BLOCK_COUNT_OFFSET, schema.blocksPerSegment());
@@ -150,27 +157,43 @@ public final class Segment implements AutoCloseable {
                 files[i] = MappedFile.open(dir.resolve(SegmentDescriptor.fileName(schema, schema.column(i))), dataFileLength(schema, i), writable);
                 opened.add(files[i]);
             }
-            final MappedFile zone = MappedFile.open(dir.resolve(ZoneMapDescriptor.FILE_NAME),
-                ZoneMapDescriptor.fileLength(schema.columnCount(), schema.blocksPerSegment()), writable);
+            final Path zonePath = dir.resolve(ZoneMapDescriptor.FILE_NAME);
+            final int version = zoneVersion(zonePath, schema);
+            final MappedFile zone = MappedFile.open(zonePath,
+                ZoneMapDescriptor.fileLength(version, schema.columnCount(), schema.blocksPerSegment()), writable);
             opened.add(zone);
-            final int version = NativeMemory.getInt(zone.address() + ZoneMapDescriptor.FORMAT_VERSION_OFFSET);
-            final int cols = NativeMemory.getInt(zone.address() + ZoneMapDescriptor.COLUMN_COUNT_OFFSET);
-            final int blocks = NativeMemory.getInt(zone.address() + ZoneMapDescriptor.BLOCK_COUNT_OFFSET);
-            if (version > ZoneMapDescriptor.FORMAT_VERSION) {
-                throw new StoreException("zone map " + zone.path() + " has format version " + version
-                    + ", newer than this tradestore supports; upgrade tradestore");
-            }
-            if (version < 1 || cols != schema.columnCount() || blocks != schema.blocksPerSegment()) {
-                throw new StoreException("corrupted zone map " + zone.path() + ": formatVersion=" + version + " columnCount=" + cols
-                    + " blockCount=" + blocks);
-            }
-            return new Segment(schema, index, dir, files, zone);
+            return new Segment(schema, index, dir, files, zone, version);
         } catch (final RuntimeException e) {
             for (final MappedFile f : opened) {
                 f.close();
             }
             throw e;
         }
+    }
+
+    /**
+     * Reads a zone map's header (the file's length depends on its version) and checks it against the schema.
+     *
+     * @return the format version.
+     */
+    private static int zoneVersion(final Path zonePath, final Schema schema) {
+        final int version;
+        final int cols;
+        final int blocks;
+        try (MappedFile header = MappedFile.open(zonePath, ZoneMapDescriptor.ENTRIES_OFFSET, false)) {
+            version = NativeMemory.getInt(header.address() + ZoneMapDescriptor.FORMAT_VERSION_OFFSET);
+            cols = NativeMemory.getInt(header.address() + ZoneMapDescriptor.COLUMN_COUNT_OFFSET);
+            blocks = NativeMemory.getInt(header.address() + ZoneMapDescriptor.BLOCK_COUNT_OFFSET);
+        }
+        if (version > ZoneMapDescriptor.FORMAT_VERSION) {
+            throw new StoreException("zone map " + zonePath + " has format version " + version
+                + ", newer than this tradestore supports; upgrade tradestore");
+        }
+        if (version < 1 || cols != schema.columnCount() || blocks != schema.blocksPerSegment()) {
+            throw new StoreException("corrupted zone map " + zonePath + ": formatVersion=" + version + " columnCount=" + cols
+                + " blockCount=" + blocks);
+        }
+        return version;
     }
 
     /** @return data files per segment: one in the ROW layout, one per column in the COLUMN layout. */
@@ -378,6 +401,31 @@ public final class Segment implements AutoCloseable {
         }
     }
 
+    /**
+     * Finds a file of this segment that is now shorter than its mapping (cut short while mapped, e.g. by {@code truncate}):
+     * reading the mapping past the file's end faults, which the JVM reports as an {@link InternalError} naming no file.
+     * Asks the file system for the lengths only, so it is safe to call right after such a fault.
+     *
+     * @return the first such file with its length and its mapping's ({@code .../price.d is 0 bytes, shorter than the
+     *     32768 bytes mapped}), or null when every file is still whole.
+     */
+    public String truncatedFile() {
+        for (int i = 0; i <= files.length; i++) {
+            final MappedFile f = i < files.length ? files[i] : zone;
+            long size;
+            try {
+                size = Files.size(f.path());
+            } catch (final IOException e) {
+                size = -1;
+            }
+            if (size < f.length()) {
+                return f.path() + (size < 0 ? " is missing or unreadable" : " is " + size + " bytes") + ", shorter than the " + f.length()
+                    + " bytes mapped";
+            }
+        }
+        return null;
+    }
+
     /** @return data files of this segment: one in the ROW layout, one per column in the COLUMN layout. */
     public int dataFileCount() {
         return files.length;
@@ -478,6 +526,7 @@ public final class Segment implements AutoCloseable {
             for (final Column c : schema.columns()) {
                 setEmpty(b, c);
             }
+            seal(b);
         }
         segmentEntryFromBlocks(Math.min(fromBlock, blocks));
     }
@@ -506,6 +555,7 @@ public final class Segment implements AutoCloseable {
             NativeMemory.putLong(e, min);
             NativeMemory.putLong(e + 8, max);
         }
+        seal(-1);
     }
 
     private void setEmpty(final int block, final Column c) {
@@ -550,8 +600,51 @@ public final class Segment implements AutoCloseable {
             for (final Column c : schema.columns()) {
                 setBlockEntry(block, c, start, end);
             }
+            seal(block);
         }
         segmentEntryFromBlocks(schema.blocksPerSegment());
+    }
+
+    /**
+     * Writes the checksums of the zone-map entries rows {@code [from, to)} fall in: their blocks' and the segment's. The
+     * writer calls it at commit, before publishing the rows, for the rows the commit publishes: from then on the entries
+     * of every block those rows fill never change (format 1 files get none).
+     *
+     * @param from first row in the segment.
+     * @param to   end row (exclusive).
+     */
+    public void checksumZones(final int from, final int to) {
+        checkWritableRange(from, to);
+        if (!checksummed || to <= from) {
+            return;
+        }
+        final int blockRows = schema.blockRows();
+        for (int b = from / blockRows, last = (to - 1) / blockRows; b <= last; b++) {
+            seal(b);
+        }
+        seal(-1);
+    }
+
+    /** Writes the checksum of one block's entries (-1: the segment's), as they are now. */
+    private void seal(final int block) {
+        if (checksummed) {
+            NativeMemory.putLong(zoneBase + ZoneMapDescriptor.checksumOffset(columnCount, schema.blocksPerSegment(), block),
+                ZoneMapDescriptor.checksum(zoneBase, columnCount, block));
+        }
+    }
+
+    /**
+     * Verifies the zone-map entries a snapshot holding rows {@code [0, rows)} of this segment relies on (see
+     * {@link ZoneMapVerifier}): each block once, when the rows first fill it. Readers call it for every snapshot, a writer
+     * once when it opens.
+     *
+     * @param rows committed rows in this segment.
+     * @throws StoreException naming the file and the block when an entry is damaged.
+     */
+    public void verifyZones(final int rows) {
+        if (verifier != null) {
+            verifier.verify(rows);
+        }
     }
 
     /**

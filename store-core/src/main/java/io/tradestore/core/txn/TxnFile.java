@@ -3,6 +3,7 @@ package io.tradestore.core.txn;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import io.tradestore.core.SplitMix;
 import io.tradestore.core.StoreException;
 import io.tradestore.core.memory.FileAllocator;
 import io.tradestore.core.memory.MappedFile;
@@ -167,19 +168,13 @@ public final class TxnFile implements AutoCloseable {
     }
 
     static long checksum(final long seq, final long rows, final long[] counts, final long[] bytes) {
-        long h = mix(0x9E3779B97F4A7C15L ^ seq);
-        h = mix(h ^ rows);
+        long h = SplitMix.mix(SplitMix.SEED ^ seq);
+        h = SplitMix.mix(h ^ rows);
         for (int i = 0; i < counts.length; i++) {
-            h = mix(h ^ counts[i]);
-            h = mix(h ^ bytes[i]);
+            h = SplitMix.mix(h ^ counts[i]);
+            h = SplitMix.mix(h ^ bytes[i]);
         }
         return h;
-    }
-
-    private static long mix(final long v) {
-        long z = v * 0xbf58476d1ce4e5b9L;
-        z = (z ^ (z >>> 31)) * 0x94d049bb133111ebL;
-        return z ^ (z >>> 29);
     }
 
     /** @return the file path. */

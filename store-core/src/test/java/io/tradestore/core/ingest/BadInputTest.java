@@ -4,7 +4,11 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -14,7 +18,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import io.tradestore.core.Table;
+import io.tradestore.core.TableWriter;
 import io.tradestore.core.TestRows;
+import io.tradestore.core.flyweight.TradesSchema;
+import io.tradestore.core.sample.TradeGenerator;
+import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.Schema;
 import io.tradestore.core.flyweight.TradeFlyweight;
 import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.TableReader;
@@ -120,6 +130,18 @@ class BadInputTest {
             + " nanoseconds)");
         assertSkips(f, 1, "2:3: column 'ts': '2026-02-30T08:00:00Z' is not a timestamp (ISO-8601 with Z or an offset, or integer"
             + " epoch nanoseconds)", "4:3: column 'ts': empty value, but the designated timestamp cannot be null");
+    }
+
+    /** java.time's ZoneOffset runs from -18:00 to +18:00: one minute past either end is no offset, in any of its forms. */
+    @Test
+    void shouldRejectAZoneOffsetBeyondEighteenHours() throws IOException {
+        final Path f = csv(H + GOOD1 + "2,2026-11-16T08:00:01+18:01,100002,XPAR,SYM002,S,20.25,200\n"
+            + "3,2026-11-16T08:00:02+18:00,100003,XETR,SYM003,B,30,300\n" + "4,2026-11-16T08:00:03-1801,100004,XETR,SYM003,B,30,300\n"
+            + "5,2026-11-16T08:00:04-18:00,100005,XETR,SYM003,B,30,300\n" + "6,2026-11-16 08:00:05.5+19,100006,XETR,SYM003,B,30,300\n");
+        assertFails(f, "3:3: column 'ts': '2026-11-16T08:00:01+18:01' has a zone offset outside -18:00 to +18:00");
+        assertSkips(f, 3, "3:3: column 'ts': '2026-11-16T08:00:01+18:01' has a zone offset outside -18:00 to +18:00",
+            "5:3: column 'ts': '2026-11-16T08:00:03-1801' has a zone offset outside -18:00 to +18:00",
+            "7:3: column 'ts': '2026-11-16 08:00:05.5+19' is not a timestamp (ISO-8601 with Z or an offset, or integer epoch nanoseconds)");
     }
 
     @Test
@@ -361,5 +383,59 @@ class BadInputTest {
             expectedRows += 1667;
             assertThat(IngestFixtures.summarise(store).rows()).isEqualTo(expectedRows);
         }
+    }
+
+    /**
+     * Segment files are created at full size: a load that fails must take back those it created beyond what the last
+     * commit needs (on a 64 MB disk a failed load used to leave it 99% full with no row added), whether the loader's
+     * writer is then closed or kept open, with segments small enough to be created on the writer's thread or large
+     * enough to be created ahead by its background thread.
+     */
+    @ParameterizedTest
+    @CsvSource({"4096,false", "4096,true", "65536,false", "65536,true"})
+    void shouldLeaveNoSegmentFilesBeyondTheLastCommitWhenALoadFails(final int segmentRows, final boolean writerKeptOpen) throws IOException {
+        final Path spaceStore = dir.resolve("space");
+        final Schema schema = TradesSchema.SCHEMA.with("trades", Layout.COLUMN, segmentRows, 1024);
+        final Path seed = dir.resolve("seed10.csv");
+        TradeGenerator.writeCsv(seed, 10, 7);
+        IngestFixtures.load(spaceStore, schema, LoadOptions.defaults(), seed);
+        final Path table = spaceStore.resolve("trades");
+        final Map<String, Long> filesBefore = fileSizes(table);
+        final IngestFixtures.Summary summaryBefore = IngestFixtures.summarise(spaceStore);
+        // two segments and a half of good rows, then a bad one
+        final Path bad = dir.resolve("bad.csv");
+        TradeGenerator.writeCsv(bad, 5L * segmentRows / 2, 8);
+        Files.writeString(bad, "1,2026-11-16T08:00:00Z,1,XLON,SYM1,B,12.3.4,1\n", StandardOpenOption.APPEND);
+        try (Store s = Store.open(spaceStore)) {
+            final Table t = s.table("trades");
+            if (writerKeptOpen) {
+                try (TableWriter w = t.writer()) {
+                    assertThatThrownBy(() -> CsvLoader.load(w, List.of(bad), LoadOptions.defaults(), null))
+                        .isInstanceOf(LoadException.class).hasMessageContaining("'12.3.4' is not a decimal");
+                    assertThat(fileSizes(table)).as("files while the writer is open").isEqualTo(filesBefore);
+                }
+            } else {
+                assertThatThrownBy(() -> CsvLoader.load(t, List.of(bad), LoadOptions.defaults(), null))
+                    .isInstanceOf(LoadException.class).hasMessageContaining("'12.3.4' is not a decimal");
+            }
+        }
+        assertThat(fileSizes(table)).as("files after the failed load").isEqualTo(filesBefore);
+        assertThat(IngestFixtures.summarise(spaceStore)).isEqualTo(summaryBefore);
+        // and the table takes the good rows afterwards
+        final Path good = dir.resolve("good.csv");
+        TradeGenerator.writeCsv(good, 5L * segmentRows / 2, 8);
+        IngestFixtures.load(spaceStore, schema, LoadOptions.defaults(), good);
+        assertThat(IngestFixtures.summarise(spaceStore).rows()).isEqualTo(10 + 5L * segmentRows / 2);
+    }
+
+    /** @return every file under a table directory (relative path) with its length: preallocated files count whole. */
+    private static Map<String, Long> fileSizes(final Path table) throws IOException {
+        final Map<String, Long> sizes = new TreeMap<>();
+        try (Stream<Path> files = Files.walk(table)) {
+            for (final Path f : (Iterable<Path>) files::iterator) {
+                sizes.put(table.relativize(f).toString(), Files.isDirectory(f) ? -1L : Files.size(f));
+            }
+        }
+        return sizes;
     }
 }

@@ -9,6 +9,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPOutputStream;
 
 import org.junit.jupiter.api.Test;
@@ -94,6 +96,48 @@ class CsvLoaderTest {
             LoadOptions.defaults().withThreads(2).withChunkBytes(1000).withMaxLineLength(200), a, b);
         assertThat(r.rowsLoaded()).isEqualTo(8_000);
         assertThat(IngestFixtures.summarise(dir.resolve("store"))).isEqualTo(reference(List.of(a, plainB)));
+    }
+
+    /**
+     * A named pipe (what {@code <(zcat x.csv.gz)} hands the command, or mkfifo) cannot be mapped, sized or seeked: it
+     * loads as a stream, plain or gzip, with the same rows as the file, between regular files, in parallel chunks.
+     */
+    @ParameterizedTest
+    @CsvSource({"false,4194304", "false,1000", "true,1000"})
+    void shouldLoadFromANamedPipeAsFromTheFile(final boolean gzip, final int chunkBytes) throws Exception {
+        final Path before = dir.resolve("before.csv");
+        final Path csv = dir.resolve("t.csv");
+        final Path after = dir.resolve("after.csv");
+        TradeGenerator.writeCsv(before, 500, 3);
+        TradeGenerator.writeCsv(csv, 20_000, 7);
+        TradeGenerator.writeCsv(after, 700, 4);
+        final byte[] bytes;
+        if (gzip) {
+            final java.io.ByteArrayOutputStream packed = new java.io.ByteArrayOutputStream();
+            try (OutputStream out = new GZIPOutputStream(packed)) {
+                out.write(Files.readAllBytes(csv));
+            }
+            bytes = packed.toByteArray();
+        } else {
+            bytes = Files.readAllBytes(csv);
+        }
+        final Path fifo = dir.resolve("pipe");
+        final Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).redirectErrorStream(true).start();
+        assertThat(mkfifo.waitFor(30, TimeUnit.SECONDS)).as("mkfifo ends").isTrue();
+        assertThat(mkfifo.exitValue()).as("mkfifo exit code").isZero();
+        // the writer blocks until the loader opens the pipe, as a shell's zcat would
+        final CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+            try (OutputStream out = Files.newOutputStream(fifo)) {
+                out.write(bytes);
+            } catch (final IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        final LoadResult r = IngestFixtures.load(dir.resolve("store"), LoadOptions.defaults().withThreads(2).withChunkBytes(chunkBytes)
+            .withMaxLineLength(256), before, fifo, after);
+        writer.get(60, TimeUnit.SECONDS);
+        assertThat(r.rowsLoaded()).isEqualTo(21_200);
+        assertThat(IngestFixtures.summarise(dir.resolve("store"))).isEqualTo(reference(List.of(before, csv, after)));
     }
 
     /** Every column type the trades schema lacks, through both switches (unquoted and quoted fields), with nulls. */

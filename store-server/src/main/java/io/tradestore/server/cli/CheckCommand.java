@@ -31,7 +31,7 @@ final class CheckCommand implements Callable<Integer> {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
         int damaged = 0;
-        try (Store s = CliSupport.openExisting(store)) {
+        try (Store s = CliSupport.openWithTables(store)) {
             if (table != null && !s.hasTable(table)) {
                 throw new StoreException("no table '" + StoreException.echo(table) + "' in " + store + "; tables are " + s.tableNames());
             }

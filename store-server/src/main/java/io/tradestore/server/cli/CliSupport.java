@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
@@ -81,9 +82,45 @@ final class CliSupport {
      */
     static Store openExisting(final Path dir) {
         if (!Files.isDirectory(dir)) {
-            throw new StoreException("no store at " + dir + "; create one with 'tradestore create " + dir + "'");
+            throw notAStore(dir, Files.exists(dir) ? "it is not a directory" : "there is no such directory");
         }
         return Store.open(dir);
+    }
+
+    /**
+     * Opens a store that must already exist and hold at least one table: a command that reads every table (check) would
+     * otherwise report nothing, and exit 0, on a directory that is no store at all.
+     *
+     * @param dir the store directory.
+     * @return the open store, with at least one table.
+     */
+    static Store openWithTables(final Path dir) {
+        final Store s = openExisting(dir);
+        final boolean noTable;
+        try {
+            noTable = s.tableNames().isEmpty();
+        } catch (final RuntimeException e) {
+            s.close();
+            throw e;
+        }
+        if (noTable) {
+            s.close();
+            final long entries;
+            try (Stream<Path> list = Files.list(dir)) {
+                entries = list.count();
+            } catch (final IOException e) {
+                throw new StoreException("cannot list store " + dir + ": " + StoreException.reason(e), e);
+            }
+            throw notAStore(dir, entries == 0 ? "it is empty" : "none of its " + entries + (entries == 1 ? " entry is" : " entries is")
+                + " a table");
+        }
+        return s;
+    }
+
+    private static StoreException notAStore(final Path dir, final String why) {
+        return new StoreException(dir + " is not a tradestore store: " + why + " (a store is a directory of tables, each a"
+            + " subdirectory holding _schema.json and _txn, as 'tradestore create " + dir + "' or 'tradestore load " + dir
+            + " FILE' makes them)");
     }
 
     /**

@@ -15,9 +15,9 @@ import io.tradestore.core.segment.SegmentDescriptor;
 
 /**
  * Verifies one table against its own bookkeeping: the transaction record's checksum (checked on every read of it),
- * every segment holding committed rows exists, and what {@link TableCheck} checks (dictionaries, symbol codes, zone
- * maps against the data). Reads only; a writer may be appending meanwhile (the check covers the commit it started
- * from).
+ * every segment holding committed rows exists, the zone maps' checksums (checked by the reader's snapshot), and what
+ * {@link TableCheck} checks (dictionaries, symbol codes, zone maps against the data). Reads only; a writer may be
+ * appending meanwhile (the check covers the commit it started from).
  */
 final class TableChecker {
     /** Problems reported per table at most: a damaged file usually breaks many blocks the same way. */
@@ -68,7 +68,8 @@ final class TableChecker {
             reader = table.reader();
             snap = reader.snapshot();
         } catch (final RuntimeException e) {
-            problems.add(name + ": cannot read the committed state (transaction file, dictionaries, segments): " + e.getMessage());
+            problems.add(name + ": cannot read the committed state (transaction file, dictionaries, segments, zone-map checksums): "
+                + e.getMessage());
             return this;
         }
         try (reader) {

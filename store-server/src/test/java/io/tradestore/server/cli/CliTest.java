@@ -104,16 +104,48 @@ class CliTest {
         assertThat(run("check", dir.toString(), "nosuch").code()).isEqualTo(1);
     }
 
+    /** A directory that is not a store has nothing to check: that is a failure, never a silent exit 0. */
+    @Test
+    void shouldRefuseToCheckADirectoryThatIsNotAStore() throws Exception {
+        final Path empty = Files.createDirectories(dir.resolve("empty"));
+        final Path other = Files.createDirectories(dir.resolve("other"));
+        Files.writeString(other.resolve("notes.txt"), "not a table");
+        Files.createDirectories(other.resolve("photos"));
+        final Path missing = dir.resolve("missing");
+        final Path file = Files.writeString(dir.resolve("a-file"), "x");
+        for (final String[] c : new String[][] {{empty.toString(), "it is empty"}, {other.toString(), "none of its 2 entries is a table"},
+            {missing.toString(), "there is no such directory"}, {file.toString(), "it is not a directory"}}) {
+            final Run r = run("check", c[0]);
+            assertThat(r.code()).as(c[0]).isEqualTo(1);
+            assertThat(r.out()).as(c[0]).isEmpty();
+            assertThat(r.err()).as(c[0]).contains("error: " + c[0] + " is not a tradestore store: " + c[1])
+                .contains("each a subdirectory holding _schema.json and _txn");
+        }
+        assertThat(empty).isEmptyDirectory();
+    }
+
     @Test
     void shouldReportAZoneMapThatDoesNotCoverItsData() throws Exception {
         TestStores.writeTrades(dir, 3000, 1);
         final Path zone = dir.resolve("trades").resolve("seg-000001").resolve(ZoneMapDescriptor.FILE_NAME);
         final int quantity = 7;
         FileDamage.putLong(zone, ZoneMapDescriptor.entryOffset(8, 2, quantity), 1_000_000); // block 2: min raised above every value
+        FileDamage.resealZoneMap(zone); // as a writer would have written it: the checksums pass, the data does not
         final Run r = run("check", dir.toString());
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.out()).contains("trades: DAMAGED").contains("segment 1 block 2 column 'quantity'").contains("does not cover");
         assertThat(r.err()).contains("damaged");
+    }
+
+    @Test
+    void shouldReportAZoneMapEntryDamagedInPlace() throws Exception {
+        TestStores.writeTrades(dir, 3000, 1);
+        final Path zone = dir.resolve("trades").resolve("seg-000001").resolve(ZoneMapDescriptor.FILE_NAME);
+        FileDamage.flip(zone, ZoneMapDescriptor.entryOffset(8, 2, 1) + 3); // a byte of the ts min of block 2
+        final Run r = run("check", dir.toString());
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.out()).contains("trades: DAMAGED").contains("damaged zone map " + zone)
+            .contains("the entries of block 2 (rows 256-383 of the segment) of segment 1 fail their checksum");
     }
 
     @Test
