@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 /**
  * A running query stops when another thread cancels it, and closing an engine cancels its running queries and waits for
  * them before it unmaps their tables (a server stopping under a long query crashed the JVM). Deterministic: the engine's
- * clock holds the query inside a pool worker's batch until the test lets it go, so the cancel always lands mid-query.
+ * clock holds the query inside a batch until the test lets it go, so the cancel always lands mid-query.
  */
 class QueryCancelTest {
     /** Threads of their own for blocking calls: the common pool may have a single thread on two cores. */
@@ -51,14 +51,18 @@ class QueryCancelTest {
     }
 
     /**
-     * A clock that stands still; the first read on a pool worker signals {@code inside}, waits for {@code release} and,
-     * as the worker goes on with its batch, takes the next number of {@code order} into {@code resumed}.
+     * A clock that stands still; the first read inside a batch's deadline check (on whichever thread scans first: the
+     * caller or a pool worker, as the scheduler has it) signals {@code inside}, waits for {@code release} and, as that
+     * thread goes on with its batch, takes the next number of {@code order} into {@code resumed}. Any thread, not a pool
+     * worker in particular: under CPU contention the caller may claim every morsel before a pool worker runs.
      */
-    private static LongSupplier holdingInPoolWorker(final CountDownLatch inside, final CountDownLatch release, final AtomicInteger order,
-                                                    final AtomicInteger resumed) {
+    private static LongSupplier holdingInABatch(final CountDownLatch inside, final CountDownLatch release, final AtomicInteger order,
+                                                final AtomicInteger resumed) {
         final AtomicBoolean held = new AtomicBoolean();
+        final StackWalker walker = StackWalker.getInstance();
         return () -> {
-            if (Thread.currentThread().getName().startsWith("tradestore-query-") && held.compareAndSet(false, true)) {
+            if (!held.get() && walker.walk(frames -> frames.anyMatch(f -> f.getClassName().equals("io.tradestore.query.exec.Executor")
+                && f.getMethodName().equals("checkDeadline"))) && held.compareAndSet(false, true)) {
                 inside.countDown();
                 try {
                     assertThat(release.await(30, TimeUnit.SECONDS)).isTrue();
@@ -76,7 +80,7 @@ class QueryCancelTest {
         final QueryEngine engine = new QueryEngine(store, 2);
         engine.smallQueryRows(0);
         engine.morselRows(1024);
-        engine.clock(holdingInPoolWorker(inside, release, order, resumed));
+        engine.clock(holdingInABatch(inside, release, order, resumed));
         return engine;
     }
 
@@ -133,9 +137,9 @@ class QueryCancelTest {
         final Throwable failure = query.get(30, TimeUnit.SECONDS);
         assertThat(failure).isInstanceOf(QueryException.class).hasMessageContaining("closing");
         assertThat(((QueryException) failure).code()).isEqualTo(ErrorCode.OVERLOADED);
-        // the held worker went on reading its batch of a mapped segment after the release: close waited for it
+        // the held thread went on reading its batch of a mapped segment after the release: close waited for it
         assertThat(workerResumed.get()).isPositive();
-        assertThat(closeReturned.get()).as("close returned after the held worker resumed").isGreaterThan(workerResumed.get());
+        assertThat(closeReturned.get()).as("close returned after the held thread resumed").isGreaterThan(workerResumed.get());
         // a closed engine refuses new queries with a clear error
         assertThat(catchThrowableOfType(QueryException.class, () -> engine.execute(SPLIT_QUERY, 1000))).hasMessageContaining("closed");
     }
