@@ -755,6 +755,11 @@ public final class QueryServer implements AutoCloseable {
     }
 
     private void error(final Call call, final int status, final String code, final String message, final String path, final String id) {
+        send(call, status, JSON_TYPE, errorBody(code, message, path, id));
+    }
+
+    /** @return the JSON error object every failure answers: {@code {"error":{"code","message","path"[,"id"]}}}. */
+    private static ByteBuf errorBody(final String code, final String message, final String path, final String id) {
         final ByteBufOutputStream buf = body(128);
         try (JsonGenerator g = JSON.createGenerator((OutputStream) buf)) {
             g.writeStartObject();
@@ -770,7 +775,7 @@ public final class QueryServer implements AutoCloseable {
         } catch (final IOException e) {
             throw new IllegalStateException(e); // writing to memory does not fail
         }
-        send(call, status, JSON_TYPE, buf.buffer());
+        return buf.buffer();
     }
 
     /** @param initial bytes to start with. @return a stream into an unpooled heap buffer: an answer dropped after its 504 needs no release. */
@@ -889,10 +894,10 @@ public final class QueryServer implements AutoCloseable {
             return false;
         }
         requestTimeouts.increment();
-        final byte[] body = ("{\"error\":{\"code\":\"REQUEST_TIMEOUT\",\"message\":\"the request did not arrive whole within the server's limit of "
-            + config.limits().requestTimeoutMs() + " ms\",\"path\":\"\"}}").getBytes(StandardCharsets.UTF_8);
-        final FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_TIMEOUT, Unpooled.wrappedBuffer(body));
-        r.headers().set(HttpHeaderNames.CONTENT_TYPE, JSON_TYPE).setInt(HttpHeaderNames.CONTENT_LENGTH, body.length)
+        final ByteBuf body = errorBody("REQUEST_TIMEOUT", "the request did not arrive whole within the server's limit of "
+            + config.limits().requestTimeoutMs() + " ms", "", null);
+        final FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.REQUEST_TIMEOUT, body);
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, JSON_TYPE).setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes())
             .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         ctx.channel().writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
         return true;
