@@ -44,6 +44,9 @@ class ServeCommandTest {
     static Path big;
     @TempDir
     static Path small;
+    // token and access-log files live beside the stores, never in the system temp directory
+    @TempDir
+    static Path files;
 
     @BeforeAll
     static void stores() {
@@ -134,7 +137,7 @@ class ServeCommandTest {
 
     @Test
     void shouldTakeTheTokenFromAFileOrTheEnvironment() throws Exception {
-        final Path file = small.resolveSibling(small.getFileName() + "-token");
+        final Path file = files.resolve("token");
         Files.writeString(file, "from-a-file\n");
         try (ChildJvm child = ChildJvm.start("serve", small.toString(), "--port", "0", "--token-file", file.toString())) {
             final int port = child.awaitPort();
@@ -160,7 +163,7 @@ class ServeCommandTest {
 
     @Test
     void shouldWriteTheAccessLogAndCapGroups() throws Exception {
-        final Path access = small.resolveSibling(small.getFileName() + "-access.log");
+        final Path access = files.resolve("access.log");
         try (ChildJvm child = ChildJvm.start("serve", small.toString(), "--port", "0", "--access-log", access.toString(),
             "--max-groups", "10", "--log-level", "warn")) {
             final Http h = new Http(child.awaitPort());
