@@ -21,7 +21,7 @@ import io.tradestore.query.exec.QueryRunner;
 import io.tradestore.query.index.BitmapIndexes;
 import io.tradestore.query.model.Options;
 import io.tradestore.query.model.Query;
-import io.tradestore.query.plan.QueryParser;
+import io.tradestore.query.parse.QueryParser;
 
 /**
  * Runs queries against the tables of a store on a pool of worker threads sized to the cores. Each query reads the

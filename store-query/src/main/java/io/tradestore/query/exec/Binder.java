@@ -37,7 +37,7 @@ import io.tradestore.query.model.Filter;
 import io.tradestore.query.model.GroupKey;
 import io.tradestore.query.model.OrderKey;
 import io.tradestore.query.model.Query;
-import io.tradestore.query.plan.QueryParser;
+import io.tradestore.query.parse.QueryParser;
 
 /**
  * Binds a {@link Query} to a snapshot: resolves columns, types every literal by its column (exactly: decimals never go

@@ -26,6 +26,13 @@ import io.tradestore.core.segment.Segment;
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.QueryStats;
+import io.tradestore.query.spi.Buckets;
+import io.tradestore.query.spi.Deadline;
+import io.tradestore.query.spi.IndexLeaf;
+import io.tradestore.query.spi.SegmentSelector;
+import io.tradestore.query.spi.Selection;
+import io.tradestore.query.spi.Summary;
+import io.tradestore.query.spi.SummaryPart;
 
 /**
  * Runs a plan: prunes segments by zone maps, hands segments to workers (the calling thread plus pool threads, up to the
@@ -88,152 +95,6 @@ public final class Executor {
     Executor(final Plan plan, final SegmentSelector selector) {
         this.plan = plan;
         this.selector = selector;
-    }
-
-    /**
-     * Chooses the rows of a sealed segment from bitmap indexes.
-     */
-    public interface SegmentSelector {
-        /**
-         * @param snap     the snapshot.
-         * @param segment  a sealed segment.
-         * @param leaves   top-level conjuncts that are (negated) eq/in leaves on a column, as (column, values, negated).
-         * @param deadline the query's, checked by the index and summary builds the selection makes (now or later).
-         * @return a selection, or null when no index applies.
-         */
-        Selection select(TableSnapshot snap, int segment, List<IndexLeaf> leaves, Deadline deadline);
-
-        /**
-         * @param snap     the snapshot.
-         * @param segment  a segment.
-         * @param deadline the query's, checked by the summary builds the selection makes.
-         * @return all its rows, as a selection whose summaries a global aggregate with no filter but a time range
-         *         folds, or null when there are none.
-         */
-        default Selection selectAll(final TableSnapshot snap, final int segment, final Deadline deadline) {
-            return null;
-        }
-
-        /**
-         * @param snap     the snapshot.
-         * @param segment  a sealed segment.
-         * @param leaf     an eq/in leaf on an indexed column.
-         * @param colA     the measure column, or -1 for row counts only.
-         * @param colB     the second factor of a product measure, or -1.
-         * @param deadline the query's, checked by an index or summary build.
-         * @return the leaf's rows' aggregates per minute, or null when none applies (a negated leaf, no index, the
-         *         timestamps are not in order, a measure is f64, or the memory budget is spent). No row selection is built.
-         */
-        default Buckets buckets(final TableSnapshot snap, final int segment, final IndexLeaf leaf, final int colA, final int colB,
-                                final Deadline deadline) {
-            return null;
-        }
-    }
-
-    /**
-     * A query's deadline, for the work done on its behalf outside its row loops: an index or summary build is one pass
-     * over a segment (19-79 ms for 4M rows: {@code SummaryBuildProbe} in docs/query-engine.md, Cancellation), so it
-     * checks once per {@link #CHECK_ROWS} rows, as the scan checks once per batch, and a query past its
-     * {@code timeoutMs} stops there with the scan's TIMEOUT.
-     */
-    @FunctionalInterface
-    public interface Deadline {
-        /** Rows a build reads between two checks: a clock read costs nothing beside them. */
-        int CHECK_ROWS = 1 << 14;
-        /** No deadline (builds outside a query). */
-        Deadline NONE = () -> { };
-
-        /** @throws QueryException TIMEOUT once the query's deadline has passed or the query was cancelled. */
-        void check();
-    }
-
-    /**
-     * An eq/in/ne leaf an index may answer.
-     *
-     * @param column  the column.
-     * @param values  sorted raw values (symbol codes, integers).
-     * @param negated NOT IN (nulls excluded).
-     * @param node    the filter leaf.
-     */
-    public record IndexLeaf(int column, long[] values, boolean negated, Object node) {
-    }
-
-    /** Rows chosen by indexes, and which leaves they answered exactly. */
-    public interface Selection {
-        /** @return a batch iterator over the chosen rows. */
-        BatchIterator iterator();
-
-        /** @param from the first row to read. @return a batch iterator over the chosen rows from {@code from} on. */
-        default BatchIterator iterator(final int from) {
-            final BatchIterator it = iterator();
-            if (from > 0) {
-                it.advanceIfNeeded(from);
-            }
-            return it;
-        }
-
-        /** @return the number of rows. */
-        long cardinality();
-
-        /** @param from first row. @param to row after the last. @return the number of chosen rows in {@code [from, to)}. */
-        long cardinality(int from, int to);
-
-        /** @param node a leaf. @return whether the selection already applied it. */
-        boolean answered(Object node);
-
-        /**
-         * @return whether the selection keeps so many rows that reading them one by one is slower than a scan: the
-         *         executor uses it only to fold value summaries, and scans otherwise.
-         */
-        default boolean dense() {
-            return false;
-        }
-
-        /** @return whether it holds every row (then rows it leaves to read are scanned, not gathered by row id). */
-        default boolean all() {
-            return false;
-        }
-
-        /**
-         * @param colA the measure column, or -1 for row counts only.
-         * @param colB the second factor of a product measure, or -1.
-         * @return the selected rows' aggregates per part of the segment, or null when no summary applies (the selection
-         *         is not one eq/in leaf of a sealed segment's index, the measure is f64, or the summaries' memory budget
-         *         is spent).
-         */
-        default Summary summary(final int colA, final int colB) {
-            return null;
-        }
-    }
-
-    /**
-     * Aggregates of a selection per minute of a sealed segment ({@link io.tradestore.query.index.BucketSummary}): cells
-     * of the same rows whatever the measure, in the same order for every measure of the segment.
-     */
-    public interface Buckets {
-        /** Nanoseconds per minute: the cell width. */
-        long MINUTE_NS = 60_000_000_000L;
-
-        /** @return the number of cells. */
-        int cells();
-
-        /** @param cell a cell. @return its minute (epoch nanoseconds / 60e9, floored). */
-        long minute(int cell);
-
-        /** @param cell a cell. @param out receives its aggregates of the selected rows (first/last rows in the segment). */
-        void read(int cell, SummaryPart out);
-    }
-
-    /** Aggregates of a selection per part (2^{@link #partShift()} rows, block-aligned) of a sealed segment. */
-    public interface Summary {
-        /** @return log2 of the rows per part (at least the zone-map block's). */
-        int partShift();
-
-        /** @return parts covered from row 0 (an open segment's summary covers its complete parts when it was built). */
-        int parts();
-
-        /** @param part a part. @param out receives the part's aggregates of the selected rows. */
-        void read(int part, SummaryPart out);
     }
 
     static Result run(final Plan plan, final ExecutorService pool, final int threads, final SegmentSelector selector, final long startNanos) {

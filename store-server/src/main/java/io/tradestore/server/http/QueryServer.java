@@ -97,7 +97,7 @@ import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.QueryResult;
 import io.tradestore.query.index.BitmapIndexes;
-import io.tradestore.query.plan.Utf8JsonCheck;
+import io.tradestore.query.parse.Utf8JsonCheck;
 
 /**
  * The HTTP/JSON front of a store, on Netty's HTTP/1.1 codec (see docs/http-api.md for why).

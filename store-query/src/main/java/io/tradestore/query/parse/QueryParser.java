@@ -1,4 +1,4 @@
-package io.tradestore.query.plan;
+package io.tradestore.query.parse;
 
 import java.io.IOException;
 import java.io.InputStream;

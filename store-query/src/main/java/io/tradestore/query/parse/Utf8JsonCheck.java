@@ -1,4 +1,4 @@
-package io.tradestore.query.plan;
+package io.tradestore.query.parse;
 
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
