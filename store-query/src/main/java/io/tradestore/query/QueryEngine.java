@@ -356,6 +356,21 @@ public final class QueryEngine implements AutoCloseable {
         return indexes;
     }
 
+    /** @return heap bytes the value and bucket summaries, and the held bitmap indexes, hold now (for metrics). */
+    public long summaryBytes() {
+        return indexes.summaryBytes();
+    }
+
+    /** @return value and per-minute bucket summaries built by this engine's indexes (for metrics). */
+    public long summaryBuilds() {
+        return indexes.summaryBuilds() + indexes.bucketSummaryBuilds();
+    }
+
+    /** @return summaries evicted to make room for others (for metrics). */
+    public long summaryEvictions() {
+        return indexes.summaryEvictions();
+    }
+
     /** @return worker threads per query. */
     public int threads() {
         return threads;
