@@ -7,8 +7,8 @@ import io.tradestore.query.parse.Utf8JsonCheck;
  * body must be well-formed UTF-8 with no NUL among its first four bytes. A front end (the HTTP server) checks a body in
  * place with one, without copying it.
  *
- * <p>One check per body: pass every byte to {@link #accept(byte)} (its shape is Netty's {@code ByteProcessor}), then ask
- * {@link #problem()}. Not thread-safe.
+ * <p>One check per body: pass every byte to {@link #accept(byte)} (its shape is Netty's {@code ByteProcessor}), then
+ * ask {@link #problem()}. Not thread-safe.
  */
 public final class JsonBodyCheck {
     private final Utf8JsonCheck check = new Utf8JsonCheck();

@@ -38,8 +38,8 @@ public interface SegmentSelector {
      * @return the leaf's rows' aggregates per minute, or null when none applies (a negated leaf, no index, the
      *         timestamps are not in order, a measure is f64, or the memory budget is spent). No row selection is built.
      */
-    default Buckets buckets(final TableSnapshot snap, final int segment, final IndexLeaf leaf, final int colA, final int colB,
-                            final Deadline deadline) {
+    default Buckets buckets(final TableSnapshot snap, final int segment, final IndexLeaf leaf, final int colA,
+                            final int colB, final Deadline deadline) {
         return null;
     }
 }
