@@ -21,7 +21,7 @@ import io.tradestore.query.exec.QueryRunner;
 import io.tradestore.query.index.BitmapIndexes;
 import io.tradestore.query.model.Options;
 import io.tradestore.query.model.Query;
-import io.tradestore.query.plan.QueryParser;
+import io.tradestore.query.parse.QueryParser;
 
 /**
  * Runs queries against the tables of a store on a pool of worker threads sized to the cores. Each query reads the
@@ -354,6 +354,21 @@ public final class QueryEngine implements AutoCloseable {
     /** @return the bitmap indexes this engine builds and loads. */
     public BitmapIndexes indexes() {
         return indexes;
+    }
+
+    /** @return heap bytes the value and bucket summaries, and the held bitmap indexes, hold now (for metrics). */
+    public long summaryBytes() {
+        return indexes.summaryBytes();
+    }
+
+    /** @return value and per-minute bucket summaries built by this engine's indexes (for metrics). */
+    public long summaryBuilds() {
+        return indexes.summaryBuilds() + indexes.bucketSummaryBuilds();
+    }
+
+    /** @return summaries evicted to make room for others (for metrics). */
+    public long summaryEvictions() {
+        return indexes.summaryEvictions();
     }
 
     /** @return worker threads per query. */

@@ -27,7 +27,7 @@ import io.tradestore.query.index.BitmapIndexes;
 import io.tradestore.query.model.Agg;
 import io.tradestore.query.model.Filter;
 import io.tradestore.query.model.Query;
-import io.tradestore.query.plan.QueryParser;
+import io.tradestore.query.parse.QueryParser;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -17,7 +17,7 @@ import io.tradestore.core.schema.Layout;
 import io.tradestore.query.model.Agg;
 import io.tradestore.query.model.AggOp;
 import io.tradestore.query.model.Query;
-import io.tradestore.query.plan.QueryParser;
+import io.tradestore.query.parse.QueryParser;
 
 /**
  * The whole messages of two kinds of INVALID_QUERY, pinned where each can arise: an aggregate op that is unknown or

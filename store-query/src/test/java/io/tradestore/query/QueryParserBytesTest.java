@@ -22,8 +22,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import io.tradestore.core.Store;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.query.model.Query;
-import io.tradestore.query.plan.QueryParser;
-import io.tradestore.query.plan.Utf8JsonCheck;
+import io.tradestore.query.parse.QueryParser;
+import io.tradestore.query.parse.Utf8JsonCheck;
 
 /**
  * The embedded parser's byte path ({@link QueryParser#parse(InputStream)}, {@link QueryEngine#execute(InputStream, long)})

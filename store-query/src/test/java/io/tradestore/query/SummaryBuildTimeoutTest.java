@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * A query's {@code timeoutMs} stops the index and summary builds it starts, as it stops its row loops: the build gives
  * up at its next check with the scan's TIMEOUT, caches nothing (no summary, no bytes counted, no index file), and the
  * next query builds it and answers as an engine without indexes does. Deterministic: the engine's clock jumps an hour
- * when a build reads it a second time (after its first {@code Executor.Deadline.CHECK_ROWS} rows, or an open segment's
+ * when a build reads it a second time (after its first {@code Deadline.CHECK_ROWS} rows, or an open segment's
  * first chunk of its index), not on a race with the wall clock.
  */
 class SummaryBuildTimeoutTest {

@@ -1,6 +1,8 @@
 package io.tradestore.query.exec;
 
 import io.tradestore.core.segment.Segment;
+import io.tradestore.query.spi.Summary;
+import io.tradestore.query.spi.SummaryPart;
 
 /**
  * One aggregate's partial state for one worker, in arrays indexed by group id. {@link #update} runs one batch through
@@ -45,7 +47,7 @@ abstract class Acc {
     }
 
     /**
-     * The measure this aggregate folds from a value summary (see {@link Executor.Summary}) instead of reading rows.
+     * The measure this aggregate folds from a value summary (see {@link Summary}) instead of reading rows.
      *
      * @return {colA, colB} (-1 for none: {@code {-1, -1}} needs the row count only), or null when the aggregate cannot
      *         be folded from a summary (f64 values, first/last, percentiles, distinct counts, product min/max).

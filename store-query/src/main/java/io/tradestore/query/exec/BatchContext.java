@@ -2,6 +2,7 @@ package io.tradestore.query.exec;
 
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.segment.Segment;
+import io.tradestore.query.spi.SummaryPart;
 
 /**
  * One worker's per-batch state: the column addresses of the current segment, the rows of the current batch (dense

@@ -3,6 +3,7 @@ package io.tradestore.query.exec;
 import java.util.Arrays;
 
 import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.query.spi.SummaryPart;
 
 /** {@code count(col)}: rows where the column is not null ({@code count} without a column is the group's row count). */
 final class CountAcc extends Acc {

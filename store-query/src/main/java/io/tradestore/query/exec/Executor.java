@@ -2,10 +2,8 @@ package io.tradestore.query.exec;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
-import java.util.PriorityQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -20,12 +18,17 @@ import java.util.concurrent.locks.LockSupport;
 import org.roaringbitmap.BatchIterator;
 
 import io.tradestore.core.TableSnapshot;
-import io.tradestore.core.memory.NativeMemory;
-import io.tradestore.core.schema.Column;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.QueryStats;
+import io.tradestore.query.spi.Buckets;
+import io.tradestore.query.spi.Deadline;
+import io.tradestore.query.spi.IndexLeaf;
+import io.tradestore.query.spi.SegmentSelector;
+import io.tradestore.query.spi.Selection;
+import io.tradestore.query.spi.Summary;
+import io.tradestore.query.spi.SummaryPart;
 
 /**
  * Runs a plan: prunes segments by zone maps, hands segments to workers (the calling thread plus pool threads, up to the
@@ -76,11 +79,11 @@ public final class Executor {
     /** Per segment: the index selection computed once per query (null: none applies), indexed by segment number. */
     private Selection[] selections;
     /**
-     * Per aggregate, the measure it folds from value summaries (a row count takes a measured aggregate's); null when the
-     * query cannot use summaries.
+     * Per aggregate, the measure it folds from value summaries (a row count takes a measured aggregate's); null when
+     * the query cannot use summaries.
      */
     private int[][] summaryMeasures;
-    /** Per aggregate, the first aggregate folding the same measure ({@link #firstOfMeasure}). */
+    /** Per aggregate, the first aggregate folding the same measure ({@link SummaryMeasures#firstOfMeasure}). */
     private int[] summaryFirst;
     /** Per segment: each aggregate's summary of the selection (null: the rows are read). */
     private Summary[][] summaries;
@@ -90,153 +93,8 @@ public final class Executor {
         this.selector = selector;
     }
 
-    /**
-     * Chooses the rows of a sealed segment from bitmap indexes.
-     */
-    public interface SegmentSelector {
-        /**
-         * @param snap     the snapshot.
-         * @param segment  a sealed segment.
-         * @param leaves   top-level conjuncts that are (negated) eq/in leaves on a column, as (column, values, negated).
-         * @param deadline the query's, checked by the index and summary builds the selection makes (now or later).
-         * @return a selection, or null when no index applies.
-         */
-        Selection select(TableSnapshot snap, int segment, List<IndexLeaf> leaves, Deadline deadline);
-
-        /**
-         * @param snap     the snapshot.
-         * @param segment  a segment.
-         * @param deadline the query's, checked by the summary builds the selection makes.
-         * @return all its rows, as a selection whose summaries a global aggregate with no filter but a time range
-         *         folds, or null when there are none.
-         */
-        default Selection selectAll(final TableSnapshot snap, final int segment, final Deadline deadline) {
-            return null;
-        }
-
-        /**
-         * @param snap     the snapshot.
-         * @param segment  a sealed segment.
-         * @param leaf     an eq/in leaf on an indexed column.
-         * @param colA     the measure column, or -1 for row counts only.
-         * @param colB     the second factor of a product measure, or -1.
-         * @param deadline the query's, checked by an index or summary build.
-         * @return the leaf's rows' aggregates per minute, or null when none applies (a negated leaf, no index, the
-         *         timestamps are not in order, a measure is f64, or the memory budget is spent). No row selection is built.
-         */
-        default Buckets buckets(final TableSnapshot snap, final int segment, final IndexLeaf leaf, final int colA, final int colB,
-                                final Deadline deadline) {
-            return null;
-        }
-    }
-
-    /**
-     * A query's deadline, for the work done on its behalf outside its row loops: an index or summary build is one pass
-     * over a segment (19-79 ms for 4M rows: {@code SummaryBuildProbe} in docs/query-engine.md, Cancellation), so it
-     * checks once per {@link #CHECK_ROWS} rows, as the scan checks once per batch, and a query past its
-     * {@code timeoutMs} stops there with the scan's TIMEOUT.
-     */
-    @FunctionalInterface
-    public interface Deadline {
-        /** Rows a build reads between two checks: a clock read costs nothing beside them. */
-        int CHECK_ROWS = 1 << 14;
-        /** No deadline (builds outside a query). */
-        Deadline NONE = () -> { };
-
-        /** @throws QueryException TIMEOUT once the query's deadline has passed or the query was cancelled. */
-        void check();
-    }
-
-    /**
-     * An eq/in/ne leaf an index may answer.
-     *
-     * @param column  the column.
-     * @param values  sorted raw values (symbol codes, integers).
-     * @param negated NOT IN (nulls excluded).
-     * @param node    the filter leaf.
-     */
-    public record IndexLeaf(int column, long[] values, boolean negated, Object node) {
-    }
-
-    /** Rows chosen by indexes, and which leaves they answered exactly. */
-    public interface Selection {
-        /** @return a batch iterator over the chosen rows. */
-        BatchIterator iterator();
-
-        /** @param from the first row to read. @return a batch iterator over the chosen rows from {@code from} on. */
-        default BatchIterator iterator(final int from) {
-            final BatchIterator it = iterator();
-            if (from > 0) {
-                it.advanceIfNeeded(from);
-            }
-            return it;
-        }
-
-        /** @return the number of rows. */
-        long cardinality();
-
-        /** @param from first row. @param to row after the last. @return the number of chosen rows in {@code [from, to)}. */
-        long cardinality(int from, int to);
-
-        /** @param node a leaf. @return whether the selection already applied it. */
-        boolean answered(Object node);
-
-        /**
-         * @return whether the selection keeps so many rows that reading them one by one is slower than a scan: the
-         *         executor uses it only to fold value summaries, and scans otherwise.
-         */
-        default boolean dense() {
-            return false;
-        }
-
-        /** @return whether it holds every row (then rows it leaves to read are scanned, not gathered by row id). */
-        default boolean all() {
-            return false;
-        }
-
-        /**
-         * @param colA the measure column, or -1 for row counts only.
-         * @param colB the second factor of a product measure, or -1.
-         * @return the selected rows' aggregates per part of the segment, or null when no summary applies (the selection
-         *         is not one eq/in leaf of a sealed segment's index, the measure is f64, or the summaries' memory budget
-         *         is spent).
-         */
-        default Summary summary(final int colA, final int colB) {
-            return null;
-        }
-    }
-
-    /**
-     * Aggregates of a selection per minute of a sealed segment ({@link io.tradestore.query.index.BucketSummary}): cells
-     * of the same rows whatever the measure, in the same order for every measure of the segment.
-     */
-    public interface Buckets {
-        /** Nanoseconds per minute: the cell width. */
-        long MINUTE_NS = 60_000_000_000L;
-
-        /** @return the number of cells. */
-        int cells();
-
-        /** @param cell a cell. @return its minute (epoch nanoseconds / 60e9, floored). */
-        long minute(int cell);
-
-        /** @param cell a cell. @param out receives its aggregates of the selected rows (first/last rows in the segment). */
-        void read(int cell, SummaryPart out);
-    }
-
-    /** Aggregates of a selection per part (2^{@link #partShift()} rows, block-aligned) of a sealed segment. */
-    public interface Summary {
-        /** @return log2 of the rows per part (at least the zone-map block's). */
-        int partShift();
-
-        /** @return parts covered from row 0 (an open segment's summary covers its complete parts when it was built). */
-        int parts();
-
-        /** @param part a part. @param out receives the part's aggregates of the selected rows. */
-        void read(int part, SummaryPart out);
-    }
-
-    static Result run(final Plan plan, final ExecutorService pool, final int threads, final SegmentSelector selector, final long startNanos) {
+    static Result run(final Plan plan, final ExecutorService pool, final int threads, final SegmentSelector selector,
+                      final long startNanos) {
         return new Executor(plan, selector).execute(pool, threads, startNanos);
     }
 
@@ -251,8 +109,8 @@ public final class Executor {
             }
         }
         segments = keep.stream().mapToInt(Integer::intValue).toArray();
-        summaryMeasures = summaryMeasures();
-        summaryFirst = summaryMeasures == null ? null : firstOfMeasure(summaryMeasures);
+        summaryMeasures = selector == null ? null : SummaryMeasures.of(plan);
+        summaryFirst = summaryMeasures == null ? null : SummaryMeasures.firstOfMeasure(summaryMeasures);
         final GroupState folded = foldBuckets(keep);
         final long candidates = selectAndEstimate(keep);
         final boolean parallel = candidates > plan.smallQueryRows && threads > 1;
@@ -278,7 +136,8 @@ public final class Executor {
             }
             partials[0] = work(0, workers);
             for (int w = 1; w < workers; w++) {
-                final long wait = plan.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : plan.deadlineNanos - plan.clock.getAsLong();
+                final long wait = plan.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : plan.deadlineNanos
+                    - plan.clock.getAsLong();
                 partials[w] = futures.get(w - 1).get(Math.max(0, wait), TimeUnit.NANOSECONDS);
             }
         } catch (final TimeoutException e) {
@@ -304,6 +163,12 @@ public final class Executor {
             awaitStartedTasks(taskStates);
         }
         checkCancel(); // cancelled while its last batches ran: the caller was told the query stops, so it does
+        return answer(partials, folded, startNanos);
+    }
+
+    /** Merges the workers' partials (and the groups folded from bucket summaries) into the answer. */
+    private Result answer(final Object[] partials, final GroupState folded, final long startNanos) {
+        final int workers = partials.length;
         final long elapsedMicros;
         final List<Object[]> rows;
         boolean truncated = false;
@@ -312,7 +177,7 @@ public final class Executor {
             for (int w = 1; w < workers; w++) {
                 s.merge((ScanState) partials[w]);
             }
-            rows = scanRows(s.sortedRows());
+            rows = ResultRows.scanRows(plan, s.sortedRows());
             truncated = s.matched > rows.size();
         } else {
             final GroupState g = (GroupState) partials[0];
@@ -323,16 +188,17 @@ public final class Executor {
                 g.merge(folded);
             }
             if (g.groupCount() > plan.maxGroups) {
-                throw new QueryException(ErrorCode.TOO_MANY_GROUPS, "the query makes " + g.groupCount() + " groups, more than maxGroups="
-                    + plan.maxGroups + "; filter more, group by fewer keys, or raise options.maxGroups", "/groupBy");
+                throw new QueryException(ErrorCode.TOO_MANY_GROUPS, "the query makes " + g.groupCount()
+                    + " groups, more than maxGroups=" + plan.maxGroups
+                    + "; filter more, group by fewer keys, or raise options.maxGroups", "/groupBy");
             }
-            final GroupRows answer = groupRows(g);
+            final ResultRows.GroupRows answer = ResultRows.groupRows(plan, g);
             rows = answer.rows();
             truncated = answer.groups() > rows.size();
         }
         elapsedMicros = (plan.clock.getAsLong() - startNanos) / 1000;
-        final QueryStats stats = new QueryStats(elapsedMicros, rowsScanned.get(), rowsMatched.get(), segments.length, segmentsSkipped.get(),
-            blocksSkipped.get(), indexedSegments.get(), rowsSummarized.get());
+        final QueryStats stats = new QueryStats(elapsedMicros, rowsScanned.get(), rowsMatched.get(), segments.length,
+            segmentsSkipped.get(), blocksSkipped.get(), indexedSegments.get(), rowsSummarized.get());
         return new Result(plan.columns, rows, truncated, stats, plan.epochNanos);
     }
 
@@ -345,10 +211,10 @@ public final class Executor {
             final int blocks = (snap.segmentRowCount(si) + blockRows - 1) / blockRows;
             // on one thread a segment read through an index selection is one unit: one pass of one bitmap iterator
             // beats a fresh iterator advanced to each morsel; split, workers share the segment's random reads
-            // a segment whose parts fold from summaries is one unit too: a part cut by a morsel edge would be read row by row
-            // split, a segment read through a selection takes a quarter of the blocks per morsel: its rows are random reads,
-            // so a morsel of a scan's size is ~0.5 ms of work (query 6), and the worker that takes the last one keeps the
-            // other waiting that long (or longer when its vCPU is descheduled meanwhile)
+            // a segment whose parts fold from summaries is one unit too: a part cut by a morsel edge would be read row
+            // by row; split, a segment read through a selection takes a quarter of the blocks per morsel: its rows are
+            // random reads, so a morsel of a scan's size is long work (query 6), and the worker that takes the last
+            // one keeps the other waiting that long (or longer when its vCPU is descheduled meanwhile)
             final int step = selections[si] != null && (!parallel || summaries[si] != null) ? Math.max(1, blocks)
                 : selections[si] != null ? Math.max(1, perMorsel >> SELECTED_MORSEL_SHIFT) : perMorsel;
             for (int b = 0; b < blocks; b += step) {
@@ -365,7 +231,9 @@ public final class Executor {
         }
     }
 
-    /** @return whether there is no filter, or the zone maps prove every conjunct for some whole block of the segment. */
+    /**
+     * @return whether there is no filter, or the zone maps prove every conjunct for some whole block of the segment.
+     */
     private boolean provesABlock(final int si, final int rows) {
         if (plan.filter == null) {
             return true;
@@ -375,7 +243,7 @@ public final class Executor {
         final long every = conjuncts.size() >= Long.SIZE ? -1L : (1L << conjuncts.size()) - 1;
         final int blockRows = plan.schema.blockRows();
         for (int b = 0; (long) (b + 1) * blockRows <= rows; b++) {
-            if (plan.filter.mayMatch(s, b) && proven(conjuncts, s, b, rows) == every) {
+            if (plan.filter.mayMatch(s, b) && ConjunctProofs.proven(plan, conjuncts, s, b, rows) == every) {
                 return true;
             }
         }
@@ -395,24 +263,9 @@ public final class Executor {
         return n;
     }
 
-    /** @return whether every conjunct (if any) is the query's time range, which zone maps prove for inner blocks. */
-    private boolean timeOnly() {
-        for (final FilterNode f : plan.conjuncts) {
-            if (!isTimeRange(f)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** @return whether a conjunct is a range on the designated timestamp (the query's time range or a filter's). */
-    private boolean isTimeRange(final FilterNode f) {
-        return f instanceof IntRangeFilter && !((IntRangeFilter) f).negated && ((IntRangeFilter) f).col == plan.schema.timestampIndex();
-    }
-
     /** @return the non-negated eq/in index leaf of a conjunct, or null. */
     private IndexLeaf leafOf(final FilterNode conjunct) {
-        for (final IndexLeaf l : indexLeaves()) {
+        for (final IndexLeaf l : ConjunctProofs.indexLeaves(plan)) {
             if (l.node() == conjunct && !l.negated()) {
                 return l;
             }
@@ -429,7 +282,8 @@ public final class Executor {
      * @return the folded groups, or null when none was folded.
      */
     private GroupState foldBuckets(final List<Integer> keep) {
-        if (selector == null || plan.scan || !plan.bucketRuns || plan.keys[0].bucketNs % Buckets.MINUTE_NS != 0 || plan.filter == null) {
+        if (selector == null || plan.scan || !plan.bucketRuns || plan.keys[0].bucketNs % Buckets.MINUTE_NS != 0
+            || plan.filter == null) {
             return null;
         }
         final int[][] asked = new int[plan.accs.size()][];
@@ -439,14 +293,14 @@ public final class Executor {
                 return null;
             }
         }
-        final int[][] measures = withRowCounts(asked);
-        final int[] first = firstOfMeasure(measures);
+        final int[][] measures = SummaryMeasures.withRowCounts(asked);
+        final int[] first = SummaryMeasures.firstOfMeasure(measures);
         final int ts = plan.schema.timestampIndex();
         long lo = Long.MIN_VALUE;
         long hi = Long.MAX_VALUE;
         FilterNode other = null;
         for (final FilterNode f : plan.conjuncts) {
-            if (isTimeRange(f)) {
+            if (ConjunctProofs.isTimeRange(plan, f)) {
                 lo = Math.max(lo, ((IntRangeFilter) f).lo);
                 hi = Math.min(hi, ((IntRangeFilter) f).hi);
             } else if (other == null) {
@@ -479,7 +333,8 @@ public final class Executor {
             if (folded == null) {
                 folded = new GroupState(plan);
             }
-            final long n = folded.foldBuckets(views, loMinute, hiMinute, perBucket, (long) si << snap.segmentShift(), tmp);
+            final long n = folded.foldBuckets(views, loMinute, hiMinute, perBucket, (long) si << snap.segmentShift(),
+                tmp);
             rowsMatched.addAndGet(n);
             rowsSummarized.addAndGet(n);
             indexedSegments.incrementAndGet();
@@ -503,12 +358,14 @@ public final class Executor {
     }
 
     /**
-     * @param m     per aggregate its measure ({@link #withRowCounts}).
+     * @param m     per aggregate its measure ({@link SummaryMeasures#withRowCounts}).
      * @param first per aggregate the first with the same measure.
-     * @return each aggregate's bucket summary of the leaf's rows in a sealed segment, or null when any is missing. Each distinct measure is asked
-     *     for once, and every one is asked, so that each counts one ask per query (BitmapIndexes.bucketSummaryAfter).
+     * @return each aggregate's bucket summary of the leaf's rows in a sealed segment, or null when any is missing. Each
+     * distinct measure is asked for once, and every one is asked, so that each counts one ask per query
+     * (BitmapIndexes.bucketSummaryAfter).
      */
-    private Buckets[] buckets(final TableSnapshot snap, final int si, final IndexLeaf leaf, final int[][] m, final int[] first) {
+    private Buckets[] buckets(final TableSnapshot snap, final int si, final IndexLeaf leaf, final int[][] m,
+                              final int[] first) {
         final Buckets[] out = new Buckets[m.length];
         boolean all = true;
         for (int i = 0; i < m.length; i++) {
@@ -518,51 +375,6 @@ public final class Executor {
         return all ? out : null;
     }
 
-    /** @return per aggregate its summary measure, or null when a global aggregate cannot fold all of them from summaries. */
-    private int[][] summaryMeasures() {
-        if (selector == null || plan.scan || plan.keyMode != Plan.GLOBAL) {
-            return null;
-        }
-        final int[][] out = new int[plan.accs.size()][];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = plan.accs.get(i).get().summaryMeasure();
-            if (out[i] == null) {
-                return null;
-            }
-        }
-        return withRowCounts(out);
-    }
-
-    /**
-     * @param measures per aggregate its measure ({@code {-1, -1}}: row counts only).
-     * @return them with each row count taking the first measured aggregate's measure: any measured summary has the rows
-     *     (one build instead of two).
-     */
-    private static int[][] withRowCounts(final int[][] measures) {
-        int measured = -1;
-        for (int i = 0; i < measures.length && measured < 0; i++) {
-            measured = measures[i][0] >= 0 ? i : -1;
-        }
-        final int[][] out = new int[measures.length][];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = measures[i][0] < 0 && measured >= 0 ? measures[measured] : measures[i];
-        }
-        return out;
-    }
-
-    /** @return per aggregate the first aggregate with the same measure (itself when none comes before it). */
-    private static int[] firstOfMeasure(final int[][] m) {
-        final int[] first = new int[m.length];
-        for (int i = 0; i < m.length; i++) {
-            int j = 0;
-            while (j < i && !(m[j][0] == m[i][0] && m[j][1] == m[i][1])) {
-                j++;
-            }
-            first[i] = j;
-        }
-        return first;
-    }
-
     /** @return each aggregate's summary of a selection (one part size), or null when any is missing. */
     private Summary[] summaries(final Selection sel) {
         if (summaryMeasures == null || summaryMeasures.length == 0) {
@@ -570,7 +382,8 @@ public final class Executor {
         }
         final Summary[] out = new Summary[summaryMeasures.length];
         for (int i = 0; i < out.length; i++) {
-            out[i] = summaryFirst[i] < i ? out[summaryFirst[i]] : sel.summary(summaryMeasures[i][0], summaryMeasures[i][1]);
+            out[i] = summaryFirst[i] < i ? out[summaryFirst[i]] : sel.summary(summaryMeasures[i][0],
+                summaryMeasures[i][1]);
             if (out[i] == null || out[i].partShift() != out[0].partShift()) {
                 return null;
             }
@@ -595,12 +408,12 @@ public final class Executor {
         long candidates = 0;
         List<IndexLeaf> leaves = null;
         // no filter but a time range: whole parts of all rows fold from summaries of all rows (query 8)
-        final boolean allRows = selector != null && summaryMeasures != null && timeOnly();
+        final boolean allRows = selector != null && summaryMeasures != null && ConjunctProofs.timeOnly(plan);
         for (final int si : keep) {
             final int rows = snap.segmentRowCount(si);
             if (selector != null && (filter != null || allRows)) {
                 if (leaves == null) {
-                    leaves = filter == null ? List.of() : indexLeaves();
+                    leaves = filter == null ? List.of() : ConjunctProofs.indexLeaves(plan);
                 }
                 checkDeadline(); // a first query may build an index and summaries per segment (see Deadline)
                 // all rows only where the zone maps prove the time range for a whole block: else nothing could fold and
@@ -615,7 +428,8 @@ public final class Executor {
                     final boolean all = selections[si].all();
                     final long cost = all ? 1 : SELECTED_ROW_COST;
                     // all rows: kept when some part folds (the rest is scanned either way, but one segment is one unit)
-                    if (summaries[si] != null && (all ? read < keptRows(si, rows) : read * cost <= rows) || !selections[si].dense()) {
+                    if (summaries[si] != null && (all ? read < keptRows(si, rows) : read * cost <= rows)
+                        || !selections[si].dense()) {
                         candidates += cost * read;
                         continue;
                     }
@@ -649,7 +463,7 @@ public final class Executor {
         final Selection sel = selections[si];
         final int blockRows = plan.schema.blockRows();
         final int blocks = (rows + blockRows - 1) / blockRows;
-        final List<FilterNode> residual = summaries[si] == null ? null : residual(sel);
+        final List<FilterNode> residual = summaries[si] == null ? null : ConjunctProofs.residual(plan, sel);
         long n = 0;
         int b = 0;
         while (b < blocks) {
@@ -657,11 +471,11 @@ public final class Executor {
                 b++;
                 continue;
             }
-            final long proven = residual == null ? 0 : proven(residual, s, b, rows);
-            final int e = runEnd(s, b, blocks, residual, proven, rows);
+            final long proven = residual == null ? 0 : ConjunctProofs.proven(plan, residual, s, b, rows);
+            final int e = ConjunctProofs.runEnd(plan, s, b, blocks, residual, proven, rows);
             final int from = b * blockRows;
             final int to = (int) Math.min(rows, (long) e * blockRows);
-            if (residual != null && unproven(residual, proven) == null) {
+            if (residual != null && ConjunctProofs.unproven(residual, proven) == null) {
                 final int shift = summaries[si][0].partShift();
                 final long p0 = firstWholePart(from, shift);
                 final long p1 = endWholePart(si, to, rows, shift);
@@ -689,7 +503,8 @@ public final class Executor {
      *         beyond this snapshot's rows is never folded, however far a newer query's summary reaches).
      */
     private long endWholePart(final int si, final int to, final int rows, final int shift) {
-        long end = to == rows && plan.snap.segmentSealed(si) ? ((long) rows + (1L << shift) - 1) >>> shift : (long) to >>> shift;
+        long end = to == rows && plan.snap.segmentSealed(si) ? ((long) rows + (1L << shift) - 1) >>> shift
+            : (long) to >>> shift;
         for (final Summary v : summaries[si]) {
             end = Math.min(end, v.parts());
         }
@@ -698,8 +513,8 @@ public final class Executor {
 
     /**
      * Waits, without end and without taking interrupts, for pool workers that started a share of this query: after a
-     * failure or a timeout the caller would otherwise return (and its snapshot's segments could be unmapped by a closing
-     * engine) while a worker still reads them. They stop at their next batch, having seen {@link #cancelled}.
+     * failure or a timeout the caller would otherwise return (and its snapshot's segments could be unmapped by a
+     * closing engine) while a worker still reads them. They stop at their next batch, having seen {@link #cancelled}.
      */
     private static void awaitStartedTasks(final AtomicIntegerArray taskStates) {
         for (int w = 1; w < taskStates.length(); w++) {
@@ -727,7 +542,8 @@ public final class Executor {
 
     private QueryException timeout() {
         cancelled = true;
-        return new QueryException(ErrorCode.TIMEOUT, "the query ran longer than options.timeoutMs=" + plan.query.options().timeoutMs()
+        return new QueryException(ErrorCode.TIMEOUT, "the query ran longer than options.timeoutMs="
+            + plan.query.options().timeoutMs()
             + "; narrow the time range or filter", "/options/timeoutMs");
     }
 
@@ -741,7 +557,8 @@ public final class Executor {
         final ScanState scan = plan.scan ? new ScanState(plan) : null;
         final boolean dealt = plan.fixedMorselOrder;
         try (BatchContext c = new BatchContext(plan)) {
-            for (int i = dealt ? worker : next.getAndIncrement(); i < morselSegment.length; i = dealt ? i + workers : next.getAndIncrement()) {
+            for (int i = dealt ? worker : next.getAndIncrement(); i < morselSegment.length; i = dealt ? i + workers
+                : next.getAndIncrement()) {
                 if (cancelled) {
                     throw timeout();
                 }
@@ -767,7 +584,8 @@ public final class Executor {
         }
     }
 
-    private void segment(final BatchContext c, final int si, final int fromBlock, final int toBlock, final GroupState groups,
+    private void segment(final BatchContext c, final int si, final int fromBlock, final int toBlock,
+                         final GroupState groups,
                          final ScanState scan) {
         final TableSnapshot snap = plan.snap;
         final Segment s = snap.segment(si);
@@ -786,7 +604,7 @@ public final class Executor {
             if (fromBlock == 0 && !selections[si].all()) { // all rows: no index answered a filter here
                 indexedSegments.incrementAndGet();
             }
-            final List<FilterNode> residual = residual(selections[si]);
+            final List<FilterNode> residual = ConjunctProofs.residual(plan, selections[si]);
             // the selected rows of each run of blocks the zone maps keep (the time range, other conjuncts), with the
             // conjuncts the zone maps prove for a whole block (a time range's inner blocks) left out there
             final int end = Math.min(toBlock, (rows + blockRows - 1) / blockRows);
@@ -797,9 +615,9 @@ public final class Executor {
                     b++;
                     continue;
                 }
-                final long proven = proven(residual, s, b, rows);
-                final int e = runEnd(s, b, end, residual, proven, rows);
-                final FilterNode rest = unproven(residual, proven);
+                final long proven = ConjunctProofs.proven(plan, residual, s, b, rows);
+                final int e = ConjunctProofs.runEnd(plan, s, b, end, residual, proven, rows);
+                final FilterNode rest = ConjunctProofs.unproven(residual, proven);
                 final int to = (int) Math.min(rows, (long) e * blockRows);
                 if (rest == null && summaries[si] != null) {
                     folded(c, si, b * blockRows, to, rows, groups);
@@ -813,8 +631,12 @@ public final class Executor {
         scanBlocks(c, s, fromBlock, toBlock, rows, groups, scan);
     }
 
-    /** Scans blocks {@code [fromBlock, toBlock)} of segment {@code s} (its committed {@code rows}) with the query's filter. */
-    private void scanBlocks(final BatchContext c, final Segment s, final int fromBlock, final int toBlock, final int rows, final GroupState groups,
+    /**
+     * Scans blocks {@code [fromBlock, toBlock)} of segment {@code s} (its committed {@code rows}) with the query's
+     * filter.
+     */
+    private void scanBlocks(final BatchContext c, final Segment s, final int fromBlock, final int toBlock,
+                            final int rows, final GroupState groups,
                             final ScanState scan) {
         final FilterNode filter = plan.filter;
         final int blockRows = plan.schema.blockRows();
@@ -832,10 +654,10 @@ public final class Executor {
                 continue;
             }
             // conjuncts the zone maps prove for the whole block (inside a time range) are not applied per row
-            final long proven = filter == null ? 0 : proven(conjuncts, s, b, rows);
+            final long proven = filter == null ? 0 : ConjunctProofs.proven(plan, conjuncts, s, b, rows);
             if (proven != lastProven) { // the filter for this proof mask, rebuilt only when the mask changes
                 lastProven = proven;
-                lastFilter = proven == 0 ? filter : unproven(conjuncts, proven);
+                lastFilter = proven == 0 ? filter : ConjunctProofs.unproven(conjuncts, proven);
             }
             final FilterNode blockFilter = lastFilter;
             final boolean zoneBlock = plan.zoneShortcut && be - bs == blockRows;
@@ -866,7 +688,8 @@ public final class Executor {
      * Aggregates the selected rows in {@code [from, to)}, every conjunct answered or proven there: whole parts from the
      * summaries, the rows of the cut parts at either end from the selection.
      */
-    private void folded(final BatchContext c, final int si, final int from, final int to, final int rows, final GroupState groups) {
+    private void folded(final BatchContext c, final int si, final int from, final int to, final int rows,
+                        final GroupState groups) {
         final Summary[] views = summaries[si];
         final int shift = views[0].partShift();
         final long p0 = firstWholePart(from, shift);
@@ -890,22 +713,25 @@ public final class Executor {
     }
 
     /**
-     * Reads the selected rows of block-aligned {@code [from, to)} (or to the segment's end) after the residual filter: a
-     * selection of all rows as a scan of the blocks (contiguous, with the filter's zone-map proofs), others through
+     * Reads the selected rows of block-aligned {@code [from, to)} (or to the segment's end) after the residual filter:
+     * a selection of all rows as a scan of the blocks (contiguous, with the filter's zone-map proofs), others through
      * their row ids.
      */
-    private void read(final BatchContext c, final int si, final FilterNode residual, final int from, final int to, final int rows,
+    private void read(final BatchContext c, final int si, final FilterNode residual, final int from, final int to,
+                      final int rows,
                       final GroupState groups, final ScanState scan) {
         if (selections[si].all()) {
             final int blockRows = plan.schema.blockRows();
-            scanBlocks(c, plan.snap.segment(si), from / blockRows, (to + blockRows - 1) / blockRows, rows, groups, scan);
+            scanBlocks(c, plan.snap.segment(si), from / blockRows, (to + blockRows - 1) / blockRows, rows, groups,
+                scan);
         } else {
             selected(c, selections[si], residual, from, to, groups, scan);
         }
     }
 
     /** Consumes the selected rows in {@code [from, to)} (row ids ascend), after the residual filter. */
-    private void selected(final BatchContext c, final Selection sel, final FilterNode residual, final int from, final int to,
+    private void selected(final BatchContext c, final Selection sel, final FilterNode residual, final int from,
+                          final int to,
                           final GroupState groups, final ScanState scan) {
         final BatchIterator it = sel.iterator(from);
         final int[] buf = c.sel;
@@ -942,7 +768,8 @@ public final class Executor {
     }
 
     /** Prepares the batch {@code [start, start + n)} or {@code sel[0..n)} and consumes it. */
-    private static void consume(final BatchContext c, final int start, final int n, final int[] sel, final GroupState groups, final ScanState scan,
+    private static void consume(final BatchContext c, final int start, final int n, final int[] sel,
+                                final GroupState groups, final ScanState scan,
                                 final boolean zoneBlock) {
         if (groups != null) {
             groups.consume(c, start, n, sel, zoneBlock);
@@ -950,171 +777,5 @@ public final class Executor {
             c.batch(start, n, sel);
             scan.consume(c);
         }
-    }
-
-    private List<IndexLeaf> indexLeaves() {
-        final List<IndexLeaf> out = new ArrayList<>();
-        for (final FilterNode f : plan.conjuncts) {
-            if (f instanceof IntSetFilter) {
-                final IntSetFilter s = (IntSetFilter) f;
-                out.add(new IndexLeaf(s.col, s.values, s.negated, s));
-            } else if (f instanceof IntRangeFilter) {
-                final IntRangeFilter r = (IntRangeFilter) f;
-                if (r.lo == r.hi) {
-                    out.add(new IndexLeaf(r.col, new long[] {r.lo}, r.negated, r));
-                } else if (r.lo > r.hi) {
-                    out.add(new IndexLeaf(r.col, new long[0], r.negated, r));
-                }
-            }
-        }
-        return out;
-    }
-
-    /** @return the conjuncts an index selection did not answer. */
-    private List<FilterNode> residual(final Selection sel) {
-        final List<FilterNode> rest = new ArrayList<>();
-        for (final FilterNode f : plan.conjuncts) {
-            if (!sel.answered(f)) {
-                rest.add(f);
-            }
-        }
-        return rest;
-    }
-
-    /**
-     * @param s          a segment.
-     * @param b          a block the zone maps keep.
-     * @param end        the block to stop at.
-     * @param conjuncts  conjuncts whose proof must stay {@code proven} along the run, or null.
-     * @param proven     their proof mask at {@code b}.
-     * @param rows       committed rows of the segment.
-     * @return the block after the run of kept blocks from {@code b} (with the same proof mask).
-     */
-    private int runEnd(final Segment s, final int b, final int end, final List<FilterNode> conjuncts, final long proven, final int rows) {
-        int e = b + 1;
-        while (e < end && (plan.filter == null || plan.filter.mayMatch(s, e)) && (conjuncts == null || proven(conjuncts, s, e, rows) == proven)) {
-            e++;
-        }
-        return e;
-    }
-
-    /** @return a bit per conjunct (the first 64) that the zone maps prove for every row of the block. */
-    private long proven(final List<FilterNode> conjuncts, final Segment s, final int block, final int rows) {
-        long mask = 0;
-        for (int i = 0; i < conjuncts.size() && i < Long.SIZE; i++) {
-            if (conjuncts.get(i).passesAll(s, block, plan.schema.blockRows(), rows)) {
-                mask |= 1L << i;
-            }
-        }
-        return mask;
-    }
-
-    /** @return the conjuncts not in {@code proven} as one filter, or null when none is left. */
-    private static FilterNode unproven(final List<FilterNode> conjuncts, final long proven) {
-        final List<FilterNode> rest = new ArrayList<>();
-        for (int i = 0; i < conjuncts.size(); i++) {
-            if (i >= Long.SIZE || (proven & 1L << i) == 0) {
-                rest.add(conjuncts.get(i));
-            }
-        }
-        if (rest.isEmpty()) {
-            return null;
-        }
-        return rest.size() == 1 ? rest.get(0) : new LogicFilter(true, rest.toArray(new FilterNode[0]));
-    }
-
-    private List<Object[]> scanRows(final long[] rowIds) {
-        final TableSnapshot snap = plan.snap;
-        final List<Object[]> out = new ArrayList<>(rowIds.length);
-        final int shift = snap.segmentShift();
-        for (final long id : rowIds) {
-            final int seg = (int) (id >>> shift);
-            final int r = (int) (id - ((long) seg << shift));
-            final Object[] row = new Object[plan.scanColumns.length];
-            for (int i = 0; i < row.length; i++) {
-                final Column col = plan.schema.column(plan.scanColumns[i]);
-                row[i] = Values.object(col, Values.normalize(col, read(snap, seg, col, r)), snap);
-            }
-            out.add(row);
-        }
-        return out;
-    }
-
-    /** @return the raw value of a column at a row of a segment, sign-extended. */
-    static long read(final TableSnapshot snap, final int seg, final Column col, final int row) {
-        final long a = snap.segment(seg).columnBase(col.index()) + (long) row * snap.segment(seg).columnStride(col.index());
-        return NativeMemory.getSigned(a, col.width());
-    }
-
-    private GroupRows groupRows(final GroupState g) {
-        final int[] gids = g.groups();
-        final int nk = plan.keys.length;
-        final int na = g.accs.length;
-        final List<Object[]> rows = new ArrayList<>(gids.length);
-        for (final int gid : gids) {
-            final Object[] row = new Object[nk + na];
-            for (int k = 0; k < nk; k++) {
-                row[k] = Values.object(plan.keys[k].col, g.keyRaw(gid, k), plan.snap);
-            }
-            for (int a = 0; a < na; a++) {
-                row[nk + a] = g.accs[a].result(gid, g.rows[gid]);
-            }
-            if (plan.having == null || plan.having.test(row)) {
-                rows.add(row);
-            }
-        }
-        final Comparator<Object[]> order = (x, y) -> {
-            for (int i = 0; i < plan.orderIndex.length; i++) {
-                final int c = compareNullsLast(x[plan.orderIndex[i]], y[plan.orderIndex[i]], plan.orderDesc[i]);
-                if (c != 0) {
-                    return c;
-                }
-            }
-            for (int k = 0; k < nk; k++) {
-                final int c = compareNullsLast(x[k], y[k], false);
-                if (c != 0) {
-                    return c;
-                }
-            }
-            return 0;
-        };
-        final Object[][] arr = plan.limit < rows.size() / 4 ? smallest(rows, (int) plan.limit, order) : rows.toArray(new Object[0][]);
-        Arrays.sort(arr, order);
-        final int n = (int) Math.min(arr.length, plan.limit);
-        return new GroupRows(new ArrayList<>(Arrays.asList(arr).subList(0, n)), rows.size());
-    }
-
-    /** The rows of a grouped answer, ordered and cut at the limit, and how many groups there were (after having). */
-    private record GroupRows(List<Object[]> rows, int groups) {
-    }
-
-    /**
-     * @return the {@code k} first rows under {@code order}, unordered: a bounded max-heap, so that a top 10 of 10,000
-     *     groups compares each row about once with the heap's worst instead of sorting them all (query 5).
-     */
-    static Object[][] smallest(final List<Object[]> rows, final int k, final Comparator<Object[]> order) {
-        if (k <= 0) {
-            return new Object[0][];
-        }
-        final PriorityQueue<Object[]> worstFirst = new PriorityQueue<>(k, order.reversed());
-        for (final Object[] row : rows) {
-            if (worstFirst.size() < k) {
-                worstFirst.add(row);
-            } else if (order.compare(row, worstFirst.peek()) < 0) {
-                worstFirst.poll();
-                worstFirst.add(row);
-            }
-        }
-        return worstFirst.toArray(new Object[0][]);
-    }
-
-    private static int compareNullsLast(final Object a, final Object b, final boolean desc) {
-        final boolean an = a == null || a instanceof Double && ((Double) a).isNaN();
-        final boolean bn = b == null || b instanceof Double && ((Double) b).isNaN();
-        if (an || bn) {
-            return an == bn ? 0 : an ? 1 : -1;
-        }
-        final int c = RowPredicate.compare(a, b);
-        return desc ? -c : c;
     }
 }

@@ -6,6 +6,7 @@ import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
+import io.tradestore.query.spi.SummaryPart;
 
 /**
  * first/last: the value at the smallest/largest designated timestamp, ties broken by row number (first: lowest row,

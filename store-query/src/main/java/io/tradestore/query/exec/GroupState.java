@@ -6,6 +6,9 @@ import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
+import io.tradestore.query.spi.Buckets;
+import io.tradestore.query.spi.Summary;
+import io.tradestore.query.spi.SummaryPart;
 
 /**
  * One worker's partial aggregation: group ids from the keys (one group; a dense array indexed by the packed key; an
@@ -144,7 +147,7 @@ final class GroupState {
      * @param tmp   scratch.
      * @return the selected rows of the part.
      */
-    long foldSummary(final Executor.Summary[] views, final int part, final SummaryPart tmp) {
+    long foldSummary(final Summary[] views, final int part, final SummaryPart tmp) {
         long n = 0;
         for (int a = 0; a < accs.length; a++) {
             views[a].read(part, tmp);
@@ -183,7 +186,7 @@ final class GroupState {
      * @param tmp       scratch.
      * @return the rows folded.
      */
-    long foldBuckets(final Executor.Buckets[] views, final long loMinute, final long hiMinute, final long perBucket, final long rowBase,
+    long foldBuckets(final Buckets[] views, final long loMinute, final long hiMinute, final long perBucket, final long rowBase,
                      final SummaryPart tmp) {
         final KeySpec key = keys[0];
         long n = 0;

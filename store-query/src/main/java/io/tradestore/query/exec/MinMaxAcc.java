@@ -7,6 +7,7 @@ import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.segment.Segment;
+import io.tradestore.query.spi.SummaryPart;
 
 /** min or max of an integral, decimal, timestamp or f64 column; a whole unfiltered block is folded from its zone map. */
 final class MinMaxAcc extends Acc {

@@ -7,6 +7,7 @@ import io.tradestore.core.TableSnapshot;
 import io.tradestore.query.QueryCancel;
 import io.tradestore.query.QueryResult;
 import io.tradestore.query.model.Query;
+import io.tradestore.query.spi.SegmentSelector;
 
 /** The engine's entry into execution: bind a query to a snapshot and run it. */
 public final class QueryRunner {
@@ -27,7 +28,7 @@ public final class QueryRunner {
      * @return the result.
      */
     public static QueryResult run(final Query query, final TableSnapshot snap, final ExecutorService pool, final int threads,
-                                  final Executor.SegmentSelector selector, final long startNanos, final int morselRows, final long smallQueryRows,
+                                  final SegmentSelector selector, final long startNanos, final int morselRows, final long smallQueryRows,
                                   final LongSupplier clock, final QueryCancel cancel) {
         final Plan plan = Binder.bind(query, snap, startNanos);
         if (morselRows > 0) {

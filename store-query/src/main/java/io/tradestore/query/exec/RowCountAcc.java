@@ -1,5 +1,7 @@
 package io.tradestore.query.exec;
 
+import io.tradestore.query.spi.SummaryPart;
+
 /** {@code count}: the group's row count, kept by the group state itself. */
 final class RowCountAcc extends Acc {
     @Override

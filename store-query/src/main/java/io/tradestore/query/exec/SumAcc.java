@@ -6,6 +6,7 @@ import java.util.Arrays;
 
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.segment.Segment;
+import io.tradestore.query.spi.SummaryPart;
 
 /**
  * Exact sum of an integral column or of the product of two: 64-bit partial sums per group while the zone maps prove

@@ -7,6 +7,7 @@ import java.util.Arrays;
 
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.segment.Segment;
+import io.tradestore.query.spi.SummaryPart;
 
 /**
  * Volume-weighted average price {@code sum(price*quantity) / sum(quantity)} over rows where both are present, both sums

@@ -1,5 +1,7 @@
 /**
- * Execution: binding a query to a snapshot, batch-at-a-time filter kernels into selection vectors, group-by tables,
- * accumulators, parallel per-morsel tasks with private partial state merged at the end, and result encoding.
+ * Planning and execution of a parsed query: binding it to a snapshot (Binder, FilterBinder, AggregateBinder, Literals)
+ * into a Plan, then batch-at-a-time filter kernels, group tables and accumulators run by parallel workers with private
+ * partials merged at the end (Executor), and the answer's rows. One package because the hot loops share its
+ * package-private state.
  */
 package io.tradestore.query.exec;

@@ -37,7 +37,12 @@ import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.core.segment.Segment;
-import io.tradestore.query.exec.Executor;
+import io.tradestore.query.spi.Buckets;
+import io.tradestore.query.spi.Deadline;
+import io.tradestore.query.spi.IndexLeaf;
+import io.tradestore.query.spi.SegmentSelector;
+import io.tradestore.query.spi.Selection;
+import io.tradestore.query.spi.Summary;
 
 /**
  * The bitmap indexes of segments: for symbol columns (and integer columns with few distinct values per segment, such
@@ -48,7 +53,7 @@ import io.tradestore.query.exec.Executor;
  * indexed in memory ({@link OpenSegmentIndex}). Answers the eq/in/ne
  * conjuncts of a query by intersecting per-leaf bitmaps smallest first, stopping as soon as the result is empty.
  */
-public final class BitmapIndexes implements Executor.SegmentSelector {
+public final class BitmapIndexes implements SegmentSelector {
     /** An integer column is indexed in a segment when it has at most rows / this many distinct values. */
     private static final int MIN_ROWS_PER_VALUE = 8;
     /** Largest value range (max - min) of an indexed integer column within a segment. */
@@ -220,7 +225,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * @return the index, or null when the column is not worth indexing there, or when its file could not be written and
      *         the summaries' budget has no room to hold it (the query scans the segment then).
      */
-    public SegmentIndex index(final TableSnapshot snap, final int segment, final int column, final Executor.Deadline deadline) {
+    public SegmentIndex index(final TableSnapshot snap, final int segment, final int column, final Deadline deadline) {
         final Column c = snap.schema().column(column);
         if (!indexable(c) || !snap.segmentSealed(segment) || snap.segmentRowCount(segment) < minSegmentRows) {
             return null;
@@ -260,7 +265,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * @param column  the column.
      * @return the index, or null when the column is not worth indexing there.
      */
-    ValueRows openIndex(final TableSnapshot snap, final int segment, final int column, final Executor.Deadline deadline) {
+    ValueRows openIndex(final TableSnapshot snap, final int segment, final int column, final Deadline deadline) {
         final Column c = snap.schema().column(column);
         final int rows = snap.segmentRowCount(segment);
         if (!indexable(c) || rows < minSegmentRows) {
@@ -307,7 +312,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     }
 
     /** Loads the index file, or builds the index and writes it, caching what it gets (a held index when the write fails). */
-    private SegmentIndex loadOrBuild(final TableSnapshot snap, final int segment, final Column c, final Key key, final Executor.Deadline deadline) {
+    private SegmentIndex loadOrBuild(final TableSnapshot snap, final int segment, final Column c, final Key key, final Deadline deadline) {
         final Segment s = snap.segment(segment);
         final Path path = file(s, c);
         final int rows = snap.segmentRowCount(segment);
@@ -414,7 +419,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      *
      * @throws StoreException when the file cannot be written.
      */
-    static void buildFile(final Segment s, final Column c, final int rows, final Path path, final Executor.Deadline deadline) {
+    static void buildFile(final Segment s, final Column c, final int rows, final Path path, final Deadline deadline) {
         write(path, build(s, c, rows, path, deadline));
     }
 
@@ -423,7 +428,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      *
      * @return the index file's bytes, on the heap.
      */
-    private static ByteBuffer build(final Segment s, final Column c, final int rows, final Path path, final Executor.Deadline deadline) {
+    private static ByteBuffer build(final Segment s, final Column c, final int rows, final Path path, final Deadline deadline) {
         final long zmin = s.zoneMin(-1, c.index());
         final long zmax = s.zoneMax(-1, c.index());
         final long min = zmin > zmax ? 0 : zmin;
@@ -437,9 +442,9 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         final long base = s.columnBase(c.index());
         final long stride = s.columnStride(c.index());
         final long nul = c.type().nullBits();
-        for (int from = 0; from < rows; from += Executor.Deadline.CHECK_ROWS) {
+        for (int from = 0; from < rows; from += Deadline.CHECK_ROWS) {
             deadline.check();
-            final int to = Math.min(rows, from + Executor.Deadline.CHECK_ROWS);
+            final int to = Math.min(rows, from + Deadline.CHECK_ROWS);
             for (int r = from; r < to; r++) {
                 final long v = NativeMemory.getSigned(base + r * stride, c.width());
                 final int slot = v == nul ? 0 : (int) (v - min) + 1;
@@ -543,7 +548,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     }
 
     @Override
-    public Executor.Selection select(final TableSnapshot snap, final int segment, final List<Executor.IndexLeaf> leaves, final Executor.Deadline deadline) {
+    public Selection select(final TableSnapshot snap, final int segment, final List<IndexLeaf> leaves, final Deadline deadline) {
         if (leaves.isEmpty()) {
             return null;
         }
@@ -555,12 +560,12 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         final List<ImmutableRoaringBitmap> parts = new ArrayList<>();
         final List<Object> answered = new ArrayList<>(leaves.size());
         if (!sealed) {
-            final Executor.Selection lazy = openSelection(snap, segment, leaves, deadline);
+            final Selection lazy = openSelection(snap, segment, leaves, deadline);
             if (lazy != null) {
                 return lazy;
             }
         }
-        for (final Executor.IndexLeaf leaf : leaves) {
+        for (final IndexLeaf leaf : leaves) {
             final ValueRows idx = sealed ? index(snap, segment, leaf.column(), deadline) : openIndex(snap, segment, leaf.column(), deadline);
             if (idx == null) {
                 continue;
@@ -607,8 +612,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         // memoised without synchronisation: asked on the query's calling thread only (Executor.selectAndEstimate)
         final long[] chosenCardinality = {cardinality};
         // one plain eq/in leaf: its rows per value are summarised per part (an open segment's complete parts)
-        final Executor.IndexLeaf summarised = parts.size() == 1 ? leafOf(leaves, answered.get(0)) : null;
-        return new Executor.Selection() {
+        final IndexLeaf summarised = parts.size() == 1 ? leafOf(leaves, answered.get(0)) : null;
+        return new Selection() {
             @Override
             public BatchIterator iterator() {
                 return MappedBitmap.iterator(chosen);
@@ -643,7 +648,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             }
 
             @Override
-            public Executor.Summary summary(final int colA, final int colB) {
+            public Summary summary(final int colA, final int colB) {
                 if (summarised == null || summarised.negated()) {
                     return null;
                 }
@@ -658,8 +663,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
     private static final long[] ALL = {0};
 
     @Override
-    public Executor.Buckets buckets(final TableSnapshot snap, final int segment, final Executor.IndexLeaf leaf, final int colA, final int colB,
-                                    final Executor.Deadline deadline) {
+    public Buckets buckets(final TableSnapshot snap, final int segment, final IndexLeaf leaf, final int colA, final int colB,
+                                    final Deadline deadline) {
         if (leaf.negated() || !snap.segmentSealed(segment)) {
             return null;
         }
@@ -673,9 +678,9 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * by the time range, and an open segment's incomplete last part, are read.
      */
     @Override
-    public Executor.Selection selectAll(final TableSnapshot snap, final int segment, final Executor.Deadline deadline) {
+    public Selection selectAll(final TableSnapshot snap, final int segment, final Deadline deadline) {
         final int rows = snap.segmentRowCount(segment);
-        return new Executor.Selection() {
+        return new Selection() {
             @Override
             public BatchIterator iterator() {
                 // the executor scans the blocks of an all-rows selection that summaries leave (Executor.read)
@@ -708,7 +713,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             }
 
             @Override
-            public Executor.Summary summary(final int colA, final int colB) {
+            public Summary summary(final int colA, final int colB) {
                 final ValueSummary v = allSummary(snap, segment, colA, colB, deadline);
                 return v == null ? null : v.view(ALL);
             }
@@ -719,7 +724,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * @return the summary of all rows of a segment (a sealed one's, or an open one's complete parts), built once; null
      *     when a measure is f64, no part is complete yet or the budget is spent.
      */
-    private ValueSummary allSummary(final TableSnapshot snap, final int segment, final int colA, final int colB, final Executor.Deadline deadline) {
+    private ValueSummary allSummary(final TableSnapshot snap, final int segment, final int colA, final int colB, final Deadline deadline) {
         final Column[] m = measures(snap, segment, colA, colB);
         if (m == null) {
             return null;
@@ -755,11 +760,11 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      *
      * @return the selection, or null when not exactly one leaf has an index here or the leaf is negated.
      */
-    private Executor.Selection openSelection(final TableSnapshot snap, final int segment, final List<Executor.IndexLeaf> leaves,
-                                             final Executor.Deadline deadline) {
-        Executor.IndexLeaf only = null;
+    private Selection openSelection(final TableSnapshot snap, final int segment, final List<IndexLeaf> leaves,
+                                             final Deadline deadline) {
+        IndexLeaf only = null;
         ValueRows idx = null;
-        for (final Executor.IndexLeaf leaf : leaves) {
+        for (final IndexLeaf leaf : leaves) {
             final ValueRows i = openIndex(snap, segment, leaf.column(), deadline);
             if (i != null) {
                 if (only != null) {
@@ -772,10 +777,10 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         if (only == null || only.negated()) {
             return null;
         }
-        final Executor.IndexLeaf leaf = only;
+        final IndexLeaf leaf = only;
         final ValueRows index = idx;
         final int rows = snap.segmentRowCount(segment);
-        return new Executor.Selection() {
+        return new Selection() {
             /** From row 0 (index 0) and from the last row asked for (1), with that row in {@link #fromRow}. */
             private final ImmutableRoaringBitmap[] built = new ImmutableRoaringBitmap[2];
             private int fromRow = -1;
@@ -834,7 +839,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
             }
 
             @Override
-            public Executor.Summary summary(final int colA, final int colB) {
+            public Summary summary(final int colA, final int colB) {
                 final ValueSummary v = openSummary(snap, segment, leaf.column(), colA, colB, deadline);
                 return v == null ? null : v.view(leaf.values());
             }
@@ -853,8 +858,8 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
         return bs.length == 0 ? new MutableRoaringBitmap() : ImmutableRoaringBitmap.or(bs);
     }
 
-    private static Executor.IndexLeaf leafOf(final List<Executor.IndexLeaf> leaves, final Object node) {
-        for (final Executor.IndexLeaf l : leaves) {
+    private static IndexLeaf leafOf(final List<IndexLeaf> leaves, final Object node) {
+        for (final IndexLeaf l : leaves) {
             if (l.node() == node) {
                 return l;
             }
@@ -875,7 +880,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      *         {@link #summaryEntries(int)} slots, or the summaries already hold {@link #summaryBudget} bytes.
      */
     public ValueSummary summary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB,
-                                final Executor.Deadline deadline) {
+                                final Deadline deadline) {
         final SegmentIndex idx = index(snap, segment, key, deadline);
         final Schema schema = snap.schema();
         final int entries = summaryEntries;
@@ -898,7 +903,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
 
     /** @return the cached summary when it covers {@code rows} rows, else one built now (unless the budget is spent). */
     private ValueSummary cachedSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB,
-                                       final int rows, final Supplier<ValueSummary> build, final Executor.Deadline deadline) {
+                                       final int rows, final Supplier<ValueSummary> build, final Deadline deadline) {
         return cached(valueSummaries, new SummaryKey(snap.segment(segment), key, colA, colB), v -> v.coveredRows() >= rows, () -> true, () -> 1, build,
             deadline);
     }
@@ -924,7 +929,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      * @return the summary, or null.
      */
     private <S extends CachedSummary> S cached(final SummaryMap<S> m, final SummaryKey k, final Predicate<S> fresh, final BooleanSupplier ready,
-                                               final LongSupplier needBytes, final Supplier<S> build, final Executor.Deadline deadline) {
+                                               final LongSupplier needBytes, final Supplier<S> build, final Deadline deadline) {
         final S cached = m.map().get(k);
         if (cached != null && fresh.test(cached)) {
             cached.touch(clock.getAsLong());
@@ -962,7 +967,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      *
      * @return the summary, or null when none applies (no complete part yet, too many slots, an f64 measure, budget).
      */
-    ValueSummary openSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB, final Executor.Deadline deadline) {
+    ValueSummary openSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB, final Deadline deadline) {
         final Schema schema = snap.schema();
         final Column kc = schema.column(key);
         final int rows = snap.segmentRowCount(segment);
@@ -1013,7 +1018,7 @@ public final class BitmapIndexes implements Executor.SegmentSelector {
      *         {@link #summaryBudget} (tried again only with room for more).
      */
     BucketSummary bucketSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB,
-                                final Executor.Deadline deadline) {
+                                final Deadline deadline) {
         final SegmentIndex idx = index(snap, segment, key, deadline);
         final Schema schema = snap.schema();
         final Column[] m = measures(snap, segment, colA, colB);

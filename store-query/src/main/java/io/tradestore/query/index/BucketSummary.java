@@ -5,8 +5,9 @@ import java.util.Arrays;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.segment.Segment;
-import io.tradestore.query.exec.Executor;
-import io.tradestore.query.exec.SummaryPart;
+import io.tradestore.query.spi.Buckets;
+import io.tradestore.query.spi.Deadline;
+import io.tradestore.query.spi.SummaryPart;
 
 /**
  * Aggregates of one measure per indexed value and per minute of a sealed segment whose designated timestamps are in
@@ -19,7 +20,7 @@ import io.tradestore.query.exec.SummaryPart;
  * order, laid out by value (CSR): a value's cells are one contiguous run.
  */
 public final class BucketSummary extends CachedSummary {
-    private static final long MINUTE_NS = Executor.Buckets.MINUTE_NS;
+    private static final long MINUTE_NS = Buckets.MINUTE_NS;
     /**
      * Longs per cell: minute, rows, present, sum (hi, lo), min or second sum hi, max or second sum lo, first/last row,
      * and the first and last rows' timestamps and values (kept here: reading them from the columns at fold time would
@@ -86,13 +87,13 @@ public final class BucketSummary extends CachedSummary {
      * @param a        the measure (or its first factor), or null for row counts only.
      * @param b        the second factor of a product, or null.
      * @param maxCells the most cells to build before giving up (the memory budget).
-     * @param deadline the query's, checked every {@link Executor.Deadline#CHECK_ROWS} rows.
+     * @param deadline the query's, checked every {@link Deadline#CHECK_ROWS} rows.
      * @return the summary, {@link #OUT_OF_ORDER} when a timestamp is null or smaller than the one before it, or, when
      *         the segment has more than {@code maxCells} cells, an empty summary saying how many ({@link #cellsNeeded}:
      *         the pass goes on to its end counting them, so the room it needs can be made).
      */
     static BucketSummary build(final Segment s, final int rowCount, final Column ts, final Column key, final long keyMin, final int slots,
-                               final Column a, final Column b, final long maxCells, final Executor.Deadline deadline) {
+                               final Column a, final Column b, final long maxCells, final Deadline deadline) {
         final long tb = s.columnBase(ts.index());
         final long tst = s.columnStride(ts.index());
         final long kb = s.columnBase(key.index());
@@ -115,9 +116,9 @@ public final class BucketSummary extends CachedSummary {
         int n = 0;
         long previous = Long.MIN_VALUE; // the null sentinel: a null timestamp fails the strict test below
         long over = 0; // cells past maxCells (see below)
-        for (int from = 0; from < rowCount; from += Executor.Deadline.CHECK_ROWS) {
+        for (int from = 0; from < rowCount; from += Deadline.CHECK_ROWS) {
             deadline.check();
-            final int to = Math.min(rowCount, from + Executor.Deadline.CHECK_ROWS);
+            final int to = Math.min(rowCount, from + Deadline.CHECK_ROWS);
             for (int r = from; r < to; r++) {
                 final long t = NativeMemory.getLong(tb + r * tst);
                 if (t < previous || t == Long.MIN_VALUE) {
@@ -208,7 +209,7 @@ public final class BucketSummary extends CachedSummary {
      * @param values raw key values (an eq/in leaf's, sorted), each counted once.
      * @return the cells of the rows holding one of them.
      */
-    Executor.Buckets view(final long[] values) {
+    Buckets view(final long[] values) {
         final int[] chosen = ValueSummary.slotsOf(values, keyMin, slots);
         int total = 0;
         for (final int slot : chosen) {
@@ -221,7 +222,7 @@ public final class BucketSummary extends CachedSummary {
                 cells[n++] = c;
             }
         }
-        return new Executor.Buckets() {
+        return new Buckets() {
             @Override
             public int cells() {
                 return cells.length;

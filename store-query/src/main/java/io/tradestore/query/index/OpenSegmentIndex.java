@@ -15,7 +15,7 @@ import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.segment.Segment;
-import io.tradestore.query.exec.Executor;
+import io.tradestore.query.spi.Deadline;
 
 /**
  * The in-memory bitmap index of one column of the open (still growing) segment, over its committed prefix. Committed
@@ -83,7 +83,7 @@ final class OpenSegmentIndex {
      * @param deadline the query's, checked before each chunk is built (the chunks built before it passed are kept).
      * @return the view, or null when the column is not worth indexing in this segment.
      */
-    ValueRows view(final int rows, final Executor.Deadline deadline) {
+    ValueRows view(final int rows, final Deadline deadline) {
         if (notIndexed) {
             return null;
         }
@@ -119,7 +119,7 @@ final class OpenSegmentIndex {
      * building waits under its own deadline until it holds the lock or the chunks it needs are published, then goes on
      * from them.
      */
-    private Generation extend(final int full, final Executor.Deadline deadline) {
+    private Generation extend(final int full, final Deadline deadline) {
         // the lock, or another query's build published what this one needs first (or found the column not worth it)
         if (SharedBuilds.lock(extending, deadline, () -> notIndexed || generation.chunks.length >= full)) {
             try {

@@ -18,7 +18,7 @@ import io.tradestore.core.TableWriter;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.segment.Segment;
-import io.tradestore.query.exec.Executor;
+import io.tradestore.query.spi.Deadline;
 
 /**
  * Builds the bitmap index of every symbol column of a segment when a writer's commit seals it (its last rows
@@ -104,7 +104,7 @@ public final class SealIndexer implements TableWriter.SealListener, AutoCloseabl
             final Column col = snap.schema().column(column);
             final Path path = BitmapIndexes.file(s, col);
             if (!Files.exists(path)) {
-                BitmapIndexes.buildFile(s, col, rows, path, Executor.Deadline.NONE);
+                BitmapIndexes.buildFile(s, col, rows, path, Deadline.NONE);
                 built.incrementAndGet();
             }
         } catch (final RuntimeException e) {

@@ -9,7 +9,7 @@ import java.util.function.Supplier;
 
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
-import io.tradestore.query.exec.Executor;
+import io.tradestore.query.spi.Deadline;
 
 /**
  * Builds that queries share (an index or a summary of a segment): one build per key runs at a time, on the thread of the
@@ -50,7 +50,7 @@ final class SharedBuilds<K> {
      * @return what lookup or build returned; null when the build waited for returned null.
      * @throws RuntimeException what the deadline's check or the build threw (nothing is cached then).
      */
-    <V> V get(final K key, final Executor.Deadline deadline, final Supplier<V> lookup, final Supplier<V> build) {
+    <V> V get(final K key, final Deadline deadline, final Supplier<V> lookup, final Supplier<V> build) {
         while (true) {
             final Running mine = new Running();
             final Running other = running.putIfAbsent(key, mine);
@@ -82,7 +82,7 @@ final class SharedBuilds<K> {
      * @param enough   whether the caller needs the lock no more (another query's build published what it needs).
      * @return whether the lock is held now (false: {@code enough} said so first).
      */
-    static boolean lock(final ReentrantLock lock, final Executor.Deadline deadline, final BooleanSupplier enough) {
+    static boolean lock(final ReentrantLock lock, final Deadline deadline, final BooleanSupplier enough) {
         if (lock.tryLock()) {
             return true;
         }
@@ -98,7 +98,7 @@ final class SharedBuilds<K> {
     }
 
     /** Waits until {@code wait} succeeds, checking the deadline every {@link #WAIT_CHECK_NANOS}. */
-    private static void waitFor(final TimedWait wait, final Executor.Deadline deadline) {
+    private static void waitFor(final TimedWait wait, final Deadline deadline) {
         while (true) {
             deadline.check();
             try {

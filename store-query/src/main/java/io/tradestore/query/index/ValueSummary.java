@@ -6,8 +6,9 @@ import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.segment.Segment;
-import io.tradestore.query.exec.Executor;
-import io.tradestore.query.exec.SummaryPart;
+import io.tradestore.query.spi.Deadline;
+import io.tradestore.query.spi.Summary;
+import io.tradestore.query.spi.SummaryPart;
 
 /**
  * Aggregates of one measure per indexed value and per part of a sealed segment (an aggregate index, in the spirit of
@@ -97,12 +98,12 @@ public final class ValueSummary extends CachedSummary {
      * @param checkKeys whether to check every key against the slots first (an open segment's range comes from zone maps
      *                  of blocks a writer may still widen; a sealed segment's comes from its bitmap index, built from
      *                  the same rows, so the pass is skipped there).
-     * @param deadline  the query's, checked every {@link Executor.Deadline#CHECK_ROWS} rows.
+     * @param deadline  the query's, checked every {@link Deadline#CHECK_ROWS} rows.
      * @return the summary, or null when a key lies outside the slots. Callers ask {@link #productSumsFit} first (before
      *     room is made for the build): the entries are plain 128-bit pairs.
      */
     static ValueSummary build(final Segment s, final int rowCount, final Column key, final long keyMin, final int slots, final int partShift,
-                              final Column a, final Column b, final boolean checkKeys, final Executor.Deadline deadline) {
+                              final Column a, final Column b, final boolean checkKeys, final Deadline deadline) {
         final int parts = (int) (((long) rowCount + (1L << partShift) - 1) >>> partShift);
         final ValueSummary v = new ValueSummary(keyMin, slots, partShift, Math.max(1, parts), rowCount, a != null, b != null);
         // without a key every row reads as keyMin (slot 1): the loops below are the same for a summary of all rows
@@ -111,9 +112,9 @@ public final class ValueSummary extends CachedSummary {
         final long ks = keyed ? s.columnStride(key.index()) : 0;
         final int kw = keyed ? key.width() : 0;
         final long knul = keyed ? key.type().nullBits() : keyMin - 1;
-        for (int from = 0; checkKeys && keyed && from < rowCount; from += Executor.Deadline.CHECK_ROWS) {
+        for (int from = 0; checkKeys && keyed && from < rowCount; from += Deadline.CHECK_ROWS) {
             deadline.check();
-            final int to = Math.min(rowCount, from + Executor.Deadline.CHECK_ROWS);
+            final int to = Math.min(rowCount, from + Deadline.CHECK_ROWS);
             for (int r = from; r < to; r++) { // one cheap pass, so that the loops below need no bounds test
                 final long k = NativeMemory.getSigned(kb + r * ks, kw);
                 if (k != knul && (k < keyMin || k - keyMin >= slots - 1)) {
@@ -123,9 +124,9 @@ public final class ValueSummary extends CachedSummary {
         }
         final long[] e = v.e;
         if (a == null) {
-            for (int from = 0; from < rowCount; from += Executor.Deadline.CHECK_ROWS) {
+            for (int from = 0; from < rowCount; from += Deadline.CHECK_ROWS) {
                 deadline.check();
-                final int to = Math.min(rowCount, from + Executor.Deadline.CHECK_ROWS);
+                final int to = Math.min(rowCount, from + Deadline.CHECK_ROWS);
                 for (int r = from; r < to; r++) {
                     e[v.index(r, keyed ? NativeMemory.getSigned(kb + r * ks, kw) : keyMin, knul)]++;
                 }
@@ -137,9 +138,9 @@ public final class ValueSummary extends CachedSummary {
         final int aw = a.width();
         final long anul = a.type().nullBits();
         if (b == null) {
-            for (int from = 0; from < rowCount; from += Executor.Deadline.CHECK_ROWS) {
+            for (int from = 0; from < rowCount; from += Deadline.CHECK_ROWS) {
                 deadline.check();
-                final int to = Math.min(rowCount, from + Executor.Deadline.CHECK_ROWS);
+                final int to = Math.min(rowCount, from + Deadline.CHECK_ROWS);
                 for (int r = from; r < to; r++) {
                     final int i = v.index(r, keyed ? NativeMemory.getSigned(kb + r * ks, kw) : keyMin, knul);
                     e[i + ROWS]++;
@@ -158,9 +159,9 @@ public final class ValueSummary extends CachedSummary {
         final long bs = s.columnStride(b.index());
         final int bw = b.width();
         final long bnul = b.type().nullBits();
-        for (int from = 0; from < rowCount; from += Executor.Deadline.CHECK_ROWS) {
+        for (int from = 0; from < rowCount; from += Deadline.CHECK_ROWS) {
             deadline.check();
-            final int to = Math.min(rowCount, from + Executor.Deadline.CHECK_ROWS);
+            final int to = Math.min(rowCount, from + Deadline.CHECK_ROWS);
             for (int r = from; r < to; r++) {
                 final int i = v.index(r, keyed ? NativeMemory.getSigned(kb + r * ks, kw) : keyMin, knul);
                 e[i + ROWS]++;
@@ -233,10 +234,10 @@ public final class ValueSummary extends CachedSummary {
      * @param values raw key values (an eq/in leaf's, sorted), each counted once.
      * @return the summary of the rows holding one of them.
      */
-    Executor.Summary view(final long[] values) {
+    Summary view(final long[] values) {
         final int[] slotsOf = slotsOf(values, keyMin, slots);
         final boolean measured = stride > 1;
-        return new Executor.Summary() {
+        return new Summary() {
             @Override
             public int partShift() {
                 return partShift;

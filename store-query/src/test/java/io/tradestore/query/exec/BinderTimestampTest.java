@@ -30,11 +30,11 @@ class BinderTimestampTest {
             if (k % 3 == 0 && s.indexOf('.') > 0) {
                 s = s.substring(0, s.length() - 1 - r.nextInt(s.length() - s.indexOf('.') - 2)) + "Z"; // 1-9 digits
             }
-            assertThat(Binder.utc(s)).as(s).isEqualTo(javaTime(s));
-            assertThat(Binder.timestamp(s, "/time/from")).as(s).isEqualTo(javaTime(s));
+            assertThat(Literals.utc(s)).as(s).isEqualTo(javaTime(s));
+            assertThat(Literals.timestamp(s, "/time/from")).as(s).isEqualTo(javaTime(s));
         }
-        assertThat(Binder.utc("2024-02-29T23:59:59.999999999Z")).isEqualTo(javaTime("2024-02-29T23:59:59.999999999Z"));
-        assertThat(Binder.utc("2000-01-01T00:00:00Z")).isEqualTo(946_684_800_000_000_000L);
+        assertThat(Literals.utc("2024-02-29T23:59:59.999999999Z")).isEqualTo(javaTime("2024-02-29T23:59:59.999999999Z"));
+        assertThat(Literals.utc("2000-01-01T00:00:00Z")).isEqualTo(946_684_800_000_000_000L);
     }
 
     @Test
@@ -43,24 +43,24 @@ class BinderTimestampTest {
             "2023-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-11-31T00:00:00Z", "2026-11-17T24:00:00Z", "2026-11-17T10:60:00Z",
             "2026-11-17T10:00:60Z", "2026-11-17T10:00:00.Z", "2026-11-17T10:00:00.1234567890Z", "2026-11-17T10:00:0xZ",
             "2026-11-17 10:00:00Z", "1600-01-01T00:00:00Z", "2263-01-01T00:00:00Z", "2262-04-11T23:47:16.854775808Z"}) {
-            assertThat(Binder.utc(s)).as(s).isEqualTo(Long.MIN_VALUE);
+            assertThat(Literals.utc(s)).as(s).isEqualTo(Long.MIN_VALUE);
         }
         // the full parser still reads the other forms
-        assertThat(Binder.timestamp("2026-11-17T11:00:00+01:00", "/t")).isEqualTo(Binder.timestamp("2026-11-17T10:00:00Z", "/t"));
-        assertThat(Binder.timestamp("2026-11-17", "/t")).isEqualTo(Binder.timestamp("2026-11-17T00:00:00Z", "/t"));
+        assertThat(Literals.timestamp("2026-11-17T11:00:00+01:00", "/t")).isEqualTo(Literals.timestamp("2026-11-17T10:00:00Z", "/t"));
+        assertThat(Literals.timestamp("2026-11-17", "/t")).isEqualTo(Literals.timestamp("2026-11-17T00:00:00Z", "/t"));
     }
 
     /** A date and time with no zone is refused, as the loader refuses it (it was read as UTC: audit, session 10). */
     @Test
     void shouldRefuseADateAndTimeWithoutAZone() {
         for (final String s : new String[] {"2026-11-17T10:00:00", "2026-11-17T10:00", "2026-11-17T10:00:00.076513"}) {
-            assertThatThrownBy(() -> Binder.timestamp(s, "/time/from")).isInstanceOfSatisfying(QueryException.class, e -> {
+            assertThatThrownBy(() -> Literals.timestamp(s, "/time/from")).isInstanceOfSatisfying(QueryException.class, e -> {
                 assertThat(e.code()).isEqualTo(ErrorCode.INVALID_QUERY);
                 assertThat(e.path()).isEqualTo("/time/from");
                 assertThat(e.getMessage()).isEqualTo("'" + s + "' has no zone; add Z for UTC or an offset such as +01:00 (as the loader asks)");
             });
         }
-        assertThatThrownBy(() -> Binder.timestamp("2026-11-17X10", "/t"))
+        assertThatThrownBy(() -> Literals.timestamp("2026-11-17X10", "/t"))
             .hasMessage("'2026-11-17X10' is not an ISO-8601 timestamp such as 2026-11-17T10:00:00.000441Z");
     }
 }

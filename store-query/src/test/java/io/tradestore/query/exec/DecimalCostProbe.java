@@ -5,8 +5,8 @@ import java.util.Locale;
 
 /**
  * What the JDK's decimals cost on the inputs Binder bounds (its comments cite this): reading a decimal string of n
- * digits ({@code new BigDecimal(text)}, quadratic in n, hence {@code Binder.MAX_DECIMAL_TEXT_LENGTH}), and making an
- * integer of {@code 1eN} (what moving the point of an extreme literal computes, hence {@code Binder.tame}). Not a unit
+ * digits ({@code new BigDecimal(text)}, quadratic in n, hence {@code Literals.MAX_DECIMAL_TEXT_LENGTH}), and making an
+ * integer of {@code 1eN} (what moving the point of an extreme literal computes, hence {@code Literals.tame}). Not a unit
  * test: JDK classes only, so it runs from its source without a build, {@code flock /tmp/tradestore-bench.lock java
  * store-query/src/test/java/io/tradestore/query/exec/DecimalCostProbe.java}.
  */

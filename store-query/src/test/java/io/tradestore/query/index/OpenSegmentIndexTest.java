@@ -21,7 +21,7 @@ import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryResult;
-import io.tradestore.query.exec.Executor;
+import io.tradestore.query.spi.Deadline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -110,8 +110,8 @@ class OpenSegmentIndexTest {
 
     private static void check(final BitmapIndexes indexes, final TableSnapshot snap, final int column, final SplittableRandom rnd) {
         final int rows = snap.segmentRowCount(0);
-        final ValueRows fresh = new OpenSegmentIndex(snap.segment(0), snap.schema().column(column)).view(rows, Executor.Deadline.NONE);
-        final ValueRows shared = indexes.openIndex(snap, 0, column, Executor.Deadline.NONE);
+        final ValueRows fresh = new OpenSegmentIndex(snap.segment(0), snap.schema().column(column)).view(rows, Deadline.NONE);
+        final ValueRows shared = indexes.openIndex(snap, 0, column, Deadline.NONE);
         assertThat(fresh).as("column %d is indexed at rows=%d", column, rows).isNotNull();
         assertThat(shared).isNotNull();
         final long nul = snap.schema().column(column).type().nullBits();
@@ -162,7 +162,7 @@ class OpenSegmentIndexTest {
                     final long hot = snap.findSymbol(instrument, "HOT");
                     final long sparse = snap.findSymbol(instrument, "SYM7");
                     for (final int column : new int[] {client, instrument}) {
-                        final ValueRows view = new OpenSegmentIndex(snap.segment(0), snap.schema().column(column)).view(rows, Executor.Deadline.NONE);
+                        final ValueRows view = new OpenSegmentIndex(snap.segment(0), snap.schema().column(column)).view(rows, Deadline.NONE);
                         final long dense = column == client ? 100_000 : hot;
                         final long thin = column == client ? 100_042 : sparse;
                         for (final long value : new long[] {dense, thin}) {
@@ -171,7 +171,7 @@ class OpenSegmentIndexTest {
                             for (final int from : new int[] {0, 1, OpenSegmentIndex.CHUNK_ROWS - 1, OpenSegmentIndex.CHUNK_ROWS,
                                 2 * OpenSegmentIndex.CHUNK_ROWS + 5, 3 * OpenSegmentIndex.CHUNK_ROWS, rows - 1}) {
                                 // fresh views: rowsFrom before any rows() of the value, so its own assembly is checked
-                                final ValueRows v = new OpenSegmentIndex(snap.segment(0), snap.schema().column(column)).view(rows, Executor.Deadline.NONE);
+                                final ValueRows v = new OpenSegmentIndex(snap.segment(0), snap.schema().column(column)).view(rows, Deadline.NONE);
                                 assertThat(range(v.rowsFrom(value, from), from, rows)).as("column=%d value=%d from=%d rows=%d", column, value, from,
                                     rows).isEqualTo(range(want, from, rows));
                             }
@@ -179,7 +179,7 @@ class OpenSegmentIndexTest {
                     }
                     // HOT has ~19,700 rows a chunk: its rows from a later chunk come from one bitmap built once per
                     // generation of chunks (and tail), not assembled per call
-                    final ValueRows v = new OpenSegmentIndex(snap.segment(0), snap.schema().column(instrument)).view(rows, Executor.Deadline.NONE);
+                    final ValueRows v = new OpenSegmentIndex(snap.segment(0), snap.schema().column(instrument)).view(rows, Deadline.NONE);
                     v.rowsFrom(hot, 2 * OpenSegmentIndex.CHUNK_ROWS);
                     assertThat(v.rowsFrom(hot, 2 * OpenSegmentIndex.CHUNK_ROWS)).isSameAs(v.rowsFrom(hot, 2 * OpenSegmentIndex.CHUNK_ROWS + 7));
                 }
@@ -196,8 +196,8 @@ class OpenSegmentIndexTest {
             }
             final TableSnapshot snap = store.table("trades").reader().snapshot();
             final int tradeId = snap.schema().indexOf("trade_id");
-            assertThat(new OpenSegmentIndex(snap.segment(0), snap.schema().column(tradeId)).view(70_000, Executor.Deadline.NONE)).isNull();
-            assertThat(new OpenSegmentIndex(snap.segment(0), snap.schema().require("client_id")).view(70_000, Executor.Deadline.NONE)).isNotNull();
+            assertThat(new OpenSegmentIndex(snap.segment(0), snap.schema().column(tradeId)).view(70_000, Deadline.NONE)).isNull();
+            assertThat(new OpenSegmentIndex(snap.segment(0), snap.schema().require("client_id")).view(70_000, Deadline.NONE)).isNotNull();
         }
     }
 

@@ -31,7 +31,7 @@ import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
-import io.tradestore.query.exec.Executor;
+import io.tradestore.query.spi.Deadline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -76,15 +76,15 @@ class SharedBuildTest {
         }
 
         /** Asks for it under a deadline; the index a summary needs is built before (the deadline holds the summary's build). */
-        Object ask(final BitmapIndexes x, final Executor.Deadline deadline) {
+        Object ask(final BitmapIndexes x, final Deadline deadline) {
             switch (this) {
                 case BITMAP_INDEX:
                     return x.index(sealed, 0, INSTRUMENT, deadline);
                 case VALUE_SUMMARY:
-                    x.index(sealed, 0, INSTRUMENT, Executor.Deadline.NONE);
+                    x.index(sealed, 0, INSTRUMENT, Deadline.NONE);
                     return x.summary(sealed, 0, INSTRUMENT, QUANTITY, -1, deadline);
                 case BUCKET_SUMMARY:
-                    x.index(sealed, 0, INSTRUMENT, Executor.Deadline.NONE);
+                    x.index(sealed, 0, INSTRUMENT, Deadline.NONE);
                     return x.bucketSummary(sealed, 0, INSTRUMENT, QUANTITY, -1, deadline);
                 default:
                     return x.openIndex(open, 0, INSTRUMENT, deadline);
@@ -143,7 +143,7 @@ class SharedBuildTest {
     }
 
     /** A deadline that, at its first check, tells {@code started} and holds the build until {@code release}, then throws {@code then} if set. */
-    private static Executor.Deadline holding(final CountDownLatch started, final CountDownLatch release, final RuntimeException then) {
+    private static Deadline holding(final CountDownLatch started, final CountDownLatch release, final RuntimeException then) {
         return () -> {
             started.countDown();
             try {
@@ -196,7 +196,7 @@ class SharedBuildTest {
         assertThat(built).as("the first query's answer").isNotNull();
         assertThat(build.builds.applyAsLong(x)).isEqualTo(build == Build.OPEN_SEGMENT_INDEX ? 0 : 1);
         if (build != Build.OPEN_SEGMENT_INDEX) {
-            assertThat(build.ask(x, Executor.Deadline.NONE)).as("cached").isSameAs(built);
+            assertThat(build.ask(x, Deadline.NONE)).as("cached").isSameAs(built);
             assertThat(build.builds.applyAsLong(x)).isEqualTo(1);
         }
     }
@@ -270,7 +270,7 @@ class SharedBuildTest {
         final CountDownLatch started = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         final AtomicInteger passes = new AtomicInteger();
-        final Future<Object> first = pool.submit(() -> builds.get("k", Executor.Deadline.NONE, () -> null, () -> {
+        final Future<Object> first = pool.submit(() -> builds.get("k", Deadline.NONE, () -> null, () -> {
             passes.incrementAndGet();
             holding(started, release, null).check();
             return null;
@@ -291,7 +291,7 @@ class SharedBuildTest {
         assertThat(second.get(30, TimeUnit.SECONDS)).as("the waiter's answer").isNull();
         assertThat(passes.get()).as("passes made").isEqualTo(1);
         // a later query, with no build running, makes its own pass
-        assertThat(builds.get("k", Executor.Deadline.NONE, () -> null, () -> "later")).isEqualTo("later");
+        assertThat(builds.get("k", Deadline.NONE, () -> null, () -> "later")).isEqualTo("later");
     }
 
     /** A query needing fewer chunks of an open segment's index than another one is building goes on once they are published. */
@@ -311,7 +311,7 @@ class SharedBuildTest {
             assertThat(started.await(30, TimeUnit.SECONDS)).as("the first query built chunk 0").isTrue();
             final int rows = OpenSegmentIndex.CHUNK_ROWS + 5;
             // before: the second query waited for the lock until the first one had built every chunk
-            final ValueRows v = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> idx.view(rows, Executor.Deadline.NONE));
+            final ValueRows v = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> idx.view(rows, Deadline.NONE));
             assertThat(first.isDone()).isFalse();
             long total = v.nulls().rangeCardinality(0, rows);
             for (int code = 0; code < open.dictionarySize(INSTRUMENT); code++) {

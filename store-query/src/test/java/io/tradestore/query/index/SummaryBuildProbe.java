@@ -15,7 +15,7 @@ import io.tradestore.core.flyweight.TradesSchema;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
-import io.tradestore.query.exec.Executor;
+import io.tradestore.query.spi.Deadline;
 
 /**
  * How long the summary builds take on one sealed segment of generated trades (~500 skewed instruments, ~5 ms apart):
@@ -25,7 +25,7 @@ import io.tradestore.query.exec.Executor;
  * classpath> io.tradestore.query.index.SummaryBuildProbe [rows] [reps]} (default 4,194,304 rows, 9 repetitions).
  */
 public final class SummaryBuildProbe {
-    private static final Executor.Deadline NONE = Executor.Deadline.NONE;
+    private static final Deadline NONE = Deadline.NONE;
 
     private SummaryBuildProbe() {
     }

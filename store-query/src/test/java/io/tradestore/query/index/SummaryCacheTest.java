@@ -16,7 +16,7 @@ import io.tradestore.core.TableWriter;
 import io.tradestore.core.flyweight.TradeFlyweight;
 import io.tradestore.core.flyweight.TradesSchema;
 import io.tradestore.core.schema.Layout;
-import io.tradestore.query.exec.Executor;
+import io.tradestore.query.spi.Deadline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -77,7 +77,7 @@ class SummaryCacheTest {
     }
 
     private static BucketSummary bucketSummary(final BitmapIndexes x, final int segment, final int key, final int colA, final int colB) {
-        return x.bucketSummary(snap, segment, key, colA, colB, Executor.Deadline.NONE);
+        return x.bucketSummary(snap, segment, key, colA, colB, Deadline.NONE);
     }
 
     /**
@@ -86,7 +86,7 @@ class SummaryCacheTest {
      */
     private long fillWithValueSummaries(final BitmapIndexes x, final long step) {
         for (int s = 0; s < SEALED; s++) {
-            assertThat(x.summary(snap, s, INSTRUMENT, TRADE_ID, -1, Executor.Deadline.NONE)).isNotNull();
+            assertThat(x.summary(snap, s, INSTRUMENT, TRADE_ID, -1, Deadline.NONE)).isNotNull();
             clock.addAndGet(step);
         }
         x.summaryBudget(x.summaryBytes());

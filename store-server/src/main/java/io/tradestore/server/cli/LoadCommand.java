@@ -20,7 +20,7 @@ import io.tradestore.core.ingest.LoadResult;
 import io.tradestore.core.ingest.OnError;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.core.schema.SchemaCodec;
-import io.tradestore.query.index.SealIndexer;
+import io.tradestore.query.BackgroundIndexer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -100,7 +100,7 @@ final class LoadCommand implements Callable<Integer> {
             final Progress progress = new Progress(err, System.console() != null);
             long indexed = 0;
             long indexNanos = 0;
-            try (TableWriter w = t.writer(options.durability()); SealIndexer indexer = SealIndexer.attach(t, w)) {
+            try (TableWriter w = t.writer(options.durability()); BackgroundIndexer indexer = BackgroundIndexer.attach(t, w)) {
                 before = w.committedRows();
                 try {
                     r = stdin ? CsvLoader.load(w, "-", System.in, options, progress) : CsvLoader.load(w, paths, options, progress);
@@ -142,7 +142,7 @@ final class LoadCommand implements Callable<Integer> {
     }
 
     /** Waits for the indexer's builds; one that failed is a warning (the rows are loaded; queries build what is missing). */
-    private static void closeQuietly(final SealIndexer indexer, final PrintWriter err) {
+    private static void closeQuietly(final BackgroundIndexer indexer, final PrintWriter err) {
         try {
             indexer.close();
         } catch (final StoreException e) {

@@ -93,11 +93,10 @@ import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryCancel;
+import io.tradestore.query.JsonBodyCheck;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.QueryResult;
-import io.tradestore.query.index.BitmapIndexes;
-import io.tradestore.query.plan.Utf8JsonCheck;
 
 /**
  * The HTTP/JSON front of a store, on Netty's HTTP/1.1 codec (see docs/http-api.md for why).
@@ -192,7 +191,7 @@ public final class QueryServer implements AutoCloseable {
     private final LongAdder writeFailures = new LongAdder();
     private final LongAdder answersRefused = new LongAdder();
 
-    private QueryServer(final Store store, final QueryService queries, final BitmapIndexes indexes, final ServerConfig config)
+    private QueryServer(final Store store, final QueryService queries, final QueryEngine engine, final ServerConfig config)
         throws IOException {
         this.store = store;
         this.queries = queries;
@@ -204,8 +203,8 @@ public final class QueryServer implements AutoCloseable {
         this.workers = new ThreadPoolExecutor(config.threads(), config.threads(), 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
             daemonThreads("tradestore-query-", WORKER_STACK_LENGTH), new ThreadPoolExecutor.AbortPolicy());
         this.metrics = new ServerMetrics(() -> Math.max(0, admitted.get() - activeQueries.get()), activeQueries::get, pipelinedRequests::get,
-            MappedFile::mappedBytes, indexes == null ? null : indexes::summaryBytes,
-            indexes == null ? null : () -> indexes.summaryBuilds() + indexes.bucketSummaryBuilds(), indexes == null ? null : indexes::summaryEvictions);
+            MappedFile::mappedBytes, engine == null ? null : engine::summaryBytes,
+            engine == null ? null : engine::summaryBuilds, engine == null ? null : engine::summaryEvictions);
         metrics.connectionLimits(openConnections::get, refusedConnections::sum, acceptFailures::sum, requestTimeouts::sum, writeFailures::sum,
             answersRefused::sum, heldAnswerBytes::get);
         // one event loop per core: a loop never runs a query, so it always reads the next request (and answers 503 at once)
@@ -259,7 +258,7 @@ public final class QueryServer implements AutoCloseable {
      * @return the running server.
      */
     public static QueryServer start(final Store store, final QueryEngine engine, final ServerConfig config) {
-        return start(store, QueryService.of(engine), engine.indexes(), config);
+        return start(store, QueryService.of(engine), engine, config);
     }
 
     /**
@@ -274,10 +273,10 @@ public final class QueryServer implements AutoCloseable {
         return start(store, queries, null, config);
     }
 
-    private static QueryServer start(final Store store, final QueryService queries, final BitmapIndexes indexes, final ServerConfig config) {
+    private static QueryServer start(final Store store, final QueryService queries, final QueryEngine engine, final ServerConfig config) {
         final QueryServer s;
         try {
-            s = new QueryServer(store, queries, indexes, config);
+            s = new QueryServer(store, queries, engine, config);
         } catch (final IOException e) {
             throw new StoreException("cannot listen on " + config.bind() + ":" + config.port() + ": " + e.getMessage()
                 + (config.port() != 0 ? "; is another server running there? choose another --port" : ""), e);
@@ -455,7 +454,7 @@ public final class QueryServer implements AutoCloseable {
         // parsed by the worker from the request's own buffer, never copied into a byte[] or a String
         // the check QueryParser makes (strict UTF-8, no NUL among the first four bytes), made here too: a refused body is not admitted
         final ByteBuf body = call.request.content();
-        final Utf8JsonCheck check = new Utf8JsonCheck();
+        final JsonBodyCheck check = new JsonBodyCheck();
         body.forEachByte(check::accept);
         final QueryException refused = check.problem();
         if (refused != null) {

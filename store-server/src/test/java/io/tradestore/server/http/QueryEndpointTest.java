@@ -27,7 +27,7 @@ import io.netty.buffer.Unpooled;
 
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryException;
-import io.tradestore.query.plan.Utf8JsonCheck;
+import io.tradestore.query.parse.Utf8JsonCheck;
 
 /** The real engine over HTTP: each answer equals the embedded API's (statistics aside), and engine errors keep their code and path. */
 class QueryEndpointTest {

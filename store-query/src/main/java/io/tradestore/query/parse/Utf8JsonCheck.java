@@ -1,4 +1,4 @@
-package io.tradestore.query.plan;
+package io.tradestore.query.parse;
 
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
@@ -9,8 +9,8 @@ import io.tradestore.query.QueryException;
  * nothing past U+10FFFF, no sequence cut short at the end; Jackson alone lets some through or names them otherwise),
  * and a NUL among the first four bytes (from which Jackson would take the text for UTF-16 or UTF-32; a byte order mark
  * of either is not UTF-8). A NUL further on is refused by the parser, as JSON text never holds a raw one.
- * {@link QueryParser#parse(java.io.InputStream)} checks its stream with one; the HTTP server checks a POST body in place
- * with one before it admits the query, so both give the same errors.
+ * {@link QueryParser#parse(java.io.InputStream)} checks its stream with one; the HTTP server checks a POST body in
+ * place with one before it admits the query, so both give the same errors.
  *
  * <p>One check per query: pass every byte to {@link #accept(byte)} (its shape is Netty's {@code ByteProcessor}), then
  * ask {@link #problem()}. Not thread-safe.
@@ -97,7 +97,9 @@ public final class Utf8JsonCheck {
         return !malformed;
     }
 
-    /** @return whether the bytes so far either are not UTF-8 or hold a NUL among the first four: the query is refused. */
+    /**
+     * @return whether the bytes so far either are not UTF-8 or hold a NUL among the first four: the query is refused.
+     */
     public boolean refused() {
         return malformed || nulAtStart;
     }
@@ -109,7 +111,8 @@ public final class Utf8JsonCheck {
      */
     public QueryException problem() {
         if (malformed || pending > 0) {
-            return new QueryException(ErrorCode.MALFORMED_JSON, NOT_UTF8 + " at byte " + sequenceStart + " (counting from 0)", "");
+            return new QueryException(ErrorCode.MALFORMED_JSON, NOT_UTF8 + " at byte " + sequenceStart
+                + " (counting from 0)", "");
         }
         if (nulAtStart) {
             return new QueryException(ErrorCode.MALFORMED_JSON, NUL_AT_START, "");

@@ -1,27 +1,28 @@
-package io.tradestore.query.exec;
+package io.tradestore.query.spi;
 
 /**
- * One part's aggregates of the selected rows, read from a summary ({@link Executor.Summary#read}): rows, and over the
+ * One part's aggregates of the selected rows, read from a summary ({@link Summary#read}): rows, and over the
  * rows where the measure is present their count, exact sum (128 bits), min and max, and for a product the exact sum of
- * its second factor. Reused by a worker from part to part.
+ * its second factor. Reused by a worker from part to part; its fields are public because the
+ * executor folds them where the index package fills them.
  */
 public final class SummaryPart {
-    long rows;
-    long nonNull;
-    long sumHi;
-    long sumLo;
-    long secondHi;
-    long secondLo;
-    long min;
-    long max;
+    public long rows;
+    public long nonNull;
+    public long sumHi;
+    public long sumLo;
+    public long secondHi;
+    public long secondLo;
+    public long min;
+    public long max;
     /** The first present row by time (ties: the lowest row) of a bucket cell, in its segment; -1 when not known. */
-    long firstRow;
-    long firstTs;
-    long firstValue;
+    public long firstRow;
+    public long firstTs;
+    public long firstValue;
     /** The last present row by time (ties: the highest row) of a bucket cell, in its segment; -1 when not known. */
-    long lastRow;
-    long lastTs;
-    long lastValue;
+    public long lastRow;
+    public long lastTs;
+    public long lastValue;
 
     /** Resets to no rows. */
     public void clear() {

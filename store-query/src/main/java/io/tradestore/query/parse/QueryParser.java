@@ -1,4 +1,4 @@
-package io.tradestore.query.plan;
+package io.tradestore.query.parse;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -43,8 +43,8 @@ public final class QueryParser {
         .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
         .disable(JsonParser.Feature.ALLOW_COMMENTS)
         .build();
-    private static final Set<String> TOP = Set.of("table", "time", "filter", "columns", "groupBy", "aggs", "having", "orderBy",
-        "limit", "options");
+    private static final Set<String> TOP = Set.of("table", "time", "filter", "columns", "groupBy", "aggs", "having",
+        "orderBy", "limit", "options");
     private static final Set<String> TIME = Set.of("from", "to");
     private static final Set<String> GROUP = Set.of("col", "bucket", "as");
     private static final Set<String> AGG = Set.of("name", "op", "col", "p");
@@ -77,8 +77,8 @@ public final class QueryParser {
     /**
      * Parses a query from its bytes as they arrived (an HTTP body), without first copying them into a String. The bytes
      * are checked as Jackson reads them ({@link Utf8JsonCheck}), and those after a syntax error too: what is not UTF-8
-     * anywhere, or holds a NUL among its first four bytes (Jackson would read it as UTF-16 or UTF-32), fails as the HTTP
-     * server refuses such a body, whatever else is wrong with it.
+     * anywhere, or holds a NUL among its first four bytes (Jackson would read it as UTF-16 or UTF-32), fails as the
+     * HTTP server refuses such a body, whatever else is wrong with it.
      *
      * @param utf8Json the text in UTF-8, after one optional byte order mark. It is read to its end and closed.
      * @return the model.
@@ -115,8 +115,8 @@ public final class QueryParser {
     }
 
     /**
-     * The stream Jackson reads, checked as it passes: a read fails once the bytes are refused, and {@link #finish} reads
-     * on to the end (bytes not UTF-8 after a syntax error still fail as not UTF-8) and closes the source.
+     * The stream Jackson reads, checked as it passes: a read fails once the bytes are refused, and {@link #finish}
+     * reads on to the end (bytes not UTF-8 after a syntax error still fail as not UTF-8) and closes the source.
      */
     private static final class CheckedInput extends InputStream {
         private final InputStream source;
@@ -152,7 +152,10 @@ public final class QueryParser {
             throw new IOException("refused bytes"); // never shown: finish() names the problem
         }
 
-        /** Jackson closes its source when it is done (not always when a read fails): the source stays open for {@link #finish}. */
+        /**
+         * Jackson closes its source when it is done (not always when a read fails): the source stays open for
+         * {@link #finish}.
+         */
         @Override
         public void close() {
         }
@@ -174,12 +177,14 @@ public final class QueryParser {
     }
 
     private static QueryException malformed(final JsonProcessingException e) {
-        return new QueryException(ErrorCode.MALFORMED_JSON, "the query is not valid JSON: " + JsonErrors.describe(e), "");
+        return new QueryException(ErrorCode.MALFORMED_JSON,
+            "the query is not valid JSON: " + JsonErrors.describe(e), "");
     }
 
     /** Jackson reports some number overflows (1E+2147483648) as NumberFormatException. */
     private static QueryException malformed(final RuntimeException e) {
-        return new QueryException(ErrorCode.MALFORMED_JSON, "the query is not valid JSON: " + JsonErrors.words(e.getMessage()), "");
+        return new QueryException(ErrorCode.MALFORMED_JSON, "the query is not valid JSON: "
+            + JsonErrors.words(e.getMessage()), "");
     }
 
     private static Query fromRoot(final JsonNode root) {
@@ -190,9 +195,9 @@ public final class QueryParser {
     }
 
     /**
-     * Makes a number's fate independent of the JDK: {@code new BigDecimal("1E+2147483648")} (scale Integer.MIN_VALUE) is
-     * "Exponent overflow." on JDK 17 but a value on JDK 21 and later; this factory refuses it on every JDK, so the same
-     * query is MALFORMED_JSON everywhere (QueryErrorsTest runs on both).
+     * Makes a number's fate independent of the JDK: {@code new BigDecimal("1E+2147483648")} (scale Integer.MIN_VALUE)
+     * is "Exponent overflow." on JDK 17 but a value on JDK 21 and later; this factory refuses it on every JDK, so the
+     * same query is MALFORMED_JSON everywhere (QueryErrorsTest runs on both).
      */
     private static final class SameOnEveryJdk extends JsonNodeFactory {
         private static final long serialVersionUID = 1L;
@@ -210,7 +215,9 @@ public final class QueryParser {
         }
     }
 
-    /** Deepest nesting of filters accepted (and/or/not): deeper queries are rejected instead of overflowing the stack. */
+    /**
+     * Deepest nesting of filters accepted (and/or/not): deeper queries are rejected instead of overflowing the stack.
+     */
     public static final int MAX_FILTER_DEPTH = 64;
 
     /**
@@ -259,7 +266,9 @@ public final class QueryParser {
                     groupBy.add(GroupKey.column(g.textValue()));
                 } else {
                     if (!g.isObject()) {
-                        throw invalid(p, "a group key is a column name or {\"col\": name, \"bucket\": width, \"as\": name}, not " + kind(g));
+                        throw invalid(p,
+                            "a group key is a column name or {\"col\": name, \"bucket\": width, \"as\": name}, not "
+                                + kind(g));
                     }
                     object(g, p, GROUP);
                     groupBy.add(new GroupKey(text(required(g, "col", p), p + "/col"),
@@ -286,8 +295,8 @@ public final class QueryParser {
                     }
                     pct = g.get("p").doubleValue();
                 }
-                aggs.add(new Agg(text(required(g, "name", p), p + "/name"), op, present(g, "col") ? text(g.get("col"), p + "/col") : null,
-                    pct));
+                aggs.add(new Agg(text(required(g, "name", p), p + "/name"), op,
+                    present(g, "col") ? text(g.get("col"), p + "/col") : null, pct));
             }
         }
         final Filter having = present(n, "having") ? filter(n.get("having"), "/having") : null;
@@ -301,7 +310,8 @@ public final class QueryParser {
                     orderBy.add(new OrderKey(o.textValue(), false));
                 } else {
                     if (!o.isObject()) {
-                        throw invalid(p, "an orderBy key is a column name or {\"col\": name, \"desc\": true|false}, not " + kind(o));
+                        throw invalid(p,
+                            "an orderBy key is a column name or {\"col\": name, \"desc\": true|false}, not " + kind(o));
                     }
                     object(o, p, ORDER);
                     boolean desc = false;
@@ -315,7 +325,8 @@ public final class QueryParser {
                 }
             }
         }
-        final Integer limit = present(n, "limit") ? (int) longValue(n.get("limit"), "/limit", 0, Integer.MAX_VALUE) : null;
+        final Integer limit = present(n, "limit") ? (int) longValue(n.get("limit"), "/limit", 0, Integer.MAX_VALUE)
+            : null;
         Options options = Options.NONE;
         if (present(n, "options")) {
             final JsonNode o = n.get("options");
@@ -327,8 +338,10 @@ public final class QueryParser {
                 }
                 epoch = o.get("epochNanos").booleanValue();
             }
-            options = new Options(present(o, "timeoutMs") ? longValue(o.get("timeoutMs"), "/options/timeoutMs", 1, Long.MAX_VALUE) : null,
-                present(o, "maxGroups") ? longValue(o.get("maxGroups"), "/options/maxGroups", 1, Long.MAX_VALUE) : null, epoch);
+            options = new Options(
+                present(o, "timeoutMs") ? longValue(o.get("timeoutMs"), "/options/timeoutMs", 1, Long.MAX_VALUE) : null,
+                present(o, "maxGroups") ? longValue(o.get("maxGroups"), "/options/maxGroups", 1, Long.MAX_VALUE) : null,
+                epoch);
         }
         return new Query(table, time, filter, columns, groupBy, aggs, having, orderBy, limit, options);
     }
@@ -472,9 +485,10 @@ public final class QueryParser {
         for (final Map.Entry<String, JsonNode> e : v.properties()) {
             final String f = e.getKey();
             if (!allowed.contains(f)) {
-                // a JSON pointer escapes ~ and / in a name (RFC 6901), or the path of "a/b" would name a field b inside a
-                throw invalid(p + "/" + f.replace("~", "~0").replace("/", "~1"), "unknown field \"" + f + "\"; allowed here: "
-                    + String.join(", ", new java.util.TreeSet<>(allowed)));
+                // a JSON pointer escapes ~ and / in a name (RFC 6901), or the path of "a/b" would name a field b
+                // inside a
+                throw invalid(p + "/" + f.replace("~", "~0").replace("/", "~1"), "unknown field \"" + f
+                    + "\"; allowed here: " + String.join(", ", new java.util.TreeSet<>(allowed)));
             }
         }
     }
