@@ -56,7 +56,7 @@ class SummaryBuildTimeoutTest {
         ALL_ROWS_SUMMARY("ValueSummary.build", "{\"table\":\"trades\",\"time\":{\"from\":" + (TradeData.T0 + 1_000_000_000_000L) + ",\"to\":"
             + (TradeData.T0 + 150_000_000_000_000L) + "}," + COUNT_AND_VOLUME + "," + TIMEOUT + "}"),
         /** A segment's bitmap index of a column no other case filters on. */
-        BITMAP_INDEX("BitmapIndexes.build", "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"venue\",\"value\":\"XETR\"},"
+        BITMAP_INDEX("BitmapIndexFiles.build", "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"venue\",\"value\":\"XETR\"},"
             + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]," + TIMEOUT + "}"),
         /** The in-memory index of an open segment's committed rows, chunk by chunk (the chunks built before are kept). */
         OPEN_SEGMENT_INDEX("OpenSegmentIndex.extend", "{\"table\":\"open\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},"

@@ -18,8 +18,8 @@ import io.tradestore.core.segment.Segment;
  * before they could leave 64 bits: signed while the magnitudes of their addends sum to below 2^63, unsigned below 2^64
  * when the zone maps prove every addend non-negative (then the batch's own sum counts, not rows times the bound: see
  * {@link #reserve}). A segment whose bounds are too wide (a single product may overflow) is left to the aggregates' own
- * exact loops. Key range checks are left out of the loop where the segment's zone map proves the key's values inside the
- * packed range (the array bounds still hold every index).
+ * exact loops. Key range checks are left out of the loop where the segment's zone map proves the key's values inside
+ * the packed range (the array bounds still hold every index).
  *
  * A one-term kernel keeps row counts only when an output needs them (count, avg). Otherwise a segment where the zone
  * maps prove the term's addends all of one sign and non-zero counts no rows: a group's partial is then non-zero exactly
@@ -34,7 +34,7 @@ final class DenseSumKernel {
     /** The largest value (2^64 - 1, unsigned) a window's partial of addends that are all non-negative may reach. */
     private static final long UNSIGNED_LIMIT = -1L;
     /** The batch sum of a loop that keeps none (two terms); a sum of non-negative addends is never negative. */
-    private static final long UNKNOWN = -1L;
+    static final long UNKNOWN = -1L;
     private final KeySpec[] keys;
     private final int terms;
     private final int[] termSlotA;
@@ -55,21 +55,21 @@ final class DenseSumKernel {
     private final VwapAcc[] vwaps;
     private final int[] vwapPq;
     private final int[] vwapQ;
-    private final long[] count;
+    final long[] count;
     /** A batch's rows with a null in some term column (the rare path). */
-    private final int[] nullRows = new int[BatchContext.BATCH];
-    private final long[] sum0;
-    private final long[] sum1;
+    final int[] nullRows = new int[BatchContext.BATCH];
+    final long[] sum0;
+    final long[] sum1;
     /**
      * The partials of the second half of a batch in the null-free loops, which take a batch's two halves side by side:
      * with their own arrays, the two halves' read-modify-writes of one group (few groups: side, venue x side) do not
      * wait on each other's store. Folded into count, sum0 and sum1 group by group as a flush visits them.
      */
-    private final long[] count2;
-    private final long[] sum0b;
-    private final long[] sum1b;
+    final long[] count2;
+    final long[] sum0b;
+    final long[] sum1b;
     /** Whether a loop of the window added into the second-half arrays. */
-    private boolean split;
+    boolean split;
     private final int groups;
     /** The terms' shape: {@link #PRODUCT}, {@link #PLAIN}, {@link #PRODUCT_PLAIN} or {@link #OTHER}. */
     private final int shape;
@@ -79,7 +79,9 @@ final class DenseSumKernel {
     private static final int OTHER = 3;
     private boolean usable;
     private boolean proven;
-    /** The sum of the last batch's addends (rows with a null excluded) when its loop kept it (one term), else UNKNOWN. */
+    /**
+     * The sum of the last batch's addends (rows with a null excluded) when its loop kept it (one term), else UNKNOWN.
+     */
     private long batchTotal;
     /** Whether the window has partials to flush. */
     private boolean pending;
@@ -94,7 +96,7 @@ final class DenseSumKernel {
     private int presence = COUNTING;
     private static final int COUNTING = -1;
     /** Whether the loops count rows ({@code presence == COUNTING}). */
-    private boolean counting = true;
+    boolean counting = true;
     /** Rows per zone-map block (the unit of {@link NullFreeBlocks}' facts). */
     private final int blockRows;
     /** The current segment and its committed rows. */
@@ -104,9 +106,9 @@ final class DenseSumKernel {
     private int freeBlock = -1;
     private boolean free;
 
-    private DenseSumKernel(final KeySpec[] keys, final List<int[]> termList, final List<SumAcc> sumList, final List<Integer> sumTerms,
-                           final List<VwapAcc> vwapList, final List<int[]> vwapTerms, final int groups, final boolean countRows,
-                           final int blockRows) {
+    private DenseSumKernel(final KeySpec[] keys, final List<int[]> termList, final List<SumAcc> sumList,
+                           final List<Integer> sumTerms, final List<VwapAcc> vwapList, final List<int[]> vwapTerms,
+                           final int groups, final boolean countRows, final int blockRows) {
         this.keys = keys;
         this.blockRows = blockRows;
         this.countRows = countRows;
@@ -197,10 +199,12 @@ final class DenseSumKernel {
                 vt[1] = 1 - vt[1];
             }
         }
-        return new DenseSumKernel(plan.keys, termList, sumList, sumTerms, vwapList, vwapTerms, groups, countRows, plan.schema.blockRows());
+        return new DenseSumKernel(plan.keys, termList, sumList, sumTerms, vwapList, vwapTerms, groups, countRows,
+            plan.schema.blockRows());
     }
 
-    private static int term(final List<int[]> termList, final int slotA, final int colA, final int slotB, final int colB) {
+    private static int term(final List<int[]> termList, final int slotA, final int colA, final int slotB,
+                            final int colB) {
         // a*b and b*a are one term
         final boolean swap = colB >= 0 && colB < colA;
         final int[] t = swap ? new int[] {slotB, colB, slotA, colA} : new int[] {slotA, colA, slotB, colB};
@@ -255,7 +259,10 @@ final class DenseSumKernel {
         proven = inRange;
     }
 
-    /** @return 1 or -1 when the zone map proves every non-null value of the column positive or negative (or it has none), else 0. */
+    /**
+     * @return 1 or -1 when the zone map proves every non-null value of the column positive or negative (or it has
+     * none), else 0.
+     */
     private static int sign(final Segment s, final int col) {
         final long min = s.zoneMin(-1, col);
         final long max = s.zoneMax(-1, col);
@@ -326,14 +333,18 @@ final class DenseSumKernel {
         return (w == 1 ? keys[0].rawByte : w != 2) && c.stride[col] == w && contiguous(c);
     }
 
-    /** @return whether every term column of the batch is readable at stride 8 and the terms have a shape with its own loops. */
+    /**
+     * @return whether every term column of the batch is readable at stride 8 and the terms have a shape with its own
+     * loops.
+     */
     private boolean contiguous(final BatchContext c) {
         if (shape == OTHER) {
             return false;
         }
         boolean ok = true;
         for (int t = 0; t < terms; t++) {
-            ok &= c.viewStride[termSlotA[t]] == Long.BYTES && (termSlotB[t] < 0 || c.viewStride[termSlotB[t]] == Long.BYTES);
+            ok &= c.viewStride[termSlotA[t]] == Long.BYTES
+                && (termSlotB[t] < 0 || c.viewStride[termSlotB[t]] == Long.BYTES);
         }
         return ok;
     }
@@ -364,80 +375,16 @@ final class DenseSumKernel {
         final long a1 = terms < 2 ? c.ones : c.viewAddr[termSlotA[1]];
         final long b1 = terms < 2 || termSlotB[1] < 0 ? c.ones : c.viewAddr[termSlotB[1]];
         if (inline) {
-            final KeySpec key = keys[0];
-            final int col = key.col.index();
-            final long ka = c.base[col] + c.start * c.stride[col];
-            if (keys.length == 2) {
-                final int nul = (int) c.nul[col];
-                final int lo = (int) (key.lo - 1);
-                final int mult = (int) key.mult;
-                final long kb = c.base[keys[1].col.index()] + c.start;
-                if (shape == PRODUCT) {
-                    intByteProduct(c, n, ka, nul, lo, mult, kb, a0, b0);
-                } else if (shape == PLAIN) {
-                    if (nullFree(c)) {
-                        intBytePlainFree(c, n, ka, nul, lo, mult, kb, a0);
-                    } else {
-                        intBytePlain(c, n, ka, nul, lo, mult, kb, a0);
-                    }
-                } else {
-                    intByteProductPlain(c, n, ka, nul, lo, mult, kb, a0, b0, a1);
-                }
-                return;
-            }
-            switch (c.width[col]) {
-                case 1:
-                    if (shape == PRODUCT && nullFree(c)) {
-                        byteProductFree(c, n, ka, a0, b0);
-                    } else if (shape == PRODUCT) {
-                        byteProduct(c, n, ka, a0, b0);
-                    } else if (shape == PLAIN) {
-                        bytePlain(c, n, ka, a0);
-                    } else {
-                        byteProductPlain(c, n, ka, a0, b0, a1);
-                    }
-                    return;
-                case 4: {
-                    final int nul = (int) c.nul[col];
-                    final int lo = (int) (key.lo - 1);
-                    if (shape == PRODUCT) {
-                        intProduct(c, n, ka, nul, lo, a0, b0);
-                    } else if (shape == PLAIN) {
-                        intPlain(c, n, ka, nul, lo, a0);
-                    } else {
-                        if (nullFree(c)) {
-                            intProductPlainFree(c, n, ka, nul, lo, a0, b0, a1);
-                        } else {
-                            intProductPlain(c, n, ka, nul, lo, a0, b0, a1);
-                        }
-                    }
-                    return;
-                }
-                default: {
-                    final long nul = c.nul[col];
-                    final long lo = key.lo - 1;
-                    if (shape == PRODUCT) {
-                        if (nullFree(c)) {
-                            longProductFree(c, n, ka, nul, lo, a0, b0);
-                        } else {
-                            longProduct(c, n, ka, nul, lo, a0, b0);
-                        }
-                    } else if (shape == PLAIN) {
-                        longPlain(c, n, ka, nul, lo, a0);
-                    } else {
-                        longProductPlain(c, n, ka, nul, lo, a0, b0, a1);
-                    }
-                    return;
-                }
-            }
+            runInline(c, n, a0, b0, a1);
+            return;
         }
         if (contiguous(c)) {
             if (shape == PRODUCT) {
-                gidProduct(c, n, gid, a0, b0);
+                DenseProductLoops.gidProduct(this, c, n, gid, a0, b0);
             } else if (shape == PLAIN) {
-                gidPlain(c, n, gid, a0);
+                DensePlainLoops.gidPlain(this, c, n, gid, a0);
             } else {
-                gidProductPlain(c, n, gid, a0, b0, a1);
+                DenseProductPlainLoops.gidProductPlain(this, c, n, gid, a0, b0, a1);
             }
             return;
         }
@@ -453,505 +400,87 @@ final class DenseSumKernel {
         }
     }
 
-    // One loop per key shape and term shape, with constant strides (variable strides cost ~0.4 ns/row in query 1: the
-    // probe figures are in docs/query-engine.md, Known gaps).
-    // A row's terms are read first; a null in any of them sends the row to the exact path (a predictable branch: nulls
-    // are rare). One-term loops test a loop-invariant flag (C2 unswitches the loop): counting rows as before, or not
-    // counting and keeping the batch sum t0 in a register; two-term loops always count. Separate arrays per partial:
-    // array-of-structs partials measured within noise of them (so the simpler layout) and four interleaved lanes slower
-    // (docs/query-engine.md, Known gaps); the null-free loops give a batch's second half arrays of its own (count2, sum0b,
-    // sum1b: docs/query-engine.md, "Session 12").
-
-    private void gidProduct(final BatchContext c, final int n, final int[] gid, final long a0, final long b0) {
-        final long[] r = count;
-        final boolean counting = this.counting;
-        final long[] s0 = sum0;
-        final int[] nulls = nullRows;
-        int k = 0;
-        long t0 = 0;
-        for (int i = 0; i < n; i++) {
-            final int g = gid[i];
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            final long y = NativeMemory.getLong(b0 + 8L * i);
-            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
-                nulls[k++] = i;
-            } else if (counting) {
-                r[g]++;
-                s0[g] += x * y;
+    /** Runs a batch whose keys are read inline: picks the loop for its key shape and term shape. */
+    private void runInline(final BatchContext c, final int n, final long a0, final long b0, final long a1) {
+        final KeySpec key = keys[0];
+        final int col = key.col.index();
+        final long ka = c.base[col] + c.start * c.stride[col];
+        if (keys.length == 2) {
+            final int nul = (int) c.nul[col];
+            final int lo = (int) (key.lo - 1);
+            final int mult = (int) key.mult;
+            final long kb = c.base[keys[1].col.index()] + c.start;
+            if (shape == PRODUCT) {
+                DenseProductLoops.intByteProduct(this, c, n, ka, nul, lo, mult, kb, a0, b0);
+            } else if (shape == PLAIN) {
+                if (nullFree(c)) {
+                    DensePlainLoops.intBytePlainFree(this, c, n, ka, nul, lo, mult, kb, a0);
+                } else {
+                    DensePlainLoops.intBytePlain(this, c, n, ka, nul, lo, mult, kb, a0);
+                }
             } else {
-                s0[g] += x * y;
-                t0 += x * y;
+                DenseProductPlainLoops.intByteProductPlain(this, c, n, ka, nul, lo, mult, kb, a0, b0, a1);
+            }
+            return;
+        }
+        switch (c.width[col]) {
+            case 1:
+                if (shape == PRODUCT && nullFree(c)) {
+                    DenseProductLoops.byteProductFree(this, c, n, ka, a0, b0);
+                } else if (shape == PRODUCT) {
+                    DenseProductLoops.byteProduct(this, c, n, ka, a0, b0);
+                } else if (shape == PLAIN) {
+                    DensePlainLoops.bytePlain(this, c, n, ka, a0);
+                } else {
+                    DenseProductPlainLoops.byteProductPlain(this, c, n, ka, a0, b0, a1);
+                }
+                return;
+            case 4: {
+                final int nul = (int) c.nul[col];
+                final int lo = (int) (key.lo - 1);
+                if (shape == PRODUCT) {
+                    DenseProductLoops.intProduct(this, c, n, ka, nul, lo, a0, b0);
+                } else if (shape == PLAIN) {
+                    DensePlainLoops.intPlain(this, c, n, ka, nul, lo, a0);
+                } else {
+                    if (nullFree(c)) {
+                        DenseProductPlainLoops.intProductPlainFree(this, c, n, ka, nul, lo, a0, b0, a1);
+                    } else {
+                        DenseProductPlainLoops.intProductPlain(this, c, n, ka, nul, lo, a0, b0, a1);
+                    }
+                }
+                return;
+            }
+            default: {
+                final long nul = c.nul[col];
+                final long lo = key.lo - 1;
+                if (shape == PRODUCT) {
+                    if (nullFree(c)) {
+                        DenseProductLoops.longProductFree(this, c, n, ka, nul, lo, a0, b0);
+                    } else {
+                        DenseProductLoops.longProduct(this, c, n, ka, nul, lo, a0, b0);
+                    }
+                } else if (shape == PLAIN) {
+                    DensePlainLoops.longPlain(this, c, n, ka, nul, lo, a0);
+                } else {
+                    DenseProductPlainLoops.longProductPlain(this, c, n, ka, nul, lo, a0, b0, a1);
+                }
+                return;
             }
         }
-        endBatch(c, k, gid, t0);
     }
 
-    private void gidPlain(final BatchContext c, final int n, final int[] gid, final long a0) {
-        final long[] r = count;
-        final boolean counting = this.counting;
-        final long[] s0 = sum0;
-        final int[] nulls = nullRows;
-        int k = 0;
-        long t0 = 0;
-        for (int i = 0; i < n; i++) {
-            final int g = gid[i];
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            if (x == Long.MIN_VALUE) {
-                nulls[k++] = i;
-            } else if (counting) {
-                r[g]++;
-                s0[g] += x;
-            } else {
-                s0[g] += x;
-                t0 += x;
-            }
-        }
-        endBatch(c, k, gid, t0);
-    }
+    // One loop per key shape and term shape, with constant strides (variable strides are slower: docs/query-engine.md,
+    // Known gaps): DenseProductLoops, DensePlainLoops and DenseProductPlainLoops, and the strided loops below for any
+    // layout. A row's terms are read first; a null in any of them sends the row to the exact path (a predictable
+    // branch: nulls are rare). One-term loops test a loop-invariant flag (C2 unswitches the loop): counting rows as
+    // before, or not counting and keeping the batch sum t0 in a register; two-term loops always count. Separate arrays
+    // per partial: array-of-structs partials measured within noise of them (so the simpler layout) and four interleaved
+    // lanes slower (docs/query-engine.md, Known gaps); the null-free loops give a batch's second half arrays of its own
+    // (count2, sum0b, sum1b: docs/query-engine.md, Measurements).
 
-    private void gidProductPlain(final BatchContext c, final int n, final int[] gid, final long a0, final long b0, final long a1) {
-        final long[] r = count;
-        final long[] s0 = sum0;
-        final long[] s1 = sum1;
-        final int[] nulls = nullRows;
-        int k = 0;
-        for (int i = 0; i < n; i++) {
-            final int g = gid[i];
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            final long y = NativeMemory.getLong(b0 + 8L * i);
-            final long u = NativeMemory.getLong(a1 + 8L * i);
-            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE | u == Long.MIN_VALUE) {
-                nulls[k++] = i;
-            } else {
-                r[g]++;
-                s0[g] += x * y;
-                s1[g] += u;
-            }
-        }
-        endBatch(c, k, gid, UNKNOWN);
-    }
-
-    private void byteProduct(final BatchContext c, final int n, final long ka, final long a0, final long b0) {
-        final long[] r = count;
-        final boolean counting = this.counting;
-        final long[] s0 = sum0;
-        final int[] nulls = nullRows;
-        int k = 0;
-        long t0 = 0;
-        for (int i = 0; i < n; i++) {
-            final int g = NativeMemory.getByte(ka + i) & 0xFF;
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            final long y = NativeMemory.getLong(b0 + 8L * i);
-            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
-                nulls[k++] = i;
-            } else if (counting) {
-                r[g]++;
-                s0[g] += x * y;
-            } else {
-                s0[g] += x * y;
-                t0 += x * y;
-            }
-        }
-        endBatch(c, k, null, t0);
-    }
-
-    /**
-     * {@link #byteProduct} for an even batch whose term columns hold no null ({@link #nullFree}): no test per row, and
-     * the batch's two halves run side by side, row i and row h + i in one step (query 1's loop alone on 50M rows, 2
-     * threads: 58.4-60.7 ms one row a step, 43.6-45.2 two; LoopShapeProbe, docs/query-engine.md "Session 11").
-     */
-    private void byteProductFree(final BatchContext c, final int n, final long ka, final long a0, final long b0) {
-        final long[] r = count;
-        final boolean counting = this.counting;
-        final long[] s0 = sum0;
-        final int h = n >>> 1;
-        final long kb = ka + h;
-        final long a1 = a0 + 8L * h;
-        final long b1 = b0 + 8L * h;
-        final long[] r2 = count2;
-        final long[] s0b = sum0b;
-        split = true;
-        long t0 = 0;
-        for (int i = 0; i < h; i++) {
-            final int g = NativeMemory.getByte(ka + i) & 0xFF;
-            final long p = NativeMemory.getLong(a0 + 8L * i) * NativeMemory.getLong(b0 + 8L * i);
-            final int g2 = NativeMemory.getByte(kb + i) & 0xFF;
-            final long p2 = NativeMemory.getLong(a1 + 8L * i) * NativeMemory.getLong(b1 + 8L * i);
-            if (counting) {
-                r[g]++;
-                s0[g] += p;
-                r2[g2]++;
-                s0b[g2] += p2;
-            } else {
-                s0[g] += p;
-                s0b[g2] += p2;
-                t0 += p + p2;
-            }
-        }
-        endBatch(c, 0, null, t0);
-    }
-
-    private void bytePlain(final BatchContext c, final int n, final long ka, final long a0) {
-        final long[] r = count;
-        final boolean counting = this.counting;
-        final long[] s0 = sum0;
-        final int[] nulls = nullRows;
-        int k = 0;
-        long t0 = 0;
-        for (int i = 0; i < n; i++) {
-            final int g = NativeMemory.getByte(ka + i) & 0xFF;
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            if (x == Long.MIN_VALUE) {
-                nulls[k++] = i;
-            } else if (counting) {
-                r[g]++;
-                s0[g] += x;
-            } else {
-                s0[g] += x;
-                t0 += x;
-            }
-        }
-        endBatch(c, k, null, t0);
-    }
-
-    private void byteProductPlain(final BatchContext c, final int n, final long ka, final long a0, final long b0, final long a1) {
-        final long[] r = count;
-        final long[] s0 = sum0;
-        final long[] s1 = sum1;
-        final int[] nulls = nullRows;
-        int k = 0;
-        for (int i = 0; i < n; i++) {
-            final int g = NativeMemory.getByte(ka + i) & 0xFF;
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            final long y = NativeMemory.getLong(b0 + 8L * i);
-            final long u = NativeMemory.getLong(a1 + 8L * i);
-            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE | u == Long.MIN_VALUE) {
-                nulls[k++] = i;
-            } else {
-                r[g]++;
-                s0[g] += x * y;
-                s1[g] += u;
-            }
-        }
-        endBatch(c, k, null, UNKNOWN);
-    }
-
-    private void intProduct(final BatchContext c, final int n, final long ka, final int nul, final int lo, final long a0, final long b0) {
-        final long[] r = count;
-        final boolean counting = this.counting;
-        final long[] s0 = sum0;
-        final int[] nulls = nullRows;
-        int k = 0;
-        long t0 = 0;
-        for (int i = 0; i < n; i++) {
-            final int v = NativeMemory.getInt(ka + 4L * i);
-            final int g = v == nul ? 0 : v - lo;
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            final long y = NativeMemory.getLong(b0 + 8L * i);
-            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
-                nulls[k++] = i;
-            } else if (counting) {
-                r[g]++;
-                s0[g] += x * y;
-            } else {
-                s0[g] += x * y;
-                t0 += x * y;
-            }
-        }
-        endBatch(c, k, null, t0);
-    }
-
-    /** {@link #intProductPlain} for an even batch whose term columns hold no null, its halves side by side as in {@link #byteProductFree} (query 2). */
-    private void intProductPlainFree(final BatchContext c, final int n, final long ka, final int nul, final int lo, final long a0, final long b0,
-                                     final long a1) {
-        final long[] r = count;
-        final long[] s0 = sum0;
-        final long[] s1 = sum1;
-        final int h = n >>> 1;
-        final long hb = 8L * h;
-        final long hk = 4L * h;
-        final long[] r2 = count2;
-        final long[] s0b = sum0b;
-        final long[] s1b = sum1b;
-        split = true;
-        for (int i = 0; i < h; i++) {
-            final long o = 8L * i;
-            final int v = NativeMemory.getInt(ka + 4L * i);
-            final int g = v == nul ? 0 : v - lo;
-            final int v2 = NativeMemory.getInt(ka + hk + 4L * i);
-            final int g2 = v2 == nul ? 0 : v2 - lo;
-            r[g]++;
-            s0[g] += NativeMemory.getLong(a0 + o) * NativeMemory.getLong(b0 + o);
-            s1[g] += NativeMemory.getLong(a1 + o);
-            r2[g2]++;
-            s0b[g2] += NativeMemory.getLong(a0 + hb + o) * NativeMemory.getLong(b0 + hb + o);
-            s1b[g2] += NativeMemory.getLong(a1 + hb + o);
-        }
-        endBatch(c, 0, null, UNKNOWN);
-    }
-
-    private void intPlain(final BatchContext c, final int n, final long ka, final int nul, final int lo, final long a0) {
-        final long[] r = count;
-        final boolean counting = this.counting;
-        final long[] s0 = sum0;
-        final int[] nulls = nullRows;
-        int k = 0;
-        long t0 = 0;
-        for (int i = 0; i < n; i++) {
-            final int v = NativeMemory.getInt(ka + 4L * i);
-            final int g = v == nul ? 0 : v - lo;
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            if (x == Long.MIN_VALUE) {
-                nulls[k++] = i;
-            } else if (counting) {
-                r[g]++;
-                s0[g] += x;
-            } else {
-                s0[g] += x;
-                t0 += x;
-            }
-        }
-        endBatch(c, k, null, t0);
-    }
-
-    private void intProductPlain(final BatchContext c, final int n, final long ka, final int nul, final int lo, final long a0, final long b0, final long a1) {
-        final long[] r = count;
-        final long[] s0 = sum0;
-        final long[] s1 = sum1;
-        final int[] nulls = nullRows;
-        int k = 0;
-        for (int i = 0; i < n; i++) {
-            final int v = NativeMemory.getInt(ka + 4L * i);
-            final int g = v == nul ? 0 : v - lo;
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            final long y = NativeMemory.getLong(b0 + 8L * i);
-            final long u = NativeMemory.getLong(a1 + 8L * i);
-            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE | u == Long.MIN_VALUE) {
-                nulls[k++] = i;
-            } else {
-                r[g]++;
-                s0[g] += x * y;
-                s1[g] += u;
-            }
-        }
-        endBatch(c, k, null, UNKNOWN);
-    }
-
-    /** {@link #longProduct} for an even batch whose term columns hold no null, its halves side by side as in {@link #byteProductFree} (query 5). */
-    private void longProductFree(final BatchContext c, final int n, final long ka, final long nul, final long lo, final long a0, final long b0) {
-        final long[] r = count;
-        final boolean counting = this.counting;
-        final long[] s0 = sum0;
-        final int h = n >>> 1;
-        final long hb = 8L * h;
-        final long[] r2 = count2;
-        final long[] s0b = sum0b;
-        split = true;
-        long t0 = 0;
-        for (int i = 0; i < h; i++) {
-            final long o = 8L * i;
-            final long v = NativeMemory.getLong(ka + o);
-            final int g = (int) (v == nul ? 0 : v - lo);
-            final long p = NativeMemory.getLong(a0 + o) * NativeMemory.getLong(b0 + o);
-            final long v2 = NativeMemory.getLong(ka + hb + o);
-            final int g2 = (int) (v2 == nul ? 0 : v2 - lo);
-            final long p2 = NativeMemory.getLong(a0 + hb + o) * NativeMemory.getLong(b0 + hb + o);
-            if (counting) {
-                r[g]++;
-                s0[g] += p;
-                r2[g2]++;
-                s0b[g2] += p2;
-            } else {
-                s0[g] += p;
-                s0b[g2] += p2;
-                t0 += p + p2;
-            }
-        }
-        endBatch(c, 0, null, t0);
-    }
-
-    private void longProduct(final BatchContext c, final int n, final long ka, final long nul, final long lo, final long a0, final long b0) {
-        final long[] r = count;
-        final boolean counting = this.counting;
-        final long[] s0 = sum0;
-        final int[] nulls = nullRows;
-        int k = 0;
-        long t0 = 0;
-        for (int i = 0; i < n; i++) {
-            final long v = NativeMemory.getLong(ka + 8L * i);
-            final int g = (int) (v == nul ? 0 : v - lo);
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            final long y = NativeMemory.getLong(b0 + 8L * i);
-            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
-                nulls[k++] = i;
-            } else if (counting) {
-                r[g]++;
-                s0[g] += x * y;
-            } else {
-                s0[g] += x * y;
-                t0 += x * y;
-            }
-        }
-        endBatch(c, k, null, t0);
-    }
-
-    private void longPlain(final BatchContext c, final int n, final long ka, final long nul, final long lo, final long a0) {
-        final long[] r = count;
-        final boolean counting = this.counting;
-        final long[] s0 = sum0;
-        final int[] nulls = nullRows;
-        int k = 0;
-        long t0 = 0;
-        for (int i = 0; i < n; i++) {
-            final long v = NativeMemory.getLong(ka + 8L * i);
-            final int g = (int) (v == nul ? 0 : v - lo);
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            if (x == Long.MIN_VALUE) {
-                nulls[k++] = i;
-            } else if (counting) {
-                r[g]++;
-                s0[g] += x;
-            } else {
-                s0[g] += x;
-                t0 += x;
-            }
-        }
-        endBatch(c, k, null, t0);
-    }
-
-    private void longProductPlain(final BatchContext c, final int n, final long ka, final long nul, final long lo, final long a0, final long b0,
-                                  final long a1) {
-        final long[] r = count;
-        final long[] s0 = sum0;
-        final long[] s1 = sum1;
-        final int[] nulls = nullRows;
-        int k = 0;
-        for (int i = 0; i < n; i++) {
-            final long v = NativeMemory.getLong(ka + 8L * i);
-            final int g = (int) (v == nul ? 0 : v - lo);
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            final long y = NativeMemory.getLong(b0 + 8L * i);
-            final long u = NativeMemory.getLong(a1 + 8L * i);
-            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE | u == Long.MIN_VALUE) {
-                nulls[k++] = i;
-            } else {
-                r[g]++;
-                s0[g] += x * y;
-                s1[g] += u;
-            }
-        }
-        endBatch(c, k, null, UNKNOWN);
-    }
-
-
-    private void intByteProduct(final BatchContext c, final int n, final long ka, final int nul, final int lo, final int mult, final long kb,
-                                final long a0, final long b0) {
-        final long[] r = count;
-        final boolean counting = this.counting;
-        final long[] s0 = sum0;
-        final int[] nulls = nullRows;
-        int k = 0;
-        long t0 = 0;
-        for (int i = 0; i < n; i++) {
-            final int v = NativeMemory.getInt(ka + 4L * i);
-            final int g = (v == nul ? 0 : v - lo) * mult + (NativeMemory.getByte(kb + i) & 0xFF);
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            final long y = NativeMemory.getLong(b0 + 8L * i);
-            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE) {
-                nulls[k++] = i;
-            } else if (counting) {
-                r[g]++;
-                s0[g] += x * y;
-            } else {
-                s0[g] += x * y;
-                t0 += x * y;
-            }
-        }
-        endBatch(c, k, null, t0);
-    }
-
-    /** {@link #intBytePlain} for an even batch whose term column holds no null, its halves side by side as in {@link #byteProductFree} (query 4). */
-    private void intBytePlainFree(final BatchContext c, final int n, final long ka, final int nul, final int lo, final int mult, final long kb,
-                                  final long a0) {
-        final long[] r = count;
-        final boolean counting = this.counting;
-        final long[] s0 = sum0;
-        final int h = n >>> 1;
-        final long[] r2 = count2;
-        final long[] s0b = sum0b;
-        split = true;
-        long t0 = 0;
-        for (int i = 0; i < h; i++) {
-            final int v = NativeMemory.getInt(ka + 4L * i);
-            final int g = (v == nul ? 0 : v - lo) * mult + (NativeMemory.getByte(kb + i) & 0xFF);
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            final int v2 = NativeMemory.getInt(ka + 4L * (h + i));
-            final int g2 = (v2 == nul ? 0 : v2 - lo) * mult + (NativeMemory.getByte(kb + h + i) & 0xFF);
-            final long x2 = NativeMemory.getLong(a0 + 8L * (h + i));
-            if (counting) {
-                r[g]++;
-                s0[g] += x;
-                r2[g2]++;
-                s0b[g2] += x2;
-            } else {
-                s0[g] += x;
-                s0b[g2] += x2;
-                t0 += x + x2;
-            }
-        }
-        endBatch(c, 0, null, t0);
-    }
-
-    private void intBytePlain(final BatchContext c, final int n, final long ka, final int nul, final int lo, final int mult, final long kb,
-                              final long a0) {
-        final long[] r = count;
-        final boolean counting = this.counting;
-        final long[] s0 = sum0;
-        final int[] nulls = nullRows;
-        int k = 0;
-        long t0 = 0;
-        for (int i = 0; i < n; i++) {
-            final int v = NativeMemory.getInt(ka + 4L * i);
-            final int g = (v == nul ? 0 : v - lo) * mult + (NativeMemory.getByte(kb + i) & 0xFF);
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            if (x == Long.MIN_VALUE) {
-                nulls[k++] = i;
-            } else if (counting) {
-                r[g]++;
-                s0[g] += x;
-            } else {
-                s0[g] += x;
-                t0 += x;
-            }
-        }
-        endBatch(c, k, null, t0);
-    }
-
-    private void intByteProductPlain(final BatchContext c, final int n, final long ka, final int nul, final int lo, final int mult, final long kb,
-                                     final long a0, final long b0, final long a1) {
-        final long[] r = count;
-        final long[] s0 = sum0;
-        final long[] s1 = sum1;
-        final int[] nulls = nullRows;
-        int k = 0;
-        for (int i = 0; i < n; i++) {
-            final int v = NativeMemory.getInt(ka + 4L * i);
-            final int g = (v == nul ? 0 : v - lo) * mult + (NativeMemory.getByte(kb + i) & 0xFF);
-            final long x = NativeMemory.getLong(a0 + 8L * i);
-            final long y = NativeMemory.getLong(b0 + 8L * i);
-            final long u = NativeMemory.getLong(a1 + 8L * i);
-            if (x == Long.MIN_VALUE | y == Long.MIN_VALUE | u == Long.MIN_VALUE) {
-                nulls[k++] = i;
-            } else {
-                r[g]++;
-                s0[g] += x * y;
-                s1[g] += u;
-            }
-        }
-        endBatch(c, k, null, UNKNOWN);
-    }
-
-    private void strided1(final BatchContext c, final int n, final int[] gid, final long a0, final long as0, final long b0, final long bs0) {
+    private void strided1(final BatchContext c, final int n, final int[] gid, final long a0, final long as0,
+                          final long b0, final long bs0) {
         final long[] r = count;
         final boolean counting = this.counting;
         final long[] s0 = sum0;
@@ -975,8 +504,8 @@ final class DenseSumKernel {
         endBatch(c, k, gid, t0);
     }
 
-    private void strided2(final BatchContext c, final int n, final int[] gid, final long a0, final long as0, final long b0, final long bs0,
-                          final long a1, final long as1, final long b1, final long bs1) {
+    private void strided2(final BatchContext c, final int n, final int[] gid, final long a0, final long as0,
+                          final long b0, final long bs0, final long a1, final long as1, final long b1, final long bs1) {
         final long[] r = count;
         final long[] s0 = sum0;
         final long[] s1 = sum1;
@@ -1000,11 +529,11 @@ final class DenseSumKernel {
     }
 
     /**
-     * Ends a batch's loop: keeps the sum of its addends (one-term loops; see {@link #reserve}), then takes the rows with a null
-     * in some term column, collected by the loop (which then stays free of calls): their groups are computed again here,
-     * then each row is counted and added exactly by each aggregate's own rules.
+     * Ends a batch's loop: keeps the sum of its addends (one-term loops; see {@link #reserve}), then takes the rows
+     * with a null in some term column, collected by the loop (which then stays free of calls): their groups are
+     * computed again here, then each row is counted and added exactly by each aggregate's own rules.
      */
-    private void endBatch(final BatchContext c, final int k, final int[] gid, final long total) {
+    void endBatch(final BatchContext c, final int k, final int[] gid, final long total) {
         batchTotal = total;
         for (int j = 0; j < k; j++) {
             final int i = nullRows[j];
@@ -1051,13 +580,12 @@ final class DenseSumKernel {
     }
 
     /**
-     * Flushes the window first when a batch of {@code n} rows might not fit. A window's partial of a term stays exact in
-     * 64 bits while the magnitudes of its addends add up to at most 2^63 - 1, or 2^64 - 1 when all of them are proven
-     * non-negative (the partial is then read unsigned). {@link #used} sums those magnitudes: the batch sum of a one-term
-     * loop that counts no rows when the term is proven non-negative (a register add per row), else rows times the zone
-     * maps' bound. The batch
-     * sums keep query 5's 10,000 groups to one flush per worker instead of one per ~70,000 rows (docs/query-engine.md,
-     * Known gaps).
+     * Flushes the window first when a batch of {@code n} rows might not fit. A window's partial of a term stays exact
+     * in 64 bits while the magnitudes of its addends add up to at most 2^63 - 1, or 2^64 - 1 when all of them are
+     * proven non-negative (the partial is then read unsigned). {@link #used} sums those magnitudes: the batch sum of a
+     * one-term loop that counts no rows when the term is proven non-negative (a register add per row), else rows times
+     * the zone maps' bound. The batch sums keep a query of many groups to one flush per worker instead of one every
+     * few thousand rows per group (docs/query-engine.md, Known gaps).
      */
     private void reserve(final int n, final long[] rows) {
         boolean full = false;
@@ -1072,9 +600,9 @@ final class DenseSumKernel {
 
     /**
      * Moves the window's partials into the row counts and the aggregates' exact accumulators, visiting every group (the
-     * arrays are mostly out of the caches by then: ~1-3 ns a group, so a window's size matters; docs/query-engine.md,
-     * Known gaps). A window that counts rows adds each group's count; one that does not adds the rows that had a null
-     * (counted by the rare path) and marks the groups whose presence term's partial is non-zero (see {@link #finish}).
+     * arrays are mostly out of the caches by then, so a window's size matters; docs/query-engine.md, Known gaps). A
+     * window that counts rows adds each group's count; one that does not adds the rows that had a null (counted by the
+     * rare path) and marks the groups whose presence term's partial is non-zero (see {@link #finish}).
      *
      * @param rows the group state's row counts.
      */
@@ -1158,7 +686,9 @@ final class DenseSumKernel {
         return term == 0 ? sum0[g] : sum1[g];
     }
 
-    /** @return the high 64 bits of a window's partial of a term as a 128-bit value: 0 when read unsigned, else its sign. */
+    /**
+     * @return the high 64 bits of a window's partial of a term as a 128-bit value: 0 when read unsigned, else its sign.
+     */
     private long high(final int term, final long partial) {
         return windowUnsigned[term] ? 0 : partial >> 63;
     }

@@ -34,7 +34,9 @@ final class GroupState {
     private static final long MAX_LANED_GROUPS = 256;
     private final boolean singleDense;
     private final long[] laneRows;
-    /** Counts, integral sums and vwaps over direct dense keys (queries 1, 2, 4, 5): one fused loop per batch, or null. */
+    /**
+     * Counts, integral sums and vwaps over direct dense keys (queries 1, 2, 4, 5): one fused loop per batch, or null.
+     */
     private final DenseSumKernel kernel;
     /** Splits batches of sorted timestamps into runs of one bucket ({@link Plan#bucketRuns}), or null. */
     private final BucketRuns bucketRuns;
@@ -118,7 +120,10 @@ final class GroupState {
         consume(c, zoneBlock);
     }
 
-    /** The group of each run from its bucket (one key lookup per run, not per row), then the aggregates (first/last by run). */
+    /**
+     * The group of each run from its bucket (one key lookup per run, not per row), then the aggregates (first/last by
+     * run).
+     */
     private void consumeRuns(final BatchContext c) {
         final BucketRuns br = bucketRuns;
         final KeySpec key = keys[0];
@@ -164,7 +169,8 @@ final class GroupState {
     private int bucketGroup(final KeySpec key, final long bucket) {
         final long code = bucket - (key.lo - 1);
         if (code < 1 || code >= key.radix) {
-            throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + key.radix);
+            throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix="
+                + key.radix);
         }
         if (mode == Plan.DENSE) {
             return (int) code;
@@ -186,8 +192,8 @@ final class GroupState {
      * @param tmp       scratch.
      * @return the rows folded.
      */
-    long foldBuckets(final Buckets[] views, final long loMinute, final long hiMinute, final long perBucket, final long rowBase,
-                     final SummaryPart tmp) {
+    long foldBuckets(final Buckets[] views, final long loMinute, final long hiMinute, final long perBucket,
+                     final long rowBase, final SummaryPart tmp) {
         final KeySpec key = keys[0];
         long n = 0;
         for (int j = 0; j < views[0].cells(); j++) {
@@ -214,7 +220,10 @@ final class GroupState {
         return n;
     }
 
-    /** @param c a prepared batch. @param zoneBlock whether zone-capable aggregates fold this block from the zone map instead. */
+    /**
+     * @param c         a prepared batch.
+     * @param zoneBlock whether zone-capable aggregates fold this block from the zone map instead.
+     */
     void consume(final BatchContext c, final boolean zoneBlock) {
         final int n = c.n;
         final Acc[] list = zoneBlock ? rowAccs : accs;
@@ -286,106 +295,13 @@ final class GroupState {
      * the counts go to {@link #LANES} interleaved lanes so that runs of one group do not serialise on one counter.
      */
     private void denseGids(final BatchContext c, final int[] gid, final boolean countRows) {
-        final int n = c.n;
-        final int[] sel = c.rows;
-        final int start = c.start;
         for (int k = 0; k < keys.length; k++) {
-            final KeySpec key = keys[k];
-            final int col = key.col.index();
-            final long a = sel == null ? c.base[col] + start * c.stride[col] : c.base[col];
-            final long s = c.stride[col];
-            final int nul = (int) c.nul[col];
-            final int lo = (int) key.lo - 1;
-            final int radix = (int) key.radix;
-            final int mult = (int) key.mult;
-            final boolean first = k == 0;
-            int bad = 0;
-            switch (c.width[col]) {
-                case 8: {
-                    final long lnul = c.nul[col];
-                    final long llo = key.lo - 1;
-                    long lbad = 0;
-                    for (int i = 0; i < n; i++) {
-                        final long v = NativeMemory.getLong(a + (sel == null ? i : sel[i]) * s);
-                        final long code = v == lnul ? 0 : v - llo;
-                        lbad |= code | (radix - 1 - code);
-                        gid[i] = first ? (int) code * mult : gid[i] + (int) code * mult;
-                    }
-                    bad = lbad < 0 ? -1 : 0;
-                    break;
-                }
-                case 4:
-                    if (sel == null && first && mult == 1) {
-                        for (int i = 0; i < n; i++) {
-                            final int v = NativeMemory.getInt(a + i * s);
-                            final int code = v == nul ? 0 : v - lo;
-                            bad |= code | (radix - 1 - code);
-                            gid[i] = code;
-                        }
-                    } else if (sel == null && !first) {
-                        // a later key of a dense batch (venue x side): no selection indirection
-                        for (int i = 0; i < n; i++) {
-                            final int v = NativeMemory.getInt(a + i * s);
-                            final int code = v == nul ? 0 : v - lo;
-                            bad |= code | (radix - 1 - code);
-                            gid[i] += code * mult;
-                        }
-                    } else {
-                        for (int i = 0; i < n; i++) {
-                            final int v = NativeMemory.getInt(a + (sel == null ? i : sel[i]) * s);
-                            final int code = v == nul ? 0 : v - lo;
-                            bad |= code | (radix - 1 - code);
-                            gid[i] = first ? code * mult : gid[i] + code * mult;
-                        }
-                    }
-                    break;
-                case 2:
-                    for (int i = 0; i < n; i++) {
-                        final int v = NativeMemory.getShort(a + (sel == null ? i : sel[i]) * s);
-                        final int code = v == nul ? 0 : v - lo;
-                        bad |= code | (radix - 1 - code);
-                        gid[i] = first ? code * mult : gid[i] + code * mult;
-                    }
-                    break;
-                default:
-                    if (key.rawByte) {
-                        // every byte is a code: no null select, no range check
-                        for (int i = 0; i < n; i++) {
-                            final int code = NativeMemory.getByte(a + (sel == null ? i : sel[i]) * s) & 0xFF;
-                            gid[i] = first ? code * mult : gid[i] + code * mult;
-                        }
-                    } else if (sel == null && first && mult == 1) {
-                        for (int i = 0; i < n; i++) {
-                            final int v = NativeMemory.getByte(a + i * s);
-                            final int code = v == nul ? 0 : v - lo;
-                            bad |= code | (radix - 1 - code);
-                            gid[i] = code;
-                        }
-                    } else if (sel == null && !first) {
-                        // a later key of a dense batch (venue x side): no selection indirection
-                        for (int i = 0; i < n; i++) {
-                            final int v = NativeMemory.getByte(a + i * s);
-                            final int code = v == nul ? 0 : v - lo;
-                            bad |= code | (radix - 1 - code);
-                            gid[i] += code * mult;
-                        }
-                    } else {
-                        for (int i = 0; i < n; i++) {
-                            final int v = NativeMemory.getByte(a + (sel == null ? i : sel[i]) * s);
-                            final int code = v == nul ? 0 : v - lo;
-                            bad |= code | (radix - 1 - code);
-                            gid[i] = first ? code * mult : gid[i] + code * mult;
-                        }
-                    }
-                    break;
-            }
-            if (bad < 0) {
-                throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + radix);
-            }
+            keyGids(c, gid, k);
         }
         if (!countRows) {
             return;
         }
+        final int n = c.n;
         if (laneRows != null) {
             final long[] lr = laneRows;
             for (int i = 0; i < n; i++) {
@@ -396,6 +312,109 @@ final class GroupState {
             for (int i = 0; i < n; i++) {
                 r[gid[i]]++;
             }
+        }
+    }
+
+    /**
+     * Sets each row's group to key 0's code times its multiplier, or adds a later key's, checking the codes against
+     * the key's zone-map range: one loop per key width and batch shape, picked here once per batch and key.
+     */
+    private void keyGids(final BatchContext c, final int[] gid, final int k) {
+        final int n = c.n;
+        final int[] sel = c.rows;
+        final int start = c.start;
+        final KeySpec key = keys[k];
+        final int col = key.col.index();
+        final long a = sel == null ? c.base[col] + start * c.stride[col] : c.base[col];
+        final long s = c.stride[col];
+        final int nul = (int) c.nul[col];
+        final int lo = (int) key.lo - 1;
+        final int radix = (int) key.radix;
+        final int mult = (int) key.mult;
+        final boolean first = k == 0;
+        int bad = 0;
+        switch (c.width[col]) {
+            case 8: {
+                final long lnul = c.nul[col];
+                final long llo = key.lo - 1;
+                long lbad = 0;
+                for (int i = 0; i < n; i++) {
+                    final long v = NativeMemory.getLong(a + (sel == null ? i : sel[i]) * s);
+                    final long code = v == lnul ? 0 : v - llo;
+                    lbad |= code | (radix - 1 - code);
+                    gid[i] = first ? (int) code * mult : gid[i] + (int) code * mult;
+                }
+                bad = lbad < 0 ? -1 : 0;
+                break;
+            }
+            case 4:
+                if (sel == null && first && mult == 1) {
+                    for (int i = 0; i < n; i++) {
+                        final int v = NativeMemory.getInt(a + i * s);
+                        final int code = v == nul ? 0 : v - lo;
+                        bad |= code | (radix - 1 - code);
+                        gid[i] = code;
+                    }
+                } else if (sel == null && !first) {
+                    // a later key of a dense batch (venue x side): no selection indirection
+                    for (int i = 0; i < n; i++) {
+                        final int v = NativeMemory.getInt(a + i * s);
+                        final int code = v == nul ? 0 : v - lo;
+                        bad |= code | (radix - 1 - code);
+                        gid[i] += code * mult;
+                    }
+                } else {
+                    for (int i = 0; i < n; i++) {
+                        final int v = NativeMemory.getInt(a + (sel == null ? i : sel[i]) * s);
+                        final int code = v == nul ? 0 : v - lo;
+                        bad |= code | (radix - 1 - code);
+                        gid[i] = first ? code * mult : gid[i] + code * mult;
+                    }
+                }
+                break;
+            case 2:
+                for (int i = 0; i < n; i++) {
+                    final int v = NativeMemory.getShort(a + (sel == null ? i : sel[i]) * s);
+                    final int code = v == nul ? 0 : v - lo;
+                    bad |= code | (radix - 1 - code);
+                    gid[i] = first ? code * mult : gid[i] + code * mult;
+                }
+                break;
+            default:
+                if (key.rawByte) {
+                    // every byte is a code: no null select, no range check
+                    for (int i = 0; i < n; i++) {
+                        final int code = NativeMemory.getByte(a + (sel == null ? i : sel[i]) * s) & 0xFF;
+                        gid[i] = first ? code * mult : gid[i] + code * mult;
+                    }
+                } else if (sel == null && first && mult == 1) {
+                    for (int i = 0; i < n; i++) {
+                        final int v = NativeMemory.getByte(a + i * s);
+                        final int code = v == nul ? 0 : v - lo;
+                        bad |= code | (radix - 1 - code);
+                        gid[i] = code;
+                    }
+                } else if (sel == null && !first) {
+                    // a later key of a dense batch (venue x side): no selection indirection
+                    for (int i = 0; i < n; i++) {
+                        final int v = NativeMemory.getByte(a + i * s);
+                        final int code = v == nul ? 0 : v - lo;
+                        bad |= code | (radix - 1 - code);
+                        gid[i] += code * mult;
+                    }
+                } else {
+                    for (int i = 0; i < n; i++) {
+                        final int v = NativeMemory.getByte(a + (sel == null ? i : sel[i]) * s);
+                        final int code = v == nul ? 0 : v - lo;
+                        bad |= code | (radix - 1 - code);
+                        gid[i] = first ? code * mult : gid[i] + code * mult;
+                    }
+                }
+                break;
+        }
+        if (bad < 0) {
+            throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix="
+                + radix);
         }
     }
 
@@ -541,7 +560,9 @@ final class GroupState {
         return out;
     }
 
-    /** @param gid a group. @param k a key index. @return the key's value as a raw output long (Long.MIN_VALUE: null). */
+    /**
+     * @param gid a group. @param k a key index. @return the key's value as a raw output long (Long.MIN_VALUE: null).
+     */
     long keyRaw(final int gid, final int k) {
         final KeySpec key = keys[k];
         if (mode == Plan.WIDE) {

@@ -1,15 +1,7 @@
 package io.tradestore.query.index;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.MappedByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -20,21 +12,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
-import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 
-import org.roaringbitmap.BatchIterator;
-import org.roaringbitmap.RoaringBitmap;
 import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
 import org.roaringbitmap.buffer.MutableRoaringBitmap;
 
 import io.tradestore.core.StoreException;
 import io.tradestore.core.TableSnapshot;
-import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
-import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.query.spi.Buckets;
@@ -42,7 +28,7 @@ import io.tradestore.query.spi.Deadline;
 import io.tradestore.query.spi.IndexLeaf;
 import io.tradestore.query.spi.SegmentSelector;
 import io.tradestore.query.spi.Selection;
-import io.tradestore.query.spi.Summary;
+import io.tradestore.query.index.SummaryCache.SummaryKey;
 
 /**
  * The bitmap indexes of segments: for symbol columns (and integer columns with few distinct values per segment, such
@@ -50,30 +36,25 @@ import io.tradestore.query.spi.Summary;
  * the segment (temp file, atomic rename; a torn file fails its checksum), mapped and reused; a missing or corrupt file
  * is rebuilt. One that cannot be written (a read-only store, a full disk) is kept on the heap instead, under the
  * summaries' budget ({@link #indexesInMemory}), with one warning per table. The open segment's committed prefix is
- * indexed in memory ({@link OpenSegmentIndex}). Answers the eq/in/ne
- * conjuncts of a query by intersecting per-leaf bitmaps smallest first, stopping as soon as the result is empty.
+ * indexed in memory ({@link OpenSegmentIndex}). Answers the eq/in/ne conjuncts of a query by intersecting per-leaf
+ * bitmaps smallest first, stopping as soon as the result is empty. The entry point: the files are
+ * {@link BitmapIndexFiles}' job, the budgeted heap of summaries and held indexes {@link SummaryCache}'s.
  */
 public final class BitmapIndexes implements SegmentSelector {
-    /** An integer column is indexed in a segment when it has at most rows / this many distinct values. */
-    private static final int MIN_ROWS_PER_VALUE = 8;
-    /** Largest value range (max - min) of an indexed integer column within a segment. */
-    private static final long MAX_INTEGER_RANGE = 1 << 22;
     /** Segments smaller than this are scanned: reading a few thousand rows is cheaper than any index file. */
     public static final int DEFAULT_MIN_SEGMENT_ROWS = 1 << 16;
     private final Map<Key, SegmentIndex> cache = new ConcurrentHashMap<>();
     private final SharedBuilds<Key> indexBuilds = new SharedBuilds<>();
-    /**
-     * Indexes of sealed segments whose file could not be written, kept on the heap: counted in {@link #summaryBytes} and
-     * evicted when idle as the summaries are, since on a read-only store they are as many as the files would be.
-     */
-    private final Map<Key, HeldIndex> held = new ConcurrentHashMap<>();
     /** Per index that could not be written nor held (no room in the budget), its bytes: scanned until room is made. */
     private final Map<Key, Long> heldOverBudget = new ConcurrentHashMap<>();
     /** Tables (their directories) whose index files could not be written: warned about once each. */
     private final Set<Path> unwritable = ConcurrentHashMap.newKeySet();
     /** The JDK's logger facade: a server's logging backend (or java.util.logging's stderr) gets the warning. */
     private static final System.Logger LOG = System.getLogger(BitmapIndexes.class.getName());
-    /** Entries (slots x parts) of one value summary at most by default: ~4 MB of arrays; a column with more slots gets none. */
+    /**
+     * Entries (slots x parts) of one value summary at most by default: ~4 MB of arrays; a column with more slots gets
+     * none.
+     */
     public static final int DEFAULT_SUMMARY_ENTRIES = 1 << 16;
     private volatile int summaryEntries = DEFAULT_SUMMARY_ENTRIES;
     /**
@@ -82,19 +63,16 @@ public final class BitmapIndexes implements SegmentSelector {
      * 2 x 12 x 64 parts x ~501 slots x 64 B = 49 MB).
      */
     public static final long DEFAULT_SUMMARY_BUDGET = Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 8);
-    private final Map<SummaryKey, ValueSummary> summaries = new ConcurrentHashMap<>();
-    /** Per-minute summaries. */
-    private final Map<SummaryKey, BucketSummary> buckets = new ConcurrentHashMap<>();
     /**
      * Sealed segments whose timestamps are not in order (a property of the segment, whatever the key and measure): no
-     * bucket summary is built for them, and a second key or measure does not pay a pass (nor evict summaries) to learn it.
-     * Segments compare by identity.
+     * bucket summary is built for them, and a second key or measure does not pay a pass (nor evict summaries) to learn
+     * it. Segments compare by identity.
      */
     private final Set<Segment> outOfOrder = ConcurrentHashMap.newKeySet();
     /**
-     * Per bucket summary that had more cells than the budget left, the cells it has: tried again only once the budget has
-     * room for them all (made by evicting idle summaries, a larger {@link #summaryBudget}, or after {@link #clear}), not
-     * by every query at the cost of a pass.
+     * Per bucket summary that had more cells than the budget left, the cells it has: tried again only once the budget
+     * has room for them all (made by evicting idle summaries, a larger {@link #summaryBudget}, or after
+     * {@link #clear}), not by every query at the cost of a pass.
      */
     private final Map<SummaryKey, Long> overBudget = new ConcurrentHashMap<>();
     /** How many times a bucket summary is asked for before it is built (see {@link #bucketSummaryAfter(int)}). */
@@ -102,26 +80,15 @@ public final class BitmapIndexes implements SegmentSelector {
     private volatile int bucketSummaryAfter = DEFAULT_BUCKET_SUMMARY_AFTER;
     /** Per bucket summary not built yet: the queries that asked for it. */
     private final Map<SummaryKey, AtomicInteger> bucketAsks = new ConcurrentHashMap<>();
-    private final AtomicLong summaryBytes = new AtomicLong();
-    private final AtomicLong summaryBuilds = new AtomicLong();
-    private final AtomicLong bucketBuilds = new AtomicLong();
-    private final SummaryMap<ValueSummary> valueSummaries = new SummaryMap<>(summaries, new SharedBuilds<>(), summaryBuilds);
-    private final SummaryMap<BucketSummary> bucketSummaries = new SummaryMap<>(buckets, new SharedBuilds<>(), bucketBuilds);
-    private volatile long summaryBudget = DEFAULT_SUMMARY_BUDGET;
+    /** Value and bucket summaries and held indexes, under one budget. */
+    private final SummaryCache summaryCache;
     /**
-     * How long a summary must have gone unused before it may be evicted to make room for another (default one minute): a
-     * server whose queries move on (other instruments, other days) gets room for the new ones, while a working set larger
-     * than the budget is not rebuilt over and over (a build is a pass over a segment: the rest of such a workload reads
-     * its rows instead, as before).
+     * How long a summary must have gone unused before it may be evicted to make room for another (default one minute):
+     * a server whose queries move on (other instruments, other days) gets room for the new ones, while a working set
+     * larger than the budget is not rebuilt over and over (a build is a pass over a segment: the rest of such a
+     * workload reads its rows instead, as before).
      */
     public static final long DEFAULT_SUMMARY_IDLE_MILLIS = 60_000;
-    private volatile long summaryIdleNanos = DEFAULT_SUMMARY_IDLE_MILLIS * 1_000_000L;
-    private final AtomicLong summaryEvictions = new AtomicLong();
-    private final AtomicLong idleScans = new AtomicLong();
-    /** The clock of summaries' last use ({@link System#nanoTime()}; tests move their own). */
-    private final LongSupplier clock;
-    /** What the last scan for idle summaries found: too few of them, until when (see {@link #makeRoom}). */
-    private volatile IdleScan lastIdleScan;
     /**
      * Per open segment (segments compare by identity), its columns' in-memory indexes of the committed prefix; the
      * entry is dropped once the segment is seen sealed.
@@ -131,7 +98,8 @@ public final class BitmapIndexes implements SegmentSelector {
     private final AtomicLong builds = new AtomicLong();
     private final AtomicLong loads = new AtomicLong();
 
-    private record Key(Segment segment, int column) {
+    /** A segment (compared by identity) and a column of it: the key of its index. */
+    record Key(Segment segment, int column) {
         @Override
         public boolean equals(final Object o) {
             return o instanceof Key && ((Key) o).segment == segment && ((Key) o).column == column;
@@ -143,40 +111,17 @@ public final class BitmapIndexes implements SegmentSelector {
         }
     }
 
-    /**
-     * A scan for idle summaries that could not make a build's room: until {@code notBefore} (when the oldest summary busy
-     * then turns idle; one built later turns idle later), no summary joins the {@code idleBytes} it found idle, so a need
-     * larger than those and the free room is refused without a scan.
-     */
-    private record IdleScan(long notBefore, long idleBytes) {
-    }
-
-    /** A summary (or held index) idle long enough to be evicted: its map and key, when it was last used, its size. */
-    private record Idle(Map<?, ? extends CachedSummary> map, Object key, CachedSummary summary, long lastUsed, long bytes) {
-    }
-
-    private record SummaryKey(Segment segment, int key, int colA, int colB) {
-        @Override
-        public boolean equals(final Object o) {
-            return o instanceof SummaryKey && ((SummaryKey) o).segment == segment && ((SummaryKey) o).key == key && ((SummaryKey) o).colA == colA
-                && ((SummaryKey) o).colB == colB;
-        }
-
-        @Override
-        public int hashCode() {
-            return ((System.identityHashCode(segment) * 31 + key) * 31 + colA) * 31 + colB;
-        }
-    }
-
     /** Indexes and summaries on {@link System#nanoTime()}. */
     public BitmapIndexes() {
         this(System::nanoTime);
     }
 
-    /** @param nanos the clock of summaries' last use and idle time, instead of {@link System#nanoTime()} (tests move it). */
+    /**
+     * @param nanos the clock of summaries' last use and idle time, instead of {@link System#nanoTime()} (tests move
+     * it).
+     */
     BitmapIndexes(final LongSupplier nanos) {
-        this.clock = nanos;
-        this.lastIdleScan = new IdleScan(nanos.getAsLong(), 0);
+        this.summaryCache = new SummaryCache(nanos);
     }
 
     /** @param rows segments with fewer rows are scanned, not indexed (tests lower it). */
@@ -196,7 +141,7 @@ public final class BitmapIndexes implements SegmentSelector {
 
     /** @return indexes of sealed segments held on the heap because their files could not be written. */
     public int indexesInMemory() {
-        return held.size();
+        return summaryCache.heldCount();
     }
 
     /** @param c a column. @return whether the column type can be indexed. */
@@ -225,7 +170,8 @@ public final class BitmapIndexes implements SegmentSelector {
      * @return the index, or null when the column is not worth indexing there, or when its file could not be written and
      *         the summaries' budget has no room to hold it (the query scans the segment then).
      */
-    public SegmentIndex index(final TableSnapshot snap, final int segment, final int column, final Deadline deadline) {
+    public SegmentIndex index(final TableSnapshot snap, final int segment, final int column,
+                              final Deadline deadline) {
         final Column c = snap.schema().column(column);
         if (!indexable(c) || !snap.segmentSealed(segment) || snap.segmentRowCount(segment) < minSegmentRows) {
             return null;
@@ -236,7 +182,8 @@ public final class BitmapIndexes implements SegmentSelector {
         final SegmentIndex idx = cached != null ? cached : indexBuilds.get(key, deadline, () -> lookup(key), () -> {
             final Long need = heldOverBudget.get(key);
             if (need != null && !makeRoom(need)) {
-                return null; // its file cannot be written and it has no room on the heap: a scan is cheaper than a build
+                // its file cannot be written and it has no room on the heap: a scan is cheaper than a build
+                return null;
             }
             return loadOrBuild(snap, segment, c, key, deadline);
         });
@@ -249,12 +196,7 @@ public final class BitmapIndexes implements SegmentSelector {
         if (mapped != null) {
             return mapped;
         }
-        final HeldIndex h = held.get(key);
-        if (h == null) {
-            return null;
-        }
-        h.touch(clock.getAsLong());
-        return h.index();
+        return summaryCache.heldIndex(key);
     }
 
     /**
@@ -265,14 +207,16 @@ public final class BitmapIndexes implements SegmentSelector {
      * @param column  the column.
      * @return the index, or null when the column is not worth indexing there.
      */
-    ValueRows openIndex(final TableSnapshot snap, final int segment, final int column, final Deadline deadline) {
+    ValueRows openIndex(final TableSnapshot snap, final int segment, final int column,
+                        final Deadline deadline) {
         final Column c = snap.schema().column(column);
         final int rows = snap.segmentRowCount(segment);
         if (!indexable(c) || rows < minSegmentRows) {
             return null;
         }
         final Segment s = snap.segment(segment);
-        final AtomicReferenceArray<OpenSegmentIndex> columns = open.computeIfAbsent(s, k -> new AtomicReferenceArray<>(snap.schema().columnCount()));
+        final AtomicReferenceArray<OpenSegmentIndex> columns =
+            open.computeIfAbsent(s, k -> new AtomicReferenceArray<>(snap.schema().columnCount()));
         OpenSegmentIndex idx = columns.get(column);
         if (idx == null) {
             columns.compareAndSet(column, null, new OpenSegmentIndex(s, c));
@@ -288,48 +232,41 @@ public final class BitmapIndexes implements SegmentSelector {
     public void clear() {
         cache.clear();
         open.clear();
-        drain(held);
         heldOverBudget.clear();
-        drain(summaries);
-        drain(buckets);
+        summaryCache.clear();
         outOfOrder.clear();
         overBudget.clear();
         bucketAsks.clear();
     }
 
-    /** Removes every summary of a map, taking its bytes off the count (a build publishing meanwhile stays counted). */
-    private <K, S extends CachedSummary> void drain(final Map<K, S> map) {
-        for (final Map.Entry<K, S> e : map.entrySet()) {
-            if (map.remove(e.getKey(), e.getValue())) {
-                summaryBytes.addAndGet(-e.getValue().bytes());
-            }
-        }
-    }
-
     /** @param s segment. @param c column. @return the index file of the column in the segment. */
     public static Path file(final Segment s, final Column c) {
-        return s.directory().resolve(c.name() + BitmapIndexDescriptor.SUFFIX);
+        return BitmapIndexFiles.file(s, c);
     }
 
-    /** Loads the index file, or builds the index and writes it, caching what it gets (a held index when the write fails). */
-    private SegmentIndex loadOrBuild(final TableSnapshot snap, final int segment, final Column c, final Key key, final Deadline deadline) {
+    /**
+     * Loads the index file, or builds the index and writes it, caching what it gets (a held index when the write
+     * fails).
+     */
+    private SegmentIndex loadOrBuild(final TableSnapshot snap, final int segment, final Column c, final Key key,
+                                     final Deadline deadline) {
         final Segment s = snap.segment(segment);
         final Path path = file(s, c);
         final int rows = snap.segmentRowCount(segment);
-        final SegmentIndex loaded = load(path, rows);
+        final SegmentIndex loaded = BitmapIndexFiles.load(path, rows);
         if (loaded != null) {
             loads.incrementAndGet();
             cache.put(key, loaded);
             return loaded;
         }
-        final ByteBuffer image = build(s, c, rows, path, deadline);
+        final ByteBuffer image = BitmapIndexFiles.build(s, c, rows, path, deadline);
         builds.incrementAndGet();
         try {
-            write(path, image);
+            BitmapIndexFiles.write(path, image);
         } catch (final StoreException e) {
             return hold(key, s, path, image, rows, e);
         }
-        final SegmentIndex built = load(path, rows);
+        final SegmentIndex built = BitmapIndexFiles.load(path, rows);
         if (built == null) {
             throw new StoreException("bitmap index " + path + " failed its checks right after it was written");
         }
@@ -340,17 +277,20 @@ public final class BitmapIndexes implements SegmentSelector {
     /**
      * Keeps an index whose file could not be written on the heap when the budget has (or idle summaries make) room for
      * it; else it answers this query only, and the segment is scanned until there is room. Holding it instead of
-     * scanning: the query has paid for the build already, and a held index answers the next ones as fast as a mapped one.
+     * scanning: the query has paid for the build already, and a held index answers the next ones as fast as a mapped
+     * one.
      *
      * @return the index.
      */
-    private SegmentIndex hold(final Key key, final Segment s, final Path path, final ByteBuffer image, final int rows, final StoreException e) {
+    private SegmentIndex hold(final Key key, final Segment s, final Path path, final ByteBuffer image, final int rows,
+                              final StoreException e) {
         if (unwritable.add(s.directory().getParent())) {
-            LOG.log(System.Logger.Level.WARNING, "bitmap indexes of table directory " + s.directory().getParent() + " cannot be written (first: "
-                + e.getMessage() + "); queries keep them in memory, within the summaries' budget, and scan what does not fit. "
-                + "Make the segment directories writable or free disk space to keep them on disk; this is logged once per table");
+            LOG.log(System.Logger.Level.WARNING, "bitmap indexes of table directory " + s.directory().getParent()
+                + " cannot be written (first: " + e.getMessage() + "); queries keep them in memory, within the "
+                + "summaries' budget, and scan what does not fit. Make the segment directories writable or free disk "
+                + "space to keep them on disk; this is logged once per table");
         }
-        final SegmentIndex idx = read(image, image.capacity(), rows);
+        final SegmentIndex idx = BitmapIndexFiles.read(image, image.capacity(), rows);
         if (idx == null) {
             throw new StoreException("bitmap index " + path + " failed its checks right after it was built");
         }
@@ -364,54 +304,13 @@ public final class BitmapIndexes implements SegmentSelector {
             return idx;
         }
         heldOverBudget.remove(key);
-        final HeldIndex h = new HeldIndex(idx, bytes);
-        h.touch(clock.getAsLong());
-        // counted before it is published: an eviction (or clear) can only subtract bytes already added
-        summaryBytes.addAndGet(bytes);
-        final HeldIndex old = held.put(key, h);
-        if (old != null) {
-            summaryBytes.addAndGet(-old.bytes());
-        }
+        summaryCache.hold(key, idx, bytes);
         return idx;
     }
 
     /** @return the mapped index, NONE for a marker, or null when the file is missing or fails its checks. */
     static SegmentIndex load(final Path path, final int rows) {
-        if (!Files.isRegularFile(path)) {
-            return null;
-        }
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-            final long size = ch.size();
-            if (size < BitmapIndexDescriptor.OFFSETS_OFFSET || size > Integer.MAX_VALUE) {
-                return null;
-            }
-            final MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_ONLY, 0, size);
-            return read(map, size, rows);
-        } catch (final IOException e) {
-            return null;
-        }
-    }
-
-    /** @return the index an image (mapped or on the heap) holds, NONE for a marker, or null when it fails its checks. */
-    private static SegmentIndex read(final ByteBuffer image, final long size, final int rows) {
-        final ByteBuffer b = image.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-        if (b.getInt(BitmapIndexDescriptor.FORMAT_VERSION_OFFSET) != BitmapIndexDescriptor.FORMAT_VERSION
-            || b.getInt(BitmapIndexDescriptor.ROW_COUNT_OFFSET) != rows) {
-            return null;
-        }
-        final int kind = b.getInt(BitmapIndexDescriptor.KIND_OFFSET);
-        final int slots = b.getInt(BitmapIndexDescriptor.SLOT_COUNT_OFFSET);
-        if (BitmapIndexDescriptor.checksum(b) != b.getLong(BitmapIndexDescriptor.CHECKSUM_OFFSET)) {
-            return null;
-        }
-        if (kind == BitmapIndexDescriptor.KIND_NOT_INDEXED) {
-            return SegmentIndex.NONE;
-        }
-        if (kind != BitmapIndexDescriptor.KIND_INDEXED || slots < 1 || BitmapIndexDescriptor.dataOffset(slots) > size
-            || BitmapIndexDescriptor.dataOffset(slots) + b.getLong(BitmapIndexDescriptor.OFFSETS_OFFSET + slots * 8) != size) {
-            return null;
-        }
-        return new SegmentIndex(b, rows, slots, b.getLong(BitmapIndexDescriptor.MIN_OFFSET));
+        return BitmapIndexFiles.load(path, rows);
     }
 
     /**
@@ -419,136 +318,14 @@ public final class BitmapIndexes implements SegmentSelector {
      *
      * @throws StoreException when the file cannot be written.
      */
-    static void buildFile(final Segment s, final Column c, final int rows, final Path path, final Deadline deadline) {
-        write(path, build(s, c, rows, path, deadline));
-    }
-
-    /**
-     * Builds the index of one column of a sealed segment with a counting sort of its rows by value.
-     *
-     * @return the index file's bytes, on the heap.
-     */
-    private static ByteBuffer build(final Segment s, final Column c, final int rows, final Path path, final Deadline deadline) {
-        final long zmin = s.zoneMin(-1, c.index());
-        final long zmax = s.zoneMax(-1, c.index());
-        final long min = zmin > zmax ? 0 : zmin;
-        final long range = zmin > zmax ? 0 : zmax - zmin + 1;
-        if (range < 0 || range > MAX_INTEGER_RANGE && c.type() != ColumnType.SYMBOL) {
-            return image(path, BitmapIndexDescriptor.KIND_NOT_INDEXED, rows, 0, min, null);
-        }
-        final int slots = (int) range + 1;
-        final int[] slotOfRow = new int[rows];
-        final int[] counts = new int[slots + 1];
-        final long base = s.columnBase(c.index());
-        final long stride = s.columnStride(c.index());
-        final long nul = c.type().nullBits();
-        for (int from = 0; from < rows; from += Deadline.CHECK_ROWS) {
-            deadline.check();
-            final int to = Math.min(rows, from + Deadline.CHECK_ROWS);
-            for (int r = from; r < to; r++) {
-                final long v = NativeMemory.getSigned(base + r * stride, c.width());
-                final int slot = v == nul ? 0 : (int) (v - min) + 1;
-                slotOfRow[r] = slot;
-                counts[slot + 1]++;
-            }
-        }
-        int distinct = 0;
-        for (int i = 2; i <= slots; i++) {
-            distinct += counts[i] > 0 ? 1 : 0;
-        }
-        if (c.type() != ColumnType.SYMBOL && (long) distinct * MIN_ROWS_PER_VALUE > rows) {
-            return image(path, BitmapIndexDescriptor.KIND_NOT_INDEXED, rows, 0, min, null);
-        }
-        for (int i = 1; i <= slots; i++) {
-            counts[i] += counts[i - 1];
-        }
-        deadline.check(); // the sort and the bitmaps follow: a second stretch of work after the counting pass
-        final int[] starts = counts.clone();
-        final int[] sorted = new int[rows];
-        for (int r = 0; r < rows; r++) {
-            sorted[starts[slotOfRow[r]]++] = r;
-        }
-        final RoaringBitmap[] bitmaps = new RoaringBitmap[slots];
-        for (int k = 0; k < slots; k++) {
-            final int from = counts[k];
-            final int to = counts[k + 1];
-            if (to > from) {
-                final RoaringBitmap b = new RoaringBitmap();
-                b.addN(sorted, from, to - from);
-                b.runOptimize();
-                bitmaps[k] = b;
-            }
-        }
-        return image(path, BitmapIndexDescriptor.KIND_INDEXED, rows, slots, min, bitmaps);
-    }
-
-    /** @return the bytes of an index file (path: named when it would not fit one mapping). */
-    private static ByteBuffer image(final Path path, final int kind, final int rows, final int slots, final long min, final RoaringBitmap[] bitmaps) {
-        final long dataStart = kind == BitmapIndexDescriptor.KIND_INDEXED ? BitmapIndexDescriptor.dataOffset(slots)
-            : BitmapIndexDescriptor.OFFSETS_OFFSET;
-        long dataLength = 0;
-        final long[] offsets = new long[slots + 1];
-        for (int k = 0; k < slots; k++) {
-            offsets[k] = dataLength;
-            dataLength += bitmaps[k] == null ? 0 : bitmaps[k].serializedSizeInBytes();
-        }
-        offsets[slots] = dataLength;
-        final long total = dataStart + dataLength;
-        if (total > Integer.MAX_VALUE) {
-            throw new StoreException("bitmap index " + path + " would be " + total + " bytes; more than one mapping holds");
-        }
-        final ByteBuffer b = ByteBuffer.allocate((int) total).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(BitmapIndexDescriptor.FORMAT_VERSION_OFFSET, BitmapIndexDescriptor.FORMAT_VERSION);
-        b.putInt(BitmapIndexDescriptor.KIND_OFFSET, kind);
-        b.putInt(BitmapIndexDescriptor.ROW_COUNT_OFFSET, rows);
-        b.putInt(BitmapIndexDescriptor.SLOT_COUNT_OFFSET, slots);
-        b.putLong(BitmapIndexDescriptor.MIN_OFFSET, min);
-        if (kind == BitmapIndexDescriptor.KIND_INDEXED) {
-            for (int k = 0; k <= slots; k++) {
-                b.putLong(BitmapIndexDescriptor.OFFSETS_OFFSET + k * 8, offsets[k]);
-            }
-            for (int k = 0; k < slots; k++) {
-                if (bitmaps[k] != null) {
-                    final ByteBuffer slice = b.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-                    slice.position((int) (dataStart + offsets[k]));
-                    bitmaps[k].serialize(slice);
-                }
-            }
-        }
-        b.putLong(BitmapIndexDescriptor.CHECKSUM_OFFSET, BitmapIndexDescriptor.checksum(b));
-        return b;
-    }
-
-    /** Writes an index file's bytes: a temp file renamed over it. @throws StoreException when it cannot be written. */
-    private static void write(final Path path, final ByteBuffer image) {
-        final ByteBuffer b = image.duplicate();
-        final Path tmp = path.resolveSibling(path.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-" + Thread.currentThread().getId());
-        try {
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE)) {
-                b.position(0);
-                while (b.hasRemaining()) {
-                    ch.write(b);
-                }
-                // no fsync: a torn file after a crash fails its checksum and is rebuilt
-            }
-            try {
-                Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (final AtomicMoveNotSupportedException e) {
-                Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } catch (final IOException e) {
-            try {
-                Files.deleteIfExists(tmp);
-            } catch (final IOException ignored) {
-                // nothing more to clean
-            }
-            throw new StoreException("cannot write bitmap index " + path + ": " + StoreException.reason(e), e);
-        }
+    static void buildFile(final Segment s, final Column c, final int rows, final Path path,
+                          final Deadline deadline) {
+        BitmapIndexFiles.buildFile(s, c, rows, path, deadline);
     }
 
     @Override
-    public Selection select(final TableSnapshot snap, final int segment, final List<IndexLeaf> leaves, final Deadline deadline) {
+    public Selection select(final TableSnapshot snap, final int segment, final List<IndexLeaf> leaves,
+                                     final Deadline deadline) {
         if (leaves.isEmpty()) {
             return null;
         }
@@ -566,7 +343,8 @@ public final class BitmapIndexes implements SegmentSelector {
             }
         }
         for (final IndexLeaf leaf : leaves) {
-            final ValueRows idx = sealed ? index(snap, segment, leaf.column(), deadline) : openIndex(snap, segment, leaf.column(), deadline);
+            final ValueRows idx = sealed ? index(snap, segment, leaf.column(), deadline)
+                : openIndex(snap, segment, leaf.column(), deadline);
             if (idx == null) {
                 continue;
             }
@@ -609,62 +387,16 @@ public final class BitmapIndexes implements SegmentSelector {
             cardinality = result.getLongCardinality();
         }
         final ImmutableRoaringBitmap chosen = result;
-        // memoised without synchronisation: asked on the query's calling thread only (Executor.selectAndEstimate)
-        final long[] chosenCardinality = {cardinality};
         // one plain eq/in leaf: its rows per value are summarised per part (an open segment's complete parts)
         final IndexLeaf summarised = parts.size() == 1 ? leafOf(leaves, answered.get(0)) : null;
-        return new Selection() {
-            @Override
-            public BatchIterator iterator() {
-                return MappedBitmap.iterator(chosen);
-            }
-
-            @Override
-            public long cardinality() {
-                if (chosenCardinality[0] < 0) {
-                    chosenCardinality[0] = chosen.getLongCardinality();
-                }
-                return chosenCardinality[0];
-            }
-
-            @Override
-            public long cardinality(final int from, final int to) {
-                return chosen.rangeCardinality(from, to);
-            }
-
-            @Override
-            public boolean answered(final Object node) {
-                for (final Object a : answered) {
-                    if (a == node) {
-                        return true;
-                    }
-                }
-                return false;
-            }
-
-            @Override
-            public boolean dense() {
-                return cardinality() > rows / 4;
-            }
-
-            @Override
-            public Summary summary(final int colA, final int colB) {
-                if (summarised == null || summarised.negated()) {
-                    return null;
-                }
-                final ValueSummary v = sealed ? BitmapIndexes.this.summary(snap, segment, summarised.column(), colA, colB, deadline)
-                    : openSummary(snap, segment, summarised.column(), colA, colB, deadline);
-                return v == null ? null : v.view(summarised.values());
-            }
-        };
+        return new IndexSelection(this, snap, segment, sealed, rows, chosen, cardinality, answered, summarised,
+            deadline);
     }
 
-    /** The one value of a summary of all rows (see {@link #selectAll}). */
-    private static final long[] ALL = {0};
 
     @Override
-    public Buckets buckets(final TableSnapshot snap, final int segment, final IndexLeaf leaf, final int colA, final int colB,
-                                    final Deadline deadline) {
+    public Buckets buckets(final TableSnapshot snap, final int segment, final IndexLeaf leaf,
+                                    final int colA, final int colB, final Deadline deadline) {
         if (leaf.negated() || !snap.segmentSealed(segment)) {
             return null;
         }
@@ -679,52 +411,16 @@ public final class BitmapIndexes implements SegmentSelector {
      */
     @Override
     public Selection selectAll(final TableSnapshot snap, final int segment, final Deadline deadline) {
-        final int rows = snap.segmentRowCount(segment);
-        return new Selection() {
-            @Override
-            public BatchIterator iterator() {
-                // the executor scans the blocks of an all-rows selection that summaries leave (Executor.read)
-                throw new UnsupportedOperationException("all rows are scanned, not iterated");
-            }
-
-            @Override
-            public long cardinality() {
-                return rows;
-            }
-
-            @Override
-            public long cardinality(final int from, final int to) {
-                return Math.max(0, Math.min(to, rows) - Math.max(0, from));
-            }
-
-            @Override
-            public boolean answered(final Object node) {
-                return false;
-            }
-
-            @Override
-            public boolean dense() {
-                return true;
-            }
-
-            @Override
-            public boolean all() {
-                return true;
-            }
-
-            @Override
-            public Summary summary(final int colA, final int colB) {
-                final ValueSummary v = allSummary(snap, segment, colA, colB, deadline);
-                return v == null ? null : v.view(ALL);
-            }
-        };
+        return new AllRowsSelection(this, snap, segment, deadline);
     }
+
 
     /**
      * @return the summary of all rows of a segment (a sealed one's, or an open one's complete parts), built once; null
      *     when a measure is f64, no part is complete yet or the budget is spent.
      */
-    private ValueSummary allSummary(final TableSnapshot snap, final int segment, final int colA, final int colB, final Deadline deadline) {
+    ValueSummary allSummary(final TableSnapshot snap, final int segment, final int colA, final int colB,
+                            final Deadline deadline) {
         final Column[] m = measures(snap, segment, colA, colB);
         if (m == null) {
             return null;
@@ -735,13 +431,14 @@ public final class BitmapIndexes implements SegmentSelector {
         if (covered == 0) {
             return null;
         }
-        return cachedSummary(snap, segment, -1, colA, colB, covered, () -> ValueSummary.build(snap.segment(segment), covered, null, 0, 2, partShift,
-            m[0], m[1], false, deadline), deadline);
+        return cachedSummary(snap, segment, -1, colA, colB, covered, () -> ValueSummary.build(snap.segment(segment),
+            covered, null, 0, 2, partShift, m[0], m[1], false, deadline), deadline);
     }
 
     /**
      * @return the measure columns {a, b} (either null when -1), or null when there is no exact summary of them in the
-     *     segment: one is f64, or the zone maps let the product's sums reach 2^125 ({@link ValueSummary#productSumsFit}:
+     *     segment: one is f64, or the zone maps let the product's sums reach 2^125 (
+     * {@link ValueSummary#productSumsFit}:
      *     asked here, before a build is approved and room made for it, so a summary that would be refused evicts none).
      */
     private static Column[] measures(final TableSnapshot snap, final int segment, final int colA, final int colB) {
@@ -751,7 +448,8 @@ public final class BitmapIndexes implements SegmentSelector {
         if (a != null && !ValueSummary.measurable(a.type()) || b != null && !ValueSummary.measurable(b.type())) {
             return null;
         }
-        return ValueSummary.productSumsFit(snap.segment(segment), snap.segmentRowCount(segment), a, b) ? new Column[] {a, b} : null;
+        return ValueSummary.productSumsFit(snap.segment(segment), snap.segmentRowCount(segment), a, b)
+            ? new Column[] {a, b} : null;
     }
 
     /**
@@ -760,8 +458,8 @@ public final class BitmapIndexes implements SegmentSelector {
      *
      * @return the selection, or null when not exactly one leaf has an index here or the leaf is negated.
      */
-    private Selection openSelection(final TableSnapshot snap, final int segment, final List<IndexLeaf> leaves,
-                                             final Deadline deadline) {
+    private Selection openSelection(final TableSnapshot snap, final int segment,
+                                             final List<IndexLeaf> leaves, final Deadline deadline) {
         IndexLeaf only = null;
         ValueRows idx = null;
         for (final IndexLeaf leaf : leaves) {
@@ -777,77 +475,14 @@ public final class BitmapIndexes implements SegmentSelector {
         if (only == null || only.negated()) {
             return null;
         }
-        final IndexLeaf leaf = only;
-        final ValueRows index = idx;
-        final int rows = snap.segmentRowCount(segment);
-        return new Selection() {
-            /** From row 0 (index 0) and from the last row asked for (1), with that row in {@link #fromRow}. */
-            private final ImmutableRoaringBitmap[] built = new ImmutableRoaringBitmap[2];
-            private int fromRow = -1;
-
-            private synchronized ImmutableRoaringBitmap from(final int row) {
-                if (built[0] != null) {
-                    return built[0];
-                }
-                if (row <= 0) {
-                    built[0] = union(0);
-                    return built[0];
-                }
-                if (row != fromRow) {
-                    built[1] = union(row);
-                    fromRow = row;
-                }
-                return built[1];
-            }
-
-            private ImmutableRoaringBitmap union(final int row) {
-                return rowsOf(index, leaf.values(), row);
-            }
-
-            @Override
-            public BatchIterator iterator() {
-                return MappedBitmap.iterator(from(0));
-            }
-
-            @Override
-            public BatchIterator iterator(final int from) {
-                final BatchIterator it = MappedBitmap.iterator(from(from));
-                if (from > 0) {
-                    it.advanceIfNeeded(from);
-                }
-                return it;
-            }
-
-            @Override
-            public long cardinality() {
-                return from(0).getLongCardinality();
-            }
-
-            @Override
-            public long cardinality(final int from, final int to) {
-                return from(from).rangeCardinality(from, to);
-            }
-
-            @Override
-            public boolean dense() {
-                return cardinality() > rows / 4;
-            }
-
-            @Override
-            public boolean answered(final Object node) {
-                return node == leaf.node();
-            }
-
-            @Override
-            public Summary summary(final int colA, final int colB) {
-                final ValueSummary v = openSummary(snap, segment, leaf.column(), colA, colB, deadline);
-                return v == null ? null : v.view(leaf.values());
-            }
-        };
+        return new OpenSegmentSelection(this, snap, segment, only, idx, deadline);
     }
 
-    /** @return the rows holding any of {@code values} (from at least {@code fromRow} on; see {@link ValueRows#rowsFrom}). */
-    private static ImmutableRoaringBitmap rowsOf(final ValueRows idx, final long[] values, final int fromRow) {
+    /**
+     * @return the rows holding any of {@code values} (from at least {@code fromRow} on; see
+     * {@link ValueRows#rowsFrom}).
+     */
+    static ImmutableRoaringBitmap rowsOf(final ValueRows idx, final long[] values, final int fromRow) {
         if (values.length == 1) {
             return idx.rowsFrom(values[0], fromRow);
         }
@@ -879,8 +514,8 @@ public final class BitmapIndexes implements SegmentSelector {
      * @return the summary, or null when the column has no index there, a measure column is f64, the index has more than
      *         {@link #summaryEntries(int)} slots, or the summaries already hold {@link #summaryBudget} bytes.
      */
-    public ValueSummary summary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB,
-                                final Deadline deadline) {
+    public ValueSummary summary(final TableSnapshot snap, final int segment, final int key, final int colA,
+                                final int colB, final Deadline deadline) {
         final SegmentIndex idx = index(snap, segment, key, deadline);
         final Schema schema = snap.schema();
         final int entries = summaryEntries;
@@ -890,11 +525,14 @@ public final class BitmapIndexes implements SegmentSelector {
         }
         final int rows = snap.segmentRowCount(segment);
         final int partShift = partShift(snap, idx.slotCount(), entries);
-        return cachedSummary(snap, segment, key, colA, colB, rows, () -> ValueSummary.build(snap.segment(segment), rows, schema.column(key), idx.min(),
-            idx.slotCount(), partShift, m[0], m[1], false, deadline), deadline);
+        return cachedSummary(snap, segment, key, colA, colB, rows, () -> ValueSummary.build(snap.segment(segment), rows,
+            schema.column(key), idx.min(), idx.slotCount(), partShift, m[0], m[1], false, deadline), deadline);
     }
 
-    /** @return log2 of rows per part: whole blocks, as many parts as the entry budget allows (500 values: one per block). */
+    /**
+     * @return log2 of rows per part: whole blocks, as many parts as the entry budget allows (500 values: one per
+     * block).
+     */
     private static int partShift(final TableSnapshot snap, final int slots, final int entries) {
         final int blockShift = Integer.numberOfTrailingZeros(snap.schema().blockRows());
         final int maxParts = Integer.highestOneBit(Math.max(1, entries / slots));
@@ -902,63 +540,13 @@ public final class BitmapIndexes implements SegmentSelector {
     }
 
     /** @return the cached summary when it covers {@code rows} rows, else one built now (unless the budget is spent). */
-    private ValueSummary cachedSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB,
-                                       final int rows, final Supplier<ValueSummary> build, final Deadline deadline) {
-        return cached(valueSummaries, new SummaryKey(snap.segment(segment), key, colA, colB), v -> v.coveredRows() >= rows, () -> true, () -> 1, build,
-            deadline);
+    private ValueSummary cachedSummary(final TableSnapshot snap, final int segment, final int key, final int colA,
+                                       final int colB, final int rows, final Supplier<ValueSummary> build,
+                                       final Deadline deadline) {
+        return summaryCache.value(new SummaryKey(snap.segment(segment), key, colA, colB), v -> v.coveredRows() >= rows,
+            build, deadline);
     }
 
-    /** The value or the bucket summaries: the map, the builds running, the count of builds made. */
-    private record SummaryMap<S extends CachedSummary>(Map<SummaryKey, S> map, SharedBuilds<SummaryKey> running, AtomicLong builds) {
-    }
-
-    /**
-     * The value or bucket summary cached under a key when it still answers, else one built now when the caller is ready
-     * and the budget has (or idle summaries can make) the room it needs; else the cached one, or null. A query asking
-     * while another builds the same one waits for it under its own deadline ({@link SharedBuilds}).
-     *
-     * @param m         the value or the bucket summaries.
-     * @param k         the key.
-     * @param fresh     whether a cached summary answers (an open segment's covers fewer rows than it now has).
-     * @param ready     asked when none answers: whether to build now (a bucket summary waits for a query asked again).
-     * @param needBytes the room the build needs at least (asked only when none answers).
-     * @param build     builds the summary, or returns null (nothing is cached then); a build that throws (the query's
-     *                  deadline passed) leaves the map and the bytes as they were.
-     * @param deadline  the query's.
-     * @param <S>       the kind of summary.
-     * @return the summary, or null.
-     */
-    private <S extends CachedSummary> S cached(final SummaryMap<S> m, final SummaryKey k, final Predicate<S> fresh, final BooleanSupplier ready,
-                                               final LongSupplier needBytes, final Supplier<S> build, final Deadline deadline) {
-        final S cached = m.map().get(k);
-        if (cached != null && fresh.test(cached)) {
-            cached.touch(clock.getAsLong());
-            return cached;
-        }
-        if (!ready.getAsBoolean() || !makeRoom(needBytes.getAsLong())) {
-            return cached;
-        }
-        // the lookup above missed; a build this query waits for answers it (a fresh summary, or nothing: no second pass)
-        final S got = m.running().get(k, deadline, () -> {
-            final S now = m.map().get(k);
-            return now != null && fresh.test(now) ? now : null; // another query built it meanwhile
-        }, () -> {
-            final S v = build.get();
-            if (v == null) {
-                return null;
-            }
-            v.touch(clock.getAsLong());
-            // counted before it is published: an eviction (or clear) can only subtract bytes already added
-            summaryBytes.addAndGet(v.bytes());
-            final S old = m.map().put(k, v);
-            if (old != null) {
-                summaryBytes.addAndGet(-old.bytes());
-            }
-            m.builds().incrementAndGet();
-            return v;
-        });
-        return got != null ? got : cached;
-    }
 
     /**
      * The summary of an open segment's complete parts (committed rows never change): rebuilt when more parts are
@@ -967,7 +555,8 @@ public final class BitmapIndexes implements SegmentSelector {
      *
      * @return the summary, or null when none applies (no complete part yet, too many slots, an f64 measure, budget).
      */
-    ValueSummary openSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB, final Deadline deadline) {
+    ValueSummary openSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB,
+                             final Deadline deadline) {
         final Schema schema = snap.schema();
         final Column kc = schema.column(key);
         final int rows = snap.segmentRowCount(segment);
@@ -999,8 +588,8 @@ public final class BitmapIndexes implements SegmentSelector {
         if (parts == 0) {
             return null;
         }
-        return cachedSummary(snap, segment, key, colA, colB, parts << partShift, () -> ValueSummary.build(s, parts << partShift, kc, min, slots,
-            partShift, m[0], m[1], true, deadline), deadline);
+        return cachedSummary(snap, segment, key, colA, colB, parts << partShift, () -> ValueSummary.build(s,
+            parts << partShift, kc, min, slots, partShift, m[0], m[1], true, deadline), deadline);
     }
 
     /**
@@ -1013,27 +602,32 @@ public final class BitmapIndexes implements SegmentSelector {
      * @param colB     a product's second factor, or -1.
      * @param deadline the query's, checked while the index or the summary is built (nothing is cached when it passes).
      * @return the summary, or null when the column has no index there, a measure column is f64, the index has more than
-     *         {@link #summaryEntries(int)} slots, the segment's timestamps are not in order (remembered for the segment,
-     *         whatever the key and measure: never retried), or its cells would take more than what the summaries leave of
+     *         {@link #summaryEntries(int)} slots, the segment's timestamps are not in order (remembered for the
+     * segment,
+     *         whatever the key and measure: never retried), or its cells would take more than what the summaries leave
+     * of
      *         {@link #summaryBudget} (tried again only with room for more).
      */
-    BucketSummary bucketSummary(final TableSnapshot snap, final int segment, final int key, final int colA, final int colB,
-                                final Deadline deadline) {
+    BucketSummary bucketSummary(final TableSnapshot snap, final int segment, final int key, final int colA,
+                                final int colB, final Deadline deadline) {
         final SegmentIndex idx = index(snap, segment, key, deadline);
         final Schema schema = snap.schema();
         final Column[] m = measures(snap, segment, colA, colB);
         final Segment s = snap.segment(segment);
-        if (idx == null || idx.slotCount() > summaryEntries || m == null || !snap.segmentSealed(segment) || outOfOrder.contains(s)) {
+        if (idx == null || idx.slotCount() > summaryEntries || m == null || !snap.segmentSealed(segment)
+            || outOfOrder.contains(s)) {
             return null;
         }
         final SummaryKey k = new SummaryKey(s, key, colA, colB);
         // a one-off query reads its rows (a build is one more pass over the segment); a repeated one builds;
         // a segment that had more cells than the room it was given waits for room for all of them
-        return cached(bucketSummaries, k, b -> true, () -> bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() >= bucketSummaryAfter,
+        return summaryCache.bucket(k,
+            () -> bucketAsks.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet() >= bucketSummaryAfter,
             () -> overBudget.getOrDefault(k, 1L) * BucketSummary.CELL_BYTES, () -> {
-                final long maxCells = Math.max(0, summaryBudget - summaryBytes.get()) / BucketSummary.CELL_BYTES;
-                final BucketSummary b = BucketSummary.build(s, snap.segmentRowCount(segment), schema.column(schema.timestampIndex()),
-                    schema.column(key), idx.min(), idx.slotCount(), m[0], m[1], maxCells, deadline);
+                final long maxCells = Math.max(0, summaryCache.room()) / BucketSummary.CELL_BYTES;
+                final BucketSummary b = BucketSummary.build(s, snap.segmentRowCount(segment),
+                    schema.column(schema.timestampIndex()), schema.column(key), idx.min(), idx.slotCount(), m[0], m[1],
+                    maxCells, deadline);
                 if (b.cellsNeeded() > 0) {
                     overBudget.put(k, b.cellsNeeded()); // over budget now, not for ever
                     return null;
@@ -1049,87 +643,26 @@ public final class BitmapIndexes implements SegmentSelector {
     }
 
     /**
-     * Whether the budget has {@code needBytes} of room; when it has not, makes it by evicting the least recently used
-     * summaries (value and bucket) and held indexes that no query used for {@link #summaryIdleMillis}: enough to free what is needed, and
-     * at least a quarter of the budget (so the next builds find room without a scan each), or none when all the idle ones
-     * together would not free enough. A scan that finds too few remembers how many bytes were idle and when the oldest
-     * summary busy then turns idle: until then, an ask that those and the free room cannot serve returns at once, so a
-     * full budget of busy (or too few idle) summaries costs each query a clock read, not a pass over every summary.
-     *
-     * @param needBytes the room a build needs.
-     * @return whether the budget has that room now.
+     * Whether the budget has {@code needBytes} of room, making it by evicting idle summaries and held indexes
+     * ({@link SummaryCache#makeRoom}).
      */
     private boolean makeRoom(final long needBytes) {
-        final long budget = summaryBudget;
-        if (budget - summaryBytes.get() >= needBytes) {
-            return true;
-        }
-        final long now = clock.getAsLong();
-        final IdleScan last = lastIdleScan;
-        if (needBytes > budget || now - last.notBefore < 0 && budget - summaryBytes.get() + last.idleBytes < needBytes) {
-            return false; // more than the whole budget, or no more can be idle yet than the last scan found
-        }
-        idleScans.incrementAndGet();
-        final long idle = summaryIdleNanos;
-        final List<Idle> candidates = new ArrayList<>();
-        final long oldestBusy = Math.min(Math.min(idleOf(summaries, now, idle, candidates), idleOf(buckets, now, idle, candidates)),
-            idleOf(held, now, idle, candidates));
-        long idleBytes = 0;
-        for (final Idle c : candidates) {
-            idleBytes += c.bytes;
-        }
-        if (budget - summaryBytes.get() + idleBytes < needBytes) {
-            // evicting them all would not make the room: keep them, and scan again once one busy now (or built later) can be idle
-            lastIdleScan = new IdleScan(Math.min(oldestBusy, now) + idle, idleBytes);
-            return false;
-        }
-        lastIdleScan = new IdleScan(now, 0);
-        candidates.sort(Comparator.comparingLong(Idle::lastUsed));
-        final long target = budget - Math.max(needBytes, budget / 4);
-        for (final Idle c : candidates) {
-            if (summaryBytes.get() <= target) {
-                break;
-            }
-            if (c.map.remove(c.key, c.summary)) {
-                summaryBytes.addAndGet(-c.bytes);
-                summaryEvictions.incrementAndGet();
-            }
-        }
-        return budget - summaryBytes.get() >= needBytes;
+        return summaryCache.makeRoom(needBytes);
     }
 
     /** @return heap bytes the value and bucket summaries, and the held indexes ({@link #indexesInMemory}), hold now. */
     public long summaryBytes() {
-        return summaryBytes.get();
-    }
-
-    /**
-     * Adds a map's summaries idle for {@code idle} nanoseconds to {@code out}.
-     *
-     * @return when the least recently used of the others was used, or Long.MAX_VALUE.
-     */
-    private static <K> long idleOf(final Map<K, ? extends CachedSummary> map, final long now, final long idle, final List<Idle> out) {
-        long oldestBusy = Long.MAX_VALUE;
-        for (final Map.Entry<K, ? extends CachedSummary> e : map.entrySet()) {
-            final CachedSummary s = e.getValue();
-            final long used = s.lastUsed();
-            if (now - used >= idle) {
-                out.add(new Idle(map, e.getKey(), s, used, s.bytes()));
-            } else {
-                oldestBusy = Math.min(oldestBusy, used);
-            }
-        }
-        return oldestBusy;
+        return summaryCache.summaryBytes();
     }
 
     /** @return scans of the summaries for idle ones (tests: a full budget of busy summaries is not scanned per ask). */
     long idleScans() {
-        return idleScans.get();
+        return summaryCache.idleScans();
     }
 
     /** @return summaries evicted to make room for others. */
     public long summaryEvictions() {
-        return summaryEvictions.get();
+        return summaryCache.summaryEvictions();
     }
 
     /**
@@ -1137,8 +670,7 @@ public final class BitmapIndexes implements SegmentSelector {
      *               {@link #DEFAULT_SUMMARY_IDLE_MILLIS}; 0 evicts the least recently used whenever room is needed).
      */
     public void summaryIdleMillis(final long millis) {
-        this.summaryIdleNanos = millis * 1_000_000L;
-        this.lastIdleScan = new IdleScan(clock.getAsLong(), 0);
+        summaryCache.summaryIdleMillis(millis);
     }
 
     /**
@@ -1152,12 +684,12 @@ public final class BitmapIndexes implements SegmentSelector {
 
     /** @return per-minute bucket summaries built by this object. */
     public long bucketSummaryBuilds() {
-        return bucketBuilds.get();
+        return summaryCache.bucketSummaryBuilds();
     }
 
     /** @return summaries built by this object. */
     public long summaryBuilds() {
-        return summaryBuilds.get();
+        return summaryCache.summaryBuilds();
     }
 
     /**
@@ -1170,6 +702,6 @@ public final class BitmapIndexes implements SegmentSelector {
 
     /** @param bytes heap bytes the summaries may take before no new one is built (tests lower it). */
     public void summaryBudget(final long bytes) {
-        this.summaryBudget = bytes;
+        summaryCache.summaryBudget(bytes);
     }
 }

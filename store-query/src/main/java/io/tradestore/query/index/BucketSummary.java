@@ -11,10 +11,10 @@ import io.tradestore.query.spi.SummaryPart;
 
 /**
  * Aggregates of one measure per indexed value and per minute of a sealed segment whose designated timestamps are in
- * order (the roll-up behind time bars, in the spirit of QuestDB's materialized OHLC views or Druid's roll-ups, but built
- * from the data on first use and never stale: sealed segments never change). For each (value, minute) that has rows:
- * the row count and, over the rows where the measure is present, their count, exact 128-bit sum, min/max (or, for a
- * product, the exact sum of its second factor), and the first and last such row. A query grouped by a time bucket of
+ * order (the roll-up behind time bars, in the spirit of QuestDB's materialized OHLC views or Druid's roll-ups, but
+ * built from the data on first use and never stale: sealed segments never change). For each (value, minute) that has
+ * rows: the row count and, over the rows where the measure is present, their count, exact 128-bit sum, min/max (or, for
+ * a product, the exact sum of its second factor), and the first and last such row. A query grouped by a time bucket of
  * whole minutes, filtered by an eq/in leaf and a time range, folds a segment's cells instead of gathering its rows
  * (benchmark query 6: ~134,000 rows of one instrument in a day become ~510 cells). Cells of one value are in minute
  * order, laid out by value (CSR): a value's cells are one contiguous run.
@@ -42,7 +42,10 @@ public final class BucketSummary extends CachedSummary {
     private static final int FIRST_VALUE = 9;
     private static final int LAST_TS = 10;
     private static final int LAST_VALUE = 11;
-    /** What {@link #build} returns when a timestamp is null or out of order: remembered per segment, which never has cells. */
+    /**
+     * What {@link #build} returns when a timestamp is null or out of order: remembered per segment, which never has
+     * cells.
+     */
     static final BucketSummary OUT_OF_ORDER = new BucketSummary(null, false, 0, 0, new int[1], new long[0], 0);
     private final Column measure;
     private final boolean product;
@@ -65,7 +68,9 @@ public final class BucketSummary extends CachedSummary {
         this.cellsNeeded = cellsNeeded;
     }
 
-    /** @return the cells the segment has when {@link #build} had room for fewer (this summary then holds none), else 0. */
+    /**
+     * @return the cells the segment has when {@link #build} had room for fewer (this summary then holds none), else 0.
+     */
     long cellsNeeded() {
         return cellsNeeded;
     }
@@ -81,7 +86,8 @@ public final class BucketSummary extends CachedSummary {
      * @param s        a sealed segment.
      * @param rowCount its rows (fewer than 2^31).
      * @param ts       the designated timestamp column.
-     * @param key      the indexed column; every non-null key lies in the slots (they come from the segment's bitmap index).
+     * @param key      the indexed column; every non-null key lies in the slots (they come from the segment's bitmap
+     *                 index).
      * @param keyMin   the value of slot 1 (slot 0 holds nulls), as in the bitmap index.
      * @param slots    slots of the bitmap index.
      * @param a        the measure (or its first factor), or null for row counts only.
@@ -92,8 +98,9 @@ public final class BucketSummary extends CachedSummary {
      *         the segment has more than {@code maxCells} cells, an empty summary saying how many ({@link #cellsNeeded}:
      *         the pass goes on to its end counting them, so the room it needs can be made).
      */
-    static BucketSummary build(final Segment s, final int rowCount, final Column ts, final Column key, final long keyMin, final int slots,
-                               final Column a, final Column b, final long maxCells, final Deadline deadline) {
+    static BucketSummary build(final Segment s, final int rowCount, final Column ts, final Column key,
+                               final long keyMin, final int slots, final Column a, final Column b, final long maxCells,
+                               final Deadline deadline) {
         final long tb = s.columnBase(ts.index());
         final long tst = s.columnStride(ts.index());
         final long kb = s.columnBase(key.index());
@@ -189,7 +196,20 @@ public final class BucketSummary extends CachedSummary {
         if (over > 0) {
             return new BucketSummary(null, false, 0, 0, new int[1], new long[0], n + over);
         }
-        // by slot, each slot's cells in the order they were made (minute order): a stable counting sort
+        return bySlot(a, b != null, keyMin, slots, e, slotOf, n);
+    }
+
+    /**
+     * Lays the cells out by slot, each slot's cells in the order they were made (minute order): a stable counting
+     * sort, done once after the pass over the rows.
+     *
+     * @param e      the cells, in the order they were made.
+     * @param slotOf per cell, its slot.
+     * @param n      the cells.
+     * @return the summary.
+     */
+    private static BucketSummary bySlot(final Column a, final boolean product, final long keyMin, final int slots,
+                                        final long[] e, final int[] slotOf, final int n) {
         final int[] start = new int[slots + 1];
         for (int c = 0; c < n; c++) {
             start[slotOf[c] + 1]++;
@@ -202,7 +222,7 @@ public final class BucketSummary extends CachedSummary {
         for (int c = 0; c < n; c++) {
             System.arraycopy(e, c * STRIDE, out, next[slotOf[c]]++ * STRIDE, STRIDE);
         }
-        return new BucketSummary(a, b != null, keyMin, slots, start, out, 0);
+        return new BucketSummary(a, product, keyMin, slots, start, out, 0);
     }
 
     /**
@@ -250,7 +270,8 @@ public final class BucketSummary extends CachedSummary {
                 out.addRange(e[i + MIN_OR_HI], e[i + MAX_OR_LO]);
                 final long fl = e[i + FIRST_LAST];
                 if (fl != -1) {
-                    out.firstLast(fl >>> 32, e[i + FIRST_TS], e[i + FIRST_VALUE], (int) fl, e[i + LAST_TS], e[i + LAST_VALUE]);
+                    out.firstLast(fl >>> 32, e[i + FIRST_TS], e[i + FIRST_VALUE], (int) fl, e[i + LAST_TS],
+                        e[i + LAST_VALUE]);
                 }
             }
         };

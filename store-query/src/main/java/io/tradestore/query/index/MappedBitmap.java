@@ -19,6 +19,7 @@ final class MappedBitmap extends ImmutableRoaringBitmap {
 
     /** @param b any bitmap. @return an iterator over it that allocates nothing per container when it is mapped. */
     static BatchIterator iterator(final ImmutableRoaringBitmap b) {
-        return b instanceof MappedBitmap ? new PortableBitmapIterator(((MappedBitmap) b).serialized) : b.getBatchIterator();
+        return b instanceof MappedBitmap ? new PortableBitmapIterator(((MappedBitmap) b).serialized)
+            : b.getBatchIterator();
     }
 }

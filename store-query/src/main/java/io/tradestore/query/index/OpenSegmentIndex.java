@@ -49,7 +49,8 @@ final class OpenSegmentIndex {
     /**
      * Only bitmaps of values with at least this many rows are cached (a few frequent instruments). A sparse value (one
      * client) is rebuilt per query from the chunks in microseconds; caching thousands of small bitmaps made each
-     * query's garbage long-lived, and the copying of it lengthened young-collection pauses to 10-27 ms (docs/benchmarks.md, HTTP, heap behaviour).
+     * query's garbage long-lived, and the copying of it lengthened young-collection pauses (docs/benchmarks.md, HTTP,
+     * heap behaviour).
      */
     private static final int CACHED_MIN_ROWS = 1 << 14;
 
@@ -161,7 +162,8 @@ final class OpenSegmentIndex {
         }
 
         /**
-         * @return a new bitmap of the value's rows in the full chunks from {@code firstChunk} on, or null as soon as they
+         * @return a new bitmap of the value's rows in the full chunks from {@code firstChunk} on, or null as soon as
+         *         they
          *     reach {@code maxRows} (one search per chunk: the count and the rows come from the same one).
          */
         MutableRoaringBitmap union(final long value, final int firstChunk, final long maxRows) {
@@ -220,12 +222,13 @@ final class OpenSegmentIndex {
         @Override
         public ImmutableRoaringBitmap rowsFrom(final long value, final int fromRow) {
             final int firstChunk = fromRow >>> CHUNK_SHIFT;
-            // a sparse value: the chunks from fromRow's on, and the tail, not cached (a query after summaries folded the rest)
+            // a sparse value: the chunks from fromRow's on, and the tail, not cached (a query after summaries folded
+            // the rest)
             final MutableRoaringBitmap b = value == nul || firstChunk == 0 || generation.cached(value) != null ? null
                 : generation.union(value, firstChunk, CACHED_MIN_ROWS);
             if (b == null) {
-                // a frequent value's bitmap is built once per generation and shared: assembling its rows per query cost
-                // the HTTP window workload's heaviest requests 3-8 ms (docs/benchmarks.md, HTTP, session 5)
+                // a frequent value's bitmap is built once per generation and shared: assembling its rows per query
+                // slowed the HTTP window workload's heaviest requests (docs/benchmarks.md, HTTP)
                 return rows(value);
             }
             if (tail != null) {
@@ -270,7 +273,8 @@ final class OpenSegmentIndex {
         /** For a tail: each frequent value's rows over the full chunks before it plus its own (see {@link View}). */
         final ConcurrentHashMap<Long, ImmutableRoaringBitmap> unions = new ConcurrentHashMap<>();
 
-        private Chunk(final int first, final int rowCount, final long[] values, final int[] offsets, final char[] rows) {
+        private Chunk(final int first, final int rowCount, final long[] values, final int[] offsets,
+                      final char[] rows) {
             this.first = first;
             this.rowCount = rowCount;
             this.values = values;
@@ -315,7 +319,8 @@ final class OpenSegmentIndex {
         }
 
         /** Groups the non-null rows by a counting sort over a small range of values. */
-        private static Chunk counting(final int first, final long[] v, final long nul, final int rowCount, final long min, final int slots) {
+        private static Chunk counting(final int first, final long[] v, final long nul, final int rowCount,
+                                      final long min, final int slots) {
             final int[] counts = new int[slots + 1];
             for (final long x : v) {
                 if (x != nul) {
@@ -348,7 +353,8 @@ final class OpenSegmentIndex {
         }
 
         /** Groups the non-null rows by sorting (value - min, row) pairs packed in longs. */
-        private static Chunk sorting(final int first, final long[] v, final long nul, final int rowCount, final long min) {
+        private static Chunk sorting(final int first, final long[] v, final long nul, final int rowCount,
+                                     final long min) {
             final long[] packed = new long[rowCount];
             int k = 0;
             for (int r = 0; r < v.length; r++) {
@@ -436,10 +442,10 @@ final class OpenSegmentIndex {
         int[] addAt(final MutableRoaringBitmap b, final int i, final int[] scratch) {
             final int from = offsets[i];
             final int n = offsets[i + 1] - from;
-            // a chunk is one container key and its rows are sorted: the value's container is built at its final size and
-            // type and appended. Adding row by row regrew a sparse value's array ~log2(n) times (~20% of the bytes a
-            // window query allocated over HTTP), and a frequent value's went through an array grown to 4,096 entries
-            // and converted, which took 3-8 ms for an instrument's 300k rows (docs/benchmarks.md, "HTTP")
+            // a chunk is one container key and its rows are sorted: the value's container is built at its final size
+            // and type and appended. Adding row by row regrew a sparse value's array ~log2(n) times (~20% of the bytes
+            // a window query allocated over HTTP), and a frequent value's went through an array grown to 4,096 entries
+            // and converted, which was slow for an instrument's many rows (docs/benchmarks.md, "HTTP")
             final char key = (char) (first >>> CHUNK_SHIFT);
             if ((first & (CHUNK_ROWS - 1)) == 0 && (b.isEmpty() || b.last() >>> CHUNK_SHIFT < key)) {
                 b.append(key, n <= ARRAY_CONTAINER_MAX

@@ -14,8 +14,9 @@ import org.roaringbitmap.BatchIterator;
  * <pre>
  * cookie (int32): 12346, then size (int32)            | 12347 | (size - 1) << 16, then a run-flag bit per container
  * size x (key uint16, cardinality - 1 uint16)
- * offsets (size x int32): always without runs; with runs only when size >= 4  (not needed: containers are read in order)
- * containers in key order: array (cardinality x uint16) | bitmap (1024 x uint64) | run (count uint16, count x (start, length - 1))
+ * offsets (size x int32): always without runs; with runs only when size >= 4  (not needed: containers are read in
+ * order) containers in key order: array (cardinality x uint16) | bitmap (1024 x uint64) | run (count uint16, count x
+ * (start, length - 1))
  * </pre>
  */
 final class PortableBitmapIterator implements BatchIterator {

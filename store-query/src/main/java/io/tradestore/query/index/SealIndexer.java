@@ -22,12 +22,11 @@ import io.tradestore.query.spi.Deadline;
 
 /**
  * Builds the bitmap index of every symbol column of a segment when a writer's commit seals it (its last rows
- * committed: it never changes again), on threads of its own (one per core, one index per task: the 22 of a 50M-row load
- * were ready 1.04-1.07 s after it, 1.30-2.00 s with one build thread; docs/cli.md, "load"), so that the first query after a load
- * reads index files
- * instead of building them. Other indexable columns (integer ids, chars) are built by the first query that filters on
- * them ({@link BitmapIndexes#index}), as is any index this one did not write (a table written without it, a damaged
- * file). Segments smaller than {@link BitmapIndexes#DEFAULT_MIN_SEGMENT_ROWS} are scanned, so not indexed.
+ * committed: it never changes again), on threads of its own (one per core, one index per task; docs/cli.md, "load"),
+ * so that the first query after a load reads index files instead of building them. Other indexable columns (integer
+ * ids, chars) are built by the first query that filters on them ({@link BitmapIndexes#index}), as is any index this one
+ * did not write (a table written without it, a damaged file). Segments smaller than
+ * {@link BitmapIndexes#DEFAULT_MIN_SEGMENT_ROWS} are scanned, so not indexed.
  *
  * <pre>{@code
  * try (TableWriter w = table.writer(); SealIndexer ix = SealIndexer.attach(table, w)) {
@@ -122,7 +121,10 @@ public final class SealIndexer implements TableWriter.SealListener, AutoCloseabl
         return waitNanos;
     }
 
-    /** The writer is closing: its commits are over, so the builds they started are waited for now (see {@link #close()}). */
+    /**
+     * The writer is closing: its commits are over, so the builds they started are waited for now (see
+     * {@link #close()}).
+     */
     @Override
     public void writerClosing() {
         finish();
@@ -139,7 +141,8 @@ public final class SealIndexer implements TableWriter.SealListener, AutoCloseabl
         if (finish()) {
             final RuntimeException e = failure.get();
             if (e != null) {
-                throw new StoreException("bitmap indexes of sealed segments could not be built (queries will build them): " + e.getMessage(), e);
+                throw new StoreException("bitmap indexes of sealed segments could not be built (queries will build "
+                    + "them): " + e.getMessage(), e);
             }
         }
     }

@@ -63,7 +63,10 @@ public final class SegmentIndex implements ValueRows {
         return slice.slice().order(ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** A view of a slot's bytes, made per call: a cached view per slot kept a few objects alive per (segment, value) queried. */
+    /**
+     * A view of a slot's bytes, made per call: a cached view per slot kept a few objects alive per (segment, value)
+     * queried.
+     */
     private ImmutableRoaringBitmap slot(final int s) {
         if (s < 0) {
             return EMPTY;

@@ -12,14 +12,14 @@ import io.tradestore.query.QueryException;
 import io.tradestore.query.spi.Deadline;
 
 /**
- * Builds that queries share (an index or a summary of a segment): one build per key runs at a time, on the thread of the
- * query that asked first and under that query's deadline. A query asking meanwhile waits for that build under its own
- * deadline, so it gives up at its own {@code timeoutMs}, not at the end of a build another query started. A build that
- * ended with nothing (null: no room in the budget, timestamps out of order, keys outside the slots) answers its waiters
- * with nothing too, so no waiter makes the same pass again; one stopped by its query's deadline leaves the next waiter
- * to build. Nothing is built while a map's lock is held: {@code ConcurrentHashMap.compute} would hold its bin's lock for
- * the whole pass over a segment, blocking other computes and writes to keys of that bin too. An interrupted waiter
- * stops as a cancelled query does (TIMEOUT, "the query was interrupted", as the executor says it).
+ * Builds that queries share (an index or a summary of a segment): one build per key runs at a time, on the thread of
+ * the query that asked first and under that query's deadline. A query asking meanwhile waits for that build under its
+ * own deadline, so it gives up at its own {@code timeoutMs}, not at the end of a build another query started. A build
+ * that ended with nothing (null: no room in the budget, timestamps out of order, keys outside the slots) answers its
+ * waiters with nothing too, so no waiter makes the same pass again; one stopped by its query's deadline leaves the next
+ * waiter to build. Nothing is built while a map's lock is held: {@code ConcurrentHashMap.compute} would hold its bin's
+ * lock for the whole pass over a segment, blocking other computes and writes to keys of that bin too. An interrupted
+ * waiter stops as a cancelled query does (TIMEOUT, "the query was interrupted", as the executor says it).
  *
  * @param <K> the key.
  */

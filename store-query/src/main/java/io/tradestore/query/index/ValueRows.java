@@ -2,7 +2,9 @@ package io.tradestore.query.index;
 
 import org.roaringbitmap.buffer.ImmutableRoaringBitmap;
 
-/** One column's rows by value in one segment: a sealed segment's persisted index or the open segment's in-memory one. */
+/**
+ * One column's rows by value in one segment: a sealed segment's persisted index or the open segment's in-memory one.
+ */
 interface ValueRows {
     /** @param value a raw value (symbol code or integer). @return rows holding it (empty when none). */
     ImmutableRoaringBitmap rows(long value);

@@ -41,8 +41,8 @@ public final class ValueSummary extends CachedSummary {
     /** Entry (part, slot) at {@code (part * slots + slot) * stride}: one cache line per value and part. */
     private final long[] e;
 
-    private ValueSummary(final long keyMin, final int slots, final int partShift, final int parts, final int coveredRows, final boolean measured,
-                         final boolean product) {
+    private ValueSummary(final long keyMin, final int slots, final int partShift, final int parts,
+                         final int coveredRows, final boolean measured, final boolean product) {
         this.keyMin = keyMin;
         this.coveredRows = coveredRows;
         this.slots = slots;
@@ -102,10 +102,12 @@ public final class ValueSummary extends CachedSummary {
      * @return the summary, or null when a key lies outside the slots. Callers ask {@link #productSumsFit} first (before
      *     room is made for the build): the entries are plain 128-bit pairs.
      */
-    static ValueSummary build(final Segment s, final int rowCount, final Column key, final long keyMin, final int slots, final int partShift,
-                              final Column a, final Column b, final boolean checkKeys, final Deadline deadline) {
+    static ValueSummary build(final Segment s, final int rowCount, final Column key, final long keyMin, final int slots,
+                              final int partShift, final Column a, final Column b, final boolean checkKeys,
+                              final Deadline deadline) {
         final int parts = (int) (((long) rowCount + (1L << partShift) - 1) >>> partShift);
-        final ValueSummary v = new ValueSummary(keyMin, slots, partShift, Math.max(1, parts), rowCount, a != null, b != null);
+        final ValueSummary v =
+            new ValueSummary(keyMin, slots, partShift, Math.max(1, parts), rowCount, a != null, b != null);
         // without a key every row reads as keyMin (slot 1): the loops below are the same for a summary of all rows
         final boolean keyed = key != null;
         final long kb = keyed ? s.columnBase(key.index()) : 0;
@@ -188,7 +190,8 @@ public final class ValueSummary extends CachedSummary {
         int n = 0;
         for (int j = 0; j < values.length; j++) {
             final long k = values[j] - keyMin;
-            if (k >= 0 && k < slots - 1 && (j == 0 || values[j] != values[j - 1])) { // sorted: a repeated value counts once
+            // sorted: a repeated value counts once
+            if (k >= 0 && k < slots - 1 && (j == 0 || values[j] != values[j - 1])) {
                 chosen[n++] = (int) k + 1;
             }
         }

@@ -1,2 +1,4 @@
-/** Roaring bitmap indexes per value per sealed segment: built on first use, persisted beside the segment, memory-mapped. */
+/**
+ * Roaring bitmap indexes per value per sealed segment: built on first use, persisted beside the segment, memory-mapped.
+ */
 package io.tradestore.query.index;

@@ -1,0 +1,221 @@
+package io.tradestore.query.index;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+import org.roaringbitmap.RoaringBitmap;
+
+import io.tradestore.core.StoreException;
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.segment.Segment;
+import io.tradestore.query.spi.Deadline;
+
+/**
+ * The bitmap index files of sealed segments ({@link BitmapIndexDescriptor}): built with a counting sort of a column's
+ * rows by value, written beside the segment (temp file, atomic rename; a torn file fails its checksum), and mapped or
+ * read back with their checks.
+ */
+final class BitmapIndexFiles {
+    /** An integer column is indexed in a segment when it has at most rows / this many distinct values. */
+    private static final int MIN_ROWS_PER_VALUE = 8;
+    /** Largest value range (max - min) of an indexed integer column within a segment. */
+    private static final long MAX_INTEGER_RANGE = 1 << 22;
+
+    private BitmapIndexFiles() {
+    }
+
+    /** @param s segment. @param c column. @return the index file of the column in the segment. */
+    static Path file(final Segment s, final Column c) {
+        return s.directory().resolve(c.name() + BitmapIndexDescriptor.SUFFIX);
+    }
+
+    /** @return the mapped index, NONE for a marker, or null when the file is missing or fails its checks. */
+    static SegmentIndex load(final Path path, final int rows) {
+        if (!Files.isRegularFile(path)) {
+            return null;
+        }
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+            final long size = ch.size();
+            if (size < BitmapIndexDescriptor.OFFSETS_OFFSET || size > Integer.MAX_VALUE) {
+                return null;
+            }
+            final MappedByteBuffer map = ch.map(FileChannel.MapMode.READ_ONLY, 0, size);
+            return read(map, size, rows);
+        } catch (final IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * @return the index an image (mapped or on the heap) holds, NONE for a marker, or null when it fails its checks.
+     */
+    static SegmentIndex read(final ByteBuffer image, final long size, final int rows) {
+        final ByteBuffer b = image.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        if (b.getInt(BitmapIndexDescriptor.FORMAT_VERSION_OFFSET) != BitmapIndexDescriptor.FORMAT_VERSION
+            || b.getInt(BitmapIndexDescriptor.ROW_COUNT_OFFSET) != rows) {
+            return null;
+        }
+        final int kind = b.getInt(BitmapIndexDescriptor.KIND_OFFSET);
+        final int slots = b.getInt(BitmapIndexDescriptor.SLOT_COUNT_OFFSET);
+        if (BitmapIndexDescriptor.checksum(b) != b.getLong(BitmapIndexDescriptor.CHECKSUM_OFFSET)) {
+            return null;
+        }
+        if (kind == BitmapIndexDescriptor.KIND_NOT_INDEXED) {
+            return SegmentIndex.NONE;
+        }
+        if (kind != BitmapIndexDescriptor.KIND_INDEXED || slots < 1 || BitmapIndexDescriptor.dataOffset(slots) > size
+            || BitmapIndexDescriptor.dataOffset(slots) + b.getLong(BitmapIndexDescriptor.OFFSETS_OFFSET + slots * 8)
+               != size) {
+            return null;
+        }
+        return new SegmentIndex(b, rows, slots, b.getLong(BitmapIndexDescriptor.MIN_OFFSET));
+    }
+
+    /**
+     * Builds the index of one column of a sealed segment and writes it (not when the deadline passes first).
+     *
+     * @throws StoreException when the file cannot be written.
+     */
+    static void buildFile(final Segment s, final Column c, final int rows, final Path path,
+                          final Deadline deadline) {
+        write(path, build(s, c, rows, path, deadline));
+    }
+
+    /**
+     * Builds the index of one column of a sealed segment with a counting sort of its rows by value.
+     *
+     * @return the index file's bytes, on the heap.
+     */
+    static ByteBuffer build(final Segment s, final Column c, final int rows, final Path path,
+                            final Deadline deadline) {
+        final long zmin = s.zoneMin(-1, c.index());
+        final long zmax = s.zoneMax(-1, c.index());
+        final long min = zmin > zmax ? 0 : zmin;
+        final long range = zmin > zmax ? 0 : zmax - zmin + 1;
+        if (range < 0 || range > MAX_INTEGER_RANGE && c.type() != ColumnType.SYMBOL) {
+            return image(path, BitmapIndexDescriptor.KIND_NOT_INDEXED, rows, 0, min, null);
+        }
+        final int slots = (int) range + 1;
+        final int[] slotOfRow = new int[rows];
+        final int[] counts = new int[slots + 1];
+        final long base = s.columnBase(c.index());
+        final long stride = s.columnStride(c.index());
+        final long nul = c.type().nullBits();
+        for (int from = 0; from < rows; from += Deadline.CHECK_ROWS) {
+            deadline.check();
+            final int to = Math.min(rows, from + Deadline.CHECK_ROWS);
+            for (int r = from; r < to; r++) {
+                final long v = NativeMemory.getSigned(base + r * stride, c.width());
+                final int slot = v == nul ? 0 : (int) (v - min) + 1;
+                slotOfRow[r] = slot;
+                counts[slot + 1]++;
+            }
+        }
+        int distinct = 0;
+        for (int i = 2; i <= slots; i++) {
+            distinct += counts[i] > 0 ? 1 : 0;
+        }
+        if (c.type() != ColumnType.SYMBOL && (long) distinct * MIN_ROWS_PER_VALUE > rows) {
+            return image(path, BitmapIndexDescriptor.KIND_NOT_INDEXED, rows, 0, min, null);
+        }
+        for (int i = 1; i <= slots; i++) {
+            counts[i] += counts[i - 1];
+        }
+        deadline.check(); // the sort and the bitmaps follow: a second stretch of work after the counting pass
+        final int[] starts = counts.clone();
+        final int[] sorted = new int[rows];
+        for (int r = 0; r < rows; r++) {
+            sorted[starts[slotOfRow[r]]++] = r;
+        }
+        final RoaringBitmap[] bitmaps = new RoaringBitmap[slots];
+        for (int k = 0; k < slots; k++) {
+            final int from = counts[k];
+            final int to = counts[k + 1];
+            if (to > from) {
+                final RoaringBitmap b = new RoaringBitmap();
+                b.addN(sorted, from, to - from);
+                b.runOptimize();
+                bitmaps[k] = b;
+            }
+        }
+        return image(path, BitmapIndexDescriptor.KIND_INDEXED, rows, slots, min, bitmaps);
+    }
+
+    /** @return the bytes of an index file (path: named when it would not fit one mapping). */
+    private static ByteBuffer image(final Path path, final int kind, final int rows, final int slots, final long min,
+                                    final RoaringBitmap[] bitmaps) {
+        final long dataStart = kind == BitmapIndexDescriptor.KIND_INDEXED ? BitmapIndexDescriptor.dataOffset(slots)
+            : BitmapIndexDescriptor.OFFSETS_OFFSET;
+        long dataLength = 0;
+        final long[] offsets = new long[slots + 1];
+        for (int k = 0; k < slots; k++) {
+            offsets[k] = dataLength;
+            dataLength += bitmaps[k] == null ? 0 : bitmaps[k].serializedSizeInBytes();
+        }
+        offsets[slots] = dataLength;
+        final long total = dataStart + dataLength;
+        if (total > Integer.MAX_VALUE) {
+            throw new StoreException("bitmap index " + path + " would be " + total
+                + " bytes; more than one mapping holds");
+        }
+        final ByteBuffer b = ByteBuffer.allocate((int) total).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(BitmapIndexDescriptor.FORMAT_VERSION_OFFSET, BitmapIndexDescriptor.FORMAT_VERSION);
+        b.putInt(BitmapIndexDescriptor.KIND_OFFSET, kind);
+        b.putInt(BitmapIndexDescriptor.ROW_COUNT_OFFSET, rows);
+        b.putInt(BitmapIndexDescriptor.SLOT_COUNT_OFFSET, slots);
+        b.putLong(BitmapIndexDescriptor.MIN_OFFSET, min);
+        if (kind == BitmapIndexDescriptor.KIND_INDEXED) {
+            for (int k = 0; k <= slots; k++) {
+                b.putLong(BitmapIndexDescriptor.OFFSETS_OFFSET + k * 8, offsets[k]);
+            }
+            for (int k = 0; k < slots; k++) {
+                if (bitmaps[k] != null) {
+                    final ByteBuffer slice = b.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+                    slice.position((int) (dataStart + offsets[k]));
+                    bitmaps[k].serialize(slice);
+                }
+            }
+        }
+        b.putLong(BitmapIndexDescriptor.CHECKSUM_OFFSET, BitmapIndexDescriptor.checksum(b));
+        return b;
+    }
+
+    /** Writes an index file's bytes: a temp file renamed over it. @throws StoreException when it cannot be written. */
+    static void write(final Path path, final ByteBuffer image) {
+        final ByteBuffer b = image.duplicate();
+        final Path tmp = path.resolveSibling(path.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-"
+            + Thread.currentThread().getId());
+        try {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE)) {
+                b.position(0);
+                while (b.hasRemaining()) {
+                    ch.write(b);
+                }
+                // no fsync: a torn file after a crash fails its checksum and is rebuilt
+            }
+            try {
+                Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (final AtomicMoveNotSupportedException e) {
+                Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (final IOException e) {
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (final IOException ignored) {
+                // nothing more to clean
+            }
+            throw new StoreException("cannot write bitmap index " + path + ": " + StoreException.reason(e), e);
+        }
+    }
+}
