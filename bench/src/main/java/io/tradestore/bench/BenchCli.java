@@ -54,7 +54,8 @@ final class BenchCli {
      */
     static CommandLine commandLine(final Object command) {
         // an option given twice keeps its last value, as the harnesses' scripts rely on (extra options after defaults)
-        return new CommandLine(command).setOverwrittenOptionsAllowed(true).setExecutionExceptionHandler((e, line, parsed) -> {
+        return new CommandLine(command).setOverwrittenOptionsAllowed(true)
+            .setExecutionExceptionHandler((e, line, parsed) -> {
             // a developer's tool: the trace shows which step of a long run failed and where
             line.getErr().println(line.getCommandName() + ": failed: " + e);
             e.printStackTrace(line.getErr());
@@ -65,7 +66,8 @@ final class BenchCli {
 
     /** {@code --store DIR}: the store of generated trades a harness works on. */
     static final class StoreOption {
-        @Option(names = "--store", paramLabel = "DIR", description = "store with a trades table of generated trades, the one bench/http-bench.sh"
+        @Option(names = "--store", paramLabel = "DIR",
+            description = "store with a trades table of generated trades, the one bench/http-bench.sh"
             + " fills (default: ${DEFAULT-VALUE})")
         Path dir = BENCH_STORE;
     }
@@ -89,7 +91,8 @@ final class BenchCli {
                 throw new TypeConversionException("'" + value + "' is not a whole number");
             }
             if (n < min || n > max) {
-                throw new TypeConversionException("'" + value + "' must be " + (n < min ? "at least " + min : "at most " + max));
+                throw new TypeConversionException("'" + value + "' must be "
+                    + (n < min ? "at least " + min : "at most " + max));
             }
             return box(n);
         }
@@ -165,7 +168,10 @@ final class BenchCli {
         }
     }
 
-    /** One of a fixed list of words (a subclass per list), so a misspelt step, variant or workload stops the run at once. */
+    /**
+     * One of a fixed list of words (a subclass per list), so a misspelt step, variant or workload stops the run at
+     * once.
+     */
     abstract static class OneOf implements ITypeConverter<String> {
         private final List<String> words;
         private final String noun;

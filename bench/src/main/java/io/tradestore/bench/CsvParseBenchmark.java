@@ -44,8 +44,11 @@ import io.tradestore.core.schema.Schema;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx1g", "-XX:+IgnoreUnrecognizedVMOptions", "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-    "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+@Fork(value = 1,
+    jvmArgsAppend =
+    {"-Xmx1g", "-XX:+IgnoreUnrecognizedVMOptions", "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+    "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
+    "--sun-misc-unsafe-memory-access=allow",
     "-Dchronicle.analytics.disable=true", "-Dtradestore.boundsChecks=false"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
@@ -102,6 +105,7 @@ public class CsvParseBenchmark {
     /** @return the loader's result (rows loaded). */
     @Benchmark
     public LoadResult parseAndAppend() {
-        return CsvLoader.load(writer, "memory", new ByteArrayInputStream(csv), LoadOptions.defaults().withThreads(1), null);
+        return CsvLoader.load(writer, "memory", new ByteArrayInputStream(csv), LoadOptions.defaults().withThreads(1),
+            null);
     }
 }

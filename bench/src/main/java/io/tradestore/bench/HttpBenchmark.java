@@ -47,8 +47,9 @@ import picocli.CommandLine.Option;
  * window; a query whose time range prunes every segment, i.e. HTTP plus planning; {@code GET /health}, i.e. HTTP
  * alone), {@code --seconds S} per measured step, {@code --connections C}, {@code --server-threads T},
  * {@code --scan-threads S} (threads one query may use; default as {@code serve}: cores / server threads), {@code --rate
- * R} (skip the search and measure at R, printing the CPU time of each thread group), {@code --trace PREFIX} (per-request
- * traces of every run, see {@link #measure(Store, QueryEngine, List, int, int, int, double, PrintStream, String)}).
+ * R} (skip the search and measure at R, printing the CPU time of each thread group), {@code --trace PREFIX}
+ * (per-request traces of every run, see {@link #measure(Store, QueryEngine, List, int, int, int, double, PrintStream,
+ * String)}).
  */
 public final class HttpBenchmark {
     private static final long GROWTH_SLACK_NS = TimeUnit.MILLISECONDS.toNanos(5);
@@ -77,7 +78,8 @@ public final class HttpBenchmark {
      * server that falls behind shows medians climbing; a machine shared with other work shows tail spikes, which this
      * tolerates and the percentiles still report.
      */
-    record Run(double offered, double achieved, long ok, long errors, Histogram latency, Histogram firstHalf, Histogram secondHalf,
+    record Run(double offered, double achieved, long ok, long errors, Histogram latency, Histogram firstHalf,
+        Histogram secondHalf,
                boolean aborted, long medianLimitNs) {
         boolean sustained() {
             return !aborted && errors == 0 && achieved >= offered * SUSTAINED_FRACTION
@@ -86,8 +88,10 @@ public final class HttpBenchmark {
         }
 
         String line() {
-            return String.format(Locale.ROOT, "offered %8.0f/s achieved %8.0f/s ok %8d err %6d  p50 %7.3f p90 %7.3f p99 %7.3f p99.9 %7.3f "
-                    + "max %8.3f ms%s", offered, achieved, ok, errors, ms(latency.getValueAtPercentile(50)), ms(latency.getValueAtPercentile(90)),
+            return String.format(Locale.ROOT,
+                "offered %8.0f/s achieved %8.0f/s ok %8d err %6d  p50 %7.3f p90 %7.3f p99 %7.3f p99.9 %7.3f "
+                    + "max %8.3f ms%s", offered, achieved, ok, errors, ms(latency.getValueAtPercentile(50)),
+                    ms(latency.getValueAtPercentile(90)),
                 ms(latency.getValueAtPercentile(99)), ms(latency.getValueAtPercentile(99.9)), ms(latency.getMaxValue()),
                 sustained() ? "" : "  (not sustained)");
         }
@@ -108,42 +112,53 @@ public final class HttpBenchmark {
 
     /** The command line. */
     @Command(name = "bench/http-bench.sh", mixinStandardHelpOptions = true,
-        description = {"Fixed-rate load against POST /v1/query on loopback, corrected for coordinated omission: finds the highest rate the"
+        description =
+            {"Fixed-rate load against POST /v1/query on loopback, corrected for coordinated omission: finds the "
+            + "highest rate the"
             + " server sustains by doubling and bisecting, and reports the latency percentiles at half of it."})
     static final class Cli implements Callable<Integer> {
         @Mixin
         BenchCli.StoreOption storeOption = new BenchCli.StoreOption();
 
-        @Option(names = "--rows", paramLabel = "N", converter = BenchCli.Rows.class, description = "trades the store must hold; a store"
+        @Option(names = "--rows", paramLabel = "N", converter = BenchCli.Rows.class,
+            description = "trades the store must hold; a store"
             + " without a trades table is filled with that many generated ones (default: ${DEFAULT-VALUE})")
         long rows = 50_000_000L;
 
-        @Option(names = "--query", paramLabel = "KIND", split = ",", converter = BenchCli.HttpKind.class, description = "workloads: client"
-            + " (one client's volume), window (one instrument's two-hour window), pruned (a time range that prunes every segment: HTTP and"
+        @Option(names = "--query", paramLabel = "KIND", split = ",", converter = BenchCli.HttpKind.class,
+            description = "workloads: client"
+            + " (one client's volume), window (one instrument's two-hour window), pruned (a time range that prunes "
+            + "every segment: HTTP and"
             + " planning), health (GET /health: HTTP alone) (default: client,window)")
         List<String> kinds = List.of("client", "window");
 
-        @Option(names = "--seconds", paramLabel = "S", converter = BenchCli.Count.class, description = "seconds per measured step"
+        @Option(names = "--seconds", paramLabel = "S", converter = BenchCli.Count.class,
+            description = "seconds per measured step"
             + " (default: ${DEFAULT-VALUE})")
         int seconds = 10;
 
-        @Option(names = "--connections", paramLabel = "C", converter = BenchCli.Count.class, description = "client connections"
+        @Option(names = "--connections", paramLabel = "C", converter = BenchCli.Count.class,
+            description = "client connections"
             + " (default: ${DEFAULT-VALUE})")
         int connections = 32;
 
-        @Option(names = "--server-threads", paramLabel = "T", converter = BenchCli.Count.class, description = "server worker threads"
+        @Option(names = "--server-threads", paramLabel = "T", converter = BenchCli.Count.class,
+            description = "server worker threads"
             + " (default: the cores, ${DEFAULT-VALUE})")
         int serverThreads = Runtime.getRuntime().availableProcessors();
 
-        @Option(names = "--scan-threads", paramLabel = "S", converter = BenchCli.Count.class, description = "threads one query may use"
+        @Option(names = "--scan-threads", paramLabel = "S", converter = BenchCli.Count.class,
+            description = "threads one query may use"
             + " (default: as tradestore serve, cores / server threads)")
         Integer scanThreads;
 
-        @Option(names = "--rate", paramLabel = "R", description = "skip the search and measure at R requests/s, printing the CPU time of each"
+        @Option(names = "--rate", paramLabel = "R",
+            description = "skip the search and measure at R requests/s, printing the CPU time of each"
             + " thread group (default: search)")
         double fixedRate;
 
-        @Option(names = "--trace", paramLabel = "PREFIX", description = "write per-request traces of every run to PREFIX-requests-KIND.txt and"
+        @Option(names = "--trace", paramLabel = "PREFIX",
+            description = "write per-request traces of every run to PREFIX-requests-KIND.txt and"
             + " PREFIX-N.tsv")
         String tracePrefix;
 
@@ -156,19 +171,27 @@ public final class HttpBenchmark {
                 ensureTrades(store, rows);
                 final long tableRows = store.table("trades").reader().snapshot().rowCount();
                 try (QueryEngine engine = new QueryEngine(store, engineThreads)) {
-                    System.out.printf(Locale.ROOT, "HTTP benchmark: %,d trades, %d cores, server threads %d, scan threads %d, %d connections, "
-                        + "JDK %s, load average %.1f%n", tableRows, Runtime.getRuntime().availableProcessors(), serverThreads, engineThreads,
+                    System.out.printf(Locale.ROOT,
+                        "HTTP benchmark: %,d trades, %d cores, server threads %d, scan threads %d, %d connections, "
+                        + "JDK %s, load average %.1f%n", tableRows, Runtime.getRuntime().availableProcessors(),
+                        serverThreads, engineThreads,
                         connections, System.getProperty("java.version"),
                         java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-                    final List<KindResult> results = measure(store, engine, kinds, seconds, connections, serverThreads, fixedRate,
+                    final List<KindResult> results =
+                        measure(store, engine, kinds, seconds, connections, serverThreads, fixedRate,
                         System.out, tracePrefix);
                     System.out.println();
-                    System.out.println("| query | max sustained q/s | rate at half q/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |");
+                    System.out.println(
+                        "| query | max sustained q/s | rate at half q/s | p50 ms | p90 ms | p99 ms | p99.9 ms"
+                        + " | max ms |");
                     System.out.println("|---|---|---|---|---|---|---|---|");
                     for (final KindResult k : results) {
                         final Histogram h = k.atHalf().latency();
-                        System.out.println(String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f |", k.kind(),
-                            k.maxSustained(), k.atHalf().achieved(), ms(h.getValueAtPercentile(50)), ms(h.getValueAtPercentile(90)),
+                        System.out.println(
+                            String.format(Locale.ROOT, "| %s | %.0f | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f |",
+                            k.kind(),
+                            k.maxSustained(), k.atHalf().achieved(), ms(h.getValueAtPercentile(50)),
+                            ms(h.getValueAtPercentile(90)),
                             ms(h.getValueAtPercentile(99)), ms(h.getValueAtPercentile(99.9)), ms(h.getMaxValue())));
                     }
                 }
@@ -204,21 +227,25 @@ public final class HttpBenchmark {
      * @return one result per workload.
      * @throws IOException when the server cannot start.
      */
-    static List<KindResult> measure(final Store store, final QueryEngine engine, final List<String> kinds, final int seconds,
-                                    final int connections, final int serverThreads, final double fixedRate, final PrintStream log)
+    static List<KindResult> measure(final Store store, final QueryEngine engine, final List<String> kinds,
+        final int seconds,
+                                    final int connections, final int serverThreads, final double fixedRate,
+                                    final PrintStream log)
         throws IOException {
         return measure(store, engine, kinds, seconds, connections, serverThreads, fixedRate, log, null);
     }
 
     /**
-     * As {@link #measure(Store, QueryEngine, List, int, int, int, double, PrintStream)}, writing per-request traces when
-     * {@code tracePrefix} is not null: {@code PREFIX-requests-KIND.txt} (request bodies, one a line, in the order they
-     * are sent round-robin) and {@code PREFIX-N.tsv} per run (request index, index into the bodies, intended send time
-     * and end in System.nanoTime, latency, offered rate), to match latencies with requests, GC logs
-     * ({@code -Xlog:gc:...:tn} decorates with the same clock) or other events.
+     * As {@link #measure(Store, QueryEngine, List, int, int, int, double, PrintStream)}, writing per-request traces
+     * when {@code tracePrefix} is not null: {@code PREFIX-requests-KIND.txt} (request bodies, one a line, in the order
+     * they are sent round-robin) and {@code PREFIX-N.tsv} per run (request index, index into the bodies, intended send
+     * time and end in System.nanoTime, latency, offered rate), to match latencies with requests, GC logs ({@code
+     * -Xlog:gc:...:tn} decorates with the same clock) or other events.
      */
-    static List<KindResult> measure(final Store store, final QueryEngine engine, final List<String> kinds, final int seconds,
-                                    final int connections, final int serverThreads, final double fixedRate, final PrintStream log,
+    static List<KindResult> measure(final Store store, final QueryEngine engine, final List<String> kinds,
+        final int seconds,
+                                    final int connections, final int serverThreads, final double fixedRate,
+                                    final PrintStream log,
                                     final String tracePrefix) throws IOException {
         final List<KindResult> out = new ArrayList<>();
         try (QueryServer server = QueryServer.start(store, engine,
@@ -237,7 +264,8 @@ public final class HttpBenchmark {
     }
 
     /** Measures each workload in turn (see {@link #measure}). */
-    private static void measureAll(final HttpBenchmark bench, final List<String> kinds, final int seconds, final double fixedRate, final PrintStream log,
+    private static void measureAll(final HttpBenchmark bench, final List<String> kinds, final int seconds,
+        final double fixedRate, final PrintStream log,
                                    final List<KindResult> out) throws IOException {
         for (final String kind : kinds) {
             final String[] bodies = HttpWorkload.hasBody(kind) ? HttpWorkload.bodies(kind) : null;
@@ -246,7 +274,8 @@ public final class HttpBenchmark {
             log.println("== " + kind + ": " + example);
             if (bench.tracePrefix != null) {
                 final String file = bench.tracePrefix + "-requests-" + kind + ".txt";
-                try (PrintStream w = new PrintStream(new java.io.FileOutputStream(file), false, StandardCharsets.UTF_8)) {
+                try (PrintStream w =
+                    new PrintStream(new java.io.FileOutputStream(file), false, StandardCharsets.UTF_8)) {
                     for (int i = 0; i < requests.length; i++) {
                         w.println(HttpWorkload.shown(kind, i, bodies));
                     }
@@ -340,14 +369,16 @@ public final class HttpBenchmark {
             try (PrintStream w = new PrintStream(new java.io.FileOutputStream(file), false, StandardCharsets.UTF_8)) {
                 w.println("index\trequest\tintended_ns\tend_ns\tlatency_ns\trate");
                 for (int i = 0; i < o.traced; i++) {
-                    w.println(o.traceIndex[i] + "\t" + (o.traceIndex[i] % requests.length) + "\t" + o.traceIntended[i] + "\t" + o.traceEnd[i] + "\t"
+                    w.println(o.traceIndex[i] + "\t" + (o.traceIndex[i] % requests.length) + "\t" + o.traceIntended[i]
+                        + "\t" + o.traceEnd[i] + "\t"
                         + (o.traceEnd[i] - o.traceIntended[i]) + "\t" + rate);
                 }
             } catch (final IOException e) {
                 log.println("   trace not written: " + e);
             }
         }
-        return new Run(rate, (o.ok + o.errors) / elapsed, o.ok, o.errors, o.latency, o.firstHalf, o.secondHalf, o.aborted, medianLimitNs);
+        return new Run(rate, (o.ok + o.errors) / elapsed, o.ok, o.errors, o.latency, o.firstHalf, o.secondHalf,
+            o.aborted, medianLimitNs);
     }
 
     /** Generates and loads trades when the store has no trades table (50M rows: about a minute and 2.5 GB). */

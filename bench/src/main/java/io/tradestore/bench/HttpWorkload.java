@@ -75,7 +75,9 @@ final class HttpWorkload {
                 continue;
             }
             final byte[] body = bodies[i].getBytes(StandardCharsets.UTF_8);
-            final byte[] head = ("POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " + body.length
+            final byte[] head =
+                ("POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
+                + body.length
                 + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
             out[i] = new byte[head.length + body.length];
             System.arraycopy(head, 0, out[i], 0, head.length);
@@ -93,18 +95,21 @@ final class HttpWorkload {
      */
     static String queryJson(final String kind, final Random rnd) {
         if ("pruned".equals(kind)) {
-            return "{\"table\":\"trades\",\"time\":{\"from\":\"2027-01-0" + (1 + rnd.nextInt(9)) + "T00:00:00Z\",\"to\":\"2027-01-10T00:00:00Z\"},"
+            return "{\"table\":\"trades\",\"time\":{\"from\":\"2027-01-0" + (1 + rnd.nextInt(9))
+                + "T00:00:00Z\",\"to\":\"2027-01-10T00:00:00Z\"},"
                 + "\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"}]}";
         } else if ("client".equals(kind)) {
             return "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":"
                 + (TradeGenerator.FIRST_CLIENT_ID + rnd.nextInt(TradeGenerator.CLIENTS)) + "},"
-                + "\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}]}";
+                + "\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quan"
+                + "tity\"}]}";
         } else if ("window".equals(kind)) {
             final int day = 16 + rnd.nextInt(5);
             final int hour = 8 + rnd.nextInt(7);
             return String.format(Locale.ROOT, "{\"table\":\"trades\","
                 + "\"time\":{\"from\":\"2026-11-%02dT%02d:00:00Z\",\"to\":\"2026-11-%02dT%02d:00:00Z\"},"
-                + "\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM%03d\"},\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"},"
+                + "\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM%03d\"},\"aggs\":[{\"name\":\"trade"
+                + "s\",\"op\":\"count\"},"
                 + "{\"name\":\"vwap\",\"op\":\"vwap\"},{\"name\":\"high\",\"op\":\"max\",\"col\":\"price\"},"
                 + "{\"name\":\"low\",\"op\":\"min\",\"col\":\"price\"}]}",
                 day, hour, day, hour + 2, rnd.nextInt(TradeGenerator.INSTRUMENTS));

@@ -72,7 +72,8 @@ public final class LayoutsBenchmark {
         final long price;
         final long quantity;
 
-        Trade(final long tradeId, final long ts, final long clientId, final String venue, final String instrument, final char side,
+        Trade(final long tradeId, final long ts, final long clientId, final String venue, final String instrument,
+            final char side,
               final long price, final long quantity) {
             this.tradeId = tradeId;
             this.ts = ts;
@@ -87,29 +88,36 @@ public final class LayoutsBenchmark {
 
     /** Options of a run. */
     static final class Options {
-        @Option(names = "--rows", paramLabel = "N", converter = BenchCli.Rows.class, description = "trades (default: ${DEFAULT-VALUE})")
+        @Option(names = "--rows", paramLabel = "N", converter = BenchCli.Rows.class,
+            description = "trades (default: ${DEFAULT-VALUE})")
         long rows = 50_000_000L;
 
-        @Option(names = "--dir", paramLabel = "PATH", description = "where the stores go, deleted afterwards (default: a temporary directory)")
+        @Option(names = "--dir", paramLabel = "PATH",
+            description = "where the stores go, deleted afterwards (default: a temporary directory)")
         Path dir;
 
-        @Option(names = "--variants", paramLabel = "V", split = ",", converter = Variant.class, description = "what to measure: objects, row,"
+        @Option(names = "--variants", paramLabel = "V", split = ",", converter = Variant.class,
+            description = "what to measure: objects, row,"
             + " column, floor (default: all)")
         Set<String> variants = new LinkedHashSet<>(VARIANTS);
 
-        @Option(names = "--reps", paramLabel = "N", converter = BenchCli.NonNegative.class, description = "scan repetitions, the median"
+        @Option(names = "--reps", paramLabel = "N", converter = BenchCli.NonNegative.class,
+            description = "scan repetitions, the median"
             + " reported (default: ${DEFAULT-VALUE})")
         int reps = 5;
 
-        @Option(names = "--segment-rows", paramLabel = "N", converter = BenchCli.SegmentRows.class, description = "rows per segment, a power"
+        @Option(names = "--segment-rows", paramLabel = "N", converter = BenchCli.SegmentRows.class,
+            description = "rows per segment, a power"
             + " of two (default: ${DEFAULT-VALUE})")
         int segmentRows = Schema.DEFAULT_SEGMENT_ROWS;
 
-        @Option(names = "--floor-mib", paramLabel = "N", converter = BenchCli.Count.class, description = "size of the memory-bandwidth probe"
+        @Option(names = "--floor-mib", paramLabel = "N", converter = BenchCli.Count.class,
+            description = "size of the memory-bandwidth probe"
             + " in MiB (default: ${DEFAULT-VALUE})")
         int floorMib = 1024;
 
-        @Option(names = "--append-runs", paramLabel = "N", converter = BenchCli.NonNegative.class, description = "repetitions of the COLUMN"
+        @Option(names = "--append-runs", paramLabel = "N", converter = BenchCli.NonNegative.class,
+            description = "repetitions of the COLUMN"
             + " append after its build, 0 for none (default: ${DEFAULT-VALUE})")
         int appendRuns = 5;
 
@@ -134,8 +142,11 @@ public final class LayoutsBenchmark {
 
     /** The command line. */
     @Command(name = "LayoutsBenchmark", mixinStandardHelpOptions = true,
-        description = {"The storage-layout comparison: N trades as Java objects, in the off-heap ROW layout and in the COLUMN layout; build"
-            + " time, buy and sell notional scans against the memory-bandwidth floor, bytes per trade, GCs. bench/run-layouts.sh runs it."})
+        description =
+            {"The storage-layout comparison: N trades as Java objects, in the off-heap ROW layout and in the COLUMN "
+            + "layout; build"
+            + " time, buy and sell notional scans against the memory-bandwidth floor, bytes per trade, GCs. "
+            + "bench/run-layouts.sh runs it."})
     static final class Cli implements Callable<Integer> {
         @Mixin
         Options options = new Options();
@@ -159,7 +170,10 @@ public final class LayoutsBenchmark {
         long heapUsed;
         BigInteger buy = BigInteger.ZERO;
         BigInteger sell = BigInteger.ZERO;
-        /** Whether this variant only reads the bytes (no notional: left out of the check that every variant's sums agree). */
+        /**
+         * Whether this variant only reads the bytes (no notional: left out of the check that every variant's sums
+         * agree).
+         */
         boolean readOnly;
         double segmentWaitMs = Double.NaN;
         double buildCpuMs = Double.NaN;
@@ -196,7 +210,8 @@ public final class LayoutsBenchmark {
         final long gcCount;
         final long gcMs;
 
-        AppendRun(final double ms, final double writerCpuMs, final double processCpuMs, final double waitMs, final long gcCount,
+        AppendRun(final double ms, final double writerCpuMs, final double processCpuMs, final double waitMs,
+            final long gcCount,
                   final long gcMs) {
             this.ms = ms;
             this.writerCpuMs = writerCpuMs;
@@ -225,7 +240,8 @@ public final class LayoutsBenchmark {
         final Floor floor = o.variants.contains("floor") ? new Floor(o, report) : null;
         try {
             if (floor != null) {
-                out.printf(Locale.ROOT, "first touch of fresh memory (allocate + zero %d MiB): %.2f GB/s%n", o.floorMib, report.firstTouchGBps);
+                out.printf(Locale.ROOT, "first touch of fresh memory (allocate + zero %d MiB): %.2f GB/s%n", o.floorMib,
+                    report.firstTouchGBps);
                 floor.measure(o, report, out, "at start");
             }
             if (o.variants.contains("objects")) {
@@ -247,9 +263,12 @@ public final class LayoutsBenchmark {
             }
         }
         for (final Result r : report.results) {
-            if (!r.readOnly && (!r.buy.equals(report.results.get(0).buy) || !r.sell.equals(report.results.get(0).sell))) {
-                throw new IllegalStateException("variants disagree: " + r.name + " buy=" + r.buy + " sell=" + r.sell + " but "
-                    + report.results.get(0).name + " buy=" + report.results.get(0).buy + " sell=" + report.results.get(0).sell);
+            if (!r.readOnly
+                && (!r.buy.equals(report.results.get(0).buy) || !r.sell.equals(report.results.get(0).sell))) {
+                throw new IllegalStateException("variants disagree: " + r.name + " buy=" + r.buy + " sell=" + r.sell
+                    + " but "
+                    + report.results.get(0).name + " buy=" + report.results.get(0).buy + " sell=" + report.results
+                    .get(0).sell);
             }
         }
         return report;
@@ -304,7 +323,9 @@ public final class LayoutsBenchmark {
         return codes;
     }
 
-    /** @param w a writer of the trades table. @return the dictionary code of each instrument name, by instrument index. */
+    /**
+     * @param w a writer of the trades table. @return the dictionary code of each instrument name, by instrument index.
+     */
     static int[] instrumentCodes(final TableWriter w) {
         final int[] codes = new int[INSTRUMENTS];
         for (int i = 0; i < INSTRUMENTS; i++) {
@@ -334,7 +355,9 @@ public final class LayoutsBenchmark {
             }
         }
 
-        /** Measures 1- and 2-thread bandwidth; the report keeps the best seen in the run (contention only lowers it). */
+        /**
+         * Measures 1- and 2-thread bandwidth; the report keeps the best seen in the run (contention only lowers it).
+         */
         double[] measure(final Options o, final Report report, final PrintStream out, final String when) {
             long sink = 0;
             double one = 0;
@@ -349,7 +372,8 @@ public final class LayoutsBenchmark {
             }
             report.floor1GBps = Double.isNaN(report.floor1GBps) ? one : Math.max(report.floor1GBps, one);
             report.floor2GBps = Double.isNaN(report.floor2GBps) ? two : Math.max(report.floor2GBps, two);
-            out.printf(Locale.ROOT, "floor %s: sum of %d MiB off-heap longs: 1 thread %.1f GB/s, 2 threads %.1f GB/s (sink %d)%n", when,
+            out.printf(Locale.ROOT,
+                "floor %s: sum of %d MiB off-heap longs: 1 thread %.1f GB/s, 2 threads %.1f GB/s (sink %d)%n", when,
                 o.floorMib, one, two, sink & 1);
             return new double[] {one, two};
         }
@@ -407,7 +431,8 @@ public final class LayoutsBenchmark {
         Trade[] trades = new Trade[(int) o.rows];
         for (int i = 0; i < trades.length; i++) {
             final long h = mix(i);
-            trades[i] = new Trade(i, ts(i), clientId(h), venues[venue(h)], instruments[instrument(h)], side(h), price(h),
+            trades[i] = new Trade(i, ts(i), clientId(h), venues[venue(h)], instruments[instrument(h)], side(h),
+                price(h),
                 quantity(h));
         }
         r.buildMs = (System.nanoTime() - t0) / 1e6;
@@ -431,8 +456,10 @@ public final class LayoutsBenchmark {
         r.scanMs = best(times);
         setSums(r, acc);
         final long[] gc2 = gc();
-        out.printf(Locale.ROOT, "objects: built in %.0f ms (%d GCs, %d ms), %.1f bytes/trade on the heap, heap %d MB, scan %.1f ms"
-            + " (%d GCs during scans)%n", r.buildMs, r.gcCount, r.gcMs, r.bytesPerTrade, r.heapUsed >> 20, r.scanMs, gc2[0] - gc1[0]);
+        out.printf(Locale.ROOT,
+            "objects: built in %.0f ms (%d GCs, %d ms), %.1f bytes/trade on the heap, heap %d MB, scan %.1f ms"
+            + " (%d GCs during scans)%n", r.buildMs, r.gcCount, r.gcMs, r.bytesPerTrade, r.heapUsed >> 20, r.scanMs,
+            gc2[0] - gc1[0]);
         trades = null;
         report.results.add(r);
     }
@@ -475,17 +502,22 @@ public final class LayoutsBenchmark {
 
     // ---------------------------------------------------------------- off-heap stores
 
-    private static void store(final Options o, final Layout layout, final Path root, final Floor floor, final Report report,
+    private static void store(final Options o, final Layout layout, final Path root, final Floor floor,
+        final Report report,
                               final PrintStream out)
         throws IOException {
-        final Schema schema = TradesSchema.SCHEMA.with("trades_" + layout.name().toLowerCase(Locale.ROOT), layout, o.segmentRows,
+        final Schema schema =
+            TradesSchema.SCHEMA.with("trades_" + layout.name().toLowerCase(Locale.ROOT), layout, o.segmentRows,
             Math.min(Schema.DEFAULT_BLOCK_ROWS, o.segmentRows));
         final Path dir = root.resolve(schema.name());
         final Result fly = new Result(layout + " flyweight");
-        final Result kernel = new Result(layout + (layout == Layout.ROW ? " kernel (base + row * 56)" : " kernel (3 columns)"));
+        final Result kernel =
+            new Result(layout + (layout == Layout.ROW ? " kernel (base + row * 56)" : " kernel (3 columns)"));
         final Result kernel2 = new Result(layout + " kernel, 2 threads");
-        // COLUMN only: the three columns merely read (summed), no product: what reading the kernel's bytes costs in this layout
-        final Result read2 = layout == Layout.COLUMN ? new Result(layout + " columns read only (no product), 2 threads") : null;
+        // COLUMN only: the three columns merely read (summed), no product: what reading the kernel's bytes costs in
+        // this layout
+        final Result read2 =
+            layout == Layout.COLUMN ? new Result(layout + " columns read only (no product), 2 threads") : null;
         // the results of the scans of the flyweight's table, which share its storage figures
         final List<Result> scans = read2 == null ? List.of(kernel, kernel2) : List.of(kernel, kernel2, read2);
         try (Store store = Store.open(dir)) {
@@ -552,11 +584,15 @@ public final class LayoutsBenchmark {
         } finally {
             BenchCommand.deleteTree(dir);
         }
-        out.printf(Locale.ROOT, "%s: appended %,d rows in %.0f ms (%.1f M rows/s end to end; %.0f ms waiting for segment creation,"
-                + " so %.1f M rows/s on the writer's own path; writer thread CPU %.0f ms = %.1f M rows per CPU second; process CPU %.0f ms;"
+        out.printf(Locale.ROOT,
+            "%s: appended %,d rows in %.0f ms (%.1f M rows/s end to end; %.0f ms waiting for segment creation,"
+                + " so %.1f M rows/s on the writer's own path; writer thread CPU %.0f ms = %.1f M rows per CPU second; "
+                + "process CPU %.0f ms;"
                 + " %d GCs, %d ms),"
-                + " %.1f bytes/trade on disk, heap %d MB; scans: flyweight %.1f ms, kernel %.1f ms, kernel 2 threads %.1f ms%n", layout, o.rows,
-            fly.buildMs, o.rows / fly.buildMs / 1e3, fly.segmentWaitMs, o.rows / (fly.buildMs - fly.segmentWaitMs) / 1e3, fly.buildCpuMs,
+                + " %.1f bytes/trade on disk, heap %d MB; scans: flyweight %.1f ms, kernel %.1f ms, kernel 2 threads "
+                + "%.1f ms%n", layout, o.rows,
+            fly.buildMs, o.rows / fly.buildMs / 1e3, fly.segmentWaitMs,
+            o.rows / (fly.buildMs - fly.segmentWaitMs) / 1e3, fly.buildCpuMs,
             o.rows / fly.buildCpuMs / 1e3, fly.buildProcessCpuMs, fly.gcCount, fly.gcMs,
             fly.bytesPerTrade, fly.heapUsed >> 20, fly.scanMs, kernel.scanMs, kernel2.scanMs);
         report.results.add(fly);
@@ -566,12 +602,13 @@ public final class LayoutsBenchmark {
     /**
      * Repeats the COLUMN build's append ({@link #append}: the same trades, a commit every {@link #COMMIT_ROWS}) {@code
      * --append-runs} times, each into a fresh table deleted before the next. The build is this JVM's first COLUMN
-     * append, made while the JIT still compiles the staging copy (AppendProbe's first two runs took 851-998 ms, its
-     * later ones 666-726 ms, 09:53 UTC, docs/benchmarks.md session 12), and one append swings by a third with this VM's
+     * append, made while the JIT still compiles the staging copy (a JVM's first two appends took 851-998 ms, its
+     * later ones 666-726 ms), and one append swings by a third with this VM's
      * load from one minute to the next; the append throughput is therefore reported as the median of these
      * repetitions, as the queries report theirs, beside the build's single figure.
      */
-    private static void appendRuns(final Options o, final Path root, final Report report, final PrintStream out) throws IOException {
+    private static void appendRuns(final Options o, final Path root, final Report report,
+        final PrintStream out) throws IOException {
         final Schema schema = TradesSchema.SCHEMA.with("trades_append", Layout.COLUMN, o.segmentRows,
             Math.min(Schema.DEFAULT_BLOCK_ROWS, o.segmentRows));
         final Path dir = root.resolve(schema.name());
@@ -579,9 +616,10 @@ public final class LayoutsBenchmark {
             try (Store store = Store.open(dir)) {
                 final AppendRun run = measureAppend(store.createTable(schema), o.rows);
                 report.appends.add(run);
-                out.printf(Locale.ROOT, "COLUMN append, repetition %d of %d: %,d rows in %.0f ms (%.1f M rows/s; writer CPU %.0f ms, waiting"
-                    + " %.0f ms; process CPU %.0f ms; %d GCs)%n", i + 1, o.appendRuns, o.rows, run.ms, o.rows / run.ms / 1e3, run.writerCpuMs,
-                    run.waitMs, run.processCpuMs, run.gcCount);
+                out.printf(Locale.ROOT,
+                    "COLUMN append, repetition %d of %d: %,d rows in %.0f ms (%.1f M rows/s; writer CPU %.0f ms,"
+                    + " waiting %.0f ms; process CPU %.0f ms; %d GCs)%n", i + 1, o.appendRuns, o.rows, run.ms,
+                    o.rows / run.ms / 1e3, run.writerCpuMs, run.waitMs, run.processCpuMs, run.gcCount);
             } finally {
                 BenchCommand.deleteTree(dir);
             }
@@ -631,7 +669,8 @@ public final class LayoutsBenchmark {
         }
     }
 
-    private static void appendRange(final TableWriter w, final TradeFlyweight f, final long start, final long end, final int[] venueCodes,
+    private static void appendRange(final TableWriter w, final TradeFlyweight f, final long start, final long end,
+        final int[] venueCodes,
                                     final int[] instrumentCodes) {
         for (long i = start; i < end; i++) {
             final long h = mix(i);
@@ -660,15 +699,19 @@ public final class LayoutsBenchmark {
     }
 
     /**
-     * The scan kernel: per segment, three (base, stride) columns, branch-free, exact per batch. The kernel is picked once
-     * per layout, outside the row loop, with the strides as constants of its loop (as a query engine would).
+     * The scan kernel: per segment, three (base, stride) columns, branch-free, exact per batch. The kernel is picked
+     * once per layout, outside the row loop, with the strides as constants of its loop (as a query engine would).
      */
     static void scanKernel(final TableSnapshot snap, final int fromSegment, final int toSegment, final long[] acc) {
         scanSegments(snap, fromSegment, toSegment, acc, false);
     }
 
-    /** The kernel over segments {@code [fromSegment, toSegment)}, or with {@code readOnly} (COLUMN) {@link #readBatch} instead. */
-    private static void scanSegments(final TableSnapshot snap, final int fromSegment, final int toSegment, final long[] acc, final boolean readOnly) {
+    /**
+     * The kernel over segments {@code [fromSegment, toSegment)}, or with {@code readOnly} (COLUMN) {@link #readBatch}
+     * instead.
+     */
+    private static void scanSegments(final TableSnapshot snap, final int fromSegment, final int toSegment,
+        final long[] acc, final boolean readOnly) {
         for (int s = fromSegment; s < toSegment; s++) {
             final Segment seg = snap.segment(s);
             final int rows = snap.segmentRowCount(s);
@@ -677,7 +720,8 @@ public final class LayoutsBenchmark {
             final long qty = seg.columnBase(TradeFlyweight.QUANTITY_INDEX);
             final boolean columns = seg.columnStride(TradeFlyweight.PRICE_INDEX) == 8;
             if (readOnly && !columns) {
-                throw new IllegalStateException("the read-only pass reads the COLUMN layout's columns; this table is ROW");
+                throw new IllegalStateException(
+                    "the read-only pass reads the COLUMN layout's columns; this table is ROW");
             }
             if (!columns && seg.columnStride(TradeFlyweight.PRICE_INDEX) != TradeFlyweight.ROW_LENGTH) {
                 throw new IllegalStateException("unexpected stride " + seg.columnStride(TradeFlyweight.PRICE_INDEX));
@@ -700,12 +744,13 @@ public final class LayoutsBenchmark {
     private static final int SECOND_SIDE = 8 - FIRST_SIDE;
 
     /**
-     * COLUMN layout: side bytes, price longs, quantity longs, each its own dense array. Two rows a step, each with its own
-     * total and sell sum in registers and one two-byte read of their sides: 58-61 ms instead of 69-72 ms on one thread
-     * and 32-37 instead of 35-39 on two against one row a step (session 7, three alternating runs each of
-     * {@code LayoutsBenchmark --variants column --reps 7}).
+     * COLUMN layout: side bytes, price longs, quantity longs, each its own dense array. Two rows a step, each with its
+     * own total and sell sum in registers and one two-byte read of their sides: 58-61 ms instead of 69-72 ms on one
+     * thread and 32-37 instead of 35-39 on two against one row a step (three alternating runs each of {@code
+     * LayoutsBenchmark --variants column --reps 7}).
      */
-    private static void sumColumns(final long side, final long price, final long qty, final int start, final int end, final long[] acc) {
+    private static void sumColumns(final long side, final long price, final long qty, final int start, final int end,
+        final long[] acc) {
         long total0 = 0;
         long total1 = 0;
         long sell0 = 0;
@@ -738,7 +783,9 @@ public final class LayoutsBenchmark {
         long sell = 0;
         for (int r = start; r < end; r++) {
             final long rec = base + (long) r * TradeFlyweight.ROW_LENGTH;
-            final long p = NativeMemory.getLong(rec + TradeFlyweight.PRICE_ROW_OFFSET) * NativeMemory.getLong(rec + TradeFlyweight.QUANTITY_ROW_OFFSET);
+            final long p =
+                NativeMemory.getLong(rec + TradeFlyweight.PRICE_ROW_OFFSET)
+                * NativeMemory.getLong(rec + TradeFlyweight.QUANTITY_ROW_OFFSET);
             total += p;
             sell += p & -((NativeMemory.getByte(rec + TradeFlyweight.SIDE_ROW_OFFSET) >>> 4) & 1);
         }
@@ -752,8 +799,7 @@ public final class LayoutsBenchmark {
 
     /**
      * COLUMN layout: the kernel's three columns (side, price, quantity) summed, nothing else: what merely reading the
-     * bytes the kernel touches costs, three streams at once ({@link ColumnReadProbe} compares ways of reading them; figures
-     * in docs/query-engine.md, Known gaps). The sum goes to {@code acc[0]}.
+     * bytes the kernel touches costs, three streams at once. The sum goes to {@code acc[0]}.
      */
     static void readColumns(final TableSnapshot snap, final int fromSegment, final int toSegment, final long[] acc) {
         scanSegments(snap, fromSegment, toSegment, acc, true);
@@ -772,7 +818,10 @@ public final class LayoutsBenchmark {
         return p + q + b;
     }
 
-    /** Runs {@code scan} over the two halves of the segments, the second half on a new thread; merges as {@link #addBatch}. */
+    /**
+     * Runs {@code scan} over the two halves of the segments, the second half on a new thread; merges as {@link
+     * #addBatch}.
+     */
     private static long[] twoThreads(final TableSnapshot snap, final SegmentScan scan) {
         final int mid = snap.segmentCount() / 2;
         final long[] other = new long[4];
@@ -798,7 +847,8 @@ public final class LayoutsBenchmark {
     /** @return CPU time of this process (all threads), ns, or -1 where the JVM cannot tell. */
     static long processCpuNs() {
         final java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-        return os instanceof com.sun.management.OperatingSystemMXBean ? ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime() : -1;
+        return os instanceof com.sun.management.OperatingSystemMXBean ? ((com.sun.management.OperatingSystemMXBean) os)
+            .getProcessCpuTime() : -1;
     }
 
     static long heapAfterGc() {
@@ -837,20 +887,27 @@ public final class LayoutsBenchmark {
     static String machine() {
         String cpu = "unknown CPU";
         try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
-            cpu = lines.filter(l -> l.startsWith("model name")).findFirst().map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse(cpu);
+            cpu = lines.filter(l -> l.startsWith("model name")).findFirst()
+                .map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse(cpu);
         } catch (final IOException | RuntimeException e) {
             // not Linux
         }
-        return String.format(Locale.ROOT, "%s, %d cores, %d GiB max heap, JDK %s (%s)", cpu, Runtime.getRuntime().availableProcessors(),
-            Runtime.getRuntime().maxMemory() >> 30, System.getProperty("java.version"), System.getProperty("java.vm.name"));
+        return String.format(Locale.ROOT, "%s, %d cores, %d GiB max heap, JDK %s (%s)", cpu,
+            Runtime.getRuntime().availableProcessors(),
+            Runtime.getRuntime().maxMemory() >> 30, System.getProperty("java.version"),
+            System.getProperty("java.vm.name"));
     }
 
     static void print(final Report report, final PrintStream out) {
         out.println();
-        out.printf(Locale.ROOT, "memory-bandwidth floor: best in the run %.1f GB/s (1 thread), %.1f GB/s (2 threads); first touch of fresh"
-            + " memory %.2f GB/s; \"x of floor\" uses the floor measured just before each variant's scans%n", report.floor1GBps,
+        out.printf(Locale.ROOT,
+            "memory-bandwidth floor: best in the run %.1f GB/s (1 thread), %.1f GB/s (2 threads); first touch of fresh"
+            + " memory %.2f GB/s; \"x of floor\" uses the floor measured just before each variant's scans%n",
+            report.floor1GBps,
             report.floor2GBps, report.firstTouchGBps);
-        out.println("| variant | build ms | build M rows/s | writer path M rows/s | writer M rows/CPU s | scan ms | bytes/trade | bytes touched/row | scan GB/s"
+        out.println(
+            "| variant | build ms | build M rows/s | writer path M rows/s | writer M rows/CPU s | scan ms | "
+            + "bytes/trade | bytes touched/row | scan GB/s"
             + " | x of floor | GCs (build) | GC ms (build) | heap MB |");
         out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (final Result r : report.results) {
@@ -859,23 +916,28 @@ public final class LayoutsBenchmark {
             // against the floor measured right before this variant's scans: on a shared machine both see the same load
             final double floor = r.localFloor == null ? Double.NaN : r.localFloor[twoThreads ? 1 : 0];
             final double x = r.bytesTouchedPerRow * report.rows / floor / 1e6;
-            out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %.1f | %.1f | %.0f | %.1f | %.2f | %d | %d | %d |%n", r.name,
+            out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %.1f | %.1f | %.0f | %.1f | %.2f | %d | %d | %d |%n",
+                r.name,
                 Double.isNaN(r.buildMs) ? "-" : String.format(Locale.ROOT, "%.0f", r.buildMs),
                 Double.isNaN(r.buildMs) ? "-" : String.format(Locale.ROOT, "%.1f", report.rows / r.buildMs / 1e3),
-                Double.isNaN(r.segmentWaitMs) ? "-" : String.format(Locale.ROOT, "%.1f", report.rows / (r.buildMs - r.segmentWaitMs) / 1e3),
+                Double.isNaN(r.segmentWaitMs) ? "-"
+                : String.format(Locale.ROOT, "%.1f", report.rows / (r.buildMs - r.segmentWaitMs) / 1e3),
                 Double.isNaN(r.buildCpuMs) ? "-" : String.format(Locale.ROOT, "%.1f", report.rows / r.buildCpuMs / 1e3),
                 r.scanMs,
                 r.bytesPerTrade, r.bytesTouchedPerRow, gbps, r.scanMs / x, r.gcCount, r.gcMs, r.heapUsed >> 20);
         }
         if (!report.results.isEmpty()) {
-            out.printf(Locale.ROOT, "notional: buy=%s sell=%s (scale 6; every variant agrees)%n", report.results.get(0).buy,
+            out.printf(Locale.ROOT, "notional: buy=%s sell=%s (scale 6; every variant agrees)%n",
+                report.results.get(0).buy,
                 report.results.get(0).sell);
         }
         if (!report.appends.isEmpty()) {
             final double ms = medianOf(report.appends, a -> a.ms);
             final DoubleSummaryStatistics range = msRange(report.appends);
-            out.printf(Locale.ROOT, "COLUMN append repeated %d times: median %.0f ms = %.1f M rows/s (%.1f-%.1f M rows/s)%n",
-                report.appends.size(), ms, report.rows / ms / 1e3, report.rows / range.getMax() / 1e3, report.rows / range.getMin() / 1e3);
+            out.printf(Locale.ROOT,
+                "COLUMN append repeated %d times: median %.0f ms = %.1f M rows/s (%.1f-%.1f M rows/s)%n",
+                report.appends.size(), ms, report.rows / ms / 1e3, report.rows / range.getMax() / 1e3,
+                report.rows / range.getMin() / 1e3);
         }
     }
 

@@ -37,35 +37,44 @@ import picocli.CommandLine.Option;
  * </pre>
  */
 @Command(name = "LoadBenchmark", mixinStandardHelpOptions = true,
-    description = {"The same generated trades CSV loaded by tradestore and by DuckDB read_csv with the same thread count, the file in the"
+    description =
+        {"The same generated trades CSV loaded by tradestore and by DuckDB read_csv with the same thread count, the "
+        + "file in the"
         + " page cache, alternating runs; prints every run, the medians and the ratio."})
 public final class LoadBenchmark implements Callable<Integer> {
     private static final com.sun.management.OperatingSystemMXBean OS =
         (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
-    @Option(names = "--rows", paramLabel = "N", converter = BenchCli.Rows.class, description = "trades in the CSV (default: ${DEFAULT-VALUE})")
+    @Option(names = "--rows", paramLabel = "N", converter = BenchCli.Rows.class,
+        description = "trades in the CSV (default: ${DEFAULT-VALUE})")
     long rows = 50_000_000L;
 
-    @Option(names = "--threads", paramLabel = "N", converter = BenchCli.Count.class, description = "loader threads of both systems"
+    @Option(names = "--threads", paramLabel = "N", converter = BenchCli.Count.class,
+        description = "loader threads of both systems"
         + " (default: ${DEFAULT-VALUE})")
     int threads = 2;
 
-    @Option(names = "--runs", paramLabel = "N", converter = BenchCli.Count.class, description = "loads per system (default: ${DEFAULT-VALUE})")
+    @Option(names = "--runs", paramLabel = "N", converter = BenchCli.Count.class,
+        description = "loads per system (default: ${DEFAULT-VALUE})")
     int runs = 3;
 
-    @Option(names = "--seed", paramLabel = "N", description = "seed of the generated trades (default: ${DEFAULT-VALUE})")
+    @Option(names = "--seed", paramLabel = "N",
+        description = "seed of the generated trades (default: ${DEFAULT-VALUE})")
     long seed = 42;
 
-    @Option(names = "--file", paramLabel = "CSV", description = "the CSV, generated when missing (default: /tmp/trades-ROWS.csv)")
+    @Option(names = "--file", paramLabel = "CSV",
+        description = "the CSV, generated when missing (default: /tmp/trades-ROWS.csv)")
     Path csv;
 
-    @Option(names = "--store", paramLabel = "DIR", description = "where each run's store goes, deleted after it (default: ${DEFAULT-VALUE})")
+    @Option(names = "--store", paramLabel = "DIR",
+        description = "where each run's store goes, deleted after it (default: ${DEFAULT-VALUE})")
     Path store = Paths.get("/tmp/tradestore-loadbench");
 
     @Option(names = "--no-duckdb", description = "load with tradestore only")
     boolean noDuckdb;
 
-    @Option(names = "--thread-times", description = "print the CPU and run-queue time of each thread group per tradestore load (from /proc)")
+    @Option(names = "--thread-times",
+        description = "print the CPU and run-queue time of each thread group per tradestore load (from /proc)")
     boolean threadTimes;
 
     LoadBenchmark() {
@@ -95,7 +104,8 @@ public final class LoadBenchmark implements Callable<Integer> {
             final long t0 = System.nanoTime();
             final long bytes = TradeGenerator.writeCsv(file, rows, seed);
             final double s = (System.nanoTime() - t0) / 1e9;
-            System.out.printf(Locale.ROOT, "generated %,d rows (%,d bytes) in %.2f s: %.2f M rows/s%n", rows, bytes, s, rows / s / 1e6);
+            System.out.printf(Locale.ROOT, "generated %,d rows (%,d bytes) in %.2f s: %.2f M rows/s%n", rows, bytes, s,
+                rows / s / 1e6);
         }
         final long bytes = Files.size(file);
         System.out.printf(Locale.ROOT, "file %s: %,d bytes; threads=%d; cores=%d; java %s%n", file, bytes, threads,
@@ -122,7 +132,8 @@ public final class LoadBenchmark implements Callable<Integer> {
             loaded = r.rowsLoaded();
             ours.add(s);
             oursCpu.add(cpu);
-            System.out.printf(Locale.ROOT, "run %d tradestore: %,d rows in %.3f s: %.2f M rows/s, %.0f MB/s; cpu %.2f s (%.0f ns/row)%n",
+            System.out.printf(Locale.ROOT,
+                "run %d tradestore: %,d rows in %.3f s: %.2f M rows/s, %.0f MB/s; cpu %.2f s (%.0f ns/row)%n",
                 run, r.rowsLoaded(), s, r.rowsLoaded() / s / 1e6, bytes / s / 1e6, cpu, cpu * 1e9 / r.rowsLoaded());
             BenchCommand.deleteTree(dir);
             if (!noDuckdb) {
@@ -131,20 +142,24 @@ public final class LoadBenchmark implements Callable<Integer> {
                 final double dcpu = (OS.getProcessCpuTime() - dc0) / 1e9;
                 theirs.add(d);
                 theirsCpu.add(dcpu);
-                System.out.printf(Locale.ROOT, "run %d duckdb:     %,d rows in %.3f s: %.2f M rows/s, %.0f MB/s; cpu %.2f s (%.0f ns/row)%n",
+                System.out.printf(Locale.ROOT,
+                    "run %d duckdb:     %,d rows in %.3f s: %.2f M rows/s, %.0f MB/s; cpu %.2f s (%.0f ns/row)%n",
                     run, loaded, d, loaded / d / 1e6, bytes / d / 1e6, dcpu, dcpu * 1e9 / loaded);
             }
         }
         final double m = median(ours);
         final double mc = median(oursCpu);
-        System.out.printf(Locale.ROOT, "median tradestore: %.3f s, %.2f M rows/s, %.0f MB/s; cpu %.2f s = %.0f ns/row (runs %s)%n", m,
+        System.out.printf(Locale.ROOT,
+            "median tradestore: %.3f s, %.2f M rows/s, %.0f MB/s; cpu %.2f s = %.0f ns/row (runs %s)%n", m,
             loaded / m / 1e6, bytes / m / 1e6, mc, mc * 1e9 / loaded, ours);
         if (!noDuckdb) {
             final double d = median(theirs);
             final double dc = median(theirsCpu);
-            System.out.printf(Locale.ROOT, "median duckdb:     %.3f s, %.2f M rows/s, %.0f MB/s; cpu %.2f s = %.0f ns/row (runs %s)%n", d,
+            System.out.printf(Locale.ROOT,
+                "median duckdb:     %.3f s, %.2f M rows/s, %.0f MB/s; cpu %.2f s = %.0f ns/row (runs %s)%n", d,
                 loaded / d / 1e6, bytes / d / 1e6, dc, dc * 1e9 / loaded, theirs);
-            System.out.printf(Locale.ROOT, "ratio: tradestore is %.2fx DuckDB's rows/s (wall), %.2fx per cpu-second%n", d / m, dc / mc);
+            System.out.printf(Locale.ROOT, "ratio: tradestore is %.2fx DuckDB's rows/s (wall), %.2fx per cpu-second%n",
+                d / m, dc / mc);
         }
         System.out.println("load average at the end: " + loadAverage());
         return 0;
@@ -158,7 +173,8 @@ public final class LoadBenchmark implements Callable<Integer> {
     }
 
     /** DuckDB column types of the default trades schema for {@code read_csv(..., columns=...)}. */
-    static final String DUCKDB_TRADES_COLUMNS = "{'trade_id':'BIGINT','ts':'TIMESTAMP','client_id':'BIGINT','venue':'VARCHAR',"
+    static final String DUCKDB_TRADES_COLUMNS =
+        "{'trade_id':'BIGINT','ts':'TIMESTAMP','client_id':'BIGINT','venue':'VARCHAR',"
         + "'instrument':'VARCHAR','side':'VARCHAR','price':'DECIMAL(18,6)','quantity':'BIGINT'}";
 
     /**
@@ -199,7 +215,8 @@ public final class LoadBenchmark implements Callable<Integer> {
      */
     static LoadResult tradestoreLoad(final Path dir, final Schema schema, final Path file, final int threads) {
         try (Store store = Store.open(dir)) {
-            return CsvLoader.load(store.openOrCreate(schema), List.of(file), LoadOptions.defaults().withThreads(threads), null);
+            return CsvLoader.load(store.openOrCreate(schema), List.of(file),
+                LoadOptions.defaults().withThreads(threads), null);
         }
     }
 

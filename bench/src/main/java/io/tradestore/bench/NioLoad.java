@@ -25,7 +25,7 @@ import org.HdrHistogram.Histogram;
  * broke off with requests in flight), as a long-lived client's pool would be. The generator shares the server's JVM:
  * when every run opened 32 new connections with 64 KiB buffers, those ~4.4 MB (client buffers and both ends' connection
  * state) were copied by every young collection of the run until promoted, which made each pause of the server ~1.5 ms
- * of a ~2 ms pause (docs/benchmarks.md, HTTP, session 5).
+ * of a ~2 ms pause.
  */
 final class NioLoad implements AutoCloseable {
     /** Below this, the loop parks for the next send instead of waiting in the selector (whose timeout is in ms). */
@@ -114,11 +114,13 @@ final class NioLoad implements AutoCloseable {
      * @param periodNs nanoseconds between intended sends.
      * @param start    intended time of request 0.
      * @param giveUp   the run is aborted when it is still going then.
-     * @param trace    whether to keep each answered request's index, intended send time and end ({@link Outcome#traceIndex}).
+     * @param trace    whether to keep each answered request's index, intended send time and end ({@link
+     *                 Outcome#traceIndex}).
      * @return what happened.
      * @throws IOException when a connection fails or cannot be reopened.
      */
-    Outcome run(final byte[][] requests, final long total, final double periodNs, final long start, final long giveUp, final boolean trace)
+    Outcome run(final byte[][] requests, final long total, final double periodNs, final long start, final long giveUp,
+        final boolean trace)
         throws IOException {
         final Outcome o = new Outcome();
         o.lastEnd = start;
@@ -156,7 +158,8 @@ final class NioLoad implements AutoCloseable {
                     }
                     sent++;
                 }
-                final long wait = sent < total && !idle.isEmpty() ? start + (long) (sent * periodNs) - System.nanoTime() : Long.MAX_VALUE;
+                final long wait = sent < total && !idle.isEmpty() ? start
+                    + (long) (sent * periodNs) - System.nanoTime() : Long.MAX_VALUE;
                 final int ready;
                 if (wait <= 0) {
                     ready = sel.selectNow();
@@ -229,7 +232,8 @@ final class NioLoad implements AutoCloseable {
         }
         final long length = contentLength(c.in, head);
         if (head + length > c.in.length) {
-            throw new IOException("an answer of " + (head + length) + " bytes does not fit the " + c.in.length + "-byte buffer");
+            throw new IOException("an answer of " + (head + length) + " bytes does not fit the " + c.in.length
+                + "-byte buffer");
         }
         if (c.filled < head + length) {
             return 0;

@@ -42,7 +42,8 @@ import picocli.CommandLine.Option;
  * DuckDB / tradestore per query. Prints a Markdown report and can write it into docs/benchmarks.md.
  *
  * <pre>
- * bench/query-benchmark.sh [--rows 50000000] [--threads 2] [--runs 7] [--warmups 5] [--warmup-ms 2000] [--out docs/benchmarks.md]
+ * bench/query-benchmark.sh [--rows 50000000] [--threads 2] [--runs 7] [--warmups 5] [--warmup-ms 2000] \
+ *     [--out docs/benchmarks.md]
  * </pre>
  *
  * Usable from other code (a later {@code tradestore bench}) through {@link #run(Options, PrintStream)}.
@@ -62,7 +63,7 @@ public final class QueryBenchmark {
      * only a dozen times in the alternating warm-ups, so without these its first measured runs are still the JIT's
      * interpreted or first-tier code: {@code ReferenceQueryProbe --store /tmp/tradestore-bench-50m --queries 3,6,7,8
      * --threads 2 --runs 15 --warmups N} gave medians of 1.16-2.25 ms with 5 warm-ups, 0.24-0.52 ms with 1,000 and
-     * 0.15-0.18 ms (queries 3, 7, 8) with 5,000 (docs/benchmarks.md, session 12), which is how a server that has
+     * 0.15-0.18 ms (queries 3, 7, 8) with 5,000, which is how a server that has
      * answered a few thousand queries runs them. DuckDB gets the same time.
      */
     public static final long DEFAULT_WARMUP_MS = 2000;
@@ -77,22 +78,27 @@ public final class QueryBenchmark {
      * @param threads     engine threads and DuckDB threads.
      * @param runs        measured runs per query and system.
      * @param warmups     unmeasured runs first, alternating like the measured ones.
-     * @param warmupMs    then each system runs the query back to back, unmeasured, for this long ({@link #DEFAULT_WARMUP_MS}).
+     * @param warmupMs    then each system runs the query back to back, unmeasured, for this long ({@link
+     *                    #DEFAULT_WARMUP_MS}).
      * @param segmentRows rows per tradestore segment (0: the schema's default).
      * @param seed        generator seed.
      * @param dir         where the store goes (null: a temporary directory, deleted afterwards).
      * @param out         a Markdown file whose "Queries vs DuckDB" section is replaced by the report, or null.
      * @param floorBytes  size of the memory-bandwidth probe.
      */
-    public record Options(long rows, int threads, int runs, int warmups, long warmupMs, int segmentRows, long seed, Path dir, Path out, long floorBytes) {
-        /** @return the defaults: 50M rows, 2 threads, 7 runs after 5 warm-ups and 2 s of back-to-back runs per system, 2 GiB bandwidth probe. */
+    public record Options(long rows, int threads, int runs, int warmups, long warmupMs, int segmentRows, long seed,
+        Path dir, Path out, long floorBytes) {
+        /**
+         * @return the defaults: 50M rows, 2 threads, 7 runs after 5 warm-ups and 2 s of back-to-back runs per system, 2
+         * GiB bandwidth probe.
+         */
         public static Options defaults() {
             return parse();
         }
 
         /**
-         * Parses the command line of {@link Cli}: {@code --rows N --threads N --runs N --warmups N --warmup-ms N --segment-rows N --seed N
-         * --dir D --out F --floor-mib N}.
+         * Parses the command line of {@link Cli}: {@code --rows N --threads N --runs N --warmups N --warmup-ms N
+         * --segment-rows N --seed N --dir D --out F --floor-mib N}.
          *
          * @param args command-line arguments.
          * @return the options.
@@ -105,11 +111,15 @@ public final class QueryBenchmark {
 
     /** The command line: the options {@code tradestore bench} has too, and where the report goes. */
     @Command(name = "bench/query-benchmark.sh", mixinStandardHelpOptions = true,
-        description = {"The eight reference queries, tradestore against DuckDB on the same generated trades at the same thread count, with the"
-            + " memory-bandwidth floor measured in the same run; every answer is compared and a mismatch fails the run (exit 1).",
+        description =
+            {"The eight reference queries, tradestore against DuckDB on the same generated trades at the same thread "
+            + "count, with the"
+            + " memory-bandwidth floor measured in the same run; every answer is compared and a mismatch fails the run "
+            + "(exit 1).",
             "Prints progress on stderr and the Markdown report on stdout."})
     static final class Cli extends ScenarioOptions implements Callable<Integer> {
-        @Option(names = "--out", paramLabel = "FILE", description = "a Markdown file whose \"Queries vs DuckDB\" section the report replaces"
+        @Option(names = "--out", paramLabel = "FILE",
+            description = "a Markdown file whose \"Queries vs DuckDB\" section the report replaces"
             + " (default: none)")
         Path out;
 
@@ -167,7 +177,8 @@ public final class QueryBenchmark {
      * @param loadAverage  the machine's load averages after the run (/proc/loadavg), a noise indicator.
      * @param markdown     the report.
      */
-    public record Report(Options options, double floor1, double floorN, List<Timing> timings, double loadSeconds, String duckVersion,
+    public record Report(Options options, double floor1, double floorN, List<Timing> timings, double loadSeconds,
+        String duckVersion,
                          String loadAverage, String markdown) {
     }
 
@@ -195,48 +206,66 @@ public final class QueryBenchmark {
     public static List<BenchQuery> queries(final String inst, final long client) {
         final List<BenchQuery> q = new ArrayList<>();
         q.add(new BenchQuery(1, "buy/sell notional: sum(price*quantity) by side",
-            "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}],"
+            "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"pr"
+            + "ice*quantity\"}],"
                 + "\"orderBy\":[{\"col\":\"side\"}]}",
             "SELECT side, sum(price * quantity) AS notional FROM trades GROUP BY side ORDER BY side"));
         q.add(new BenchQuery(2, "VWAP, volume, count per instrument, top 10 by volume",
             "{\"table\":\"trades\",\"groupBy\":[\"instrument\"],\"aggs\":[{\"name\":\"vwap\",\"op\":\"vwap\"},"
                 + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"n\",\"op\":\"count\"}],"
                 + "\"orderBy\":[{\"col\":\"volume\",\"desc\":true}],\"limit\":10}",
-            "SELECT instrument, sum(price * quantity) / sum(quantity) AS vwap, sum(quantity) AS volume, count(*) AS n FROM trades "
+            "SELECT instrument, sum(price * quantity) / sum(quantity) AS vwap, sum(quantity) AS volume, count(*) AS n "
+            + "FROM trades "
                 + "GROUP BY instrument ORDER BY volume DESC LIMIT 10"));
         q.add(new BenchQuery(3, "one instrument, two hours: count, volume, min/max price",
             "{\"table\":\"trades\",\"time\":{\"from\":\"2026-11-17T10:00:00Z\",\"to\":\"2026-11-17T12:00:00Z\"},"
                 + "\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"" + inst + "\"},"
-                + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},"
-                + "{\"name\":\"lo\",\"op\":\"min\",\"col\":\"price\"},{\"name\":\"hi\",\"op\":\"max\",\"col\":\"price\"}]}",
-            "SELECT count(*) AS n, sum(quantity) AS volume, min(price) AS lo, max(price) AS hi FROM trades WHERE instrument = '" + inst
+                + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity"
+                + "\"},"
+                + "{\"name\":\"lo\",\"op\":\"min\",\"col\":\"price\"},{\"name\":\"hi\",\"op\":\"max\",\"col\":\"price"
+                + "\"}]}",
+            "SELECT count(*) AS n, sum(quantity) AS volume, min(price) AS lo, max(price) AS hi FROM trades WHERE "
+            + "instrument = '" + inst
                 + "' AND ts >= TIMESTAMP '2026-11-17 10:00:00' AND ts < TIMESTAMP '2026-11-17 12:00:00'"));
         q.add(new BenchQuery(4, "count and volume by venue and side",
             "{\"table\":\"trades\",\"groupBy\":[\"venue\",\"side\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
-                + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}],\"orderBy\":[{\"col\":\"venue\"},{\"col\":\"side\"}]}",
-            "SELECT venue, side, count(*) AS n, sum(quantity) AS volume FROM trades GROUP BY venue, side ORDER BY venue, side"));
+                + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}],\"orderBy\":[{\"col\":\"venue\"},{\"col"
+                + "\":\"side\"}]}",
+            "SELECT venue, side, count(*) AS n, sum(quantity) AS volume FROM trades GROUP BY venue, side ORDER BY "
+            + "venue, side"));
         q.add(new BenchQuery(5, "top 10 clients by notional",
-            "{\"table\":\"trades\",\"groupBy\":[\"client_id\"],\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}],"
+            "{\"table\":\"trades\",\"groupBy\":[\"client_id\"],\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\""
+            + ":\"price*quantity\"}],"
                 + "\"orderBy\":[{\"col\":\"notional\",\"desc\":true}],\"limit\":10}",
-            "SELECT client_id, sum(price * quantity) AS notional FROM trades GROUP BY client_id ORDER BY notional DESC LIMIT 10"));
+            "SELECT client_id, sum(price * quantity) AS notional FROM trades GROUP BY client_id ORDER BY notional DESC "
+            + "LIMIT 10"));
         q.add(new BenchQuery(6, "1-minute OHLC bars with volume, one instrument, one day",
             "{\"table\":\"trades\",\"time\":{\"from\":\"2026-11-17T00:00:00Z\",\"to\":\"2026-11-18T00:00:00Z\"},"
                 + "\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"" + inst + "\"},"
                 + "\"groupBy\":[{\"bucket\":\"1m\",\"col\":\"ts\",\"as\":\"minute\"}],"
-                + "\"aggs\":[{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"},{\"name\":\"high\",\"op\":\"max\",\"col\":\"price\"},"
-                + "{\"name\":\"low\",\"op\":\"min\",\"col\":\"price\"},{\"name\":\"close\",\"op\":\"last\",\"col\":\"price\"},"
+                + "\"aggs\":[{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"},{\"name\":\"high\",\"op\":\"max\","
+                + "\"col\":\"price\"},"
+                + "{\"name\":\"low\",\"op\":\"min\",\"col\":\"price\"},{\"name\":\"close\",\"op\":\"last\",\"col\":\"p"
+                + "rice\"},"
                 + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}],\"orderBy\":[{\"col\":\"minute\"}]}",
-            "SELECT epoch_us(time_bucket(INTERVAL 1 MINUTE, ts)) * 1000 AS minute, arg_min(price, ts) AS open, max(price) AS high, "
-                + "min(price) AS low, arg_max(price, ts) AS close, sum(quantity) AS volume FROM trades WHERE instrument = '" + inst
-                + "' AND ts >= TIMESTAMP '2026-11-17 00:00:00' AND ts < TIMESTAMP '2026-11-18 00:00:00' GROUP BY 1 ORDER BY 1"));
+            "SELECT epoch_us(time_bucket(INTERVAL 1 MINUTE, ts)) * 1000 AS minute, arg_min(price, ts) AS open, "
+            + "max(price) AS high, "
+                + "min(price) AS low, arg_max(price, ts) AS close, sum(quantity) AS volume FROM trades WHERE "
+                + "instrument = '" + inst
+                + "' AND ts >= TIMESTAMP '2026-11-17 00:00:00' AND ts < TIMESTAMP '2026-11-18 00:00:00' GROUP BY 1 "
+                + "ORDER BY 1"));
         q.add(new BenchQuery(7, "count and volume for one client",
             "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":" + client + "},"
-                + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}]}",
+                + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity"
+                + "\"}]}",
             "SELECT count(*) AS n, sum(quantity) AS volume FROM trades WHERE client_id = " + client));
         q.add(new BenchQuery(8, "count, volume, min(ts), max(ts) over everything",
-            "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},"
-                + "{\"name\":\"first_ts\",\"op\":\"min\",\"col\":\"ts\"},{\"name\":\"last_ts\",\"op\":\"max\",\"col\":\"ts\"}]}",
-            "SELECT count(*) AS n, sum(quantity) AS volume, epoch_us(min(ts)) * 1000 AS first_ts, epoch_us(max(ts)) * 1000 AS last_ts "
+            "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"c"
+            + "ol\":\"quantity\"},"
+                + "{\"name\":\"first_ts\",\"op\":\"min\",\"col\":\"ts\"},{\"name\":\"last_ts\",\"op\":\"max\",\"col\":"
+                + "\"ts\"}]}",
+            "SELECT count(*) AS n, sum(quantity) AS volume, epoch_us(min(ts)) * 1000 AS first_ts, epoch_us(max(ts)) * "
+            + "1000 AS last_ts "
                 + "FROM trades"));
         return q;
     }
@@ -276,14 +305,17 @@ public final class QueryBenchmark {
                 final double floor1b = MemoryBandwidth.measure(o.floorBytes, 1, 3);
                 final double floorNb = MemoryBandwidth.measure(o.floorBytes, o.threads, 3);
                 progress.printf("%.1f GB/s on 1 thread, %.1f GB/s on %d%n", floor1b / 1e9, floorNb / 1e9, o.threads);
-                final Report partial = new Report(o, Math.max(floor1, floor1b), Math.max(floorN, floorNb), timings, loadSeconds, duckVersion,
+                final Report partial =
+                    new Report(o, Math.max(floor1, floor1b), Math.max(floorN, floorNb), timings, loadSeconds,
+                    duckVersion,
                     loadAverage(), "");
                 final String md = markdown(partial);
                 if (o.out != null) {
                     writeSection(o.out, md);
                     progress.printf("wrote the \"Queries vs DuckDB\" section of %s%n", o.out);
                 }
-                return new Report(o, partial.floor1(), partial.floorN(), timings, loadSeconds, duckVersion, partial.loadAverage(), md);
+                return new Report(o, partial.floor1(), partial.floorN(), timings, loadSeconds, duckVersion,
+                    partial.loadAverage(), md);
             }
         } finally {
             if (o.dir == null) {
@@ -303,7 +335,8 @@ public final class QueryBenchmark {
      * @return the timings, in query order.
      * @throws SQLException when DuckDB fails.
      */
-    public static List<Timing> measure(final Store store, final Connection duck, final List<BenchQuery> queries, final Options o,
+    public static List<Timing> measure(final Store store, final Connection duck, final List<BenchQuery> queries,
+        final Options o,
                                        final PrintStream progress) throws SQLException {
         final List<Timing> timings = new ArrayList<>();
         try (QueryEngine engine = new QueryEngine(store, o.threads)) {
@@ -312,7 +345,8 @@ public final class QueryBenchmark {
                 compare(q, engine.execute(q.json()), duck);
             }
             for (final BenchQuery q : queries) {
-                progress.printf(Locale.ROOT, "      query %d: %s (%d warm-ups, %.1f s back to back, %d runs each)%n", q.number(), q.title(),
+                progress.printf(Locale.ROOT, "      query %d: %s (%d warm-ups, %.1f s back to back, %d runs each)%n",
+                    q.number(), q.title(),
                     o.warmups, o.warmupMs / 1e3, o.runs);
                 timings.add(time(q, engine, duck, o));
             }
@@ -320,13 +354,16 @@ public final class QueryBenchmark {
         return timings;
     }
 
-    private static void load(final Store store, final Connection duck, final BenchTrades gen, final Options o, final PrintStream progress)
+    private static void load(final Store store, final Connection duck, final BenchTrades gen, final Options o,
+        final PrintStream progress)
         throws SQLException {
         final Schema schema = o.segmentRows > 0
-            ? TradesSchema.SCHEMA.with("trades", Layout.COLUMN, o.segmentRows, Math.min(o.segmentRows, TradesSchema.SCHEMA.blockRows()))
+            ? TradesSchema.SCHEMA.with("trades", Layout.COLUMN, o.segmentRows,
+            Math.min(o.segmentRows, TradesSchema.SCHEMA.blockRows()))
             : TradesSchema.SCHEMA;
         try (Statement st = duck.createStatement()) {
-            st.execute("CREATE TABLE trades (trade_id BIGINT, ts TIMESTAMP, client_id BIGINT, venue VARCHAR, instrument VARCHAR, side VARCHAR, "
+            st.execute("CREATE TABLE trades (trade_id BIGINT, ts TIMESTAMP, client_id BIGINT, venue VARCHAR, "
+                + "instrument VARCHAR, side VARCHAR, "
                 + "price DECIMAL(18,6), quantity BIGINT)");
         }
         final int cTrade = schema.indexOf("trade_id");
@@ -343,7 +380,8 @@ public final class QueryBenchmark {
         }
         final String[] sides = {"B", "S"};
         try (TableWriter w = store.createTable(schema).writer();
-             DuckDBAppender a = duck.unwrap(DuckDBConnection.class).createAppender(DuckDBConnection.DEFAULT_SCHEMA, "trades")) {
+             DuckDBAppender a = duck.unwrap(DuckDBConnection.class)
+                 .createAppender(DuckDBConnection.DEFAULT_SCHEMA, "trades")) {
             final int[] venueCode = new int[BenchTrades.VENUES.length];
             for (int v = 0; v < venueCode.length; v++) {
                 venueCode[v] = w.dictionary(cVenue).intern(BenchTrades.VENUES[v]);
@@ -408,7 +446,8 @@ public final class QueryBenchmark {
         }
     }
 
-    private static Timing time(final BenchQuery q, final QueryEngine engine, final Connection duck, final Options o) throws SQLException {
+    private static Timing time(final BenchQuery q, final QueryEngine engine, final Connection duck,
+        final Options o) throws SQLException {
         final double[] e = new double[o.runs];
         final double[] d = new double[o.runs];
         int rows = 0;
@@ -436,7 +475,8 @@ public final class QueryBenchmark {
             final int dr = duckRows(duck, q.sql()).size();
             final double dm = (System.nanoTime() - t0) / 1e6;
             if (dr != rows) {
-                throw new IllegalStateException("query " + q.number() + ": tradestore gave " + rows + " rows, DuckDB " + dr);
+                throw new IllegalStateException("query " + q.number() + ": tradestore gave " + rows + " rows, DuckDB "
+                    + dr);
             }
             e[run] = em;
             d[run] = dm;
@@ -508,11 +548,13 @@ public final class QueryBenchmark {
                 }
             }
             if (at[c] < 0) {
-                problems.append("column ").append(names.get(c)).append(" missing from ").append(r.columns()).append('\n');
+                problems.append("column ").append(names.get(c)).append(" missing from ").append(r.columns())
+                    .append('\n');
             }
         }
         if (problems.length() == 0 && r.rowCount() != expected.size()) {
-            problems.append("rows: DuckDB ").append(expected.size()).append(", tradestore ").append(r.rowCount()).append('\n');
+            problems.append("rows: DuckDB ").append(expected.size()).append(", tradestore ").append(r.rowCount())
+                .append('\n');
         }
         if (problems.length() == 0) {
             for (int row = 0; row < expected.size(); row++) {
@@ -520,14 +562,16 @@ public final class QueryBenchmark {
                     final Object e = expected.get(row)[c];
                     final Object a = r.value(row, at[c]);
                     if (!same(e, a)) {
-                        problems.append("row ").append(row).append(' ').append(names.get(c)).append(": DuckDB ").append(e).append(", tradestore ")
+                        problems.append("row ").append(row).append(' ').append(names.get(c)).append(": DuckDB ")
+                            .append(e).append(", tradestore ")
                             .append(a).append('\n');
                     }
                 }
             }
         }
         if (problems.length() > 0) {
-            throw new IllegalStateException("query " + q.number() + " answers differ:\n" + problems + "json: " + q.json() + "\nsql:  " + q.sql());
+            throw new IllegalStateException("query " + q.number() + " answers differ:\n" + problems + "json: " + q
+                .json() + "\nsql:  " + q.sql());
         }
     }
 
@@ -573,31 +617,45 @@ public final class QueryBenchmark {
         final Options o = r.options();
         final StringBuilder sb = new StringBuilder();
         sb.append("## Queries vs DuckDB\n\n");
-        sb.append(String.format(Locale.ROOT, "Measured %s on %s; %,d trades (BenchTrades seed %d), %d threads for both systems "
-                + "(`SET threads=%d`, `new QueryEngine(store, %d)`), median of %d runs after %d alternating warm-ups and %.1f s of back-to-back "
+        sb.append(String.format(Locale.ROOT,
+            "Measured %s on %s; %,d trades (BenchTrades seed %d), %d threads for both systems "
+                + "(`SET threads=%d`, `new QueryEngine(store, %d)`), median of %d runs after %d alternating warm-ups "
+                + "and %.1f s of back-to-back "
                 + "runs per system, with min and max. "
                 + "DuckDB %s (duckdb_jdbc, in-memory database). Answers of every query were compared and agreed.%n%n",
-            Instant.now().toString().substring(0, 16) + "Z", machine(), o.rows(), o.seed(), o.threads(), o.threads(), o.threads(), o.runs(),
+            Instant.now().toString().substring(0, 16) + "Z", machine(), o.rows(), o.seed(), o.threads(), o.threads(),
+            o.threads(), o.runs(),
             o.warmups(), o.warmupMs() / 1e3, r.duckVersion()));
-        sb.append(String.format(Locale.ROOT, "Memory-bandwidth floor (off-heap sum of %d MiB of longs, best of passes before and after the "
-                + "queries): %.1f GB/s on 1 thread, %.1f GB/s on %d. Load average after the run: %s (the machine is shared; "
-                + "min–max show the noise).%n%n", o.floorBytes() >> 20, r.floor1() / 1e9, r.floorN() / 1e9, o.threads(), r.loadAverage()));
-        sb.append("| # | query | tradestore ms median (min–max) | DuckDB ms median (min–max) | DuckDB / tradestore, medians | best runs |\n");
+        sb.append(String.format(Locale.ROOT,
+            "Memory-bandwidth floor (off-heap sum of %d MiB of longs, best of passes before and after the "
+                + "queries): %.1f GB/s on 1 thread, %.1f GB/s on %d. Load average after the run: %s (the machine is "
+                + "shared; "
+                + "min–max show the noise).%n%n", o.floorBytes() >> 20, r.floor1() / 1e9, r.floorN() / 1e9, o.threads(),
+                r.loadAverage()));
+        sb.append("| # | query | tradestore ms median (min–max) | DuckDB ms median (min–max) | DuckDB / tradestore, "
+            + "medians | best runs |\n");
         sb.append("|---|---|---:|---:|---:|---:|\n");
         for (final Timing t : r.timings()) {
-            sb.append(String.format(Locale.ROOT, "| %d | %s | %s (%s–%s) | %s (%s–%s) | %.1fx | %.1fx |%n", t.query().number(), t.query().title(),
-                ms(t.engineMedian()), ms(t.engineMs()[0]), ms(t.engineMs()[t.engineMs().length - 1]), ms(t.duckMedian()), ms(t.duckMs()[0]),
-                ms(t.duckMs()[t.duckMs().length - 1]), t.duckMedian() / t.engineMedian(), t.duckMs()[0] / t.engineMs()[0]));
+            sb.append(String.format(Locale.ROOT, "| %d | %s | %s (%s–%s) | %s (%s–%s) | %.1fx | %.1fx |%n",
+                t.query().number(), t.query().title(),
+                ms(t.engineMedian()), ms(t.engineMs()[0]), ms(t.engineMs()[t.engineMs().length - 1]),
+                ms(t.duckMedian()), ms(t.duckMs()[0]),
+                ms(t.duckMs()[t.duckMs().length - 1]), t.duckMedian() / t.engineMedian(),
+                t.duckMs()[0] / t.engineMs()[0]));
         }
         final Timing q1 = r.timings().get(0);
         final double bytes = (double) o.rows() * Q1_BYTES_PER_ROW;
         final double floor = Math.max(r.floor1(), r.floorN());
         final double floorMs = bytes / floor * 1e3;
-        sb.append(String.format(Locale.ROOT, "%nQuery 1 reads %.2f GB (side 1 + price 8 + quantity 8 bytes a row): the floor at %.1f GB/s is "
-                + "%s ms; tradestore's median is %.2fx of floor (%.1f GB/s, best run %.2fx).%n", bytes / 1e9, floor / 1e9, ms(floorMs),
+        sb.append(String.format(Locale.ROOT,
+            "%nQuery 1 reads %.2f GB (side 1 + price 8 + quantity 8 bytes a row): the floor at %.1f GB/s is "
+                + "%s ms; tradestore's median is %.2fx of floor (%.1f GB/s, best run %.2fx).%n", bytes / 1e9,
+                floor / 1e9, ms(floorMs),
             q1.engineMedian() / floorMs, bytes / (q1.engineMedian() / 1e3) / 1e9, q1.engineMs()[0] / floorMs));
-        sb.append(String.format(Locale.ROOT, "%nData generation and load of both systems took %.1f s. Reproduce with:%n%n```%n"
-                + "flock /tmp/tradestore-bench.lock bench/query-benchmark.sh --rows %d --threads %d --runs %d --warmups %d --warmup-ms %d%n```%n",
+        sb.append(String.format(Locale.ROOT,
+            "%nData generation and load of both systems took %.1f s. Reproduce with:%n%n```%n"
+                + "flock /tmp/tradestore-bench.lock bench/query-benchmark.sh --rows %d --threads %d --runs %d "
+                + "--warmups %d --warmup-ms %d%n```%n",
             r.loadSeconds(), o.rows(), o.threads(), o.runs(), o.warmups(), o.warmupMs()));
         return sb.toString();
     }
@@ -636,8 +694,10 @@ public final class QueryBenchmark {
         } catch (final IOException | RuntimeException e) {
             // not Linux: keep what the JVM knows
         }
-        return String.format(Locale.ROOT, "%s, %d cores, %s, %s %s (%s)", cpu, Runtime.getRuntime().availableProcessors(),
-            memKb > 0 ? String.format(Locale.ROOT, "%.0f GiB", memKb / 1048576.0) : "memory unknown", System.getProperty("java.vm.name"),
+        return String.format(Locale.ROOT, "%s, %d cores, %s, %s %s (%s)", cpu,
+            Runtime.getRuntime().availableProcessors(),
+            memKb > 0 ? String.format(Locale.ROOT, "%.0f GiB", memKb / 1048576.0) : "memory unknown",
+            System.getProperty("java.vm.name"),
             System.getProperty("java.version"), System.getProperty("os.name"));
     }
 

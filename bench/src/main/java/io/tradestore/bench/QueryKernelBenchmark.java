@@ -45,8 +45,11 @@ import io.tradestore.query.QueryResult;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xmx2g", "-XX:+IgnoreUnrecognizedVMOptions", "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-    "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+@Fork(value = 1,
+    jvmArgsAppend =
+    {"-Xmx2g", "-XX:+IgnoreUnrecognizedVMOptions", "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+    "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
+    "--sun-misc-unsafe-memory-access=allow",
     "-Dchronicle.analytics.disable=true", "-Dtradestore.boundsChecks=false"})
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
@@ -90,34 +93,43 @@ public class QueryKernelBenchmark {
     /** @return count and sum over every row: the bare column scan. */
     @Benchmark
     public QueryResult scan() {
-        return engine.execute("{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}]}");
+        return engine
+            .execute("{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\""
+            + "sum\",\"col\":\"quantity\"}]}");
     }
 
     /** @return a range and a char predicate evaluated into selection vectors, then a count. */
     @Benchmark
     public QueryResult filter() {
-        return engine.execute("{\"table\":\"trades\",\"filter\":{\"op\":\"and\",\"args\":[{\"op\":\"range\",\"col\":\"quantity\",\"gte\":100,"
-            + "\"lt\":1000},{\"op\":\"eq\",\"col\":\"side\",\"value\":\"B\"}]},\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}");
+        return engine
+            .execute("{\"table\":\"trades\",\"filter\":{\"op\":\"and\",\"args\":[{\"op\":\"range\",\"col\":\"quantity"
+            + "\",\"gte\":100,"
+            + "\"lt\":1000},{\"op\":\"eq\",\"col\":\"side\",\"value\":\"B\"}]},\"aggs\":[{\"name\":\"n\",\"op\":\"coun"
+            + "t\"}]}");
     }
 
     /** @return a dense group-by: 500 instruments (dictionary codes index an array). */
     @Benchmark
     public QueryResult groupByDense() {
-        return engine.execute("{\"table\":\"trades\",\"groupBy\":[\"instrument\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+        return engine
+            .execute("{\"table\":\"trades\",\"groupBy\":[\"instrument\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
             + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}]}");
     }
 
     /** @return a hashed group-by: 10,000 client ids (i64 keys in an open-addressing table). */
     @Benchmark
     public QueryResult groupByHash() {
-        return engine.execute("{\"table\":\"trades\",\"groupBy\":[\"client_id\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+        return engine
+            .execute("{\"table\":\"trades\",\"groupBy\":[\"client_id\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
             + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}]}");
     }
 
     /** @return the exact decimal sum of price * quantity (128-bit accumulation). */
     @Benchmark
     public QueryResult decimalSum() {
-        return engine.execute("{\"table\":\"trades\",\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}]}");
+        return engine
+            .execute("{\"table\":\"trades\",\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\""
+            + "}]}");
     }
 
     /** @return generated CSV of {@code rows} trades, streamed from a thread. */

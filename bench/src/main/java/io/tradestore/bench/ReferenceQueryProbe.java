@@ -32,45 +32,56 @@ import picocli.CommandLine.Option;
  * cores; with two workers it is the caller's share only).
  */
 @Command(name = "ReferenceQueryProbe", mixinStandardHelpOptions = true,
-    description = {"The eight reference queries of QueryBenchmark on an existing store, tradestore only: prints per round, query and engine"
+    description =
+        {"The eight reference queries of QueryBenchmark on an existing store, tradestore only: prints per round, query "
+        + "and engine"
         + " the median, min and max in ms and the median CPU time of the calling thread."})
 public final class ReferenceQueryProbe implements Callable<Integer> {
     @Mixin
     BenchCli.StoreOption storeOption = new BenchCli.StoreOption();
 
-    @Option(names = "--threads", paramLabel = "N", split = ",", converter = BenchCli.Count.class, description = "engine threads; 1,2"
+    @Option(names = "--threads", paramLabel = "N", split = ",", converter = BenchCli.Count.class,
+        description = "engine threads; 1,2"
         + " alternates engines of 1 and 2 threads round by round on the same data (default: 2)")
     int[] threads = {2};
 
-    @Option(names = "--rounds", paramLabel = "R", converter = BenchCli.Count.class, description = "rounds over the queries"
+    @Option(names = "--rounds", paramLabel = "R", converter = BenchCli.Count.class,
+        description = "rounds over the queries"
         + " (default: ${DEFAULT-VALUE})")
     int rounds = 3;
 
-    @Option(names = "--runs", paramLabel = "N", converter = BenchCli.Count.class, description = "timed runs per query, engine and round"
+    @Option(names = "--runs", paramLabel = "N", converter = BenchCli.Count.class,
+        description = "timed runs per query, engine and round"
         + " (default: ${DEFAULT-VALUE})")
     int runs = 21;
 
-    @Option(names = "--warmups", paramLabel = "N", converter = BenchCli.NonNegative.class, description = "untimed runs first"
+    @Option(names = "--warmups", paramLabel = "N", converter = BenchCli.NonNegative.class,
+        description = "untimed runs first"
         + " (default: ${DEFAULT-VALUE})")
     int warmups = 5;
 
-    @Option(names = "--settle-ms", paramLabel = "N", converter = BenchCli.NonNegative.class, description = "sleep before each warm-up and"
+    @Option(names = "--settle-ms", paramLabel = "N", converter = BenchCli.NonNegative.class,
+        description = "sleep before each warm-up and"
         + " timed run (default: ${DEFAULT-VALUE})")
     int settleMs;
 
-    @Option(names = "--evict-mib", paramLabel = "N", converter = BenchCli.NonNegative.class, description = "read N MiB of other memory"
+    @Option(names = "--evict-mib", paramLabel = "N", converter = BenchCli.NonNegative.class,
+        description = "read N MiB of other memory"
         + " before each warm-up and timed run (default: ${DEFAULT-VALUE})")
     int evictMib;
 
-    @Option(names = "--inst", paramLabel = "SYM", description = "the instrument of queries 3 and 6 (default: ${DEFAULT-VALUE}, the full"
+    @Option(names = "--inst", paramLabel = "SYM",
+        description = "the instrument of queries 3 and 6 (default: ${DEFAULT-VALUE}, the full"
         + " command's pick for seed 42)")
     String inst = "SYM262";
 
-    @Option(names = "--client", paramLabel = "N", description = "the client of query 7 (default: ${DEFAULT-VALUE}, the full command's pick"
+    @Option(names = "--client", paramLabel = "N",
+        description = "the client of query 7 (default: ${DEFAULT-VALUE}, the full command's pick"
         + " for seed 42)")
     long client = 108_882L;
 
-    @Option(names = "--queries", paramLabel = "Q", split = ",", converter = QueryNumber.class, description = "which of the eight queries"
+    @Option(names = "--queries", paramLabel = "Q", split = ",", converter = QueryNumber.class,
+        description = "which of the eight queries"
         + " (default: 1,2,3,4,5,6,7,8)")
     Set<Integer> which = new TreeSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8));
 
@@ -121,7 +132,8 @@ public final class ReferenceQueryProbe implements Callable<Integer> {
         return 0;
     }
 
-    private static void time(final QueryEngine engine, final QueryBenchmark.BenchQuery q, final int warmups, final int runs, final int round,
+    private static void time(final QueryEngine engine, final QueryBenchmark.BenchQuery q, final int warmups,
+        final int runs, final int round,
                              final int threads, final Quiet quiet) {
         for (int w = 0; w < warmups; w++) {
             quiet.settle();
@@ -140,7 +152,9 @@ public final class ReferenceQueryProbe implements Callable<Integer> {
         }
         Arrays.sort(ms);
         Arrays.sort(cpuMs);
-        System.out.printf(Locale.ROOT, "round %d, query %d, %d thread(s): median %.2f ms (min %.2f, max %.2f), calling thread's CPU median %.2f ms %s%n",
+        System.out.printf(Locale.ROOT,
+            "round %d, query %d, %d thread(s): median %.2f ms (min %.2f, max %.2f), calling thread's CPU median %.2f "
+            + "ms %s%n",
             round, q.number(), threads, ms[runs / 2], ms[0], ms[runs - 1], cpuMs[runs / 2], q.title());
     }
 

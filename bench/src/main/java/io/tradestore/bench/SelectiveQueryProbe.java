@@ -16,41 +16,50 @@ import picocli.CommandLine.Option;
  * {@link HttpWorkload#queryJson}) run straight on the engine by {@code --callers} threads back to back: the engine's
  * cost per query and its latency spread without HTTP. Not a unit test; run on the store the HTTP benchmark made:
  * {@code flock /tmp/tradestore-bench.lock java <launcher flags> -cp bench/target/tradestore-bench.jar
- * io.tradestore.bench.SelectiveQueryProbe --store /tmp/tradestore-bench-50m --query client --callers 1 --scan-threads 1}
- * (add {@code -Xlog:gc} to see collections). Prints one line per round: queries/s, p50, p90, p99, p99.9, max.
+ * io.tradestore.bench.SelectiveQueryProbe --store /tmp/tradestore-bench-50m --query client --callers 1 --scan-threads
+ * 1} (add {@code -Xlog:gc} to see collections). Prints one line per round: queries/s, p50, p90, p99, p99.9, max.
  *
  * <p>{@code --per-request N}: instead, each of the HTTP benchmark's 4,096 request bodies of the workload (the ones it
  * sends round-robin, {@link HttpWorkload#bodies}) runs N times on one caller after a warm-up pass, and the slowest
  * bodies are printed with their median time, rows matched and rows scanned: which requests are heavy on the engine
- * itself (how the window workload's 3 slow bodies of session 5 were found).
+ * itself (how the window workload's 3 slow bodies were found).
  */
 @Command(name = "SelectiveQueryProbe", mixinStandardHelpOptions = true,
-    description = {"The HTTP benchmark's selective queries run straight on the engine by --callers threads back to back: the engine's cost"
-        + " per query and its latency spread without HTTP; prints one line per round: queries/s, p50, p90, p99, p99.9, max."})
+    description =
+        {"The HTTP benchmark's selective queries run straight on the engine by --callers threads back to back: the "
+        + "engine's cost"
+        + " per query and its latency spread without HTTP; prints one line per round: queries/s, p50, p90, p99, p99.9, "
+        + "max."})
 public final class SelectiveQueryProbe implements Callable<Integer> {
     @Mixin
     BenchCli.StoreOption storeOption = new BenchCli.StoreOption();
 
-    @Option(names = "--query", paramLabel = "KIND", converter = BodyKind.class, description = "the HTTP benchmark's workload: client, window"
+    @Option(names = "--query", paramLabel = "KIND", converter = BodyKind.class,
+        description = "the HTTP benchmark's workload: client, window"
         + " or pruned (default: ${DEFAULT-VALUE})")
     String kind = "client";
 
-    @Option(names = "--callers", paramLabel = "N", converter = BenchCli.Count.class, description = "threads calling the engine back to back"
+    @Option(names = "--callers", paramLabel = "N", converter = BenchCli.Count.class,
+        description = "threads calling the engine back to back"
         + " (default: ${DEFAULT-VALUE})")
     int callers = 1;
 
-    @Option(names = "--scan-threads", paramLabel = "N", converter = BenchCli.Count.class, description = "the engine's threads"
+    @Option(names = "--scan-threads", paramLabel = "N", converter = BenchCli.Count.class,
+        description = "the engine's threads"
         + " (default: ${DEFAULT-VALUE})")
     int scanThreads = 1;
 
-    @Option(names = "--queries", paramLabel = "N", converter = BenchCli.Count.class, description = "queries per caller and round"
+    @Option(names = "--queries", paramLabel = "N", converter = BenchCli.Count.class,
+        description = "queries per caller and round"
         + " (default: ${DEFAULT-VALUE})")
     int queries = 4000;
 
-    @Option(names = "--rounds", paramLabel = "R", converter = BenchCli.Count.class, description = "rounds (default: ${DEFAULT-VALUE})")
+    @Option(names = "--rounds", paramLabel = "R", converter = BenchCli.Count.class,
+        description = "rounds (default: ${DEFAULT-VALUE})")
     int rounds = 6;
 
-    @Option(names = "--per-request", paramLabel = "N", converter = BenchCli.NonNegative.class, description = "instead, run each of the"
+    @Option(names = "--per-request", paramLabel = "N", converter = BenchCli.NonNegative.class,
+        description = "instead, run each of the"
         + " workload's request bodies N times on one caller and print the slowest (default: 0, off)")
     int perRequest;
 
@@ -81,11 +90,13 @@ public final class SelectiveQueryProbe implements Callable<Integer> {
                 final RequestTime[] times = perRequest(engine, bodies, perRequest);
                 final RequestTime[] byTime = times.clone();
                 Arrays.sort(byTime, (a, b) -> Double.compare(b.medianMs(), a.medianMs()));
-                System.out.printf(Locale.ROOT, "%s: %d bodies x %d runs, mean of medians %.3f ms; slowest:%n", kind, bodies.length, perRequest,
+                System.out.printf(Locale.ROOT, "%s: %d bodies x %d runs, mean of medians %.3f ms; slowest:%n", kind,
+                    bodies.length, perRequest,
                     Arrays.stream(times).mapToDouble(RequestTime::medianMs).average().orElse(0));
                 for (int i = 0; i < Math.min(20, byTime.length); i++) {
                     final RequestTime t = byTime[i];
-                    System.out.printf(Locale.ROOT, "  #%d %.3f ms matched %d scanned %d  %s%n", t.index(), t.medianMs(), t.rowsMatched(), t.rowsScanned(),
+                    System.out.printf(Locale.ROOT, "  #%d %.3f ms matched %d scanned %d  %s%n", t.index(), t.medianMs(),
+                        t.rowsMatched(), t.rowsScanned(),
                         bodies[t.index()]);
                 }
                 return 0;
@@ -115,8 +126,10 @@ public final class SelectiveQueryProbe implements Callable<Integer> {
                 final double wall = (System.nanoTime() - t0) / 1e9;
                 final double[] all = Arrays.stream(latencies).flatMapToDouble(Arrays::stream).sorted().toArray();
                 final int m = all.length;
-                System.out.printf(Locale.ROOT, "%s, %d caller(s), round %d: %.0f q/s; p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f ms%n", kind,
-                    callers, round, m / wall, all[m / 2], all[m * 9 / 10], all[m * 99 / 100], all[m * 999 / 1000], all[m - 1]);
+                System.out.printf(Locale.ROOT,
+                    "%s, %d caller(s), round %d: %.0f q/s; p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f ms%n", kind,
+                    callers, round, m / wall, all[m / 2], all[m * 9 / 10], all[m * 99 / 100], all[m * 999 / 1000],
+                    all[m - 1]);
             }
         }
         return 0;

@@ -95,7 +95,8 @@ final class ThreadTimes {
         final StringBuilder sb = new StringBuilder();
         final long[] cpuLast = machineTicks();
         if (cpuLast.length >= 8 && cpuFirst.length >= 8) {
-            // /proc/stat's cpu line: user nice system idle iowait irq softirq steal, in ticks; busy = all but idle and iowait
+            // /proc/stat's cpu line: user nice system idle iowait irq softirq steal, in ticks; busy = all but idle and
+            // iowait
             long busy = 0;
             for (int i = 0; i < 8; i++) {
                 if (i != 3 && i != 4 && i != 7) {
@@ -103,9 +104,12 @@ final class ThreadTimes {
                 }
             }
             final double process = (OS.getProcessCpuTime() - processCpuFirst) / 1e9;
-            sb.append(String.format(Locale.ROOT, "  machine over %.3f s wall: busy %.2f cpu s (this process %.2f, others %.2f), idle %.2f, iowait %.2f,"
-                + " steal %.2f%n", wall, busy * (double) TICK_NS / 1e9, process, busy * (double) TICK_NS / 1e9 - process,
-                (cpuLast[3] - cpuFirst[3]) * (double) TICK_NS / 1e9, (cpuLast[4] - cpuFirst[4]) * (double) TICK_NS / 1e9,
+            sb.append(String.format(Locale.ROOT,
+                "  machine over %.3f s wall: busy %.2f cpu s (this process %.2f, others %.2f), idle %.2f, iowait %.2f,"
+                + " steal %.2f%n", wall, busy * (double) TICK_NS / 1e9, process,
+                busy * (double) TICK_NS / 1e9 - process,
+                (cpuLast[3] - cpuFirst[3]) * (double) TICK_NS / 1e9,
+                (cpuLast[4] - cpuFirst[4]) * (double) TICK_NS / 1e9,
                 (cpuLast[7] - cpuFirst[7]) * (double) TICK_NS / 1e9));
         }
         final Map<String, Long> processesLast = processTicks();
@@ -121,17 +125,20 @@ final class ThreadTimes {
         if (!others.isEmpty()) {
             sb.append("  other processes (pid/name: cpu s):");
             for (int i = 0; i < Math.min(5, others.size()); i++) {
-                sb.append(String.format(Locale.ROOT, " %s %.2f", others.get(i).getKey(), others.get(i).getValue() * (double) TICK_NS / 1e9));
+                sb.append(String.format(Locale.ROOT, " %s %.2f", others.get(i).getKey(),
+                    others.get(i).getValue() * (double) TICK_NS / 1e9));
             }
             sb.append(System.lineSeparator());
         }
-        sb.append(String.format(Locale.ROOT, "  threads over %.3f s wall: group (count): cpu s (user/sys), waiting for a cpu s%n", wall));
+        sb.append(String.format(Locale.ROOT,
+            "  threads over %.3f s wall: group (count): cpu s (user/sys), waiting for a cpu s%n", wall));
         for (final Map.Entry<String, double[]> e : groups.entrySet()) {
             final double[] g = e.getValue();
             if (g[0] + g[1] < 0.005) {
                 continue;
             }
-            sb.append(String.format(Locale.ROOT, "  %-28s (%2.0f): cpu %6.3f (%.2f/%.2f), runnable-waiting %6.3f%n", e.getKey(), g[4], g[0],
+            sb.append(String.format(Locale.ROOT, "  %-28s (%2.0f): cpu %6.3f (%.2f/%.2f), runnable-waiting %6.3f%n",
+                e.getKey(), g[4], g[0],
                 g[2], g[3], g[1]));
         }
         return sb.toString();
@@ -155,7 +162,8 @@ final class ThreadTimes {
                     final String stat = Files.readString(proc.resolve("stat"));
                     final int close = stat.lastIndexOf(')');
                     final String[] f = stat.substring(close + 2).split(" ");
-                    ticks.put(proc.getFileName() + "/" + stat.substring(stat.indexOf('(') + 1, close), Long.parseLong(f[11]) + Long.parseLong(f[12]));
+                    ticks.put(proc.getFileName() + "/" + stat.substring(stat.indexOf('(') + 1, close),
+                        Long.parseLong(f[11]) + Long.parseLong(f[12]));
                 } catch (final IOException | RuntimeException e) {
                     // the process ended between listing and reading
                 }

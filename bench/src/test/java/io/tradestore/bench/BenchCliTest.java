@@ -39,12 +39,16 @@ class BenchCliTest {
     private static Outcome execute(final Object command, final String... args) {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final int code = BenchCli.commandLine(command).setColorScheme(CommandLine.Help.defaultColorScheme(CommandLine.Help.Ansi.OFF))
+        final int code = BenchCli.commandLine(command)
+            .setColorScheme(CommandLine.Help.defaultColorScheme(CommandLine.Help.Ansi.OFF))
             .setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true)).execute(args);
         return new Outcome(code, out.toString(), err.toString());
     }
 
-    /** Each harness's command, its name in the usage, and an option that points it at a directory (where it would write if it ran). */
+    /**
+     * Each harness's command, its name in the usage, and an option that points it at a directory (where it would write
+     * if it ran).
+     */
     static Stream<Arguments> commands() {
         return Stream.of(
             Arguments.of(new BenchCommand.Cli(), "tradestore bench", "--dir"),
@@ -52,9 +56,6 @@ class BenchCliTest {
             Arguments.of(new LayoutsBenchmark.Cli(), "LayoutsBenchmark", "--dir"),
             Arguments.of(new LoadBenchmark(), "LoadBenchmark", "--store"),
             Arguments.of(new HttpBenchmark.Cli(), "bench/http-bench.sh", "--store"),
-            Arguments.of(new AppendProbe(), "AppendProbe", "--dir"),
-            Arguments.of(new ColumnReadProbe(), "ColumnReadProbe", "--store"),
-            Arguments.of(new LoopShapeProbe(), "LoopShapeProbe", "--store"),
             Arguments.of(new ReferenceQueryProbe(), "ReferenceQueryProbe", "--store"),
             Arguments.of(new SelectiveQueryProbe(), "SelectiveQueryProbe", "--store"));
     }
@@ -74,7 +75,8 @@ class BenchCliTest {
     void shouldParseTheDocumentedBenchInvocations() {
         BenchCommand.Options o = BenchCommand.Options.parse();
         // the options the query benchmark has too, through the record they make for it
-        assertThat(o.queryOptions(o.dir, null)).isEqualTo(new QueryBenchmark.Options(50_000_000L, 2, 7, 5, 2000, 0, 42, null, null, 2L << 30));
+        assertThat(o.queryOptions(o.dir, null))
+            .isEqualTo(new QueryBenchmark.Options(50_000_000L, 2, 7, 5, 2000, 0, 42, null, null, 2L << 30));
         assertThat(o.loadRuns).isEqualTo(3);
         assertThat(o.httpSeconds).isEqualTo(10);
         assertThat(o.httpRate).isZero();
@@ -97,10 +99,13 @@ class BenchCliTest {
         assertThat(o.out).as("--out -: stdout only").isNull();
         assertThat(o.loadRuns).isEqualTo(3);
 
-        o = BenchCommand.Options.parse("--rows", "50_000_000", "--threads", "4", "--runs", "9", "--warmups", "0", "--warmup-ms", "0",
-            "--http-seconds", "3", "--http-rate", "250.5", "--http-queries", "pruned,health", "--duckdb-memory", "512MiB", "--floor-mib", "16",
+        o = BenchCommand.Options.parse("--rows", "50_000_000", "--threads", "4", "--runs", "9", "--warmups", "0",
+            "--warmup-ms", "0",
+            "--http-seconds", "3", "--http-rate", "250.5", "--http-queries", "pruned,health", "--duckdb-memory",
+            "512MiB", "--floor-mib", "16",
             "--segment-rows", "4096", "--seed", "7", "--dir", "/tmp/w");
-        assertThat(o.queryOptions(o.dir, null)).isEqualTo(new QueryBenchmark.Options(50_000_000L, 4, 9, 0, 0, 4096, 7, Path.of("/tmp/w"), null,
+        assertThat(o.queryOptions(o.dir, null))
+            .isEqualTo(new QueryBenchmark.Options(50_000_000L, 4, 9, 0, 0, 4096, 7, Path.of("/tmp/w"), null,
             16L << 20));
         assertThat(o.httpSeconds).isEqualTo(3);
         assertThat(o.httpRate).isEqualTo(250.5);
@@ -113,11 +118,15 @@ class BenchCliTest {
 
     @Test
     void shouldParseTheQueryBenchmarkScriptsOptions() {
-        assertThat(QueryBenchmark.Options.defaults()).isEqualTo(new QueryBenchmark.Options(50_000_000L, 2, 7, 5, 2000, 0, 42, null, null, 2L << 30));
-        final QueryBenchmark.Options o = QueryBenchmark.Options.parse("--rows", "50000000", "--threads", "2", "--runs", "7", "--warmups", "5",
-            "--warmup-ms", "2000", "--out", "docs/benchmarks.md", "--dir", "/path/for/store", "--segment-rows", "65536", "--seed", "9",
+        assertThat(QueryBenchmark.Options.defaults())
+            .isEqualTo(new QueryBenchmark.Options(50_000_000L, 2, 7, 5, 2000, 0, 42, null, null, 2L << 30));
+        final QueryBenchmark.Options o =
+            QueryBenchmark.Options.parse("--rows", "50000000", "--threads", "2", "--runs", "7", "--warmups", "5",
+            "--warmup-ms", "2000", "--out", "docs/benchmarks.md", "--dir", "/path/for/store", "--segment-rows", "65536",
+            "--seed", "9",
             "--floor-mib", "2048");
-        assertThat(o).isEqualTo(new QueryBenchmark.Options(50_000_000L, 2, 7, 5, 2000, 65536, 9, Path.of("/path/for/store"),
+        assertThat(o)
+            .isEqualTo(new QueryBenchmark.Options(50_000_000L, 2, 7, 5, 2000, 65536, 9, Path.of("/path/for/store"),
             Path.of("docs/benchmarks.md"), 2L << 30));
     }
 
@@ -131,12 +140,14 @@ class BenchCliTest {
         assertThat(o.floorMib).isEqualTo(1024);
         assertThat(o.appendRuns).isEqualTo(5);
 
-        // bench/run-layouts.sh's second run puts the script's options first and the user's after them: the last value wins
+        // bench/run-layouts.sh's second run puts the script's options first and the user's after them: the last value
+        // wins
         o = LayoutsBenchmark.Options.parse("--rows", "50000000", "--variants", "floor,row,column", "--rows", "1000");
         assertThat(o.variants).containsExactly("floor", "row", "column");
         assertThat(o.rows).isEqualTo(1000);
 
-        o = LayoutsBenchmark.Options.parse("--variants", "column", "--reps", "0", "--rows", "50000000", "--segment-rows", "65536",
+        o = LayoutsBenchmark.Options.parse("--variants", "column", "--reps", "0", "--rows", "50000000",
+            "--segment-rows", "65536",
             "--floor-mib", "8", "--append-runs", "0");
         assertThat(o.variants).containsExactly("column");
         assertThat(o.reps).isZero();
@@ -156,13 +167,15 @@ class BenchCliTest {
         assertThat(c.store).isEqualTo(Path.of("/tmp/tradestore-loadbench"));
         assertThat(c.noDuckdb).isFalse();
 
-        c = BenchCli.parse(new LoadBenchmark(), "--rows", "50000000", "--threads", "2", "--runs", "5", "--file", "/tmp/trades-50m.csv", "--store",
+        c = BenchCli.parse(new LoadBenchmark(), "--rows", "50000000", "--threads", "2", "--runs", "5", "--file",
+            "/tmp/trades-50m.csv", "--store",
             "/tmp/loadbench");
         assertThat(c.runs).isEqualTo(5);
         assertThat(c.csv).isEqualTo(Path.of("/tmp/trades-50m.csv"));
         assertThat(c.store).isEqualTo(Path.of("/tmp/loadbench"));
 
-        c = BenchCli.parse(new LoadBenchmark(), "--rows", "10000000", "--threads", "2", "--runs", "3", "--no-duckdb", "--thread-times", "--seed", "5");
+        c = BenchCli.parse(new LoadBenchmark(), "--rows", "10000000", "--threads", "2", "--runs", "3", "--no-duckdb",
+            "--thread-times", "--seed", "5");
         assertThat(c.noDuckdb).isTrue();
         assertThat(c.threadTimes).isTrue();
         assertThat(c.seed).isEqualTo(5);
@@ -181,7 +194,8 @@ class BenchCliTest {
         assertThat(c.fixedRate).isZero();
         assertThat(c.tracePrefix).isNull();
 
-        c = BenchCli.parse(new HttpBenchmark.Cli(), "--query", "client,window,pruned,health", "--seconds", "3", "--connections", "8",
+        c = BenchCli.parse(new HttpBenchmark.Cli(), "--query", "client,window,pruned,health", "--seconds", "3",
+            "--connections", "8",
             "--server-threads", "2", "--scan-threads", "1", "--rate", "500", "--trace", "/tmp/trace");
         assertThat(c.storeOption.dir).isEqualTo(BenchCli.BENCH_STORE);
         assertThat(c.kinds).containsExactly("client", "window", "pruned", "health");
@@ -195,26 +209,9 @@ class BenchCliTest {
 
     @Test
     void shouldParseTheProbesDocumentedRuns() {
-        final AppendProbe a = BenchCli.parse(new AppendProbe(), "--mode", "pooled", "--rows", "50000000", "--runs", "4", "--dir", "D",
-            "--between", "sync+1000");
-        assertThat(a.mode).isEqualTo("pooled");
-        assertThat(a.rows).isEqualTo(50_000_000L);
-        assertThat(a.runs).isEqualTo(4);
-        assertThat(a.dir).isEqualTo(Path.of("D"));
-        assertThat(a.between).isEqualTo("sync+1000");
-        assertThat(BenchCli.parse(new AppendProbe()).mode).isEqualTo("append");
-        assertThat(BenchCli.parse(new AppendProbe(), "--mode", "gen", "--between", "sync").between).isEqualTo("sync");
-
-        final ColumnReadProbe r = BenchCli.parse(new ColumnReadProbe(), "--store", STORE, "--reps", "8");
-        assertThat(r.storeOption.dir).isEqualTo(Path.of(STORE));
-        assertThat(r.reps).isEqualTo(8);
-
-        final LoopShapeProbe l = BenchCli.parse(new LoopShapeProbe(), "--store", STORE, "--threads", "2", "--reps", "9", "--rounds", "3");
-        assertThat(l.threads).isEqualTo(2);
-        assertThat(l.reps).isEqualTo(9);
-        assertThat(l.rounds).isEqualTo(3);
-
-        ReferenceQueryProbe q = BenchCli.parse(new ReferenceQueryProbe(), "--store", STORE, "--queries", "3,6,7,8", "--threads", "2", "--runs",
+        ReferenceQueryProbe q =
+            BenchCli.parse(new ReferenceQueryProbe(), "--store", STORE, "--queries", "3,6,7,8", "--threads", "2",
+            "--runs",
             "15", "--rounds", "1", "--settle-ms", "20", "--warmups", "3000");
         assertThat(q.which).containsExactlyInAnyOrder(3, 6, 7, 8);
         assertThat(q.threads).containsExactly(2);
@@ -222,7 +219,8 @@ class BenchCliTest {
         assertThat(q.rounds).isEqualTo(1);
         assertThat(q.settleMs).isEqualTo(20);
         assertThat(q.warmups).isEqualTo(3000);
-        q = BenchCli.parse(new ReferenceQueryProbe(), "--store", STORE, "--queries", "6", "--threads", "1,2", "--rounds", "3", "--runs", "21",
+        q = BenchCli.parse(new ReferenceQueryProbe(), "--store", STORE, "--queries", "6", "--threads", "1,2",
+            "--rounds", "3", "--runs", "21",
             "--settle-ms", "20", "--evict-mib", "64", "--inst", "SYM007", "--client", "42");
         assertThat(q.which).containsExactly(6);
         assertThat(q.threads).containsExactly(1, 2);
@@ -234,7 +232,9 @@ class BenchCliTest {
         assertThat(q.inst).isEqualTo("SYM262");
         assertThat(q.client).isEqualTo(108_882L);
 
-        SelectiveQueryProbe s = BenchCli.parse(new SelectiveQueryProbe(), "--store", STORE, "--query", "client", "--callers", "1", "--scan-threads",
+        SelectiveQueryProbe s =
+            BenchCli.parse(new SelectiveQueryProbe(), "--store", STORE, "--query", "client", "--callers", "1",
+            "--scan-threads",
             "1");
         assertThat(s.kind).isEqualTo("client");
         assertThat(s.callers).isEqualTo(1);
@@ -250,45 +250,56 @@ class BenchCliTest {
     /** A bad command line of each harness and what picocli says about it. */
     static Stream<Arguments> badValues() {
         return Stream.of(
-            Arguments.of(new BenchCommand.Cli(), new String[] {"--skip", "nonsense"}, "Invalid value for option '--skip'",
+            Arguments.of(new BenchCommand.Cli(), new String[] {"--skip", "nonsense"},
+            "Invalid value for option '--skip'",
                 "'nonsense'; the steps are floor, layouts, load, queries, http"),
-            Arguments.of(new BenchCommand.Cli(), new String[] {"--segment-rows", "1000"}, "Invalid value for option '--segment-rows'",
+            Arguments.of(new BenchCommand.Cli(), new String[] {"--segment-rows", "1000"},
+            "Invalid value for option '--segment-rows'",
                 "'1000' must be a power of two"),
-            Arguments.of(new BenchCommand.Cli(), new String[] {"--duckdb-memory", "lots"}, "Invalid value for option '--duckdb-memory'",
+            Arguments.of(new BenchCommand.Cli(), new String[] {"--duckdb-memory", "lots"},
+            "Invalid value for option '--duckdb-memory'",
                 "use a size such as 8GB"),
-            Arguments.of(new BenchCommand.Cli(), new String[] {"--http-queries", "client,nope"}, "Invalid value for option '--http-queries'",
+            Arguments.of(new BenchCommand.Cli(), new String[] {"--http-queries", "client,nope"},
+            "Invalid value for option '--http-queries'",
                 "the workloads are client, window, pruned, health"),
-            Arguments.of(new BenchCommand.Cli(), new String[] {"--rows"}, "Missing required parameter for option '--rows'", "N"),
-            Arguments.of(new BenchCommand.Cli(), new String[] {"--frobnicate", "1"}, "Unknown options: '--frobnicate', '1'", "Usage:"),
-            Arguments.of(new QueryBenchmark.Cli(), new String[] {"--warmups", "-1"}, "Invalid value for option '--warmups'", "must be at least 0"),
-            Arguments.of(new QueryBenchmark.Cli(), new String[] {"--rows", "many"}, "Invalid value for option '--rows'", "'many' is not a whole number"),
-            Arguments.of(new LayoutsBenchmark.Cli(), new String[] {"--variants", "row,colum"}, "Invalid value for option '--variants'",
+            Arguments.of(new BenchCommand.Cli(), new String[] {"--rows"},
+            "Missing required parameter for option '--rows'", "N"),
+            Arguments.of(new BenchCommand.Cli(), new String[] {"--frobnicate", "1"},
+            "Unknown options: '--frobnicate', '1'", "Usage:"),
+            Arguments.of(new QueryBenchmark.Cli(), new String[] {"--warmups", "-1"},
+            "Invalid value for option '--warmups'", "must be at least 0"),
+            Arguments.of(new QueryBenchmark.Cli(), new String[] {"--rows", "many"}, "Invalid value for option '--rows'",
+            "'many' is not a whole number"),
+            Arguments.of(new LayoutsBenchmark.Cli(), new String[] {"--variants", "row,colum"},
+            "Invalid value for option '--variants'",
                 "the variants are floor, objects, row, column"),
-            Arguments.of(new LayoutsBenchmark.Cli(), new String[] {"--append-runs", "-1"}, "Invalid value for option '--append-runs'",
+            Arguments.of(new LayoutsBenchmark.Cli(), new String[] {"--append-runs", "-1"},
+            "Invalid value for option '--append-runs'",
                 "must be at least 0"),
-            Arguments.of(new LoadBenchmark(), new String[] {"--runs", "0"}, "Invalid value for option '--runs'", "'0' must be at least 1"),
-            Arguments.of(new HttpBenchmark.Cli(), new String[] {"--connections", "x"}, "Invalid value for option '--connections'",
+            Arguments.of(new LoadBenchmark(), new String[] {"--runs", "0"}, "Invalid value for option '--runs'",
+            "'0' must be at least 1"),
+            Arguments.of(new HttpBenchmark.Cli(), new String[] {"--connections", "x"},
+            "Invalid value for option '--connections'",
                 "'x' is not a whole number"),
-            Arguments.of(new HttpBenchmark.Cli(), new String[] {"--rate", "fast"}, "Invalid value for option '--rate'", "'fast'"),
-            Arguments.of(new AppendProbe(), new String[] {"--mode", "fast"}, "Invalid value for option '--mode'",
-                "the modes are append, bare, gen, pooled"),
-            Arguments.of(new AppendProbe(), new String[] {"--between", "sync+"}, "Invalid value for option '--between'", "use none, sync or sync+MS"),
-            Arguments.of(new ColumnReadProbe(), new String[] {"--reps", "99999999999"}, "Invalid value for option '--reps'",
-                "must be at most 2147483647"),
-            Arguments.of(new LoopShapeProbe(), new String[] {"--threads", "1.5"}, "Invalid value for option '--threads'",
-                "'1.5' is not a whole number"),
-            Arguments.of(new ReferenceQueryProbe(), new String[] {"--queries", "3,9"}, "Invalid value for option '--queries'",
+            Arguments.of(new HttpBenchmark.Cli(), new String[] {"--rate", "fast"}, "Invalid value for option '--rate'",
+            "'fast'"),
+            Arguments.of(new ReferenceQueryProbe(), new String[] {"--queries", "3,9"},
+            "Invalid value for option '--queries'",
                 "'9' must be at most 8"),
-            Arguments.of(new ReferenceQueryProbe(), new String[] {"--threads", "1,0"}, "Invalid value for option '--threads'",
+            Arguments.of(new ReferenceQueryProbe(), new String[] {"--threads", "1,0"},
+            "Invalid value for option '--threads'",
                 "'0' must be at least 1"),
-            Arguments.of(new SelectiveQueryProbe(), new String[] {"--query", "health"}, "Invalid value for option '--query'",
+            Arguments.of(new SelectiveQueryProbe(), new String[] {"--query", "health"},
+            "Invalid value for option '--query'",
                 "the workloads with a query are client, window, pruned"),
-            Arguments.of(new SelectiveQueryProbe(), new String[] {"--store"}, "Missing required parameter for option '--store'", "DIR"));
+            Arguments.of(new SelectiveQueryProbe(), new String[] {"--store"},
+            "Missing required parameter for option '--store'", "DIR"));
     }
 
     @ParameterizedTest
     @MethodSource("badValues")
-    void shouldRefuseABadValueAsBadUsage(final Object command, final String[] args, final String message, final String detail) {
+    void shouldRefuseABadValueAsBadUsage(final Object command, final String[] args, final String message,
+        final String detail) {
         final Outcome o = execute(command, args);
         assertThat(o.code()).isEqualTo(2);
         assertThat(o.err()).contains(message, detail, "Usage:");
@@ -298,26 +309,32 @@ class BenchCliTest {
     @Test
     void shouldExitOneWithTheFailureWhenARunFails() {
         // an empty store has no trades table: the probe starts and fails at once, before measuring anything
-        final Outcome o = execute(new ColumnReadProbe(), "--store", dir.resolve("empty").toString(), "--reps", "1");
+        final Outcome o = execute(new ReferenceQueryProbe(), "--store", dir.resolve("empty").toString(),
+            "--queries", "8", "--warmups", "0", "--runs", "1", "--rounds", "1", "--settle-ms", "0", "--evict-mib", "0");
         assertThat(o.code()).isEqualTo(1);
-        assertThat(o.err()).startsWith("ColumnReadProbe: failed: ").contains("unknown table 'trades'", "at io.tradestore.bench.ColumnReadProbe.call");
+        assertThat(o.err()).startsWith("ReferenceQueryProbe: failed: ")
+            .contains("unknown table 'trades'", "at io.tradestore.bench.ReferenceQueryProbe");
         assertThat(o.out()).isEmpty();
     }
 
     @Test
     void shouldThrowTheUsageErrorFromParse() {
-        assertThatThrownBy(() -> BenchCommand.Options.parse("--skip", "nonsense")).isInstanceOf(CommandLine.ParameterException.class)
+        assertThatThrownBy(() -> BenchCommand.Options.parse("--skip", "nonsense"))
+            .isInstanceOf(CommandLine.ParameterException.class)
             .hasMessageContaining("the steps are");
-        assertThatThrownBy(() -> QueryBenchmark.Options.parse("--threads", "0")).isInstanceOf(CommandLine.ParameterException.class)
+        assertThatThrownBy(() -> QueryBenchmark.Options.parse("--threads", "0"))
+            .isInstanceOf(CommandLine.ParameterException.class)
             .hasMessageContaining("'0' must be at least 1");
-        assertThatThrownBy(() -> LayoutsBenchmark.Options.parse("--segment-rows", "1")).isInstanceOf(CommandLine.ParameterException.class)
+        assertThatThrownBy(() -> LayoutsBenchmark.Options.parse("--segment-rows", "1"))
+            .isInstanceOf(CommandLine.ParameterException.class)
             .hasMessageContaining("'1' must be at least 2");
     }
 
     /** Each harness's main class. */
     static Stream<String> mains() {
-        return Stream.of(BenchCommand.class, QueryBenchmark.class, LayoutsBenchmark.class, LoadBenchmark.class, HttpBenchmark.class, AppendProbe.class,
-            ColumnReadProbe.class, LoopShapeProbe.class, ReferenceQueryProbe.class, SelectiveQueryProbe.class).map(Class::getName);
+        return Stream.of(BenchCommand.class, QueryBenchmark.class, LayoutsBenchmark.class, LoadBenchmark.class,
+            HttpBenchmark.class, ReferenceQueryProbe.class, SelectiveQueryProbe.class)
+            .map(Class::getName);
     }
 
     @ParameterizedTest
@@ -330,11 +347,13 @@ class BenchCliTest {
                 cmd.add(f);
             }
         }
-        cmd.addAll(List.of("-Xmx64m", "-XX:TieredStopAtLevel=1", "-Dpicocli.ansi=false", "-cp", System.getProperty("java.class.path"), mainClass,
+        cmd.addAll(List.of("-Xmx64m", "-XX:TieredStopAtLevel=1", "-Dpicocli.ansi=false", "-cp",
+            System.getProperty("java.class.path"), mainClass,
             "--no-such-option"));
         final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         p.getOutputStream().close();
-        // the output is a few lines of usage, well inside the pipe's buffer, so reading after the exit cannot block the child
+        // the output is a few lines of usage, well inside the pipe's buffer, so reading after the exit cannot block the
+        // child
         final boolean exited = p.waitFor(60, TimeUnit.SECONDS);
         if (!exited) {
             p.destroyForcibly();

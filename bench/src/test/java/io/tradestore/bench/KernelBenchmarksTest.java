@@ -6,7 +6,10 @@ import io.tradestore.query.QueryResult;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Every JMH benchmark method once on a small table, outside JMH, so that a query or setup that stops working fails the build. */
+/**
+ * Every JMH benchmark method once on a small table, outside JMH, so that a query or setup that stops working fails the
+ * build.
+ */
 class KernelBenchmarksTest {
     @Test
     void shouldAnswerEveryKernelQuery() throws Exception {

@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class NioLoadTest {
     private static final byte[] FAST = "GET /fast HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] SLOW = "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] ANSWER = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ANSWER =
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes(StandardCharsets.US_ASCII);
 
     /** A keep-alive HTTP server that answers 200 to every request except /slow ones, which it never answers. */
     private static final class TinyServer implements AutoCloseable {
@@ -81,11 +82,13 @@ class NioLoadTest {
             final long periodNs = TimeUnit.MILLISECONDS.toNanos(1);
             for (int run = 0; run < 2; run++) {
                 final long start = System.nanoTime();
-                final NioLoad.Outcome o = load.run(new byte[][] {FAST}, 40, periodNs, start, start + TimeUnit.SECONDS.toNanos(20), run == 1);
+                final NioLoad.Outcome o = load
+                    .run(new byte[][] {FAST}, 40, periodNs, start, start + TimeUnit.SECONDS.toNanos(20), run == 1);
                 assertThat(o.aborted).isFalse();
                 assertThat(o.ok).isEqualTo(40);
                 assertThat(o.latency.getTotalCount()).isEqualTo(40);
-                if (run == 1) { // traced: every request once, each latency from its intended send time (request i due at start + i ms)
+                // traced: every request once, each latency from its intended send time (request i due at start + i ms)
+                if (run == 1) {
                     assertThat(o.traced).isEqualTo(40);
                     final boolean[] seen = new boolean[40];
                     for (int i = 0; i < o.traced; i++) {
@@ -106,7 +109,8 @@ class NioLoadTest {
             assertThat(broken.ok).isEqualTo(3);
 
             final long again = System.nanoTime();
-            final NioLoad.Outcome next = load.run(new byte[][] {FAST}, 10, periodNs, again, again + TimeUnit.SECONDS.toNanos(20), false);
+            final NioLoad.Outcome next = load
+                .run(new byte[][] {FAST}, 10, periodNs, again, again + TimeUnit.SECONDS.toNanos(20), false);
             assertThat(next.aborted).isFalse();
             assertThat(next.ok).isEqualTo(10);
             assertThat(server.accepted.get()).as("fresh connections after the broken run").isEqualTo(6);

@@ -12,7 +12,9 @@ import io.tradestore.query.QueryException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A smoke run of the query benchmark on a few thousand trades, so that the harness cannot rot. No timing assertions. */
+/**
+ * A smoke run of the query benchmark on a few thousand trades, so that the harness cannot rot. No timing assertions.
+ */
 class QueryBenchmarkTest {
     @TempDir
     Path dir;
@@ -20,14 +22,20 @@ class QueryBenchmarkTest {
     @Test
     void shouldRunAllEightQueriesWithAgreeingAnswersAndWriteTheReport() throws Exception {
         final Path out = dir.resolve("benchmarks.md");
-        Files.writeString(out, "# Benchmarks\n\nkept\n\n" + QueryBenchmark.SECTION_START + "\nold\n" + QueryBenchmark.SECTION_END + "\n\ntail\n");
-        final QueryBenchmark.Options o = QueryBenchmark.Options.parse(new String[] {"--rows", "30000", "--runs", "2", "--warmups", "1", "--warmup-ms", "20",
-            "--segment-rows", "4096", "--floor-mib", "16", "--dir", dir.resolve("store").toString(), "--out", out.toString()});
+        Files.writeString(out,
+            "# Benchmarks\n\nkept\n\n" + QueryBenchmark.SECTION_START + "\nold\n" + QueryBenchmark.SECTION_END
+            + "\n\ntail\n");
+        final QueryBenchmark.Options o =
+            QueryBenchmark.Options.parse(
+            new String[] {"--rows", "30000", "--runs", "2", "--warmups", "1", "--warmup-ms", "20",
+            "--segment-rows", "4096", "--floor-mib", "16", "--dir", dir.resolve("store").toString(), "--out",
+            out.toString()});
         final QueryBenchmark.Report r;
         try {
             r = QueryBenchmark.run(o, System.err);
         } catch (final QueryException e) {
-            Assumptions.assumeFalse(e.code() == ErrorCode.INTERNAL && e.getMessage().contains("not built yet"), "query engine not built yet");
+            Assumptions.assumeFalse(e.code() == ErrorCode.INTERNAL && e.getMessage().contains("not built yet"),
+                "query engine not built yet");
             throw e;
         }
         assertThat(r.timings()).hasSize(8);

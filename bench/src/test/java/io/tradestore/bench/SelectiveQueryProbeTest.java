@@ -14,7 +14,10 @@ import io.tradestore.query.QueryEngine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The probe's per-request mode times exactly the bodies the HTTP benchmark sends (HttpWorkload), one entry each, with their rows. */
+/**
+ * The probe's per-request mode times exactly the bodies the HTTP benchmark sends (HttpWorkload), one entry each, with
+ * their rows.
+ */
 class SelectiveQueryProbeTest {
     @TempDir
     Path dir;
@@ -31,12 +34,16 @@ class SelectiveQueryProbeTest {
                 .contains("Content-Length: " + bodies[i].getBytes(StandardCharsets.UTF_8).length + "\r\n");
         }
         assertThat(HttpWorkload.bodies("window")).as("the same bodies every time").isEqualTo(bodies);
-        assertThat(new String(HttpWorkload.requests("health", null)[0], StandardCharsets.US_ASCII)).startsWith(HttpWorkload.HEALTH_REQUEST_LINE);
+        assertThat(new String(HttpWorkload.requests("health", null)[0], StandardCharsets.US_ASCII))
+            .startsWith(HttpWorkload.HEALTH_REQUEST_LINE);
         try (Store store = Store.open(dir)) {
-            try (TableWriter w = store.createTable(TradesSchema.SCHEMA.with("trades", TradesSchema.SCHEMA.layout(), 1 << 14, 1 << 12)).writer()) {
+            try (TableWriter w = store
+                .createTable(TradesSchema.SCHEMA.with("trades", TradesSchema.SCHEMA.layout(), 1 << 14, 1 << 12))
+                .writer()) {
                 final java.io.ByteArrayOutputStream csv = new java.io.ByteArrayOutputStream();
                 new TradeGenerator(20_000, 42).writeCsv(csv);
-                io.tradestore.core.ingest.CsvLoader.load(w, "generated", new java.io.ByteArrayInputStream(csv.toByteArray()),
+                io.tradestore.core.ingest.CsvLoader.load(w, "generated",
+                    new java.io.ByteArrayInputStream(csv.toByteArray()),
                     io.tradestore.core.ingest.LoadOptions.defaults(), null);
             }
             try (QueryEngine engine = new QueryEngine(store, 1)) {

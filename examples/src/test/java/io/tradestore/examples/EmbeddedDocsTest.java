@@ -34,7 +34,8 @@ class EmbeddedDocsTest {
         }
         assertThat(blocks).hasSizeGreaterThanOrEqualTo(3);
         for (final String block : blocks) {
-            assertThat(sources).as("docs/embedding.md block not found in examples:%n%s", block).contains(normalise(block));
+            assertThat(sources).as("docs/embedding.md block not found in examples:%n%s", block)
+                .contains(normalise(block));
         }
     }
 

@@ -39,7 +39,9 @@ class ExamplesTest {
         assertThat(QuotesExample.schema().layout().name()).isEqualTo("ROW");
     }
 
-    /** Every column of every quote, read back after a reopen through the generated flyweight, across a segment boundary. */
+    /**
+     * Every column of every quote, read back after a reopen through the generated flyweight, across a segment boundary.
+     */
     @Test
     void shouldReadBackEveryColumnOfTheQuotesAfterReopen() {
         final int rows = QuotesExample.schema().segmentRows() + 4_465;
@@ -50,7 +52,8 @@ class ExamplesTest {
             while (q.next()) {
                 final long bid = 99_000_000L + (i % 777);
                 assertThat(q.ts()).as("ts of row %d", i).isEqualTo(1_000L * i);
-                assertThat(q.instrumentValue()).as("instrument of row %d", i).isEqualTo(i % 2 == 0 ? "EURUSD" : "GBPUSD");
+                assertThat(q.instrumentValue()).as("instrument of row %d", i)
+                    .isEqualTo(i % 2 == 0 ? "EURUSD" : "GBPUSD");
                 assertThat(q.bid()).as("bid of row %d", i).isEqualTo(bid);
                 assertThat(q.ask()).as("ask of row %d", i).isEqualTo(bid + 10 + i % 13);
                 assertThat(q.bidSize()).as("bid_size of row %d", i).isEqualTo(1_000_000L);

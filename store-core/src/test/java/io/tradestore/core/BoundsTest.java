@@ -30,17 +30,24 @@ class BoundsTest {
                 .hasMessage("column=99 columnCount=10");
             assertThatThrownBy(() -> snap.symbolValue(7, -2)).isInstanceOf(IndexOutOfBoundsException.class)
                 .hasMessageContaining("code=-2");
-            assertThatThrownBy(() -> snap.symbolValue(3, 0)).isInstanceOf(StoreException.class).hasMessageContaining("not a symbol");
+            assertThatThrownBy(() -> snap.symbolValue(3, 0)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("not a symbol");
             final Segment s = snap.segment(1);
-            assertThatThrownBy(() -> s.zoneMin(2, 0)).isInstanceOf(IndexOutOfBoundsException.class).hasMessage("block=2 blocksPerSegment=2");
+            assertThatThrownBy(() -> s.zoneMin(2, 0)).isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessage("block=2 blocksPerSegment=2");
             assertThatThrownBy(() -> s.zoneMax(-2, 0)).isInstanceOf(IndexOutOfBoundsException.class);
-            assertThatThrownBy(() -> s.zoneMin(0, 10)).isInstanceOf(IndexOutOfBoundsException.class).hasMessage("column=10 columnCount=10");
-            assertThatThrownBy(() -> s.minMax(snap.schema().column(3), 0, 9)).isInstanceOf(IndexOutOfBoundsException.class)
+            assertThatThrownBy(() -> s.zoneMin(0, 10)).isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessage("column=10 columnCount=10");
+            assertThatThrownBy(() -> s.minMax(snap.schema().column(3), 0, 9))
+                .isInstanceOf(IndexOutOfBoundsException.class)
                 .hasMessage("from=0 to=9 segmentRows=8");
             // a reader's segment is mapped read-only: writing through it would crash the JVM, so it is refused
-            assertThatThrownBy(() -> s.fillNulls(0, 8)).isInstanceOf(StoreException.class).hasMessageContaining("read-only");
-            assertThatThrownBy(() -> s.resetZones(0)).isInstanceOf(StoreException.class).hasMessageContaining("read-only");
-            assertThatThrownBy(() -> s.updateZones(0, 3)).isInstanceOf(StoreException.class).hasMessageContaining("read-only");
+            assertThatThrownBy(() -> s.fillNulls(0, 8)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("read-only");
+            assertThatThrownBy(() -> s.resetZones(0)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("read-only");
+            assertThatThrownBy(() -> s.updateZones(0, 3)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("read-only");
             final AllTypesFlyweight f = new AllTypesFlyweight().bind(snap);
             assertThatThrownBy(() -> f.wrap(Long.MAX_VALUE)).isInstanceOf(IndexOutOfBoundsException.class);
             assertThatThrownBy(() -> f.wrap(Long.MIN_VALUE)).isInstanceOf(IndexOutOfBoundsException.class);
@@ -56,9 +63,12 @@ class BoundsTest {
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(TestRows.allTypes(Layout.ROW, 8));
             final TableWriter w = table.writer();
-            assertThatThrownBy(() -> w.dictionary(-1)).isInstanceOf(IndexOutOfBoundsException.class).hasMessage("column=-1 columnCount=10");
-            assertThatThrownBy(() -> w.dictionary(0)).isInstanceOf(StoreException.class).hasMessageContaining("not a symbol");
-            assertThatThrownBy(() -> w.reserve(0)).isInstanceOf(IllegalArgumentException.class).hasMessage("count=0 must be at least 1");
+            assertThatThrownBy(() -> w.dictionary(-1)).isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessage("column=-1 columnCount=10");
+            assertThatThrownBy(() -> w.dictionary(0)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("not a symbol");
+            assertThatThrownBy(() -> w.reserve(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("count=0 must be at least 1");
             assertThatThrownBy(() -> w.dictionary(7).value(0)).isInstanceOf(IndexOutOfBoundsException.class)
                 .hasMessageContaining("code=0 dictionarySize=0");
             final AllTypesFlyweight f = new AllTypesFlyweight();
@@ -74,7 +84,8 @@ class BoundsTest {
             assertThatThrownBy(() -> f.wrap(0)).isInstanceOf(StoreException.class).hasMessageContaining("closed");
             w.close();
             store.close();
-            assertThatThrownBy(() -> store.table("all_types")).isInstanceOf(StoreException.class).hasMessageContaining("closed");
+            assertThatThrownBy(() -> store.table("all_types")).isInstanceOf(StoreException.class)
+                .hasMessageContaining("closed");
         }
     }
 }

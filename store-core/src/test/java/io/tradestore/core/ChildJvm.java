@@ -63,7 +63,8 @@ public final class ChildJvm implements AutoCloseable {
         }
         final List<String> own = new ArrayList<>();
         for (final String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (a.startsWith("--add-") || a.startsWith("--enable-native") || a.startsWith("--sun-misc") || a.startsWith("-XX:+Ignore")
+            if (a.startsWith("--add-") || a.startsWith("--enable-native") || a.startsWith("--sun-misc") || a
+                .startsWith("-XX:+Ignore")
                 || a.startsWith("-Dchronicle")) {
                 own.add(a);
             }
@@ -72,7 +73,8 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     private void pump() {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader r =
+            new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
                 lines.add(line);
@@ -98,12 +100,14 @@ public final class ChildJvm implements AutoCloseable {
             final long left = deadline - System.nanoTime();
             final String line = left > 0 ? lines.poll(left, TimeUnit.NANOSECONDS) : null;
             if (line == null) {
-                throw new AssertionError("child " + process.pid() + " printed no '" + prefix + "' within " + timeout + " " + unit
+                throw new AssertionError("child " + process.pid() + " printed no '" + prefix + "' within " + timeout
+                    + " " + unit
                     + "; stderr: " + stderr());
             }
             if (line.equals(EOF)) {
                 lines.add(EOF);
-                throw new AssertionError("child " + process.pid() + " ended before printing '" + prefix + "'; stderr: " + stderr());
+                throw new AssertionError("child " + process.pid() + " ended before printing '" + prefix + "'; stderr: "
+                    + stderr());
             }
             if (line.startsWith(prefix)) {
                 return line;

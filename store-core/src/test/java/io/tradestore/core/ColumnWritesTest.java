@@ -59,7 +59,8 @@ class ColumnWritesTest {
 
     @Test
     void shouldKeepColumnWrittenRowsThatFollowRowAppendsInTheSameSegment() {
-        // row appends first: the background thread null-fills chunks ahead of them, which the column writes must wait for
+        // row appends first: the background thread null-fills chunks ahead of them, which the column writes must wait
+        // for
         final long appended = Segment.PREFAULT_CHUNK_ROWS / 2 + 3;
         copyInto(SEGMENT_ROWS, SEGMENT_ROWS + 1_000L, (src, w) -> {
             final AllTypesFlyweight f = new AllTypesFlyweight();
@@ -74,11 +75,13 @@ class ColumnWritesTest {
      * Fills table "source" with rows {@code [0, end)}, creates table "copy" with the source's dictionaries, lets
      * {@code body} write and commit it, then checks every row and the zone maps of the copy.
      */
-    private void copyInto(final int segmentRows, final long end, final java.util.function.BiConsumer<TableSnapshot, TableWriter> body) {
+    private void copyInto(final int segmentRows, final long end, final java.util.function.BiConsumer<TableSnapshot,
+        TableWriter> body) {
         TestRows.fill(dir, schema("source", Layout.COLUMN, segmentRows), end);
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema("copy", Layout.COLUMN, segmentRows));
-            try (TableReader sourceReader = store.table("source").reader(); TableWriter w = table.writer(); TableReader reader = table.reader()) {
+            try (TableReader sourceReader = store.table("source").reader(); TableWriter w = table
+                .writer(); TableReader reader = table.reader()) {
                 final TableSnapshot src = sourceReader.snapshot();
                 TestRows.copyDictionaries(src, w);
                 body.accept(src, w);
@@ -99,7 +102,8 @@ class ColumnWritesTest {
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema("copy", Layout.COLUMN, 4096));
             final int l = table.schema().indexOf("l");
-            try (TableReader sourceReader = store.table("source").reader(); TableWriter w = table.writer(); TableReader reader = table.reader()) {
+            try (TableReader sourceReader = store.table("source").reader(); TableWriter w = table
+                .writer(); TableReader reader = table.reader()) {
                 final TableSnapshot src = sourceReader.snapshot();
                 TestRows.copyDictionaries(src, w);
                 assertThat(w.columnWrites(true)).isTrue();
@@ -122,20 +126,25 @@ class ColumnWritesTest {
 
     @Test
     void shouldRefuseWritesOutsideTheReservedRows() {
-        try (Store store = Store.open(dir); TableWriter w = store.createTable(schema("t", Layout.COLUMN, 4096)).writer()) {
+        try (Store store = Store.open(dir); TableWriter w = store.createTable(schema("t", Layout.COLUMN, 4096))
+            .writer()) {
             assertThat(w.columnWrites(true)).isTrue();
             final long buffer = NativeMemory.allocate(8 * 100);
             try {
                 assertThat(w.reserve(100)).isEqualTo(100);
                 w.writeColumn(0, 3, 0, buffer, 100);
-                assertThatThrownBy(() -> w.writeColumn(0, 3, 1, buffer, 100)).isInstanceOf(IndexOutOfBoundsException.class)
+                assertThatThrownBy(() -> w.writeColumn(0, 3, 1, buffer, 100))
+                    .isInstanceOf(IndexOutOfBoundsException.class)
                     .hasMessageContaining("pendingRows=100");
-                assertThatThrownBy(() -> w.writeColumn(0, 3, -1, buffer, 1)).isInstanceOf(IndexOutOfBoundsException.class);
-                assertThatThrownBy(() -> w.writeColumn(1, 3, 0, buffer, 1)).isInstanceOf(IndexOutOfBoundsException.class);
+                assertThatThrownBy(() -> w.writeColumn(0, 3, -1, buffer, 1))
+                    .isInstanceOf(IndexOutOfBoundsException.class);
+                assertThatThrownBy(() -> w.writeColumn(1, 3, 0, buffer, 1))
+                    .isInstanceOf(IndexOutOfBoundsException.class);
                 w.commit();
                 assertThat(w.reserve(10)).isEqualTo(10);
                 // committed rows never change
-                assertThatThrownBy(() -> w.writeColumn(0, 3, 99, buffer, 2)).isInstanceOf(IndexOutOfBoundsException.class)
+                assertThatThrownBy(() -> w.writeColumn(0, 3, 99, buffer, 2))
+                    .isInstanceOf(IndexOutOfBoundsException.class)
                     .hasMessageContaining("committedRows=100");
             } finally {
                 NativeMemory.free(buffer, 8 * 100);
@@ -148,7 +157,8 @@ class ColumnWritesTest {
         try (Store store = Store.open(dir); TableWriter w = store.createTable(schema("t", Layout.ROW, 4096)).writer()) {
             assertThat(w.columnWrites(true)).isFalse();
             w.reserve(1);
-            assertThatThrownBy(() -> w.writeColumn(0, 3, 0, 0, 1)).isInstanceOf(StoreException.class).hasMessageContaining("COLUMN");
+            assertThatThrownBy(() -> w.writeColumn(0, 3, 0, 0, 1)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("COLUMN");
         }
     }
 }

@@ -37,7 +37,8 @@ class ConcurrencyTest {
 
     @ParameterizedTest
     @CsvSource({"COLUMN,64,4000", "ROW,16,4000", "COLUMN,1024,40000"})
-    void shouldShowOnlyCompleteCommittedRowsToConcurrentReaders(final Layout layout, final int segmentRows, final long rows)
+    void shouldShowOnlyCompleteCommittedRowsToConcurrentReaders(final Layout layout, final int segmentRows,
+        final long rows)
         throws Exception {
         final Schema schema = TestRows.allTypes(layout, segmentRows);
         final ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -51,7 +52,8 @@ class ConcurrencyTest {
             final List<Future<Long>> readers = new ArrayList<>();
             for (int t = 0; t < 3; t++) {
                 final boolean own = t > 0;
-                readers.add(pool.submit(() -> readLoop(own ? table.reader() : shared, own, done, committed, boundaries)));
+                readers.add(pool
+                    .submit(() -> readLoop(own ? table.reader() : shared, own, done, committed, boundaries)));
             }
             final Future<Long> writer = pool.submit(() -> {
                 try (TableWriter w = table.writer()) {
@@ -90,7 +92,8 @@ class ConcurrencyTest {
         }
     }
 
-    private static long readLoop(final TableReader reader, final boolean own, final AtomicBoolean done, final AtomicLong committed,
+    private static long readLoop(final TableReader reader, final boolean own, final AtomicBoolean done,
+        final AtomicLong committed,
                                  final Set<Long> boundaries) {
         long previous = 0;
         long snapshots = 0;

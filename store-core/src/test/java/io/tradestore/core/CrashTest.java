@@ -47,10 +47,12 @@ class CrashTest {
                 committed[c] = killOnce(c, committed[c], random.split());
             }
         }
-        System.out.printf("CrashTest: %d of %d kills landed inside a commit that had published its rows%n", insideCommit, kills * CONFIGS.length);
+        System.out.printf("CrashTest: %d of %d kills landed inside a commit that had published its rows%n",
+            insideCommit, kills * CONFIGS.length);
         for (int c = 0; c < CONFIGS.length; c++) {
             checkWriterReopen(c, committed[c]);
-            System.out.printf("CrashTest config %s/%s: %d kills, %d committed rows verified%n", CONFIGS[c][0], CONFIGS[c][1], kills,
+            System.out.printf("CrashTest config %s/%s: %d kills, %d committed rows verified%n", CONFIGS[c][0],
+                CONFIGS[c][1], kills,
                 committed[c]);
         }
     }
@@ -67,15 +69,17 @@ class CrashTest {
         final Object[] cfg = CONFIGS[c];
         long reported = 0;
         long ready;
-        try (ChildJvm child = ChildJvm.start("crash", tableDir(c).toString(), cfg[0].toString(), cfg[1].toString(), cfg[2].toString(),
+        try (ChildJvm child =
+            ChildJvm.start("crash", tableDir(c).toString(), cfg[0].toString(), cfg[1].toString(), cfg[2].toString(),
             cfg[3].toString(), cfg[4].toString(), Long.toString(random.nextLong()))) {
             ready = Long.parseLong(child.await("READY ", 60, TimeUnit.SECONDS).substring(6));
             child.await("COMMITTED ", 10, TimeUnit.SECONDS);
             assertThat(ready).as("the writer reopens at the last verified commit").isEqualTo(before);
-            // a commit in the loop, unless the table is too near its row cap for one (many kills: -Dtradestore.crashKills);
-            // then the child only appends and rolls back, and the kill lands in that
+            // a commit in the loop, unless the table is too near its row cap for one (many kills:
+            // -Dtradestore.crashKills); then the child only appends and rolls back, and the kill lands in that
             final boolean canCommit = ready + (Integer) cfg[2] <= (Long) cfg[4];
-            reported = canCommit ? Long.parseLong(child.await("COMMITTED ", 60, TimeUnit.SECONDS).substring(10)) : ready;
+            reported = canCommit ? Long.parseLong(child.await("COMMITTED ", 60, TimeUnit.SECONDS).substring(10))
+                : ready;
             // a random moment in the append/commit loop: a bounded wait that ends early only if the child dies
             assertThat(child.waitFor(random.nextInt(1, 300))).as("child died on its own: %s", child.stderr()).isFalse();
             child.kill();
@@ -96,13 +100,15 @@ class CrashTest {
                 announced = Math.max(announced, Long.parseLong(line.substring(11)));
             }
         }
-        assertThat(logged).as("config %d: the commit log holds every commit reported on stdout", c).isGreaterThanOrEqualTo(reported)
+        assertThat(logged).as("config %d: the commit log holds every commit reported on stdout", c)
+            .isGreaterThanOrEqualTo(reported)
             .isGreaterThanOrEqualTo(before);
         final long last = logged;
         final long next = Math.max(announced, logged);
         try (Store store = Store.open(tableDir(c)); TableReader reader = store.table("all_types").reader()) {
             final TableSnapshot snap = reader.snapshot();
-            assertThat(snap.rowCount()).as("config %d: rows after kill: the last commit that returned (%d) or the one begun after it (%d)",
+            assertThat(snap.rowCount())
+                .as("config %d: rows after kill: the last commit that returned (%d) or the one begun after it (%d)",
                 c, last, next).isIn(last, next);
             if (snap.rowCount() != last) {
                 insideCommit++;

@@ -29,7 +29,8 @@ class DurabilityTest {
 
     @ParameterizedTest
     @CsvSource({"SYNC,COLUMN,8", "SYNC,ROW,64", "SYNC,COLUMN,65536", "NONE,COLUMN,8", "NONE,ROW,65536"})
-    void shouldCommitAndReopenInEveryDurabilityMode(final Durability durability, final Layout layout, final int segmentRows) {
+    void shouldCommitAndReopenInEveryDurabilityMode(final Durability durability, final Layout layout,
+        final int segmentRows) {
         final Schema schema = TestRows.allTypes(layout, segmentRows);
         final long rows = segmentRows * 2L + 5;
         try (Store store = Store.open(dir)) {

@@ -47,50 +47,70 @@ class FaultTest {
     static Stream<Arguments> damages() {
         final int slot1 = TxnDescriptor.slotOffset(1, 2);
         return Stream.of(
-            Arguments.of("_txn missing", (Damage) t -> Files.delete(t.resolve("_txn")), "_txn", "missing transaction file"),
+            Arguments.of("_txn missing", (Damage) t -> Files.delete(t.resolve("_txn")), "_txn",
+            "missing transaction file"),
             Arguments.of("_txn truncated", (Damage) t -> truncate(t.resolve("_txn"), 20), "_txn", "truncated"),
-            Arguments.of("_txn row count flipped", (Damage) t -> flip(t.resolve("_txn"), slot1 + TxnDescriptor.SLOT_ROW_COUNT_OFFSET),
+            Arguments.of("_txn row count flipped",
+            (Damage) t -> flip(t.resolve("_txn"), slot1 + TxnDescriptor.SLOT_ROW_COUNT_OFFSET),
                 "_txn", "fails its checksum"),
-            Arguments.of("_txn checksum flipped", (Damage) t -> flip(t.resolve("_txn"), slot1 + TxnDescriptor.SLOT_CHECKSUM_OFFSET + 3),
+            Arguments.of("_txn checksum flipped",
+            (Damage) t -> flip(t.resolve("_txn"), slot1 + TxnDescriptor.SLOT_CHECKSUM_OFFSET + 3),
                 "_txn", "fails its checksum"),
             Arguments.of("_txn dictionary count flipped", (Damage) t -> flip(t.resolve("_txn"),
                 slot1 + TxnDescriptor.SLOT_DICTIONARIES_OFFSET), "_txn", "fails its checksum"),
-            Arguments.of("_txn sequence flipped", (Damage) t -> flip(t.resolve("_txn"), TxnDescriptor.SEQUENCE_OFFSET + 1), "_txn",
+            Arguments.of("_txn sequence flipped",
+            (Damage) t -> flip(t.resolve("_txn"), TxnDescriptor.SEQUENCE_OFFSET + 1), "_txn",
                 "corrupted transaction file"),
-            Arguments.of("_txn schema hash flipped", (Damage) t -> flip(t.resolve("_txn"), TxnDescriptor.SCHEMA_HASH_OFFSET), "_txn",
+            Arguments.of("_txn schema hash flipped",
+            (Damage) t -> flip(t.resolve("_txn"), TxnDescriptor.SCHEMA_HASH_OFFSET), "_txn",
                 "does not belong to this schema"),
-            Arguments.of("_txn newer version", (Damage) t -> putInt(t.resolve("_txn"), TxnDescriptor.FORMAT_VERSION_OFFSET, 7), "_txn",
+            Arguments.of("_txn newer version",
+            (Damage) t -> putInt(t.resolve("_txn"), TxnDescriptor.FORMAT_VERSION_OFFSET, 7), "_txn",
                 "newer than this tradestore supports"),
-            Arguments.of("_txn zeroed version", (Damage) t -> putInt(t.resolve("_txn"), TxnDescriptor.FORMAT_VERSION_OFFSET, 0), "_txn",
+            Arguments.of("_txn zeroed version",
+            (Damage) t -> putInt(t.resolve("_txn"), TxnDescriptor.FORMAT_VERSION_OFFSET, 0), "_txn",
                 "formatVersion=0"),
             Arguments.of("_schema.json missing", (Damage) t -> Files.delete(t.resolve("_schema.json")), "_schema.json",
                 "missing schema file"),
-            Arguments.of("_schema.json truncated", (Damage) t -> truncate(t.resolve("_schema.json"), 40), "_schema.json",
+            Arguments.of("_schema.json truncated", (Damage) t -> truncate(t.resolve("_schema.json"), 40),
+            "_schema.json",
                 "malformed schema JSON"),
-            Arguments.of("_schema.json corrupted", (Damage) t -> replace(t.resolve("_schema.json"), "\"i64\"", "\"i65\""),
+            Arguments.of("_schema.json corrupted",
+            (Damage) t -> replace(t.resolve("_schema.json"), "\"i64\"", "\"i65\""),
                 "_schema.json", "unknown type 'i65'"),
-            Arguments.of("_schema.json newer version", (Damage) t -> replace(t.resolve("_schema.json"), "\"formatVersion\" : 1",
+            Arguments.of("_schema.json newer version",
+            (Damage) t -> replace(t.resolve("_schema.json"), "\"formatVersion\" : 1",
                 "\"formatVersion\" : 9"), "_schema.json", "newer than this tradestore supports"),
             Arguments.of("_schema.json changed", (Damage) t -> replace(t.resolve("_schema.json"), "\"blockRows\" : 4",
                 "\"blockRows\" : 2"), "_txn", "does not belong to this schema"),
-            Arguments.of("sym missing", (Damage) t -> Files.delete(t.resolve("sym.sym")), "sym.sym", "missing dictionary file"),
-            Arguments.of("sym truncated", (Damage) t -> truncate(t.resolve("sym.sym"), SymbolDictionaryDescriptor.HEADER_LENGTH + 5),
+            Arguments.of("sym missing", (Damage) t -> Files.delete(t.resolve("sym.sym")), "sym.sym",
+            "missing dictionary file"),
+            Arguments.of("sym truncated",
+            (Damage) t -> truncate(t.resolve("sym.sym"), SymbolDictionaryDescriptor.HEADER_LENGTH + 5),
                 "sym.sym", "truncated dictionary file"),
             Arguments.of("sym header cut", (Damage) t -> truncate(t.resolve("sym2.sym"), 6), "sym2.sym", "truncated"),
-            Arguments.of("sym corrupted", (Damage) t -> putInt(t.resolve("sym.sym"), SymbolDictionaryDescriptor.HEADER_LENGTH,
+            Arguments.of("sym corrupted",
+            (Damage) t -> putInt(t.resolve("sym.sym"), SymbolDictionaryDescriptor.HEADER_LENGTH,
                 0x7fff0000), "sym.sym", "corrupted dictionary"),
-            Arguments.of("sym newer version", (Damage) t -> putInt(t.resolve("sym.sym"), SymbolDictionaryDescriptor.FORMAT_VERSION_OFFSET,
+            Arguments.of("sym newer version",
+            (Damage) t -> putInt(t.resolve("sym.sym"), SymbolDictionaryDescriptor.FORMAT_VERSION_OFFSET,
                 3), "sym.sym", "newer than this tradestore supports"),
             Arguments.of("segment directory missing", (Damage) t -> deleteTree(t.resolve("seg-000001")), "seg-000001",
                 "missing segment directory"),
-            Arguments.of("column file missing", (Damage) t -> Files.delete(t.resolve("seg-000002/l.d")), "l.d", "missing file"),
-            Arguments.of("column file truncated", (Damage) t -> truncate(t.resolve("seg-000000/ts.d"), 20), "ts.d", "truncated file"),
-            Arguments.of("zone map missing", (Damage) t -> Files.delete(t.resolve("seg-000000/_zone")), "_zone", "missing file"),
-            Arguments.of("zone map truncated", (Damage) t -> truncate(t.resolve("seg-000002/_zone"), 100), "_zone", "truncated file"),
-            Arguments.of("zone map corrupted", (Damage) t -> putInt(t.resolve("seg-000001/_zone"), ZoneMapDescriptor.COLUMN_COUNT_OFFSET,
+            Arguments.of("column file missing", (Damage) t -> Files.delete(t.resolve("seg-000002/l.d")), "l.d",
+            "missing file"),
+            Arguments.of("column file truncated", (Damage) t -> truncate(t.resolve("seg-000000/ts.d"), 20), "ts.d",
+            "truncated file"),
+            Arguments.of("zone map missing", (Damage) t -> Files.delete(t.resolve("seg-000000/_zone")), "_zone",
+            "missing file"),
+            Arguments.of("zone map truncated", (Damage) t -> truncate(t.resolve("seg-000002/_zone"), 100), "_zone",
+            "truncated file"),
+            Arguments.of("zone map corrupted",
+            (Damage) t -> putInt(t.resolve("seg-000001/_zone"), ZoneMapDescriptor.COLUMN_COUNT_OFFSET,
                 99), "_zone", "corrupted zone map"),
             Arguments.of("zone map newer version", (Damage) t -> putInt(t.resolve("seg-000001/_zone"),
-                ZoneMapDescriptor.FORMAT_VERSION_OFFSET, ZoneMapDescriptor.FORMAT_VERSION + 1), "_zone", "newer than this tradestore supports"),
+                ZoneMapDescriptor.FORMAT_VERSION_OFFSET, ZoneMapDescriptor.FORMAT_VERSION + 1), "_zone",
+                "newer than this tradestore supports"),
             Arguments.of("zone map entry damaged in place", (Damage) t -> FileDamage.flip(t.resolve("seg-000001/_zone"),
                 ZoneMapDescriptor.ENTRIES_OFFSET + 3), "_zone", "fail their checksum"));
     }
@@ -112,22 +132,26 @@ class FaultTest {
     }
 
     /**
-     * A file cut short under an open reader (its mapping now reaches past the file's end, where a read faults): the next
-     * snapshot that checks the lengths (every one with the check interval at 0) names it without reading it.
+     * A file cut short under an open reader (its mapping now reaches past the file's end, where a read faults): the
+     * next snapshot that checks the lengths (every one with the check interval at 0) names it without reading it.
      */
     @ParameterizedTest
     @EnumSource(Layout.class)
     void shouldNameAFileCutShortUnderAnOpenReader(final Layout layout) throws IOException {
         final Schema schema = TestRows.allTypes(layout, 8);
         TestRows.fill(dir, schema, 20);
-        final Path victim = dir.resolve("all_types").resolve("seg-000001").resolve(layout == Layout.ROW ? "rows.d" : "l.d");
+        final Path victim = dir.resolve("all_types").resolve("seg-000001")
+            .resolve(layout == Layout.ROW ? "rows.d" : "l.d");
         final long mapped = Files.size(victim);
-        try (TestRows.TemporaryProperty everySnapshot = new TestRows.TemporaryProperty(TableReader.FILE_CHECK_PROPERTY, "0");
+        try (TestRows.TemporaryProperty everySnapshot =
+            new TestRows.TemporaryProperty(TableReader.FILE_CHECK_PROPERTY, "0");
              Store store = Store.open(dir); TableReader reader = store.table("all_types").reader()) {
             assertThat(reader.snapshot().rowCount()).isEqualTo(20);
             truncate(victim, 3);
-            assertThatThrownBy(reader::snapshot).isInstanceOf(StoreException.class).hasMessage("damaged data in all_types: segment 1 file "
-                + victim + " is 3 bytes, shorter than the " + mapped + " bytes mapped (truncated while mapped); restore the table from a"
+            assertThatThrownBy(reader::snapshot).isInstanceOf(StoreException.class)
+                .hasMessage("damaged data in all_types: segment 1 file "
+                + victim + " is 3 bytes, shorter than the " + mapped
+                + " bytes mapped (truncated while mapped); restore the table from a"
                 + " copy, or reload it");
         }
     }
@@ -144,7 +168,8 @@ class FaultTest {
             flip(txn, offset);
             try (Store store = Store.open(dir)) {
                 final int at = offset;
-                assertThatThrownBy(() -> store.table("all_types").reader()).as("byte %d", at).isInstanceOf(StoreException.class)
+                assertThatThrownBy(() -> store.table("all_types").reader()).as("byte %d", at)
+                    .isInstanceOf(StoreException.class)
                     .hasMessageContaining(txn.toString()).hasMessageContaining("corrupted transaction file");
             }
         }
@@ -201,10 +226,12 @@ class FaultTest {
                 assertThatThrownBy(() -> w.append(f)).isInstanceOf(StoreException.class)
                     .hasMessageContaining("No space left on device").hasMessageContaining("seg-000003")
                     .hasMessageContaining("free disk space");
-                assertThat(MappedFile.mappingCount()).as("nothing of the failed segment stays mapped").isEqualTo(mappings);
+                assertThat(MappedFile.mappingCount()).as("nothing of the failed segment stays mapped")
+                    .isEqualTo(mappings);
                 assertThat(w.committedRows()).isEqualTo(20);
                 assertThat(w.pendingRows()).isEqualTo(24);
-                assertThatThrownBy(() -> w.append(f)).isInstanceOf(StoreException.class).hasMessageContaining("No space left");
+                assertThatThrownBy(() -> w.append(f)).isInstanceOf(StoreException.class)
+                    .hasMessageContaining("No space left");
                 assertThat(reader.snapshot().rowCount()).isEqualTo(20);
                 w.rollback();
                 assertThat(reader.snapshot().rowCount()).isEqualTo(20);
@@ -254,8 +281,10 @@ class FaultTest {
         final FullDisk disk = new FullDisk();
         try (Store store = Store.open(dir, disk)) {
             disk.failFrom(1);
-            assertThatThrownBy(() -> store.createTable(TestRows.allTypes(Layout.COLUMN, 8))).isInstanceOf(StoreException.class)
-                .hasMessageContaining("cannot create table 'all_types'").hasMessageContaining("No space left on device");
+            assertThatThrownBy(() -> store.createTable(TestRows.allTypes(Layout.COLUMN, 8)))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("cannot create table 'all_types'")
+                .hasMessageContaining("No space left on device");
             assertThat(store.hasTable("all_types")).isFalse();
             assertThat(store.tableNames()).isEmpty();
             assertThat(dir.resolve("all_types")).doesNotExist();
@@ -270,7 +299,8 @@ class FaultTest {
         TestRows.fill(dir, TestRows.allTypes(Layout.COLUMN, 8), 3);
         Files.delete(dir.resolve("all_types").resolve("_schema.json"));
         try (Store store = Store.open(dir)) {
-            assertThatThrownBy(() -> store.openOrCreate(TestRows.allTypes(Layout.COLUMN, 8))).isInstanceOf(StoreException.class)
+            assertThatThrownBy(() -> store.openOrCreate(TestRows.allTypes(Layout.COLUMN, 8)))
+                .isInstanceOf(StoreException.class)
                 .hasMessageContaining("_schema.json").hasMessageContaining("damaged");
         }
         assertThat(dir.resolve("all_types").resolve("_txn")).exists();

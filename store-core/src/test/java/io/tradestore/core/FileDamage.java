@@ -75,11 +75,13 @@ public final class FileDamage {
     public static void resealZoneMap(final Path zone) throws IOException {
         try (MappedFile f = MappedFile.open(zone, Files.size(zone), true)) {
             final long a = f.address();
-            assertThat(NativeMemory.getInt(a + ZoneMapDescriptor.FORMAT_VERSION_OFFSET)).isGreaterThanOrEqualTo(ZoneMapDescriptor.CHECKSUM_VERSION);
+            assertThat(NativeMemory.getInt(a + ZoneMapDescriptor.FORMAT_VERSION_OFFSET))
+                .isGreaterThanOrEqualTo(ZoneMapDescriptor.CHECKSUM_VERSION);
             final int columns = NativeMemory.getInt(a + ZoneMapDescriptor.COLUMN_COUNT_OFFSET);
             final int blocks = NativeMemory.getInt(a + ZoneMapDescriptor.BLOCK_COUNT_OFFSET);
             for (int block = -1; block < blocks; block++) {
-                NativeMemory.putLong(a + ZoneMapDescriptor.checksumOffset(columns, blocks, block), ZoneMapDescriptor.checksum(a, columns, block));
+                NativeMemory.putLong(a + ZoneMapDescriptor.checksumOffset(columns, blocks, block),
+                    ZoneMapDescriptor.checksum(a, columns, block));
             }
         }
     }
@@ -91,7 +93,9 @@ public final class FileDamage {
         }
     }
 
-    /** @param file a UTF-8 text file, which must hold {@code from}. @param from text in it. @param to what replaces it. */
+    /**
+     * @param file a UTF-8 text file, which must hold {@code from}. @param from text in it. @param to what replaces it.
+     */
     public static void replace(final Path file, final String from, final String to) throws IOException {
         final String s = Files.readString(file, StandardCharsets.UTF_8);
         assertThat(s).contains(from);

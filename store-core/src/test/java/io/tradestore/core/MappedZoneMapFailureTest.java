@@ -27,8 +27,10 @@ class MappedZoneMapFailureTest {
     Path dir;
 
     @ParameterizedTest
-    @CsvSource({"COLUMN,staging-off", "ROW,staging-off", "COLUMN,columnAddress", "COLUMN,reserve", "COLUMN,staged", "ROW,staged"})
-    void shouldWidenZoneMapsWithAWriteThroughTheAppenderOfAnAppendThatFailedAtASegmentEnd(final Layout layout, final String how) {
+    @CsvSource({"COLUMN,staging-off", "ROW,staging-off", "COLUMN,columnAddress", "COLUMN,reserve", "COLUMN,staged",
+        "ROW,staged"})
+    void shouldWidenZoneMapsWithAWriteThroughTheAppenderOfAnAppendThatFailedAtASegmentEnd(final Layout layout,
+    final String how) {
         final FaultTest.FullDisk disk = new FaultTest.FullDisk();
         final Schema schema = TestRows.allTypes(layout, 8);
         final int l = schema.indexOf("l");
@@ -38,7 +40,8 @@ class MappedZoneMapFailureTest {
             try (TableWriter w = TestRows.appendingWriter(table, how, f); TableReader reader = table.reader()) {
                 TestRows.append(w, f, w.pendingRows(), 8);
                 disk.failFrom(1);
-                assertThatThrownBy(() -> w.append(f)).isInstanceOf(StoreException.class).hasMessageContaining("No space left");
+                assertThatThrownBy(() -> w.append(f)).isInstanceOf(StoreException.class)
+                    .hasMessageContaining("No space left");
                 disk.clear();
                 assertThat(w.pendingRows()).isEqualTo(8);
                 // the appender is still on row 7, the last row of block 1 (rows 4-7), and writes it
@@ -60,8 +63,8 @@ class MappedZoneMapFailureTest {
     /**
      * appendRow's contract: write the row's fields through a flyweight or the column addresses before commit(). On the
      * mapped path the writer widens a block's zone maps from the files when appends pass the block's end, so values
-     * stored later through columnAddress into rows of ended blocks were missed (the blocks' zone maps stayed empty here)
-     * before session 8: a segment whose addresses are out now gets its zone maps at commit.
+     * stored later through columnAddress into rows of ended blocks were missed (the blocks' zone maps stayed empty
+     * here) before the fix: a segment whose addresses are out now gets its zone maps at commit.
      */
     @Test
     void shouldWidenZoneMapsWithStoresThroughColumnAddressIntoRowsOfBlocksThatEnded() {
@@ -69,7 +72,8 @@ class MappedZoneMapFailureTest {
         final int l = schema.indexOf("l");
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, 8, false, false); TableReader reader = table.reader()) {
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, 8, false, false); TableReader reader =
+                table.reader()) {
                 for (int i = 0; i < 20; i++) {
                     w.appendRow();
                 }

@@ -27,7 +27,8 @@ class MappedZoneMapTest {
     Path dir;
 
     @ParameterizedTest
-    @CsvSource({"COLUMN,staging-off", "ROW,staging-off", "COLUMN,columnAddress", "ROW,columnAddress", "COLUMN,reserve", "ROW,reserve"})
+    @CsvSource({"COLUMN,staging-off", "ROW,staging-off", "COLUMN,columnAddress", "ROW,columnAddress", "COLUMN,reserve",
+        "ROW,reserve"})
     void shouldWidenZoneMapsWithWritesThroughFlyweightsLeftInBlocksThatEnded(final Layout layout, final String how) {
         final Schema schema = TestRows.allTypes(layout, 64);
         final int l = schema.indexOf("l");
@@ -61,7 +62,8 @@ class MappedZoneMapTest {
                 assertThat(snap.segment(0).zoneMin(-1, l)).as("segment min").isEqualTo(-BIG);
                 TestRows.assertZonesExact(snap);
                 // flyweights left on early rows can step (next()) to their segment's end: those rows once more, at most
-                assertThat(w.zoneRowsRead()).as("rows whose zone maps were read from the mappings").isLessThanOrEqualTo(2 * rows);
+                assertThat(w.zoneRowsRead()).as("rows whose zone maps were read from the mappings")
+                    .isLessThanOrEqualTo(2 * rows);
             }
         }
     }
@@ -69,8 +71,9 @@ class MappedZoneMapTest {
     /**
      * The fix must not re-read every appended row at commit: plain append(flyweight) loops read each row once from the
      * mappings (at its block's end or the commit). appendRow() then wrap(row) reads each block once more at commit: the
-     * flyweight is re-pointed on the block's last row when the next block starts (as any flyweight but the appender), so
-     * it may overwrite that row, and the block is recomputed, not widened, to keep its entry exact (ZoneMapOverwriteTest).
+     * flyweight is re-pointed on the block's last row when the next block starts (as any flyweight but the appender),
+     * so it may overwrite that row, and the block is recomputed, not widened, to keep its entry exact
+     * (ZoneMapOverwriteTest).
      */
     @ParameterizedTest
     @CsvSource({"COLUMN,staging-off", "ROW,staging-off", "COLUMN,columnAddress", "ROW,reserve"})

@@ -35,7 +35,8 @@ class MultiProcessTest {
                     final long reported = Long.parseLong(child.await("COMMITTED ", 60, TimeUnit.SECONDS).substring(10));
                     assertThat(reported).isEqualTo(expected);
                     final TableSnapshot snap = reader.snapshot();
-                    assertThat(snap.rowCount()).as("a snapshot after the child reported its commit").isGreaterThanOrEqualTo(reported);
+                    assertThat(snap.rowCount()).as("a snapshot after the child reported its commit")
+                        .isGreaterThanOrEqualTo(reported);
                     TestRows.verifyRows(snap, seen, snap.rowCount());
                     seen = snap.rowCount();
                 }
@@ -79,7 +80,8 @@ class MultiProcessTest {
             try (Store store = Store.open(dir)) {
                 final Table table = store.table("all_types");
                 assertThatThrownBy(table::writer).isInstanceOf(StoreException.class)
-                    .hasMessageContaining("already has a writer").hasMessageContaining("_lock").hasMessageContaining("another process");
+                    .hasMessageContaining("already has a writer").hasMessageContaining("_lock")
+                    .hasMessageContaining("another process");
                 // readers are never blocked by the writer
                 try (TableReader reader = table.reader()) {
                     assertThat(reader.snapshot().rowCount()).isEqualTo(5);
@@ -105,7 +107,8 @@ class MultiProcessTest {
             }
             // the refusal above must not have released this process's lock: another process is still refused
             try (ChildJvm child = ChildJvm.start("try-writer", dir.toString(), "COLUMN", "8")) {
-                assertThat(child.await("", 60, TimeUnit.SECONDS)).startsWith("REFUSED").contains("already has a writer");
+                assertThat(child.await("", 60, TimeUnit.SECONDS)).startsWith("REFUSED")
+                    .contains("already has a writer");
                 assertThat(child.waitFor(30_000)).isTrue();
             }
             assertThat(held.committedRows()).isEqualTo(3);

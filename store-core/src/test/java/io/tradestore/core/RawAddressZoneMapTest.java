@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Stores through {@link TableWriter#columnAddress} ("raw" addresses: the writer cannot see them) into uncommitted rows,
- * at any time before commit, must reach the zone maps, or a range filter could skip those rows. Before session 8 the
+ * at any time before commit, must reach the zone maps, or a range filter could skip those rows. Before the fix the
  * mapped path widened a block's zone maps when appends (appendRow, or the segment end of a reserve) passed the block's
  * end, and column writes at reserve, so a store made later through an address handed out before or after was missed.
  * Now the zone maps of a segment whose addresses are out are widened at commit. The CSV loader must still read no row
@@ -35,15 +35,19 @@ class RawAddressZoneMapTest {
     @TempDir
     Path dir;
 
-    /** appendRow past block and segment ends after the address of segment 0 was asked for, then stores into every row. */
+    /**
+     * appendRow past block and segment ends after the address of segment 0 was asked for, then stores into every row.
+     */
     @ParameterizedTest
     @CsvSource({"COLUMN,true", "ROW,true", "COLUMN,false", "ROW,false"})
-    void shouldWidenZoneMapsWithStoresThroughAnAddressAskedForBeforeTheRowsWereAppended(final Layout layout, final boolean staging) {
+    void shouldWidenZoneMapsWithStoresThroughAnAddressAskedForBeforeTheRowsWereAppended(final Layout layout,
+        final boolean staging) {
         final Schema schema = TestRows.allTypes(layout, 16);
         final int l = schema.indexOf("l");
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, 8, staging, false); TableReader reader = table.reader()) {
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, 8, staging, false); TableReader reader =
+                table.reader()) {
                 w.appendRow();
                 final long base0 = w.columnAddress(0, l);
                 for (int i = 1; i < 40; i++) {
@@ -59,7 +63,8 @@ class RawAddressZoneMapTest {
                 for (int seg = 0; seg < 3; seg++) {
                     for (int block = 0; block < (seg < 2 ? 4 : 2); block++) {
                         final long first = 1_000L + seg * 16 + block * 4;
-                        assertThat(new long[] {snap.segment(seg).zoneMin(block, l), snap.segment(seg).zoneMax(block, l)})
+                        assertThat(new long[] {snap.segment(seg).zoneMin(block, l),
+                            snap.segment(seg).zoneMax(block, l)})
                             .as("segment %d block %d", seg, block).containsExactly(first, first + 3);
                     }
                 }
@@ -71,12 +76,14 @@ class RawAddressZoneMapTest {
     /** An address is good until the writer closes: stores through one asked for before a commit, into rows after it. */
     @ParameterizedTest
     @CsvSource({"COLUMN,true", "ROW,true", "COLUMN,false", "ROW,false"})
-    void shouldWidenZoneMapsWithStoresThroughAnAddressAskedForBeforeTheLastCommit(final Layout layout, final boolean staging) {
+    void shouldWidenZoneMapsWithStoresThroughAnAddressAskedForBeforeTheLastCommit(final Layout layout,
+        final boolean staging) {
         final Schema schema = TestRows.allTypes(layout, 64);
         final int l = schema.indexOf("l");
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, 8, staging, false); TableReader reader = table.reader()) {
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, 8, staging, false); TableReader reader =
+                table.reader()) {
                 for (int i = 0; i < 4; i++) {
                     w.appendRow();
                 }
@@ -146,7 +153,8 @@ class RawAddressZoneMapTest {
         TestRows.fill(dir, TestRows.ALL_TYPES.with("source", Layout.COLUMN, 16, 4), 16);
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableReader source = store.table("source").reader(); TableWriter w = table.writer(); TableReader reader = table.reader()) {
+            try (TableReader source = store.table("source").reader(); TableWriter w = table
+                .writer(); TableReader reader = table.reader()) {
                 final TableSnapshot src = source.snapshot();
                 TestRows.copyDictionaries(src, w);
                 assertThat(w.columnWrites(true)).isTrue();
@@ -181,7 +189,8 @@ class RawAddressZoneMapTest {
         final int l = schema.indexOf("l");
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, 8, false, false); TableReader reader = table.reader()) {
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, 8, false, false); TableReader reader =
+                table.reader()) {
                 w.appendRow();
                 final long stride = w.columnStride(l);
                 long base = w.columnAddress(0, l);
@@ -207,10 +216,10 @@ class RawAddressZoneMapTest {
     }
 
     /**
-     * The loader's constraint: no second pass over the rows for the zone maps. With column writes it asks for no address,
-     * so writeColumn's widening stands (nothing read back); storing through the addresses, each row is read once (when
-     * the next segment opens, after the loader released the full one's addresses, or at commit). (Passed before the fix
-     * too; with the writer's fix alone, a column-writes load read every row back.)
+     * The loader's constraint: no second pass over the rows for the zone maps. With column writes it asks for no
+     * address, so writeColumn's widening stands (nothing read back); storing through the addresses, each row is read
+     * once (when the next segment opens, after the loader released the full one's addresses, or at commit). (Passed
+     * before the fix too; with the writer's fix alone, a column-writes load read every row back.)
      */
     @ParameterizedTest
     @CsvSource({"true,0", "false,20000"})
@@ -221,7 +230,8 @@ class RawAddressZoneMapTest {
         try (Store store = Store.open(dir.resolve("store"))) {
             final Table table = store.createTable(TradesSchema.SCHEMA.with("trades", Layout.COLUMN, 4096, 1024));
             try (TableWriter w = table.writer(); TableReader reader = table.reader()) {
-                CsvLoader.load(w, List.of(csv), LoadOptions.defaults().withColumnWrites(columnWrites).withCommitEvery(7_000)
+                CsvLoader.load(w, List.of(csv),
+                    LoadOptions.defaults().withColumnWrites(columnWrites).withCommitEvery(7_000)
                     .withChunkBytes(64 << 10), null);
                 assertThat(reader.snapshot().rowCount()).isEqualTo(20_000);
                 assertThat(w.zoneRowsRead()).as("rows read back for the zone maps").isEqualTo(expectedRead);
@@ -237,7 +247,8 @@ class RawAddressZoneMapTest {
         final Schema schema = w.schema();
         final int seg = (int) (row >>> schema.segmentShift());
         final long in = row & (schema.segmentRows() - 1);
-        final long[] values = {Byte.MIN_VALUE, Short.MIN_VALUE, Integer.MIN_VALUE, l, 0, Long.MIN_VALUE, 1_000_000_000L * row, -1, 0, -1};
+        final long[] values =
+            {Byte.MIN_VALUE, Short.MIN_VALUE, Integer.MIN_VALUE, l, 0, Long.MIN_VALUE, 1_000_000_000L * row, -1, 0, -1};
         for (int c = 0; c < schema.columnCount(); c++) {
             final long a = w.columnAddress(seg, c) + in * w.columnStride(c);
             if (c == schema.indexOf("d")) {

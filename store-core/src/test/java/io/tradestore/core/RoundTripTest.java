@@ -21,7 +21,8 @@ class RoundTripTest {
     Path dir;
 
     @ParameterizedTest
-    @CsvSource({"COLUMN,8,0", "COLUMN,8,1", "COLUMN,8,7", "COLUMN,8,8", "COLUMN,8,9", "COLUMN,8,100", "ROW,8,0", "ROW,8,7",
+    @CsvSource({"COLUMN,8,0", "COLUMN,8,1", "COLUMN,8,7", "COLUMN,8,8", "COLUMN,8,9", "COLUMN,8,100", "ROW,8,0",
+        "ROW,8,7",
         "ROW,8,8", "ROW,8,17", "ROW,4,100", "COLUMN,2,33", "COLUMN,1024,5000", "ROW,1024,3000"})
     void shouldReadBackEveryTypeAfterReopen(final Layout layout, final int segmentRows, final int rows) {
         final Schema schema = TestRows.allTypes(layout, segmentRows);
@@ -123,14 +124,17 @@ class RoundTripTest {
             assertThatThrownBy(() -> f.wrap(0)).isInstanceOf(StoreException.class).hasMessageContaining("not bound");
             assertThat(f.l()).isZero();
             f.bind(snap);
-            assertThatThrownBy(() -> f.wrap(3)).isInstanceOf(IndexOutOfBoundsException.class).hasMessage("row=3 rowLimit=3");
+            assertThatThrownBy(() -> f.wrap(3)).isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessage("row=3 rowLimit=3");
             assertThatThrownBy(() -> f.wrap(-1)).isInstanceOf(IndexOutOfBoundsException.class);
-            assertThatThrownBy(() -> f.wrap(0).l(5)).isInstanceOf(StoreException.class).hasMessageContaining("read-only");
+            assertThatThrownBy(() -> f.wrap(0).l(5)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("read-only");
             assertThatThrownBy(() -> snap.symbolValue(7, 99)).isInstanceOf(IndexOutOfBoundsException.class)
                 .hasMessageContaining("code=99");
             assertThatThrownBy(() -> snap.segment(1)).isInstanceOf(IndexOutOfBoundsException.class)
                 .hasMessage("segment=1 segmentCount=1");
-            assertThatThrownBy(() -> snap.findSymbol(0, "x")).isInstanceOf(StoreException.class).hasMessageContaining("not a symbol");
+            assertThatThrownBy(() -> snap.findSymbol(0, "x")).isInstanceOf(StoreException.class)
+                .hasMessageContaining("not a symbol");
             assertThatThrownBy(() -> snap.schema().column(10)).isInstanceOf(IndexOutOfBoundsException.class)
                 .hasMessage("column=10 columnCount=10");
             assertThatThrownBy(() -> new io.tradestore.core.flyweight.TradeFlyweight().bind(snap))
@@ -150,7 +154,8 @@ class RoundTripTest {
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(TestRows.allTypes(Layout.COLUMN, 8));
             try (TableWriter ignored = table.writer()) {
-                assertThatThrownBy(table::writer).isInstanceOf(StoreException.class).hasMessageContaining("already has a writer");
+                assertThatThrownBy(table::writer).isInstanceOf(StoreException.class)
+                    .hasMessageContaining("already has a writer");
                 try (Store other = Store.open(dir)) {
                     assertThatThrownBy(() -> other.table("all_types").writer()).isInstanceOf(StoreException.class)
                         .hasMessageContaining("only one writer per table");

@@ -68,7 +68,8 @@ class SegmentAheadInterruptTest {
 
     @ParameterizedTest
     @CsvSource({"staged-thread,true", "staged-thread,false", "staging-off,true", "staging-off,false"})
-    void shouldKeepOrReleaseTheSegmentCreatedAheadWhenInterruptedWaitingForIt(final String how, final boolean carryOn) throws Exception {
+    void shouldKeepOrReleaseTheSegmentCreatedAheadWhenInterruptedWaitingForIt(final String how,
+        final boolean carryOn) throws Exception {
         final Gate gate = new Gate("seg-000001");
         final Schema schema = TestRows.ALL_TYPES.with("all_types", Layout.COLUMN, SEGMENT_ROWS, 4096);
         final int l = schema.indexOf("l");
@@ -149,7 +150,8 @@ class SegmentAheadInterruptTest {
 
     private static List<String> segmentDirectories(final Path table) throws IOException {
         try (Stream<Path> s = Files.list(table)) {
-            return s.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("seg-")).sorted().collect(Collectors.toList());
+            return s.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("seg-")).sorted()
+                .collect(Collectors.toList());
         }
     }
 }

@@ -35,8 +35,10 @@ class SegmentDeletionTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"COLUMN,staged", "ROW,staged", "COLUMN,staged-thread", "COLUMN,staging-off", "ROW,staging-off", "COLUMN,reserve"})
-    void shouldDeleteTheSegmentsPastTheCommitAndCarryOnAppending(final Layout layout, final String how) throws IOException {
+    @CsvSource({"COLUMN,staged", "ROW,staged", "COLUMN,staged-thread", "COLUMN,staging-off", "ROW,staging-off",
+        "COLUMN,reserve"})
+    void shouldDeleteTheSegmentsPastTheCommitAndCarryOnAppending(final Layout layout,
+    final String how) throws IOException {
         final Schema schema = TestRows.allTypes(layout, 8);
         final int l = schema.indexOf("l");
         try (Store store = Store.open(dir)) {
@@ -50,13 +52,15 @@ class SegmentDeletionTest {
                 w.rollbackAndDeleteSegments();
                 assertThat(w.pendingRows()).isEqualTo(5);
                 assertThat(segmentDirectories(table.directory())).containsExactly("seg-000000");
-                // the appender is left on row 29, in a deleted segment: it must write somewhere harmless, not into an unmapping
+                // the appender is left on row 29, in a deleted segment: it must write somewhere harmless, not into an
+                // unmapping
                 assertThat(f.row()).isEqualTo(29);
                 f.l(123);
                 assertThatThrownBy(() -> w.columnAddress(3, l)).isInstanceOf(IndexOutOfBoundsException.class);
                 TestRows.append(w, f, 5, 20);
                 w.commit();
-                assertThat(segmentDirectories(table.directory())).containsExactly("seg-000000", "seg-000001", "seg-000002");
+                assertThat(segmentDirectories(table.directory()))
+                    .containsExactly("seg-000000", "seg-000001", "seg-000002");
             }
             try (TableReader reader = table.reader()) {
                 TestRows.verifyRows(reader.snapshot(), 0, 20);

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The staged append's failure paths and zone maps (review of the staging area): a write(2) that fails in the stage
+ * The staged append's failure paths and zone maps: a write(2) that fails in the stage
  * flusher must never let a later commit publish the rows it did not write, a rollback after it must still leave the
  * writer at its last commit, and writes through a flyweight left in a window that was copied must reach the zone maps.
  */
@@ -36,7 +36,8 @@ class StagingFailureTest {
         return f.get(o);
     }
 
-    private static void setField(final Object o, final String name, final Object value) throws ReflectiveOperationException {
+    private static void setField(final Object o, final String name,
+        final Object value) throws ReflectiveOperationException {
         final Field f = o.getClass().getDeclaredField(name);
         f.setAccessible(true);
         f.set(o, value);
@@ -55,7 +56,8 @@ class StagingFailureTest {
         final Object flusher = field(w, "flusher");
         assertThat(flusher).as("the window was handed to the stage flusher").isNotNull();
         final int files = (Integer) field(flusher, "files");
-        final java.util.concurrent.atomic.AtomicInteger done = (java.util.concurrent.atomic.AtomicInteger) field(flusher, "done");
+        final java.util.concurrent.atomic.AtomicInteger done =
+            (java.util.concurrent.atomic.AtomicInteger) field(flusher, "done");
         final long deadline = System.nanoTime() + 30_000_000_000L;
         while (done.get() < files) {
             assertThat(System.nanoTime()).as("stage flusher done in 30 s").isLessThan(deadline);
@@ -71,12 +73,15 @@ class StagingFailureTest {
     @ParameterizedTest
     @CsvSource({"COLUMN,COMMIT_AGAIN", "ROW,COMMIT_AGAIN", "COLUMN,ROLLBACK_AFTER_COMMIT", "ROW,ROLLBACK_AFTER_COMMIT",
         "COLUMN,ROLLBACK", "ROW,ROLLBACK"})
-    void shouldNeverPublishRowsWhoseCopyByTheStageFlusherFailed(final Layout layout, final String then) throws Exception {
+    void shouldNeverPublishRowsWhoseCopyByTheStageFlusherFailed(final Layout layout,
+    final String then) throws Exception {
         final Schema schema = TestRows.allTypes(layout, 64);
         final int l = schema.indexOf("l");
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, true); TableReader reader = table.reader()) {
+            try (TableWriter w =
+                TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, true); TableReader reader = table
+                .reader()) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
                 TestRows.append(w, f, 0, 4);
                 w.commit();
@@ -121,14 +126,18 @@ class StagingFailureTest {
      * map is computed from the data when the block ends or at commit).
      */
     @ParameterizedTest
-    @CsvSource({"COLUMN,true,false", "ROW,true,false", "COLUMN,true,true", "ROW,true,true", "COLUMN,false,false", "ROW,false,false"})
-    void shouldWidenZoneMapsWithWritesThroughAFlyweightLeftInACopiedWindow(final Layout layout, final boolean staging, final boolean thread) {
+    @CsvSource({"COLUMN,true,false", "ROW,true,false", "COLUMN,true,true", "ROW,true,true", "COLUMN,false,false",
+        "ROW,false,false"})
+    void shouldWidenZoneMapsWithWritesThroughAFlyweightLeftInACopiedWindow(final Layout layout, final boolean staging,
+    final boolean thread) {
         // one zone-map block per segment, so that the block of the early row is still open at commit
         final Schema schema = TestRows.ALL_TYPES.with("all_types", layout, 64, 64);
         final int l = schema.indexOf("l");
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, staging, thread); TableReader reader = table.reader()) {
+            try (TableWriter w =
+                TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, staging, thread); TableReader reader = table
+                .reader()) {
                 final AllTypesFlyweight appender = new AllTypesFlyweight();
                 final AllTypesFlyweight early = new AllTypesFlyweight().bind(w);
                 // with the stage thread, the early row's window is handed over before the flyweight moves there
@@ -155,7 +164,8 @@ class StagingFailureTest {
      */
     @ParameterizedTest
     @CsvSource({"COLUMN,true,1", "ROW,true,2", "COLUMN,false,3", "ROW,false,4"})
-    void shouldKeepZoneMapsAroundEveryValueWrittenThroughAFlyweightOnAnUncommittedRow(final Layout layout, final boolean thread,
+    void shouldKeepZoneMapsAroundEveryValueWrittenThroughAFlyweightOnAnUncommittedRow(final Layout layout,
+        final boolean thread,
                                                                                       final long seed) {
         final Schema schema = TestRows.ALL_TYPES.with("all_types", layout, 64, 16);
         final int l = schema.indexOf("l");
@@ -164,7 +174,9 @@ class StagingFailureTest {
         final long[] expected = new long[rows + 64];
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, thread); TableReader reader = table.reader()) {
+            try (TableWriter w =
+                TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, thread); TableReader reader = table
+                .reader()) {
                 final AllTypesFlyweight appender = new AllTypesFlyweight();
                 final AllTypesFlyweight other = new AllTypesFlyweight().bind(w);
                 while (w.committedRows() < rows) {
@@ -196,13 +208,16 @@ class StagingFailureTest {
                     final long segStart = (long) s << schema.segmentShift();
                     for (int b = -1; b * schema.blockRows() < snap.segmentRowCount(s); b++) {
                         final long bFrom = segStart + (b < 0 ? 0 : (long) b * schema.blockRows());
-                        final long bTo = b < 0 ? segStart + snap.segmentRowCount(s) : Math.min(segStart + snap.segmentRowCount(s),
+                        final long bTo = b < 0 ? segStart + snap
+                            .segmentRowCount(s) : Math.min(segStart + snap.segmentRowCount(s),
                             bFrom + schema.blockRows());
                         for (long r = bFrom; r < bTo; r++) {
                             assertThat(check.wrap(r).l()).as("l row=%d", r).isEqualTo(expected[(int) r]);
                             if (expected[(int) r] != Long.MIN_VALUE) {
-                                assertThat(snap.segment(s).zoneMin(b, l)).as("l min row=%d block=%d", r, b).isLessThanOrEqualTo(expected[(int) r]);
-                                assertThat(snap.segment(s).zoneMax(b, l)).as("l max row=%d block=%d", r, b).isGreaterThanOrEqualTo(expected[(int) r]);
+                                assertThat(snap.segment(s).zoneMin(b, l)).as("l min row=%d block=%d", r, b)
+                                    .isLessThanOrEqualTo(expected[(int) r]);
+                                assertThat(snap.segment(s).zoneMax(b, l)).as("l max row=%d block=%d", r, b)
+                                    .isGreaterThanOrEqualTo(expected[(int) r]);
                             }
                         }
                     }
@@ -213,7 +228,8 @@ class StagingFailureTest {
     /** A bad segment or column given to columnAddress is refused before it switches the writer off its staging area. */
     @ParameterizedTest
     @CsvSource({"1,0", "-1,0", "0,99", "0,-1"})
-    void shouldRefuseABadColumnAddressWithoutLeavingTheStagingArea(final int segment, final int column) throws Exception {
+    void shouldRefuseABadColumnAddressWithoutLeavingTheStagingArea(final int segment,
+        final int column) throws Exception {
         final Schema schema = TestRows.allTypes(Layout.COLUMN, 64);
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);

@@ -38,17 +38,22 @@ class StagingTest {
     Path dir;
 
     @ParameterizedTest
-    @CsvSource({"COLUMN,32,NONE,true,true", "ROW,32,NONE,true,true", "COLUMN,32,NONE,true,false", "ROW,32,NONE,true,false",
+    @CsvSource({"COLUMN,32,NONE,true,true", "ROW,32,NONE,true,true", "COLUMN,32,NONE,true,false",
+        "ROW,32,NONE,true,false",
         "COLUMN,8,SYNC,true,true", "ROW,64,SYNC,true,false", "COLUMN,32,NONE,false,false", "ROW,32,NONE,false,false"})
-    void shouldRoundTripEveryRowAcrossStagingWindowsSegmentsCommitsAndRollbacks(final Layout layout, final int segmentRows,
-                                                                                  final Durability durability, final boolean staging,
+    void shouldRoundTripEveryRowAcrossStagingWindowsSegmentsCommitsAndRollbacks(final Layout layout,
+    final int segmentRows,
+                                                                                  final Durability durability,
+                                                                                  final boolean staging,
                                                                                   final boolean thread) {
         final Schema schema = TestRows.allTypes(layout, segmentRows);
         final SplittableRandom random = new SplittableRandom(segmentRows * 7L + layout.ordinal());
         final long rows = durability == Durability.SYNC ? 250 : 1_000;
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = TestRows.stagedWriter(table, durability, STAGE_ROWS, staging, thread); TableReader reader = table.reader()) {
+            try (TableWriter w =
+                TestRows.stagedWriter(table, durability, STAGE_ROWS, staging, thread); TableReader reader = table
+                .reader()) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
                 while (w.committedRows() < rows) {
                     final long from = w.pendingRows();
@@ -89,7 +94,9 @@ class StagingTest {
         final Schema schema = TestRows.allTypes(layout, 64);
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, true); TableReader reader = table.reader()) {
+            try (TableWriter w =
+                TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, true); TableReader reader = table
+                .reader()) {
                 final AllTypesFlyweight appender = new AllTypesFlyweight();
                 final AllTypesFlyweight early = new AllTypesFlyweight().bind(w);
                 TestRows.append(w, appender, 0, 5);
@@ -113,9 +120,10 @@ class StagingTest {
     }
 
     /**
-     * A flyweight left on an early uncommitted row is re-pointed at every staging window (its row moved into the files):
-     * its writes, made after many windows, must reach the zone maps at commit, and the writer must not re-read the rows
-     * since that row from the mappings at every window (quadratic in the rows appended) but once, at the commit.
+     * A flyweight left on an early uncommitted row is re-pointed at every staging window (its row moved into the
+     * files): its writes, made after many windows, must reach the zone maps at commit, and the writer must not re-read
+     * the rows since that row from the mappings at every window (quadratic in the rows appended) but once, at the
+     * commit.
      */
     @ParameterizedTest
     @CsvSource({"COLUMN,false", "ROW,false", "COLUMN,true", "ROW,true"})
@@ -125,7 +133,9 @@ class StagingTest {
         final long rows = 2_000;
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, thread); TableReader reader = table.reader()) {
+            try (TableWriter w =
+                TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, thread); TableReader reader = table
+                .reader()) {
                 final AllTypesFlyweight appender = new AllTypesFlyweight();
                 final AllTypesFlyweight high = new AllTypesFlyweight().bind(w);
                 final AllTypesFlyweight low = new AllTypesFlyweight().bind(w);
@@ -137,7 +147,8 @@ class StagingTest {
                 high.l(BIG);
                 low.l(-BIG);
                 w.commit();
-                assertThat(w.zoneRowsRead()).as("rows re-read from the mappings at the commit").isLessThanOrEqualTo(rows);
+                assertThat(w.zoneRowsRead()).as("rows re-read from the mappings at the commit")
+                    .isLessThanOrEqualTo(rows);
                 final TableSnapshot snap = reader.snapshot();
                 assertThat(snap.segment(0).zoneMax(0, l)).isEqualTo(BIG);
                 assertThat(snap.segment(0).zoneMin(0, l)).isEqualTo(-BIG);
@@ -159,7 +170,9 @@ class StagingTest {
         final long rows = 2_000;
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, false); TableReader reader = table.reader()) {
+            try (TableWriter w =
+                TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, false); TableReader reader = table
+                .reader()) {
                 final AllTypesFlyweight f = new AllTypesFlyweight().bind(w);
                 for (long r = 0; r < rows; r++) {
                     TestRows.write(f.wrap(w.appendRow()), r);
@@ -180,9 +193,11 @@ class StagingTest {
      * what it writes there must reach the zone maps.
      */
     @ParameterizedTest
-    @CsvSource({"COLUMN,staged", "ROW,staged", "COLUMN,staged-thread", "ROW,staged-thread", "COLUMN,staging-off", "ROW,staging-off",
+    @CsvSource({"COLUMN,staged", "ROW,staged", "COLUMN,staged-thread", "ROW,staged-thread", "COLUMN,staging-off",
+        "ROW,staging-off",
         "COLUMN,columnAddress", "ROW,reserve"})
-    void shouldWidenZoneMapsWithWritesOfAFlyweightThatStepsFromACommittedRowIntoCopiedRows(final Layout layout, final String how) {
+    void shouldWidenZoneMapsWithWritesOfAFlyweightThatStepsFromACommittedRowIntoCopiedRows(final Layout layout,
+    final String how) {
         final Schema schema = TestRows.allTypes(layout, 64);
         final int l = schema.indexOf("l");
         try (Store store = Store.open(dir)) {
@@ -213,9 +228,12 @@ class StagingTest {
         final int l = schema.indexOf("l");
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, true); TableReader reader = table.reader()) {
+            try (TableWriter w =
+                TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, true); TableReader reader = table
+                .reader()) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
-                // 12 rows: the next one starts a zone-map block (4 rows), so its l is the block's minimum and must count
+                // 12 rows: the next one starts a zone-map block (4 rows), so its l is the block's minimum and must
+                // count
                 TestRows.append(w, f, 0, 12);
                 // the mapped address of a row appended through the staging area: its bytes must be there, and stores
                 // there must stay (the writer appends through the mappings from now on)
@@ -225,7 +243,8 @@ class StagingTest {
                 assertThat(NativeMemory.getLong(at)).isEqualTo(Long.MIN_VALUE);
                 f.wrap(row);
                 TestRows.write(f, row);
-                assertThat(NativeMemory.getLong(at)).isEqualTo(TestRows.nullRow(row) ? Long.MIN_VALUE : row * 1_000_000_007L - 5);
+                assertThat(NativeMemory.getLong(at))
+                    .isEqualTo(TestRows.nullRow(row) ? Long.MIN_VALUE : row * 1_000_000_007L - 5);
                 TestRows.append(w, f, row + 1, 80);
                 w.commit();
                 TestRows.verifyRows(reader.snapshot(), 0, 80);
@@ -248,7 +267,9 @@ class StagingTest {
                 }
                 // close discards the 39 uncommitted rows, some of them already copied into the files
             }
-            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, true); TableReader reader = table.reader()) {
+            try (TableWriter w =
+                TestRows.stagedWriter(table, Durability.NONE, STAGE_ROWS, true, true); TableReader reader = table
+                .reader()) {
                 assertThat(w.committedRows()).isEqualTo(21);
                 assertThat(reader.snapshot().rowCount()).isEqualTo(21);
                 final AllTypesFlyweight f = new AllTypesFlyweight();
@@ -290,7 +311,8 @@ class StagingTest {
                     long verified = 0;
                     while (!done.get()) {
                         final TableSnapshot snap = reader.snapshot();
-                        assertThat(snap.rowCount()).isGreaterThanOrEqualTo(verified).isLessThanOrEqualTo(committed.get());
+                        assertThat(snap.rowCount()).isGreaterThanOrEqualTo(verified)
+                            .isLessThanOrEqualTo(committed.get());
                         TestRows.verifyRows(snap, Math.max(0, verified - STAGE_ROWS), snap.rowCount());
                         verified = snap.rowCount();
                         snapshots++;

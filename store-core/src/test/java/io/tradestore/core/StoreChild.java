@@ -23,9 +23,9 @@ import io.tradestore.core.schema.Schema;
  * </pre>
  * Every row's content is a pure function of its number ({@link TestRows#write}); each commit is reported as
  * {@code COMMITTED n} on stdout after it returned. In crash mode each commit is also written to {@link #commitLog}, as
- * {@code COMMITTING n} before it starts and {@code COMMITTED n} after it returned, each line with its own write(2): what
- * a SIGKILLed child wrote to its stdout pipe just before dying may never reach the parent's reader (seen: the last
- * lines lost, session 13), while a write(2) to a file is in the page cache once it returns.
+ * {@code COMMITTING n} before it starts and {@code COMMITTED n} after it returned, each line with its own write(2):
+ * what a SIGKILLed child wrote to its stdout pipe just before dying may never reach the parent's reader (seen: the last
+ * lines lost), while a write(2) to a file is in the page cache once it returns.
  */
 public final class StoreChild {
     private StoreChild() {
@@ -80,7 +80,8 @@ public final class StoreChild {
         return Path.of(dir + ".commits");
     }
 
-    private static void crash(final PrintStream out, final Path dir, final Schema schema, final int maxCommit, final int pauseMicros,
+    private static void crash(final PrintStream out, final Path dir, final Schema schema, final int maxCommit,
+        final int pauseMicros,
                               final long maxRows, final long seed) throws IOException {
         final SplittableRandom random = new SplittableRandom(seed);
         try (Store store = Store.open(dir); TableWriter w = store.openOrCreate(schema).writer();
@@ -120,7 +121,8 @@ public final class StoreChild {
         }
     }
 
-    private static void append(final PrintStream out, final Path dir, final Schema schema, final long rows, final int commitRows) {
+    private static void append(final PrintStream out, final Path dir, final Schema schema, final long rows,
+        final int commitRows) {
         try (Store store = Store.open(dir); TableWriter w = store.openOrCreate(schema).writer()) {
             final AllTypesFlyweight f = new AllTypesFlyweight();
             while (w.pendingRows() < rows) {

@@ -30,12 +30,15 @@ class StoreExceptionTest {
         assertThat(StoreException.reason(new AccessDeniedException(f))).isEqualTo("permission denied");
         assertThat(StoreException.reason(new NotDirectoryException(f))).isEqualTo("not a directory");
         assertThat(StoreException.reason(new FileAlreadyExistsException(f))).isEqualTo("already exists");
-        assertThat(StoreException.reason(new FileSystemException(f, null, "No space left on device"))).isEqualTo("no space left on device");
+        assertThat(StoreException.reason(new FileSystemException(f, null, "No space left on device")))
+            .isEqualTo("no space left on device");
         assertThat(StoreException.reason(new FileSystemException(f))).isEqualTo("input/output error");
         assertThat(StoreException.reason(new IOException("Is a directory"))).isEqualTo("Is a directory");
         assertThat(StoreException.reason(new IOException())).isEqualTo("input/output error");
-        assertThat(StoreException.reason(new UncheckedIOException(new AccessDeniedException(f)))).isEqualTo("permission denied");
-        assertThat(StoreException.reason(new StoreException("EOF inside a quoted field"))).isEqualTo("EOF inside a quoted field");
+        assertThat(StoreException.reason(new UncheckedIOException(new AccessDeniedException(f))))
+            .isEqualTo("permission denied");
+        assertThat(StoreException.reason(new StoreException("EOF inside a quoted field")))
+            .isEqualTo("EOF inside a quoted field");
     }
 
     @Test

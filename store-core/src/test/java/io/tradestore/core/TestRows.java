@@ -47,7 +47,8 @@ public final class TestRows {
             return;
         }
         f.b((byte) (row * 7)).s((short) (row * 31)).i((int) (row * 1_000_003L)).l(row * 1_000_000_007L - 5)
-            .d(row * 0.25).px(row * 10_001 - 3).ts(1_000_000_000L * row).sym("S" + (row % 13)).c((char) ('A' + row % 26))
+            .d(row * 0.25).px(row * 10_001 - 3).ts(1_000_000_000L * row).sym("S" + (row % 13))
+            .c((char) ('A' + row % 26))
             .sym2(row % 2 == 0 ? "even" : "odd");
     }
 
@@ -90,7 +91,8 @@ public final class TestRows {
             return false;
         }
         if (nullRow(row)) {
-            return f.b() == Byte.MIN_VALUE && f.s() == Short.MIN_VALUE && f.i() == Integer.MIN_VALUE && f.l() == Long.MIN_VALUE
+            return f.b() == Byte.MIN_VALUE && f.s() == Short.MIN_VALUE && f.i() == Integer.MIN_VALUE && f
+                .l() == Long.MIN_VALUE
                 && Double.isNaN(f.d()) && f.px() == Long.MIN_VALUE && f.sym() == -1 && f.c() == 0 && f.sym2() == -1;
         }
         return f.b() == (byte) (row * 7) && f.s() == (short) (row * 31) && f.i() == (int) (row * 1_000_003L)
@@ -101,7 +103,8 @@ public final class TestRows {
 
     private static boolean symbolMatches(final String sym, final long row) {
         final int n = (int) (row % 13);
-        return sym != null && sym.length() == (n < 10 ? 2 : 3) && sym.charAt(0) == 'S' && Integer.parseInt(sym, 1, sym.length(), 10) == n;
+        return sym != null && sym.length() == (n < 10 ? 2 : 3) && sym.charAt(0) == 'S'
+            && Integer.parseInt(sym, 1, sym.length(), 10) == n;
     }
 
     /**
@@ -128,8 +131,8 @@ public final class TestRows {
     }
 
     /**
-     * After every test of a class ({@code @ExtendWith(TestRows.NoLeaks.class)}): asserts that nothing tradestore allocated
-     * or mapped is still live ({@link #assertNoNativeLeaks()}).
+     * After every test of a class ({@code @ExtendWith(TestRows.NoLeaks.class)}): asserts that nothing tradestore
+     * allocated or mapped is still live ({@link #assertNoNativeLeaks()}).
      */
     public static final class NoLeaks implements AfterEachCallback {
         @Override
@@ -145,7 +148,10 @@ public final class TestRows {
         assertThat(MappedFile.mappedBytes()).as("bytes mapped").isZero();
     }
 
-    /** A system property set for the length of a try block: {@code try (TemporaryProperty p = new TemporaryProperty(k, v)) {}}. */
+    /**
+     * A system property set for the length of a try block: {@code try (TemporaryProperty p = new TemporaryProperty(k,
+     * v)) {}}.
+     */
     public static final class TemporaryProperty implements AutoCloseable {
         private final String key;
         private final String saved;
@@ -185,9 +191,11 @@ public final class TestRows {
      * @param thread     whether full windows are copied by the writer's stage flusher thread.
      * @return the writer.
      */
-    public static TableWriter stagedWriter(final Table table, final Durability durability, final int stageRows, final boolean staging,
+    public static TableWriter stagedWriter(final Table table, final Durability durability, final int stageRows,
+        final boolean staging,
                                            final boolean thread) {
-        final String[] keys = {TableWriter.STAGE_ROWS_PROPERTY, TableWriter.STAGING_PROPERTY, TableWriter.STAGE_THREAD_PROPERTY};
+        final String[] keys =
+            {TableWriter.STAGE_ROWS_PROPERTY, TableWriter.STAGING_PROPERTY, TableWriter.STAGE_THREAD_PROPERTY};
         final String[] values = {Integer.toString(stageRows), Boolean.toString(staging), Boolean.toString(thread)};
         final String[] saved = new String[keys.length];
         for (int i = 0; i < keys.length; i++) {
@@ -257,8 +265,8 @@ public final class TestRows {
     }
 
     /**
-     * Interns a table's symbols in another writer in code order, so that codes copied from the one mean the same strings
-     * in the other.
+     * Interns a table's symbols in another writer in code order, so that codes copied from the one mean the same
+     * strings in the other.
      *
      * @param src the source snapshot.
      * @param w   the writer of a table with the same columns and empty dictionaries.
@@ -283,7 +291,8 @@ public final class TestRows {
      * @param to   end source row.
      * @param run  rows per reserve at the most.
      */
-    public static void copyColumns(final TableSnapshot src, final TableWriter w, final long from, final long to, final int run) {
+    public static void copyColumns(final TableSnapshot src, final TableWriter w, final long from, final long to,
+        final int run) {
         final int shift = src.schema().segmentShift();
         final long mask = src.schema().segmentRows() - 1L;
         long r = from;
@@ -297,7 +306,8 @@ public final class TestRows {
                 final int piece = (int) Math.min(n - done, (mask + 1) - (s & mask));
                 for (final Column c : src.schema().columns()) {
                     final long address = src.columnAddress((int) (s >>> shift), c.index()) + (s & mask) * c.width();
-                    w.writeColumn((int) ((row + done) >>> shift), c.index(), (int) ((row + done) & mask), address, piece);
+                    w.writeColumn((int) ((row + done) >>> shift), c.index(), (int) ((row + done) & mask), address,
+                        piece);
                 }
                 done += piece;
             }
@@ -344,7 +354,8 @@ public final class TestRows {
         final int blocks = schema.blocksPerSegment();
         final long[][] mm = new long[blocks + 1][];
         for (int b = 0; b <= blocks; b++) {
-            mm[b] = f64 ? new long[] {Double.doubleToRawLongBits(Double.POSITIVE_INFINITY), Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY)}
+            mm[b] = f64 ? new long[] {Double.doubleToRawLongBits(Double.POSITIVE_INFINITY),
+                Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY)}
                 : new long[] {Long.MAX_VALUE, Long.MIN_VALUE};
         }
         final AllTypesFlyweight f = new AllTypesFlyweight().bind(snap);
@@ -411,13 +422,16 @@ public final class TestRows {
                         final boolean inside;
                         if (schema.column(c).type() == ColumnType.F64) {
                             final double d = Double.longBitsToDouble(v);
-                            inside = Double.longBitsToDouble(s.zoneMin(b, c)) <= d && d <= Double.longBitsToDouble(s.zoneMax(b, c));
+                            inside = Double.longBitsToDouble(s.zoneMin(b, c)) <= d
+                                && d <= Double.longBitsToDouble(s.zoneMax(b, c));
                         } else {
                             inside = s.zoneMin(b, c) <= v && v <= s.zoneMax(b, c);
                         }
                         if (!inside) {
-                            throw new AssertionError("row " + (start + r) + " column " + schema.column(c).name() + " value " + v
-                                + " outside zone of segment " + seg + " block " + b + ": [" + s.zoneMin(b, c) + ", " + s.zoneMax(b, c) + "]");
+                            throw new AssertionError("row " + (start + r) + " column " + schema.column(c).name()
+                                + " value " + v
+                                + " outside zone of segment " + seg + " block " + b + ": [" + s.zoneMin(b, c) + ", " + s
+                                .zoneMax(b, c) + "]");
                         }
                     }
                 }

@@ -41,7 +41,8 @@ class ZoneMapChecksumTest {
      */
     @ParameterizedTest
     @CsvSource({"COLUMN,2,0", "ROW,2,0", "COLUMN,2,8", "COLUMN,-1,3", "ROW,-1,12", "COLUMN,2,checksum"})
-    void shouldNameTheFileAndTheBlockOfAZoneMapEntryDamagedInPlace(final Layout layout, final int block, final String where)
+    void shouldNameTheFileAndTheBlockOfAZoneMapEntryDamagedInPlace(final Layout layout, final int block,
+        final String where)
         throws IOException {
         final Schema schema = TestRows.allTypes(layout, SEGMENT_ROWS);
         TestRows.fill(dir, schema, 50);
@@ -52,15 +53,17 @@ class ZoneMapChecksumTest {
             : ZoneMapDescriptor.entryOffset(columns, block, schema.indexOf("ts")) + Integer.parseInt(where));
         try (Store store = Store.open(dir)) {
             assertThatThrownBy(() -> store.table("all_types").reader()).isInstanceOf(StoreException.class)
-                .hasMessage("damaged zone map " + zone + ": " + (block < 0 ? "the segment-wide entries (one per column, over the whole segment)"
-                    : "the entries of block 2 (rows 8-11 of the segment)") + " of segment 1 fail their checksum; restore the table from a"
+                .hasMessage("damaged zone map " + zone + ": "
+                + (block < 0 ? "the segment-wide entries (one per column, over the whole segment)"
+                    : "the entries of block 2 (rows 8-11 of the segment)")
+                    + " of segment 1 fail their checksum; restore the table from a"
                     + " copy, or reload it");
         }
     }
 
     /**
-     * The segment-wide entries of the segment still filling change with every append, so they carry no checksum a reader
-     * could verify; they must cover the blocks that do, which a damaged one that would skip their rows does not.
+     * The segment-wide entries of the segment still filling change with every append, so they carry no checksum a
+     * reader could verify; they must cover the blocks that do, which a damaged one that would skip their rows does not.
      */
     @Test
     void shouldFindASegmentWideEntryOfTheOpenSegmentThatNoLongerCoversItsFullBlocks() throws IOException {
@@ -71,7 +74,8 @@ class ZoneMapChecksumTest {
         FileDamage.putLong(zone, ZoneMapDescriptor.entryOffset(schema.columnCount(), -1, schema.indexOf("ts")) + 8, 0);
         try (Store store = Store.open(dir)) {
             assertThatThrownBy(() -> store.table("all_types").reader()).isInstanceOf(StoreException.class)
-                .hasMessageStartingWith("damaged zone map " + zone + ": the segment-wide entry of column 'ts' of segment 1 does not cover the"
+                .hasMessageStartingWith("damaged zone map " + zone
+                + ": the segment-wide entry of column 'ts' of segment 1 does not cover the"
                     + " entries of its blocks 0-0");
         }
     }
@@ -98,11 +102,14 @@ class ZoneMapChecksumTest {
                     } else {
                         w.close();
                         f = new AllTypesFlyweight();
-                        w = TestRows.stagedWriter(table, Durability.NONE, 8, !"staging-off".equals(how), "staged-thread".equals(how));
+                        w = TestRows.stagedWriter(table, Durability.NONE, 8, !"staging-off".equals(how),
+                            "staged-thread".equals(how));
                     }
-                    // a second reader verifies every block from scratch; the first one only those the last commit filled
+                    // a second reader verifies every block from scratch; the first one only those the last commit
+                    // filled
                     try (TableReader fresh = table.reader()) {
-                        assertThat(fresh.snapshot().rowCount()).isEqualTo(reader.snapshot().rowCount()).isEqualTo(w.committedRows());
+                        assertThat(fresh.snapshot().rowCount()).isEqualTo(reader.snapshot().rowCount())
+                            .isEqualTo(w.committedRows());
                     }
                 }
                 TestRows.verifyRows(reader.snapshot(), 0, w.committedRows());
@@ -113,14 +120,17 @@ class ZoneMapChecksumTest {
         }
     }
 
-    /** A store written before zone maps had checksums (format 1: no checksums, a shorter file) still reads and grows. */
+    /**
+     * A store written before zone maps had checksums (format 1: no checksums, a shorter file) still reads and grows.
+     */
     @Test
     void shouldReadAndAppendToFormat1ZoneMaps() throws IOException {
         final Schema schema = TestRows.allTypes(Layout.COLUMN, SEGMENT_ROWS);
         TestRows.fill(dir, schema, 22);
         for (int seg = 0; seg < 2; seg++) {
             FileDamage.putInt(zone(dir, seg), ZoneMapDescriptor.FORMAT_VERSION_OFFSET, 1);
-            FileDamage.truncate(zone(dir, seg), ZoneMapDescriptor.fileLength(1, schema.columnCount(), schema.blocksPerSegment()));
+            FileDamage.truncate(zone(dir, seg),
+                ZoneMapDescriptor.fileLength(1, schema.columnCount(), schema.blocksPerSegment()));
         }
         try (Store store = Store.open(dir)) {
             final Table table = store.table("all_types");
@@ -137,9 +147,11 @@ class ZoneMapChecksumTest {
                 TestRows.assertZonesExact(reader.snapshot());
             }
         }
-        assertThat(FileDamage.getLong(zone(dir, 1), ZoneMapDescriptor.FORMAT_VERSION_OFFSET) & 0xFFFF_FFFFL).as("segment 1 stays format 1")
+        assertThat(FileDamage.getLong(zone(dir, 1), ZoneMapDescriptor.FORMAT_VERSION_OFFSET) & 0xFFFF_FFFFL)
+            .as("segment 1 stays format 1")
             .isEqualTo(1);
-        assertThat(FileDamage.getLong(zone(dir, 2), ZoneMapDescriptor.FORMAT_VERSION_OFFSET) & 0xFFFF_FFFFL).as("a new segment is format 2")
+        assertThat(FileDamage.getLong(zone(dir, 2), ZoneMapDescriptor.FORMAT_VERSION_OFFSET) & 0xFFFF_FFFFL)
+            .as("a new segment is format 2")
             .isEqualTo(ZoneMapDescriptor.FORMAT_VERSION);
     }
 }

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * appends through append() and appendRow(), commits, rollbacks, reopens and a staging writer's switch to the mappings
  * (columnAddress): after every commit every committed value reads back and lies inside its block's and its segment's
  * zone map. Also on the mapped path ({@code staging=false}, as without posix write(2)), where a write through a
- * flyweight left in a block that had already ended was missed before session 7 (the property failed there at once).
+ * flyweight left in a block that had already ended was missed before the fix (the property failed there at once).
  */
 @ExtendWith(TestRows.NoLeaks.class)
 class ZoneMapFlyweightPropertyTest {
@@ -31,7 +31,8 @@ class ZoneMapFlyweightPropertyTest {
     @CsvSource({"COLUMN,32,8,true,true,1", "ROW,32,8,true,true,2", "COLUMN,16,8,true,false,3", "ROW,64,4,true,false,4",
         "COLUMN,8,8,true,true,5", "ROW,16,16,true,true,6", "COLUMN,32,8,false,false,7", "ROW,16,8,false,false,8"})
     void shouldKeepEveryWriteThroughAnyFlyweightInsideTheZoneMapsAfterCommit(final Layout layout, final int segmentRows,
-                                                                               final int stageRows, final boolean staging,
+                                                                               final int stageRows,
+                                                                               final boolean staging,
                                                                                final boolean thread, final long seed) {
         final Schema schema = TestRows.ALL_TYPES.with("all_types", layout, segmentRows, 4);
         final SplittableRandom random = new SplittableRandom(seed);
@@ -43,7 +44,8 @@ class ZoneMapFlyweightPropertyTest {
             TableWriter w = TestRows.stagedWriter(table, Durability.NONE, stageRows, staging, thread);
             try (TableReader reader = table.reader()) {
                 AllTypesFlyweight appender = new AllTypesFlyweight();
-                AllTypesFlyweight[] others = {new AllTypesFlyweight().bind(w), new AllTypesFlyweight().bind(w), new AllTypesFlyweight().bind(w)};
+                AllTypesFlyweight[] others =
+                    {new AllTypesFlyweight().bind(w), new AllTypesFlyweight().bind(w), new AllTypesFlyweight().bind(w)};
                 int steps = 0;
                 while (w.committedRows() < rows && steps++ < 100_000) {
                     final int op = random.nextInt(100);
@@ -58,7 +60,8 @@ class ZoneMapFlyweightPropertyTest {
                         expected[(int) r] = lValue(r);
                     } else if (op < 62) {
                         if (pending > 0) {
-                            others[random.nextInt(others.length)].wrap(random.nextLong(Math.max(0, w.committedRows() - 3 * stageRows), pending));
+                            others[random.nextInt(others.length)].wrap(random
+                                .nextLong(Math.max(0, w.committedRows() - 3 * stageRows), pending));
                         }
                     } else if (op < 70) {
                         final AllTypesFlyweight f = others[random.nextInt(others.length)];
@@ -87,7 +90,8 @@ class ZoneMapFlyweightPropertyTest {
                         System.arraycopy(committedModel, 0, expected, 0, expected.length);
                         w = TestRows.stagedWriter(table, Durability.NONE, stageRows, staging, thread);
                         appender = new AllTypesFlyweight();
-                        others = new AllTypesFlyweight[] {new AllTypesFlyweight().bind(w), new AllTypesFlyweight().bind(w),
+                        others = new AllTypesFlyweight[] {new AllTypesFlyweight().bind(w),
+                            new AllTypesFlyweight().bind(w),
                             new AllTypesFlyweight().bind(w)};
                     }
                 }

@@ -53,7 +53,8 @@ class ZoneMapOverwriteTest {
         final int l = schema.indexOf("l");
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, 8, true, false); TableReader reader = table.reader()) {
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, 8, true, false); TableReader reader =
+                table.reader()) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
                 TestRows.append(w, f, 0, 2);
                 f.l(BIG); // the appender, on row 1
@@ -83,7 +84,8 @@ class ZoneMapOverwriteTest {
         final int l = schema.indexOf("l");
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);
-            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, 8, false, false); TableReader reader = table.reader()) {
+            try (TableWriter w = TestRows.stagedWriter(table, Durability.NONE, 8, false, false); TableReader reader =
+                table.reader()) {
                 final AllTypesFlyweight f = new AllTypesFlyweight();
                 TestRows.append(w, f, 0, 2);
                 f.l(BIG); // the appender, on row 1, moves on with the next appends: no flyweight is left there

@@ -13,15 +13,15 @@ import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 
 /**
- * Property (session 8): stores through {@link TableWriter#columnAddress} addresses into random uncommitted rows at random
- * moments, with addresses asked for at random times and kept across commits and rollbacks (an address is good until
- * the writer closes or releases it), mixed with appends through append(), appendRow() and reserve() (whole rows stored through the
- * addresses), releases of a segment's addresses (asked for again before the next store there), writes through
- * flyweights left on random rows, commits, rollbacks and reopens, on the mapped path
- * (staging off, as without posix write(2)) and on staging writers that switch to the mappings at their first address:
- * after every commit every committed value of {@code l} reads back and every value lies inside its block's and its
- * segment's zone map. Before session 8 it failed on every seed: a store into a row of a block whose zone maps had been
- * widened (appends passed the block's end) was missed. Flyweights alone: {@link ZoneMapFlyweightPropertyTest}.
+ * Property: stores through {@link TableWriter#columnAddress} addresses into random uncommitted rows at
+ * random moments, with addresses asked for at random times and kept across commits and rollbacks (an address is good
+ * until the writer closes or releases it), mixed with appends through append(), appendRow() and reserve() (whole rows
+ * stored through the addresses), releases of a segment's addresses (asked for again before the next store there),
+ * writes through flyweights left on random rows, commits, rollbacks and reopens, on the mapped path (staging off, as
+ * without posix write(2)) and on staging writers that switch to the mappings at their first address: after every commit
+ * every committed value of {@code l} reads back and every value lies inside its block's and its segment's zone map.
+ * Before the fix it failed on every seed: a store into a row of a block whose zone maps had been widened (appends
+ * passed the block's end) was missed. Flyweights alone: {@link ZoneMapFlyweightPropertyTest}.
  */
 @ExtendWith(TestRows.NoLeaks.class)
 class ZoneMapRawStorePropertyTest {
@@ -29,10 +29,13 @@ class ZoneMapRawStorePropertyTest {
     Path dir;
 
     @ParameterizedTest
-    @CsvSource({"COLUMN,32,false,11", "ROW,32,false,12", "COLUMN,16,true,13", "ROW,64,true,14", "COLUMN,32,false,15", "ROW,16,true,16",
+    @CsvSource({"COLUMN,32,false,11", "ROW,32,false,12", "COLUMN,16,true,13", "ROW,64,true,14", "COLUMN,32,false,15",
+        "ROW,16,true,16",
         "COLUMN,64,true,17", "ROW,8,false,18"})
-    void shouldKeepEveryStoreThroughAColumnAddressInsideTheZoneMapsAfterCommit(final Layout layout, final int segmentRows,
-                                                                                final boolean staging, final long seed) {
+    void shouldKeepEveryStoreThroughAColumnAddressInsideTheZoneMapsAfterCommit(final Layout layout,
+    final int segmentRows,
+                                                                                final boolean staging,
+                                                                                final long seed) {
         final Schema schema = TestRows.ALL_TYPES.with("all_types", layout, segmentRows, 4);
         final int l = schema.indexOf("l");
         final SplittableRandom random = new SplittableRandom(seed);
@@ -66,14 +69,15 @@ class ZoneMapRawStorePropertyTest {
                             RawAddressZoneMapTest.storeRow(w, r, v);
                             expected[(int) r] = v;
                         }
-                        bases[(int) (pending >>> schema.segmentShift())] = w.columnAddress((int) (pending >>> schema.segmentShift()), l);
+                        bases[(int) (pending >>> schema.segmentShift())] = w
+                            .columnAddress((int) (pending >>> schema.segmentShift()), l);
                     } else if (op < 75) {
                         if (pending > committed) {
                             final long r = random.nextLong(committed, pending);
                             final int seg = (int) (r >>> schema.segmentShift());
                             if (bases[seg] != 0 && random.nextInt(10) == 0) {
-                                // done with the segment's addresses (as the loader when a segment is full): forgotten here,
-                                // stores into it need an address asked for again
+                                // done with the segment's addresses (as the loader when a segment is full): forgotten
+                                // here, stores into it need an address asked for again
                                 w.releaseColumnAddresses(seg);
                                 bases[seg] = 0;
                                 continue;

@@ -25,7 +25,8 @@ class ZoneMapTest {
 
     @ParameterizedTest
     @CsvSource({"COLUMN,8,4,1", "ROW,8,2,2", "COLUMN,64,16,3", "ROW,64,64,4", "COLUMN,16,1,5"})
-    void shouldKeepZoneMapsExactThroughCommitsRollbacksAndReopens(final Layout layout, final int segmentRows, final int blockRows,
+    void shouldKeepZoneMapsExactThroughCommitsRollbacksAndReopens(final Layout layout, final int segmentRows,
+        final int blockRows,
                                                                   final long seed) {
         final Schema schema = TestRows.ALL_TYPES.with("all_types", layout, segmentRows, blockRows);
         final SplittableRandom random = new SplittableRandom(seed);
@@ -68,7 +69,8 @@ class ZoneMapTest {
     @CsvSource({"COLUMN,1", "ROW,2", "COLUMN,3"})
     void shouldBoundEightByteExtremesBesideNulls(final Layout layout, final long seed) {
         final Schema schema = TestRows.ALL_TYPES.with("all_types", layout, 64, 8);
-        final long[] values = {Long.MAX_VALUE, Long.MIN_VALUE + 1, Long.MIN_VALUE, 0, -1, 1, Long.MAX_VALUE - 1, Long.MIN_VALUE + 2};
+        final long[] values =
+            {Long.MAX_VALUE, Long.MIN_VALUE + 1, Long.MIN_VALUE, 0, -1, 1, Long.MAX_VALUE - 1, Long.MIN_VALUE + 2};
         final SplittableRandom random = new SplittableRandom(seed);
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema);

@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.within;
 
 /**
  * Sums of products past 2^127, where the 128-bit accumulators wrap: exact against BigInteger (DuckDB's DECIMAL(38)
- * stops below them). Before, three rows of the largest values summed to a negative number (audit, session 10). Every
+ * stops below them). Before, three rows of the largest values summed to a negative number. Every
  * path: the fused dense kernel, the per-row exact loops, merges of two workers' partials, and an indexed engine whose
  * value summaries must step aside for such data.
  */
@@ -52,7 +52,8 @@ class BeyondInt128SumTest {
                     engine.useIndexes(indexed);
                     engine.smallQueryRows(0); // two workers when threads=2, however few the rows
                     check(engine, rows, "", x -> true);
-                    check(engine, rows, ",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM1\"}", x -> rows.indexOf(x) / 2 % 2 == 1);
+                    check(engine, rows, ",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM1\"}",
+                        x -> rows.indexOf(x) / 2 % 2 == 1);
                 }
             }
         }
@@ -60,7 +61,7 @@ class BeyondInt128SumTest {
 
     /**
      * A sum brought near 2^127 by one segment's rows (exact per-row adds) and carried across it by a later segment's
-     * flushed 64-bit partial (the review of session 10 found that path uncounted), up and down.
+     * flushed 64-bit partial (a path once left uncounted), up and down.
      */
     @ParameterizedTest
     @CsvSource({"1,1", "1,2", "-1,1", "-1,2"})
@@ -79,8 +80,11 @@ class BeyondInt128SumTest {
                 try (QueryEngine engine = new QueryEngine(store, threads)) {
                     engine.useIndexes(indexed);
                     engine.smallQueryRows(0); // two workers when threads=2, however few the rows
-                    for (final String q : new String[] {"{\"table\":\"trades\",\"aggs\":[{\"name\":\"pq\",\"op\":\"sum\",\"col\":\"price*quantity\"}]}",
-                        "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"pq\",\"op\":\"sum\",\"col\":\"price*quantity\"}]}"}) {
+                    for (final String q
+                    : new String[] {"{\"table\":\"trades\",\"aggs\":[{\"name\":\"pq\",\"op\":\"sum\",\"col\":\"price*q"
+                    + "uantity\"}]}",
+                        "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"pq\",\"op\":\"sum\",\"col"
+                        + "\":\"price*quantity\"}]}"}) {
                         final QueryResult r = engine.execute(q);
                         assertThat(r.value(0, r.columns().size() - 1)).as(q).isEqualTo(new BigDecimal(pq, 6));
                     }
@@ -91,7 +95,9 @@ class BeyondInt128SumTest {
 
     /** Writes rows {side, price, quantity}; instruments SYM0 and SYM1 alternate every two rows. */
     private static void write(final Store store, final Layout layout, final int segmentRows, final List<long[]> rows) {
-        try (TableWriter w = store.createTable(TradesSchema.SCHEMA.with("trades", layout, segmentRows, Math.min(segmentRows, 1024))).writer()) {
+        try (TableWriter w = store
+            .createTable(TradesSchema.SCHEMA.with("trades", layout, segmentRows, Math.min(segmentRows, 1024)))
+            .writer()) {
             final TradeFlyweight f = new TradeFlyweight();
             for (int i = 0; i < rows.size(); i++) {
                 final long[] x = rows.get(i);
@@ -102,13 +108,17 @@ class BeyondInt128SumTest {
         }
     }
 
-    private static void check(final QueryEngine engine, final List<long[]> rows, final String filter, final java.util.function.Predicate<long[]> keep) {
+    private static void check(final QueryEngine engine, final List<long[]> rows, final String filter,
+        final java.util.function.Predicate<long[]> keep) {
         final QueryResult r = engine.execute("{\"table\":\"trades\"" + filter + ",\"groupBy\":[\"side\"],\"aggs\":["
-            + "{\"name\":\"pq\",\"op\":\"sum\",\"col\":\"price*quantity\"},{\"name\":\"avg\",\"op\":\"avg\",\"col\":\"price*quantity\"},"
+            + "{\"name\":\"pq\",\"op\":\"sum\",\"col\":\"price*quantity\"},{\"name\":\"avg\",\"op\":\"avg\",\"col\":\""
+            + "price*quantity\"},"
             + "{\"name\":\"vwap\",\"op\":\"vwap\"}],\"orderBy\":[\"side\"]}");
         assertThat(r.rowCount()).isEqualTo(2);
         // no group key: what value summaries answer (queries 3, 7 and 8), unless the data is out of their range
-        final QueryResult all = engine.execute("{\"table\":\"trades\"" + filter + ",\"aggs\":[{\"name\":\"pq\",\"op\":\"sum\",\"col\":\"price*quantity\"}]}");
+        final QueryResult all = engine
+            .execute("{\"table\":\"trades\"" + filter
+            + ",\"aggs\":[{\"name\":\"pq\",\"op\":\"sum\",\"col\":\"price*quantity\"}]}");
         BigInteger total = BigInteger.ZERO;
         for (final long[] x : rows) {
             total = keep.test(x) ? total.add(BigInteger.valueOf(x[1]).multiply(BigInteger.valueOf(x[2]))) : total;
@@ -128,7 +138,8 @@ class BeyondInt128SumTest {
             }
             assertThat(pq.abs().bitLength()).as("the test's sums pass 2^127").isGreaterThan(127);
             assertThat(r.value(g, 1)).as("sum, side %s%s", side, filter).isEqualTo(new BigDecimal(pq, 6));
-            assertThat((Double) r.value(g, 2)).isCloseTo(new BigDecimal(pq, 6).divide(BigDecimal.valueOf(n), MathContext.DECIMAL128).doubleValue(),
+            assertThat((Double) r.value(g, 2))
+                .isCloseTo(new BigDecimal(pq, 6).divide(BigDecimal.valueOf(n), MathContext.DECIMAL128).doubleValue(),
                 within(Math.abs(new BigDecimal(pq, 6).doubleValue() / n) * 1e-12));
             final double vwap = new BigDecimal(pq, 6).divide(new BigDecimal(q), MathContext.DECIMAL128).doubleValue();
             assertThat((Double) r.value(g, 3)).isCloseTo(vwap, within(Math.abs(vwap) * 1e-12));

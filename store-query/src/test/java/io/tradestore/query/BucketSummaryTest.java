@@ -59,7 +59,8 @@ class BucketSummaryTest {
         + "{\"name\":\"priced\",\"op\":\"count\",\"col\":\"price\"},"
         + "{\"name\":\"vwap\",\"op\":\"vwap\"},{\"name\":\"avgq\",\"op\":\"avg\",\"col\":\"quantity\"},"
         + "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"},"
-        + "{\"name\":\"first_ts\",\"op\":\"first\",\"col\":\"ts\"},{\"name\":\"last_trade\",\"op\":\"last\",\"col\":\"trade_id\"}]";
+        + "{\"name\":\"first_ts\",\"op\":\"first\",\"col\":\"ts\"},{\"name\":\"last_trade\",\"op\":\"last\",\"col\":\""
+        + "trade_id\"}]";
 
     @BeforeAll
     static void setUp() {
@@ -76,7 +77,8 @@ class BucketSummaryTest {
                 final int sym = rnd.nextInt(10) < 6 ? 0 : 1 + rnd.nextInt(SYMBOLS.length - 1);
                 final long price = rnd.nextInt(15) == 0 ? Long.MIN_VALUE : 1_000_000L + rnd.nextInt(90_000_000);
                 final long qty = rnd.nextInt(20) == 0 ? Long.MIN_VALUE : 1 + rnd.nextInt(5_000);
-                w.append(f).tradeId(r + 1).ts(t).clientId(rnd.nextInt(40)).side(rnd.nextBoolean() ? 'B' : 'S').instrument(SYMBOLS[sym]);
+                w.append(f).tradeId(r + 1).ts(t).clientId(rnd.nextInt(40)).side(rnd.nextBoolean() ? 'B' : 'S')
+                    .instrument(SYMBOLS[sym]);
                 if (price != Long.MIN_VALUE) {
                     f.price(price);
                 }
@@ -115,7 +117,8 @@ class BucketSummaryTest {
     }
 
     private static String bars(final String bucket, final String time, final String filter) {
-        return "{\"table\":\"trades\"," + time + "\"filter\":" + filter + ",\"groupBy\":[{\"bucket\":\"" + bucket + "\",\"col\":\"ts\",\"as\":\"bar\"}],"
+        return "{\"table\":\"trades\"," + time + "\"filter\":" + filter + ",\"groupBy\":[{\"bucket\":\"" + bucket
+            + "\",\"col\":\"ts\",\"as\":\"bar\"}],"
             + BARS + ",\"orderBy\":[{\"col\":\"bar\"}],\"options\":{\"epochNanos\":true}}";
     }
 
@@ -136,7 +139,8 @@ class BucketSummaryTest {
     void shouldFoldTheBarsOfSealedSegmentsInTimeOrderAndScanTheRest() {
         final QueryResult r = same(bars("1m", "", EQ_AAA));
         // everything but the open segment and the one out of time order came from cells
-        final long folded = DATA.stream().filter(d -> d[2] == 0 && d[0] < 9 * SEGMENT && d[0] / SEGMENT != SHUFFLED_SEGMENT).count();
+        final long folded = DATA.stream()
+            .filter(d -> d[2] == 0 && d[0] < 9 * SEGMENT && d[0] / SEGMENT != SHUFFLED_SEGMENT).count();
         final long all = DATA.stream().filter(d -> d[2] == 0).count();
         assertThat(r.stats().rowsSummarized()).isEqualTo(folded);
         assertThat(r.stats().rowsMatched()).isEqualTo(all);
@@ -187,10 +191,12 @@ class BucketSummaryTest {
         assertThat(same(bars("PT90S", "", EQ_AAA)).stats().rowsSummarized()).isZero();
         assertThat(same(bars("PT30S", "", EQ_AAA)).stats().rowsSummarized()).isZero();
         // a residual conjunct
-        final String residual = "{\"op\":\"and\",\"args\":[" + EQ_AAA + ",{\"op\":\"eq\",\"col\":\"side\",\"value\":\"B\"}]}";
+        final String residual = "{\"op\":\"and\",\"args\":[" + EQ_AAA
+            + ",{\"op\":\"eq\",\"col\":\"side\",\"value\":\"B\"}]}";
         assertThat(same(bars("1m", "", residual)).stats().rowsSummarized()).isZero();
         // ne is not an eq/in leaf
-        assertThat(same(bars("1m", "", "{\"op\":\"ne\",\"col\":\"instrument\",\"value\":\"AAA\"}")).stats().rowsSummarized()).isZero();
+        assertThat(same(bars("1m", "", "{\"op\":\"ne\",\"col\":\"instrument\",\"value\":\"AAA\"}")).stats()
+            .rowsSummarized()).isZero();
     }
 
     @Test
@@ -205,7 +211,8 @@ class BucketSummaryTest {
         final long cutFrom = from + 17_000_000_000L;
         final long cutTo = to - 29_000_000_000L;
         final QueryResult cut = same(bars("1m", "\"time\":{\"from\":" + cutFrom + ",\"to\":" + cutTo + "},", EQ_AAA));
-        assertThat(cut.stats().rowsMatched()).isEqualTo(DATA.stream().filter(d -> d[2] == 0 && d[1] >= cutFrom && d[1] < cutTo).count());
+        assertThat(cut.stats().rowsMatched())
+            .isEqualTo(DATA.stream().filter(d -> d[2] == 0 && d[1] >= cutFrom && d[1] < cutTo).count());
         assertThat(cut.stats().rowsSummarized()).isPositive().isLessThan(cut.stats().rowsMatched());
         assertThat(whole.stats().rowsSummarized()).isGreaterThan(cut.stats().rowsSummarized());
     }
@@ -238,17 +245,22 @@ class BucketSummaryTest {
             // a segment over budget is not a segment out of time order: with room, its cells are built
             e.indexes().summaryBudget(BitmapIndexes.DEFAULT_SUMMARY_BUDGET);
             final QueryResult rich = e.execute(json);
-            assertThat(rich.stats().rowsSummarized()).isEqualTo(summarised.execute(json).stats().rowsSummarized()).isPositive();
+            assertThat(rich.stats().rowsSummarized()).isEqualTo(summarised.execute(json).stats().rowsSummarized())
+                .isPositive();
             for (int c = 0; c < rich.columns().size(); c++) {
                 assertThat(rich.value(0, c)).isEqualTo(poor.value(0, c));
             }
         }
     }
 
-    /** Bucket and value summaries share one budget: bars get cells from value summaries idle long enough, not from busy ones. */
+    /**
+     * Bucket and value summaries share one budget: bars get cells from value summaries idle long enough, not from busy
+     * ones.
+     */
     @Test
     void shouldMakeRoomForCellsFromIdleValueSummariesOnly() {
-        final String total = "{\"table\":\"trades\",\"filter\":" + EQ_AAA + ",\"aggs\":[{\"name\":\"v\",\"op\":\"sum\",\"col\":\"quantity\"},"
+        final String total = "{\"table\":\"trades\",\"filter\":" + EQ_AAA
+            + ",\"aggs\":[{\"name\":\"v\",\"op\":\"sum\",\"col\":\"quantity\"},"
             + "{\"name\":\"n\",\"op\":\"sum\",\"col\":\"price*quantity\"}]}";
         final String json = bars("1m", "", EQ_AAA);
         final long valueBytes;
@@ -334,21 +346,27 @@ class BucketSummaryTest {
         }
     }
 
-    /** Minute-aligned, 40 minutes before the epoch: the narrow table's times cross zero (negative minutes floor down). */
+    /**
+     * Minute-aligned, 40 minutes before the epoch: the narrow table's times cross zero (negative minutes floor down).
+     */
     static final long NARROW_T0 = -40 * MINUTE_NS;
     static final int NARROW_SEGMENT = 256;
     /** Measures of every width and type of table {@code narrow}, and its indexable filter columns. */
-    static final String[] NARROW_MEASURES = {"b", "s", "q32", "c", "sym", "price", "qty", "pnl", "ts2", "id", "ts", "client"};
+    static final String[] NARROW_MEASURES =
+        {"b", "s", "q32", "c", "sym", "price", "qty", "pnl", "ts2", "id", "ts", "client"};
 
     /**
-     * Table {@code narrow}: i8/i16/i32/char/symbol measures besides 8-byte ones, nulls in every column, ties, one segment
-     * out of time order (5), one with a null timestamp (7), 100 days between segments 8 and 9 (1m buckets of all rows
-     * are too many for a dense array: hashed keys), then an open segment.
+     * Table {@code narrow}: i8/i16/i32/char/symbol measures besides 8-byte ones, nulls in every column, ties, one
+     * segment out of time order (5), one with a null timestamp (7), 100 days between segments 8 and 9 (1m buckets of
+     * all rows are too many for a dense array: hashed keys), then an open segment.
      */
     private static void writeNarrow() {
-        final Schema schema = Schema.builder("narrow").layout(Layout.COLUMN).segmentRows(NARROW_SEGMENT).blockRows(32).timestamp("ts")
-            .column("ts", "timestamp").column("sym", "symbol").column("client", "i64").column("b", "i8").column("s", "i16")
-            .column("q32", "i32").column("c", "char").column("price", "decimal(6)").column("qty", "i64").column("pnl", "decimal(2)")
+        final Schema schema = Schema.builder("narrow").layout(Layout.COLUMN).segmentRows(NARROW_SEGMENT).blockRows(32)
+            .timestamp("ts")
+            .column("ts", "timestamp").column("sym", "symbol").column("client", "i64").column("b", "i8")
+            .column("s", "i16")
+            .column("q32", "i32").column("c", "char").column("price", "decimal(6)").column("qty", "i64")
+            .column("pnl", "decimal(2)")
             .column("ts2", "timestamp").column("id", "i64").build();
         final SplittableRandom r = new SplittableRandom(11);
         try (TableWriter w = store.createTable(schema).writer()) {
@@ -357,15 +375,21 @@ class BucketSummaryTest {
                 final long at = w.appendRow();
                 final int seg = (int) (at / NARROW_SEGMENT);
                 final long in = at % NARROW_SEGMENT;
-                ts += (r.nextInt(3) == 0 ? 0 : 1 + r.nextLong(9_000_000_000L)) + (at == 9 * NARROW_SEGMENT ? 100 * 1440 * MINUTE_NS : 0);
-                final long t = seg == 5 && in % 40 == 3 ? ts - 3 * MINUTE_NS : seg == 7 && in == 100 ? Long.MIN_VALUE : ts;
+                ts += (r.nextInt(3) == 0 ? 0 : 1 + r.nextLong(9_000_000_000L))
+                    + (at == 9 * NARROW_SEGMENT ? 100 * 1440 * MINUTE_NS : 0);
+                final long t = seg == 5 && in % 40 == 3 ? ts - 3 * MINUTE_NS : seg == 7
+                    && in == 100 ? Long.MIN_VALUE : ts;
                 final boolean nul = r.nextInt(8) == 0;
-                final long[] v = {t, r.nextInt(10) == 0 ? -1 : w.dictionary(1).intern(SYMBOLS[r.nextInt(2) == 0 ? 0 : r.nextInt(SYMBOLS.length)]),
+                final long[] v =
+                    {t, r.nextInt(10) == 0 ? -1 : w.dictionary(1)
+                    .intern(SYMBOLS[r.nextInt(2) == 0 ? 0 : r.nextInt(SYMBOLS.length)]),
                     r.nextInt(6), nul && r.nextBoolean() ? Byte.MIN_VALUE : r.nextInt(-100, 100),
                     nul && r.nextBoolean() ? Short.MIN_VALUE : r.nextInt(-30_000, 30_000),
                     nul && r.nextBoolean() ? Integer.MIN_VALUE : r.nextInt(-2_000_000_000, 2_000_000_000),
-                    nul && r.nextBoolean() ? 0 : 'A' + r.nextInt(26), nul && r.nextBoolean() ? Long.MIN_VALUE : r.nextLong(-5_000_000_000L, 90_000_000_000L),
-                    nul && r.nextBoolean() ? Long.MIN_VALUE : r.nextInt(5_000), nul && r.nextBoolean() ? Long.MIN_VALUE : r.nextLong(-1_000_000, 1_000_000),
+                    nul && r.nextBoolean() ? 0 : 'A' + r.nextInt(26),
+                    nul && r.nextBoolean() ? Long.MIN_VALUE : r.nextLong(-5_000_000_000L, 90_000_000_000L),
+                    nul && r.nextBoolean() ? Long.MIN_VALUE : r.nextInt(5_000),
+                    nul && r.nextBoolean() ? Long.MIN_VALUE : r.nextLong(-1_000_000, 1_000_000),
                     nul && r.nextBoolean() ? Long.MIN_VALUE : t + r.nextInt(1_000), row + 1};
                 for (int c = 0; c < v.length; c++) {
                     final long a = w.columnAddress(seg, c) + in * w.columnStride(c);
@@ -384,7 +408,9 @@ class BucketSummaryTest {
         }
     }
 
-    /** @return a random bucket query of table narrow: eq/in (duplicates, unknown values), any time range, having, limit. */
+    /**
+     * @return a random bucket query of table narrow: eq/in (duplicates, unknown values), any time range, having, limit.
+     */
     private static String narrowQuery(final SplittableRandom r) {
         final StringBuilder j = new StringBuilder("{\"table\":\"narrow\",");
         final long lo = NARROW_T0 - 5 * MINUTE_NS + r.nextLong(220 * MINUTE_NS);
@@ -401,21 +427,30 @@ class BucketSummaryTest {
         final boolean sym = r.nextBoolean();
         final String v1 = sym ? "\"" + SYMBOLS[r.nextInt(SYMBOLS.length)] + "\"" : String.valueOf(r.nextInt(7));
         final String v2 = sym ? "\"" + SYMBOLS[r.nextInt(SYMBOLS.length)] + "\"" : String.valueOf(r.nextInt(7));
-        j.append("\"filter\":{\"op\":").append(r.nextBoolean() ? "\"eq\",\"col\":\"" + (sym ? "sym" : "client") + "\",\"value\":" + v1
-            : "\"in\",\"col\":\"" + (sym ? "sym" : "client") + "\",\"values\":[" + v1 + "," + v2 + "," + (sym ? "\"ZZZ\"" : "99") + "," + v1 + "]");
+        j.append("\"filter\":{\"op\":")
+            .append(r.nextBoolean() ? "\"eq\",\"col\":\"" + (sym ? "sym" : "client") + "\",\"value\":" + v1
+            : "\"in\",\"col\":\"" + (sym ? "sym" : "client") + "\",\"values\":[" + v1 + "," + v2 + ","
+            + (sym ? "\"ZZZ\"" : "99") + "," + v1 + "]");
         final String[] buckets = {"1m", "2m", "5m", "1h", "1d", "PT2M", "PT3M", "PT90S"};
-        j.append("},\"groupBy\":[{\"bucket\":\"").append(buckets[r.nextInt(buckets.length)]).append("\",\"col\":\"ts\",\"as\":\"bar\"}],\"aggs\":[");
+        j.append("},\"groupBy\":[{\"bucket\":\"").append(buckets[r.nextInt(buckets.length)])
+            .append("\",\"col\":\"ts\",\"as\":\"bar\"}],\"aggs\":[");
         final String[] ops = {"count", "sum", "avg", "min", "max", "first", "last", "vwap", "count"};
         for (int a = 0, n = 1 + r.nextInt(5); a < n; a++) {
-            final String col = NARROW_MEASURES[r.nextInt(NARROW_MEASURES.length)] + (r.nextInt(5) == 0 ? "*" + NARROW_MEASURES[r.nextInt(8)] : "");
+            final String col = NARROW_MEASURES[r.nextInt(NARROW_MEASURES.length)]
+                + (r.nextInt(5) == 0 ? "*" + NARROW_MEASURES[r.nextInt(8)] : "");
             final String op = ops[r.nextInt(ops.length)];
             j.append(a == 0 ? "" : ",").append("{\"name\":\"a").append(a).append("\",\"op\":\"").append(op).append('"')
-                .append(op.equals("vwap") || op.equals("count") && r.nextBoolean() ? "" : ",\"col\":\"" + col + "\"").append('}');
+                .append(op.equals("vwap") || op.equals("count") && r.nextBoolean() ? "" : ",\"col\":\"" + col + "\"")
+                .append('}');
         }
-        j.append(']').append(r.nextInt(4) == 0 ? ",\"having\":{\"op\":\"range\",\"col\":\"a0\",\"gte\":" + r.nextInt(3) + "}" : "");
-        j.append(",\"orderBy\":[{\"col\":\"").append(r.nextInt(3) == 0 ? "a0" : "bar").append(r.nextBoolean() ? "\",\"desc\":true}" : "\"}");
+        j.append(']')
+            .append(r.nextInt(4) == 0 ? ",\"having\":{\"op\":\"range\",\"col\":\"a0\",\"gte\":" + r.nextInt(3)
+            + "}" : "");
+        j.append(",\"orderBy\":[{\"col\":\"").append(r.nextInt(3) == 0 ? "a0" : "bar")
+            .append(r.nextBoolean() ? "\",\"desc\":true}" : "\"}");
         j.append(",{\"col\":\"bar\"}]").append(r.nextInt(3) == 0 ? ",\"limit\":" + (1 + r.nextInt(20)) : "");
-        return j.append(",\"options\":{\"epochNanos\":true").append(r.nextInt(6) == 0 ? ",\"maxGroups\":" + (1 + r.nextInt(30)) : "").append("}}").toString();
+        return j.append(",\"options\":{\"epochNanos\":true")
+            .append(r.nextInt(6) == 0 ? ",\"maxGroups\":" + (1 + r.nextInt(30)) : "").append("}}").toString();
     }
 
     @Test
@@ -429,7 +464,8 @@ class BucketSummaryTest {
             try {
                 x = TradeData.assertSameAnswers(summarised, scanning, json);
             } catch (final QueryException e) {
-                expected = e.code().name(); // refused (an aggregate a column type does not take, too many groups): so is the other
+                // refused (an aggregate a column type does not take, too many groups): so is the other
+                expected = e.code().name();
             }
             if (x == null) {
                 final String code = expected;
@@ -446,7 +482,8 @@ class BucketSummaryTest {
 
     @Test
     void shouldFoldAnInstrumentWithoutRowsToNoBars() {
-        final QueryResult r = summarised.execute(bars("1m", "", "{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"ZZZ\"}"));
+        final QueryResult r = summarised
+            .execute(bars("1m", "", "{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"ZZZ\"}"));
         assertThat(r.rowCount()).isZero();
     }
 }

@@ -38,18 +38,26 @@ import io.tradestore.query.index.BitmapIndexDescriptor;
  */
 class DamagedStoreTest {
     private static final String[] QUERIES = {
-        "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"q\",\"op\":\"sum\",\"col\":\"quantity\"}]}",
-        "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+        "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"q\",\"op\":\"sum\",\"col\":\"qu"
+            + "antity\"}]}",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},\"aggs\":[{\"name"
+        + "\":\"n\",\"op\":\"count\"},"
             + "{\"name\":\"lo\",\"op\":\"min\",\"col\":\"price\"}]}",
-        "{\"table\":\"trades\",\"filter\":{\"op\":\"in\",\"col\":\"venue\",\"values\":[\"XLON\",\"BATS\"]},\"groupBy\":[\"side\"],"
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"in\",\"col\":\"venue\",\"values\":[\"XLON\",\"BATS\"]},\"groupBy\""
+        + ":[\"side\"],"
             + "\"aggs\":[{\"name\":\"v\",\"op\":\"vwap\"}]}",
-        "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":7},\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}",
-        "{\"table\":\"trades\",\"groupBy\":[\"instrument\"],\"aggs\":[{\"name\":\"x\",\"op\":\"sum\",\"col\":\"price*quantity\"}],"
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":7},\"aggs\":[{\"name\":\"n\","
+        + "\"op\":\"count\"}]}",
+        "{\"table\":\"trades\",\"groupBy\":[\"instrument\"],\"aggs\":[{\"name\":\"x\",\"op\":\"sum\",\"col\":\"price*q"
+        + "uantity\"}],"
             + "\"orderBy\":[{\"col\":\"x\",\"desc\":true}],\"limit\":5}",
-        "{\"table\":\"trades\",\"groupBy\":[\"venue\",{\"bucket\":\"1h\",\"col\":\"ts\",\"as\":\"h\"}],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}",
-        "{\"table\":\"trades\",\"filter\":{\"op\":\"range\",\"col\":\"price\",\"gte\":10,\"lt\":200},\"aggs\":[{\"name\":\"a\",\"op\":\"min\","
+        "{\"table\":\"trades\",\"groupBy\":[\"venue\",{\"bucket\":\"1h\",\"col\":\"ts\",\"as\":\"h\"}],\"aggs\":[{\"na"
+        + "me\":\"n\",\"op\":\"count\"}]}",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"range\",\"col\":\"price\",\"gte\":10,\"lt\":200},\"aggs\":[{\"name"
+        + "\":\"a\",\"op\":\"min\","
             + "\"col\":\"ts\"},{\"name\":\"b\",\"op\":\"max\",\"col\":\"ts\"}]}",
-        "{\"table\":\"trades\",\"columns\":[\"ts\",\"instrument\",\"price\"],\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM1\"},"
+        "{\"table\":\"trades\",\"columns\":[\"ts\",\"instrument\",\"price\"],\"filter\":{\"op\":\"eq\",\"col\":\"instr"
+        + "ument\",\"value\":\"SYM1\"},"
             + "\"orderBy\":[{\"col\":\"ts\",\"desc\":true}],\"limit\":10}",
     };
 
@@ -60,12 +68,15 @@ class DamagedStoreTest {
     void shouldNameTheFileWhenASymbolCodeLiesOutsideItsDictionary() throws IOException {
         final Path store = writeStore(Layout.COLUMN);
         final Path file = store.resolve("trades").resolve("seg-000002").resolve("instrument.d");
-        FileDamage.putInt(file, 4L * 300, 0x7000_0000); // row 300 of segment 2 (4-byte codes): far beyond the ~50 instruments
+        // row 300 of segment 2 (4-byte codes): far beyond the ~50 instruments
+        FileDamage.putInt(file, 4L * 300, 0x7000_0000);
         try (Store s = Store.open(store); QueryEngine e = new QueryEngine(s, 2)) {
             assertThatThrownBy(() -> e.execute(QUERIES[4])).isInstanceOfSatisfying(QueryException.class, x -> {
                 assertThat(x.code()).isEqualTo(ErrorCode.INTERNAL);
-                assertThat(x.getMessage()).contains("damaged data in trades: segment 2 block 1 column 'instrument'").contains(file.toString())
-                    .contains("rows 256-511").contains("outside the committed dictionary").doesNotContain("internal error");
+                assertThat(x.getMessage()).contains("damaged data in trades: segment 2 block 1 column 'instrument'")
+                    .contains(file.toString())
+                    .contains("rows 256-511").contains("outside the committed dictionary")
+                    .doesNotContain("internal error");
             });
             // queries that do not use the damaged codes still answer
             assertThat(e.execute(QUERIES[0]).value(0, 0)).isEqualTo(11_000L);
@@ -79,8 +90,10 @@ class DamagedStoreTest {
     @Test
     void shouldNameTheZoneMapWhenAnEntryIsDamagedInPlace() throws IOException {
         final Path store = writeStore(Layout.COLUMN);
-        final String count = "{\"table\":\"trades\",\"time\":{\"from\":\"" + Instant.ofEpochSecond(TradeData.T0 / 1_000_000_000L + 2048)
-            + "\",\"to\":\"" + Instant.ofEpochSecond(TradeData.T0 / 1_000_000_000L + 4096) + "\"},\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
+        final String count = "{\"table\":\"trades\",\"time\":{\"from\":\""
+            + Instant.ofEpochSecond(TradeData.T0 / 1_000_000_000L + 2048)
+            + "\",\"to\":\"" + Instant.ofEpochSecond(TradeData.T0 / 1_000_000_000L + 4096)
+            + "\"},\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
         final long expected;
         try (Store s = Store.open(store); QueryEngine e = new QueryEngine(s, 2)) {
             expected = (Long) e.execute(count).value(0, 0);
@@ -93,16 +106,21 @@ class DamagedStoreTest {
         try (Store s = Store.open(store); QueryEngine e = new QueryEngine(s, 2)) {
             assertThatThrownBy(() -> e.execute(count)).isInstanceOfSatisfying(QueryException.class, x -> {
                 assertThat(x.code()).isEqualTo(ErrorCode.INTERNAL);
-                assertThat(x.getMessage()).startsWith("cannot read table 'trades': damaged zone map " + zone + ": the entries of block 3"
+                assertThat(x.getMessage())
+                    .startsWith("cannot read table 'trades': damaged zone map " + zone + ": the entries of block 3"
                     + " (rows 768-1023 of the segment) of segment 1 fail their checksum");
             });
         }
     }
 
-    /** Queries that read quantity (in the ROW layout, rows.d) in segment 2 on every path: no cached summary answers them. */
+    /**
+     * Queries that read quantity (in the ROW layout, rows.d) in segment 2 on every path: no cached summary answers
+     * them.
+     */
     private static final String[] READING_QUANTITY = {
         "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"q\",\"op\":\"sum\",\"col\":\"quantity\"}]}",
-        "{\"table\":\"trades\",\"filter\":{\"op\":\"range\",\"col\":\"quantity\",\"gte\":10,\"lt\":2000},\"aggs\":[{\"name\":\"n\","
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"range\",\"col\":\"quantity\",\"gte\":10,\"lt\":2000},\"aggs\":[{\""
+        + "name\":\"n\","
             + "\"op\":\"count\"}]}",
     };
 
@@ -122,23 +140,28 @@ class DamagedStoreTest {
 
     /**
      * Without the check at every snapshot (an hour between checks here), the failure path names the file: the engine
-     * asks the files' lengths when a query fails, an InternalError included (a worker's arrives wrapped). Only where the
-     * JVM throws the fault's error inside the query: JDK 25 does at the next safepoint poll of the reading loop, JDK 17
-     * at the next safepoint of the thread, which may come after the query returned.
+     * asks the files' lengths when a query fails, an InternalError included (a worker's arrives wrapped). Only where
+     * the JVM throws the fault's error inside the query: JDK 25 does at the next safepoint poll of the reading loop,
+     * JDK 17 at the next safepoint of the thread, which may come after the query returned.
      */
     @ParameterizedTest
     @EnumSource(Layout.class)
     void shouldNameAColumnFileTruncatedUnderAnOpenEngineWhenAReadFaults(final Layout layout) throws IOException {
-        assumeTrue(Runtime.version().feature() >= 25, "JDK 17 throws the fault's InternalError at a later safepoint, outside the query");
+        assumeTrue(Runtime.version().feature() >= 25,
+            "JDK 17 throws the fault's InternalError at a later safepoint, outside the query");
         assertTruncationNamed(layout, "3600000");
     }
 
     private void assertTruncationNamed(final Layout layout, final String fileCheckMs) throws IOException {
         final Path store = writeStore(layout);
-        final Path victim = store.resolve("trades").resolve("seg-000002").resolve(layout == Layout.ROW ? "rows.d" : "quantity.d");
-        try (TestRows.TemporaryProperty check = new TestRows.TemporaryProperty(TableReader.FILE_CHECK_PROPERTY, fileCheckMs);
-             Store s = Store.open(store); QueryEngine alone = new QueryEngine(s, 1); QueryEngine split = new QueryEngine(s, 2)) {
-            // one thread: a fault is the calling thread's; split into morsels of a block on two threads: often a worker's
+        final Path victim = store.resolve("trades").resolve("seg-000002")
+            .resolve(layout == Layout.ROW ? "rows.d" : "quantity.d");
+        try (TestRows.TemporaryProperty check =
+            new TestRows.TemporaryProperty(TableReader.FILE_CHECK_PROPERTY, fileCheckMs);
+             Store s = Store.open(store); QueryEngine alone = new QueryEngine(s, 1); QueryEngine split =
+                 new QueryEngine(s, 2)) {
+            // one thread: a fault is the calling thread's; split into morsels of a block on two threads: often a
+            // worker's
             split.smallQueryRows(0);
             split.morselRows(256);
             for (final QueryEngine e : new QueryEngine[] {alone, split}) {
@@ -153,8 +176,11 @@ class DamagedStoreTest {
                         assertThatThrownBy(() -> e.execute(q)).as(q).isInstanceOfSatisfying(QueryException.class, x -> {
                             assertThat(x.code()).isEqualTo(ErrorCode.INTERNAL);
                             assertThat(x.storeProblem()).as(x.getMessage()).isTrue();
-                            assertThat(x.getMessage()).contains("damaged data in trades: segment 2 file " + victim + " is 0 bytes, shorter than the "
-                                + (layout == Layout.ROW ? 56 : 8) * 2048 + " bytes mapped (truncated while mapped); restore the table from a copy,"
+                            assertThat(x.getMessage())
+                                .contains("damaged data in trades: segment 2 file " + victim
+                                + " is 0 bytes, shorter than the "
+                                + (layout == Layout.ROW ? 56 : 8) * 2048
+                                + " bytes mapped (truncated while mapped); restore the table from a copy,"
                                 + " or reload it");
                         });
                     }
@@ -180,9 +206,11 @@ class DamagedStoreTest {
     @Test
     void shouldRebuildABitmapIndexWhoseHeaderIsDamaged() throws IOException {
         final Path store = writeStore(Layout.COLUMN);
-        final Path index = store.resolve("trades").resolve("seg-000001").resolve("instrument" + BitmapIndexDescriptor.SUFFIX);
+        final Path index = store.resolve("trades").resolve("seg-000001")
+            .resolve("instrument" + BitmapIndexDescriptor.SUFFIX);
         FileDamage.write(index, BitmapIndexDescriptor.MIN_OFFSET, (byte) 3); // every lookup would land three slots off
-        try (Store s = Store.open(store); QueryEngine e = new QueryEngine(s, 2); QueryEngine scan = new QueryEngine(s, 2)) {
+        try (Store s = Store.open(store); QueryEngine e = new QueryEngine(s, 2); QueryEngine scan =
+        new QueryEngine(s, 2)) {
             e.indexes().minSegmentRows(0);
             scan.useIndexes(false);
             for (final String q : new String[] {QUERIES[1], QUERIES[7]}) {
@@ -200,8 +228,10 @@ class DamagedStoreTest {
         try (Stream<Path> s = Files.walk(pristine)) {
             s.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().equals("_lock")).forEach(files::add);
         }
-        assertThat(files).as("bitmap indexes and summaries on disk").anyMatch(p -> p.getFileName().toString().endsWith(BitmapIndexDescriptor.SUFFIX));
-        final SplittableRandom rnd = new SplittableRandom(layout.ordinal() + Long.getLong("tradestore.damage.seed", 11));
+        assertThat(files).as("bitmap indexes and summaries on disk")
+            .anyMatch(p -> p.getFileName().toString().endsWith(BitmapIndexDescriptor.SUFFIX));
+        final SplittableRandom rnd =
+            new SplittableRandom(layout.ordinal() + Long.getLong("tradestore.damage.seed", 11));
         int answered = 0;
         int named = 0;
         for (int it = 0, n = Integer.getInteger("tradestore.damage.iterations", 80); it < n; it++) {
@@ -221,7 +251,8 @@ class DamagedStoreTest {
                 assertThat(x.getMessage()).as(what).doesNotContain("internal error");
                 final String name = victim.getFileName().toString();
                 // a changed schema file is found as a transaction record that does not belong to it
-                assertThat(x.getMessage().contains(name) || name.equals("_schema.json") && x.getMessage().contains("_txn"))
+                assertThat(x.getMessage().contains(name) || name.equals("_schema.json") && x.getMessage()
+                    .contains("_txn"))
                     .as(what + ": " + x.getMessage()).isTrue();
                 named++;
             } catch (final RuntimeException x) {

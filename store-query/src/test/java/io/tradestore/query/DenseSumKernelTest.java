@@ -33,20 +33,25 @@ import static org.assertj.core.api.Assertions.within;
 
 /**
  * The fused dense kernel (counts, integral sums and vwaps over dense keys) on every loop it has: a raw byte key, a
- * symbol key, an i64 key, a symbol x byte pair, other key pairs through group ids, two distinct terms, one term shared by
- * vwap and sum, selected batches, the ROW layout's strided reads; on null-free tables and tables with nulls in keys and
- * values; and with values at the edge of its 64-bit partials (flushed every batch) and past it (left to exact loops).
+ * symbol key, an i64 key, a symbol x byte pair, other key pairs through group ids, two distinct terms, one term shared
+ * by vwap and sum, selected batches, the ROW layout's strided reads; on null-free tables and tables with nulls in keys
+ * and values; and with values at the edge of its 64-bit partials (flushed every batch) and past it (left to exact
+ * loops).
  */
 class DenseSumKernelTest {
     private static final String[][] GROUPINGS = {
-        {"side"}, {"instrument"}, {"client_id"}, {"venue", "side"}, {"side", "venue"}, {"instrument", "side"}, {"venue", "instrument"}};
+        {"side"}, {"instrument"}, {"client_id"}, {"venue", "side"}, {"side", "venue"}, {"instrument", "side"},
+            {"venue", "instrument"}};
     private static final String[] AGGS = {
         "{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}",
-        "{\"name\":\"vwap\",\"op\":\"vwap\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"n\",\"op\":\"count\"}",
+        "{\"name\":\"vwap\",\"op\":\"vwap\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"n\""
+        + ",\"op\":\"count\"}",
         "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"vwap\",\"op\":\"vwap\"}",
         "{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}",
-        "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"quantity*price\"},{\"name\":\"p\",\"op\":\"sum\",\"col\":\"price\"}",
-        "{\"name\":\"avgq\",\"op\":\"avg\",\"col\":\"quantity\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}",
+        "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"quantity*price\"},{\"name\":\"p\",\"op\":\"sum\",\"col\":\"pr"
+        + "ice\"}",
+        "{\"name\":\"avgq\",\"op\":\"avg\",\"col\":\"quantity\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantit"
+        + "y\"}",
         "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}",
         // one plain term and no count: the symbol x byte loop without row counts
         "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}"};
@@ -62,17 +67,20 @@ class DenseSumKernelTest {
 
     /**
      * Nulls nowhere, anywhere, or only in some blocks of 1,024 rows (every third): the loops without a null test run on
-     * the blocks proven free of nulls, the others beside them in the same segments and batches of the same query. Blocks
-     * of one and two rows give batches of one row (which take the loops with the test) and of two.
+     * the blocks proven free of nulls, the others beside them in the same segments and batches of the same query.
+     * Blocks of one and two rows give batches of one row (which take the loops with the test) and of two.
      */
     @ParameterizedTest
-    @CsvSource({"COLUMN,none,8192,1024", "COLUMN,all,8192,1024", "COLUMN,someBlocks,8192,1024", "COLUMN,someBlocks,64,1", "COLUMN,someBlocks,512,2",
+    @CsvSource({"COLUMN,none,8192,1024", "COLUMN,all,8192,1024", "COLUMN,someBlocks,8192,1024",
+        "COLUMN,someBlocks,64,1", "COLUMN,someBlocks,512,2",
         "ROW,none,8192,1024", "ROW,all,8192,1024", "ROW,someBlocks,8192,1024"})
-    void shouldMatchAPlainComputationForEveryKeyAndTermShape(final Layout layout, final String nulls, final int segmentRows, final int blockRows) {
+    void shouldMatchAPlainComputationForEveryKeyAndTermShape(final Layout layout, final String nulls,
+    final int segmentRows, final int blockRows) {
         final LongPredicate mayHoldNulls =
             "none".equals(nulls) ? r -> false : "all".equals(nulls) ? r -> true : r -> r / 1024 % 3 == 1;
         try (Store store = Store.open(dir)) {
-            final TradeData data = new TradeData().write(store, TradeData.schema(layout, segmentRows, blockRows), 20_000, 11, mayHoldNulls);
+            final TradeData data = new TradeData()
+                .write(store, TradeData.schema(layout, segmentRows, blockRows), 20_000, 11, mayHoldNulls);
             try (QueryEngine engine = new QueryEngine(store, 2)) {
                 engine.morselRows(3000);
                 engine.smallQueryRows(0);
@@ -88,8 +96,9 @@ class DenseSumKernelTest {
     }
 
     /**
-     * A block asked about while it is only partly committed and null-free so far, then completed with rows holding nulls:
-     * the second query must not trust an answer about the block from the first (queries of one engine, one segment).
+     * A block asked about while it is only partly committed and null-free so far, then completed with rows holding
+     * nulls: the second query must not trust an answer about the block from the first (queries of one engine, one
+     * segment).
      */
     @ParameterizedTest
     @CsvSource({"1", "2"})
@@ -124,13 +133,17 @@ class DenseSumKernelTest {
                     // first segment: |price * quantity| < 2^50, the largest bound the 64-bit partials take (a flush per
                     // batch); the next: single products beyond 64 bits, left to the aggregates' exact loops
                     final boolean huge = r >= 16384 && r < 32768;
-                    final long price = (rnd.nextBoolean() ? 1 : -1) * (huge ? (1L << 40) - rnd.nextInt(1000) : (1L << 25) - 1 - rnd.nextInt(1000));
+                    final long price =
+                        (rnd.nextBoolean() ? 1 : -1)
+                        * (huge ? (1L << 40) - rnd.nextInt(1000) : (1L << 25) - 1 - rnd.nextInt(1000));
                     final long qty = huge ? (1L << 40) - rnd.nextInt(1000) : (1L << 25) - 1 - rnd.nextInt(1000);
                     final char side = rnd.nextInt(4) == 0 ? 'S' : 'B';
                     final String instrument = "SYM" + rnd.nextInt(3);
-                    w.append(f).tradeId(r + 1).ts(TradeData.T0 + r).clientId(r % 7).venue("XLON").instrument(instrument).side(side)
+                    w.append(f).tradeId(r + 1).ts(TradeData.T0 + r).clientId(r % 7).venue("XLON").instrument(instrument)
+                        .side(side)
                         .price(price).quantity(qty);
-                    rows.add(new TradeData.Row(r, r + 1, TradeData.T0 + r, r % 7, "XLON", instrument, side, price, qty));
+                    rows.add(new TradeData.Row(r, r + 1, TradeData.T0 + r, r % 7, "XLON", instrument, side, price,
+                        qty));
                 }
                 w.commit();
             }
@@ -147,8 +160,8 @@ class DenseSumKernelTest {
     @ParameterizedTest
     @CsvSource({"COLUMN,1", "COLUMN,2"})
     void shouldStayExactWhenAnUnsignedWindowsPartialsPassTwoToTheSixtyThree(final Layout layout, final int threads) {
-        // every product positive and just below 2^50, no null: the null-free loops run (two halves, an array each) and a
-        // window proven non-negative holds its partials up to 2^64 - 1, so a busy group's partial passes 2^63 (each
+        // every product positive and just below 2^50, no null: the null-free loops run (two halves, an array each) and
+        // a window proven non-negative holds its partials up to 2^64 - 1, so a busy group's partial passes 2^63 (each
         // half's array about half of it) and is exact only if the halves are folded as unsigned 64-bit values
         try (Store store = Store.open(dir)) {
             final List<TradeData.Row> rows = new ArrayList<>();
@@ -162,7 +175,8 @@ class DenseSumKernelTest {
                     final char side = rnd.nextInt(8) == 0 ? 'S' : 'B';
                     final String instrument = "SYM" + rnd.nextInt(2);
                     final String venue = rnd.nextBoolean() ? "XLON" : "XPAR";
-                    w.append(f).tradeId(r + 1).ts(TradeData.T0 + r).clientId(r % 3).venue(venue).instrument(instrument).side(side)
+                    w.append(f).tradeId(r + 1).ts(TradeData.T0 + r).clientId(r % 3).venue(venue).instrument(instrument)
+                        .side(side)
                         .price(price).quantity(qty);
                     rows.add(new TradeData.Row(r, r + 1, TradeData.T0 + r, r % 3, venue, instrument, side, price, qty));
                 }
@@ -232,7 +246,8 @@ class DenseSumKernelTest {
                         qty = rnd.nextBoolean() ? null : qty;
                     }
                     // Long.MIN_VALUE is the i64 and decimal null
-                    w.append(f).tradeId(r + 1).ts(TradeData.T0 + r).venue("XLON").instrument("SYM1").side('B').clientId(orNull(client))
+                    w.append(f).tradeId(r + 1).ts(TradeData.T0 + r).venue("XLON").instrument("SYM1").side('B')
+                        .clientId(orNull(client))
                         .price(orNull(price)).quantity(orNull(qty));
                     rows.add(new TradeData.Row(r, r + 1, TradeData.T0 + r, client, "XLON", "SYM1", 'B', price, qty));
                 }
@@ -243,18 +258,24 @@ class DenseSumKernelTest {
                 engine.smallQueryRows(0);
                 final String[] aggs = {
                     "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}",
-                    "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"quantity*price\"},{\"name\":\"p\",\"op\":\"sum\",\"col\":\"price\"}",
+                    "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"quantity*price\"},{\"name\":\"p\",\"op\":\"sum\","
+                    + "\"col\":\"price\"}",
                     "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"vwap\",\"op\":\"vwap\"}",
-                    "{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}"};
+                    "{\"name\":\"n\",\"op\":\"count\"},"
+                        + "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}"};
                 for (final String a : aggs) {
                     check(engine, rows, new String[] {"client_id"}, a, null);
-                    check(engine, rows, new String[] {"client_id"}, a, "{\"op\":\"range\",\"col\":\"quantity\",\"gte\":3000}");
+                    check(engine, rows, new String[] {"client_id"}, a,
+                        "{\"op\":\"range\",\"col\":\"quantity\",\"gte\":3000}");
                 }
                 final QueryResult r = engine.execute("{\"table\":\"trades\",\"groupBy\":[\"client_id\"],"
-                    + "\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}],\"orderBy\":[{\"col\":\"client_id\"}]}");
-                assertThat(r.value(3, 1)).as("client 3, cancelled to zero").isEqualTo(new BigDecimal(BigInteger.ZERO, 6));
+                    + "\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}],\"orderBy\":[{\"co"
+                    + "l\":\"client_id\"}]}");
+                assertThat(r.value(3, 1)).as("client 3, cancelled to zero")
+                    .isEqualTo(new BigDecimal(BigInteger.ZERO, 6));
                 assertThat(r.value(5, 1)).as("client 5, null prices only").isNull();
-                assertThat(r.value(6, 1)).as("client 6, zero products only").isEqualTo(new BigDecimal(BigInteger.ZERO, 6));
+                assertThat(r.value(6, 1)).as("client 6, zero products only")
+                    .isEqualTo(new BigDecimal(BigInteger.ZERO, 6));
                 assertThat(((BigDecimal) r.value(7, 1)).unscaledValue().bitLength()).as("client 7").isGreaterThan(64);
             }
         }
@@ -265,7 +286,8 @@ class DenseSumKernelTest {
     void shouldGroupByAOneByteKeyThatFillsItsWholeRange(final Layout layout) {
         // i8 values -127..127 plus null: the key's range already needs 256 codes, so the Binder keeps range codes
         // (v - lo + 1, null 0) rather than raw bytes, and a kernel must not read the raw byte as the group
-        final Schema schema = Schema.builder("bytes").layout(layout).segmentRows(1 << 12).blockRows(1 << 10).timestamp("ts")
+        final Schema schema = Schema.builder("bytes").layout(layout).segmentRows(1 << 12).blockRows(1 << 10)
+            .timestamp("ts")
             .column("ts", "timestamp").column("k", "i8").column("q", "i64").build();
         final long[] count = new long[256];
         final long[] sum = new long[256];
@@ -276,7 +298,8 @@ class DenseSumKernelTest {
                     final int seg = (int) (at >>> schema.segmentShift());
                     final long in = at & (schema.segmentRows() - 1);
                     final byte k = (byte) (r % 256 - 128); // -128 is the null sentinel
-                    NativeMemory.putLong(w.columnAddress(seg, 0) + in * w.columnStride(0), 1_795_000_000_000_000_000L + r);
+                    NativeMemory.putLong(w.columnAddress(seg, 0) + in * w.columnStride(0),
+                    1_795_000_000_000_000_000L + r);
                     NativeMemory.putByte(w.columnAddress(seg, 1) + in * w.columnStride(1), k);
                     NativeMemory.putLong(w.columnAddress(seg, 2) + in * w.columnStride(2), r);
                     count[k + 128]++;
@@ -285,7 +308,8 @@ class DenseSumKernelTest {
                 w.commit();
             }
             try (QueryEngine engine = new QueryEngine(store, 2)) {
-                final QueryResult res = engine.execute("{\"table\":\"bytes\",\"groupBy\":[\"k\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+                final QueryResult res = engine
+                    .execute("{\"table\":\"bytes\",\"groupBy\":[\"k\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
                     + "{\"name\":\"s\",\"op\":\"sum\",\"col\":\"q\"}],\"orderBy\":[{\"col\":\"k\"}]}");
                 assertThat(res.rowCount()).isEqualTo(256);
                 for (int i = 0; i < 256; i++) {
@@ -293,7 +317,8 @@ class DenseSumKernelTest {
                     final Object key = res.value(i, 0);
                     assertThat(key).as("row %d", i).isEqualTo(code == 0 ? null : (long) (code - 128));
                     assertThat(((Number) res.value(i, 1)).longValue()).as("count of k=%s", key).isEqualTo(count[code]);
-                    assertThat(new BigDecimal(res.value(i, 2).toString()).longValueExact()).as("sum of k=%s", key).isEqualTo(sum[code]);
+                    assertThat(new BigDecimal(res.value(i, 2).toString()).longValueExact()).as("sum of k=%s", key)
+                        .isEqualTo(sum[code]);
                 }
             }
         }
@@ -303,7 +328,8 @@ class DenseSumKernelTest {
         return v == null ? Long.MIN_VALUE : v;
     }
 
-    private static void check(final QueryEngine engine, final List<TradeData.Row> rows, final String[] keys, final String aggs, final String filter) {
+    private static void check(final QueryEngine engine, final List<TradeData.Row> rows, final String[] keys,
+        final String aggs, final String filter) {
         final StringBuilder q = new StringBuilder("{\"table\":\"trades\",\"groupBy\":[");
         for (int k = 0; k < keys.length; k++) {
             q.append(k > 0 ? "," : "").append('"').append(keys[k]).append('"');
@@ -367,7 +393,9 @@ class DenseSumKernelTest {
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static int compareKeys(final List<Object> a, final List<Object> b) {
         for (int i = 0; i < a.size(); i++) {
-            final int c = Objects.compare((Comparable) a.get(i), (Comparable) b.get(i), Comparator.nullsLast(Comparator.naturalOrder()));
+            final int c =
+                Objects.compare((Comparable) a.get(i), (Comparable) b.get(i),
+                Comparator.nullsLast(Comparator.naturalOrder()));
             if (c != 0) {
                 return c;
             }
@@ -380,16 +408,19 @@ class DenseSumKernelTest {
             case "n":
                 return (long) rows.size();
             case "notional":
-                return sum(rows, r -> r.price() == null || r.quantity() == null ? null : BigInteger.valueOf(r.price()).multiply(
+                return sum(rows,
+                    r -> r.price() == null || r.quantity() == null ? null : BigInteger.valueOf(r.price()).multiply(
                     BigInteger.valueOf(r.quantity())), 6);
             case "volume":
                 return sum(rows, r -> r.quantity() == null ? null : BigInteger.valueOf(r.quantity()), 0);
             case "p":
                 return sum(rows, r -> r.price() == null ? null : BigInteger.valueOf(r.price()), 6);
             case "avgq": {
-                final BigDecimal s = (BigDecimal) sum(rows, r -> r.quantity() == null ? null : BigInteger.valueOf(r.quantity()), 0);
+                final BigDecimal s =
+                    (BigDecimal) sum(rows, r -> r.quantity() == null ? null : BigInteger.valueOf(r.quantity()), 0);
                 final long n = rows.stream().filter(r -> r.quantity() != null).count();
-                return s == null ? null : s.divide(BigDecimal.valueOf(n), java.math.MathContext.DECIMAL128).doubleValue();
+                return s == null ? null : s.divide(BigDecimal.valueOf(n), java.math.MathContext.DECIMAL128)
+                    .doubleValue();
             }
             case "vwap": {
                 BigInteger pq = BigInteger.ZERO;
@@ -400,14 +431,16 @@ class DenseSumKernelTest {
                         q = q.add(BigInteger.valueOf(r.quantity()));
                     }
                 }
-                return q.signum() == 0 ? null : new BigDecimal(pq, 6).divide(new BigDecimal(q), java.math.MathContext.DECIMAL128).doubleValue();
+                return q.signum() == 0 ? null : new BigDecimal(pq, 6)
+                    .divide(new BigDecimal(q), java.math.MathContext.DECIMAL128).doubleValue();
             }
             default:
                 throw new AssertionError(name + " in " + Arrays.toString(AGGS));
         }
     }
 
-    private static Object sum(final List<TradeData.Row> rows, final Function<TradeData.Row, BigInteger> value, final int scale) {
+    private static Object sum(final List<TradeData.Row> rows, final Function<TradeData.Row, BigInteger> value,
+        final int scale) {
         BigInteger s = BigInteger.ZERO;
         boolean any = false;
         for (final TradeData.Row r : rows) {

@@ -35,12 +35,14 @@ class MappedZoneMapQueryTest {
                 final TradeFlyweight left = new TradeFlyweight();
                 for (long r = 0; r < 300; r++) {
                     // row 10 through its own flyweight, left there while the others pass its block's end (row 64)
-                    (r == 10 ? w.append(left) : w.append(appender)).tradeId(r).ts(TradeData.T0 + r).price(1_000_000L).quantity(100);
+                    (r == 10 ? w.append(left) : w.append(appender)).tradeId(r).ts(TradeData.T0 + r).price(1_000_000L)
+                        .quantity(100);
                 }
                 left.quantity(1_000_000);
                 w.commit();
                 try (QueryEngine engine = new QueryEngine(store, 1)) {
-                    final QueryResult r = engine.execute("{\"table\":\"trades\",\"filter\":{\"op\":\"range\",\"col\":\"quantity\","
+                    final QueryResult r = engine
+                        .execute("{\"table\":\"trades\",\"filter\":{\"op\":\"range\",\"col\":\"quantity\","
                         + "\"gte\":500000},\"columns\":[\"trade_id\",\"quantity\"]}");
                     assertThat(r.rowCount()).as("rows with quantity >= 500000").isEqualTo(1);
                     assertThat(r.value(0, 0)).isEqualTo(10L);

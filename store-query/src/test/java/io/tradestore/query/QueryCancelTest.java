@@ -22,12 +22,13 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * A running query stops when another thread cancels it, and closing an engine cancels its running queries and waits for
- * them before it unmaps their tables (a server stopping under a long query crashed the JVM). Deterministic: the engine's
- * clock holds the query inside a batch until the test lets it go, so the cancel always lands mid-query.
+ * them before it unmaps their tables (a server stopping under a long query crashed the JVM). Deterministic: the
+ * engine's clock holds the query inside a batch until the test lets it go, so the cancel always lands mid-query.
  */
 class QueryCancelTest {
     /** Threads of their own for blocking calls: the common pool may have a single thread on two cores. */
-    private static final java.util.concurrent.ExecutorService BLOCKING = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+    private static final java.util.concurrent.ExecutorService BLOCKING =
+        java.util.concurrent.Executors.newCachedThreadPool(r -> {
         final Thread t = new Thread(r, "test-blocking");
         t.setDaemon(true);
         return t;
@@ -53,15 +54,17 @@ class QueryCancelTest {
     /**
      * A clock that stands still; the first read inside a batch's deadline check (on whichever thread scans first: the
      * caller or a pool worker, as the scheduler has it) signals {@code inside}, waits for {@code release} and, as that
-     * thread goes on with its batch, takes the next number of {@code order} into {@code resumed}. Any thread, not a pool
-     * worker in particular: under CPU contention the caller may claim every morsel before a pool worker runs.
+     * thread goes on with its batch, takes the next number of {@code order} into {@code resumed}. Any thread, not a
+     * pool worker in particular: under CPU contention the caller may claim every morsel before a pool worker runs.
      */
-    private static LongSupplier holdingInABatch(final CountDownLatch inside, final CountDownLatch release, final AtomicInteger order,
+    private static LongSupplier holdingInABatch(final CountDownLatch inside, final CountDownLatch release,
+        final AtomicInteger order,
                                                 final AtomicInteger resumed) {
         final AtomicBoolean held = new AtomicBoolean();
         final StackWalker walker = StackWalker.getInstance();
         return () -> {
-            if (!held.get() && walker.walk(frames -> frames.anyMatch(f -> f.getClassName().equals("io.tradestore.query.exec.Executor")
+            if (!held.get() && walker
+                .walk(frames -> frames.anyMatch(f -> f.getClassName().equals("io.tradestore.query.exec.Executor")
                 && f.getMethodName().equals("checkDeadline"))) && held.compareAndSet(false, true)) {
                 inside.countDown();
                 try {
@@ -75,7 +78,8 @@ class QueryCancelTest {
         };
     }
 
-    private static QueryEngine splitEngine(final CountDownLatch inside, final CountDownLatch release, final AtomicInteger order,
+    private static QueryEngine splitEngine(final CountDownLatch inside, final CountDownLatch release,
+        final AtomicInteger order,
                                            final AtomicInteger resumed) {
         final QueryEngine engine = new QueryEngine(store, 2);
         engine.smallQueryRows(0);
@@ -90,11 +94,14 @@ class QueryCancelTest {
         final CountDownLatch release = new CountDownLatch(1);
         try (QueryEngine engine = splitEngine(inside, release, new AtomicInteger(), new AtomicInteger())) {
             final QueryCancel cancel = new QueryCancel();
-            final CompletableFuture<QueryResult> query = CompletableFuture.supplyAsync(() -> engine.execute(SPLIT_QUERY, 60_000, cancel), BLOCKING);
+            final CompletableFuture<QueryResult> query =
+                CompletableFuture.supplyAsync(() -> engine.execute(SPLIT_QUERY, 60_000, cancel), BLOCKING);
             assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
             cancel.cancel(ErrorCode.OVERLOADED, "stopped by the test");
             release.countDown();
-            final Throwable failure = catchThrowableOfType(java.util.concurrent.ExecutionException.class, () -> query.get(30, TimeUnit.SECONDS))
+            final Throwable failure =
+                catchThrowableOfType(java.util.concurrent.ExecutionException.class,
+                () -> query.get(30, TimeUnit.SECONDS))
                 .getCause();
             assertThat(failure).isInstanceOf(QueryException.class).hasMessage("stopped by the test");
             assertThat(((QueryException) failure).code()).isEqualTo(ErrorCode.OVERLOADED);
@@ -125,7 +132,8 @@ class QueryCancelTest {
             engine.close();
             closeReturned.set(order.incrementAndGet());
         }, BLOCKING);
-        // close() cancels the query it finds running, then must wait: the query is held inside a batch of a mapped segment
+        // close() cancels the query it finds running, then must wait: the query is held inside a batch of a mapped
+        // segment
         final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!cancel.isCancelled() && System.nanoTime() < until) {
             Thread.onSpinWait();
@@ -139,8 +147,10 @@ class QueryCancelTest {
         assertThat(((QueryException) failure).code()).isEqualTo(ErrorCode.OVERLOADED);
         // the held thread went on reading its batch of a mapped segment after the release: close waited for it
         assertThat(workerResumed.get()).isPositive();
-        assertThat(closeReturned.get()).as("close returned after the held thread resumed").isGreaterThan(workerResumed.get());
+        assertThat(closeReturned.get()).as("close returned after the held thread resumed")
+            .isGreaterThan(workerResumed.get());
         // a closed engine refuses new queries with a clear error
-        assertThat(catchThrowableOfType(QueryException.class, () -> engine.execute(SPLIT_QUERY, 1000))).hasMessageContaining("closed");
+        assertThat(catchThrowableOfType(QueryException.class, () -> engine.execute(SPLIT_QUERY, 1000)))
+            .hasMessageContaining("closed");
     }
 }

@@ -68,12 +68,14 @@ class QueryEngineTest {
 
     @Test
     void shouldSumNotionalBySideExactly() {
-        final QueryResult r = engine.execute("{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+        final QueryResult r = engine
+            .execute("{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
             + "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}]}");
         assertThat(r.columns()).extracting(ResultColumn::type).containsExactly("char", "i64", "decimal(6)");
         final Map<String, List<TradeData.Row>> bySide = new TreeMap<>(Comparator.nullsLast(Comparator.naturalOrder()));
         for (final TradeData.Row row : data.rows) {
-            bySide.computeIfAbsent(row.side() == null ? null : String.valueOf(row.side()), k -> new ArrayList<>()).add(row);
+            bySide.computeIfAbsent(row.side() == null ? null : String.valueOf(row.side()), k -> new ArrayList<>())
+                .add(row);
         }
         assertThat(r.rowCount()).isEqualTo(bySide.size());
         int i = 0;
@@ -87,26 +89,35 @@ class QueryEngineTest {
 
     /**
      * A vwap of a product weighs by the volume whatever the order it is written in: quantity*price was
-     * sum(price*quantity)/sum(price) before (audit, session 10). Without a factor named quantity, the second weighs.
+     * sum(price*quantity)/sum(price) before. Without a factor named quantity, the second weighs.
      */
     @Test
     void shouldTakeTheVolumeOfAVwapProductInEitherOrder() {
-        final QueryResult r = engine.execute("{\"table\":\"trades\",\"groupBy\":[\"venue\"],\"aggs\":[{\"name\":\"a\",\"op\":\"vwap\"},"
-            + "{\"name\":\"b\",\"op\":\"vwap\",\"col\":\"price*quantity\"},{\"name\":\"c\",\"op\":\"vwap\",\"col\":\"quantity*price\"},"
+        final QueryResult r = engine
+            .execute("{\"table\":\"trades\",\"groupBy\":[\"venue\"],\"aggs\":[{\"name\":\"a\",\"op\":\"vwap\"},"
+            + "{\"name\":\"b\",\"op\":\"vwap\",\"col\":\"price*quantity\"},{\"name\":\"c\",\"op\":\"vwap\",\"col\":\"q"
+            + "uantity*price\"},"
             + "{\"name\":\"d\",\"op\":\"vwap\",\"col\":\"client_id*trade_id\"}]}");
-        final Map<String, List<TradeData.Row>> by = rows(x -> true).stream().collect(Collectors.groupingBy(x -> Objects.toString(x.venue(), "\u0000")));
+        final Map<String,
+            List<TradeData.Row>> by = rows(x -> true).stream()
+            .collect(Collectors.groupingBy(x -> Objects.toString(x.venue(), "\u0000")));
         assertThat(r.rowCount()).isEqualTo(by.size());
         for (int i = 0; i < r.rowCount(); i++) {
             final List<TradeData.Row> g = by.get(Objects.toString(r.value(i, 0), "\u0000"));
-            final List<TradeData.Row> priced = g.stream().filter(x -> x.price() != null && x.quantity() != null).collect(Collectors.toList());
-            final double vwap = notional(priced).divide(BigDecimal.valueOf(priced.stream().mapToLong(TradeData.Row::quantity).sum()),
+            final List<TradeData.Row> priced = g.stream().filter(x -> x.price() != null && x.quantity() != null)
+                .collect(Collectors.toList());
+            final double vwap = notional(priced)
+                .divide(BigDecimal.valueOf(priced.stream().mapToLong(TradeData.Row::quantity).sum()),
                 java.math.MathContext.DECIMAL128).doubleValue();
             for (int c = 1; c <= 3; c++) {
-                assertThat((Double) r.value(i, c)).as("column %d", c).isCloseTo(vwap, org.assertj.core.data.Percentage.withPercentage(1e-9));
+                assertThat((Double) r.value(i, c)).as("column %d", c)
+                    .isCloseTo(vwap, org.assertj.core.data.Percentage.withPercentage(1e-9));
             }
             // no factor named quantity: the second one as written is the volume
-            final List<TradeData.Row> both = g.stream().filter(x -> x.tradeId() != null && x.clientId() != null).collect(Collectors.toList());
-            final BigDecimal qc = both.stream().map(x -> BigDecimal.valueOf(x.tradeId()).multiply(BigDecimal.valueOf(x.clientId())))
+            final List<TradeData.Row> both = g.stream().filter(x -> x.tradeId() != null && x.clientId() != null)
+                .collect(Collectors.toList());
+            final BigDecimal qc = both.stream()
+                .map(x -> BigDecimal.valueOf(x.tradeId()).multiply(BigDecimal.valueOf(x.clientId())))
                 .reduce(BigDecimal.ZERO, BigDecimal::add);
             final BigDecimal cs = BigDecimal.valueOf(both.stream().mapToLong(TradeData.Row::tradeId).sum());
             assertThat((Double) r.value(i, 4)).isCloseTo(qc.divide(cs, java.math.MathContext.DECIMAL128).doubleValue(),
@@ -122,14 +133,18 @@ class QueryEngineTest {
             .filter(Filter.and(Filter.in("venue", "XLON", "XPAR", "NOPE"), Filter.not(Filter.eq("side", "S")),
                 Filter.between("quantity", 100L, 9000L)))
             .groupBy("instrument")
-            .agg(Agg.count("n"), Agg.sum("qty", "quantity"), Agg.min("lo", "price"), Agg.max("hi", "price"), Agg.first("open", "price"),
-                Agg.last("close", "price"), Agg.vwap("vwap"), Agg.avg("avgq", "quantity"), Agg.countDistinct("clients", "client_id"))
+            .agg(Agg.count("n"), Agg.sum("qty", "quantity"), Agg.min("lo", "price"), Agg.max("hi", "price"),
+            Agg.first("open", "price"),
+                Agg.last("close", "price"), Agg.vwap("vwap"), Agg.avg("avgq", "quantity"),
+                Agg.countDistinct("clients", "client_id"))
             .orderBy("qty", true).limit(5).build();
         final QueryResult r = engine.execute(q);
         final List<TradeData.Row> match = rows(x -> x.ts() != null && x.ts() >= from && x.ts() < to
             && ("XLON".equals(x.venue()) || "XPAR".equals(x.venue())) && x.side() != null && x.side() != 'S'
             && x.quantity() != null && x.quantity() >= 100 && x.quantity() < 9000);
-        final Map<String, List<TradeData.Row>> by = match.stream().collect(Collectors.groupingBy(x -> Objects.toString(x.instrument(), "\u0000")));
+        final Map<String,
+            List<TradeData.Row>> by = match.stream()
+            .collect(Collectors.groupingBy(x -> Objects.toString(x.instrument(), "\u0000")));
         final List<Map.Entry<String, List<TradeData.Row>>> expected = new ArrayList<>(by.entrySet());
         expected.sort((a, b) -> {
             final long qa = a.getValue().stream().mapToLong(TradeData.Row::quantity).sum();
@@ -139,22 +154,29 @@ class QueryEngineTest {
         assertThat(r.rowCount()).isEqualTo(Math.min(5, expected.size()));
         for (int i = 0; i < r.rowCount(); i++) {
             final List<TradeData.Row> g = expected.get(i).getValue();
-            assertThat(r.value(i, 0)).isEqualTo(expected.get(i).getKey().equals("\u0000") ? null : expected.get(i).getKey());
+            assertThat(r.value(i, 0))
+                .isEqualTo(expected.get(i).getKey().equals("\u0000") ? null : expected.get(i).getKey());
             assertThat(r.value(i, 1)).isEqualTo((long) g.size());
-            assertThat(r.value(i, 2)).isEqualTo(BigDecimal.valueOf(g.stream().mapToLong(TradeData.Row::quantity).sum()));
+            assertThat(r.value(i, 2))
+                .isEqualTo(BigDecimal.valueOf(g.stream().mapToLong(TradeData.Row::quantity).sum()));
             final List<TradeData.Row> priced = g.stream().filter(x -> x.price() != null).collect(Collectors.toList());
-            assertThat(r.value(i, 3)).isEqualTo(priced.stream().map(TradeData.Row::priceValue).min(Comparator.naturalOrder()).orElse(null));
-            assertThat(r.value(i, 4)).isEqualTo(priced.stream().map(TradeData.Row::priceValue).max(Comparator.naturalOrder()).orElse(null));
-            final Comparator<TradeData.Row> byTs = Comparator.comparing(TradeData.Row::ts).thenComparing(TradeData.Row::row);
+            assertThat(r.value(i, 3))
+                .isEqualTo(priced.stream().map(TradeData.Row::priceValue).min(Comparator.naturalOrder()).orElse(null));
+            assertThat(r.value(i, 4))
+                .isEqualTo(priced.stream().map(TradeData.Row::priceValue).max(Comparator.naturalOrder()).orElse(null));
+            final Comparator<TradeData.Row> byTs = Comparator.comparing(TradeData.Row::ts)
+                .thenComparing(TradeData.Row::row);
             assertThat(r.value(i, 5)).isEqualTo(priced.stream().min(byTs).map(TradeData.Row::priceValue).orElse(null));
             assertThat(r.value(i, 6)).isEqualTo(priced.stream().max(byTs).map(TradeData.Row::priceValue).orElse(null));
             final BigDecimal pq = notional(priced);
             final BigDecimal q2 = BigDecimal.valueOf(priced.stream().mapToLong(TradeData.Row::quantity).sum());
             assertThat((Double) r.value(i, 7)).isCloseTo(pq.divide(q2, java.math.MathContext.DECIMAL128).doubleValue(),
                 org.assertj.core.data.Percentage.withPercentage(1e-9));
-            assertThat((Double) r.value(i, 8)).isCloseTo(g.stream().mapToLong(TradeData.Row::quantity).average().orElseThrow(),
+            assertThat((Double) r.value(i, 8))
+                .isCloseTo(g.stream().mapToLong(TradeData.Row::quantity).average().orElseThrow(),
                 org.assertj.core.data.Percentage.withPercentage(1e-9));
-            assertThat(r.value(i, 9)).isEqualTo(g.stream().map(TradeData.Row::clientId).filter(Objects::nonNull).distinct().count());
+            assertThat(r.value(i, 9))
+                .isEqualTo(g.stream().map(TradeData.Row::clientId).filter(Objects::nonNull).distinct().count());
         }
         assertThat(r.stats().rowsMatched()).isEqualTo(match.size());
         assertThat(r.stats().blocksSkipped()).isPositive();
@@ -162,14 +184,16 @@ class QueryEngineTest {
 
     @Test
     void shouldReturnCountZeroAndNullsForAGlobalAggregateOverNoRows() {
-        final QueryResult r = engine.execute("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"NOPE\"},"
+        final QueryResult r = engine
+            .execute("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"NOPE\"},"
             + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"s\",\"op\":\"sum\",\"col\":\"quantity\"},"
             + "{\"name\":\"m\",\"op\":\"max\",\"col\":\"ts\"}]}");
         assertThat(r.rowCount()).isEqualTo(1);
         assertThat(r.value(0, 0)).isEqualTo(0L);
         assertThat(r.value(0, 1)).isNull();
         assertThat(r.value(0, 2)).isNull();
-        final QueryResult g = engine.execute("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"NOPE\"},"
+        final QueryResult g = engine
+            .execute("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"NOPE\"},"
             + "\"groupBy\":[\"venue\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}");
         assertThat(g.rowCount()).isZero();
     }
@@ -177,12 +201,14 @@ class QueryEngineTest {
     @Test
     void shouldAnswerGlobalAggregatesOverEverything() {
         final QueryResult r = engine.execute("{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
-            + "{\"name\":\"q\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"lo\",\"op\":\"min\",\"col\":\"ts\"},{\"name\":\"hi\",\"op\":\"max\","
+            + "{\"name\":\"q\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"lo\",\"op\":\"min\",\"col\":\"ts\"},{"
+            + "\"name\":\"hi\",\"op\":\"max\","
             + "\"col\":\"ts\"},{\"name\":\"nq\",\"op\":\"count\",\"col\":\"quantity\"}]}");
         assertThat(r.value(0, 0)).isEqualTo((long) data.rows.size());
         assertThat(r.value(0, 1)).isEqualTo(BigDecimal.valueOf(data.rows.stream().filter(x -> x.quantity() != null)
             .mapToLong(TradeData.Row::quantity).sum()));
-        final long[] ts = data.rows.stream().map(TradeData.Row::ts).filter(Objects::nonNull).mapToLong(Long::longValue).sorted().toArray();
+        final long[] ts = data.rows.stream().map(TradeData.Row::ts).filter(Objects::nonNull).mapToLong(Long::longValue)
+            .sorted().toArray();
         assertThat(r.value(0, 2)).isEqualTo(ts[0]);
         assertThat(r.value(0, 3)).isEqualTo(ts[ts.length - 1]);
         assertThat(r.value(0, 4)).isEqualTo(data.rows.stream().filter(x -> x.quantity() != null).count());
@@ -190,19 +216,23 @@ class QueryEngineTest {
 
     @Test
     void shouldBucketByMinuteWithOhlc() {
-        final QueryResult r = engine.execute("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},"
-            + "\"groupBy\":[{\"bucket\":\"1m\",\"col\":\"ts\",\"as\":\"minute\"}],\"aggs\":[{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"},"
+        final QueryResult r = engine
+            .execute("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},"
+            + "\"groupBy\":[{\"bucket\":\"1m\",\"col\":\"ts\",\"as\":\"minute\"}],\"aggs\":[{\"name\":\"open\",\"op\":"
+            + "\"first\",\"col\":\"price\"},"
             + "{\"name\":\"v\",\"op\":\"sum\",\"col\":\"quantity\"}]}");
         final Map<Long, List<TradeData.Row>> by = new TreeMap<>(Comparator.nullsLast(Comparator.naturalOrder()));
         for (final TradeData.Row x : rows(x -> "SYM3".equals(x.instrument()))) {
-            by.computeIfAbsent(x.ts() == null ? null : Math.floorDiv(x.ts(), 60_000_000_000L) * 60_000_000_000L, k -> new ArrayList<>()).add(x);
+            by.computeIfAbsent(x.ts() == null ? null : Math.floorDiv(x.ts(), 60_000_000_000L) * 60_000_000_000L,
+                k -> new ArrayList<>()).add(x);
         }
         assertThat(r.rowCount()).isEqualTo(by.size());
         int i = 0;
         for (final Map.Entry<Long, List<TradeData.Row>> e : by.entrySet()) {
             assertThat(r.value(i, 0)).isEqualTo(e.getKey());
             assertThat(r.value(i, 2)).isEqualTo(e.getValue().stream().anyMatch(x -> x.quantity() != null)
-                ? BigDecimal.valueOf(e.getValue().stream().filter(x -> x.quantity() != null).mapToLong(TradeData.Row::quantity).sum()) : null);
+                ? BigDecimal.valueOf(e.getValue().stream().filter(x -> x.quantity() != null)
+                .mapToLong(TradeData.Row::quantity).sum()) : null);
             i++;
         }
         assertThat(r.columns().get(0)).isEqualTo(new ResultColumn("minute", "timestamp"));
@@ -212,7 +242,8 @@ class QueryEngineTest {
     @Test
     void shouldSayWhenTheLimitLeftGroupsOut() {
         final long venues = rows(x -> true).stream().map(TradeData.Row::venue).distinct().count();
-        final String grouped = "{\"table\":\"trades\",\"groupBy\":[\"venue\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]";
+        final String grouped =
+            "{\"table\":\"trades\",\"groupBy\":[\"venue\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]";
         for (final long limit : new long[] {0, 1, venues - 1, venues, venues + 1}) {
             final QueryResult r = engine.execute(grouped + ",\"limit\":" + limit + "}");
             assertThat(r.rowCount()).isEqualTo(Math.min(limit, venues));
@@ -220,12 +251,15 @@ class QueryEngineTest {
         }
         assertThat(engine.execute(grouped + "}").truncated()).isFalse();
         // having counts: groups it drops are not left out by the limit
-        final QueryResult big = engine.execute(grouped + ",\"having\":{\"op\":\"range\",\"col\":\"n\",\"gte\":0},\"limit\":" + venues + "}");
+        final QueryResult big = engine
+            .execute(grouped + ",\"having\":{\"op\":\"range\",\"col\":\"n\",\"gte\":0},\"limit\":" + venues + "}");
         assertThat(big.truncated()).isFalse();
-        final QueryResult none = engine.execute(grouped + ",\"having\":{\"op\":\"range\",\"col\":\"n\",\"lt\":0},\"limit\":1}");
+        final QueryResult none = engine
+            .execute(grouped + ",\"having\":{\"op\":\"range\",\"col\":\"n\",\"lt\":0},\"limit\":1}");
         assertThat(none.rowCount()).isZero();
         assertThat(none.truncated()).isFalse();
-        final QueryResult global = engine.execute("{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],\"limit\":0}");
+        final QueryResult global = engine
+            .execute("{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],\"limit\":0}");
         assertThat(global.rowCount()).isZero();
         assertThat(global.truncated()).isTrue();
     }
@@ -233,30 +267,38 @@ class QueryEngineTest {
     @Test
     void shouldScanTheLastTradesOfOneClient() {
         final QueryResult r = engine.execute("{\"table\":\"trades\",\"columns\":[\"trade_id\",\"ts\",\"price\"],"
-            + "\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":3},\"orderBy\":[{\"col\":\"ts\",\"desc\":true}],\"limit\":7}");
+            + "\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":3},\"orderBy\":[{\"col\":\"ts\",\"desc\":true"
+            + "}],\"limit\":7}");
         final List<TradeData.Row> expected = rows(x -> Long.valueOf(3).equals(x.clientId()));
-        expected.sort(Comparator.comparing(TradeData.Row::ts, Comparator.nullsFirst(Comparator.<Long>naturalOrder())).reversed()
+        expected.sort(Comparator.comparing(TradeData.Row::ts, Comparator.nullsFirst(Comparator.<Long>naturalOrder()))
+            .reversed()
             .thenComparing(TradeData.Row::row));
         // nulls last in both directions
-        final List<TradeData.Row> ordered = new ArrayList<>(expected.stream().filter(x -> x.ts() != null).collect(Collectors.toList()));
-        ordered.addAll(expected.stream().filter(x -> x.ts() == null).sorted(Comparator.comparing(TradeData.Row::row)).collect(Collectors.toList()));
+        final List<TradeData.Row> ordered =
+            new ArrayList<>(expected.stream().filter(x -> x.ts() != null).collect(Collectors.toList()));
+        ordered.addAll(expected.stream().filter(x -> x.ts() == null).sorted(Comparator.comparing(TradeData.Row::row))
+            .collect(Collectors.toList()));
         assertThat(r.rowCount()).isEqualTo(7);
         assertThat(r.truncated()).isTrue();
         for (int i = 0; i < 7; i++) {
             assertThat(r.value(i, 0)).isEqualTo(ordered.get(i).tradeId());
             assertThat(r.value(i, 2)).isEqualTo(ordered.get(i).priceValue());
         }
-        final QueryResult all = engine.execute("{\"table\":\"trades\",\"columns\":[\"trade_id\"],\"filter\":{\"op\":\"range\",\"col\":\"price\","
+        final QueryResult all = engine
+            .execute("{\"table\":\"trades\",\"columns\":[\"trade_id\"],\"filter\":{\"op\":\"range\",\"col\":\"price\","
             + "\"gt\":\"500.9\"},\"limit\":100000}");
         assertThat(all.truncated()).isFalse();
         assertThat(all.rowCount()).isEqualTo(rows(x -> x.price() != null && x.price() > 500_900_000L).size());
-        assertThat(all.value(0, 0)).isEqualTo(rows(x -> x.price() != null && x.price() > 500_900_000L).get(0).tradeId());
+        assertThat(all.value(0, 0))
+            .isEqualTo(rows(x -> x.price() != null && x.price() > 500_900_000L).get(0).tradeId());
     }
 
     @Test
     void shouldApplyHavingAndOrderDeterministically() {
-        final String q = "{\"table\":\"trades\",\"groupBy\":[\"venue\",\"side\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],"
-            + "\"having\":{\"op\":\"range\",\"col\":\"n\",\"gte\":100},\"orderBy\":[{\"col\":\"venue\",\"desc\":true}]}";
+        final String q =
+            "{\"table\":\"trades\",\"groupBy\":[\"venue\",\"side\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],"
+            + "\"having\":{\"op\":\"range\",\"col\":\"n\",\"gte\":100},"
+            + "\"orderBy\":[{\"col\":\"venue\",\"desc\":true}]}";
         final QueryResult a = engine.execute(q);
         final QueryResult b = engine.execute(q);
         assertThat(a.rowCount()).isEqualTo(b.rowCount()).isPositive();
@@ -273,7 +315,8 @@ class QueryEngineTest {
 
     @Test
     void shouldStreamJsonWithExactDecimalsAndIsoTimestamps() throws Exception {
-        final QueryResult r = engine.execute("{\"table\":\"trades\",\"columns\":[\"ts\",\"price\",\"venue\"],\"filter\":{\"op\":\"eq\","
+        final QueryResult r = engine
+            .execute("{\"table\":\"trades\",\"columns\":[\"ts\",\"price\",\"venue\"],\"filter\":{\"op\":\"eq\","
             + "\"col\":\"trade_id\",\"value\":2},\"options\":{\"epochNanos\":false}}");
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         r.writeJson(out, false);
@@ -289,11 +332,14 @@ class QueryEngineTest {
 
     @Test
     void shouldReportPercentilesAsApproximate() {
-        final QueryResult r = engine.execute(Query.builder("trades").agg(Agg.percentile("p50", "quantity", 50), Agg.percentile("p99", "price", 99))
+        final QueryResult r = engine
+            .execute(Query.builder("trades")
+            .agg(Agg.percentile("p50", "quantity", 50), Agg.percentile("p99", "price", 99))
             .build());
         assertThat(r.columns().get(0).approximate()).isTrue();
         assertThat(r.columns().get(0).relativeError()).isEqualTo(0.001);
-        final long[] q = data.rows.stream().filter(x -> x.quantity() != null).mapToLong(TradeData.Row::quantity).sorted().toArray();
+        final long[] q = data.rows.stream().filter(x -> x.quantity() != null).mapToLong(TradeData.Row::quantity)
+            .sorted().toArray();
         final double exact = q[(int) Math.ceil(0.5 * q.length) - 1];
         assertThat((Double) r.value(0, 0)).isCloseTo(exact, org.assertj.core.data.Percentage.withPercentage(0.2));
     }

@@ -55,7 +55,10 @@ class QueryFuzzTest {
     private static final int CASES = Integer.getInteger("tradestore.fuzz.cases", 3000);
     /** Far more than any case needs on this data (a few ms): a case that takes this long is a hang. */
     private static final long CASE_TIMEOUT_SECONDS = 20;
-    /** The test's own reader and writer: deeper nesting than any parser should accept, so that the engine gets to refuse it. */
+    /**
+     * The test's own reader and writer: deeper nesting than any parser should accept, so that the engine gets to refuse
+     * it.
+     */
     private static final ObjectMapper JSON = new ObjectMapper(JsonFactory.builder()
         .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(100_000).build())
         .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(100_000).build()).build());
@@ -64,71 +67,111 @@ class QueryFuzzTest {
     private static final String[] SEEDS = {
         "{\"table\":\"trades\",\"time\":{\"from\":\"2026-11-18T00:00:00Z\",\"to\":\"2026-11-19T12:00:00Z\"},"
             + "\"filter\":{\"op\":\"and\",\"args\":[{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},"
-            + "{\"op\":\"in\",\"col\":\"venue\",\"values\":[\"XLON\",\"XPAR\"]},{\"op\":\"range\",\"col\":\"quantity\",\"gte\":100,\"lt\":10000},"
+            + "{\"op\":\"in\",\"col\":\"venue\",\"values\":[\"XLON\",\"XPAR\"]},{\"op\":\"range\",\"col\":\"quantity\""
+            + ",\"gte\":100,\"lt\":10000},"
             + "{\"op\":\"not\",\"arg\":{\"op\":\"eq\",\"col\":\"side\",\"value\":\"S\"}}]},"
             + "\"groupBy\":[\"venue\",{\"bucket\":\"1m\",\"col\":\"ts\",\"as\":\"minute\"}],"
-            + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"},"
-            + "{\"name\":\"vwap\",\"op\":\"vwap\"},{\"name\":\"hi\",\"op\":\"max\",\"col\":\"price\"},{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"},"
+            + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quant"
+            + "ity\"},"
+            + "{\"name\":\"vwap\",\"op\":\"vwap\"},{\"name\":\"hi\",\"op\":\"max\",\"col\":\"price\"},{\"name\":\"open"
+            + "\",\"op\":\"first\",\"col\":\"price\"},"
             + "{\"name\":\"p99\",\"op\":\"percentile\",\"col\":\"quantity\",\"p\":99}],"
-            + "\"having\":{\"op\":\"range\",\"col\":\"n\",\"gte\":1},\"orderBy\":[{\"col\":\"notional\",\"desc\":true}],\"limit\":10,"
+            + "\"having\":{\"op\":\"range\",\"col\":\"n\",\"gte\":1},\"orderBy\":[{\"col\":\"notional\",\"desc\":true}"
+            + "],\"limit\":10,"
             + "\"options\":{\"timeoutMs\":5000,\"maxGroups\":100000}}",
         "{\"table\":\"trades\",\"columns\":[\"trade_id\",\"ts\",\"price\",\"quantity\",\"side\",\"venue\"],"
-            + "\"filter\":{\"op\":\"or\",\"args\":[{\"op\":\"eq\",\"col\":\"client_id\",\"value\":4},{\"op\":\"ne\",\"col\":\"venue\",\"value\":\"XETR\"}]},"
+            + "\"filter\":{\"op\":\"or\",\"args\":[{\"op\":\"eq\",\"col\":\"client_id\",\"value\":4},{\"op\":\"ne\",\""
+            + "col\":\"venue\",\"value\":\"XETR\"}]},"
             + "\"orderBy\":[{\"col\":\"ts\",\"desc\":true},\"venue\"],\"limit\":100,\"options\":{\"epochNanos\":true}}",
-        "{\"table\":\"trades\",\"groupBy\":[\"side\",\"client_id\"],\"aggs\":[{\"name\":\"d\",\"op\":\"countDistinct\",\"col\":\"instrument\"},"
-            + "{\"name\":\"a\",\"op\":\"avg\",\"col\":\"price\"},{\"name\":\"lo\",\"op\":\"min\",\"col\":\"price*quantity\"},"
-            + "{\"name\":\"close\",\"op\":\"last\",\"col\":\"price\"},{\"name\":\"c\",\"op\":\"count\",\"col\":\"venue\"}],"
-            + "\"having\":{\"op\":\"or\",\"args\":[{\"op\":\"eq\",\"col\":\"side\",\"value\":\"B\"},{\"op\":\"range\",\"col\":\"a\",\"gt\":\"1.5\"}]},"
+        "{\"table\":\"trades\",\"groupBy\":[\"side\",\"client_id\"],\"aggs\":[{\"name\":\"d\",\"op\":\"countDistinct\""
+        + ",\"col\":\"instrument\"},"
+            + "{\"name\":\"a\",\"op\":\"avg\",\"col\":\"price\"},{\"name\":\"lo\",\"op\":\"min\",\"col\":\"price*quant"
+            + "ity\"},"
+            + "{\"name\":\"close\",\"op\":\"last\",\"col\":\"price\"},{\"name\":\"c\",\"op\":\"count\",\"col\":\"venue"
+            + "\"}],"
+            + "\"having\":{\"op\":\"or\",\"args\":[{\"op\":\"eq\",\"col\":\"side\",\"value\":\"B\"},{\"op\":\"range\","
+            + "\"col\":\"a\",\"gt\":\"1.5\"}]},"
             + "\"orderBy\":[\"d\",{\"col\":\"close\",\"desc\":false}],\"limit\":0}",
         "{\"table\":\"trades\",\"filter\":{\"op\":\"range\",\"col\":\"price\",\"gt\":1.000001,\"lte\":\"400.5\"},"
             + "\"groupBy\":[{\"bucket\":\"PT30S\",\"col\":\"ts\"}],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
             + "{\"name\":\"s\",\"op\":\"sum\",\"col\":\"quantity\"}],\"options\":{\"maxGroups\":50}}",
-        "{\"table\":\"trades\",\"time\":{\"from\":1795000000000000000,\"to\":\"2027-01-01\"},\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
-            + "{\"name\":\"p\",\"op\":\"percentile\",\"col\":\"price*quantity\",\"p\":50.5},{\"name\":\"v\",\"op\":\"vwap\",\"col\":\"price*quantity\"}]}",
-        "{\"table\":\"wide\",\"filter\":{\"op\":\"and\",\"args\":[{\"op\":\"range\",\"col\":\"f\",\"gte\":-1.5,\"lt\":1e300},"
-            + "{\"op\":\"in\",\"col\":\"b\",\"values\":[1,2,-128,127]},{\"op\":\"range\",\"col\":\"ts2\",\"gte\":\"2026-11-16T00:00:00+01:00\"},"
+        "{\"table\":\"trades\",\"time\":{\"from\":1795000000000000000,\"to\":\"2027-01-01\"},\"aggs\":[{\"name\":\"n\""
+        + ",\"op\":\"count\"},"
+            + "{\"name\":\"p\",\"op\":\"percentile\",\"col\":\"price*quantity\",\"p\":50.5},{\"name\":\"v\",\"op\":\"v"
+            + "wap\",\"col\":\"price*quantity\"}]}",
+        "{\"table\":\"wide\",\"filter\":{\"op\":\"and\",\"args\":[{\"op\":\"range\",\"col\":\"f\",\"gte\":-1.5,\"lt\":"
+        + "1e300},"
+            + "{\"op\":\"in\",\"col\":\"b\",\"values\":[1,2,-128,127]},{\"op\":\"range\",\"col\":\"ts2\",\"gte\":\"202"
+            + "6-11-16T00:00:00+01:00\"},"
             + "{\"op\":\"not\",\"arg\":{\"op\":\"range\",\"col\":\"pnl\",\"lt\":\"-0.01\"}}]},"
-            + "\"groupBy\":[\"sym\",\"s\",{\"bucket\":\"1d\",\"col\":\"ts\",\"as\":\"day\"}],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+            + "\"groupBy\":[\"sym\",\"s\",{\"bucket\":\"1d\",\"col\":\"ts\",\"as\":\"day\"}],\"aggs\":[{\"name\":\"n\""
+            + ",\"op\":\"count\"},"
             + "{\"name\":\"sf\",\"op\":\"sum\",\"col\":\"f\"},{\"name\":\"xf\",\"op\":\"max\",\"col\":\"f*q32\"},"
-            + "{\"name\":\"pf\",\"op\":\"percentile\",\"col\":\"f\",\"p\":0},{\"name\":\"big\",\"op\":\"sum\",\"col\":\"big*big\"},"
-            + "{\"name\":\"dl\",\"op\":\"countDistinct\",\"col\":\"f\"},{\"name\":\"fl\",\"op\":\"first\",\"col\":\"ts2\"}],"
+            + "{\"name\":\"pf\",\"op\":\"percentile\",\"col\":\"f\",\"p\":0},{\"name\":\"big\",\"op\":\"sum\",\"col\":"
+            + "\"big*big\"},"
+            + "{\"name\":\"dl\",\"op\":\"countDistinct\",\"col\":\"f\"},{\"name\":\"fl\",\"op\":\"first\",\"col\":\"ts"
+            + "2\"}],"
             + "\"orderBy\":[{\"col\":\"big\",\"desc\":true}],\"limit\":5}",
-        "{\"table\":\"wide\",\"columns\":[\"ts\",\"big\",\"f\",\"pnl\",\"side\"],\"filter\":{\"op\":\"range\",\"col\":\"big\",\"gt\":-9223372036854775807},"
+        "{\"table\":\"wide\",\"columns\":[\"ts\",\"big\",\"f\",\"pnl\",\"side\"],\"filter\":{\"op\":\"range\",\"col\":"
+        + "\"big\",\"gt\":-9223372036854775807},"
             + "\"orderBy\":[\"f\",{\"col\":\"pnl\",\"desc\":true}]}",
-        "{\"table\":\"wide\",\"groupBy\":[\"big\",\"side\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"a\",\"op\":\"avg\",\"col\":\"big\"},"
-            + "{\"name\":\"m\",\"op\":\"min\",\"col\":\"ts2\"},{\"name\":\"pp\",\"op\":\"percentile\",\"col\":\"big*pnl\",\"p\":100}],"
+        "{\"table\":\"wide\",\"groupBy\":[\"big\",\"side\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"a"
+        + "\",\"op\":\"avg\",\"col\":\"big\"},"
+            + "{\"name\":\"m\",\"op\":\"min\",\"col\":\"ts2\"},{\"name\":\"pp\",\"op\":\"percentile\",\"col\":\"big*pn"
+            + "l\",\"p\":100}],"
             + "\"having\":{\"op\":\"in\",\"col\":\"big\",\"values\":[1,\"9223372036854775807\"]}}",
-        "{\"table\":\"wide\",\"groupBy\":[{\"bucket\":\"7ns\",\"col\":\"ts2\",\"as\":\"t\"}],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],"
+        "{\"table\":\"wide\",\"groupBy\":[{\"bucket\":\"7ns\",\"col\":\"ts2\",\"as\":\"t\"}],\"aggs\":[{\"name\":\"n\""
+        + ",\"op\":\"count\"}],"
             + "\"having\":{\"op\":\"not\",\"arg\":{\"op\":\"range\",\"col\":\"t\",\"lt\":\"2026-11-17\"}}}",
     };
 
     /** Replacement values for any node: wrong types, extremes, empties, odd strings. */
     private static final String[] VALUES = {
         "null", "true", "false", "0", "-1", "1", "-0", "0.0", "-0.0", "1.5", "2147483647", "2147483648", "-2147483649",
-        "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "1e308", "1e309", "-1e309",
-        "4.9e-324", "1e-400", "1e400", "1e100000", "1e1000000000", "-1e1000000000", "1e-1000000000", "123456789012345678901234567890.5",
-        "\"\"", "\" \"", "\"NaN\"", "\"Infinity\"", "\"-Infinity\"", "\"1e1000000000\"", "\"1e-1000000000\"", "\"0x10\"", "\"1_000\"",
-        "\"\\u0000\"", "\"\\ud83d\\udca5\"", "\"\\ud800\"", "\"\\u00e9\"", "\"B\"", "\"S\"", "\"BS\"", "\"\\u007f\"", "\"\\u0080\"",
-        "[]", "{}", "[[]]", "[{}]", "{\"op\":\"eq\"}", "{\"op\":\"not\"}", "{\"op\":\"and\",\"args\":[]}", "[null]", "[1,\"a\",null]",
+        "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "1e308", "1e309",
+        "-1e309",
+        "4.9e-324", "1e-400", "1e400", "1e100000", "1e1000000000", "-1e1000000000", "1e-1000000000",
+        "123456789012345678901234567890.5",
+        "\"\"", "\" \"", "\"NaN\"", "\"Infinity\"", "\"-Infinity\"", "\"1e1000000000\"", "\"1e-1000000000\"",
+        "\"0x10\"", "\"1_000\"",
+        "\"\\u0000\"", "\"\\ud83d\\udca5\"", "\"\\ud800\"", "\"\\u00e9\"", "\"B\"", "\"S\"", "\"BS\"", "\"\\u007f\"",
+        "\"\\u0080\"",
+        "[]", "{}", "[[]]", "[{}]", "{\"op\":\"eq\"}", "{\"op\":\"not\"}", "{\"op\":\"and\",\"args\":[]}", "[null]",
+        "[1,\"a\",null]",
     };
-    private static final String[] COLUMNS = {"trade_id", "ts", "client_id", "venue", "instrument", "side", "price", "quantity", "ts2", "b",
-        "s", "q32", "big", "f", "pnl", "sym", "n", "notional", "minute", "nope", "", " ", "price*", "*price", "price*quantity*price",
-        "price * quantity", "ts*ts", "venue*price", "f*f", "big*big", "PRICE", "price\u0000", "\u00e9", "a/b", "~0", "n*n"};
-    private static final String[] OPS = {"eq", "ne", "in", "range", "and", "or", "not", "like", "EQ", "", "count", "sum", "min", "max",
+    private static final String[] COLUMNS =
+        {"trade_id", "ts", "client_id", "venue", "instrument", "side", "price", "quantity", "ts2", "b",
+        "s", "q32", "big", "f", "pnl", "sym", "n", "notional", "minute", "nope", "", " ", "price*", "*price",
+        "price*quantity*price",
+        "price * quantity", "ts*ts", "venue*price", "f*f", "big*big", "PRICE", "price\u0000", "\u00e9", "a/b", "~0",
+        "n*n"};
+    private static final String[] OPS =
+        {"eq", "ne", "in", "range", "and", "or", "not", "like", "EQ", "", "count", "sum", "min", "max",
         "avg", "first", "last", "vwap", "percentile", "countDistinct", "median", "time"};
-    private static final String[] DURATIONS = {"1ns", "0ns", "1s", "1m", "5m", "15m", "1h", "1d", "7d", "36500d", "106751d", "106752d",
-        "9223372036854775807ns", "9223372036854775808ns", "99999999999999999999d", "-1s", "1M", "1y", "P1W", "P1D", "P0D", "P-1D", "PT0S",
-        "PT-1S", "PT30S", "PT0.000000001S", "P100Y", "P1M", "P1Y2D", "P2147483647D", "P2147483647W", "PT2562047H", "PT2562048H",
-        "PT99999999999999999999H", "P1DT1H", "p1d", "pt1m", "1 s", "1e3s", "", "s", "P", "PT", "1.5s", "\u0661s", "1s\n"};
-    private static final String[] TIMES = {"2026-11-17T10:00:00Z", "2026-13-01T00:00:00Z", "2026-02-29", "2024-02-29", "2026-11-17T24:00:00Z",
+    private static final String[] DURATIONS =
+        {"1ns", "0ns", "1s", "1m", "5m", "15m", "1h", "1d", "7d", "36500d", "106751d", "106752d",
+        "9223372036854775807ns", "9223372036854775808ns", "99999999999999999999d", "-1s", "1M", "1y", "P1W", "P1D",
+        "P0D", "P-1D", "PT0S",
+        "PT-1S", "PT30S", "PT0.000000001S", "P100Y", "P1M", "P1Y2D", "P2147483647D", "P2147483647W", "PT2562047H",
+        "PT2562048H",
+        "PT99999999999999999999H", "P1DT1H", "p1d", "pt1m", "1 s", "1e3s", "", "s", "P", "PT", "1.5s", "\u0661s",
+        "1s\n"};
+    private static final String[] TIMES =
+        {"2026-11-17T10:00:00Z", "2026-13-01T00:00:00Z", "2026-02-29", "2024-02-29", "2026-11-17T24:00:00Z",
         "2026-11-17T10:00:60Z", "2026-11-17T10:00:00.0000000001Z", "2026-11-17T10:00:00.Z", "2026-11-17T10:00:00+25:00",
-        "2026-11-17T10:00:00+18:00", "2026-11-17T10:00:00-18:00", "2262-04-11T23:47:16.854775807Z", "2262-04-11T23:47:16.854775808Z",
-        "1677-09-21T00:12:43.145224192Z", "1677-09-21T00:12:43.145224191Z", "1677-09-21T00:12:43.145224193Z", "+999999999-12-31T23:59:59Z",
-        "-999999999-01-01T00:00:00Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z", "2026-11-17T10:00:00", "2026-11-17 10:00:00Z",
-        "yesterday", "", "\u0662\u0660\u0662\u0666-11-17T10:00:00Z", "2026-11-17T10:00:00z", "2026-11-17T10:00:00.123456789123Z",
+        "2026-11-17T10:00:00+18:00", "2026-11-17T10:00:00-18:00", "2262-04-11T23:47:16.854775807Z",
+        "2262-04-11T23:47:16.854775808Z",
+        "1677-09-21T00:12:43.145224192Z", "1677-09-21T00:12:43.145224191Z", "1677-09-21T00:12:43.145224193Z",
+        "+999999999-12-31T23:59:59Z",
+        "-999999999-01-01T00:00:00Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z", "2026-11-17T10:00:00",
+        "2026-11-17 10:00:00Z",
+        "yesterday", "", "\u0662\u0660\u0662\u0666-11-17T10:00:00Z", "2026-11-17T10:00:00z",
+        "2026-11-17T10:00:00.123456789123Z",
         "2026-11-17T10:00:00.1234567891234567890Z"};
-    private static final long[] NUMBERS = {0, 1, -1, 2, 99, 100, 101, Integer.MAX_VALUE, Integer.MAX_VALUE + 1L, Integer.MIN_VALUE,
-        Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE + 1, 1_795_000_000_000_000_000L, -1_000_000_000_000_000_000L, 127, 128, -128, -129,
+    private static final long[] NUMBERS =
+        {0, 1, -1, 2, 99, 100, 101, Integer.MAX_VALUE, Integer.MAX_VALUE + 1L, Integer.MIN_VALUE,
+        Long.MAX_VALUE, Long.MIN_VALUE, Long.MIN_VALUE + 1, 1_795_000_000_000_000_000L, -1_000_000_000_000_000_000L,
+        127, 128, -128, -129,
         32767, 32768, -32768};
 
     @TempDir
@@ -143,27 +186,35 @@ class QueryFuzzTest {
         store = Store.open(dir);
         new TradeData().write(store, TradeData.schema(Layout.COLUMN, 512, 64), 3000, 11, true);
         final Schema wide = Schema.builder("wide").layout(Layout.ROW).segmentRows(256).blockRows(32).timestamp("ts")
-            .column("ts", "timestamp").column("ts2", "timestamp").column("sym", "symbol").column("side", "char").column("b", "i8")
-            .column("s", "i16").column("q32", "i32").column("big", "i64").column("f", "f64").column("pnl", "decimal(2)").build();
+            .column("ts", "timestamp").column("ts2", "timestamp").column("sym", "symbol").column("side", "char")
+            .column("b", "i8")
+            .column("s", "i16").column("q32", "i32").column("big", "i64").column("f", "f64").column("pnl", "decimal(2)")
+            .build();
         final StringBuilder csv = new StringBuilder("ts,ts2,sym,side,b,s,q32,big,f,pnl\n");
         final SplittableRandom r = new SplittableRandom(5);
         final String[] extremes = {String.valueOf(Long.MAX_VALUE), String.valueOf(Long.MIN_VALUE + 1), "0", "-1", ""};
         for (int i = 0; i < 1000; i++) {
-            final long ts = i < 3 ? (i == 0 ? Long.MIN_VALUE + 1 : i == 1 ? Long.MAX_VALUE : -1) : TradeData.T0 + r.nextLong(1L << 45);
+            final long ts = i < 3 ? (i == 0 ? Long.MIN_VALUE + 1 : i == 1 ? Long.MAX_VALUE : -1) : TradeData.T0 + r
+                .nextLong(1L << 45);
             csv.append(ts).append(',')
-                .append(r.nextInt(10) == 0 ? "" : String.valueOf(r.nextInt(4) == 0 ? (r.nextBoolean() ? Long.MAX_VALUE : Long.MIN_VALUE + 1)
+                .append(r.nextInt(10) == 0 ? ""
+                : String.valueOf(r.nextInt(4) == 0 ? (r.nextBoolean() ? Long.MAX_VALUE : Long.MIN_VALUE + 1)
                     : ts + r.nextLong(1L << 40))).append(',')
                 .append(r.nextInt(10) == 0 ? "" : "Y" + r.nextInt(30)).append(',')
                 .append(r.nextInt(10) == 0 ? "" : r.nextBoolean() ? "B" : "S").append(',')
                 .append(r.nextInt(10) == 0 ? "" : String.valueOf(r.nextInt(255) - 127)).append(',')
                 .append(r.nextInt(10) == 0 ? "" : String.valueOf(r.nextInt(65535) - 32767)).append(',')
                 .append(r.nextInt(10) == 0 ? "" : String.valueOf(r.nextInt())).append(',')
-                .append(r.nextInt(3) == 0 ? extremes[r.nextInt(extremes.length)] : String.valueOf(r.nextLong())).append(',')
-                .append(r.nextInt(10) == 0 ? "" : r.nextInt(8) == 0 ? "1e308" : String.valueOf(r.nextDouble() * 1e6 - 5e5)).append(',')
-                .append(r.nextInt(10) == 0 ? "" : BigDecimal.valueOf(r.nextLong() >> r.nextInt(64), 2).toPlainString()).append('\n');
+                .append(r.nextInt(3) == 0 ? extremes[r.nextInt(extremes.length)] : String.valueOf(r.nextLong()))
+                .append(',')
+                .append(r.nextInt(10) == 0 ? "" : r
+                .nextInt(8) == 0 ? "1e308" : String.valueOf(r.nextDouble() * 1e6 - 5e5)).append(',')
+                .append(r.nextInt(10) == 0 ? "" : BigDecimal.valueOf(r.nextLong() >> r.nextInt(64), 2).toPlainString())
+                .append('\n');
         }
         try (TableWriter w = store.createTable(wide).writer()) {
-            CsvLoader.load(w, "wide.csv", new ByteArrayInputStream(csv.toString().getBytes(StandardCharsets.UTF_8)), LoadOptions.defaults(), null);
+            CsvLoader.load(w, "wide.csv", new ByteArrayInputStream(csv.toString().getBytes(StandardCharsets.UTF_8)),
+                LoadOptions.defaults(), null);
         }
         store.createTable(TradeData.schema(Layout.COLUMN, 64, 16).with("empty", Layout.COLUMN, 64, 16));
         engine = new QueryEngine(store, 2);
@@ -195,13 +246,15 @@ class QueryFuzzTest {
         for (int i = 0; i < CASES && failures.size() < 10; i++) {
             final SplittableRandom r = new SplittableRandom(SEED + i);
             final String json = mutate(r);
-            final Future<Outcome[]> f = runner.submit(() -> new Outcome[] {Outcome.of(engine, json), Outcome.of(plain, json)});
+            final Future<Outcome[]> f = runner
+                .submit(() -> new Outcome[] {Outcome.of(engine, json), Outcome.of(plain, json)});
             final Outcome[] o;
             try {
                 o = f.get(CASE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             } catch (final TimeoutException e) {
                 f.cancel(true);
-                failures.add("case " + i + " (seed " + (SEED + i) + "): no answer within " + CASE_TIMEOUT_SECONDS + " s\n  query: "
+                failures.add("case " + i + " (seed " + (SEED + i) + "): no answer within " + CASE_TIMEOUT_SECONDS
+                    + " s\n  query: "
                     + abbreviate(json));
                 break;
             }
@@ -240,14 +293,16 @@ class QueryFuzzTest {
     /**
      * @param a the answer of the engine with indexes, summaries and large morsels.
      * @param b the answer of the plain engine (one thread, no indexes, 64-row morsels).
-     * @return null when both agree (cell by cell; doubles to 1e-9 relative, as f64 sums depend on the order), else how not.
+     * @return null when both agree (cell by cell; doubles to 1e-9 relative, as f64 sums depend on the order), else how
+     *              not.
      */
     static String differ(final Outcome a, final Outcome b) {
         if (a.error() != null || b.error() != null) {
             if (a.error() instanceof QueryException && b.error() instanceof QueryException) {
                 final QueryException x = (QueryException) a.error();
                 final QueryException y = (QueryException) b.error();
-                if (x.code() == ErrorCode.TIMEOUT || y.code() == ErrorCode.TIMEOUT || x.code() == y.code() && x.path().equals(y.path())) {
+                if (x.code() == ErrorCode.TIMEOUT || y.code() == ErrorCode.TIMEOUT || x.code() == y.code() && x.path()
+                    .equals(y.path())) {
                     return null;
                 }
             }
@@ -260,7 +315,8 @@ class QueryFuzzTest {
         final QueryResult x = a.result();
         final QueryResult y = b.result();
         if (!x.columns().equals(y.columns()) || x.rowCount() != y.rowCount() || x.truncated() != y.truncated()) {
-            return "the engines disagree on the shape: " + x.columns() + " " + x.rowCount() + " rows / plain: " + y.columns() + " "
+            return "the engines disagree on the shape: " + x.columns() + " " + x.rowCount() + " rows / plain: " + y
+                .columns() + " "
                 + y.rowCount() + " rows";
         }
         for (int r = 0; r < x.rowCount(); r++) {
@@ -271,7 +327,8 @@ class QueryFuzzTest {
                     ? Math.abs((Double) u - (Double) v) <= 1e-9 * Math.max(1.0, Math.abs((Double) u)) || u.equals(v)
                     : u.equals(v);
                 if (!same) {
-                    return "the engines disagree at row " + r + " column " + x.columns().get(c).name() + ": " + u + " / plain: " + v;
+                    return "the engines disagree at row " + r + " column " + x.columns().get(c).name() + ": " + u
+                        + " / plain: " + v;
                 }
             }
         }
@@ -340,7 +397,8 @@ class QueryFuzzTest {
     }
 
     private static String abbreviate(final String s) {
-        return s.length() <= 2000 ? s : s.substring(0, 1000) + " ...(" + s.length() + " chars)... " + s.substring(s.length() - 500);
+        return s.length() <= 2000 ? s : s.substring(0, 1000) + " ...(" + s.length() + " chars)... " + s
+            .substring(s.length() - 500);
     }
 
     /** Reads every value and encodes the answer both ways: the server does both. */
@@ -348,7 +406,8 @@ class QueryFuzzTest {
         for (int row = 0; row < res.rowCount(); row++) {
             for (int c = 0; c < res.columns().size(); c++) {
                 final Object v = res.value(row, c);
-                assertThat(v == null || v instanceof Long || v instanceof BigDecimal || v instanceof Double || v instanceof String)
+                assertThat(v == null || v instanceof Long || v instanceof BigDecimal || v instanceof Double
+                    || v instanceof String)
                     .as("value %s", v).isTrue();
             }
         }
@@ -449,8 +508,11 @@ class QueryFuzzTest {
                 // a field where it does not belong, or an unknown one
                 final JsonNode parent = s.parent();
                 if (parent.isObject()) {
-                    final String[] keys = {"op", "col", "value", "values", "args", "arg", "gt", "gte", "lt", "lte", "bucket", "as", "name", "p",
-                        "desc", "from", "to", "table", "filter", "aggs", "limit", "options", "timeoutMs", "maxGroups", "epochNanos", "bogus",
+                    final String[] keys =
+                        {"op", "col", "value", "values", "args", "arg", "gt", "gte", "lt", "lte", "bucket", "as",
+                        "name", "p",
+                        "desc", "from", "to", "table", "filter", "aggs", "limit", "options", "timeoutMs", "maxGroups",
+                        "epochNanos", "bogus",
                         "Op", "\u00e9", ""};
                     ((ObjectNode) parent).set(keys[r.nextInt(keys.length)], old.deepCopy());
                 } else {
@@ -468,7 +530,8 @@ class QueryFuzzTest {
                 s.set(F.textNode(DURATIONS[r.nextInt(DURATIONS.length)]));
                 break;
             case 7:
-                s.set(r.nextBoolean() ? F.textNode(TIMES[r.nextInt(TIMES.length)]) : F.numberNode(NUMBERS[r.nextInt(NUMBERS.length)]));
+                s.set(r.nextBoolean() ? F.textNode(TIMES[r.nextInt(TIMES.length)])
+                    : F.numberNode(NUMBERS[r.nextInt(NUMBERS.length)]));
                 break;
             case 8: {
                 // a number near a boundary, or as a string, or one past the long range
@@ -481,13 +544,15 @@ class QueryFuzzTest {
                         s.set(F.textNode(Long.toString(v)));
                         break;
                     default:
-                        s.set(F.numberNode(BigInteger.valueOf(v).multiply(BigInteger.TEN).add(BigInteger.valueOf(r.nextInt(10)))));
+                        s.set(F.numberNode(BigInteger.valueOf(v).multiply(BigInteger.TEN)
+                            .add(BigInteger.valueOf(r.nextInt(10)))));
                         break;
                 }
                 break;
             }
             case 9: {
-                // nest: not/and/or around a node, a few or thousands of times (deep ones as text, spliced in after writing)
+                // nest: not/and/or around a node, a few or thousands of times (deep ones as text, spliced in after
+                // writing)
                 final boolean deep = r.nextInt(3) == 0;
                 final int depth = deep ? 100 + r.nextInt(5000) : 1 + r.nextInt(70);
                 final StringBuilder head = new StringBuilder();
@@ -496,7 +561,8 @@ class QueryFuzzTest {
                 for (int d = 0; d < depth; d++) {
                     final int op = r.nextInt(3);
                     if (deep) {
-                        head.append(op == 0 ? "{\"op\":\"not\",\"arg\":" : op == 1 ? "{\"op\":\"and\",\"args\":[" : "{\"op\":\"or\",\"args\":[");
+                        head.append(op == 0 ? "{\"op\":\"not\",\"arg\":" : op == 1 ? "{\"op\":\"and\",\"args\":["
+                            : "{\"op\":\"or\",\"args\":[");
                         tail.insert(0, op == 0 ? "}" : "]}");
                         continue;
                     }
@@ -541,11 +607,16 @@ class QueryFuzzTest {
             case 12:
                 // a field-specific weird value
                 if (field.equals("limit")) {
-                    s.set(F.numberNode(new long[] {0, 1, Integer.MAX_VALUE, Integer.MAX_VALUE + 1L, 1_000_000, 1_000_001, -1}[r.nextInt(7)]));
+                    s.set(F.numberNode(
+                        new long[] {0, 1, Integer.MAX_VALUE, Integer.MAX_VALUE + 1L, 1_000_000, 1_000_001,
+                        -1}[r.nextInt(7)]));
                 } else if (field.equals("p")) {
-                    s.set(JSON.readTree(new String[] {"-0.0", "0", "100", "100.0000001", "-1e-300", "1e-320", "99.99999999999999999"}[r.nextInt(7)]));
+                    s.set(JSON.readTree(
+                        new String[] {"-0.0", "0", "100", "100.0000001", "-1e-300", "1e-320",
+                        "99.99999999999999999"}[r.nextInt(7)]));
                 } else if (field.equals("timeoutMs") || field.equals("maxGroups")) {
-                    s.set(F.numberNode(new long[] {1, 0, Long.MAX_VALUE, Long.MAX_VALUE / 1_000_000 + 1, 2}[r.nextInt(5)]));
+                    s.set(F.numberNode(
+                        new long[] {1, 0, Long.MAX_VALUE, Long.MAX_VALUE / 1_000_000 + 1, 2}[r.nextInt(5)]));
                 } else {
                     s.set(F.textNode(DURATIONS[r.nextInt(DURATIONS.length)]));
                 }
@@ -585,9 +656,11 @@ class QueryFuzzTest {
                 return "{\"table\":\"trades\"," + text.substring(1);
             case 2: {
                 // a non-numeric number token
-                final String[] bad = {"NaN", "Infinity", "-Infinity", "+1", "01", ".5", "1.", "0x1F", "1E+2147483648", "1e-2147483649"};
+                final String[] bad =
+                    {"NaN", "Infinity", "-Infinity", "+1", "01", ".5", "1.", "0x1F", "1E+2147483648", "1e-2147483649"};
                 final int at = text.indexOf(':', r.nextInt(text.length()));
-                return at < 0 ? text : text.substring(0, at + 1) + bad[r.nextInt(bad.length)] + "," + text.substring(at + 1);
+                return at < 0 ? text : text.substring(0, at + 1) + bad[r.nextInt(bad.length)] + "," + text
+                    .substring(at + 1);
             }
             case 3: {
                 // deep arrays

@@ -43,22 +43,28 @@ class QueryMessagesTest {
         }
         assertThat(AggOp.of("median")).isNull();
         assertThat(AggOp.of(null)).isNull();
-        assertError(() -> QueryParser.parse("{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"median\",\"col\":\"price\"}]}"),
+        assertError(()
+            -> QueryParser.parse(
+            "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"median\",\"col\":\"price\"}]}"),
             "/aggs/0/op", "unknown aggregate 'median'; use one of " + OPS);
         assertError(() -> Query.builder("trades").agg(new Agg("n", null, null, null)).build(), "/aggs/0/op",
             "missing required field \"op\"; use one of " + OPS);
-        assertError(() -> QueryParser.parse("{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"col\":\"price\"}]}"), "/aggs/0/op",
+        assertError(() -> QueryParser.parse("{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"col\":\"price\"}]}"),
+            "/aggs/0/op",
             "missing required field \"op\"");
         try (Store store = Store.open(dir)) {
             new TradeData().write(store, TradeData.schema(Layout.COLUMN, 64, 16), 10, 1, false);
             try (QueryEngine engine = new QueryEngine(store, 1)) {
-                assertError(() -> engine.execute(Query.builder("trades").agg(Agg.count("n"), new Agg("m", "median", "price", null)).build()),
+                assertError(() -> engine
+                    .execute(Query.builder("trades").agg(Agg.count("n"), new Agg("m", "median", "price", null))
+                    .build()),
                     "/aggs/1/op", "unknown aggregate 'median'; use one of " + OPS);
                 // every op the list names binds (none falls through to the binder's default)
                 for (final AggOp op : AggOp.values()) {
                     final Agg a = new Agg("a", op.jsonName(), op == AggOp.COUNT || op == AggOp.VWAP ? null : "quantity",
                         op == AggOp.PERCENTILE ? 50.0 : null);
-                    assertThat(engine.execute(Query.builder("trades").agg(a).build()).columns()).as(op.jsonName()).hasSize(1);
+                    assertThat(engine.execute(Query.builder("trades").agg(a).build()).columns()).as(op.jsonName())
+                        .hasSize(1);
                 }
             }
         }
@@ -72,8 +78,10 @@ class QueryMessagesTest {
         "\"limit\":1.5|/limit|must be an integer between 0 and 2147483647, not 1.5",
         "\"limit\":\"7\"|/limit|must be an integer between 0 and 2147483647, not \"7\"",
         "\"options\":{\"timeoutMs\":0}|/options/timeoutMs|must be an integer between 1 and 9223372036854775807, not 0",
-        "\"options\":{\"maxGroups\":-3}|/options/maxGroups|must be an integer between 1 and 9223372036854775807, not -3",
-        "\"options\":{\"maxGroups\":9223372036854775808}|/options/maxGroups|must be an integer between 1 and 9223372036854775807, "
+        "\"options\":{\"maxGroups\":-3}|/options/maxGroups|must be an integer between 1 and 9223372036854775807,"
+        + " not -3",
+        "\"options\":{\"maxGroups\":9223372036854775808}|/options/maxGroups|must be an integer between 1 and "
+        + "9223372036854775807, "
             + "not 9223372036854775808",
     })
     void shouldNameTheRangeOfAnIntegerOutsideIt(final String field, final String path, final String message) {
@@ -90,17 +98,25 @@ class QueryMessagesTest {
         assertThat(QueryParser.parse(AGG + ",\"limit\":0}").limit()).isZero();
     }
 
-    /** Keys and products that are not of the allowed shapes say which shapes are (audit, session 10: before, 'must be an object' and an unknown column). */
+    /**
+     * Keys and products that are not of the allowed shapes say which shapes are (before, 'must be an
+     * object' and an unknown column).
+     */
     @Test
     void shouldSayWhatShapeAKeyOrAProductTakes() {
         assertError(() -> QueryParser.parse(AGG + ",\"orderBy\":[5]}"), "/orderBy/0",
             "an orderBy key is a column name or {\"col\": name, \"desc\": true|false}, not a number");
-        assertError(() -> QueryParser.parse("{\"table\":\"trades\",\"groupBy\":[[\"venue\"]],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}"),
-            "/groupBy/0", "a group key is a column name or {\"col\": name, \"bucket\": width, \"as\": name}, not an array");
+        assertError(()
+            -> QueryParser.parse(
+            "{\"table\":\"trades\",\"groupBy\":[[\"venue\"]],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}"),
+            "/groupBy/0",
+            "a group key is a column name or {\"col\": name, \"bucket\": width, \"as\": name}, not an array");
         try (Store store = Store.open(dir)) {
             new TradeData().write(store, TradeData.schema(Layout.COLUMN, 64, 16), 10, 1, false);
             try (QueryEngine engine = new QueryEngine(store, 1)) {
-                assertError(() -> engine.execute("{\"table\":\"trades\",\"aggs\":[{\"name\":\"v\",\"op\":\"sum\",\"col\":\"price*quantity*price\"}]}"),
+                assertError(() -> engine
+                    .execute("{\"table\":\"trades\",\"aggs\":[{\"name\":\"v\",\"op\":\"sum\",\"col\":\"price*quantity*"
+                    + "price\"}]}"),
                     "/aggs/0/col", "a product has two factors, a*b; 'price*quantity*price' has more");
             }
         }

@@ -26,11 +26,11 @@ import io.tradestore.query.parse.QueryParser;
 import io.tradestore.query.parse.Utf8JsonCheck;
 
 /**
- * The embedded parser's byte path ({@link QueryParser#parse(InputStream)}, {@link QueryEngine#execute(InputStream, long)})
- * refuses what the HTTP server refuses in a body, with the same code, message and path: bytes that are not UTF-8
- * anywhere (also after a syntax error, after the query, across the stream's reads, cut short at the end), and a NUL
- * among the first four bytes (UTF-16 and UTF-32, which Jackson alone would read). {@link Utf8JsonCheck} agrees with the
- * JDK's strict UTF-8 decoder on random bytes.
+ * The embedded parser's byte path ({@link QueryParser#parse(InputStream)}, {@link QueryEngine#execute(InputStream,
+ * long)}) refuses what the HTTP server refuses in a body, with the same code, message and path: bytes that are not
+ * UTF-8 anywhere (also after a syntax error, after the query, across the stream's reads, cut short at the end), and a
+ * NUL among the first four bytes (UTF-16 and UTF-32, which Jackson alone would read). {@link Utf8JsonCheck} agrees with
+ * the JDK's strict UTF-8 decoder on random bytes.
  */
 class QueryParserBytesTest {
     private static final String QUERY = "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
@@ -66,7 +66,8 @@ class QueryParserBytesTest {
         assertNotUtf8(new byte[] {(byte) 0xF0}, chunk);
         // a byte order mark of UTF-16 or UTF-32 LE is no UTF-8, NULs or not
         assertNotUtf8(concat(new byte[] {(byte) 0xFF, (byte) 0xFE}, QUERY.getBytes(StandardCharsets.UTF_16LE)), chunk);
-        assertNotUtf8(concat(new byte[] {(byte) 0xFF, (byte) 0xFE, 0, 0}, QUERY.getBytes(Charset.forName("UTF-32LE"))), chunk);
+        assertNotUtf8(concat(new byte[] {(byte) 0xFF, (byte) 0xFE, 0, 0}, QUERY.getBytes(Charset.forName("UTF-32LE"))),
+            chunk);
     }
 
     @ParameterizedTest
@@ -84,8 +85,10 @@ class QueryParserBytesTest {
 
     @Test
     void shouldLeaveANulFurtherOnToTheJsonParser() {
-        for (final String q : new String[] {QUERY.replace("\"n\"", "\"n\u0000\""), QUERY.replace(",", ",\u0000"), QUERY + "\u0000"}) {
-            assertThatThrownBy(() -> QueryParser.parse(new ByteArrayInputStream(utf8(q)))).as(q).isInstanceOfSatisfying(QueryException.class, e -> {
+        for (final String q
+            : new String[] {QUERY.replace("\"n\"", "\"n\u0000\""), QUERY.replace(",", ",\u0000"), QUERY + "\u0000"}) {
+            assertThatThrownBy(() -> QueryParser.parse(new ByteArrayInputStream(utf8(q)))).as(q)
+                .isInstanceOfSatisfying(QueryException.class, e -> {
                 assertThat(e.code()).isEqualTo(ErrorCode.MALFORMED_JSON);
                 assertThat(e.getMessage()).startsWith("the query is not valid JSON: ");
                 assertThat(e.path()).isEmpty();
@@ -97,13 +100,15 @@ class QueryParserBytesTest {
     @ValueSource(ints = {0, 1, 2, 3})
     void shouldStillReadUtf8OfEveryLengthAndAByteOrderMark(final int chunk) {
         // two-, three- and four-byte characters, split across reads when chunk > 0
-        final String q = "\uFEFF{\"table\":\"tr\u00e4des\u20ac\uD83D\uDE00\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
+        final String q =
+            "\uFEFF{\"table\":\"tr\u00e4des\u20ac\uD83D\uDE00\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
         final Query parsed = QueryParser.parse(chunked(utf8(q), chunk));
         assertThat(parsed.table()).isEqualTo("tr\u00e4des\u20ac\uD83D\uDE00");
         assertThat(parsed.aggs()).hasSize(1);
         // a query valid as JSON and as UTF-8 still fails for what is wrong with it, with its path
         assertThatThrownBy(() -> QueryParser.parse(chunked(utf8("{\"table\":\"\u20ac\",\"bogus\":1}"), chunk)))
-            .isInstanceOfSatisfying(QueryException.class, e -> assertThat(e.code() + " " + e.path()).as(e.getMessage()).isEqualTo("INVALID_QUERY /bogus"));
+            .isInstanceOfSatisfying(QueryException.class,
+            e -> assertThat(e.code() + " " + e.path()).as(e.getMessage()).isEqualTo("INVALID_QUERY /bogus"));
     }
 
     @Test
@@ -112,9 +117,11 @@ class QueryParserBytesTest {
             new TradeData().write(store, TradeData.schema(Layout.COLUMN, 64, 16), 10, 1, false);
             try (QueryEngine engine = new QueryEngine(store, 1)) {
                 assertThat(engine.execute(new ByteArrayInputStream(utf8(QUERY)), 10_000).value(0, 0)).isEqualTo(10L);
-                assertThatThrownBy(() -> engine.execute(new ByteArrayInputStream(concat(utf8(QUERY), new byte[] {(byte) 0xC0})), 10_000))
+                assertThatThrownBy(() -> engine
+                    .execute(new ByteArrayInputStream(concat(utf8(QUERY), new byte[] {(byte) 0xC0})), 10_000))
                     .isInstanceOfSatisfying(QueryException.class, e -> assertError(e, Utf8JsonCheck.NOT_UTF8));
-                assertThatThrownBy(() -> engine.execute(new ByteArrayInputStream(QUERY.getBytes(StandardCharsets.UTF_16BE)), 10_000))
+                assertThatThrownBy(() -> engine
+                    .execute(new ByteArrayInputStream(QUERY.getBytes(StandardCharsets.UTF_16BE)), 10_000))
                     .isInstanceOfSatisfying(QueryException.class, e -> assertError(e, Utf8JsonCheck.NUL_AT_START));
             }
         }
@@ -150,7 +157,8 @@ class QueryParserBytesTest {
     /** Random bytes, most of them near UTF-8's edges: the check says what the JDK's strict decoder says. */
     @Test
     void shouldAgreeWithTheJdksStrictDecoderOnRandomBytes() {
-        final int[] edges = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE,
+        final int[] edges =
+            {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE,
             0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF};
         final SplittableRandom rnd = new SplittableRandom(Long.getLong("tradestore.utf8.seed", 17));
         int valid = 0;
@@ -165,9 +173,11 @@ class QueryParserBytesTest {
             final boolean utf8 = jdkDecodes(b);
             valid += utf8 ? 1 : 0;
             final boolean nulAtStart = indexOfZero(b) >= 0 && indexOfZero(b) < 4;
-            final String expected = !utf8 ? Utf8JsonCheck.NOT_UTF8 + " at byte " + jdkMalformedAt(b) + " (counting from 0)"
+            final String expected = !utf8 ? Utf8JsonCheck.NOT_UTF8 + " at byte " + jdkMalformedAt(b)
+                + " (counting from 0)"
                 : nulAtStart ? Utf8JsonCheck.NUL_AT_START : null;
-            assertThat(problem == null ? null : problem.getMessage()).as("bytes %s", java.util.HexFormat.of().formatHex(b)).isEqualTo(expected);
+            assertThat(problem == null ? null : problem.getMessage())
+                .as("bytes %s", java.util.HexFormat.of().formatHex(b)).isEqualTo(expected);
         }
         assertThat(valid).as("valid inputs drawn").isBetween(10_000, 190_000);
     }
@@ -202,7 +212,8 @@ class QueryParserBytesTest {
     private static int jdkMalformedAt(final byte[] b) {
         final ByteBuffer in = ByteBuffer.wrap(b);
         final java.nio.CharBuffer out = java.nio.CharBuffer.allocate(b.length + 1);
-        final java.nio.charset.CharsetDecoder d = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+        final java.nio.charset.CharsetDecoder d = StandardCharsets.UTF_8.newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
             .onUnmappableCharacter(CodingErrorAction.REPORT);
         final java.nio.charset.CoderResult r = d.decode(in, out, true);
         return r.isError() ? in.position() : -1;
@@ -217,7 +228,9 @@ class QueryParserBytesTest {
         return -1;
     }
 
-    /** @param body bytes. @param chunk at most this many bytes per read (0: as many as asked). @return a stream of them. */
+    /**
+     * @param body bytes. @param chunk at most this many bytes per read (0: as many as asked). @return a stream of them.
+     */
     private static InputStream chunked(final byte[] body, final int chunk) {
         return new ByteArrayInputStream(body) {
             @Override

@@ -38,7 +38,8 @@ class SummaryBuildTimeoutTest {
     /** Rows of table {@code open}: all in its open segment, three full chunks of its index and a tail. */
     private static final int OPEN_ROWS = 3 * (1 << 16) + 100;
     private static final String TIMEOUT = "\"options\":{\"timeoutMs\":60000}";
-    private static final String COUNT_AND_VOLUME = "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"v\",\"op\":\"sum\",\"col\":\"quantity\"}]";
+    private static final String COUNT_AND_VOLUME =
+        "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"v\",\"op\":\"sum\",\"col\":\"quantity\"}]";
     @TempDir
     static Path dir;
     static Store store;
@@ -47,19 +48,27 @@ class SummaryBuildTimeoutTest {
     /** A build a query makes on the calling thread, and a query that makes it. */
     enum Build {
         /** Per-minute cells of one instrument (query 6's shape). */
-        BUCKET_SUMMARY("BucketSummary.build", "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},"
-            + "\"groupBy\":[{\"bucket\":\"1m\",\"col\":\"ts\",\"as\":\"m\"}]," + COUNT_AND_VOLUME + ",\"orderBy\":[{\"col\":\"m\"}]," + TIMEOUT + "}"),
+        BUCKET_SUMMARY("BucketSummary.build",
+            "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},"
+            + "\"groupBy\":[{\"bucket\":\"1m\",\"col\":\"ts\",\"as\":\"m\"}]," + COUNT_AND_VOLUME
+            + ",\"orderBy\":[{\"col\":\"m\"}]," + TIMEOUT + "}"),
         /** Parts of one instrument's rows (a global aggregate of an eq selection). */
-        VALUE_SUMMARY("ValueSummary.build", "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM2\"},"
+        VALUE_SUMMARY("ValueSummary.build",
+            "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM2\"},"
             + COUNT_AND_VOLUME + "," + TIMEOUT + "}"),
         /** Parts of all rows (a global aggregate over a time range: query 8's shape). */
-        ALL_ROWS_SUMMARY("ValueSummary.build", "{\"table\":\"trades\",\"time\":{\"from\":" + (TradeData.T0 + 1_000_000_000_000L) + ",\"to\":"
+        ALL_ROWS_SUMMARY("ValueSummary.build",
+            "{\"table\":\"trades\",\"time\":{\"from\":" + (TradeData.T0 + 1_000_000_000_000L) + ",\"to\":"
             + (TradeData.T0 + 150_000_000_000_000L) + "}," + COUNT_AND_VOLUME + "," + TIMEOUT + "}"),
         /** A segment's bitmap index of a column no other case filters on. */
-        BITMAP_INDEX("BitmapIndexFiles.build", "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"venue\",\"value\":\"XETR\"},"
+        BITMAP_INDEX("BitmapIndexFiles.build",
+            "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"venue\",\"value\":\"XETR\"},"
             + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]," + TIMEOUT + "}"),
-        /** The in-memory index of an open segment's committed rows, chunk by chunk (the chunks built before are kept). */
-        OPEN_SEGMENT_INDEX("OpenSegmentIndex.extend", "{\"table\":\"open\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},"
+        /**
+         * The in-memory index of an open segment's committed rows, chunk by chunk (the chunks built before are kept).
+         */
+        OPEN_SEGMENT_INDEX("OpenSegmentIndex.extend",
+            "{\"table\":\"open\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},"
             + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]," + TIMEOUT + "}");
 
         /** The class (in io.tradestore.query.index) and method of the build. */
@@ -71,9 +80,13 @@ class SummaryBuildTimeoutTest {
             this.query = query;
         }
 
-        /** @return builds of this kind the indexes made (of an open segment's index, whether its count summary is built). */
+        /**
+         * @return builds of this kind the indexes made (of an open segment's index, whether its count summary is
+         * built).
+         */
         long builds(final BitmapIndexes x) {
-            return this == BUCKET_SUMMARY ? x.bucketSummaryBuilds() : this == BITMAP_INDEX ? x.builds() : x.summaryBuilds();
+            return this == BUCKET_SUMMARY ? x.bucketSummaryBuilds() : this == BITMAP_INDEX ? x.builds() : x
+                .summaryBuilds();
         }
     }
 
@@ -81,7 +94,8 @@ class SummaryBuildTimeoutTest {
     static void setUp() {
         store = Store.open(dir);
         new TradeData().write(store, TradeData.schema(Layout.COLUMN, SEGMENT, 1024), ROWS, 11, false);
-        new TradeData().write(store, TradesSchema.SCHEMA.with("open", Layout.COLUMN, 1 << 20, 1024), OPEN_ROWS, 12, false);
+        new TradeData()
+            .write(store, TradesSchema.SCHEMA.with("open", Layout.COLUMN, 1 << 20, 1024), OPEN_ROWS, 12, false);
         scanning = new QueryEngine(store, 2);
         scanning.useIndexes(false);
     }
@@ -94,15 +108,16 @@ class SummaryBuildTimeoutTest {
     }
 
     /**
-     * A clock that stands still, except that the second time a build ({@code Class.method}) reads it while {@code armed},
-     * it jumps an hour (past any deadline of the query) and disarms.
+     * A clock that stands still, except that the second time a build ({@code Class.method}) reads it while {@code
+     * armed}, it jumps an hour (past any deadline of the query) and disarms.
      */
     private static LongSupplier jumpingInBuild(final String builder, final AtomicBoolean armed) {
         final AtomicLong now = new AtomicLong(TimeUnit.DAYS.toNanos(1));
         final AtomicInteger readsInBuild = new AtomicInteger();
         final StackWalker walker = StackWalker.getInstance();
         return () -> {
-            if (armed.get() && walker.walk(frames -> frames.anyMatch(f -> (f.getClassName() + "." + f.getMethodName()).equals(
+            if (armed.get() && walker
+                .walk(frames -> frames.anyMatch(f -> (f.getClassName() + "." + f.getMethodName()).equals(
                 "io.tradestore.query.index." + builder))) && readsInBuild.incrementAndGet() == 2) {
                 armed.set(false);
                 now.addAndGet(TimeUnit.HOURS.toNanos(1));
@@ -120,13 +135,15 @@ class SummaryBuildTimeoutTest {
             final AtomicBoolean armed = new AtomicBoolean(true);
             engine.clock(jumpingInBuild(build.builder, armed));
             final TableSnapshot snap = engine.snapshot("trades");
-            final Path venueIndex = BitmapIndexes.file(snap.segment(0), snap.schema().column(snap.schema().indexOf("venue")));
+            final Path venueIndex =
+                BitmapIndexes.file(snap.segment(0), snap.schema().column(snap.schema().indexOf("venue")));
             final QueryException e = catchThrowableOfType(QueryException.class, () -> engine.execute(build.query));
             assertThat(armed).as("the build read the clock a second time").isFalse();
             assertThat(e).as("the query ran on past its deadline").isNotNull();
             assertThat(e.code()).isEqualTo(ErrorCode.TIMEOUT);
             assertThat(e.path()).isEqualTo("/options/timeoutMs");
-            assertThat(e.getMessage()).isEqualTo("the query ran longer than options.timeoutMs=60000; narrow the time range or filter");
+            assertThat(e.getMessage())
+                .isEqualTo("the query ran longer than options.timeoutMs=60000; narrow the time range or filter");
             // nothing half-built is kept (an open segment's index keeps its complete chunks: they never change)
             assertThat(build.builds(x)).isZero();
             assertThat(x.summaryBytes()).isZero();

@@ -18,14 +18,15 @@ import io.tradestore.core.schema.Schema;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Time buckets at the ends of the timestamp range: the bucket of the smallest timestamp (Long.MIN_VALUE + 1; Long.MIN_VALUE
- * is null) starts at or before Long.MIN_VALUE, which no timestamp can hold, so it comes out as the smallest timestamp,
- * never as null and never wrapped around to a far-future one.
+ * Time buckets at the ends of the timestamp range: the bucket of the smallest timestamp (Long.MIN_VALUE + 1;
+ * Long.MIN_VALUE is null) starts at or before Long.MIN_VALUE, which no timestamp can hold, so it comes out as the
+ * smallest timestamp, never as null and never wrapped around to a far-future one.
  */
 class TimeBucketEdgeTest {
     private static final long SMALLEST = Long.MIN_VALUE + 1;
     /** Timestamps near both ends of the range and around zero, sorted. */
-    private static final long[] TS = {SMALLEST, SMALLEST, SMALLEST + 1, SMALLEST + 2, SMALLEST + 5, SMALLEST + 1_000_000_007L,
+    private static final long[] TS =
+        {SMALLEST, SMALLEST, SMALLEST + 1, SMALLEST + 2, SMALLEST + 5, SMALLEST + 1_000_000_007L,
         SMALLEST + 86_400_000_000_000L, -1, 0, 1, Long.MAX_VALUE - 3, Long.MAX_VALUE};
     /** The row whose second timestamp column (ts2, not designated) is null. */
     private static final int NULL_ROW = 3;
@@ -42,7 +43,8 @@ class TimeBucketEdgeTest {
             .column("ts", "timestamp").column("ts2", "timestamp").column("sym", "symbol").build();
         final StringBuilder csv = new StringBuilder("ts,ts2,sym\n");
         for (int i = 0; i < TS.length; i++) {
-            csv.append(TS[i]).append(',').append(i == NULL_ROW ? "" : String.valueOf(TS[i])).append(',').append(i % 2 == 0 ? "A" : "B").append('\n');
+            csv.append(TS[i]).append(',').append(i == NULL_ROW ? "" : String.valueOf(TS[i])).append(',')
+                .append(i % 2 == 0 ? "A" : "B").append('\n');
         }
         TradeData.loadCsv(store, schema, csv);
         engine = new QueryEngine(store, 2);
@@ -60,7 +62,10 @@ class TimeBucketEdgeTest {
         store.close();
     }
 
-    /** @return the count per bucket start of the rows up to {@code to}: floor(ts / width) * width, raised to the smallest timestamp. */
+    /**
+     * @return the count per bucket start of the rows up to {@code to}: floor(ts / width) * width, raised to the
+     * smallest timestamp.
+     */
     private static Map<Long, Long> expected(final long width, final long to, final boolean withNull) {
         final Map<Long, Long> out = new TreeMap<>();
         for (int i = 0; i < TS.length; i++) {
@@ -74,25 +79,31 @@ class TimeBucketEdgeTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"1ns,1", "2ns,2", "3ns,3", "7ns,7", "1s,1000000000", "1m,60000000000", "1d,86400000000000", "P36500D,3153600000000000000"})
+    @CsvSource({"1ns,1", "2ns,2", "3ns,3", "7ns,7", "1s,1000000000", "1m,60000000000", "1d,86400000000000",
+        "P36500D,3153600000000000000"})
     void shouldStartTheFirstBucketAtTheSmallestTimestampNeverNullNorWrapped(final String bucket, final long width) {
-        // all rows (a wide key) and the small end alone (a dense key); the designated timestamp (bucket runs) and another
-        // one with a null; the bucket alone and with a symbol (a packed key of two)
+        // all rows (a wide key) and the small end alone (a dense key); the designated timestamp (bucket runs) and
+        // another one with a null; the bucket alone and with a symbol (a packed key of two)
         for (final long to : new long[] {Long.MAX_VALUE, SMALLEST + 99}) {
-            final String time = to == Long.MAX_VALUE ? "" : ",\"time\":{\"from\":" + SMALLEST + ",\"to\":" + (to + 1) + "}";
+            final String time = to == Long.MAX_VALUE ? "" : ",\"time\":{\"from\":" + SMALLEST + ",\"to\":" + (to + 1)
+                + "}";
             for (final String groupBy : new String[] {"", "\"sym\","}) {
                 for (final String col : new String[] {"ts", "ts2"}) {
-                    final String json = "{\"table\":\"edges\"" + time + ",\"groupBy\":[" + groupBy + "{\"bucket\":\"" + bucket
+                    final String json = "{\"table\":\"edges\"" + time + ",\"groupBy\":[" + groupBy + "{\"bucket\":\""
+                        + bucket
                         + "\",\"col\":\"" + col + "\",\"as\":\"t\"}],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
                     final boolean withNull = "ts2".equals(col);
-                    assertCounts(engine.execute(json), groupBy.isEmpty() ? 0 : 1, expected(width, to, withNull), withNull ? 1 : 0, json);
-                    assertCounts(plain.execute(json), groupBy.isEmpty() ? 0 : 1, expected(width, to, withNull), withNull ? 1 : 0, json);
+                    assertCounts(engine.execute(json), groupBy.isEmpty() ? 0 : 1, expected(width, to, withNull),
+                        withNull ? 1 : 0, json);
+                    assertCounts(plain.execute(json), groupBy.isEmpty() ? 0 : 1, expected(width, to, withNull),
+                        withNull ? 1 : 0, json);
                 }
             }
         }
     }
 
-    private static void assertCounts(final QueryResult r, final int bucketColumn, final Map<Long, Long> expected, final long nullRows, final String json) {
+    private static void assertCounts(final QueryResult r, final int bucketColumn, final Map<Long, Long> expected,
+        final long nullRows, final String json) {
         final Map<Long, Long> counts = new TreeMap<>();
         long nulls = 0;
         for (int row = 0; row < r.rowCount(); row++) {

@@ -23,7 +23,8 @@ final class TradeData {
     static final String[] VENUES = {"XLON", "XPAR", "XETR", "BATS"};
 
     /** One reference row; nulls as Java null. */
-    record Row(long row, Long tradeId, Long ts, Long clientId, String venue, String instrument, Character side, Long price, Long quantity) {
+    record Row(long row, Long tradeId, Long ts, Long clientId, String venue, String instrument, Character side,
+        Long price, Long quantity) {
         BigDecimal priceValue() {
             return price == null ? null : BigDecimal.valueOf(price, 6);
         }
@@ -40,15 +41,20 @@ final class TradeData {
         return write(store, schema, count, seed, r -> nulls);
     }
 
-    /** Writes {@code count} rows (committing every 1000), nulls only in rows where {@code mayHoldNulls} holds, and records them. */
-    TradeData write(final Store store, final Schema schema, final int count, final long seed, final LongPredicate mayHoldNulls) {
+    /**
+     * Writes {@code count} rows (committing every 1000), nulls only in rows where {@code mayHoldNulls} holds, and
+     * records them.
+     */
+    TradeData write(final Store store, final Schema schema, final int count, final long seed,
+        final LongPredicate mayHoldNulls) {
         final SplittableRandom rnd = new SplittableRandom(seed);
         try (TableWriter w = store.openOrCreate(schema).writer()) {
             final TradeFlyweight f = new TradeFlyweight();
             for (int i = 0; i < count; i++) {
                 final long r = w.pendingRows();
                 w.append(f);
-                // the predicate first: rows that may not hold nulls draw nothing, so tables without nulls stay as they were
+                // the predicate first: rows that may not hold nulls draw nothing, so tables without nulls stay as they
+                // were
                 final boolean n = mayHoldNulls.test(r) && rnd.nextInt(20) == 0;
                 final Long tradeId = r + 1;
                 final Long ts = n && rnd.nextBoolean() ? null : T0 + r * 1_000_000_000L + rnd.nextInt(1000);
@@ -94,7 +100,8 @@ final class TradeData {
     /** Creates a table of {@code schema} and loads {@code csv} (header first) into it with the CSV loader. */
     static void loadCsv(final Store store, final Schema schema, final CharSequence csv) {
         try (TableWriter w = store.createTable(schema).writer()) {
-            CsvLoader.load(w, schema.name() + ".csv", new ByteArrayInputStream(csv.toString().getBytes(StandardCharsets.UTF_8)),
+            CsvLoader.load(w, schema.name() + ".csv",
+                new ByteArrayInputStream(csv.toString().getBytes(StandardCharsets.UTF_8)),
                 LoadOptions.defaults(), null);
         }
     }
@@ -118,7 +125,8 @@ final class TradeData {
         org.assertj.core.api.Assertions.assertThat(x.rowCount()).as(what).isEqualTo(y.rowCount());
         for (int r = 0; r < x.rowCount(); r++) {
             for (int c = 0; c < x.columns().size(); c++) {
-                org.assertj.core.api.Assertions.assertThat(x.value(r, c)).as("row %d column %s of %s", r, x.columns().get(c), what).isEqualTo(y.value(r, c));
+                org.assertj.core.api.Assertions.assertThat(x.value(r, c))
+                    .as("row %d column %s of %s", r, x.columns().get(c), what).isEqualTo(y.value(r, c));
             }
         }
     }

@@ -29,8 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A store whose bitmap index files cannot be written (segment directories made read-only; or, for a user whom
  * permissions do not stop, such as root, a directory in the place of each index file) answers filters on indexed
- * columns as a scan does: the indexes a query builds are kept in memory within the summaries' budget, and the table gets
- * one warning, not one per query.
+ * columns as a scan does: the indexes a query builds are kept in memory within the summaries' budget, and the table
+ * gets one warning, not one per query.
  */
 class UnwritableIndexTest {
     private static final String[] QUERIES = {
@@ -38,9 +38,12 @@ class UnwritableIndexTest {
             + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"v\",\"op\":\"sum\",\"col\":\"quantity\"}]}",
         "{\"table\":\"trades\",\"filter\":{\"op\":\"in\",\"col\":\"side\",\"values\":[\"S\"]},\"groupBy\":[\"venue\"],"
             + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"p\",\"op\":\"max\",\"col\":\"price\"}]}",
-        "{\"table\":\"trades\",\"filter\":{\"op\":\"and\",\"args\":[{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},"
-            + "{\"op\":\"ne\",\"col\":\"venue\",\"value\":\"XPAR\"}]},\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}",
-        "{\"table\":\"trades\",\"filter\":{\"op\":\"in\",\"col\":\"client_id\",\"values\":[1,2,40]},\"columns\":[\"trade_id\",\"price\"],"
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"and\",\"args\":[{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\""
+        + "SYM3\"},"
+            + "{\"op\":\"ne\",\"col\":\"venue\",\"value\":\"XPAR\"}]},\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"n\""
+            + ",\"op\":\"count\"}]}",
+        "{\"table\":\"trades\",\"filter\":{\"op\":\"in\",\"col\":\"client_id\",\"values\":[1,2,40]},\"columns\":[\"tra"
+        + "de_id\",\"price\"],"
             + "\"orderBy\":[{\"col\":\"trade_id\"}],\"limit\":50}",
     };
     private static final Set<PosixFilePermission> READ_ONLY = PosixFilePermissions.fromString("r-xr-xr-x");
@@ -116,10 +119,12 @@ class UnwritableIndexTest {
         for (final String q : QUERIES) {
             TradeData.assertSameAnswers(engine, scanning, q);
         }
-        assertThat(indexes.builds()).as("the second round answered from the held indexes, none built again").isEqualTo(builds);
+        assertThat(indexes.builds()).as("the second round answered from the held indexes, none built again")
+            .isEqualTo(builds);
         assertNoIndexFile();
         assertThat(warnings).as("one warning for the table, not one per query or index").hasSize(1);
-        assertThat(warnings.get(0).getMessage()).contains("bitmap indexes of table directory " + snap.segment(0).directory().getParent())
+        assertThat(warnings.get(0).getMessage())
+            .contains("bitmap indexes of table directory " + snap.segment(0).directory().getParent())
             .contains("cannot write bitmap index");
 
         indexes.clear();
@@ -136,13 +141,15 @@ class UnwritableIndexTest {
         assertThat(builds).as("the first query built its indexes and answered from them").isGreaterThan(0);
         assertThat(indexes.indexesInMemory()).as("no room to hold them").isZero();
         TradeData.assertSameAnswers(engine, scanning, QUERIES[0]);
-        assertThat(indexes.builds()).as("no room: the next query scans instead of building them again").isEqualTo(builds);
+        assertThat(indexes.builds()).as("no room: the next query scans instead of building them again")
+            .isEqualTo(builds);
 
         indexes.summaryBudget(BitmapIndexes.DEFAULT_SUMMARY_BUDGET);
         TradeData.assertSameAnswers(engine, scanning, QUERIES[0]);
         assertThat(indexes.indexesInMemory()).as("held once the budget has room").isGreaterThan(0);
 
-        // room for what is held now and no more: the instrument and venue indexes take the place of the idle client ones
+        // room for what is held now and no more: the instrument and venue indexes take the place of the idle client
+        // ones
         indexes.summaryIdleMillis(0);
         final long budget = indexes.summaryBytes();
         indexes.summaryBudget(budget);
@@ -156,8 +163,8 @@ class UnwritableIndexTest {
     }
 
     /**
-     * Makes every segment directory read-only; where that does not stop a write (root), puts a directory in the place of
-     * every index file instead, which no user can rename a file over.
+     * Makes every segment directory read-only; where that does not stop a write (root), puts a directory in the place
+     * of every index file instead, which no user can rename a file over.
      */
     private void makeIndexFilesUnwritable() throws IOException {
         boolean permissionsStopWrites = true;
@@ -183,7 +190,8 @@ class UnwritableIndexTest {
         readOnly.clear();
         for (int i = 0; i < snap.segmentCount(); i++) {
             for (int c = 0; c < snap.schema().columnCount(); c++) {
-                Files.createDirectories(BitmapIndexes.file(snap.segment(i), snap.schema().column(c)).resolve("in-the-way"));
+                Files.createDirectories(BitmapIndexes.file(snap.segment(i), snap.schema().column(c))
+                    .resolve("in-the-way"));
             }
         }
     }

@@ -33,10 +33,13 @@ class ValueSummaryTest {
     static QueryEngine summarised;
     static QueryEngine scanning;
     static TradeData data;
-    private static final String AGGS = "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"priced\",\"op\":\"count\",\"col\":\"price\"},"
-        + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"},"
+    private static final String AGGS =
+        "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"priced\",\"op\":\"count\",\"col\":\"price\"},"
+        + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"p"
+        + "rice*quantity\"},"
         + "{\"name\":\"avgq\",\"op\":\"avg\",\"col\":\"quantity\"},{\"name\":\"lo\",\"op\":\"min\",\"col\":\"price\"},"
-        + "{\"name\":\"hi\",\"op\":\"max\",\"col\":\"price\"},{\"name\":\"last_ts\",\"op\":\"max\",\"col\":\"ts\"},{\"name\":\"vwap\",\"op\":\"vwap\"}]";
+        + "{\"name\":\"hi\",\"op\":\"max\",\"col\":\"price\"},{\"name\":\"last_ts\",\"op\":\"max\",\"col\":\"ts\"},{\""
+        + "name\":\"vwap\",\"op\":\"vwap\"}]";
 
     @BeforeAll
     static void setUp() {
@@ -81,10 +84,13 @@ class ValueSummaryTest {
     @Test
     void shouldFoldWholeSegmentsOfOneClientFromSummaries() {
         final long client = 3;
-        final QueryResult r = same("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":" + client + "}," + AGGS + "}");
+        final QueryResult r =
+            same("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":" + client + "},"
+            + AGGS + "}");
         final List<TradeData.Row> expected = rows(x -> x.clientId() != null && x.clientId() == client);
         assertThat(col(r, "n")).isEqualTo(expected.size());
-        assertThat(col(r, "volume")).isEqualTo(expected.stream().filter(x -> x.quantity() != null).mapToLong(TradeData.Row::quantity).sum());
+        assertThat(col(r, "volume"))
+            .isEqualTo(expected.stream().filter(x -> x.quantity() != null).mapToLong(TradeData.Row::quantity).sum());
         assertThat(col(r, "priced")).isEqualTo(expected.stream().filter(x -> x.price() != null).count());
         // everything in the 9 sealed segments came from summaries; the open segment's rows were read
         final long sealed = expected.stream().filter(x -> x.row() < 9 * 1024).count();
@@ -95,8 +101,10 @@ class ValueSummaryTest {
     @Test
     void shouldFoldTheWholePartsOfATimeRangeAndReadTheCutOnes(@TempDir final Path other) {
         // no null timestamps, so the zone maps prove the range for its inner blocks
-        try (Store s = Store.open(other); QueryEngine e = new QueryEngine(s, 2); QueryEngine scan = new QueryEngine(s, 2)) {
-            final TradeData clean = new TradeData().write(s, TradeData.schema(Layout.COLUMN, 1024, 128), 7_000, 11, false);
+        try (Store s = Store.open(other); QueryEngine e = new QueryEngine(s, 2); QueryEngine scan =
+            new QueryEngine(s, 2)) {
+            final TradeData clean = new TradeData()
+                .write(s, TradeData.schema(Layout.COLUMN, 1024, 128), 7_000, 11, false);
             e.indexes().minSegmentRows(1);
             e.indexes().summaryEntries(200);
             scan.useIndexes(false);
@@ -125,28 +133,37 @@ class ValueSummaryTest {
     @Test
     void shouldReadRowsWhereTheFilterIsNotAnsweredByTheIndexAlone() {
         final String eq = "{\"op\":\"eq\",\"col\":\"client_id\",\"value\":2}";
-        final String residual = "{\"table\":\"trades\",\"filter\":{\"op\":\"and\",\"args\":[" + eq + ",{\"op\":\"range\",\"col\":\"quantity\","
+        final String residual = "{\"table\":\"trades\",\"filter\":{\"op\":\"and\",\"args\":[" + eq
+            + ",{\"op\":\"range\",\"col\":\"quantity\","
             + "\"gt\":5000}]}," + AGGS + "}";
         assertThat(same(residual).stats().rowsSummarized()).isZero();
-        final String ne = "{\"table\":\"trades\",\"filter\":{\"op\":\"ne\",\"col\":\"venue\",\"value\":\"XLON\"}," + AGGS + "}";
+        final String ne = "{\"table\":\"trades\",\"filter\":{\"op\":\"ne\",\"col\":\"venue\",\"value\":\"XLON\"},"
+            + AGGS + "}";
         assertThat(same(ne).stats().rowsSummarized()).isZero();
-        final String grouped = "{\"table\":\"trades\",\"filter\":" + eq + ",\"groupBy\":[\"side\"]," + AGGS + ",\"orderBy\":[{\"col\":\"side\"}]}";
+        final String grouped = "{\"table\":\"trades\",\"filter\":" + eq + ",\"groupBy\":[\"side\"]," + AGGS
+            + ",\"orderBy\":[{\"col\":\"side\"}]}";
         assertThat(same(grouped).stats().rowsSummarized()).isZero();
-        final String firstLast = "{\"table\":\"trades\",\"filter\":" + eq + ",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+        final String firstLast = "{\"table\":\"trades\",\"filter\":" + eq
+            + ",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
             + "{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"}]}";
         assertThat(same(firstLast).stats().rowsSummarized()).isZero();
         // an eq on a second indexed column: both bitmaps intersect, no single value's summary fits
-        final String two = "{\"table\":\"trades\",\"filter\":{\"op\":\"and\",\"args\":[" + eq + ",{\"op\":\"eq\",\"col\":\"venue\",\"value\":"
+        final String two = "{\"table\":\"trades\",\"filter\":{\"op\":\"and\",\"args\":[" + eq
+            + ",{\"op\":\"eq\",\"col\":\"venue\",\"value\":"
             + "\"XPAR\"}]}," + AGGS + "}";
         assertThat(same(two).stats().rowsSummarized()).isZero();
     }
 
     @Test
     void shouldFoldASymbolFilterAndEmptySelections() {
-        final QueryResult r = same("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM0\"}," + AGGS + "}");
+        final QueryResult r =
+            same("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM0\"}," + AGGS
+            + "}");
         assertThat(col(r, "n")).isEqualTo(rows(x -> "SYM0".equals(x.instrument())).size());
         assertThat(r.stats().rowsSummarized()).isPositive();
-        final QueryResult none = same("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":987654}," + AGGS + "}");
+        final QueryResult none =
+            same("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":987654}," + AGGS
+            + "}");
         assertThat(col(none, "n")).isZero();
         assertThat(none.value(0, 2)).isNull();
     }
@@ -156,7 +173,8 @@ class ValueSummaryTest {
         try (QueryEngine poor = new QueryEngine(store, 1)) {
             poor.indexes().minSegmentRows(1);
             poor.indexes().summaryBudget(0);
-            final String json = "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":4}," + AGGS + "}";
+            final String json = "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":4},"
+                + AGGS + "}";
             final QueryResult r = poor.execute(json);
             assertThat(r.stats().rowsSummarized()).isZero();
             final QueryResult s = summarised.execute(json);
@@ -174,8 +192,10 @@ class ValueSummaryTest {
      */
     @Test
     void shouldEvictOnlySummariesIdleLongEnoughToMakeRoomForOthers() {
-        final String byClient = "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":4}," + AGGS + "}";
-        final String byInstrument = "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM0\"}," + AGGS + "}";
+        final String byClient = "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":4},"
+            + AGGS + "}";
+        final String byInstrument =
+            "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM0\"}," + AGGS + "}";
         final long clientBytes;
         final long instrumentBytes;
         try (QueryEngine probe = new QueryEngine(store, 1)) {
@@ -220,20 +240,26 @@ class ValueSummaryTest {
 
     @Test
     void shouldFoldTheCompletePartsOfTheOpenSegmentAsItGrows(@TempDir final Path other) throws Exception {
-        try (Store s = Store.open(other); QueryEngine e = new QueryEngine(s, 2); QueryEngine scan = new QueryEngine(s, 2)) {
-            final TradeData grow = new TradeData().write(s, TradeData.schema(Layout.COLUMN, 4096, 128), 3_000, 13, true);
+        try (Store s = Store.open(other); QueryEngine e = new QueryEngine(s, 2); QueryEngine scan =
+            new QueryEngine(s, 2)) {
+            final TradeData grow = new TradeData()
+                .write(s, TradeData.schema(Layout.COLUMN, 4096, 128), 3_000, 13, true);
             e.indexes().minSegmentRows(1);
-            // ~100 client slots, 1,000 entries: 8 parts of 512 rows per 4,096-row segment; 3,000 rows hold 5 complete ones
+            // ~100 client slots, 1,000 entries: 8 parts of 512 rows per 4,096-row segment; 3,000 rows hold 5 complete
+            // ones
             e.indexes().summaryEntries(1_000);
             e.morselRows(300);
             e.smallQueryRows(0);
             scan.useIndexes(false);
-            final String json = "{\"table\":\"trades\",\"filter\":{\"op\":\"in\",\"col\":\"client_id\",\"values\":[2,3]}," + AGGS + "}";
+            final String json =
+                "{\"table\":\"trades\",\"filter\":{\"op\":\"in\",\"col\":\"client_id\",\"values\":[2,3]}," + AGGS + "}";
             final io.tradestore.core.TableSnapshot before = e.snapshot("trades");
             final QueryResult r1 = e.execute(json);
             assertSame(r1, scan.execute(json));
             assertThat(r1.stats().rowsSummarized()).isPositive().isLessThan(r1.stats().rowsMatched());
-            assertThat(col(r1, "n")).isEqualTo(grow.rows.stream().filter(x -> x.clientId() != null && (x.clientId() == 2 || x.clientId() == 3)).count());
+            assertThat(col(r1, "n"))
+                .isEqualTo(grow.rows.stream()
+                .filter(x -> x.clientId() != null && (x.clientId() == 2 || x.clientId() == 3)).count());
             // the segment grows by two parts; the summary is rebuilt to cover them
             grow.write(s, TradeData.schema(Layout.COLUMN, 4096, 128), 1_000, 14, true);
             final QueryResult r2 = e.execute(json);
@@ -242,7 +268,8 @@ class ValueSummaryTest {
             // an older snapshot must not fold the parts a newer query's summary covers beyond its rows
             final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(1);
             try {
-                final QueryResult old = io.tradestore.query.exec.QueryRunner.run(QueryEngine.parse(json), before, pool, 2, e.indexes(),
+                final QueryResult old =
+                    io.tradestore.query.exec.QueryRunner.run(QueryEngine.parse(json), before, pool, 2, e.indexes(),
                     System.nanoTime(), 300, 0, System::nanoTime, null);
                 assertSame(old, r1);
                 assertThat(old.stats().rowsSummarized()).isEqualTo(r1.stats().rowsSummarized());
@@ -254,20 +281,26 @@ class ValueSummaryTest {
 
     @Test
     void shouldReadOnlyTheOpenSegmentsChunksAfterTheFoldedParts(@TempDir final Path other) {
-        try (Store s = Store.open(other); QueryEngine e = new QueryEngine(s, 2); QueryEngine scan = new QueryEngine(s, 2)) {
+        try (Store s = Store.open(other); QueryEngine e = new QueryEngine(s, 2); QueryEngine scan =
+            new QueryEngine(s, 2)) {
             // one open segment of 200,000 rows: the in-memory index has three full 65,536-row chunks and a tail
-            final TradeData big = new TradeData().write(s, TradeData.schema(Layout.COLUMN, 1 << 18, 4096), 200_000, 17, true);
+            final TradeData big = new TradeData()
+                .write(s, TradeData.schema(Layout.COLUMN, 1 << 18, 4096), 200_000, 17, true);
             e.indexes().minSegmentRows(1);
-            // ~100 client slots, 400 entries: 4 parts of 65,536 rows, 3 of them complete; the rest is read from chunk 3 on
+            // ~100 client slots, 400 entries: 4 parts of 65,536 rows, 3 of them complete; the rest is read from chunk 3
+            // on
             e.indexes().summaryEntries(400);
             scan.useIndexes(false);
             for (final String values : new String[] {"[3]", "[1,4,6]", "[987654]"}) {
-                final String json = "{\"table\":\"trades\",\"filter\":{\"op\":\"in\",\"col\":\"client_id\",\"values\":" + values + "}," + AGGS + "}";
+                final String json = "{\"table\":\"trades\",\"filter\":{\"op\":\"in\",\"col\":\"client_id\",\"values\":"
+                    + values + "}," + AGGS + "}";
                 final QueryResult r = e.execute(json);
                 assertSame(r, scan.execute(json));
-                final java.util.Set<Long> chosen = java.util.Arrays.stream(values.substring(1, values.length() - 1).split(","))
+                final java.util.Set<Long> chosen =
+                    java.util.Arrays.stream(values.substring(1, values.length() - 1).split(","))
                     .map(Long::valueOf).collect(Collectors.toSet());
-                final long expected = big.rows.stream().filter(x -> x.clientId() != null && chosen.contains(x.clientId())).count();
+                final long expected = big.rows.stream()
+                    .filter(x -> x.clientId() != null && chosen.contains(x.clientId())).count();
                 assertThat(col(r, "n")).as(values).isEqualTo(expected);
                 if (expected > 0) {
                     assertThat(r.stats().rowsSummarized()).as(values).isPositive().isLessThan(r.stats().rowsMatched());
@@ -284,7 +317,8 @@ class ValueSummaryTest {
     void shouldFoldAggregatesOfAllRowsFromSummariesOfAllRows() {
         final QueryResult all = same("{\"table\":\"trades\"," + AGGS + "}");
         assertThat(col(all, "n")).isEqualTo(data.rows.size());
-        assertThat(col(all, "volume")).isEqualTo(data.rows.stream().filter(x -> x.quantity() != null).mapToLong(TradeData.Row::quantity).sum());
+        assertThat(col(all, "volume"))
+            .isEqualTo(data.rows.stream().filter(x -> x.quantity() != null).mapToLong(TradeData.Row::quantity).sum());
         assertThat(col(all, "priced")).isEqualTo(data.rows.stream().filter(x -> x.price() != null).count());
         // parts of 128 rows (2 slots, 200 entries): the 9 sealed segments and the open segment's 2 complete parts fold,
         // its last 28 rows are read
@@ -292,16 +326,20 @@ class ValueSummaryTest {
         assertThat(all.stats().rowsMatched()).isEqualTo(data.rows.size());
         assertThat(all.stats().indexedSegments()).as("no index answered a filter").isZero();
         // not a time range, or group keys: rows are read
-        final String ranged = "{\"table\":\"trades\",\"filter\":{\"op\":\"range\",\"col\":\"quantity\",\"gt\":5000}," + AGGS + "}";
+        final String ranged = "{\"table\":\"trades\",\"filter\":{\"op\":\"range\",\"col\":\"quantity\",\"gt\":5000},"
+            + AGGS + "}";
         assertThat(same(ranged).stats().rowsSummarized()).isZero();
-        final String grouped = "{\"table\":\"trades\",\"groupBy\":[\"side\"]," + AGGS + ",\"orderBy\":[{\"col\":\"side\"}]}";
+        final String grouped = "{\"table\":\"trades\",\"groupBy\":[\"side\"]," + AGGS
+            + ",\"orderBy\":[{\"col\":\"side\"}]}";
         assertThat(same(grouped).stats().rowsSummarized()).isZero();
     }
 
     @Test
     void shouldFoldTheInnerPartsOfATimeRangeOverAllRows(@TempDir final Path other) {
-        try (Store s = Store.open(other); QueryEngine e = new QueryEngine(s, 2); QueryEngine scan = new QueryEngine(s, 2)) {
-            final TradeData clean = new TradeData().write(s, TradeData.schema(Layout.COLUMN, 1024, 128), 7_000, 19, false);
+        try (Store s = Store.open(other); QueryEngine e = new QueryEngine(s, 2); QueryEngine scan =
+            new QueryEngine(s, 2)) {
+            final TradeData clean = new TradeData()
+                .write(s, TradeData.schema(Layout.COLUMN, 1024, 128), 7_000, 19, false);
             e.indexes().summaryEntries(200);
             e.morselRows(300);
             e.smallQueryRows(0);
@@ -309,18 +347,22 @@ class ValueSummaryTest {
             for (final long[] range : new long[][] {{3, 5}, {700, 6_300}, {1_024, 2_048}, {6_900, 9_000}}) {
                 final long from = TradeData.T0 + range[0] * 1_000_000_000L;
                 final long to = TradeData.T0 + range[1] * 1_000_000_000L;
-                final String json = "{\"table\":\"trades\",\"time\":{\"from\":" + from + ",\"to\":" + to + "}," + AGGS + "}";
+                final String json = "{\"table\":\"trades\",\"time\":{\"from\":" + from + ",\"to\":" + to + "}," + AGGS
+                    + "}";
                 final long builds = e.indexes().summaryBuilds();
                 final QueryResult r = e.execute(json);
                 assertSame(r, scan.execute(json));
                 if (range[1] - range[0] < 128) {
-                    assertThat(e.indexes().summaryBuilds()).as("a range inside one block builds no summary").isEqualTo(builds);
+                    assertThat(e.indexes().summaryBuilds()).as("a range inside one block builds no summary")
+                        .isEqualTo(builds);
                 }
-                final List<TradeData.Row> expected = clean.rows.stream().filter(x -> x.ts() >= from && x.ts() < to).collect(Collectors.toList());
+                final List<TradeData.Row> expected = clean.rows.stream().filter(x -> x.ts() >= from && x.ts() < to)
+                    .collect(Collectors.toList());
                 assertThat(col(r, "n")).isEqualTo(expected.size());
                 assertThat(col(r, "volume")).isEqualTo(expected.stream().mapToLong(TradeData.Row::quantity).sum());
                 // the blocks inside the range fold, the ones it cuts are read
-                final long inner = expected.stream().filter(x -> x.row() / 128 * 128 >= range[0] && (x.row() / 128 + 1) * 128 <= range[1]
+                final long inner = expected.stream()
+                    .filter(x -> x.row() / 128 * 128 >= range[0] && (x.row() / 128 + 1) * 128 <= range[1]
                     && x.row() < 6_912).count();
                 assertThat(r.stats().rowsSummarized()).as("%s", java.util.Arrays.toString(range)).isEqualTo(inner);
             }
@@ -345,13 +387,17 @@ class ValueSummaryTest {
             }
             try (QueryEngine e = new QueryEngine(s, 2)) {
                 e.indexes().minSegmentRows(1);
-                final QueryResult r = e.execute("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":1},"
-                    + "\"aggs\":[{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"notional\",\"op\":\"sum\","
+                final QueryResult r = e
+                    .execute("{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":1},"
+                    + "\"aggs\":[{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"notional\",\"op"
+                    + "\":\"sum\","
                     + "\"col\":\"price*quantity\"},{\"name\":\"n\",\"op\":\"count\"}]}");
                 final long n = 2_000 / 3 + (2_000 % 3 > 1 ? 1 : 0);
                 assertThat(col(r, "n")).isEqualTo(n);
-                assertThat(r.value(0, 0)).isEqualTo(new BigDecimal(BigInteger.valueOf(q).multiply(BigInteger.valueOf(n))));
-                assertThat(r.value(0, 1)).isEqualTo(new BigDecimal(BigInteger.valueOf(q).multiply(BigInteger.valueOf(price))
+                assertThat(r.value(0, 0))
+                    .isEqualTo(new BigDecimal(BigInteger.valueOf(q).multiply(BigInteger.valueOf(n))));
+                assertThat(r.value(0, 1))
+                    .isEqualTo(new BigDecimal(BigInteger.valueOf(q).multiply(BigInteger.valueOf(price))
                     .multiply(BigInteger.valueOf(n)), 6));
                 assertThat(r.stats().rowsSummarized()).isPositive();
             }

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.within;
 
 /**
  * Percentiles of f64 values and products spanning far more than 2^53 between a group's smallest and largest value
- * (HdrHistogram's DoubleHistogram refused those with an internal error: price*price from 10^-12 to 10^6, session 13):
+ * (HdrHistogram's DoubleHistogram refused those with an internal error: price*price from 10^-12 to 10^6):
  * past the exact limit each answer is within the stated relative error of the exact nearest-rank value.
  */
 @ExtendWith(TestRows.NoLeaks.class)
@@ -30,7 +30,8 @@ class WideRangePercentileTest {
 
     @Test
     void shouldAnswerPercentilesOfValuesSpanningThirtyDecades() {
-        final Schema schema = Schema.builder("wide").layout(Layout.ROW).segmentRows(1 << 10).blockRows(1 << 8).timestamp("ts")
+        final Schema schema = Schema.builder("wide").layout(Layout.ROW).segmentRows(1 << 10).blockRows(1 << 8)
+            .timestamp("ts")
             .column("ts", "timestamp").column("x", "f64").column("p", "decimal(6)").build();
         final int n = 5_000;
         final double[] x = new double[n];
@@ -43,9 +44,11 @@ class WideRangePercentileTest {
                     final int seg = (int) (at >>> schema.segmentShift());
                     final long in = at & (schema.segmentRows() - 1);
                     x[i] = (r.nextInt(4) == 0 ? -1 : 1) * r.nextDouble(1, 10) * Math.pow(10, r.nextInt(-15, 15));
-                    final long p = r.nextInt(2) == 0 ? 1 + r.nextInt(9) : 1_000_000_000L + r.nextInt(1_000_000); // 10^-6 or ~10^3
+                    // 10^-6 or ~10^3
+                    final long p = r.nextInt(2) == 0 ? 1 + r.nextInt(9) : 1_000_000_000L + r.nextInt(1_000_000);
                     pp[i] = (p / 1e6) * (p / 1e6);
-                    NativeMemory.putLong(w.columnAddress(seg, 0) + in * w.columnStride(0), 1_795_000_000_000_000_000L + i);
+                    NativeMemory.putLong(w.columnAddress(seg, 0) + in * w.columnStride(0),
+                        1_795_000_000_000_000_000L + i);
                     NativeMemory.putDouble(w.columnAddress(seg, 1) + in * w.columnStride(1), x[i]);
                     NativeMemory.putLong(w.columnAddress(seg, 2) + in * w.columnStride(2), p);
                 }
@@ -57,11 +60,14 @@ class WideRangePercentileTest {
                 engine.morselRows(1);
                 engine.smallQueryRows(0);
                 for (final double q : new double[] {0, 1, 50, 90, 99.9, 100}) {
-                    final QueryResult res = engine.execute("{\"table\":\"wide\",\"aggs\":[{\"name\":\"x\",\"op\":\"percentile\",\"col\":\"x\",\"p\":" + q
+                    final QueryResult res = engine
+                        .execute("{\"table\":\"wide\",\"aggs\":[{\"name\":\"x\",\"op\":\"percentile\",\"col\":\"x\",\""
+                        + "p\":" + q
                         + "},{\"name\":\"pp\",\"op\":\"percentile\",\"col\":\"p*p\",\"p\":" + q + "}]}");
                     final int rank = Math.max(1, (int) Math.ceil(q / 100 * n));
                     assertThat((Double) res.value(0, 0) / x[rank - 1]).as("p%s of x", q).isCloseTo(1.0, within(1e-3));
-                    assertThat((Double) res.value(0, 1) / pp[rank - 1]).as("p%s of p*p", q).isCloseTo(1.0, within(1e-3));
+                    assertThat((Double) res.value(0, 1) / pp[rank - 1]).as("p%s of p*p", q)
+                        .isCloseTo(1.0, within(1e-3));
                 }
             }
         }

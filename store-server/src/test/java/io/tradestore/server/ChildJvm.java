@@ -63,7 +63,8 @@ public final class ChildJvm implements AutoCloseable {
         return startMain("io.tradestore.server.cli.TradestoreCli", env, maxFiles, args);
     }
 
-    private static ChildJvm startMain(final String mainClass, final java.util.Map<String, String> env, final int maxFiles, final String... args) {
+    private static ChildJvm startMain(final String mainClass, final java.util.Map<String, String> env,
+        final int maxFiles, final String... args) {
         final List<String> cmd = new ArrayList<>();
         if (maxFiles > 0) {
             // "$@" keeps every argument whole; exec leaves the JVM as the process the test signals

@@ -29,7 +29,9 @@ import io.tradestore.server.http.Http;
 import io.tradestore.server.http.QueryServer;
 import io.tradestore.server.http.ServerConfig;
 
-/** Runs every example of docs/cli.md and docs/http-api.md, and checks docs/openapi.yaml names every route and status. */
+/**
+ * Runs every example of docs/cli.md and docs/http-api.md, and checks docs/openapi.yaml names every route and status.
+ */
 class DocsExamplesTest {
     private static final Pattern EXPECT = Pattern.compile("#\\s*->\\s*(\\d{3})\\s*$");
 
@@ -111,10 +113,12 @@ class DocsExamplesTest {
             if (command.equals("serve") || command.equals("demo")) {
                 continue; // long-running: CliTest runs both in a child JVM
             }
-            final String[] args = w.subList(1, w.size()).stream().map(a -> a.equals("data") ? store.toString() : a).toArray(String[]::new);
+            final String[] args = w.subList(1, w.size()).stream().map(a -> a.equals("data") ? store.toString() : a)
+                .toArray(String[]::new);
             final StringWriter out = new StringWriter();
             final StringWriter err = new StringWriter();
-            final int code = TradestoreCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
+            final int code = TradestoreCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true))
+                .execute(args);
             assertThat(code).as(line + "\nstdout: " + out + "\nstderr: " + err).isZero();
             ran++;
             if (!loaded && command.equals("create")) {
@@ -135,7 +139,8 @@ class DocsExamplesTest {
         final Path md = docs().resolve("http-api.md");
         final String text = Files.readString(md);
         try (Store s = Store.open(store); QueryEngine engine = new QueryEngine(s, 2);
-             QueryServer server = QueryServer.start(s, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null))) {
+             QueryServer server =
+                 QueryServer.start(s, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null))) {
             final Http http = new Http(server.port());
             JsonNode firstAnswer = null;
             JsonNode firstError = null;
@@ -175,7 +180,8 @@ class DocsExamplesTest {
                 String path = url.substring("http://127.0.0.1:8080".length());
                 final Http.Response r;
                 if (get && q != null) {
-                    path += "?q=" + URLEncoder.encode(q, StandardCharsets.UTF_8) + params.stream().map(p -> "&" + p).reduce("", String::concat);
+                    path += "?q=" + URLEncoder.encode(q, StandardCharsets.UTF_8) + params.stream().map(p -> "&" + p)
+                        .reduce("", String::concat);
                     r = http.get(path);
                 } else if (body != null) {
                     r = http.post(path, body);
@@ -197,16 +203,19 @@ class DocsExamplesTest {
             final JsonNode documented = Http.MAPPER.readTree(text.substring(start, text.indexOf("```", start)));
             assertThat(documented.path("columns")).isEqualTo(firstAnswer.path("columns"));
             assertThat(documented.path("rows").size()).isEqualTo(firstAnswer.path("rows").size());
-            // the documented error (the second JSON block) is the server's answer to the first failing example, word for word
+            // the documented error (the second JSON block) is the server's answer to the first failing example, word
+            // for word
             final int errorStart = text.indexOf("```json", start) + "```json".length();
-            assertThat(Http.MAPPER.readTree(text.substring(errorStart, text.indexOf("```", errorStart)))).isEqualTo(firstError);
+            assertThat(Http.MAPPER.readTree(text.substring(errorStart, text.indexOf("```", errorStart))))
+                .isEqualTo(firstError);
         }
     }
 
     @Test
     void shouldDescribeEveryRouteAndStatusInOpenApi() throws IOException {
         final String yaml = Files.readString(docs().resolve("openapi.yaml"));
-        for (final String path : new String[] {"/v1/query:", "/v1/tables:", "/v1/tables/{name}:", "/metrics:", "/health:"}) {
+        for (final String path
+            : new String[] {"/v1/query:", "/v1/tables:", "/v1/tables/{name}:", "/metrics:", "/health:"}) {
             assertThat(yaml).contains("\n  " + path);
         }
         for (final String status : new String[] {"200", "400", "401", "404", "405", "413", "500", "503", "504"}) {
@@ -214,7 +223,8 @@ class DocsExamplesTest {
         }
         // every error code of http-api.md's table (the engine's and the server's own) is in the Error schema's enum
         final String codeEnum = section(yaml, "              enum: [MALFORMED_JSON", "            message:");
-        final Matcher row = Pattern.compile("(?m)^\\| (\\d{3}) \\| `([A-Z_]+)` \\|").matcher(Files.readString(docs().resolve("http-api.md")));
+        final Matcher row = Pattern.compile("(?m)^\\| (\\d{3}) \\| `([A-Z_]+)` \\|")
+            .matcher(Files.readString(docs().resolve("http-api.md")));
         final List<String> codes = new ArrayList<>();
         while (row.find()) {
             codes.add(row.group(2));

@@ -9,8 +9,10 @@ class LoggingTest {
     @Test
     void shouldRouteTheEnginesSystemLoggerToTheServersLog() {
         try (LogCapture log = LogCapture.tradestore()) {
-            System.getLogger("io.tradestore.query.index.BitmapIndexes").log(System.Logger.Level.WARNING, "an index that cannot be written");
-            System.getLogger("io.tradestore.query.index.BitmapIndexes").log(System.Logger.Level.DEBUG, "below the level");
+            System.getLogger("io.tradestore.query.index.BitmapIndexes")
+                .log(System.Logger.Level.WARNING, "an index that cannot be written");
+            System.getLogger("io.tradestore.query.index.BitmapIndexes")
+                .log(System.Logger.Level.DEBUG, "below the level");
             assertThat(log.text()).isEqualTo("WARN an index that cannot be written");
         }
     }

@@ -54,7 +54,8 @@ public final class TestStores {
             for (long r = first; r < first + rows; r++) {
                 w.append(f).tradeId(r + 1).ts(START_NS + r * STEP_NS).clientId(1 + rnd.nextInt(100))
                     .venue(VENUES[rnd.nextInt(VENUES.length)]).instrument(String.format("SYM%03d", rnd.nextInt(50)))
-                    .side(rnd.nextBoolean() ? 'B' : 'S').price(50_000_000L + rnd.nextInt(100_000_000)).quantity(1 + rnd.nextInt(5000));
+                    .side(rnd.nextBoolean() ? 'B' : 'S').price(50_000_000L + rnd.nextInt(100_000_000))
+                    .quantity(1 + rnd.nextInt(5000));
             }
             w.commit();
         }

@@ -14,7 +14,8 @@ import io.tradestore.core.schema.SchemaCodec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class FlyweightGeneratorTest {
-    private static final String REGENERATE = "mvn -pl store-core test -Dtest=FlyweightGeneratorTest -Dtradestore.regenerate=true";
+    private static final String REGENERATE =
+        "mvn -pl store-core test -Dtest=FlyweightGeneratorTest -Dtradestore.regenerate=true";
 
     @Test
     void shouldMatchTheCommittedTradeFlyweight() throws IOException {
@@ -27,7 +28,8 @@ class FlyweightGeneratorTest {
         assertUpToDate(schema, Path.of("src/test/java"), "io.tradestore.core", "AllTypesFlyweight");
     }
 
-    private static void assertUpToDate(final Schema schema, final Path root, final String pkg, final String cls) throws IOException {
+    private static void assertUpToDate(final Schema schema, final Path root, final String pkg,
+        final String cls) throws IOException {
         final Path file = root.resolve(pkg.replace('.', '/')).resolve(cls + ".java");
         final String expected = FlyweightGenerator.generate(schema, pkg, cls);
         if (Boolean.getBoolean("tradestore.regenerate")) {
@@ -40,7 +42,8 @@ class FlyweightGeneratorTest {
 
     @Test
     void shouldNameAccessorsInCamelCaseAndAvoidKeywords() {
-        final Schema schema = Schema.builder("odd").column("class", "i64").column("bid_size_2", "i32").column("_x", "char").build();
+        final Schema schema = Schema.builder("odd").column("class", "i64").column("bid_size_2", "i32")
+            .column("_x", "char").build();
         final String src = FlyweightGenerator.generate(schema, "p", "OddFlyweight");
         assertThat(src).contains("public long classValue_()", "public int bidSize2()", "public char x()",
             "public static final int BID_SIZE_2_INDEX = 1;", "public static final int C_X_ROW_OFFSET = 12;");

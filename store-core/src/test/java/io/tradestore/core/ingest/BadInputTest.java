@@ -65,7 +65,9 @@ class BadInputTest {
     /** Fails in fail mode with exactly this message (after "in.csv:"), leaving the table as it was. */
     private void assertFails(final Path file, final String expected) {
         for (final int chunk : new int[] {LoadOptions.DEFAULT_CHUNK_BYTES, 40}) {
-            assertThatThrownBy(() -> IngestFixtures.load(store, LoadOptions.defaults().withChunkBytes(chunk).withMaxLineLength(200), file))
+            assertThatThrownBy(()
+                -> IngestFixtures.load(store, LoadOptions.defaults().withChunkBytes(chunk).withMaxLineLength(200),
+                file))
                 .isInstanceOf(LoadException.class).hasMessage(file + ":" + expected);
             assertThat(IngestFixtures.summarise(store)).isEqualTo(before);
         }
@@ -74,13 +76,15 @@ class BadInputTest {
     /** Skips in skip mode: the rejects file holds exactly these lines and the good rows are loaded. */
     private void assertSkips(final Path file, final long good, final String... rejects) throws IOException {
         final Path rejectsFile = dir.resolve("rejects.txt");
-        final LoadResult r = IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withRejects(rejectsFile)
+        final LoadResult r =
+            IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withRejects(rejectsFile)
             .withChunkBytes(40).withMaxLineLength(200), file);
         assertThat(r.rowsLoaded()).isEqualTo(good);
         assertThat(r.rowsRejected()).isEqualTo(rejects.length);
         assertThat(r.rowsRead()).isEqualTo(good + rejects.length);
         final List<String> lines = Files.readAllLines(rejectsFile, StandardCharsets.UTF_8);
-        assertThat(lines).containsExactly(java.util.Arrays.stream(rejects).map(x -> file + ":" + x).toArray(String[]::new));
+        assertThat(lines)
+            .containsExactly(java.util.Arrays.stream(rejects).map(x -> file + ":" + x).toArray(String[]::new));
         assertThat(IngestFixtures.summarise(store).rows()).isEqualTo(before.rows() + good);
     }
 
@@ -88,18 +92,24 @@ class BadInputTest {
     void shouldSayWhyTheRejectsFileCannotBeWrittenAndLoadNothing() throws IOException {
         final Path f = csv(H + GOOD3);
         final Path missing = dir.resolve("no-such-dir").resolve("rejects.txt");
-        assertThatThrownBy(() -> IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withRejects(missing), f))
+        assertThatThrownBy(()
+            -> IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withRejects(missing), f))
             .isInstanceOf(LoadException.class)
-            .hasMessage("cannot write rejects file " + missing + ": its directory " + missing.getParent() + " does not exist");
+            .hasMessage("cannot write rejects file " + missing + ": its directory " + missing.getParent()
+            + " does not exist");
         final Path aDirectory = Files.createDirectories(dir.resolve("a-directory"));
-        assertThatThrownBy(() -> IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withRejects(aDirectory), f))
-            .isInstanceOf(LoadException.class).hasMessage("cannot write rejects file " + aDirectory + ": is a directory");
+        assertThatThrownBy(()
+            -> IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withRejects(aDirectory), f))
+            .isInstanceOf(LoadException.class)
+            .hasMessage("cannot write rejects file " + aDirectory + ": is a directory");
         assertThat(IngestFixtures.summarise(store)).isEqualTo(before);
     }
 
     @Test
     void shouldRejectWrongColumnCount() throws IOException {
-        final Path f = csv(H + GOOD1 + "2,2026-11-16T08:00:01Z,100002,XPAR,SYM002,S,20.25\n" + GOOD2 + "4,2026-11-16T08:00:01Z,1,X,Y,S,2,5,6\n"
+        final Path f =
+            csv(H + GOOD1 + "2,2026-11-16T08:00:01Z,100002,XPAR,SYM002,S,20.25\n" + GOOD2
+            + "4,2026-11-16T08:00:01Z,1,X,Y,S,2,5,6\n"
             + GOOD3);
         assertFails(f, "3:50: row has 7 fields, expected 8");
         assertSkips(f, 3, "3:50: row has 7 fields, expected 8", "5:36: row has 9 fields, expected 8");
@@ -111,7 +121,8 @@ class BadInputTest {
             + "4,2026-11-16T08:00:01Z,1,X,Y,S,2,99999999999999999999\n");
         assertFails(f, "3:24: column 'client_id': '10x0' is not an integer");
         assertSkips(f, 2, "3:24: column 'client_id': '10x0' is not an integer",
-            "5:34: column 'quantity': '99999999999999999999' is out of range for i64 [-9223372036854775807, 9223372036854775807]");
+            "5:34: column 'quantity': '99999999999999999999' is out of range for i64 [-9223372036854775807, "
+            + "9223372036854775807]");
     }
 
     @Test
@@ -126,22 +137,29 @@ class BadInputTest {
     @Test
     void shouldRejectBadTimestamp() throws IOException {
         final Path f = csv(H + "1,2026-02-30T08:00:00Z,100001,XLON,SYM001,B,10.5,100\n" + GOOD2 + "3,,1,X,Y,S,1,1\n");
-        assertFails(f, "2:3: column 'ts': '2026-02-30T08:00:00Z' is not a timestamp (ISO-8601 with Z or an offset, or integer epoch"
-            + " nanoseconds)");
-        assertSkips(f, 1, "2:3: column 'ts': '2026-02-30T08:00:00Z' is not a timestamp (ISO-8601 with Z or an offset, or integer"
+        assertFails(f,
+            "2:3: column 'ts': '2026-02-30T08:00:00Z' is not a timestamp (ISO-8601 with Z or an offset, or integer"
+            + " epoch nanoseconds)");
+        assertSkips(f, 1,
+            "2:3: column 'ts': '2026-02-30T08:00:00Z' is not a timestamp (ISO-8601 with Z or an offset, or integer"
             + " epoch nanoseconds)", "4:3: column 'ts': empty value, but the designated timestamp cannot be null");
     }
 
-    /** java.time's ZoneOffset runs from -18:00 to +18:00: one minute past either end is no offset, in any of its forms. */
+    /**
+     * java.time's ZoneOffset runs from -18:00 to +18:00: one minute past either end is no offset, in any of its forms.
+     */
     @Test
     void shouldRejectAZoneOffsetBeyondEighteenHours() throws IOException {
         final Path f = csv(H + GOOD1 + "2,2026-11-16T08:00:01+18:01,100002,XPAR,SYM002,S,20.25,200\n"
-            + "3,2026-11-16T08:00:02+18:00,100003,XETR,SYM003,B,30,300\n" + "4,2026-11-16T08:00:03-1801,100004,XETR,SYM003,B,30,300\n"
-            + "5,2026-11-16T08:00:04-18:00,100005,XETR,SYM003,B,30,300\n" + "6,2026-11-16 08:00:05.5+19,100006,XETR,SYM003,B,30,300\n");
+            + "3,2026-11-16T08:00:02+18:00,100003,XETR,SYM003,B,30,300\n"
+            + "4,2026-11-16T08:00:03-1801,100004,XETR,SYM003,B,30,300\n"
+            + "5,2026-11-16T08:00:04-18:00,100005,XETR,SYM003,B,30,300\n"
+            + "6,2026-11-16 08:00:05.5+19,100006,XETR,SYM003,B,30,300\n");
         assertFails(f, "3:3: column 'ts': '2026-11-16T08:00:01+18:01' has a zone offset outside -18:00 to +18:00");
         assertSkips(f, 3, "3:3: column 'ts': '2026-11-16T08:00:01+18:01' has a zone offset outside -18:00 to +18:00",
             "5:3: column 'ts': '2026-11-16T08:00:03-1801' has a zone offset outside -18:00 to +18:00",
-            "7:3: column 'ts': '2026-11-16 08:00:05.5+19' is not a timestamp (ISO-8601 with Z or an offset, or integer epoch nanoseconds)");
+            "7:3: column 'ts': '2026-11-16 08:00:05.5+19' is not a timestamp (ISO-8601 with Z or an offset, or integer "
+            + "epoch nanoseconds)");
     }
 
     @Test
@@ -155,7 +173,8 @@ class BadInputTest {
     void shouldRejectUnterminatedQuote() throws IOException {
         final Path f = csv(H + GOOD1 + "2,2026-11-16T08:00:01Z,100002,\"XPAR,SYM002,S,20.25,200\n" + GOOD3);
         assertFails(f, "3:31: column 'venue': unterminated quoted field (no closing quote before the end of the file)");
-        assertSkips(f, 2, "3:31: column 'venue': unterminated quoted field (no closing quote before the end of the file)");
+        assertSkips(f, 2,
+            "3:31: column 'venue': unterminated quoted field (no closing quote before the end of the file)");
     }
 
     @Test
@@ -195,16 +214,18 @@ class BadInputTest {
     }
 
     /**
-     * A control character (DEL included) in a symbol needs quotes: unquoted it is refused (before, DEL was taken), quoted
-     * it is kept as it is, as RFC 4180 lets a quoted value hold line breaks; non-ASCII text beside it too (before, that
-     * was refused as not UTF-8).
+     * A control character (DEL included) in a symbol needs quotes: unquoted it is refused (before, DEL was taken),
+     * quoted it is kept as it is, as RFC 4180 lets a quoted value hold line breaks; non-ASCII text beside it too
+     * (before, that was refused as not UTF-8).
      */
     @ParameterizedTest
     @ValueSource(strings = {"\u001b", "\u0007", "\t", "\u007f", "\u0001"})
     void shouldTakeAControlCharacterInASymbolOnlyWhenQuoted(final String control) throws IOException {
-        final String shown = control.chars().mapToObj(c -> String.format("\\x%02X", c)).collect(java.util.stream.Collectors.joining());
+        final String shown = control.chars().mapToObj(c -> String.format("\\x%02X", c))
+            .collect(java.util.stream.Collectors.joining());
         final String bad = "1,2026-11-16T08:00:00Z,1,XLON,A" + control + "B,B,10.5,100\n";
-        assertFails(csv(H + bad + GOOD3), "2:31: column 'instrument': 'A" + shown + "B' contains a control character or a stray quote");
+        assertFails(csv(H + bad + GOOD3),
+            "2:31: column 'instrument': 'A" + shown + "B' contains a control character or a stray quote");
         final String value = "A" + control + "\u00e9\nB";
         final LoadResult r = IngestFixtures.load(store, LoadOptions.defaults(),
             csv(H + "1,2026-11-16T08:00:00Z,1,XLON,\"" + value + "\",B,10.5,100\n"));
@@ -220,10 +241,12 @@ class BadInputTest {
     /** A CR that ends no line is shown in the bad text (it was cut off, so the message blamed '1.5'). */
     @Test
     void shouldShowAStrayCarriageReturnInTheBadValue() throws IOException {
-        assertFails(csv(H + "1,2026-11-16T08:00:00Z,1,XLON,S,B,1.5\r,1\n" + GOOD3), "2:35: column 'price': '1.5\\x0D' is not a decimal");
+        assertFails(csv(H + "1,2026-11-16T08:00:00Z,1,XLON,S,B,1.5\r,1\n" + GOOD3),
+            "2:35: column 'price': '1.5\\x0D' is not a decimal");
         assertFails(csv(H + "1,2026-11-16T08:00:00Z,1,XLON,S\rX,B,1.5,1\n" + GOOD3),
             "2:31: column 'instrument': 'S\\x0DX' contains a control character or a stray quote");
-        assertFails(csv(H + "1,2026-11-16T08:00:00Z,1,XLON,S,B,1,1\r\r\n" + GOOD3), "2:37: column 'quantity': '1\\x0D' is not an integer");
+        assertFails(csv(H + "1,2026-11-16T08:00:00Z,1,XLON,S,B,1,1\r\r\n" + GOOD3),
+            "2:37: column 'quantity': '1\\x0D' is not an integer");
     }
 
     private Path gzip(final String content) throws IOException {
@@ -242,10 +265,13 @@ class BadInputTest {
         final LoadOptions small = LoadOptions.defaults().withChunkBytes(40).withMaxLineLength(200);
         final String tooLong = "2,2026-11-16T08:00:01Z,100002,XPAR," + "S".repeat(1000) + ",S,20.25,200\n";
         final Path f = gzip(H + GOOD1 + GOOD2 + tooLong + GOOD3);
-        final String expected = f + ":4:201: line is longer than the limit of 200 bytes (and than the 402-byte buffer of compressed or piped input,"
+        final String expected = f
+            + ":4:201: line is longer than the limit of 200 bytes (and than the 402-byte buffer of compressed or piped "
+            + "input,"
             + " where such a line cannot be skipped)";
         for (final LoadOptions o : new LoadOptions[] {small, small.withOnError(OnError.SKIP), small.withThreads(1)}) {
-            assertThatThrownBy(() -> IngestFixtures.load(store, o, f)).isInstanceOfSatisfying(LoadException.class, e -> {
+            assertThatThrownBy(() -> IngestFixtures.load(store, o, f))
+                .isInstanceOfSatisfying(LoadException.class, e -> {
                 assertThat(e).hasMessage(expected);
                 assertThat(e.line()).isEqualTo(4);
                 assertThat(e.column()).isEqualTo(201);
@@ -259,13 +285,15 @@ class BadInputTest {
         // a header line too long for the buffer (a file with bare CR line ends reads as one line): a header row error
         final Path h = gzip((H + GOOD1 + GOOD2).replace('\n', '\r').repeat(5));
         assertThatThrownBy(() -> IngestFixtures.load(store, small, h)).isInstanceOf(LoadException.class)
-            .hasMessage(h + ":1:201: header row is longer than the limit of 200 bytes (and than the 402-byte buffer of compressed or piped input)");
+            .hasMessage(h
+            + ":1:201: header row is longer than the limit of 200 bytes (and than the 402-byte buffer of compressed or "
+            + "piped input)");
         assertThat(IngestFixtures.summarise(store)).isEqualTo(before);
     }
 
     /**
      * A header row over the line limit is reported as a header error, whether the input is mapped or streamed (where
-     * it may not even fit the stream's buffer); before session 8 a streamed one was reported as an overlong data line.
+     * it may not even fit the stream's buffer); before the fix a streamed one was reported as an overlong data line.
      */
     @Test
     void shouldReportAHeaderRowOverTheLimitAsAHeaderErrorInEveryKindOfInput() throws IOException {
@@ -273,14 +301,17 @@ class BadInputTest {
         final String header = H.strip() + "," + "x".repeat(1_000) + "\n";
         final String expected = ":1:201: header row is longer than the limit of 200 bytes";
         final Path plain = csv(header + GOOD3);
-        assertThatThrownBy(() -> IngestFixtures.load(store, small, plain)).isInstanceOfSatisfying(LoadException.class, e -> {
+        assertThatThrownBy(() -> IngestFixtures.load(store, small, plain))
+            .isInstanceOfSatisfying(LoadException.class, e -> {
             assertThat(e).hasMessage(plain + expected);
             assertThat(e.line()).isEqualTo(1);
             assertThat(e.column()).isEqualTo(201);
         });
         final Path packed = gzip(header + GOOD3);
-        assertThatThrownBy(() -> IngestFixtures.load(store, small, packed)).isInstanceOfSatisfying(LoadException.class, e -> {
-            assertThat(e).hasMessage(packed + expected + " (and than the 402-byte buffer of compressed or piped input)");
+        assertThatThrownBy(() -> IngestFixtures.load(store, small, packed))
+            .isInstanceOfSatisfying(LoadException.class, e -> {
+            assertThat(e)
+                .hasMessage(packed + expected + " (and than the 402-byte buffer of compressed or piped input)");
             assertThat(e.line()).isEqualTo(1);
             assertThat(e.column()).isEqualTo(201);
         });
@@ -289,14 +320,15 @@ class BadInputTest {
 
     /**
      * A header error in a later input says how many rows of the load earlier inputs committed (commit-every), as a data
-     * error does; before session 8 header errors always said none.
+     * error does; before the fix header errors always said none.
      */
     @ParameterizedTest
     @CsvSource({"false", "true"})
     void shouldCountTheRowsCommittedByEarlierInputsInAHeaderError(final boolean gzip) throws IOException {
         final Path first = IngestFixtures.write(dir.resolve("a.csv"), H + GOOD1 + GOOD2 + GOOD3);
         final String badHeader = H.replace("quantity", "qty");
-        final Path second = gzip ? gzip(badHeader + GOOD1) : IngestFixtures.write(dir.resolve("b.csv"), badHeader + GOOD1);
+        final Path second =
+            gzip ? gzip(badHeader + GOOD1) : IngestFixtures.write(dir.resolve("b.csv"), badHeader + GOOD1);
         final LoadException e = org.junit.jupiter.api.Assertions.assertThrows(LoadException.class,
             () -> IngestFixtures.load(store, LoadOptions.defaults().withCommitEvery(2), first, second));
         assertThat(e).hasMessageStartingWith(second + ":1:");
@@ -307,7 +339,9 @@ class BadInputTest {
     @Test
     void shouldRejectEmptyFile() {
         final Path f = csv("");
-        assertFails(f, "1:1: empty file; expected a header row naming the columns trade_id,ts,client_id,venue,instrument,side,price,quantity");
+        assertFails(f,
+            "1:1: empty file; expected a header row naming the columns "
+            + "trade_id,ts,client_id,venue,instrument,side,price,quantity");
     }
 
     @Test
@@ -319,35 +353,49 @@ class BadInputTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "trade_id,ts,client_id,venue,instrument,side,price,quantity,notes|1:60: unknown column 'notes'; table 'trades' has columns"
+        "trade_id,ts,client_id,venue,instrument,side,price,quantity,notes|1:60: unknown column 'notes'; table 'trades' "
+            + "has columns"
             + " trade_id,ts,client_id,venue,instrument,side,price,quantity",
-        "trade_id,ts,client_id,venue,instrument,side,price,price,quantity|1:51: duplicate column 'price' (also at column 45)",
-        "trade_id,ts,client_id,venue,instrument,side,quantity|1:1: missing column 'price'; the header must name every column of table"
+        "trade_id,ts,client_id,venue,instrument,side,price,price,quantity|1:51: duplicate column 'price' (also at "
+        + "column 45)",
+        "trade_id,ts,client_id,venue,instrument,side,quantity|1:1: missing column 'price'; the header must name every "
+        + "column of table"
             + " 'trades': trade_id,ts,client_id,venue,instrument,side,price,quantity"})
     void shouldRejectBadHeaders(final String header, final String expected) {
         assertFails(csv(header + "\n" + GOOD1), expected);
     }
 
-    /** Lines that end in CR alone (classic Mac) read as one header line: said so, instead of an unknown column 'quantity<CR>1'. */
+    /**
+     * Lines that end in CR alone (classic Mac) read as one header line: said so, instead of an unknown column
+     * 'quantity<CR>1'.
+     */
     @Test
     void shouldSayThatLinesEndingInCarriageReturnsAloneAreNotLines() {
-        assertFails(csv(H.replace("\n", "\r") + GOOD1.replace("\n", "\r")), "1:59: a carriage return inside the header row; lines must end in"
+        assertFails(csv(H.replace("\n", "\r") + GOOD1.replace("\n", "\r")),
+            "1:59: a carriage return inside the header row; lines must end in"
             + " LF or CRLF (a file whose lines end in CR alone reads as one line)");
-        // the CR's own column, after a leading space or a quote (the review of session 10: it was one short)
-        assertFails(csv(H.replace(",quantity\n", ", quantity\r") + GOOD1.replace("\n", "\r")), "1:60: a carriage return inside the header"
+        // the CR's own column, after a leading space or a quote (it was once one short)
+        assertFails(csv(H.replace(",quantity\n", ", quantity\r") + GOOD1.replace("\n", "\r")),
+            "1:60: a carriage return inside the header"
             + " row; lines must end in LF or CRLF (a file whose lines end in CR alone reads as one line)");
-        assertFails(csv(H.replace(",quantity\n", ",\"quantity\r1\"\n") + GOOD1), "1:60: a carriage return inside the header"
+        assertFails(csv(H.replace(",quantity\n", ",\"quantity\r1\"\n") + GOOD1),
+            "1:60: a carriage return inside the header"
             + " row; lines must end in LF or CRLF (a file whose lines end in CR alone reads as one line)");
     }
 
     @Test
     void shouldFailWhenRejectsExceedMaxErrorsAndRollBack() {
-        final Path f = csv(H + GOOD1 + "x,2026-11-16T08:00:01Z,1,X,Y,S,1,1\n" + GOOD2 + "y,2026-11-16T08:00:01Z,1,X,Y,S,1,1\n" + GOOD3);
-        assertThatThrownBy(() -> IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withMaxErrors(1), f))
-            .isInstanceOf(LoadException.class).hasMessageStartingWith("too many rejected rows: more than --max-errors 1 (last: " + f
+        final Path f =
+            csv(H + GOOD1 + "x,2026-11-16T08:00:01Z,1,X,Y,S,1,1\n" + GOOD2 + "y,2026-11-16T08:00:01Z,1,X,Y,S,1,1\n"
+            + GOOD3);
+        assertThatThrownBy(()
+            -> IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withMaxErrors(1), f))
+            .isInstanceOf(LoadException.class)
+            .hasMessageStartingWith("too many rejected rows: more than --max-errors 1 (last: " + f
                 + ":5:1: column 'trade_id': 'y' is not an integer)");
         assertThat(IngestFixtures.summarise(store)).isEqualTo(before);
-        final LoadResult r = IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withMaxErrors(2), f);
+        final LoadResult r =
+            IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withMaxErrors(2), f);
         assertThat(r.rowsLoaded()).isEqualTo(3);
         assertThat(r.rowsRejected()).isEqualTo(2);
     }
@@ -373,7 +421,9 @@ class BadInputTest {
         long expectedRows = before.rows();
         for (final Path f : List.of(plain, gz)) {
             final Path rejectsFile = dir.resolve("rejects.txt");
-            final LoadResult r = IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withRejects(rejectsFile), f);
+            final LoadResult r =
+                IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withRejects(rejectsFile),
+                f);
             assertThat(r.rowsLoaded()).isEqualTo(1667);
             assertThat(r.rowsRejected()).isEqualTo(3333);
             final List<String> lines = Files.readAllLines(rejectsFile, StandardCharsets.UTF_8);
@@ -393,7 +443,8 @@ class BadInputTest {
      */
     @ParameterizedTest
     @CsvSource({"4096,false", "4096,true", "65536,false", "65536,true"})
-    void shouldLeaveNoSegmentFilesBeyondTheLastCommitWhenALoadFails(final int segmentRows, final boolean writerKeptOpen) throws IOException {
+    void shouldLeaveNoSegmentFilesBeyondTheLastCommitWhenALoadFails(final int segmentRows,
+        final boolean writerKeptOpen) throws IOException {
         final Path spaceStore = dir.resolve("space");
         final Schema schema = TradesSchema.SCHEMA.with("trades", Layout.COLUMN, segmentRows, 1024);
         final Path seed = dir.resolve("seed10.csv");

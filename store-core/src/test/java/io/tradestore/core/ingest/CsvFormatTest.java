@@ -57,9 +57,12 @@ class CsvFormatTest {
                 case 2 -> "SYM" + r.nextInt(9);
                 default -> "\"q,\r\n" + r.nextInt(4) + "\"";
             };
-            sb.append(i).append(",2026-11-16T08:00:").append(String.format("%02d", i % 60)).append("Z,").append(r.nextInt(100))
-                .append(",V").append(r.nextInt(3)).append(',').append(instrument).append(',').append(r.nextBoolean() ? 'B' : 'S')
-                .append(',').append(r.nextInt(10_000)).append('.').append(r.nextInt(10)).append(',').append(r.nextInt(1000))
+            sb.append(i).append(",2026-11-16T08:00:").append(String.format("%02d", i % 60)).append("Z,")
+                .append(r.nextInt(100))
+                .append(",V").append(r.nextInt(3)).append(',').append(instrument).append(',')
+                .append(r.nextBoolean() ? 'B' : 'S')
+                .append(',').append(r.nextInt(10_000)).append('.').append(r.nextInt(10)).append(',')
+                .append(r.nextInt(1000))
                 .append(r.nextInt(7) == 0 ? "\r\n" : "\n");
         }
         return sb.toString();
@@ -80,7 +83,8 @@ class CsvFormatTest {
         for (final int chunk : new int[] {16, 17, 23, 50, 64, 97, 128, 333, 1000}) {
             for (final Path f : List.of(plain, gz)) {
                 final Path store = dir.resolve("s" + run++);
-                final LoadResult r = IngestFixtures.load(store, LoadOptions.defaults().withThreads(1 + run % 3).withChunkBytes(chunk)
+                final LoadResult r =
+                    IngestFixtures.load(store, LoadOptions.defaults().withThreads(1 + run % 3).withChunkBytes(chunk)
                     .withMaxLineLength(64), f);
                 assertThat(r.rowsLoaded()).as("chunk=%d file=%s", chunk, f).isEqualTo(400);
                 assertThat(IngestFixtures.summarise(store)).as("chunk=%d file=%s", chunk, f).isEqualTo(expected);
@@ -110,7 +114,8 @@ class CsvFormatTest {
         IngestFixtures.write(in.resolve(".hidden"), "junk");
         final ByteArrayOutputStream gz = new ByteArrayOutputStream();
         try (OutputStream out = new GZIPOutputStream(gz)) {
-            out.write((IngestFixtures.HEADER + "3,2026-11-16T08:00:00Z,1,V,S3,B,1,1").getBytes(StandardCharsets.US_ASCII));
+            out.write((IngestFixtures.HEADER + "3,2026-11-16T08:00:00Z,1,V,S3,B,1,1")
+                .getBytes(StandardCharsets.US_ASCII));
         }
         Files.write(in.resolve("c.csv.gz"), gz.toByteArray());
         final LoadResult r = IngestFixtures.load(dir.resolve("s"), LoadOptions.defaults(), in);
@@ -143,7 +148,8 @@ class CsvFormatTest {
         assertThat(s.sumTradeId()).isEqualTo(49 * 50 / 2);
         assertThat(s.instruments()).hasSize(50).endsWith("S49");
         // skip mode with commit-every: everything good is loaded, in batches
-        final LoadResult r = IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withCommitEvery(10), f);
+        final LoadResult r =
+            IngestFixtures.load(store, LoadOptions.defaults().withOnError(OnError.SKIP).withCommitEvery(10), f);
         assertThat(r.rowsLoaded()).isEqualTo(69);
         assertThat(r.commits()).isEqualTo(7);
         assertThat(IngestFixtures.summarise(store).rows()).isEqualTo(119);

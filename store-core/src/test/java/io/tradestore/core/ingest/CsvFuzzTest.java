@@ -25,19 +25,26 @@ import static org.assertj.core.api.Assertions.assertThat;
  * NUL and invalid UTF-8 bytes, blank and overlong lines, empty and header-only files. Each file is loaded into two
  * tables, one in a single chunk and one cut into 40-byte chunks on two threads (and sometimes gzip-compressed): both
  * must agree exactly (rows, sums, dictionaries, messages, rejects). A failure must be a {@link LoadException} whose
- * message starts {@code FILE:LINE:COLUMN: } with a line and column inside the file, and must leave the table at its last
- * commit; skip mode must account for every row. Replay with {@code -Dtradestore.csvfuzz.seed=S -Dtradestore.csvfuzz.cases=N}.
+ * message starts {@code FILE:LINE:COLUMN: } with a line and column inside the file, and must leave the table at its
+ * last commit; skip mode must account for every row. Replay with {@code -Dtradestore.csvfuzz.seed=S
+ * -Dtradestore.csvfuzz.cases=N}.
  */
 @ExtendWith(TestRows.NoLeaks.class)
 class CsvFuzzTest {
     private static final long SEED = Long.getLong("tradestore.csvfuzz.seed", 0xC5F_F022L);
     private static final int CASES = Integer.getInteger("tradestore.csvfuzz.cases", 250);
-    private static final String[] COLUMNS = {"trade_id", "ts", "client_id", "venue", "instrument", "side", "price", "quantity"};
-    private static final String[] BAD = {"", " ", "1e5", "12a", "--1", "+-1", "0x10", "9223372036854775807", "9223372036854775808",
-        "-9223372036854775808", "-9223372036854775809", "1.1234567", "1.", ".5", "1..2", "-0.000001", "99999999999999.999999",
-        "9223372036854.775807", "9223372036854.775808", "2026-02-30T00:00:00Z", "2026-11-16T08:00:00.0000000001Z", "2026-11-16T25:00:00Z",
-        "2026-11-16T08:00:00+99:00", "2026-11-16T08:00:00+14:00", "2026-11-16", "2262-04-11T23:47:16.854775808Z", "1677-09-21T00:12:43.145224191Z",
-        "-1", "BB", "X", "b", "SELL", "\"\"", "\"a\"\"b\"", "\"x\ny\"", "\"open", "x\"y", "\u00e9", "\u0000", "NaN", "Infinity", "1_000"};
+    private static final String[] COLUMNS =
+        {"trade_id", "ts", "client_id", "venue", "instrument", "side", "price", "quantity"};
+    private static final String[] BAD =
+        {"", " ", "1e5", "12a", "--1", "+-1", "0x10", "9223372036854775807", "9223372036854775808",
+        "-9223372036854775808", "-9223372036854775809", "1.1234567", "1.", ".5", "1..2", "-0.000001",
+        "99999999999999.999999",
+        "9223372036854.775807", "9223372036854.775808", "2026-02-30T00:00:00Z", "2026-11-16T08:00:00.0000000001Z",
+        "2026-11-16T25:00:00Z",
+        "2026-11-16T08:00:00+99:00", "2026-11-16T08:00:00+14:00", "2026-11-16", "2262-04-11T23:47:16.854775808Z",
+        "1677-09-21T00:12:43.145224191Z",
+        "-1", "BB", "X", "b", "SELL", "\"\"", "\"a\"\"b\"", "\"x\ny\"", "\"open", "x\"y", "\u00e9", "\u0000", "NaN",
+        "Infinity", "1_000"};
     private static final int[] CHUNKS = {40, 64, 97, 256};
 
     @TempDir
@@ -52,7 +59,8 @@ class CsvFuzzTest {
         final Path a = dir.resolve("a");
         final Path b = dir.resolve("b");
         final Path seed = IngestFixtures.write(dir.resolve("seed.csv"), IngestFixtures.HEADER
-            + "1,2026-11-16T08:00:00.000001Z,100001,XLON,SYM001,B,10.5,100\n2,2026-11-16T08:00:01Z,100002,XPAR,SYM002,S,20.25,200\n");
+            + "1,2026-11-16T08:00:00.000001Z,100001,XLON,SYM001,B,10.5,100\n2,2026-11-16T08:00:01Z,100002,XPAR,SYM002,"
+            + "S,20.25,200\n");
         IngestFixtures.load(a, LoadOptions.defaults(), seed);
         IngestFixtures.load(b, LoadOptions.defaults(), seed);
         final List<String> failures = new ArrayList<>();
@@ -70,9 +78,11 @@ class CsvFuzzTest {
             final Path cut = gzip ? gzip(dir.resolve("in.csv.gz"), csv) : plain;
             final IngestFixtures.Summary beforeA = IngestFixtures.summarise(a);
             final Outcome x = load(a, LoadOptions.defaults().withMaxLineLength(400), skip, plain, plain.toString());
-            final Outcome y = load(b, LoadOptions.defaults().withMaxLineLength(400).withChunkBytes(chunk).withThreads(2), skip, cut,
+            final Outcome y =
+                load(b, LoadOptions.defaults().withMaxLineLength(400).withChunkBytes(chunk).withThreads(2), skip, cut,
                 plain.toString());
-            final String where = "case " + i + " (seed " + s + ", chunk " + chunk + (gzip ? ", gzip" : "") + (skip ? ", skip" : "") + ")";
+            final String where = "case " + i + " (seed " + s + ", chunk " + chunk + (gzip ? ", gzip" : "")
+                + (skip ? ", skip" : "") + ")";
             if (gzip && y.result().contains("-byte buffer of compressed or piped input")) {
                 // the documented limit of streamed input: a line longer than its buffer fails the load, where a mapped
                 // file reads it (a header) or skips it; the failure must still be a proper one
@@ -87,7 +97,8 @@ class CsvFuzzTest {
                 continue;
             }
             if (!x.equals(y)) {
-                failures.add(where + ": one chunk and " + chunk + "-byte chunks differ:\n  " + x.result() + " " + x.rejects() + "\n  " + y.result()
+                failures.add(where + ": one chunk and " + chunk + "-byte chunks differ:\n  " + x.result() + " " + x
+                    .rejects() + "\n  " + y.result()
                     + " " + y.rejects() + "\n  input: " + printable(csv));
                 continue;
             }
@@ -115,15 +126,19 @@ class CsvFuzzTest {
         return file;
     }
 
-    private Outcome load(final Path store, final LoadOptions options, final boolean skip, final Path file, final String name) {
+    private Outcome load(final Path store, final LoadOptions options, final boolean skip, final Path file,
+        final String name) {
         final Path rejects = dir.resolve("rejects.txt");
         String result;
         try {
-            final LoadResult r = IngestFixtures.load(store, skip ? options.withOnError(OnError.SKIP).withRejects(rejects).withMaxErrors(1000)
+            final LoadResult r =
+                IngestFixtures.load(store,
+                skip ? options.withOnError(OnError.SKIP).withRejects(rejects).withMaxErrors(1000)
                 : options, file);
             result = "loaded read=" + r.rowsRead() + " loaded=" + r.rowsLoaded() + " rejected=" + r.rowsRejected();
         } catch (final LoadException e) {
-            result = "failed " + e.getMessage().replace(file.toString(), name) + " [line=" + e.line() + " column=" + e.column() + " file="
+            result = "failed " + e.getMessage().replace(file.toString(), name) + " [line=" + e.line() + " column=" + e
+                .column() + " file="
                 + (e.file() == null ? null : e.file().replace(file.toString(), name)) + "]";
         } catch (final RuntimeException | Error e) {
             result = "threw " + e;
@@ -144,13 +159,15 @@ class CsvFuzzTest {
     }
 
     /** @return what is wrong with an outcome both chunkings agree on, or null. */
-    private static String check(final Outcome o, final IngestFixtures.Summary before, final byte[] csv, final String file, final boolean skip) {
+    private static String check(final Outcome o, final IngestFixtures.Summary before, final byte[] csv,
+        final String file, final boolean skip) {
         if (o.result().startsWith("threw")) {
             return "not a LoadException: " + o.result();
         }
         if (o.result().startsWith("failed")) {
             if (!o.summary().equals(before)) {
-                return "a failed load changed the table: " + o.result() + "\n  before " + before + "\n  after  " + o.summary();
+                return "a failed load changed the table: " + o.result() + "\n  before " + before + "\n  after  " + o
+                    .summary();
             }
             final String message = o.result().substring("failed ".length());
             if (message.startsWith("too many rejected rows")) {
@@ -218,7 +235,9 @@ class CsvFuzzTest {
         final StringBuilder s = new StringBuilder();
         for (int i = 0; i < Math.min(b.length, 1500); i++) {
             final int c = b[i] & 0xFF;
-            s.append(c >= 0x20 && c < 0x7F ? String.valueOf((char) c) : c == '\r' ? "\\r" : c == '\n' ? "\\n" : String.format("\\x%02x", c));
+            s.append(c >= 0x20
+                && c < 0x7F ? String.valueOf((char) c) : c == '\r' ? "\\r" : c == '\n' ? "\\n"
+                : String.format("\\x%02x", c));
         }
         return b.length > 1500 ? s + "...(" + b.length + " bytes)" : s.toString();
     }
@@ -244,7 +263,9 @@ class CsvFuzzTest {
         final int n = r.nextInt(8) == 0 ? 0 : 1 + r.nextInt(25);
         for (int i = 0; i < n; i++) {
             final String[] v = {String.valueOf(1000 + r.nextInt(100_000)),
-                r.nextBoolean() ? String.format("2026-11-16T%02d:%02d:%02d.%06dZ", r.nextInt(24), r.nextInt(60), r.nextInt(60), r.nextInt(1_000_000))
+                r.nextBoolean()
+                ? String.format("2026-11-16T%02d:%02d:%02d.%06dZ", r.nextInt(24), r.nextInt(60), r.nextInt(60),
+                r.nextInt(1_000_000))
                     : String.valueOf(1_795_000_000_000_000_000L + r.nextLong(1L << 40)),
                 r.nextInt(10) == 0 ? "" : String.valueOf(r.nextInt(1000)),
                 r.nextInt(10) == 0 ? "" : new String[] {"XLON", "XPAR", "\"X,Q\"", "\"X\"\"Y\""}[r.nextInt(4)],
@@ -275,7 +296,8 @@ class CsvFuzzTest {
             }
         }
         if (r.nextInt(12) == 0) {
-            header.set(r.nextInt(header.size()), new String[] {"price", "notes", "", "\"ts\"", " ts", "TS"}[r.nextInt(6)]);
+            header.set(r.nextInt(header.size()),
+                new String[] {"price", "notes", "", "\"ts\"", " ts", "TS"}[r.nextInt(6)]);
         }
         final String eol = new String[] {"\n", "\n", "\n", "\r\n", "\r"}[r.nextInt(5)];
         final StringBuilder text = new StringBuilder();
@@ -308,7 +330,8 @@ class CsvFuzzTest {
             case 2:
                 if (bytes.length > 0) {
                     for (int k = 0; k < 2; k++) {
-                        bytes[r.nextInt(bytes.length)] = new byte[] {0, (byte) 0xFF, (byte) 0xC3, '"', ',', '\n', '\r'}[r.nextInt(7)];
+                        bytes[r.nextInt(bytes.length)] =
+                            new byte[] {0, (byte) 0xFF, (byte) 0xC3, '"', ',', '\n', '\r'}[r.nextInt(7)];
                     }
                 }
                 break;

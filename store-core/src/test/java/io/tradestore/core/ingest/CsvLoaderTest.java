@@ -62,20 +62,26 @@ class CsvLoaderTest {
                 venues.add(x[3]);
                 instruments.add(x[4]);
                 if (first.size() < 50) {
-                    first.add(x[0] + "|" + ts + "|" + x[2] + "|" + x[3] + "|" + x[4] + "|" + x[5] + "|" + price + "|" + x[7]);
+                    first.add(x[0] + "|" + ts + "|" + x[2] + "|" + x[3] + "|" + x[4] + "|" + x[5] + "|" + price + "|"
+                        + x[7]);
                 }
             }
         }
-        return new IngestFixtures.Summary(rows, a, b, c, d, e, buys, List.copyOf(venues), List.copyOf(instruments), first);
+        return new IngestFixtures.Summary(rows, a, b, c, d, e, buys, List.copyOf(venues), List.copyOf(instruments),
+            first);
     }
 
     @ParameterizedTest
-    @CsvSource({"1,4194304,true", "2,4096,true", "3,100,true", "2,64,true", "4,1000,true", "2,4096,false", "3,100,false"})
-    void shouldLoadGeneratedTradesExactlyWhateverTheChunkingAndThreads(final int threads, final int chunkBytes, final boolean columnWrites)
+    @CsvSource({"1,4194304,true", "2,4096,true", "3,100,true", "2,64,true", "4,1000,true", "2,4096,false",
+        "3,100,false"})
+    void shouldLoadGeneratedTradesExactlyWhateverTheChunkingAndThreads(final int threads, final int chunkBytes,
+    final boolean columnWrites)
         throws IOException {
         final Path csv = dir.resolve("t.csv");
         TradeGenerator.writeCsv(csv, 20_000, 7);
-        final LoadResult r = IngestFixtures.load(dir.resolve("store"), LoadOptions.defaults().withThreads(threads).withChunkBytes(chunkBytes)
+        final LoadResult r =
+            IngestFixtures.load(dir.resolve("store"),
+            LoadOptions.defaults().withThreads(threads).withChunkBytes(chunkBytes)
             .withMaxLineLength(256).withColumnWrites(columnWrites), csv);
         assertThat(r.rowsLoaded()).isEqualTo(20_000);
         assertThat(r.rowsRejected()).isZero();
@@ -133,7 +139,8 @@ class CsvLoaderTest {
                 throw new java.io.UncheckedIOException(e);
             }
         });
-        final LoadResult r = IngestFixtures.load(dir.resolve("store"), LoadOptions.defaults().withThreads(2).withChunkBytes(chunkBytes)
+        final LoadResult r =
+            IngestFixtures.load(dir.resolve("store"), LoadOptions.defaults().withThreads(2).withChunkBytes(chunkBytes)
             .withMaxLineLength(256), before, fifo, after);
         writer.get(60, TimeUnit.SECONDS);
         assertThat(r.rowsLoaded()).isEqualTo(21_200);
@@ -143,8 +150,10 @@ class CsvLoaderTest {
     /** Every column type the trades schema lacks, through both switches (unquoted and quoted fields), with nulls. */
     @Test
     void shouldLoadEveryColumnTypeWithNullsAndRangeChecks() {
-        final Schema schema = Schema.builder("mixed").segmentRows(4).blockRows(2).column("ts", "timestamp").column("a", "i8")
-            .column("b", "i16").column("c", "i32").column("d", "i64").column("e", "f64").column("f", "decimal(2)").column("g", "char")
+        final Schema schema = Schema.builder("mixed").segmentRows(4).blockRows(2).column("ts", "timestamp")
+            .column("a", "i8")
+            .column("b", "i16").column("c", "i32").column("d", "i64").column("e", "f64").column("f", "decimal(2)")
+            .column("g", "char")
             .column("h", "symbol").timestamp("ts").build();
         final Path csv = IngestFixtures.write(dir.resolve("mixed.csv"), "ts,a,b,c,d,e,f,g,h\n"
             + "1,127,-32767,2147483647,-9223372036854775807,1.5,12.34,x,AB\n"
@@ -157,7 +166,9 @@ class CsvLoaderTest {
             + "8,1,2,3,4,1,1,qq,CD\n"
             + "9,1,2,3,4,1e400,1,q,CD\n"
             + "10,-1,-2,-3,-4,1e-2,-1,q,CD\n");
-        final LoadResult r = IngestFixtures.load(dir.resolve("store"), schema, LoadOptions.defaults().withOnError(OnError.SKIP).withThreads(2)
+        final LoadResult r =
+            IngestFixtures.load(dir.resolve("store"), schema,
+            LoadOptions.defaults().withOnError(OnError.SKIP).withThreads(2)
             .withChunkBytes(64).withMaxLineLength(200), csv);
         assertThat(r.rowsLoaded()).isEqualTo(5);
         assertThat(r.rowsRejected()).isEqualTo(5);
@@ -180,7 +191,8 @@ class CsvLoaderTest {
                         case I32 -> Integer.toString(NativeMemory.getInt(a));
                         case F64 -> Double.toString(NativeMemory.getDouble(a));
                         case CHAR -> Integer.toString(NativeMemory.getByte(a));
-                        case SYMBOL -> NativeMemory.getInt(a) < 0 ? "null" : snap.symbolValue(c, NativeMemory.getInt(a));
+                        case SYMBOL -> NativeMemory.getInt(a) < 0 ? "null" : snap
+                            .symbolValue(c, NativeMemory.getInt(a));
                         default -> Long.toString(NativeMemory.getLong(a));
                     };
                     sb.append(c == 0 ? "" : ",").append(v);

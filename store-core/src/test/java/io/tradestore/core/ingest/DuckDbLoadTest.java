@@ -35,14 +35,17 @@ class DuckDbLoadTest {
     void shouldMatchDuckDbReadCsvOfTheSameFile() throws Exception {
         final Path csv = dir.resolve("trades.csv");
         TradeGenerator.writeCsv(csv, ROWS, 2026);
-        final LoadResult r = IngestFixtures.load(dir.resolve("store"), LoadOptions.defaults().withThreads(2).withChunkBytes(64 << 10), csv);
+        final LoadResult r =
+            IngestFixtures.load(dir.resolve("store"), LoadOptions.defaults().withThreads(2).withChunkBytes(64 << 10),
+            csv);
         assertThat(r.rowsLoaded()).isEqualTo(ROWS);
         final IngestFixtures.Summary ours = IngestFixtures.summarise(dir.resolve("store"));
         final Map<String, long[]> perInstrument = new TreeMap<>();
         try (Store store = Store.open(dir.resolve("store")); TableReader reader = store.table("trades").reader()) {
             final TradeFlyweight f = new TradeFlyweight().bind(reader.snapshot());
             while (f.next()) {
-                final long[] a = perInstrument.computeIfAbsent(f.instrumentValue() + "|" + f.venueValue(), k -> new long[3]);
+                final long[] a = perInstrument
+                    .computeIfAbsent(f.instrumentValue() + "|" + f.venueValue(), k -> new long[3]);
                 a[0]++;
                 a[1] += f.quantity();
                 a[2] += f.price();
@@ -50,11 +53,15 @@ class DuckDbLoadTest {
         }
         try (Connection c = DriverManager.getConnection("jdbc:duckdb:"); Statement st = c.createStatement()) {
             st.execute("SET threads=2");
-            st.execute("CREATE TABLE t AS SELECT *, row_number() OVER () AS rn FROM read_csv('" + csv + "', header=true, columns={"
-                + "'trade_id':'BIGINT','ts':'VARCHAR','client_id':'BIGINT','venue':'VARCHAR','instrument':'VARCHAR','side':'VARCHAR',"
+            st.execute("CREATE TABLE t AS SELECT *, row_number() OVER () AS rn FROM read_csv('" + csv
+                + "', header=true, columns={"
+                + "'trade_id':'BIGINT','ts':'VARCHAR','client_id':'BIGINT','venue':'VARCHAR','instrument':'VARCHAR','s"
+                + "ide':'VARCHAR',"
                 + "'price':'DECIMAL(18,6)','quantity':'BIGINT'})");
-            try (ResultSet rs = st.executeQuery("SELECT count(*), sum(trade_id), sum(epoch_us(CAST(ts AS TIMESTAMPTZ)) * 1000),"
-                + " sum(client_id), CAST(sum(price) * 1000000 AS HUGEINT), sum(quantity), count(*) FILTER (WHERE side = 'B') FROM t")) {
+            try (ResultSet rs = st
+                .executeQuery("SELECT count(*), sum(trade_id), sum(epoch_us(CAST(ts AS TIMESTAMPTZ)) * 1000),"
+                + " sum(client_id), CAST(sum(price) * 1000000 AS HUGEINT), sum(quantity), count(*) FILTER (WHERE side "
+                + "= 'B') FROM t")) {
                 rs.next();
                 assertThat(rs.getLong(1)).isEqualTo(ours.rows());
                 assertThat(wrap(rs.getString(2))).isEqualTo(ours.sumTradeId());
@@ -65,7 +72,8 @@ class DuckDbLoadTest {
                 assertThat(rs.getLong(7)).isEqualTo(ours.buys());
             }
             assertThat(firstAppearance(st, "venue")).isEqualTo(ours.venues()).hasSize(8);
-            assertThat(firstAppearance(st, "instrument")).isEqualTo(ours.instruments()).hasSize(TradeGenerator.INSTRUMENTS);
+            assertThat(firstAppearance(st, "instrument")).isEqualTo(ours.instruments())
+                .hasSize(TradeGenerator.INSTRUMENTS);
             final Map<String, long[]> theirs = new TreeMap<>();
             try (ResultSet rs = st.executeQuery("SELECT instrument || '|' || venue, count(*), sum(quantity),"
                 + " CAST(sum(price) * 1000000 AS BIGINT) FROM t GROUP BY 1")) {

@@ -89,7 +89,8 @@ class FieldParserTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"9223372036854775808", "-9223372036854775808", "99999999999999999999", "", "-", "+", "1.5", "1e3",
+    @ValueSource(strings =
+        {"9223372036854775808", "-9223372036854775808", "99999999999999999999", "", "-", "+", "1.5", "1e3",
         "12a", "0x10", " 1", "1 "})
     void shouldRejectBadOrOutOfRangeIntegers(final String text) {
         assertThat(parseBoth(Kind.INTEGER, text)).as("'%s'", text).isNull();
@@ -110,7 +111,8 @@ class FieldParserTest {
         final SplittableRandom r = new SplittableRandom(2);
         for (int i = 0; i < 20_000; i++) {
             final int scale = r.nextInt(7);
-            final long mantissa = r.nextInt(3) == 0 ? r.nextLong(-1_000_000_000_000L, 1_000_000_000_000L) : r.nextLong(-100_000, 100_000);
+            final long mantissa = r.nextInt(3) == 0 ? r.nextLong(-1_000_000_000_000L, 1_000_000_000_000L) : r
+                .nextLong(-100_000, 100_000);
             final String text = BigDecimal.valueOf(mantissa, scale).toPlainString();
             final long expected = BigDecimal.valueOf(mantissa, scale).movePointRight(6).longValueExact();
             assertThat(parseBoth(Kind.DECIMAL6, text)).as(text).isEqualTo(expected);
@@ -118,14 +120,16 @@ class FieldParserTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"12.34,12340000", "0.000001,1", "-0.5,-500000", ".5,500000", "5.,5000000", "+3.25,3250000", "007.100000,7100000",
+    @CsvSource({"12.34,12340000", "0.000001,1", "-0.5,-500000", ".5,500000", "5.,5000000", "+3.25,3250000",
+        "007.100000,7100000",
         "9223372036854.775807,9223372036854775807"})
     void shouldParseDecimalEdges(final String text, final long expected) {
         assertThat(parseBoth(Kind.DECIMAL6, text)).isEqualTo(expected);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"12.3.4", "1.2345678", "1e5", ".", "-", "", "abc", "1,5", "9223372036854.775808", "1.0000001",
+    @ValueSource(strings =
+        {"12.3.4", "1.2345678", "1e5", ".", "-", "", "abc", "1,5", "9223372036854.775808", "1.0000001",
         "9223372036854775808", "18446744073709551617.5", "-9223372036854775809", "99999999999999999999999"})
     void shouldRejectBadDecimals(final String text) {
         assertThat(parseBoth(Kind.DECIMAL6, text)).as("'%s'", text).isNull();
@@ -168,7 +172,8 @@ class FieldParserTest {
         for (int i = 0; i < 20_000; i++) {
             final long seconds = r.nextLong(-9_000_000_000L, 9_000_000_000L);
             final int nanos = r.nextInt(1_000_000_000);
-            final ZoneOffset zone = i % 3 == 0 ? ZoneOffset.UTC : ZoneOffset.ofTotalSeconds(r.nextInt(-18 * 60, 18 * 60 + 1) * 60);
+            final ZoneOffset zone =
+                i % 3 == 0 ? ZoneOffset.UTC : ZoneOffset.ofTotalSeconds(r.nextInt(-18 * 60, 18 * 60 + 1) * 60);
             final OffsetDateTime t = Instant.ofEpochSecond(seconds, nanos).atOffset(zone);
             final DateTimeFormatter f = formats[i % formats.length];
             final String text = t.format(f);
@@ -189,10 +194,13 @@ class FieldParserTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"2026-11-16T08:00:00", "2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z", "2026-11-16T24:00:00Z",
+    @ValueSource(strings =
+        {"2026-11-16T08:00:00", "2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z", "2026-11-16T24:00:00Z",
         "2026-11-16T08:60:00Z", "2026-11-16T08:00:60Z", "2026-11-16T08:00:00.1234567890Z", "2026-11-16T08:00:00.Z",
-        "2026/11/16T08:00:00Z", "1600-01-01T00:00:00Z", "2300-01-01T00:00:00Z", "2026-11-16", "yesterday", "2026-11-16T08:00:00+25:00",
-        "2026-11-16T08:00:00+18:01", "2026-11-16T08:00:00-18:01", "2026-11-16T08:00:00+1859", "2026-11-16T08:00:00.5-19"})
+        "2026/11/16T08:00:00Z", "1600-01-01T00:00:00Z", "2300-01-01T00:00:00Z", "2026-11-16", "yesterday",
+        "2026-11-16T08:00:00+25:00",
+        "2026-11-16T08:00:00+18:01", "2026-11-16T08:00:00-18:01", "2026-11-16T08:00:00+1859",
+        "2026-11-16T08:00:00.5-19"})
     void shouldRejectBadTimestamps(final String text) {
         assertThat(parseBoth(Kind.TIMESTAMP, text)).as("'%s'", text).isNull();
     }
@@ -207,7 +215,8 @@ class FieldParserTest {
             final int secondOfDay = i < 86_400 / 7 ? i * 7 : r.nextInt(86_400);
             final int digits = 1 + r.nextInt(7);
             final long fraction = r.nextLong(FieldParser.POW10[digits]);
-            final String text = String.format("2026-11-16T%02d:%02d:%02d.%0" + digits + "dZ", secondOfDay / 3600, secondOfDay / 60 % 60,
+            final String text =
+                String.format("2026-11-16T%02d:%02d:%02d.%0" + digits + "dZ", secondOfDay / 3600, secondOfDay / 60 % 60,
                 secondOfDay % 60, fraction);
             final long expected = (day + secondOfDay) * 1_000_000_000L + fraction * FieldParser.POW10[9 - digits];
             assertThat(parseBoth(Kind.TIMESTAMP, text)).as(text).isEqualTo(expected);
@@ -215,8 +224,10 @@ class FieldParserTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"2026-11-16T24:00:00.1Z", "2026-11-16T08:60:00.1Z", "2026-11-16T08:00:60.1Z", "2026-11-16T0x:00:00.1Z",
-        "2026-11-16T08;00:00.1Z", "2026-11-16T08:00-00.1Z", "2026-11-16T08:0/:00.1Z", "2026-11-16T08:00:0:.1Z", "2026-11-16T\u00f8:00:00.1Z",
+    @ValueSource(strings =
+        {"2026-11-16T24:00:00.1Z", "2026-11-16T08:60:00.1Z", "2026-11-16T08:00:60.1Z", "2026-11-16T0x:00:00.1Z",
+        "2026-11-16T08;00:00.1Z", "2026-11-16T08:00-00.1Z", "2026-11-16T08:0/:00.1Z", "2026-11-16T08:00:0:.1Z",
+        "2026-11-16T\u00f8:00:00.1Z",
         "2026-11-16X08:00:00.1Z", "2026-11-16T08:00:00.1", "2026-11-16T08:00:00.1234567890Z", "2026-11-16T99:99:99.1Z"})
     void shouldRejectBadTimesOnTheCachedDate(final String text) {
         assertThat(parseBoth(Kind.TIMESTAMP, "2026-11-16T08:00:00.1Z")).isNotNull();
@@ -236,7 +247,8 @@ class FieldParserTest {
                 continue;
             }
             final String text = Double.toString(d);
-            assertThat(parseBoth(Kind.DOUBLE, text)).as(text).isEqualTo(Double.doubleToRawLongBits(Double.parseDouble(text)));
+            assertThat(parseBoth(Kind.DOUBLE, text)).as(text)
+                .isEqualTo(Double.doubleToRawLongBits(Double.parseDouble(text)));
         }
     }
 

@@ -19,7 +19,8 @@ import io.tradestore.core.schema.Schema;
 final class IngestFixtures {
     static final String HEADER = "trade_id,ts,client_id,venue,instrument,side,price,quantity\n";
     /** The trades schema with small segments (4,096 rows) so tests are quick and cross segment boundaries. */
-    static final Schema SMALL_TRADES = TradesSchema.SCHEMA.with("trades", io.tradestore.core.schema.Layout.COLUMN, 4096, 1024);
+    static final Schema SMALL_TRADES =
+        TradesSchema.SCHEMA.with("trades", io.tradestore.core.schema.Layout.COLUMN, 4096, 1024);
 
     private IngestFixtures() {
     }
@@ -73,13 +74,16 @@ final class IngestFixtures {
                     e += f.quantity();
                     buys += f.side() == 'B' ? 1 : 0;
                     if (first.size() < 50) {
-                        first.add(f.tradeId() + "|" + f.ts() + "|" + f.clientId() + "|" + f.venueValue() + "|" + f.instrumentValue()
-                            + "|" + (f.side() == 0 ? "" : String.valueOf(f.side())) + "|" + f.price() + "|" + f.quantity());
+                        first.add(f.tradeId() + "|" + f.ts() + "|" + f.clientId() + "|" + f.venueValue() + "|" + f
+                            .instrumentValue()
+                            + "|" + (f.side() == 0 ? "" : String.valueOf(f.side())) + "|" + f.price() + "|" + f
+                            .quantity());
                     }
                 }
                 final int venue = snap.schema().indexOf("venue");
                 final int instrument = snap.schema().indexOf("instrument");
-                return new Summary(rows, a, b, c, d, e, buys, dictionary(snap, venue), dictionary(snap, instrument), first);
+                return new Summary(rows, a, b, c, d, e, buys, dictionary(snap, venue), dictionary(snap, instrument),
+                    first);
             }
         }
     }

@@ -50,7 +50,8 @@ class KillDuringLoadTest {
         final Path store = dir.resolve("store");
         final Path seedCsv = dir.resolve("seed.csv");
         TradeGenerator.writeCsv(seedCsv, 1_000, 98);
-        IngestFixtures.load(store, TradesSchema.SCHEMA.with("trades", Layout.COLUMN, 1 << 16, 1 << 12), LoadOptions.defaults(), seedCsv);
+        IngestFixtures.load(store, TradesSchema.SCHEMA.with("trades", Layout.COLUMN, 1 << 16, 1 << 12),
+            LoadOptions.defaults(), seedCsv);
         // Calibrate: how long does one whole load take in a child on this machine, now? Kill moments are drawn within
         // that span, so "most kills land during the load" holds on a fast quiet machine and on a loaded one alike.
         final long loadMillis = timeOneLoad(store, csv);
@@ -77,7 +78,8 @@ class KillDuringLoadTest {
             if (commitEvery == 0) {
                 assertThat(loaded).as("kill %d (single commit)", i).isIn(0L, (long) ROWS);
             } else {
-                assertThat(loaded % COMMIT_EVERY == 0 || loaded == ROWS).as("kill %d: %d rows is a commit boundary", i, loaded).isTrue();
+                assertThat(loaded % COMMIT_EVERY == 0 || loaded == ROWS)
+                    .as("kill %d: %d rows is a commit boundary", i, loaded).isTrue();
             }
             verifyPrefix(store, before, loaded);
         }
@@ -110,7 +112,8 @@ class KillDuringLoadTest {
 
     private static String firstLine(final Process p) {
         try {
-            final BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            final BufferedReader r =
+                new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             final String line = r.readLine();
             return line == null ? "<eof>" : line;
         } catch (final IOException e) {
@@ -142,7 +145,10 @@ class KillDuringLoadTest {
         }
     }
 
-    /** Rows [before, before + loaded) are the file's first rows (trade ids 1..loaded); dictionaries hold only used symbols. */
+    /**
+     * Rows [before, before + loaded) are the file's first rows (trade ids 1..loaded); dictionaries hold only used
+     * symbols.
+     */
     private static void verifyPrefix(final Path store, final long before, final long loaded) {
         try (Store s = Store.open(store); TableReader r = s.table("trades").reader()) {
             final TableSnapshot snap = r.snapshot();

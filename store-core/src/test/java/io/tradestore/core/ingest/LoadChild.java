@@ -20,7 +20,8 @@ public final class LoadChild {
             System.out.println("loading");
             System.out.flush();
             CsvLoader.load(store.table("trades"), List.of(Path.of(args[1])),
-                LoadOptions.defaults().withThreads(2).withChunkBytes(256 << 10).withCommitEvery(Long.parseLong(args[2])), null);
+                LoadOptions.defaults().withThreads(2).withChunkBytes(256 << 10)
+                .withCommitEvery(Long.parseLong(args[2])), null);
         }
         System.out.println("done");
         System.out.flush();

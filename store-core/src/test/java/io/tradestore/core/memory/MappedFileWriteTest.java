@@ -62,12 +62,16 @@ class MappedFileWriteTest {
         final long src = NativeMemory.allocate(16);
         try {
             final MappedFile m = MappedFile.create(file, LENGTH, FileAllocator.platform());
-            assertThatThrownBy(() -> m.write(LENGTH - 8, src, 16)).isInstanceOf(StoreException.class).hasMessageContaining("write outside");
-            assertThatThrownBy(() -> m.write(-1, src, 1)).isInstanceOf(StoreException.class).hasMessageContaining("write outside");
+            assertThatThrownBy(() -> m.write(LENGTH - 8, src, 16)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("write outside");
+            assertThatThrownBy(() -> m.write(-1, src, 1)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("write outside");
             m.close();
-            assertThatThrownBy(() -> m.write(0, src, 1)).isInstanceOf(StoreException.class).hasMessageContaining("closed");
+            assertThatThrownBy(() -> m.write(0, src, 1)).isInstanceOf(StoreException.class)
+                .hasMessageContaining("closed");
             try (MappedFile r = MappedFile.open(file, LENGTH, false)) {
-                assertThatThrownBy(() -> r.write(0, src, 1)).isInstanceOf(StoreException.class).hasMessageContaining("read-only");
+                assertThatThrownBy(() -> r.write(0, src, 1)).isInstanceOf(StoreException.class)
+                    .hasMessageContaining("read-only");
             }
         } finally {
             NativeMemory.free(src, 16);

@@ -14,7 +14,8 @@ class NativeMemoryFillTest {
 
     @ParameterizedTest
     @CsvSource({
-        "8,8,-9223372036854775808", "8,8,81985529216486895", "4,4,-2147483648", "4,4,305419896", "2,2,-32768", "2,2,4660",
+        "8,8,-9223372036854775808", "8,8,81985529216486895", "4,4,-2147483648", "4,4,305419896", "2,2,-32768",
+            "2,2,4660",
         "8,16,-9223372036854775808", "4,12,-2147483648", "2,6,4660", "1,1,-128", "1,3,7", "4,4,-1", "8,8,0"})
     void shouldFillExactlyItsElements(final int width, final int stride, final long value) {
         for (final int count : new int[] {0, 1, 7, 8, 63, 127, 128, 129, 511, 512, 513, 1000, 4097, 16_384}) {
@@ -30,7 +31,9 @@ class NativeMemoryFillTest {
                     final byte expected = inElement ? (byte) (value >>> (8 * (rel % stride))) : GUARD;
                     firstWrong = NativeMemory.getByte(a + off) == expected ? -1 : rel;
                 }
-                assertThat(firstWrong).as("first wrong byte (from the fill's start) at width %d stride %d count %d", width, stride, count).isEqualTo(-1);
+                assertThat(firstWrong)
+                    .as("first wrong byte (from the fill's start) at width %d stride %d count %d", width, stride, count)
+                    .isEqualTo(-1);
             } finally {
                 NativeMemory.free(a, bytes);
             }

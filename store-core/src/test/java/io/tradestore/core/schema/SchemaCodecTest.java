@@ -28,11 +28,15 @@ class SchemaCodecTest {
         "{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"i65\"}]}|/columns/0/type: unknown type 'i65'",
         "{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"decimal(19)\"}]}|/columns/0/type: decimal scale 19",
         "{\"name\":\"T\",\"columns\":[{\"name\":\"a\",\"type\":\"i8\"}]}|/name: table name 'T'",
-        "{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"i8\"},{\"name\":\"a\",\"type\":\"i8\"}]}|/columns/1/name: duplicate column 'a'",
+        "{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":\"i8\"},{\"name\":\"a\",\"type\":\"i8\"}]}|/columns/1/n"
+        + "ame: duplicate column 'a'",
         "{\"name\":\"t\",\"columns\":[]}|/columns: a table needs at least one column",
-        "{\"name\":\"t\",\"segmentRows\":1000,\"columns\":[{\"name\":\"a\",\"type\":\"i8\"}]}|/segmentRows: 1000 must be a power of two",
-        "{\"name\":\"t\",\"timestamp\":\"a\",\"columns\":[{\"name\":\"a\",\"type\":\"i64\"}]}|/timestamp: designated timestamp 'a' must be",
-        "{\"name\":\"t\",\"timestamp\":\"b\",\"columns\":[{\"name\":\"a\",\"type\":\"i64\"}]}|/timestamp: designated timestamp 'b' is not a column",
+        "{\"name\":\"t\",\"segmentRows\":1000,\"columns\":[{\"name\":\"a\",\"type\":\"i8\"}]}|/segmentRows: 1000 must "
+        + "be a power of two",
+        "{\"name\":\"t\",\"timestamp\":\"a\",\"columns\":[{\"name\":\"a\",\"type\":\"i64\"}]}|/timestamp: designated "
+        + "timestamp 'a' must be",
+        "{\"name\":\"t\",\"timestamp\":\"b\",\"columns\":[{\"name\":\"a\",\"type\":\"i64\"}]}|/timestamp: designated "
+        + "timestamp 'b' is not a column",
         "{\"name\":\"t\",\"colums\":[]}|/colums: unknown field",
         "{\"name\":\"t\",\"columns\":[{\"name\":\"a\",\"type\":7}]}|/columns/0/type: must be a string",
         "{\"formatVersion\":2,\"name\":\"t\",\"columns\":[]}|/formatVersion: schema format 2 is newer",

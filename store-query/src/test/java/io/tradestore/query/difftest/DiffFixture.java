@@ -39,11 +39,14 @@ final class DiffFixture implements AutoCloseable {
         final SplittableRandom r = new SplittableRandom(SEED);
         add(new DiffTable("t_col8", Layout.COLUMN, 8, 4, 300, 0.10, DiffTable.TsMode.TIES, r.nextLong()), 190);
         add(new DiffTable("t_row64", Layout.ROW, 64, 16, 2_500, 0.05, DiffTable.TsMode.UNIQUE, r.nextLong()), 190);
-        add(new DiffTable("t_col_big", Layout.COLUMN, 16_384, 1_024, 40_000, 0.03, DiffTable.TsMode.TIES, r.nextLong()), 240);
-        add(new DiffTable("t_row_big", Layout.ROW, 4_096, 256, 20_000, 0.08, DiffTable.TsMode.JITTER, r.nextLong()), 240);
+        add(new DiffTable("t_col_big", Layout.COLUMN, 16_384, 1_024, 40_000, 0.03, DiffTable.TsMode.TIES, r.nextLong()),
+            240);
+        add(new DiffTable("t_row_big", Layout.ROW, 4_096, 256, 20_000, 0.08, DiffTable.TsMode.JITTER, r.nextLong()),
+            240);
         add(new DiffTable("t_sparse", Layout.COLUMN, 16, 16, 37, 0.6, DiffTable.TsMode.UNIQUE, r.nextLong()), 90);
         add(new DiffTable("t_empty", Layout.ROW, 8, 8, 0, 0.1, DiffTable.TsMode.UNIQUE, r.nextLong()), 50);
-        add(new DiffTable("t_patchy", Layout.COLUMN, 4_096, 128, 12_000, 0.05, DiffTable.TsMode.PATCHY, r.nextLong()), 120);
+        add(new DiffTable("t_patchy", Layout.COLUMN, 4_096, 128, 12_000, 0.05, DiffTable.TsMode.PATCHY, r.nextLong()),
+            120);
         dir = Files.createTempDirectory("tradestore-difftest");
         store = Store.open(dir);
         duck = DriverManager.getConnection("jdbc:duckdb:");

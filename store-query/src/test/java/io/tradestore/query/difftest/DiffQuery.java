@@ -16,7 +16,8 @@ import java.util.List;
  * @param limit    the limit, or -1.
  * @param filter   the row filter (with the time range folded in), or null; evaluated in Java by the translation test.
  */
-record DiffQuery(String id, String json, String sql, boolean scan, List<Output> outputs, int keyCount, List<Integer> orderBy,
+record DiffQuery(String id, String json, String sql, boolean scan, List<Output> outputs, int keyCount,
+    List<Integer> orderBy,
                  int limit, Pred filter) {
 
     /** How an output column is checked against DuckDB. */
@@ -29,7 +30,9 @@ record DiffQuery(String id, String json, String sql, boolean scan, List<Output> 
         AVG,
         /** VWAP: SQL gives sum(price*quantity) and sum(quantity) over rows where both are present. */
         VWAP,
-        /** Percentile: SQL gives the sorted non-null values; the engine may be off by one rank and its stated precision. */
+        /**
+         * Percentile: SQL gives the sorted non-null values; the engine may be off by one rank and its stated precision.
+         */
         PERCENTILE
     }
 
@@ -47,6 +50,7 @@ record DiffQuery(String id, String json, String sql, boolean scan, List<Output> 
 
     /** @return the text printed for a mismatch: the replay id, the JSON and the SQL. */
     String describe() {
-        return "query " + id + "\n  json: " + json + "\n  sql:  " + sql + (limit >= 0 ? "  -- then LIMIT " + limit : "");
+        return "query " + id + "\n  json: " + json + "\n  sql:  " + sql
+            + (limit >= 0 ? "  -- then LIMIT " + limit : "");
     }
 }

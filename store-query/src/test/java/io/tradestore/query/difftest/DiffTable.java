@@ -76,14 +76,18 @@ final class DiffTable {
     final double nullRate;
     final TsMode tsMode;
     final long seed;
-    /** Per column: the raw stored value (f64 as raw bits, symbols and chars as an index into {@link #text}), or the null sentinel / -1. */
+    /**
+     * Per column: the raw stored value (f64 as raw bits, symbols and chars as an index into {@link #text}), or the null
+     * sentinel / -1.
+     */
     final long[][] raw;
     /** Per textual column: the strings its indexes refer to; null for other columns. */
     final String[][] text;
     /** Symbol strings interned into the dictionary before any row, never used by a row. */
     final List<String> unusedSymbols = new ArrayList<>();
 
-    DiffTable(final String name, final Layout layout, final int segmentRows, final int blockRows, final int rows, final double nullRate,
+    DiffTable(final String name, final Layout layout, final int segmentRows, final int blockRows, final int rows,
+        final double nullRate,
               final TsMode tsMode, final long seed) {
         this.name = name;
         this.layout = layout;
@@ -100,7 +104,8 @@ final class DiffTable {
 
     @Override
     public String toString() {
-        return name + "{layout=" + layout + " segmentRows=" + segmentRows + " blockRows=" + blockRows + " rows=" + rows + " nullRate="
+        return name + "{layout=" + layout + " segmentRows=" + segmentRows + " blockRows=" + blockRows + " rows=" + rows
+            + " nullRate="
             + nullRate + " ts=" + tsMode + " seed=" + seed + "}";
     }
 
@@ -116,7 +121,8 @@ final class DiffTable {
 
     /** @return the tradestore schema of this table. */
     Schema schema() {
-        final Schema.Builder b = Schema.builder(name).layout(layout).segmentRows(segmentRows).blockRows(blockRows).timestamp("ts");
+        final Schema.Builder b = Schema.builder(name).layout(layout).segmentRows(segmentRows).blockRows(blockRows)
+            .timestamp("ts");
         for (final DiffColumn c : COLUMNS) {
             b.column(c.name(), c.schemaType());
         }
@@ -180,7 +186,8 @@ final class DiffTable {
                         break;
                     case "price":
                         // 0.000001 .. ~2000, log-uniform-ish, with six fraction digits
-                        v = (long) Math.exp(r.nextDouble() * Math.log(2e9)) + (r.nextInt(50) == 0 ? 0 : r.nextInt(1000));
+                        v = (long) Math.exp(r.nextDouble() * Math.log(2e9))
+                            + (r.nextInt(50) == 0 ? 0 : r.nextInt(1000));
                         break;
                     case "quantity":
                         v = 1 + (long) Math.floor(Math.pow(r.nextDouble(), 4) * 1_000_000);
@@ -342,7 +349,8 @@ final class DiffTable {
         try (Statement st = conn.createStatement()) {
             st.execute(ddl.toString());
         }
-        try (DuckDBAppender a = conn.unwrap(DuckDBConnection.class).createAppender(DuckDBConnection.DEFAULT_SCHEMA, name)) {
+        try (DuckDBAppender a = conn.unwrap(DuckDBConnection.class)
+            .createAppender(DuckDBConnection.DEFAULT_SCHEMA, name)) {
             for (int row = 0; row < rows; row++) {
                 a.beginRow();
                 a.append((long) row);

@@ -32,13 +32,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the two runs uses bitmap indexes and value summaries, the other scans. Every mismatch prints the seed, the JSON, the
  * SQL and both answers.
  *
- * <p>Replay: {@code mvn -B -o -pl store-query -am test -Dtest=DifferentialQueryTest -Dsurefire.failIfNoSpecifiedTests=false
- * -Dtradestore.difftest.seed=S [-Dtradestore.difftest.only=TABLE/INDEX] [-Dtradestore.difftest.queries=N]}.
+ * <p>Replay: {@code mvn -B -o -pl store-query -am test -Dtest=DifferentialQueryTest
+ * -Dsurefire.failIfNoSpecifiedTests=false -Dtradestore.difftest.seed=S [-Dtradestore.difftest.only=TABLE/INDEX]
+ * [-Dtradestore.difftest.queries=N]}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DifferentialQueryTest {
     private DiffFixture fixture;
-    /** Bitmap indexes on every sealed segment, however small (the default threshold is 64Ki rows); odd-numbered queries. */
+    /**
+     * Bitmap indexes on every sealed segment, however small (the default threshold is 64Ki rows); odd-numbered queries.
+     */
     private QueryEngine indexed;
     /** Everything scanned: no bitmap indexes; even-numbered queries. */
     private QueryEngine scanning;
@@ -112,7 +115,8 @@ class DifferentialQueryTest {
                  ResultSet rs = st.executeQuery("SELECT count(*) FROM " + t.name + " WHERE " + q.filter().sql())) {
                 rs.next();
                 if (rs.getLong(1) != javaCount) {
-                    problems.add(q.describe() + "\n  filter selects " + rs.getLong(1) + " rows in DuckDB, " + javaCount + " in Java");
+                    problems.add(q.describe() + "\n  filter selects " + rs.getLong(1) + " rows in DuckDB, " + javaCount
+                        + " in Java");
                 }
             }
         }
@@ -129,7 +133,8 @@ class DifferentialQueryTest {
         try {
             scanning.execute(queries.get(0).json());
         } catch (final QueryException e) {
-            Assumptions.assumeFalse(e.code() == ErrorCode.INTERNAL && e.getMessage().contains("not built yet"), "query engine not built yet");
+            Assumptions.assumeFalse(e.code() == ErrorCode.INTERNAL && e.getMessage().contains("not built yet"),
+                "query engine not built yet");
         }
         final List<String> mismatches = new ArrayList<>();
         final Map<String, Integer> coverage = new TreeMap<>();
@@ -161,18 +166,26 @@ class DifferentialQueryTest {
             long t0 = System.nanoTime();
             final List<Object[]> expected = ResultChecker.expected(fixture.duck, q);
             duckNanos += System.nanoTime() - t0;
-            // one thread and split, one of them indexed (all four on every query doubled the engines' share of the run time)
-            final QueryEngine[] engines = index % 2 == 0 ? new QueryEngine[] {indexed, splitScanning} : new QueryEngine[] {scanning, splitIndexed};
+            // one thread and split, one of them indexed (all four on every query doubled the engines' share of the run
+            // time)
+            final QueryEngine[] engines =
+                index % 2 == 0 ? new QueryEngine[] {indexed, splitScanning}
+                : new QueryEngine[] {scanning, splitIndexed};
             for (final QueryEngine engine : engines) {
-                final String variant = (engine == indexed || engine == splitIndexed ? "engine with bitmap indexes" : "engine without indexes")
-                    + (engine == splitIndexed || engine == splitScanning ? ", split between two workers" : ", one thread");
+                final String variant =
+                    (engine == indexed
+                    || engine == splitIndexed ? "engine with bitmap indexes" : "engine without indexes")
+                    + (engine == splitIndexed
+                    || engine == splitScanning ? ", split between two workers" : ", one thread");
                 t0 = System.nanoTime();
                 final QueryResult actual;
                 try {
                     actual = engine.execute(q.json());
                 } catch (final RuntimeException e) {
-                    mismatches.add(q.describe() + "\n  " + variant + " failed: " + e + (e instanceof QueryException ? " code="
-                        + ((QueryException) e).code() + " path=" + ((QueryException) e).path() : "") + "\n  DuckDB (" + expected.size()
+                    mismatches.add(q.describe() + "\n  " + variant + " failed: " + e
+                        + (e instanceof QueryException ? " code="
+                        + ((QueryException) e).code() + " path=" + ((QueryException) e).path() : "") + "\n  DuckDB ("
+                        + expected.size()
                         + " rows):\n" + ResultChecker.show(expected, 10));
                     continue;
                 } finally {
@@ -180,18 +193,24 @@ class DifferentialQueryTest {
                 }
                 final List<String> problems = ResultChecker.compare(q, expected, actual);
                 if (!problems.isEmpty()) {
-                    mismatches.add(q.describe() + "\n  " + variant + ":\n  " + String.join("\n  ", problems) + "\n  DuckDB (" + expected.size()
-                        + " rows):\n" + ResultChecker.show(expected, 10) + "  engine (" + actual.rowCount() + " rows, columns " + actual.columns()
+                    mismatches.add(q.describe() + "\n  " + variant + ":\n  " + String.join("\n  ", problems)
+                        + "\n  DuckDB (" + expected.size()
+                        + " rows):\n" + ResultChecker.show(expected, 10) + "  engine (" + actual.rowCount()
+                        + " rows, columns " + actual.columns()
                         + "):\n" + ResultChecker.show(ResultChecker.rows(actual), 10));
                 }
             }
             count(coverage, q);
         }
-        System.out.printf("difftest seed=%d: %d queries (%d skipped by -Dtradestore.difftest.skip=%s), each on one thread and split between two "
-            + "workers, alternately indexed and scanning: %d mismatches; engines %.0f ms, DuckDB %.0f ms; bitmap indexes built %d, loaded %d; "
+        System.out.printf(
+            "difftest seed=%d: %d queries (%d skipped by -Dtradestore.difftest.skip=%s), each on one thread and split "
+            + "between two "
+            + "workers, alternately indexed and scanning: %d mismatches; engines %.0f ms, DuckDB %.0f ms; bitmap "
+            + "indexes built %d, loaded %d; "
             + "value summaries built %d; bucket summaries built %d; coverage %s%n",
             DiffFixture.SEED, queries.size(), skipped, skip, mismatches.size(), engineNanos / 1e6, duckNanos / 1e6,
-            indexBuilds + indexed.indexes().builds(), indexed.indexes().loads(), summaryBuilds + indexed.indexes().summaryBuilds(),
+            indexBuilds + indexed.indexes().builds(), indexed.indexes().loads(),
+            summaryBuilds + indexed.indexes().summaryBuilds(),
             bucketBuilds + indexed.indexes().bucketSummaryBuilds(), coverage);
         for (final String m : mismatches) {
             System.out.println("MISMATCH " + m);
@@ -200,11 +219,14 @@ class DifferentialQueryTest {
         if (DiffFixture.ONLY == null) {
             assertThat(queries.size()).isGreaterThanOrEqualTo(500);
             // bucket-shaped queries reached sealed segments in time order: the per-minute fold ran (and matched above)
-            assertThat(bucketBuilds + indexed.indexes().bucketSummaryBuilds()).as("bucket summaries built").isPositive();
+            assertThat(bucketBuilds + indexed.indexes().bucketSummaryBuilds()).as("bucket summaries built")
+                .isPositive();
         }
     }
 
-    /** @return whether the query uses one of the comma-separated ops or JSON fields (a way to run around a known bug). */
+    /**
+     * @return whether the query uses one of the comma-separated ops or JSON fields (a way to run around a known bug).
+     */
     private static boolean skipped(final DiffQuery q, final String skip) {
         for (final String s : skip.split(",")) {
             if (q.json().contains("\"op\":\"" + s.trim() + "\"") || q.json().contains("\"" + s.trim() + "\":")) {
@@ -214,12 +236,17 @@ class DifferentialQueryTest {
         return false;
     }
 
-    /** Counts which parts of the grammar the run exercised (printed, so a generator change that drops a feature shows). */
+    /**
+     * Counts which parts of the grammar the run exercised (printed, so a generator change that drops a feature shows).
+     */
     private static void count(final Map<String, Integer> coverage, final DiffQuery q) {
         final String j = q.json();
-        final String[] features = {"\"op\":\"eq\"", "\"op\":\"ne\"", "\"op\":\"in\"", "\"op\":\"range\"", "\"op\":\"and\"", "\"op\":\"or\"",
-            "\"op\":\"not\"", "\"time\"", "\"bucket\"", "\"having\"", "\"orderBy\"", "\"limit\"", "\"columns\"", "\"op\":\"count\"",
-            "\"op\":\"sum\"", "\"op\":\"min\"", "\"op\":\"max\"", "\"op\":\"avg\"", "\"op\":\"first\"", "\"op\":\"last\"", "\"op\":\"vwap\"",
+        final String[] features =
+            {"\"op\":\"eq\"", "\"op\":\"ne\"", "\"op\":\"in\"", "\"op\":\"range\"", "\"op\":\"and\"", "\"op\":\"or\"",
+            "\"op\":\"not\"", "\"time\"", "\"bucket\"", "\"having\"", "\"orderBy\"", "\"limit\"", "\"columns\"",
+            "\"op\":\"count\"",
+            "\"op\":\"sum\"", "\"op\":\"min\"", "\"op\":\"max\"", "\"op\":\"avg\"", "\"op\":\"first\"",
+            "\"op\":\"last\"", "\"op\":\"vwap\"",
             "\"op\":\"percentile\"", "\"op\":\"countDistinct\"", "*"};
         for (final String f : features) {
             if (j.contains(f)) {

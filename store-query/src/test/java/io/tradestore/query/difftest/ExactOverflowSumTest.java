@@ -42,24 +42,33 @@ class ExactOverflowSumTest {
     private static final String[] QUERIES = {
         "{\"table\":\"trades\",\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"},"
             + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"n\",\"op\":\"count\"}]}",
-        "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"},"
-            + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"hi\",\"op\":\"max\",\"col\":\"price*quantity\"},"
+        "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*"
+        + "quantity\"},"
+            + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"hi\",\"op\":\"max\",\"col\":\"pri"
+            + "ce*quantity\"},"
             + "{\"name\":\"lo\",\"op\":\"min\",\"col\":\"price*quantity\"}]}",
-        "{\"table\":\"trades\",\"groupBy\":[\"venue\",\"side\"],\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"},"
+        "{\"table\":\"trades\",\"groupBy\":[\"venue\",\"side\"],\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col"
+        + "\":\"price*quantity\"},"
             + "{\"name\":\"vwap\",\"op\":\"vwap\"},{\"name\":\"avgpq\",\"op\":\"avg\",\"col\":\"price*quantity\"}],"
             + "\"orderBy\":[{\"col\":\"notional\",\"desc\":true}]}",
         "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"venue\",\"value\":\"XNEG\"},"
-            + "\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"},{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}]}"};
+            + "\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"},{\"name\":\"volume\",\"op\""
+            + ":\"sum\",\"col\":\"quantity\"}]}"};
     private static final String[] SQL = {
-        "SELECT sum(CAST(price AS DECIMAL(19,6)) * CAST(quantity AS DECIMAL(19,0))) AS notional, sum(quantity) AS volume, count(*) AS n FROM trades",
-        "SELECT side, sum(CAST(price AS DECIMAL(19,6)) * CAST(quantity AS DECIMAL(19,0))) AS notional, sum(quantity) AS volume, "
+        "SELECT sum(CAST(price AS DECIMAL(19,6)) * CAST(quantity AS DECIMAL(19,0))) AS notional, sum(quantity) AS "
+            + "volume, count(*) AS n FROM trades",
+        "SELECT side, sum(CAST(price AS DECIMAL(19,6)) * CAST(quantity AS DECIMAL(19,0))) AS notional, sum(quantity) "
+        + "AS volume, "
             + "max(CAST(price AS DECIMAL(19,6)) * CAST(quantity AS DECIMAL(19,0))) AS hi, "
-            + "min(CAST(price AS DECIMAL(19,6)) * CAST(quantity AS DECIMAL(19,0))) AS lo FROM trades GROUP BY side ORDER BY side",
+            + "min(CAST(price AS DECIMAL(19,6)) * CAST(quantity AS DECIMAL(19,0))) AS lo FROM trades GROUP BY side "
+            + "ORDER BY side",
         "SELECT venue, side, sum(CAST(price AS DECIMAL(19,6)) * CAST(quantity AS DECIMAL(19,0))) AS notional, "
-            + "sum(CAST(price AS DECIMAL(19,6)) * CAST(quantity AS DECIMAL(19,0)))::DOUBLE / sum(quantity)::DOUBLE AS vwap, "
+            + "sum(CAST(price AS DECIMAL(19,6)) * CAST(quantity AS DECIMAL(19,0)))::DOUBLE / sum(quantity)::DOUBLE AS "
+            + "vwap, "
             + "avg(CAST(price AS DECIMAL(19,6)) * CAST(quantity AS DECIMAL(19,0)))::DOUBLE AS avgpq "
             + "FROM trades GROUP BY venue, side ORDER BY notional DESC",
-        "SELECT sum(CAST(price AS DECIMAL(19,6)) * CAST(quantity AS DECIMAL(19,0))) AS notional, sum(quantity) AS volume FROM trades "
+        "SELECT sum(CAST(price AS DECIMAL(19,6)) * CAST(quantity AS DECIMAL(19,0))) AS notional, sum(quantity) AS "
+        + "volume FROM trades "
             + "WHERE venue = 'XNEG'"};
 
     @TempDir
@@ -77,16 +86,20 @@ class ExactOverflowSumTest {
         try (Store store = Store.open(dir); Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
             write(store, layout, segmentRows, rows);
             load(duck, rows);
-            assertThat(scalar(duck, "SELECT sum(CAST(price AS DECIMAL(19,6)) * CAST(quantity AS DECIMAL(19,0))) * 1000000 FROM trades "
-                + "WHERE side = 'B'").abs()).as("the data overflows 64 bits").isGreaterThan(BigDecimal.valueOf(Long.MAX_VALUE).multiply(BigDecimal.TEN));
-            assertThat(scalar(duck, "SELECT sum(quantity) FROM trades")).isGreaterThan(BigDecimal.valueOf(Long.MAX_VALUE));
+            assertThat(scalar(duck,
+                "SELECT sum(CAST(price AS DECIMAL(19,6)) * CAST(quantity AS DECIMAL(19,0))) * 1000000 FROM trades "
+                + "WHERE side = 'B'").abs()).as("the data overflows 64 bits")
+                .isGreaterThan(BigDecimal.valueOf(Long.MAX_VALUE).multiply(BigDecimal.TEN));
+            assertThat(scalar(duck, "SELECT sum(quantity) FROM trades"))
+                .isGreaterThan(BigDecimal.valueOf(Long.MAX_VALUE));
             try (QueryEngine engine = new QueryEngine(store, 2)) {
                 for (int i = 0; i < QUERIES.length; i++) {
                     final QueryResult r;
                     try {
                         r = engine.execute(QUERIES[i]);
                     } catch (final QueryException e) {
-                        Assumptions.assumeFalse(e.code() == ErrorCode.INTERNAL && e.getMessage().contains("not built yet"), "query engine not built yet");
+                        Assumptions.assumeFalse(e.code() == ErrorCode.INTERNAL && e.getMessage()
+                            .contains("not built yet"), "query engine not built yet");
                         throw e;
                     }
                     assertSameAnswer(QUERIES[i], SQL[i], r, duck);
@@ -101,16 +114,19 @@ class ExactOverflowSumTest {
         final List<long[]> rows = new ArrayList<>();
         for (int i = 0; i < 1500; i++) {
             // side B: products up to ~9.2e18 (mantissa), each inside 64 bits, summing far beyond
-            rows.add(new long[] {'B', 0, 900_000_000_000L + r.nextLong(99_999_999_999L), 9_000_000 + r.nextInt(1_000_000)});
+            rows.add(new long[] {'B', 0, 900_000_000_000L + r.nextLong(99_999_999_999L),
+                9_000_000 + r.nextInt(1_000_000)});
         }
         for (int i = 0; i < 700; i++) {
             // side S: single products beyond 64 bits (5e12 * 1e8 = 5e20)
-            rows.add(new long[] {'S', 0, 5_000_000_000_000L + r.nextLong(1_000_000_000_000L), 100_000_000L + r.nextInt(1_000_000)});
+            rows.add(new long[] {'S', 0, 5_000_000_000_000L + r.nextLong(1_000_000_000_000L),
+                100_000_000L + r.nextInt(1_000_000)});
         }
         for (int i = 0; i < 900; i++) {
             // XNEG: alternating runs of large positive and negative products, the running sum crossing +-2^63 both ways
             final long sign = (i / 37) % 2 == 0 ? 1 : -1;
-            rows.add(new long[] {i % 2 == 0 ? 'B' : 'S', 1, sign * (900_000_000_000L + r.nextLong(99_999_999_999L)), 9_500_000 + r.nextInt(100)});
+            rows.add(new long[] {i % 2 == 0 ? 'B' : 'S', 1, sign * (900_000_000_000L + r.nextLong(99_999_999_999L)),
+                9_500_000 + r.nextInt(100)});
         }
         for (int i = 0; i < 3; i++) {
             // sum(quantity) beyond 64 bits
@@ -127,11 +143,14 @@ class ExactOverflowSumTest {
     }
 
     private static void write(final Store store, final Layout layout, final int segmentRows, final List<long[]> rows) {
-        try (TableWriter w = store.createTable(TradesSchema.SCHEMA.with("trades", layout, segmentRows, Math.min(segmentRows, 1024))).writer()) {
+        try (TableWriter w = store
+            .createTable(TradesSchema.SCHEMA.with("trades", layout, segmentRows, Math.min(segmentRows, 1024)))
+            .writer()) {
             final TradeFlyweight f = new TradeFlyweight();
             for (int i = 0; i < rows.size(); i++) {
                 final long[] x = rows.get(i);
-                w.append(f).tradeId(i + 1).ts(DiffTable.BASE_TS + i * 1_000L).clientId(1 + i % 7).venue(x[1] == 0 ? "XLON" : "XNEG")
+                w.append(f).tradeId(i + 1).ts(DiffTable.BASE_TS + i * 1_000L).clientId(1 + i % 7)
+                    .venue(x[1] == 0 ? "XLON" : "XNEG")
                     .instrument("SYM" + i % 3).side((char) x[0]).price(x[2]).quantity(x[3]);
             }
             w.commit();
@@ -143,7 +162,8 @@ class ExactOverflowSumTest {
             st.execute("SET threads=2");
             st.execute("CREATE TABLE trades (venue VARCHAR, side VARCHAR, price DECIMAL(18,6), quantity BIGINT)");
         }
-        try (DuckDBAppender a = duck.unwrap(DuckDBConnection.class).createAppender(DuckDBConnection.DEFAULT_SCHEMA, "trades")) {
+        try (DuckDBAppender a = duck.unwrap(DuckDBConnection.class)
+            .createAppender(DuckDBConnection.DEFAULT_SCHEMA, "trades")) {
             for (final long[] x : rows) {
                 a.beginRow();
                 a.append(x[1] == 0 ? "XLON" : "XNEG");
@@ -163,12 +183,14 @@ class ExactOverflowSumTest {
         }
     }
 
-    private static void assertSameAnswer(final String json, final String sql, final QueryResult r, final Connection duck) throws Exception {
+    private static void assertSameAnswer(final String json, final String sql, final QueryResult r,
+        final Connection duck) throws Exception {
         try (Statement st = duck.createStatement(); ResultSet rs = st.executeQuery(sql)) {
             final int n = rs.getMetaData().getColumnCount();
             int row = 0;
             while (rs.next()) {
-                assertThat(row).as("%s: more DuckDB rows than engine rows (%d)", json, r.rowCount()).isLessThan(r.rowCount());
+                assertThat(row).as("%s: more DuckDB rows than engine rows (%d)", json, r.rowCount())
+                    .isLessThan(r.rowCount());
                 for (int c = 1; c <= n; c++) {
                     final String name = rs.getMetaData().getColumnLabel(c);
                     int at = -1;
@@ -184,10 +206,12 @@ class ExactOverflowSumTest {
                         assertThat(((Number) a).doubleValue()).as("%s row %d %s", json, row, name)
                             .isCloseTo((Double) e, org.assertj.core.api.Assertions.withinPercentage(1e-7));
                     } else {
-                        assertThat(Norm.key(a)).as("%s row %d %s (engine %s)", json, row, name, Norm.show(a)).isEqualTo(Norm.key(e));
+                        assertThat(Norm.key(a)).as("%s row %d %s (engine %s)", json, row, name, Norm.show(a))
+                            .isEqualTo(Norm.key(e));
                     }
                     if ((name.equals("notional") || name.equals("hi") || name.equals("lo")) && a != null) {
-                        assertThat(a).as("%s row %d %s is an exact decimal", json, row, name).isInstanceOf(BigDecimal.class);
+                        assertThat(a).as("%s row %d %s is an exact decimal", json, row, name)
+                            .isInstanceOf(BigDecimal.class);
                         assertThat(((BigDecimal) a).scale()).as("%s row %d %s scale", json, row, name).isEqualTo(6);
                     }
                 }

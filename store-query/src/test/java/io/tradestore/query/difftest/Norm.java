@@ -28,7 +28,9 @@ final class Norm {
         throw new IllegalArgumentException("not a number: " + v + " (" + v.getClass().getSimpleName() + ")");
     }
 
-    /** @param v a value or null. @return a canonical text: equal for equal numbers of any type, quoted strings, NULL. */
+    /**
+     * @param v a value or null. @return a canonical text: equal for equal numbers of any type, quoted strings, NULL.
+     */
     static String key(final Object v) {
         if (v == null) {
             return "NULL";

@@ -16,9 +16,9 @@ import io.tradestore.core.schema.ColumnType;
  * generated rows (used to check the SQL translation itself).
  *
  * <p>Null semantics: the engine follows SQL's three-valued logic (model.Filter.Not: "nulls never pass"): a comparison
- * ({@code eq ne in range}) with a null value is unknown, {@code not} of unknown is unknown, and only rows whose filter is
- * true pass. So {@code ne x v}, {@code not(eq x v)} and {@code not(range ...)} all drop rows where x is null, and the
- * translation to SQL is literal. {@link #eval3} implements the same logic in Java.
+ * ({@code eq ne in range}) with a null value is unknown, {@code not} of unknown is unknown, and only rows whose filter
+ * is true pass. So {@code ne x v}, {@code not(eq x v)} and {@code not(range ...)} all drop rows where x is null, and
+ * the translation to SQL is literal. {@link #eval3} implements the same logic in Java.
  */
 abstract class Pred {
     static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -30,7 +30,9 @@ abstract class Pred {
     /** @param t table. @param row row. @return true, false or null (unknown), by SQL's three-valued logic. */
     abstract Boolean eval3(DiffTable t, int row);
 
-    /** @param t table. @param row row. @return whether the row passes the filter (only row filters over table columns). */
+    /**
+     * @param t table. @param row row. @return whether the row passes the filter (only row filters over table columns).
+     */
     final boolean eval(final DiffTable t, final int row) {
         return Boolean.TRUE.equals(eval3(t, row));
     }
@@ -45,7 +47,8 @@ abstract class Pred {
         OFFSET
     }
 
-    private static final java.time.ZoneOffset[] OFFSETS = {java.time.ZoneOffset.ofHours(2), java.time.ZoneOffset.ofHours(-5),
+    private static final java.time.ZoneOffset[] OFFSETS =
+        {java.time.ZoneOffset.ofHours(2), java.time.ZoneOffset.ofHours(-5),
         java.time.ZoneOffset.ofHoursMinutes(5, 30)};
 
     /** A comparison of one column (or output) with literals. */
@@ -69,7 +72,8 @@ abstract class Pred {
          * @param bounds range bounds (gt gte lt lte), else null.
          * @param form   how literals are written in JSON.
          */
-        Leaf(final String op, final String col, final String sqlCol, final ColumnType type, final int column, final List<Object> values,
+        Leaf(final String op, final String col, final String sqlCol, final ColumnType type, final int column,
+            final List<Object> values,
              final String[] bounds, final Form form) {
             this.op = op;
             this.col = col;
@@ -114,18 +118,21 @@ abstract class Pred {
             }
             if (type == ColumnType.TIMESTAMP) {
                 final long ns = ((Number) v).longValue();
-                final Instant at = Instant.ofEpochSecond(Math.floorDiv(ns, 1_000_000_000L), Math.floorMod(ns, 1_000_000_000L));
+                final Instant at =
+                    Instant.ofEpochSecond(Math.floorDiv(ns, 1_000_000_000L), Math.floorMod(ns, 1_000_000_000L));
                 switch (form) {
                     case TEXT:
                         return NODES.textNode(at.toString());
                     case OFFSET:
-                        return NODES.textNode(java.time.OffsetDateTime.ofInstant(at, OFFSETS[(int) Math.floorMod(ns, 3L)]).toString());
+                        return NODES.textNode(
+                            java.time.OffsetDateTime.ofInstant(at, OFFSETS[(int) Math.floorMod(ns, 3L)]).toString());
                     default:
                         return NODES.numberNode(ns);
                 }
             }
             if (v instanceof BigDecimal) {
-                return form == Form.TEXT ? NODES.textNode(((BigDecimal) v).toPlainString()) : NODES.numberNode((BigDecimal) v);
+                return form == Form.TEXT ? NODES.textNode(((BigDecimal) v).toPlainString())
+                    : NODES.numberNode((BigDecimal) v);
             }
             if (v instanceof Double) {
                 return NODES.numberNode((Double) v);
@@ -149,7 +156,8 @@ abstract class Pred {
                 case "range":
                     final StringBuilder r = new StringBuilder("(");
                     for (int i = 0; i < bounds.length; i++) {
-                        r.append(i == 0 ? "" : " AND ").append(sqlCol).append(sqlOperator(bounds[i])).append(sqlLiteral(values.get(i)));
+                        r.append(i == 0 ? "" : " AND ").append(sqlCol).append(sqlOperator(bounds[i]))
+                            .append(sqlLiteral(values.get(i)));
                     }
                     return r.append(')').toString();
                 default:

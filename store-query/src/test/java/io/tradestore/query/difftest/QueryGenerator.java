@@ -28,39 +28,46 @@ import io.tradestore.query.difftest.DiffQuery.Output;
  *   <li>Buckets: {@code ts - ts % width} (epoch-aligned, as the engine's buckets; all timestamps are positive);
  *       calendar buckets ({@code P1M}, {@code P1Y}) {@code time_bucket} of months with origin 1970-01-01.</li>
  *   <li>Exact sums: DuckDB sums BIGINT into HUGEINT and DECIMAL(18,s) into DECIMAL(38,s); products are
- *       {@code CAST(a AS DECIMAL(19,sa)) * CAST(b AS DECIMAL(19,sb))} (DECIMAL(38, sa+sb)); with an f64 factor, DOUBLE.</li>
- *   <li>{@code first}/{@code last}: the first/last non-null value by {@code ts}, ties broken by row order
- *       ({@code first(x ORDER BY ts, rid) FILTER (WHERE x IS NOT NULL)}).</li>
- *   <li>{@code vwap}: sum(price*quantity) / sum(quantity) over rows where both are present; null when that is empty.</li>
- *   <li>{@code avg}: the exact sum over the count of non-null values, divided in Java.</li>
- *   <li>{@code percentile}: nearest rank {@code ceil(p/100*n)} of the sorted non-null values (HdrHistogram's
- *       definition); the comparison allows one rank either side and the engine's stated relative precision.</li>
- *   <li>{@code countDistinct}: {@code count(DISTINCT x)} (nulls not counted).</li>
- *   <li>{@code orderBy}: {@code NULLS LAST} in both directions unless {@code -Dtradestore.difftest.nullsFirstOnDesc=true};
- *       symbols order by their strings.</li>
+ *       {@code CAST(a AS DECIMAL(19,sa)) * CAST(b AS DECIMAL(19,sb))} (DECIMAL(38, sa+sb)); with an f64 factor,
+ * DOUBLE.</li> <li>{@code first}/{@code last}: the first/last non-null value by {@code ts}, ties broken by row order
+ * ({@code first(x ORDER BY ts, rid) FILTER (WHERE x IS NOT NULL)}).</li> <li>{@code vwap}: sum(price*quantity) /
+ * sum(quantity) over rows where both are present; null when that is empty.</li> <li>{@code avg}: the exact sum over the
+ * count of non-null values, divided in Java.</li> <li>{@code percentile}: nearest rank {@code ceil(p/100*n)} of the
+ * sorted non-null values (HdrHistogram's definition); the comparison allows one rank either side and the engine's
+ * stated relative precision.</li> <li>{@code countDistinct}: {@code count(DISTINCT x)} (nulls not counted).</li>
+ * <li>{@code orderBy}: {@code NULLS LAST} in both directions unless {@code
+ * -Dtradestore.difftest.nullsFirstOnDesc=true}; symbols order by their strings.</li>
  * </ul>
  */
 final class QueryGenerator {
     static final ObjectMapper JSON = new ObjectMapper().enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
     static final boolean NULLS_FIRST_ON_DESC = Boolean.getBoolean("tradestore.difftest.nullsFirstOnDesc");
 
-    /** The aggregates that get products {@code a*b} as their column (DESIGN.md allows them for every aggregate with a col). */
+    /**
+     * The aggregates that get products {@code a*b} as their column (DESIGN.md allows them for every aggregate with a
+     * col).
+     */
     static final List<String> PRODUCT_OPS = List.of(System.getProperty("tradestore.difftest.productOps",
         "sum,avg,min,max,first,last,count,percentile,countDistinct").split(","));
     private static final String[][] PRODUCTS = {
-        {"price", "quantity"}, {"price", "price"}, {"quantity", "q32"}, {"pnl", "b"}, {"id", "q32"}, {"f", "quantity"}, {"f", "b"},
+        {"price", "quantity"}, {"price", "price"}, {"quantity", "q32"}, {"pnl", "b"}, {"id", "q32"}, {"f", "quantity"},
+            {"f", "b"},
         {"s", "b"}};
-    private static final String[] BUCKETS = {"1s", "1m", "5m", "15m", "1h", "1d", "PT30S", "PT2H", "PT10M", "P1D", "PT0.25S", "P1M", "P1Y"};
+    private static final String[] BUCKETS =
+        {"1s", "1m", "5m", "15m", "1h", "1d", "PT30S", "PT2H", "PT10M", "P1D", "PT0.25S", "P1M", "P1Y"};
     private static final double[] PERCENTILES = {0, 1, 25, 50, 75, 90, 95, 99, 99.9, 100};
-    /** Group keys, weighted towards the low-cardinality ones (a high-cardinality key makes every group a single row). */
-    private static final String[] KEY_COLUMNS = {"sym", "sym", "sym", "venue", "venue", "venue", "side", "side", "b", "b", "client", "client",
+    /**
+     * Group keys, weighted towards the low-cardinality ones (a high-cardinality key makes every group a single row).
+     */
+    private static final String[] KEY_COLUMNS =
+        {"sym", "sym", "sym", "venue", "venue", "venue", "side", "side", "b", "b", "client", "client",
         "ts2", "q32", "s", "pnl", "id", "price", "quantity"};
     private static final String[] PERCENTILE_COLUMNS = {"price", "quantity", "client", "id", "pnl", "q32", "b", "f"};
 
     /**
-     * Percentiles only where a query has at most this many groups (estimated from the keys' cardinalities). Unlimited by
-     * default; the switch exists because an engine keeping a full HdrHistogram per group ran a 1 GB JVM out of heap on
-     * tens of thousands of groups (query-bugs.md 2026-11-21 09:00, fixed in query@a77e4ac).
+     * Percentiles only where a query has at most this many groups (estimated from the keys' cardinalities). Unlimited
+     * by default; the switch exists because an engine keeping a full HdrHistogram per group ran a 1 GB JVM out of heap
+     * on tens of thousands of groups (query-bugs.md 2026-11-21 09:00, fixed in query@a77e4ac).
      */
     static final long MAX_PERCENTILE_GROUPS = Long.getLong("tradestore.difftest.maxPercentileGroups", Long.MAX_VALUE);
     /** Whether first/last are asked of symbol and char columns too. */
@@ -139,7 +146,8 @@ final class QueryGenerator {
             if (f64()) {
                 return "(CAST(" + q(a.name()) + " AS DOUBLE) * CAST(" + q(b.name()) + " AS DOUBLE))";
             }
-            return "(CAST(" + q(a.name()) + " AS DECIMAL(19," + a.scale() + ")) * CAST(" + q(b.name()) + " AS DECIMAL(19," + b.scale() + ")))";
+            return "(CAST(" + q(a.name()) + " AS DECIMAL(19," + a.scale() + ")) * CAST(" + q(b.name())
+                + " AS DECIMAL(19," + b.scale() + ")))";
         }
     }
 
@@ -267,7 +275,8 @@ final class QueryGenerator {
         final int c = r.nextInt(DiffTable.COLUMNS.size());
         final DiffColumn col = DiffTable.COLUMNS.get(c);
         final int k = r.nextInt(10);
-        final String op = col.textual() ? (k < 4 ? "eq" : k < 6 ? "ne" : "in") : (k < 2 ? "eq" : k < 3 ? "ne" : k < 5 ? "in" : "range");
+        final String op = col
+            .textual() ? (k < 4 ? "eq" : k < 6 ? "ne" : "in") : (k < 2 ? "eq" : k < 3 ? "ne" : k < 5 ? "in" : "range");
         final List<Object> values = new ArrayList<>();
         String[] bounds = null;
         switch (op) {
@@ -315,7 +324,8 @@ final class QueryGenerator {
         Pred.Leaf leaf;
         do {
             leaf = (Pred.Leaf) leaf();
-        } while (!Arrays.asList(bucketShaped ? SYMBOL_COLUMNS : INDEXED_COLUMNS).contains(leaf.col) || !(leaf.op.equals("eq") || leaf.op.equals("in")));
+        } while (!Arrays.asList(bucketShaped ? SYMBOL_COLUMNS : INDEXED_COLUMNS).contains(leaf.col)
+            || !(leaf.op.equals("eq") || leaf.op.equals("in")));
         if (r.nextInt(4) == 0) {
             return new Pred.Junction(true, List.of(leaf, leaf()));
         }
@@ -340,15 +350,18 @@ final class QueryGenerator {
         final int sides = r.nextInt(10);
         if (sides == 0) {
             // only "to": unbounded below
-            return new Pred.Leaf("range", "ts", q("ts"), ColumnType.TIMESTAMP, 0, new ArrayList<>(List.of(to)), new String[] {"lt"},
+            return new Pred.Leaf("range", "ts", q("ts"), ColumnType.TIMESTAMP, 0, new ArrayList<>(List.of(to)),
+                new String[] {"lt"},
                 form(ColumnType.TIMESTAMP));
         }
         if (sides == 1) {
-            return new Pred.Leaf("range", "ts", q("ts"), ColumnType.TIMESTAMP, 0, new ArrayList<>(List.of(from)), new String[] {"gte"},
+            return new Pred.Leaf("range", "ts", q("ts"), ColumnType.TIMESTAMP, 0, new ArrayList<>(List.of(from)),
+                new String[] {"gte"},
                 form(ColumnType.TIMESTAMP));
         }
         final List<Object> v = new ArrayList<>(List.of(from, to));
-        return new Pred.Leaf("range", "ts", q("ts"), ColumnType.TIMESTAMP, 0, v, new String[] {"gte", "lt"}, form(ColumnType.TIMESTAMP));
+        return new Pred.Leaf("range", "ts", q("ts"), ColumnType.TIMESTAMP, 0, v, new String[] {"gte", "lt"},
+            form(ColumnType.TIMESTAMP));
     }
 
     private ObjectNode timeJson(final Pred.Leaf time) {
@@ -397,17 +410,23 @@ final class QueryGenerator {
             if (!bucketUsed && (bucketShaped || r.nextInt(10) < 3)) {
                 bucketUsed = true;
                 final String bcol = !bucketShaped && r.nextInt(5) == 0 ? "ts2" : "ts";
-                final String spec = bucketShaped ? MINUTE_BUCKETS[r.nextInt(MINUTE_BUCKETS.length)] : BUCKETS[r.nextInt(BUCKETS.length)];
+                final String spec =
+                    bucketShaped ? MINUTE_BUCKETS[r.nextInt(MINUTE_BUCKETS.length)]
+                    : BUCKETS[r.nextInt(BUCKETS.length)];
                 final long width = bucketNanos(spec);
                 final ObjectNode b = groupBy.addObject();
                 b.put("bucket", spec);
                 b.put("col", bcol);
                 b.put("as", "bk");
                 final int months = spec.equals("P1M") ? 1 : spec.equals("P1Y") ? 12 : 0;
-                // calendar buckets: DuckDB's time_bucket of months from 1970-01 (the engine's origin) on the timestamp's microseconds
-                select.add((months > 0 ? "epoch_ns(time_bucket(INTERVAL '" + months + " months', make_timestamp(" + q(bcol) + " // 1000), "
-                    + "TIMESTAMP '1970-01-01'))" : "(" + q(bcol) + " - " + q(bcol) + " % " + width + ")") + " AS " + q("bk"));
-                estimatedGroups = Math.min(1L << 40, estimatedGroups * Math.max(1, Math.min(t.rows, 4 * DiffTable.DAY_NS / width)));
+                // calendar buckets: DuckDB's time_bucket of months from 1970-01 (the engine's origin) on the
+                // timestamp's microseconds
+                select.add((months > 0 ? "epoch_ns(time_bucket(INTERVAL '" + months + " months', make_timestamp("
+                    + q(bcol) + " // 1000), "
+                    + "TIMESTAMP '1970-01-01'))" : "(" + q(bcol) + " - " + q(bcol) + " % " + width + ")") + " AS "
+                    + q("bk"));
+                estimatedGroups =
+                    Math.min(1L << 40, estimatedGroups * Math.max(1, Math.min(t.rows, 4 * DiffTable.DAY_NS / width)));
                 keyNames.add("bk");
                 outputs.add(new Output("bk", Check.EXACT, 1, 0, -1));
                 outputTypes.add(ColumnType.TIMESTAMP);
@@ -420,7 +439,8 @@ final class QueryGenerator {
                 kc = col(KEY_COLUMNS[r.nextInt(KEY_COLUMNS.length)]);
             } while (keyNames.contains(kc.name()));
             groupBy.add(kc.name());
-            estimatedGroups = Math.min(1L << 40, estimatedGroups * Math.min(Math.max(1, t.rows), cardinality(kc.name())));
+            estimatedGroups =
+                Math.min(1L << 40, estimatedGroups * Math.min(Math.max(1, t.rows), cardinality(kc.name())));
             select.add(q(kc.name()) + " AS " + q(kc.name()));
             keyNames.add(kc.name());
             outputs.add(new Output(kc.name(), Check.EXACT, 1, 0, kc.type() == ColumnType.DECIMAL ? kc.scale() : -1));
@@ -495,7 +515,8 @@ final class QueryGenerator {
             sql.append(" WHERE ").append(having.sql());
         }
         sql.append(order);
-        return new DiffQuery(id, text(root), sql.toString(), false, outputs, keyCount, orderBy, limit, fold(time, filter));
+        return new DiffQuery(id, text(root), sql.toString(), false, outputs, keyCount, orderBy, limit,
+            fold(time, filter));
     }
 
     private static String orderTerm(final String name, final boolean desc) {
@@ -506,8 +527,10 @@ final class QueryGenerator {
                               final List<ColumnType> types, final List<Integer> scales, final List<Operand> operands,
                               final List<String> exactAggs) {
         final String[] ops = summaryShaped ? new String[] {"count", "sum", "min", "max", "avg", "vwap"}
-            : bucketShaped ? new String[] {"count", "sum", "min", "max", "avg", "vwap", "first", "last", "first", "last"}
-            : new String[] {"count", "sum", "sum", "min", "max", "avg", "first", "last", "vwap", "percentile", "countDistinct"};
+            : bucketShaped
+                ? new String[] {"count", "sum", "min", "max", "avg", "vwap", "first", "last", "first", "last"}
+            : new String[] {"count", "sum", "sum", "min", "max", "avg", "first", "last", "vwap", "percentile",
+                "countDistinct"};
         String op = ops[r.nextInt(ops.length)];
         if (op.equals("percentile") && !percentileAllowed) {
             // see MAX_PERCENTILE_GROUPS
@@ -533,7 +556,8 @@ final class QueryGenerator {
                 operands.add(null);
                 return;
             case "vwap":
-                select.add("sum(CAST(\"price\" AS DECIMAL(19,6)) * CAST(\"quantity\" AS DECIMAL(19,0))) AS " + q(name + "__pq"));
+                select.add("sum(CAST(\"price\" AS DECIMAL(19,6)) * CAST(\"quantity\" AS DECIMAL(19,0))) AS "
+                    + q(name + "__pq"));
                 select.add("sum(\"quantity\") FILTER (WHERE \"price\" IS NOT NULL) AS " + q(name + "__q"));
                 outputs.add(new Output(name, Check.VWAP, 2, 0, -1));
                 types.add(ColumnType.F64);
@@ -571,7 +595,8 @@ final class QueryGenerator {
             case "first":
             case "last":
                 final String dir = op.equals("first") ? "" : " DESC";
-                select.add("first(" + e + " ORDER BY \"ts\"" + dir + ", \"rid\"" + dir + ") FILTER (WHERE " + e + " IS NOT NULL) AS " + q(name));
+                select.add("first(" + e + " ORDER BY \"ts\"" + dir + ", \"rid\"" + dir + ") FILTER (WHERE " + e
+                    + " IS NOT NULL) AS " + q(name));
                 outputs.add(new Output(name, Check.EXACT, 1, 0, decScale));
                 types.add(x.type());
                 break;

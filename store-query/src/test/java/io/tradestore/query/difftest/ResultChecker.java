@@ -16,15 +16,16 @@ import io.tradestore.query.QueryResult;
 import io.tradestore.query.difftest.DiffQuery.Output;
 
 /**
- * Compares the engine's answer to a query with DuckDB's. Exact equality (as numbers, whatever the Java type) for counts,
- * sums, min/max, first/last, countDistinct, keys and scanned values; relative 1e-9 for avg, vwap and f64 sums;
- * percentiles within one rank and {@link #PERCENTILE_PRECISION}. With a limit, rows tied on the orderBy keys at the
- * cut may differ: the check is that the engine returns {@code min(limit, n)} distinct correct rows whose orderBy keys
+ * Compares the engine's answer to a query with DuckDB's. Exact equality (as numbers, whatever the Java type) for
+ * counts, sums, min/max, first/last, countDistinct, keys and scanned values; relative 1e-9 for avg, vwap and f64 sums;
+ * percentiles within one rank and {@link #PERCENTILE_PRECISION}. With a limit, rows tied on the orderBy keys at the cut
+ * may differ: the check is that the engine returns {@code min(limit, n)} distinct correct rows whose orderBy keys
  * equal, position by position, those of DuckDB's fully ordered answer.
  */
 final class ResultChecker {
     /** The relative precision the engine states for percentiles (HdrHistogram with 3 significant digits). */
-    static final double PERCENTILE_PRECISION = Double.parseDouble(System.getProperty("tradestore.difftest.percentilePrecision", "1e-3"));
+    static final double PERCENTILE_PRECISION =
+        Double.parseDouble(System.getProperty("tradestore.difftest.percentilePrecision", "1e-3"));
     /** Values per group the engine keeps exactly before it moves to histograms (PercentileAcc.EXACT_LIMIT). */
     static final int EXACT_PERCENTILE_VALUES = 1024;
     static final double RELATIVE = 1e-9;
@@ -101,7 +102,8 @@ final class ResultChecker {
                 }
             }
             if (at[i] < 0) {
-                problems.add("output column '" + q.outputs().get(i).name() + "' missing; engine columns " + result.columns());
+                problems.add("output column '" + q.outputs().get(i).name() + "' missing; engine columns " + result
+                    .columns());
             }
         }
         if (!problems.isEmpty()) {
@@ -117,11 +119,13 @@ final class ResultChecker {
         }
         final int wanted = q.limit() >= 0 ? Math.min(q.limit(), expected.size()) : expected.size();
         if (actual.size() != wanted) {
-            problems.add("row count: expected " + wanted + " (DuckDB " + expected.size() + (q.limit() >= 0 ? ", limit " + q.limit() : "")
+            problems.add("row count: expected " + wanted + " (DuckDB " + expected.size()
+                + (q.limit() >= 0 ? ", limit " + q.limit() : "")
                 + ") but engine returned " + actual.size());
         }
         if (result.truncated() != (q.limit() >= 0 && expected.size() > q.limit())) {
-            problems.add("truncated: expected " + (expected.size() > q.limit()) + " (" + expected.size() + " rows or groups, limit " + q.limit()
+            problems.add("truncated: expected " + (expected.size() > q.limit()) + " (" + expected.size()
+                + " rows or groups, limit " + q.limit()
                 + ") but engine said " + result.truncated());
         }
         // order: the orderBy keys of row i equal those of DuckDB's row i
@@ -159,7 +163,8 @@ final class ResultChecker {
         return sb.append(']').toString();
     }
 
-    private static void compareScan(final DiffQuery q, final List<Object[]> expected, final List<Object[]> actual, final List<String> problems) {
+    private static void compareScan(final DiffQuery q, final List<Object[]> expected, final List<Object[]> actual,
+        final List<String> problems) {
         final Map<String, Integer> bag = new HashMap<>();
         for (final Object[] e : expected) {
             bag.merge(rowKey(e, 0, e.length), 1, Integer::sum);
@@ -180,7 +185,8 @@ final class ResultChecker {
         }
     }
 
-    private static void compareGroups(final DiffQuery q, final List<Object[]> expected, final List<Object[]> actual, final List<String> problems) {
+    private static void compareGroups(final DiffQuery q, final List<Object[]> expected, final List<Object[]> actual,
+        final List<String> problems) {
         final int keys = q.keyCount();
         final Map<String, Object[]> byKey = new HashMap<>();
         for (final Object[] e : expected) {
@@ -218,7 +224,8 @@ final class ResultChecker {
         for (int c = 0; c < a.length; c++) {
             final int scale = q.outputs().get(c).decimalScale();
             if (scale >= 0 && a[c] != null && (!(a[c] instanceof BigDecimal) || ((BigDecimal) a[c]).scale() != scale)) {
-                problems.add("row " + row + " " + q.outputs().get(c).name() + ": decimal with scale " + scale + " expected, engine gave "
+                problems.add("row " + row + " " + q.outputs().get(c).name() + ": decimal with scale " + scale
+                    + " expected, engine gave "
                     + Norm.show(a[c]) + (a[c] instanceof BigDecimal ? " scale " + ((BigDecimal) a[c]).scale() : ""));
                 return;
             }
@@ -229,7 +236,8 @@ final class ResultChecker {
     static String compareValue(final Output o, final Object e, final Object a) {
         switch (o.check()) {
             case EXACT:
-                return Norm.key(e).equals(Norm.key(a)) ? null : "expected " + Norm.show(e) + " but engine gave " + Norm.show(a);
+                return Norm.key(e).equals(Norm.key(a)) ? null : "expected " + Norm.show(e) + " but engine gave "
+                    + Norm.show(a);
             case RELATIVE:
             case AVG:
             case VWAP:
@@ -239,11 +247,13 @@ final class ResultChecker {
                 final double x = Norm.number(e).doubleValue();
                 final double y = ((Number) a).doubleValue();
                 return Math.abs(x - y) <= RELATIVE * Math.max(Math.abs(x), Math.abs(y)) ? null
-                    : "expected " + Norm.show(e) + " but engine gave " + Norm.show(a) + " (relative error " + Math.abs(x - y) / Math.abs(x) + ")";
+                    : "expected " + Norm.show(e) + " but engine gave " + Norm.show(a) + " (relative error "
+                    + Math.abs(x - y) / Math.abs(x) + ")";
             case PERCENTILE:
                 final Object[] sorted = (Object[]) e;
                 if (sorted.length == 0 || a == null) {
-                    return sorted.length == 0 && a == null ? null : "expected " + (sorted.length == 0 ? "null" : "a value") + " but engine gave "
+                    return sorted.length == 0 && a == null ? null : "expected "
+                        + (sorted.length == 0 ? "null" : "a value") + " but engine gave "
                         + Norm.show(a);
                 }
                 final int count = sorted.length;
@@ -253,13 +263,17 @@ final class ResultChecker {
                 final double v = Norm.number(a).doubleValue();
                 final double exact = Norm.number(sorted[rank - 1]).doubleValue();
                 if (count <= EXACT_PERCENTILE_VALUES) {
-                    // the engine keeps a group's values exactly up to this many: the nearest rank itself, to a double's rounding
+                    // the engine keeps a group's values exactly up to this many: the nearest rank itself, to a double's
+                    // rounding
                     return Math.abs(v - exact) <= 1e-12 * Math.abs(exact) ? null
-                        : "p" + o.percentile() + " of " + count + " values (kept exactly): nearest rank " + rank + " is " + exact
+                        : "p" + o.percentile() + " of " + count + " values (kept exactly): nearest rank " + rank
+                        + " is " + exact
                         + " but engine gave " + Norm.show(a);
                 }
-                return v >= lo - PERCENTILE_PRECISION * Math.abs(lo) - 1e-9 && v <= hi + PERCENTILE_PRECISION * Math.abs(hi) + 1e-9 ? null
-                    : "p" + o.percentile() + " of " + count + " values: exact nearest rank " + rank + " is " + exact + " (ranks around it "
+                return v >= lo - PERCENTILE_PRECISION * Math.abs(lo) - 1e-9 && v <= hi
+                    + PERCENTILE_PRECISION * Math.abs(hi) + 1e-9 ? null
+                    : "p" + o.percentile() + " of " + count + " values: exact nearest rank " + rank + " is " + exact
+                    + " (ranks around it "
                     + lo + ".." + hi + ", precision " + PERCENTILE_PRECISION + ") but engine gave " + Norm.show(a);
             default:
                 throw new IllegalStateException(o.check().name());
@@ -273,7 +287,8 @@ final class ResultChecker {
             sb.append("    ");
             final Object[] r = rows.get(i);
             for (int c = 0; c < r.length; c++) {
-                sb.append(c == 0 ? "" : " | ").append(r[c] instanceof Object[] ? ((Object[]) r[c]).length + " values" : Norm.show(r[c]));
+                sb.append(c == 0 ? "" : " | ")
+                    .append(r[c] instanceof Object[] ? ((Object[]) r[c]).length + " values" : Norm.show(r[c]));
             }
             sb.append('\n');
         }

@@ -77,7 +77,8 @@ class BucketRunsTest {
                 price[i] = r.nextInt(8) == 0 ? NULL : 1 + r.nextInt(1_000_000_000);
                 qty[i] = r.nextInt(16) == 0 ? NULL : 1 + r.nextInt(1_000);
                 final int u = r.nextInt(100);
-                inst[i] = u < 8 ? 0 : u < 28 ? 2 : 1; // SYM0 and SYM2 are rare enough for the bitmap index (< 25% of rows)
+                // SYM0 and SYM2 are rare enough for the bitmap index (< 25% of rows)
+                inst[i] = u < 8 ? 0 : u < 28 ? 2 : 1;
             }
             startSecondAt(EDGE_BLOCK * BLOCK);
             ts[EDGE_BLOCK * BLOCK + 1] = ts[EDGE_BLOCK * BLOCK];
@@ -133,7 +134,8 @@ class BucketRunsTest {
         }
 
         /** @return per bucket start: open, high, low, close (price mantissas), volume, count; by (ts, row) order. */
-        Map<Long, long[]> expected(final int rows, final long width, final int instrument, final long from, final long to) {
+        Map<Long, long[]> expected(final int rows, final long width, final int instrument, final long from,
+            final long to) {
             final Map<Long, long[]> out = new TreeMap<>();
             final Map<Long, long[]> order = new TreeMap<>(); // first ts, first row, last ts, last row
             for (int i = 0; i < rows; i++) {
@@ -198,7 +200,9 @@ class BucketRunsTest {
             final List<QueryEngine> engines = engines(store);
             try (TableWriter w = store.openOrCreate(schema()).writer()) {
                 int written = 0;
-                for (final int upTo : new int[] {2 * SEGMENT + BLOCK / 2, 2 * SEGMENT + BLOCK + 70, 2 * SEGMENT + 2 * BLOCK + 3, total}) {
+                for (final int upTo
+                    : new int[] {2 * SEGMENT + BLOCK / 2, 2 * SEGMENT + BLOCK + 70, 2 * SEGMENT + 2 * BLOCK + 3,
+                    total}) {
                     data.write(w, written, upTo);
                     written = upTo;
                     for (final QueryEngine e : engines) {
@@ -226,7 +230,8 @@ class BucketRunsTest {
             plan.slotColumn = new int[] {snap.schema().timestampIndex()};
             plan.slotSkipped = new boolean[1];
             try (BatchContext c = new BatchContext(plan)) {
-                final BucketRuns runs = new BucketRuns(snap.schema().timestampIndex(), SECOND, BLOCK, SEGMENT, cachedBounds);
+                final BucketRuns runs =
+                    new BucketRuns(snap.schema().timestampIndex(), SECOND, BLOCK, SEGMENT, cachedBounds);
                 for (int si = 0; si < snap.segmentCount(); si++) {
                     final Segment s = snap.segment(si);
                     final int segmentRows = snap.segmentRowCount(si);
@@ -235,7 +240,8 @@ class BucketRunsTest {
                     runs.beginSegment(s, segmentRows);
                     for (int b = 0; b * BLOCK < segmentRows; b++) {
                         final int block = si * 8 + b;
-                        final boolean inOrder = block != UNSORTED_BLOCK && block != NULL_TS_BLOCK && (b + 1) * BLOCK <= segmentRows;
+                        final boolean inOrder = block != UNSORTED_BLOCK && block != NULL_TS_BLOCK
+                            && (b + 1) * BLOCK <= segmentRows;
                         final int n = Math.min(BLOCK, segmentRows - b * BLOCK);
                         // the whole block, dense
                         assertThat(runs.split(c, b * BLOCK, n, null)).as("block %d", block).isEqualTo(inOrder);
@@ -249,7 +255,8 @@ class BucketRunsTest {
                             sel[k++] = r;
                         }
                         final int next = block + 1;
-                        final boolean bothInOrder = inOrder && (k * 2 <= n || next != UNSORTED_BLOCK && next != NULL_TS_BLOCK
+                        final boolean bothInOrder = inOrder
+                            && (k * 2 <= n || next != UNSORTED_BLOCK && next != NULL_TS_BLOCK
                             && next != OVERLAP_BLOCK && (b + 2) * BLOCK <= segmentRows);
                         assertThat(runs.split(c, 0, k, sel)).as("blocks %d-%d", block, next).isEqualTo(bothInOrder);
                         if (bothInOrder) {
@@ -258,12 +265,14 @@ class BucketRunsTest {
                     }
                 }
                 // too many bucket changes for the rows (1 ms buckets): the per-row path
-                final BucketRuns fine = new BucketRuns(snap.schema().timestampIndex(), 1_000_000L, BLOCK, SEGMENT, cachedBounds);
+                final BucketRuns fine =
+                    new BucketRuns(snap.schema().timestampIndex(), 1_000_000L, BLOCK, SEGMENT, cachedBounds);
                 c.segment(snap.segment(0), 0);
                 fine.beginSegment(snap.segment(0), snap.segmentRowCount(0));
                 assertThat(fine.split(c, 0, BLOCK, null)).isFalse();
                 // a bucket that holds the whole batch: one run, no timestamp read
-                final BucketRuns hour = new BucketRuns(snap.schema().timestampIndex(), 3_600 * SECOND, BLOCK, SEGMENT, cachedBounds);
+                final BucketRuns hour =
+                    new BucketRuns(snap.schema().timestampIndex(), 3_600 * SECOND, BLOCK, SEGMENT, cachedBounds);
                 hour.beginSegment(snap.segment(0), snap.segmentRowCount(0));
                 assertThat(hour.split(c, 0, BLOCK, null)).isTrue();
                 assertThat(hour.runs).isEqualTo(1);
@@ -329,8 +338,10 @@ class BucketRunsTest {
             int compared = 0;
             try (BatchContext c = new BatchContext(plan)) {
                 for (final long width : new long[] {SECOND, 5 * SECOND, 10 * SECOND, 60 * SECOND}) {
-                    final BucketRuns cached = new BucketRuns(snap.schema().timestampIndex(), width, BLOCK, SEGMENT, true);
-                    final BucketRuns read = new BucketRuns(snap.schema().timestampIndex(), width, BLOCK, SEGMENT, false);
+                    final BucketRuns cached =
+                        new BucketRuns(snap.schema().timestampIndex(), width, BLOCK, SEGMENT, true);
+                    final BucketRuns read =
+                        new BucketRuns(snap.schema().timestampIndex(), width, BLOCK, SEGMENT, false);
                     for (int si = 0; si < snap.segmentCount(); si++) {
                         final Segment s = snap.segment(si);
                         c.segment(s, (long) si * SEGMENT);
@@ -355,8 +366,10 @@ class BucketRunsTest {
                                 continue;
                             }
                             checkRuns(cached, data, si * SEGMENT, 0, k, sel, width);
-                            assertThat(Arrays.copyOf(cached.runStart, cached.runs + 1)).isEqualTo(Arrays.copyOf(read.runStart, read.runs + 1));
-                            assertThat(Arrays.copyOf(cached.runKey, cached.runs)).isEqualTo(Arrays.copyOf(read.runKey, read.runs));
+                            assertThat(Arrays.copyOf(cached.runStart, cached.runs + 1))
+                                .isEqualTo(Arrays.copyOf(read.runStart, read.runs + 1));
+                            assertThat(Arrays.copyOf(cached.runKey, cached.runs))
+                                .isEqualTo(Arrays.copyOf(read.runKey, read.runs));
                             compared++;
                         }
                     }
@@ -366,7 +379,9 @@ class BucketRunsTest {
         }
     }
 
-    /** @return a store in the test directory holding the first {@code rows} rows of {@code data} (the caller closes it). */
+    /**
+     * @return a store in the test directory holding the first {@code rows} rows of {@code data} (the caller closes it).
+     */
     private Store written(final Rows data, final int rows) {
         final Store store = Store.open(dir);
         try (TableWriter w = store.openOrCreate(schema()).writer()) {
@@ -375,7 +390,10 @@ class BucketRunsTest {
         return store;
     }
 
-    /** @return the rows with every other block (not the overlapping one) starting a new 5-second bucket exactly: a bucket change at a block's first row. */
+    /**
+     * @return the rows with every other block (not the overlapping one) starting a new 5-second bucket exactly: a
+     * bucket change at a block's first row.
+     */
     private static Rows alignedBlocks(final Rows data) {
         for (int b = 2; b * BLOCK < data.ts.length; b += 2) {
             if (b != OVERLAP_BLOCK && b != OVERLAP_BLOCK + 1 && b != NULL_TS_BLOCK && b != NULL_TS_BLOCK + 1) {
@@ -385,7 +403,8 @@ class BucketRunsTest {
         return data;
     }
 
-    private static void checkRuns(final BucketRuns runs, final Rows data, final int base, final int start, final int n, final int[] sel,
+    private static void checkRuns(final BucketRuns runs, final Rows data, final int base, final int start, final int n,
+        final int[] sel,
                                   final long width) {
         assertThat(runs.runStart[0]).isZero();
         assertThat(runs.runStart[runs.runs]).isEqualTo(n);
@@ -401,7 +420,10 @@ class BucketRunsTest {
         }
     }
 
-    /** Engines with and without bitmap indexes, on one and two threads, with small morsels so that two workers share segments. */
+    /**
+     * Engines with and without bitmap indexes, on one and two threads, with small morsels so that two workers share
+     * segments.
+     */
     private static List<QueryEngine> engines(final Store store) {
         final List<QueryEngine> out = new ArrayList<>();
         for (final int threads : new int[] {1, 2}) {
@@ -429,25 +451,32 @@ class BucketRunsTest {
         }
     }
 
-    private static void check(final QueryEngine e, final Rows data, final int rows, final long width, final int instrument, final long from,
+    private static void check(final QueryEngine e, final Rows data, final int rows, final long width,
+        final int instrument, final long from,
                               final long to) {
         final String q = "{\"table\":\"trades\",\"time\":{\"from\":" + from + ",\"to\":" + to + "}"
-            + (instrument < 0 ? "" : ",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM" + instrument + "\"}")
+            + (instrument < 0 ? "" : ",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM" + instrument
+            + "\"}")
             + ",\"groupBy\":[{\"bucket\":\"" + width / SECOND + "s\",\"col\":\"ts\",\"as\":\"b\"}],\"aggs\":["
-            + "{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"},{\"name\":\"high\",\"op\":\"max\",\"col\":\"price\"},"
-            + "{\"name\":\"low\",\"op\":\"min\",\"col\":\"price\"},{\"name\":\"close\",\"op\":\"last\",\"col\":\"price\"},"
-            + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"n\",\"op\":\"count\"}],\"orderBy\":[{\"col\":\"b\"}]}";
+            + "{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"},{\"name\":\"high\",\"op\":\"max\",\"col\":\"pric"
+            + "e\"},"
+            + "{\"name\":\"low\",\"op\":\"min\",\"col\":\"price\"},{\"name\":\"close\",\"op\":\"last\",\"col\":\"price"
+            + "\"},"
+            + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},{\"name\":\"n\",\"op\":\"count\"}],\"orderBy"
+            + "\":[{\"col\":\"b\"}]}";
         final Map<Long, long[]> expected = data.expected(rows, width, instrument, from, to);
         final QueryResult r = e.execute(q);
         final List<String> actual = new ArrayList<>();
         for (int i = 0; i < r.rowCount(); i++) {
-            actual.add(r.value(i, 0) + " " + r.value(i, 1) + " " + r.value(i, 2) + " " + r.value(i, 3) + " " + r.value(i, 4) + " "
+            actual.add(r.value(i, 0) + " " + r.value(i, 1) + " " + r.value(i, 2) + " " + r.value(i, 3) + " " + r
+                .value(i, 4) + " "
                 + r.value(i, 5) + " " + r.value(i, 6));
         }
         final List<String> want = new ArrayList<>();
         for (final Map.Entry<Long, long[]> en : expected.entrySet()) {
             final long[] o = en.getValue();
-            want.add(en.getKey() + " " + dec(o[0], 6) + " " + dec(o[1], 6) + " " + dec(o[2], 6) + " " + dec(o[3], 6) + " " + dec(o[4], 0) + " " + o[5]);
+            want.add(en.getKey() + " " + dec(o[0], 6) + " " + dec(o[1], 6) + " " + dec(o[2], 6) + " " + dec(o[3], 6)
+                + " " + dec(o[4], 0) + " " + o[5]);
         }
         assertThat(actual).as("%s on %d rows", q, rows).isEqualTo(want);
     }

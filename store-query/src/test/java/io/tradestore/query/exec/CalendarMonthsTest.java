@@ -13,7 +13,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The month arithmetic of calendar buckets against java.time, over the whole range of timestamps. */
 class CalendarMonthsTest {
     private static long index(final long nanos) {
-        final YearMonth ym = YearMonth.from(Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L))
+        final YearMonth ym =
+            YearMonth.from(
+            Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L))
             .atZone(ZoneOffset.UTC));
         return (ym.getYear() - 1970L) * 12 + ym.getMonthValue() - 1;
     }
@@ -27,10 +29,13 @@ class CalendarMonthsTest {
     void shouldNameTheMonthOfEveryTimestampAsJavaTimeDoes() {
         final SplittableRandom r = new SplittableRandom(1970);
         for (int i = 0; i < 200_000; i++) {
-            final long t = i < 100_000 ? r.nextLong(Long.MIN_VALUE + 1, Long.MAX_VALUE) : r.nextLong(-4_000_000_000_000_000_000L, 4_000_000_000_000_000_000L);
+            final long t = i < 100_000 ? r.nextLong(Long.MIN_VALUE + 1, Long.MAX_VALUE) : r
+                .nextLong(-4_000_000_000_000_000_000L, 4_000_000_000_000_000_000L);
             assertThat(CalendarMonths.of(t)).as("t=%d", t).isEqualTo(index(t));
         }
-        for (final long t : new long[] {Long.MIN_VALUE + 1, Long.MAX_VALUE, 0, -1, 1, 951_782_400_000_000_000L - 1, 951_782_400_000_000_000L}) {
+        for (final long t
+            : new long[] {Long.MIN_VALUE + 1, Long.MAX_VALUE, 0, -1, 1, 951_782_400_000_000_000L - 1,
+            951_782_400_000_000_000L}) {
             assertThat(CalendarMonths.of(t)).as("t=%d", t).isEqualTo(index(t));
         }
     }

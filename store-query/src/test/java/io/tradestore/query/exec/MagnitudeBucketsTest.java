@@ -30,7 +30,8 @@ class MagnitudeBucketsTest {
                 if (exact == 0.0) {
                     assertThat(got).as("rank %d of %d", k, n).isZero();
                 } else {
-                    assertThat(got / exact).as("rank %d of %d: %s for %s", k, n, got, exact).isCloseTo(1.0, within(0x1p-11));
+                    assertThat(got / exact).as("rank %d of %d: %s for %s", k, n, got, exact)
+                        .isCloseTo(1.0, within(0x1p-11));
                 }
             }
         }

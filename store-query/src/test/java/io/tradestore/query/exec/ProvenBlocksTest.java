@@ -31,11 +31,13 @@ class ProvenBlocksTest {
         try (Store store = Store.open(dir)) {
             // 2 sealed segments of 8 blocks and an open one with 2.5 blocks
             final int rows = 2 * 8 * BLOCK + 5 * BLOCK / 2;
-            try (TableWriter w = store.openOrCreate(TradesSchema.SCHEMA.with("trades", Layout.COLUMN, 8 * BLOCK, BLOCK)).writer()) {
+            try (TableWriter w = store.openOrCreate(TradesSchema.SCHEMA.with("trades", Layout.COLUMN, 8 * BLOCK, BLOCK))
+                .writer()) {
                 final TradeFlyweight f = new TradeFlyweight();
                 for (int r = 0; r < rows; r++) {
                     w.append(f);
-                    f.tradeId(r + 1).clientId(r % 3).instrument("SYM" + r % 2).venue("XLON").side('B').price(100).quantity(1 + r % 7);
+                    f.tradeId(r + 1).clientId(r % 3).instrument("SYM" + r % 2).venue("XLON").side('B').price(100)
+                        .quantity(1 + r % 7);
                     // a null timestamp inside blocks 3 (sealed) and 17 (open, full), a null quantity inside block 5
                     if (r != 3 * BLOCK + 17 && r != 17 * BLOCK + 5) {
                         f.ts(T0 + r * 1000L);
@@ -54,10 +56,14 @@ class ProvenBlocksTest {
                     assertThat(count(e, "\"time\":{\"from\":" + T0 + ",\"to\":" + (T0 + rows * 1000L) + "}", ""))
                         .isEqualTo(rows - 2);
                     assertThat(count(e, "\"time\":{\"from\":" + T0 + ",\"to\":" + (T0 + rows * 1000L) + "}",
-                        ",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM1\"}")).isEqualTo(rows / 2 - 2);
-                    assertThat(count(e, "", ",\"filter\":{\"op\":\"range\",\"col\":\"quantity\",\"gte\":1,\"lte\":7}")).isEqualTo(rows - 1);
-                    assertThat(count(e, "", ",\"filter\":{\"op\":\"and\",\"args\":[{\"op\":\"range\",\"col\":\"quantity\",\"gte\":1},"
-                        + "{\"op\":\"eq\",\"col\":\"client_id\",\"value\":0}]}")).isEqualTo(countWhere(rows, r -> r % 3 == 0 && r != 5 * BLOCK + 9));
+                        ",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM1\"}"))
+                        .isEqualTo(rows / 2 - 2);
+                    assertThat(count(e, "", ",\"filter\":{\"op\":\"range\",\"col\":\"quantity\",\"gte\":1,\"lte\":7}"))
+                        .isEqualTo(rows - 1);
+                    assertThat(count(e, "",
+                        ",\"filter\":{\"op\":\"and\",\"args\":[{\"op\":\"range\",\"col\":\"quantity\",\"gte\":1},"
+                        + "{\"op\":\"eq\",\"col\":\"client_id\",\"value\":0}]}"))
+                        .isEqualTo(countWhere(rows, r -> r % 3 == 0 && r != 5 * BLOCK + 9));
                 }
             }
         }
@@ -68,7 +74,8 @@ class ProvenBlocksTest {
     }
 
     private static long count(final QueryEngine e, final String time, final String filter) {
-        final String q = "{\"table\":\"trades\"" + (time.isEmpty() ? "" : "," + time) + filter + ",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
+        final String q = "{\"table\":\"trades\"" + (time.isEmpty() ? "" : "," + time) + filter
+            + ",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
         return (Long) e.execute(q).value(0, 0);
     }
 }

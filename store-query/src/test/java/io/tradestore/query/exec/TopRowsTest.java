@@ -19,10 +19,12 @@ class TopRowsTest {
         final SplittableRandom rnd = new SplittableRandom(k * 31L + n);
         final List<Object[]> rows = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            rows.add(new Object[] {(long) i, (long) rnd.nextInt(Math.max(1, n / 3))}); // a unique key, a value with ties
+            // a unique key, a value with ties
+            rows.add(new Object[] {(long) i, (long) rnd.nextInt(Math.max(1, n / 3))});
         }
         // value descending, then key ascending: a total order, as the engine's (keys break ties)
-        final Comparator<Object[]> order = Comparator.<Object[]>comparingLong(r -> -(Long) r[1]).thenComparingLong(r -> (Long) r[0]);
+        final Comparator<Object[]> order = Comparator.<Object[]>comparingLong(r -> -(Long) r[1])
+            .thenComparingLong(r -> (Long) r[0]);
         final Object[][] top = ResultRows.smallest(rows, k, order);
         Arrays.sort(top, order);
         final Object[][] all = rows.toArray(new Object[0][]);

@@ -53,13 +53,18 @@ class OpenSegmentIndexTest {
             if (rnd.nextInt(40) != 0) {
                 f.instrument("SYM" + (int) Math.min(99, Math.abs(rnd.nextGaussian()) * 25));
             }
-            f.venue(rnd.nextBoolean() ? "XLON" : "XPAR").side(rnd.nextBoolean() ? 'B' : 'S').price(1_000_000L + rnd.nextInt(1000))
+            f.venue(rnd.nextBoolean() ? "XLON" : "XPAR").side(rnd.nextBoolean() ? 'B' : 'S')
+                .price(1_000_000L + rnd.nextInt(1000))
                 .quantity(1 + rnd.nextInt(100));
         }
     }
 
-    /** @return rows {@code [0, rows)} of the segment whose column holds {@code value} (nulls when {@code value} is null). */
-    private static MutableRoaringBitmap expected(final TableSnapshot snap, final int column, final Long value, final int rows) {
+    /**
+     * @return rows {@code [0, rows)} of the segment whose column holds {@code value} (nulls when {@code value} is
+     * null).
+     */
+    private static MutableRoaringBitmap expected(final TableSnapshot snap, final int column, final Long value,
+        final int rows) {
         final MutableRoaringBitmap b = new MutableRoaringBitmap();
         final long nul = snap.schema().column(column).type().nullBits();
         final long base = snap.segment(0).columnBase(column);
@@ -108,15 +113,18 @@ class OpenSegmentIndexTest {
         }
     }
 
-    private static void check(final BitmapIndexes indexes, final TableSnapshot snap, final int column, final SplittableRandom rnd) {
+    private static void check(final BitmapIndexes indexes, final TableSnapshot snap, final int column,
+        final SplittableRandom rnd) {
         final int rows = snap.segmentRowCount(0);
-        final ValueRows fresh = new OpenSegmentIndex(snap.segment(0), snap.schema().column(column)).view(rows, Deadline.NONE);
+        final ValueRows fresh = new OpenSegmentIndex(snap.segment(0), snap.schema().column(column))
+            .view(rows, Deadline.NONE);
         final ValueRows shared = indexes.openIndex(snap, 0, column, Deadline.NONE);
         assertThat(fresh).as("column %d is indexed at rows=%d", column, rows).isNotNull();
         assertThat(shared).isNotNull();
         final long nul = snap.schema().column(column).type().nullBits();
         for (int k = 0; k < 6; k++) {
-            final long value = column == snap.schema().indexOf("client_id") ? 100_000 + rnd.nextInt(300) : rnd.nextInt(60);
+            final long value = column == snap.schema().indexOf("client_id") ? 100_000 + rnd.nextInt(300) : rnd
+                .nextInt(60);
             final MutableRoaringBitmap want = expected(snap, column, value, rows);
             assertThat(clip(fresh.rows(value), rows)).as("value=%d rows=%d", value, rows).isEqualTo(want);
             assertThat(clip(shared.rows(value), rows)).as("shared value=%d rows=%d", value, rows).isEqualTo(want);
@@ -127,7 +135,10 @@ class OpenSegmentIndexTest {
         assertThat(fresh.rows(Long.MAX_VALUE).isEmpty()).isTrue();
     }
 
-    /** Like {@link #append} but with one instrument in ~30% of rows and one client in ~10%: denser than an array container. */
+    /**
+     * Like {@link #append} but with one instrument in ~30% of rows and one client in ~10%: denser than an array
+     * container.
+     */
     private static void appendWithHotValues(final TableWriter w, final SplittableRandom rnd, final int n) {
         final TradeFlyweight f = new TradeFlyweight();
         for (int i = 0; i < n; i++) {
@@ -152,7 +163,8 @@ class OpenSegmentIndexTest {
         try (Store store = Store.open(dir)) {
             final SplittableRandom rnd = new SplittableRandom(17);
             try (TableWriter w = store.openOrCreate(schema(Layout.COLUMN)).writer()) {
-                for (final int n : new int[] {3 * OpenSegmentIndex.CHUNK_ROWS + 1234, 2 * OpenSegmentIndex.CHUNK_ROWS - 1234}) {
+                for (final int n
+                    : new int[] {3 * OpenSegmentIndex.CHUNK_ROWS + 1234, 2 * OpenSegmentIndex.CHUNK_ROWS - 1234}) {
                     appendWithHotValues(w, rnd, n);
                     w.commit();
                     final TableSnapshot snap = store.table("trades").reader().snapshot();
@@ -162,26 +174,33 @@ class OpenSegmentIndexTest {
                     final long hot = snap.findSymbol(instrument, "HOT");
                     final long sparse = snap.findSymbol(instrument, "SYM7");
                     for (final int column : new int[] {client, instrument}) {
-                        final ValueRows view = new OpenSegmentIndex(snap.segment(0), snap.schema().column(column)).view(rows, Deadline.NONE);
+                        final ValueRows view = new OpenSegmentIndex(snap.segment(0), snap.schema().column(column))
+                            .view(rows, Deadline.NONE);
                         final long dense = column == client ? 100_000 : hot;
                         final long thin = column == client ? 100_042 : sparse;
                         for (final long value : new long[] {dense, thin}) {
                             final MutableRoaringBitmap want = expected(snap, column, value, rows);
-                            assertThat(clip(view.rows(value), rows)).as("column=%d value=%d rows=%d", column, value, rows).isEqualTo(want);
-                            for (final int from : new int[] {0, 1, OpenSegmentIndex.CHUNK_ROWS - 1, OpenSegmentIndex.CHUNK_ROWS,
+                            assertThat(clip(view.rows(value), rows))
+                                .as("column=%d value=%d rows=%d", column, value, rows).isEqualTo(want);
+                            for (final int from
+                                : new int[] {0, 1, OpenSegmentIndex.CHUNK_ROWS - 1, OpenSegmentIndex.CHUNK_ROWS,
                                 2 * OpenSegmentIndex.CHUNK_ROWS + 5, 3 * OpenSegmentIndex.CHUNK_ROWS, rows - 1}) {
                                 // fresh views: rowsFrom before any rows() of the value, so its own assembly is checked
-                                final ValueRows v = new OpenSegmentIndex(snap.segment(0), snap.schema().column(column)).view(rows, Deadline.NONE);
-                                assertThat(range(v.rowsFrom(value, from), from, rows)).as("column=%d value=%d from=%d rows=%d", column, value, from,
+                                final ValueRows v = new OpenSegmentIndex(snap.segment(0), snap.schema().column(column))
+                                    .view(rows, Deadline.NONE);
+                                assertThat(range(v.rowsFrom(value, from), from, rows))
+                                    .as("column=%d value=%d from=%d rows=%d", column, value, from,
                                     rows).isEqualTo(range(want, from, rows));
                             }
                         }
                     }
                     // HOT has ~19,700 rows a chunk: its rows from a later chunk come from one bitmap built once per
                     // generation of chunks (and tail), not assembled per call
-                    final ValueRows v = new OpenSegmentIndex(snap.segment(0), snap.schema().column(instrument)).view(rows, Deadline.NONE);
+                    final ValueRows v = new OpenSegmentIndex(snap.segment(0), snap.schema().column(instrument))
+                        .view(rows, Deadline.NONE);
                     v.rowsFrom(hot, 2 * OpenSegmentIndex.CHUNK_ROWS);
-                    assertThat(v.rowsFrom(hot, 2 * OpenSegmentIndex.CHUNK_ROWS)).isSameAs(v.rowsFrom(hot, 2 * OpenSegmentIndex.CHUNK_ROWS + 7));
+                    assertThat(v.rowsFrom(hot, 2 * OpenSegmentIndex.CHUNK_ROWS))
+                        .isSameAs(v.rowsFrom(hot, 2 * OpenSegmentIndex.CHUNK_ROWS + 7));
                 }
             }
         }
@@ -196,8 +215,10 @@ class OpenSegmentIndexTest {
             }
             final TableSnapshot snap = store.table("trades").reader().snapshot();
             final int tradeId = snap.schema().indexOf("trade_id");
-            assertThat(new OpenSegmentIndex(snap.segment(0), snap.schema().column(tradeId)).view(70_000, Deadline.NONE)).isNull();
-            assertThat(new OpenSegmentIndex(snap.segment(0), snap.schema().require("client_id")).view(70_000, Deadline.NONE)).isNotNull();
+            assertThat(new OpenSegmentIndex(snap.segment(0), snap.schema().column(tradeId))
+                .view(70_000, Deadline.NONE)).isNull();
+            assertThat(new OpenSegmentIndex(snap.segment(0), snap.schema().require("client_id"))
+                .view(70_000, Deadline.NONE)).isNotNull();
         }
     }
 
@@ -209,15 +230,21 @@ class OpenSegmentIndexTest {
             scanning.useIndexes(false);
             final SplittableRandom rnd = new SplittableRandom(5);
             final String[] queries = {
-                "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":100003},\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+                "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":100003},\"aggs\":[{\""
+                    + "name\":\"n\",\"op\":\"count\"},"
                     + "{\"name\":\"q\",\"op\":\"sum\",\"col\":\"quantity\"}]}",
-                "{\"table\":\"trades\",\"filter\":{\"op\":\"in\",\"col\":\"instrument\",\"values\":[\"SYM3\",\"SYM40\",\"NOPE\"]},\"groupBy\":[\"instrument\"],"
-                    + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"hi\",\"op\":\"max\",\"col\":\"price\"}]}",
-                "{\"table\":\"trades\",\"filter\":{\"op\":\"and\",\"args\":[{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM1\"},"
+                "{\"table\":\"trades\",\"filter\":{\"op\":\"in\",\"col\":\"instrument\",\"values\":[\"SYM3\",\"SYM40\""
+                + ",\"NOPE\"]},\"groupBy\":[\"instrument\"],"
+                    + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+                    + "{\"name\":\"hi\",\"op\":\"max\",\"col\":\"price\"}]}",
+                "{\"table\":\"trades\",\"filter\":{\"op\":\"and\",\"args\":[{\"op\":\"eq\",\"col\":\"instrument\",\"va"
+                + "lue\":\"SYM1\"},"
                     + "{\"op\":\"ne\",\"col\":\"client_id\","
-                    + "\"value\":100000},{\"op\":\"range\",\"col\":\"trade_id\",\"gte\":1000,\"lt\":150000}]},\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+                    + "\"value\":100000},{\"op\":\"range\",\"col\":\"trade_id\",\"gte\":1000,\"lt\":150000}]},\"aggs\""
+                    + ":[{\"name\":\"n\",\"op\":\"count\"},"
                     + "{\"name\":\"v\",\"op\":\"vwap\"}]}",
-                "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":100001},\"columns\":[\"trade_id\",\"quantity\"],"
+                "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"client_id\",\"value\":100001},\"columns\":["
+                + "\"trade_id\",\"quantity\"],"
                     + "\"orderBy\":[{\"col\":\"trade_id\",\"desc\":true}],\"limit\":5}"};
             long indexedSegments = 0;
             try (TableWriter w = store.openOrCreate(schema(Layout.COLUMN)).writer()) {

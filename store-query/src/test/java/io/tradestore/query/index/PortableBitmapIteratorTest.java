@@ -76,7 +76,8 @@ class PortableBitmapIteratorTest {
             final RoaringBitmap b = bitmap(rnd, t % 4);
             final int batch = new int[] {1, 7, 256, 4096}[t % 4 == 3 ? 2 : rnd.nextInt(4)];
             final List<Integer> want = drain(b.getBatchIterator(), 4096);
-            assertThat(drain(new PortableBitmapIterator(serialize(b)), batch)).as("bitmap %d, batch %d", t, batch).isEqualTo(want);
+            assertThat(drain(new PortableBitmapIterator(serialize(b)), batch)).as("bitmap %d, batch %d", t, batch)
+                .isEqualTo(want);
         }
     }
 

@@ -70,13 +70,15 @@ class SealIndexerTest {
                         final Column col = schema.column(c);
                         final boolean expected = si < 2 && col.type() == ColumnType.SYMBOL;
                         symbols += si == 0 && col.type() == ColumnType.SYMBOL ? 1 : 0;
-                        assertThat(Files.exists(BitmapIndexes.file(snap.segment(si), col))).as("segment %d column %s", si, col.name())
+                        assertThat(Files.exists(BitmapIndexes.file(snap.segment(si), col)))
+                            .as("segment %d column %s", si, col.name())
                             .isEqualTo(expected);
                     }
                 }
                 assertThat(built).isEqualTo(2L * symbols);
             }
-            final String q = "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},"
+            final String q =
+                "{\"table\":\"trades\",\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM3\"},"
                 + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"v\",\"op\":\"sum\",\"col\":\"quantity\"}]}";
             try (QueryEngine indexed = new QueryEngine(store, 2); QueryEngine scanning = new QueryEngine(store, 1)) {
                 scanning.useIndexes(false);
@@ -116,7 +118,8 @@ class SealIndexerTest {
             final TableSnapshot snap = reader.snapshot();
             for (int si = 0; si < 3; si++) {
                 for (final String col : new String[] {"venue", "instrument"}) {
-                    assertThat(BitmapIndexes.load(BitmapIndexes.file(snap.segment(si), schema.column(schema.indexOf(col))), SEGMENT))
+                    assertThat(BitmapIndexes.load(
+                        BitmapIndexes.file(snap.segment(si), schema.column(schema.indexOf(col))), SEGMENT))
                         .as("segment %d column %s", si, col).isNotNull();
                 }
             }
@@ -125,7 +128,8 @@ class SealIndexerTest {
 
     private static void append(final TableWriter w, final TradeFlyweight f) {
         final long r = w.pendingRows();
-        w.append(f).tradeId(r).ts(1_795_000_000_000_000_000L + r).clientId(r % 97).venue("V" + r % 8).instrument("SYM" + r % 50)
+        w.append(f).tradeId(r).ts(1_795_000_000_000_000_000L + r).clientId(r % 97).venue("V" + r % 8)
+            .instrument("SYM" + r % 50)
             .side(r % 3 == 0 ? 'S' : 'B').price(1_000_000 + r % 1000).quantity(1 + r % 100);
     }
 }

@@ -75,7 +75,10 @@ class SharedBuildTest {
             this.builds = builds;
         }
 
-        /** Asks for it under a deadline; the index a summary needs is built before (the deadline holds the summary's build). */
+        /**
+         * Asks for it under a deadline; the index a summary needs is built before (the deadline holds the summary's
+         * build).
+         */
         Object ask(final BitmapIndexes x, final Deadline deadline) {
             switch (this) {
                 case BITMAP_INDEX:
@@ -106,8 +109,10 @@ class SharedBuildTest {
             long ts = 1_795_392_000_000_000_000L;
             for (int r = 0; r < rows; r++) {
                 ts += rnd.nextLong(2_000_000_000L);
-                w.append(f).tradeId(r + 1).ts(ts).clientId(rnd.nextInt(40)).venue("XLON").instrument("SYM" + rnd.nextInt(8))
-                    .side(rnd.nextBoolean() ? 'B' : 'S').price(1_000_000L + rnd.nextInt(1_000_000)).quantity(1 + rnd.nextInt(1000));
+                w.append(f).tradeId(r + 1).ts(ts).clientId(rnd.nextInt(40)).venue("XLON")
+                    .instrument("SYM" + rnd.nextInt(8))
+                    .side(rnd.nextBoolean() ? 'B' : 'S').price(1_000_000L + rnd.nextInt(1_000_000))
+                    .quantity(1 + rnd.nextInt(1000));
             }
             w.commit();
         }
@@ -136,14 +141,19 @@ class SharedBuildTest {
 
     private static void deleteIndexFiles() throws Exception {
         try (var files = Files.walk(dir)) {
-            for (final Path p : (Iterable<Path>) files.filter(f -> f.toString().endsWith(BitmapIndexDescriptor.SUFFIX))::iterator) {
+            for (final Path p : (Iterable<Path>) files
+                .filter(f -> f.toString().endsWith(BitmapIndexDescriptor.SUFFIX))::iterator) {
                 Files.delete(p);
             }
         }
     }
 
-    /** A deadline that, at its first check, tells {@code started} and holds the build until {@code release}, then throws {@code then} if set. */
-    private static Deadline holding(final CountDownLatch started, final CountDownLatch release, final RuntimeException then) {
+    /**
+     * A deadline that, at its first check, tells {@code started} and holds the build until {@code release}, then throws
+     * {@code then} if set.
+     */
+    private static Deadline holding(final CountDownLatch started, final CountDownLatch release,
+        final RuntimeException then) {
         return () -> {
             started.countDown();
             try {
@@ -157,7 +167,9 @@ class SharedBuildTest {
         };
     }
 
-    /** A first query whose build is held at its first check until {@code release}; then it throws {@code then} if set. */
+    /**
+     * A first query whose build is held at its first check until {@code release}; then it throws {@code then} if set.
+     */
     private record Held(BitmapIndexes x, CountDownLatch release, Future<Object> first) {
     }
 
@@ -215,7 +227,8 @@ class SharedBuildTest {
         assertThatThrownBy(() -> held.first().get(30, TimeUnit.SECONDS)).hasCause(passed);
         final Object built = second.get(30, TimeUnit.SECONDS);
         assertThat(built).as("the second query built it").isNotNull();
-        assertThat(build.builds.applyAsLong(x)).as("builds that ended").isEqualTo(build == Build.OPEN_SEGMENT_INDEX ? 0 : 1);
+        assertThat(build.builds.applyAsLong(x)).as("builds that ended")
+            .isEqualTo(build == Build.OPEN_SEGMENT_INDEX ? 0 : 1);
         if (build == Build.BITMAP_INDEX) {
             assertThat(BitmapIndexes.file(sealed.segment(0), sealed.schema().column(INSTRUMENT))).exists();
         }
@@ -294,7 +307,10 @@ class SharedBuildTest {
         assertThat(builds.get("k", Deadline.NONE, () -> null, () -> "later")).isEqualTo("later");
     }
 
-    /** A query needing fewer chunks of an open segment's index than another one is building goes on once they are published. */
+    /**
+     * A query needing fewer chunks of an open segment's index than another one is building goes on once they are
+     * published.
+     */
     @Test
     void shouldNotWaitForChunksItDoesNotNeed() throws Exception {
         final OpenSegmentIndex idx = new OpenSegmentIndex(open.segment(0), open.schema().column(INSTRUMENT));
@@ -311,7 +327,8 @@ class SharedBuildTest {
             assertThat(started.await(30, TimeUnit.SECONDS)).as("the first query built chunk 0").isTrue();
             final int rows = OpenSegmentIndex.CHUNK_ROWS + 5;
             // before: the second query waited for the lock until the first one had built every chunk
-            final ValueRows v = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> idx.view(rows, Deadline.NONE));
+            final ValueRows v =
+                assertTimeoutPreemptively(Duration.ofSeconds(20), () -> idx.view(rows, Deadline.NONE));
             assertThat(first.isDone()).isFalse();
             long total = v.nulls().rangeCardinality(0, rows);
             for (int code = 0; code < open.dictionarySize(INSTRUMENT); code++) {

@@ -48,14 +48,16 @@ class SummaryCacheTest {
     static void setUp() {
         store = Store.open(dir);
         final SplittableRandom rnd = new SplittableRandom(3);
-        try (TableWriter w = store.openOrCreate(TradesSchema.SCHEMA.with("trades", Layout.COLUMN, SEGMENT, 128)).writer()) {
+        try (TableWriter w = store.openOrCreate(TradesSchema.SCHEMA.with("trades", Layout.COLUMN, SEGMENT, 128))
+            .writer()) {
             final TradeFlyweight f = new TradeFlyweight();
             long ts = 1_795_392_000_000_000_000L;
             for (int r = 0; r < SEALED * SEGMENT + 100; r++) {
                 ts += rnd.nextLong(2_000_000_000L); // ~1 s apart: ~17 minutes a segment
                 final long t = r / SEGMENT == SHUFFLED && r % 100 == 7 ? ts - 300_000_000_000L : ts;
                 w.append(f).tradeId(r + 1).ts(t).clientId(rnd.nextInt(40)).venue(rnd.nextBoolean() ? "XLON" : "XPAR")
-                    .instrument("SYM" + rnd.nextInt(8)).side(rnd.nextBoolean() ? 'B' : 'S').price(1_000_000L + rnd.nextInt(1_000_000))
+                    .instrument("SYM" + rnd.nextInt(8)).side(rnd.nextBoolean() ? 'B' : 'S')
+                    .price(1_000_000L + rnd.nextInt(1_000_000))
                     .quantity(1 + rnd.nextInt(1000));
             }
             w.commit();
@@ -76,7 +78,8 @@ class SummaryCacheTest {
         return x;
     }
 
-    private static BucketSummary bucketSummary(final BitmapIndexes x, final int segment, final int key, final int colA, final int colB) {
+    private static BucketSummary bucketSummary(final BitmapIndexes x, final int segment, final int key, final int colA,
+        final int colB) {
         return x.bucketSummary(snap, segment, key, colA, colB, Deadline.NONE);
     }
 
@@ -106,8 +109,11 @@ class SummaryCacheTest {
         assertThat(bucketSummary(x, SHUFFLED, INSTRUMENT, PRICE, -1)).isNull();
         assertThat(bucketSummary(x, 0, INSTRUMENT, PRICE, -1)).isNotNull();
         final long bytes = fillWithIdleValueSummaries(x);
-        // another measure, another key, row counts: the segment has no cells, so nothing is evicted to make room for them
-        for (final int[] km : new int[][] {{INSTRUMENT, QUANTITY, -1}, {VENUE, PRICE, -1}, {INSTRUMENT, -1, -1}, {VENUE, PRICE, QUANTITY}}) {
+        // another measure, another key, row counts: the segment has no cells, so nothing is evicted to make room for
+        // them
+        for (final int[] km
+            : new int[][] {{INSTRUMENT, QUANTITY, -1}, {VENUE, PRICE, -1}, {INSTRUMENT, -1, -1},
+            {VENUE, PRICE, QUANTITY}}) {
             assertThat(bucketSummary(x, SHUFFLED, km[0], km[1], km[2])).isNull();
             assertThat(x.summaryEvictions()).as("evictions for key %d measure %d*%d", km[0], km[1], km[2]).isZero();
             assertThat(x.summaryBytes()).isEqualTo(bytes);
@@ -119,15 +125,16 @@ class SummaryCacheTest {
 
     /**
      * Cells needing more than the quarter of the budget that eviction frees by default: the first build finds out how
-     * many there are, and the next evicts what they need from idle summaries (never from busy ones, and nothing when even
-     * every idle one would not make room).
+     * many there are, and the next evicts what they need from idle summaries (never from busy ones, and nothing when
+     * even every idle one would not make room).
      */
     @Test
     void shouldEvictWhatABuildOfCellsNeedsWhenIdleSummariesCanGiveIt() {
         final long cells = bucketSummary(indexes(), 2, INSTRUMENT, QUANTITY, -1).bytes();
         final BitmapIndexes x = indexes();
         final long full = fillWithIdleValueSummaries(x);
-        assertThat(cells).as("cells need more than a quarter of the budget, and less than it").isGreaterThan(full / 4).isLessThan(full / 2 + full / 4);
+        assertThat(cells).as("cells need more than a quarter of the budget, and less than it").isGreaterThan(full / 4)
+            .isLessThan(full / 2 + full / 4);
         // busy summaries make no room (the clock does not move: none is idle for an hour)
         x.summaryIdleMillis(TimeUnit.HOURS.toMillis(1));
         for (int ask = 0; ask < 3; ask++) {
@@ -147,8 +154,8 @@ class SummaryCacheTest {
     }
 
     /**
-     * Idle summaries that cannot make the cells' room with the free room are kept; the scan that finds so is not repeated
-     * by the next ask before the oldest busy summary turns idle (until then, an ask costs a clock read).
+     * Idle summaries that cannot make the cells' room with the free room are kept; the scan that finds so is not
+     * repeated by the next ask before the oldest busy summary turns idle (until then, an ask costs a clock read).
      */
     @Test
     void shouldEvictNothingNorScanAgainForCellsThatIdleSummariesCannotMakeRoomFor() {

@@ -29,7 +29,8 @@ class CliTest {
     static Run run(final String... args) {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final int code = TradestoreCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
+        final int code = TradestoreCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true))
+            .execute(args);
         return new Run(code, out.toString(), err.toString());
     }
 
@@ -71,7 +72,8 @@ class CliTest {
         TestStores.writeTrades(dir, 3000, 1);
         final Run r = run("info", dir.toString());
         assertThat(r.code()).isZero();
-        assertThat(r.out()).contains("table      trades").contains("rows       3000").contains("segments   3 of 1024 rows")
+        assertThat(r.out()).contains("table      trades").contains("rows       3000")
+            .contains("segments   3 of 1024 rows")
             .contains("bytes/row  49").contains("venue").contains("dictionary of 4 values").contains("allocator");
         assertThat(run("info", dir.toString(), "trades").code()).isZero();
         final Run missing = run("info", dir.toString(), "nosuch");
@@ -81,7 +83,9 @@ class CliTest {
         assertThat(run("info").code()).isEqualTo(2);
     }
 
-    /** A table that does not open is reported in its place, and the healthy ones are still described (audit, session 10). */
+    /**
+     * A table that does not open is reported in its place, and the healthy ones are still described.
+     */
     @Test
     void shouldDescribeTheHealthyTablesBesideABrokenOne() throws Exception {
         TestStores.writeTrades(dir, 3000, 1);
@@ -90,7 +94,8 @@ class CliTest {
         Files.copy(dir.resolve("trades").resolve("_schema.json"), broken.resolve("_schema.json"));
         final Run r = run("info", dir.toString());
         assertThat(r.code()).isEqualTo(1);
-        assertThat(r.out()).contains("table      broken").contains("error      ").contains("table      trades").contains("rows       3000");
+        assertThat(r.out()).contains("table      broken").contains("error      ").contains("table      trades")
+            .contains("rows       3000");
         assertThat(r.err()).contains("error: table [broken] could not be described").doesNotContain("Exception");
     }
 
@@ -113,7 +118,8 @@ class CliTest {
         Files.createDirectories(other.resolve("photos"));
         final Path missing = dir.resolve("missing");
         final Path file = Files.writeString(dir.resolve("a-file"), "x");
-        for (final String[] c : new String[][] {{empty.toString(), "it is empty"}, {other.toString(), "none of its 2 entries is a table"},
+        for (final String[] c
+            : new String[][] {{empty.toString(), "it is empty"}, {other.toString(), "none of its 2 entries is a table"},
             {missing.toString(), "there is no such directory"}, {file.toString(), "it is not a directory"}}) {
             final Run r = run("check", c[0]);
             assertThat(r.code()).as(c[0]).isEqualTo(1);
@@ -129,11 +135,13 @@ class CliTest {
         TestStores.writeTrades(dir, 3000, 1);
         final Path zone = dir.resolve("trades").resolve("seg-000001").resolve(ZoneMapDescriptor.FILE_NAME);
         final int quantity = 7;
-        FileDamage.putLong(zone, ZoneMapDescriptor.entryOffset(8, 2, quantity), 1_000_000); // block 2: min raised above every value
+        // block 2: min raised above every value
+        FileDamage.putLong(zone, ZoneMapDescriptor.entryOffset(8, 2, quantity), 1_000_000);
         FileDamage.resealZoneMap(zone); // as a writer would have written it: the checksums pass, the data does not
         final Run r = run("check", dir.toString());
         assertThat(r.code()).isEqualTo(1);
-        assertThat(r.out()).contains("trades: DAMAGED").contains("segment 1 block 2 column 'quantity'").contains("does not cover");
+        assertThat(r.out()).contains("trades: DAMAGED").contains("segment 1 block 2 column 'quantity'")
+            .contains("does not cover");
         assertThat(r.err()).contains("damaged");
     }
 
@@ -173,15 +181,18 @@ class CliTest {
     @Test
     void shouldReadTheQueryFromAnAtFileAsItsOwnTextNotAsArguments() throws Exception {
         TestStores.writeTrades(dir, 100, 1);
-        // pretty-printed, with spaces and quotes: picocli's own @file expansion split this into words and lost the quotes
+        // pretty-printed, with spaces and quotes: picocli's own @file expansion split this into words and lost the
+        // quotes
         final Path file = dir.resolve("q with space.json");
-        Files.writeString(file, "{\n  \"table\": \"trades\",\n  \"aggs\": [ {\"name\": \"n\", \"op\": \"count\"} ]\n}\n");
+        Files.writeString(file,
+            "{\n  \"table\": \"trades\",\n  \"aggs\": [ {\"name\": \"n\", \"op\": \"count\"} ]\n}\n");
         final Run r = run("query", dir.toString(), "@" + file, "--format", "csv");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.out().lines()).containsExactly("n", "100");
         final Path compact = dir.resolve("compact.json");
         Files.writeString(compact, "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}");
-        assertThat(run("query", dir.toString(), "@" + compact, "--format", "csv").out().lines()).containsExactly("n", "100");
+        assertThat(run("query", dir.toString(), "@" + compact, "--format", "csv").out().lines())
+            .containsExactly("n", "100");
     }
 
     @Test
@@ -194,14 +205,20 @@ class CliTest {
         final Path nodir = dir.resolve("nodir");
         final Run write = run("generate", "--rows", "3", "--out", nodir.resolve("x.csv").toString());
         assertThat(write.code()).isEqualTo(1);
-        assertThat(write.err()).isEqualTo("error: cannot write " + nodir.resolve("x.csv") + ": its directory " + nodir + " does not exist\n");
+        assertThat(write.err())
+            .isEqualTo("error: cannot write " + nodir.resolve("x.csv") + ": its directory " + nodir
+            + " does not exist\n");
         final Path file = dir.resolve("trades").resolve("_schema.json");
         final Run under = run("create", file.resolve("s").toString());
         assertThat(under.code()).isEqualTo(1);
-        assertThat(under.err()).isEqualTo("error: cannot create store directory " + file.resolve("s") + ": not a directory\n");
+        assertThat(under.err())
+            .isEqualTo("error: cannot create store directory " + file.resolve("s") + ": not a directory\n");
     }
 
-    /** A --schema is checked against the existing table it loads into, with --table as without (it was ignored with --table). */
+    /**
+     * A --schema is checked against the existing table it loads into, with --table as without (it was ignored with
+     * --table).
+     */
     @Test
     void shouldCheckASchemaAgainstTheExistingTableWithOrWithoutTable() throws Exception {
         final Path store = dir.resolve("s");
@@ -209,10 +226,12 @@ class CliTest {
         assertThat(run("generate", "--rows", "3", "--out", csv.toString()).code()).isZero();
         assertThat(run("load", store.toString(), csv.toString()).code()).isZero();
         final Path other = dir.resolve("other.json");
-        Files.writeString(other, io.tradestore.core.schema.SchemaCodec.toJson(io.tradestore.core.flyweight.TradesSchema.SCHEMA, true)
+        Files.writeString(other,
+            io.tradestore.core.schema.SchemaCodec.toJson(io.tradestore.core.flyweight.TradesSchema.SCHEMA, true)
             .replaceFirst("(\"quantity\"[^}]*\")i64\"", "$1i32\"")); // quantity i32
         assertThat(Files.readString(other)).contains("i32");
-        for (final String[] args : new String[][] {{"--schema", other.toString()}, {"--schema", other.toString(), "--table", "trades"}}) {
+        for (final String[] args
+            : new String[][] {{"--schema", other.toString()}, {"--schema", other.toString(), "--table", "trades"}}) {
             final String[] all = new String[3 + args.length];
             all[0] = "load";
             all[1] = store.toString();
@@ -223,8 +242,10 @@ class CliTest {
             assertThat(r.err()).as(String.join(" ", args)).contains("table 'trades' exists with other columns");
         }
         final Path same = dir.resolve("same.json");
-        Files.writeString(same, io.tradestore.core.schema.SchemaCodec.toJson(io.tradestore.core.flyweight.TradesSchema.SCHEMA, true));
-        assertThat(run("load", store.toString(), csv.toString(), "--schema", same.toString(), "--table", "trades").code()).isZero();
+        Files.writeString(same,
+            io.tradestore.core.schema.SchemaCodec.toJson(io.tradestore.core.flyweight.TradesSchema.SCHEMA, true));
+        assertThat(run("load", store.toString(), csv.toString(), "--schema", same.toString(), "--table", "trades")
+            .code()).isZero();
     }
 
     @Test
@@ -252,7 +273,8 @@ class CliTest {
             final Run r = run(java.util.Arrays.copyOfRange(c, 1, c.length));
             final String line = String.join(" ", java.util.Arrays.copyOfRange(c, 1, c.length));
             assertThat(r.code()).as(line + "\n" + r.err()).isEqualTo(2);
-            assertThat(r.err()).as(line).contains(c[0]).doesNotContain("/segmentRows").doesNotContain("/blockRows").doesNotContain("/name")
+            assertThat(r.err()).as(line).contains(c[0]).doesNotContain("/segmentRows").doesNotContain("/blockRows")
+                .doesNotContain("/name")
                 .doesNotContain("threads=").doesNotContain("Exception");
         }
         assertThat(Files.exists(store)).as("bad usage creates no store").isFalse();
@@ -261,7 +283,8 @@ class CliTest {
         assertThat(run("load", store.toString(), csv.toString(), "--threads", "0").err()).startsWith(
             "error: Invalid value for option '--threads': 0 must be between 1 and 256\n");
         // a genuine failure stays exit 1: a missing schema file, an existing table
-        assertThat(run("create", store.toString(), "--schema", dir.resolve("missing.json").toString(), "--segment-rows", "1000").code()).isEqualTo(1);
+        assertThat(run("create", store.toString(), "--schema", dir.resolve("missing.json").toString(), "--segment-rows",
+            "1000").code()).isEqualTo(1);
         assertThat(run("create", store.toString()).code()).isZero();
         assertThat(run("create", store.toString(), "--segment-rows", "1024").code()).isEqualTo(1);
     }
@@ -299,10 +322,12 @@ class CliTest {
         try (ChildJvm child = ChildJvm.start("demo", "--rows", "30000", "--port", "0", "--dir", parent.toString())) {
             child.awaitLine("out: More: curl", 120); // printed on stdout after the three answers
             final String out = child.output();
-            assertThat(out).contains("# Notional by side").contains("# VWAP of the 10 most traded instruments").contains("# One-minute bars of");
+            assertThat(out).contains("# Notional by side").contains("# VWAP of the 10 most traded instruments")
+                .contains("# One-minute bars of");
             assertThat(out.lines().filter(l -> l.startsWith("out: curl -s http://127.0.0.1:")).count()).isEqualTo(3);
             assertThat(out.lines().filter(l -> l.startsWith("out: {\"columns\":")).count()).as(out).isEqualTo(3);
-            final int port = Integer.parseInt(out.replaceAll("(?s).*server is at http://127\\.0\\.0\\.1:(\\d+).*", "$1"));
+            final int port =
+                Integer.parseInt(out.replaceAll("(?s).*server is at http://127\\.0\\.0\\.1:(\\d+).*", "$1"));
             assertThat(new Http(port).get("/v1/tables/trades").json().path("rows").asLong()).isEqualTo(30_000);
             child.terminate();
             assertThat(child.waitFor(30)).as(child.output()).isZero();

@@ -29,7 +29,8 @@ class LoadCommandTest {
     private static Run run(final String... args) {
         final StringWriter out = new StringWriter();
         final StringWriter err = new StringWriter();
-        final int code = TradestoreCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true)).execute(args);
+        final int code = TradestoreCli.commandLine(new PrintWriter(out, true), new PrintWriter(err, true))
+            .execute(args);
         return new Run(code, out.toString(), err.toString());
     }
 
@@ -51,7 +52,8 @@ class LoadCommandTest {
         final Path store = dir.resolve("store");
         final Run r = run("load", store.toString(), a.toString(), "--threads", "2");
         assertThat(r.code()).as(r.err()).isZero();
-        assertThat(r.err()).startsWith("loaded 5,000 rows into 'trades' (0 rejected) in ").contains("rows/s").endsWith("table has 5,000 rows\n");
+        assertThat(r.err()).startsWith("loaded 5,000 rows into 'trades' (0 rejected) in ").contains("rows/s")
+            .endsWith("table has 5,000 rows\n");
         assertThat(r.err()).doesNotContain("\r");
         assertThat(rows(store, "trades")).isEqualTo(5000);
     }
@@ -65,7 +67,9 @@ class LoadCommandTest {
         assertThat(run("create", store.toString(), "--segment-rows", "65536").code()).isZero();
         final Run r = run("load", store.toString(), csv.toString(), "--commit-every", "40000");
         assertThat(r.code()).as(r.err()).isZero();
-        assertThat(r.err()).contains("table has 150,000 rows\nbuilt 4 bitmap indexes (symbol columns of the sealed segments), the last ");
+        assertThat(r.err())
+            .contains("table has 150,000 rows\nbuilt 4 bitmap indexes (symbol columns of the sealed segments), "
+                + "the last ");
         for (final String seg : new String[] {"seg-000000", "seg-000001"}) {
             for (final String col : new String[] {"venue", "instrument"}) {
                 assertThat(store.resolve("trades").resolve(seg).resolve(col + ".bitmap")).exists();
@@ -82,7 +86,8 @@ class LoadCommandTest {
         TradeGenerator.writeCsv(good, 100, 1);
         assertThat(run("load", store.toString(), good.toString()).code()).isZero();
         final Path bad = dir.resolve("bad.csv");
-        Files.writeString(bad, HEADER + "1,2026-11-16T08:00:00Z,5,XLON,ABC,B,10,1\n2,2026-11-16T08:00:00Z,5,XLON,ABC,B,12.3.4,10\n",
+        Files.writeString(bad,
+            HEADER + "1,2026-11-16T08:00:00Z,5,XLON,ABC,B,10,1\n2,2026-11-16T08:00:00Z,5,XLON,ABC,B,12.3.4,10\n",
             StandardCharsets.UTF_8);
         final Run r = run("load", store.toString(), bad.toString());
         assertThat(r.code()).isEqualTo(1);
@@ -95,13 +100,16 @@ class LoadCommandTest {
     void shouldSkipBadRowsIntoTheRejectsFile() throws Exception {
         final Path store = dir.resolve("store");
         final Path bad = dir.resolve("bad.csv");
-        Files.writeString(bad, HEADER + "1,2026-11-16T08:00:00Z,5,XLON,ABC,B,10,1\n2,2026-11-16T08:00:00Z,5,XLON,ABC,X,1,10\n"
+        Files.writeString(bad,
+            HEADER + "1,2026-11-16T08:00:00Z,5,XLON,ABC,B,10,1\n2,2026-11-16T08:00:00Z,5,XLON,ABC,X,1,10\n"
             + "3,2026-11-16T08:00:00Z,5,XLON,ABC,S,1,10\n", StandardCharsets.UTF_8);
         final Path rejects = dir.resolve("rejects.txt");
-        final Run r = run("load", store.toString(), bad.toString(), "--on-error", "skip", "--rejects", rejects.toString());
+        final Run r =
+            run("load", store.toString(), bad.toString(), "--on-error", "skip", "--rejects", rejects.toString());
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.err()).startsWith("loaded 2 rows into 'trades' (1 rejected)");
-        assertThat(Files.readAllLines(rejects)).containsExactly(bad + ":3:35: column 'side': 'X' is not a side (B, S, BUY or SELL)");
+        assertThat(Files.readAllLines(rejects))
+            .containsExactly(bad + ":3:35: column 'side': 'X' is not a side (B, S, BUY or SELL)");
         final Run stderr = run("load", store.toString(), bad.toString(), "--on-error", "SKIP");
         assertThat(stderr.err()).startsWith("rejected: " + bad + ":3:35: column 'side'");
         final Run limited = run("load", store.toString(), bad.toString(), "--on-error", "skip", "--max-errors", "0");
@@ -113,12 +121,16 @@ class LoadCommandTest {
     @Test
     void shouldLoadIntoANamedTableWithACustomSchema() throws Exception {
         final Path schema = dir.resolve("quotes.json");
-        Files.writeString(schema, "{\"formatVersion\":1,\"name\":\"quotes\",\"layout\":\"ROW\",\"segmentRows\":1024,\"blockRows\":256,"
-            + "\"timestamp\":\"ts\",\"columns\":[{\"name\":\"ts\",\"type\":\"timestamp\"},{\"name\":\"sym\",\"type\":\"symbol\"},"
-            + "{\"name\":\"bid\",\"type\":\"decimal(4)\"},{\"name\":\"size\",\"type\":\"i32\"},{\"name\":\"flag\",\"type\":\"char\"},"
+        Files.writeString(schema,
+            "{\"formatVersion\":1,\"name\":\"quotes\",\"layout\":\"ROW\",\"segmentRows\":1024,\"blockRows\":256,"
+            + "\"timestamp\":\"ts\",\"columns\":[{\"name\":\"ts\",\"type\":\"timestamp\"},{\"name\":\"sym\",\"type\":"
+            + "\"symbol\"},"
+            + "{\"name\":\"bid\",\"type\":\"decimal(4)\"},{\"name\":\"size\",\"type\":\"i32\"},{\"name\":\"flag\",\"ty"
+            + "pe\":\"char\"},"
             + "{\"name\":\"mid\",\"type\":\"f64\"}]}");
         final Path csv = dir.resolve("q.csv");
-        Files.writeString(csv, "mid,flag,size,bid,sym,ts\n1.5,A,10,1.25,X,2026-11-16T08:00:00Z\n,,,,,2026-11-16T08:00:01Z\n");
+        Files.writeString(csv,
+            "mid,flag,size,bid,sym,ts\n1.5,A,10,1.25,X,2026-11-16T08:00:00Z\n,,,,,2026-11-16T08:00:01Z\n");
         final Path store = dir.resolve("store");
         final Run r = run("load", store.toString(), csv.toString(), "--schema", schema.toString(), "--table", "q2");
         assertThat(r.code()).as(r.err()).isZero();
@@ -133,6 +145,7 @@ class LoadCommandTest {
     void shouldFormatProgressWithRateShareAndEta() {
         final String line = LoadCommand.Progress.line(5_000_000, 3, 340_000_000, 3_400_000_000L, 1_000_000_000L);
         assertThat(line).isEqualTo("5,000,000 rows  5,000,000 rows/s  340 MB/s  3 rejected  10%  ETA 9 s");
-        assertThat(List.of(LoadCommand.Progress.line(10, 0, 100, -1, 2_000_000_000L))).containsExactly("10 rows  5 rows/s  0 MB/s");
+        assertThat(List.of(LoadCommand.Progress.line(10, 0, 100, -1, 2_000_000_000L)))
+            .containsExactly("10 rows  5 rows/s  0 MB/s");
     }
 }

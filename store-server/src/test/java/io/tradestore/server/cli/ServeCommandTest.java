@@ -24,21 +24,24 @@ import io.tradestore.server.TestStores;
 import io.tradestore.server.http.Http;
 
 /**
- * {@code tradestore serve} in a child JVM, as operators run it: a SIGTERM while queries run longer than the grace exits 0
- * with every client answered (it crashed the JVM: the store was unmapped under the running scan); a low descriptor
+ * {@code tradestore serve} in a child JVM, as operators run it: a SIGTERM while queries run longer than the grace exits
+ * 0 with every client answered (it crashed the JVM: the store was unmapped under the running scan); a low descriptor
  * limit does not stop it accepting; the token from a file or the environment; the access log and log level; the cap on
  * groups.
  */
 class ServeCommandTest {
     /** Threads of their own for blocking calls: the common pool may have a single thread on two cores. */
-    private static final java.util.concurrent.ExecutorService BLOCKING = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+    private static final java.util.concurrent.ExecutorService BLOCKING =
+        java.util.concurrent.Executors.newCachedThreadPool(r -> {
         final Thread t = new Thread(r, "test-blocking");
         t.setDaemon(true);
         return t;
     });
     /** Group by every trade: each query runs a few hundred milliseconds or more on one worker. */
-    private static final String SLOW = "{\"table\":\"trades\",\"groupBy\":[\"trade_id\",\"client_id\"],\"aggs\":[{\"name\":\"p\","
-        + "\"op\":\"percentile\",\"col\":\"price\",\"p\":50},{\"name\":\"d\",\"op\":\"countDistinct\",\"col\":\"quantity\"}],\"limit\":5}";
+    private static final String SLOW =
+        "{\"table\":\"trades\",\"groupBy\":[\"trade_id\",\"client_id\"],\"aggs\":[{\"name\":\"p\","
+        + "\"op\":\"percentile\",\"col\":\"price\",\"p\":50},{\"name\":\"d\",\"op\":\"countDistinct\",\"col\":\"quanti"
+        + "ty\"}],\"limit\":5}";
     private static final String COUNT = "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
     @TempDir
     static Path big;
@@ -56,7 +59,8 @@ class ServeCommandTest {
 
     @Test
     void shouldAnswerEveryClientAndExitZeroOnSigtermDuringQueriesLongerThanTheGrace() throws Exception {
-        try (ChildJvm child = ChildJvm.start("serve", big.toString(), "--port", "0", "--threads", "1", "--scan-threads", "1",
+        try (ChildJvm child =
+            ChildJvm.start("serve", big.toString(), "--port", "0", "--threads", "1", "--scan-threads", "1",
             "--queue", "8", "--timeout-ms", "120000", "--stop-grace-ms", "200")) {
             final Http h = new Http(child.awaitPort());
             final List<CompletableFuture<Http.Response>> answers = new ArrayList<>();
@@ -66,14 +70,17 @@ class ServeCommandTest {
             // one query runs on the one worker, four wait behind it
             final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             String metrics = "";
-            while (System.nanoTime() < until && !(metrics.contains("tradestore_queries_active 1") && metrics.contains("tradestore_query_queue_depth 4"))) {
+            while (System.nanoTime() < until
+                && !(metrics.contains("tradestore_queries_active 1") && metrics
+                .contains("tradestore_query_queue_depth 4"))) {
                 metrics = h.get("/metrics").body();
             }
             assertThat(metrics).contains("tradestore_queries_active 1").contains("tradestore_query_queue_depth 4");
             child.terminate();
             final int code = child.waitFor(60);
             assertThat(code).as(child.output()).isZero();
-            assertThat(child.output()).doesNotContain("SIGSEGV").doesNotContain("fatal error").contains("stopped after");
+            assertThat(child.output()).doesNotContain("SIGSEGV").doesNotContain("fatal error")
+                .contains("stopped after");
             assertThat(Path.of("hs_err_pid" + child.pid() + ".log")).doesNotExist();
             int refused = 0;
             for (final CompletableFuture<Http.Response> a : answers) {
@@ -91,7 +98,8 @@ class ServeCommandTest {
 
     @Test
     void shouldKeepAcceptingWhenConnectionsReachTheDescriptorLimit() throws Exception {
-        try (ChildJvm child = ChildJvm.startCli(Map.of(), 256, "serve", small.toString(), "--port", "0", "--threads", "1")) {
+        try (ChildJvm child =
+            ChildJvm.startCli(Map.of(), 256, "serve", small.toString(), "--port", "0", "--threads", "1")) {
             final int port = child.awaitPort();
             final List<Socket> open = new ArrayList<>();
             int refused = 0;
@@ -139,7 +147,8 @@ class ServeCommandTest {
     void shouldTakeTheTokenFromAFileOrTheEnvironment() throws Exception {
         final Path file = files.resolve("token");
         Files.writeString(file, "from-a-file\n");
-        try (ChildJvm child = ChildJvm.start("serve", small.toString(), "--port", "0", "--token-file", file.toString())) {
+        try (ChildJvm child =
+            ChildJvm.start("serve", small.toString(), "--port", "0", "--token-file", file.toString())) {
             final int port = child.awaitPort();
             assertThat(new Http(port).get("/health").status()).isEqualTo(401);
             assertThat(new Http(port, "from-a-file").get("/health").status()).isEqualTo(200);
@@ -147,14 +156,16 @@ class ServeCommandTest {
             child.terminate();
             assertThat(child.waitFor(30)).isZero();
         }
-        try (ChildJvm child = ChildJvm.startCli(Map.of("TRADESTORE_TOKEN", "from-env"), 0, "serve", small.toString(), "--port", "0")) {
+        try (ChildJvm child =
+            ChildJvm.startCli(Map.of("TRADESTORE_TOKEN", "from-env"), 0, "serve", small.toString(), "--port", "0")) {
             final int port = child.awaitPort();
             assertThat(new Http(port).get("/health").status()).isEqualTo(401);
             assertThat(new Http(port, "from-env").get("/health").status()).isEqualTo(200);
             child.terminate();
             assertThat(child.waitFor(30)).isZero();
         }
-        try (ChildJvm both = ChildJvm.startCli(Map.of("TRADESTORE_TOKEN", "from-env"), 0, "serve", small.toString(), "--port", "0",
+        try (ChildJvm both =
+            ChildJvm.startCli(Map.of("TRADESTORE_TOKEN", "from-env"), 0, "serve", small.toString(), "--port", "0",
             "--token-file", file.toString())) {
             assertThat(both.waitFor(30)).isEqualTo(2);
             assertThat(both.output()).contains("give the token one way only");
@@ -164,12 +175,14 @@ class ServeCommandTest {
     @Test
     void shouldWriteTheAccessLogAndCapGroups() throws Exception {
         final Path access = files.resolve("access.log");
-        try (ChildJvm child = ChildJvm.start("serve", small.toString(), "--port", "0", "--access-log", access.toString(),
+        try (ChildJvm child =
+            ChildJvm.start("serve", small.toString(), "--port", "0", "--access-log", access.toString(),
             "--max-groups", "10", "--log-level", "warn")) {
             final Http h = new Http(child.awaitPort());
             assertThat(h.get("/health").status()).isEqualTo(200);
             assertThat(h.post("/v1/query", COUNT).status()).isEqualTo(200);
-            final Http.Response tooMany = h.post("/v1/query", "{\"table\":\"trades\",\"groupBy\":[\"trade_id\"],\"aggs\":[{\"name\":\"n\","
+            final Http.Response tooMany = h
+                .post("/v1/query", "{\"table\":\"trades\",\"groupBy\":[\"trade_id\"],\"aggs\":[{\"name\":\"n\","
                 + "\"op\":\"count\"}],\"options\":{\"maxGroups\":100}}");
             assertThat(tooMany.status()).isEqualTo(400);
             assertThat(tooMany.body()).contains("\"path\":\"/options/maxGroups\"").contains("--max-groups");
@@ -179,7 +192,8 @@ class ServeCommandTest {
         final List<String> lines = Files.readAllLines(access);
         assertThat(lines).hasSize(3);
         assertThat(lines.get(0))
-            .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z /127\\.0\\.0\\.1:\\d+ GET /health /health 200 \\d+ \\d+\\.\\d{3}");
+            .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z /127\\.0\\.0\\.1:\\d+ GET /health /health "
+            + "200 \\d+ \\d+\\.\\d{3}");
         assertThat(lines.get(1)).contains(" POST /v1/query /v1/query 200 ");
         assertThat(lines.get(2)).contains(" POST /v1/query /v1/query 400 ");
         try (ChildJvm bad = ChildJvm.start("serve", small.toString(), "--port", "0", "--log-level", "loud")) {

@@ -26,7 +26,10 @@ import io.tradestore.server.TestStores;
 class BackPressureTest {
     /** Body limit of the server under test; each pipelined body is a little under it. */
     private static final int MAX_BODY = 64 * 1024;
-    /** Pipelined bodies: 3,000 x ~64 KiB = ~190 MiB, several times what the kernel's socket buffers can hold (32 + 4 MiB here). */
+    /**
+     * Pipelined bodies: 3,000 x ~64 KiB = ~190 MiB, several times what the kernel's socket buffers can hold (32 + 4 MiB
+     * here).
+     */
     private static final int REQUESTS = 3000;
     /** Requests the server reads ahead of the one in flight on a connection. */
     private static final long MAX_PENDING = 64;
@@ -96,7 +99,8 @@ class BackPressureTest {
             }
             final long blockedAt = written.get();
             final long pipelined = gauge(http.get("/metrics").body(), "tradestore_http_requests_pipelined");
-            System.out.println("BackPressureTest: the client sent " + blockedAt + " of " + total + " bytes before the server stopped reading; "
+            System.out.println("BackPressureTest: the client sent " + blockedAt + " of " + total
+                + " bytes before the server stopped reading; "
                 + pipelined + " requests read ahead");
             assertThat(pipelined).as("requests read behind the one in flight").isEqualTo(MAX_PENDING);
             assertThat(blockedAt).as("bytes the client could send while the first request was in flight (of %d)", total)
@@ -115,10 +119,10 @@ class BackPressureTest {
     }
 
     /**
-     * Review rev6: thousands of small requests pipelined in one write behind a query that cannot finish yet. One read of
-     * the socket holds about a thousand of them (all decoded, whatever the limit); once the query is answered, the cheap
-     * ones are answered on the event loop one after the other, and every one must be answered, in order. Before, each
-     * started the next from inside its own answer: the event loop's stack overflowed (and with it the JVM's
+     * Review rev6: thousands of small requests pipelined in one write behind a query that cannot finish yet. One read
+     * of the socket holds about a thousand of them (all decoded, whatever the limit); once the query is answered, the
+     * cheap ones are answered on the event loop one after the other, and every one must be answered, in order. Before,
+     * each started the next from inside its own answer: the event loop's stack overflowed (and with it the JVM's
      * DateTimeFormatter class initialisation), and the connection stopped answering after ~850.
      */
     @Test
@@ -144,7 +148,8 @@ class BackPressureTest {
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             long pipelined = -1;
             long stableSince = System.nanoTime();
-            while (System.nanoTime() < deadline && System.nanoTime() - stableSince < TimeUnit.MILLISECONDS.toNanos(500)) {
+            while (System.nanoTime() < deadline
+                && System.nanoTime() - stableSince < TimeUnit.MILLISECONDS.toNanos(500)) {
                 final long p = gauge(http.get("/metrics").body(), "tradestore_http_requests_pipelined");
                 if (p != pipelined) {
                     pipelined = p;
@@ -161,9 +166,11 @@ class BackPressureTest {
     }
 
     /**
-     * A server with one worker whose queries of table "block" wait (counting down {@code started}) until {@code release}.
+     * A server with one worker whose queries of table "block" wait (counting down {@code started}) until {@code
+     * release}.
      */
-    private static QueryServer blockingServer(final Store store, final CountDownLatch release, final CountDownLatch started) {
+    private static QueryServer blockingServer(final Store store, final CountDownLatch release,
+        final CountDownLatch started) {
         return QueryServer.start(store, (json, timeoutMs) -> {
             if (json.contains("\"block\"")) {
                 started.countDown();
@@ -180,7 +187,8 @@ class BackPressureTest {
     private static long gauge(final String metrics, final String name) {
         for (final String line : metrics.split("\n")) {
             if (line.startsWith(name + " ")) {
-                return (long) Double.parseDouble(line.substring(name.length() + 1)); // Prometheus values are floats: "3.0"
+                // Prometheus values are floats: "3.0"
+                return (long) Double.parseDouble(line.substring(name.length() + 1));
             }
         }
         throw new AssertionError("no " + name + " in\n" + metrics);
@@ -188,14 +196,17 @@ class BackPressureTest {
 
     private static byte[] request(final String body) {
         final byte[] b = body.getBytes(StandardCharsets.UTF_8);
-        final byte[] head = ("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + b.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+        final byte[] head = ("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + b.length + "\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII);
         final byte[] out = new byte[head.length + b.length];
         System.arraycopy(head, 0, out, 0, head.length);
         System.arraycopy(b, 0, out, head.length, b.length);
         return out;
     }
 
-    /** Reads answers until {@code expected} status lines of 200 have arrived (or the stream ends); returns how many did. */
+    /**
+     * Reads answers until {@code expected} status lines of 200 have arrived (or the stream ends); returns how many did.
+     */
     private static int countAnswers(final InputStream in, final int expected) throws IOException {
         final byte[] marker = "HTTP/1.1 200".getBytes(StandardCharsets.US_ASCII);
         final byte[] buf = new byte[64 * 1024];

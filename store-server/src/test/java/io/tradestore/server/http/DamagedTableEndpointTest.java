@@ -22,7 +22,8 @@ import io.tradestore.server.TestStores;
  */
 class DamagedTableEndpointTest {
     private static final String COUNT = "{\"table\":\"%s\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
-    private static final String BY_INSTRUMENT = "{\"table\":\"trades\",\"groupBy\":[\"instrument\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
+    private static final String BY_INSTRUMENT =
+        "{\"table\":\"trades\",\"groupBy\":[\"instrument\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
 
     @TempDir
     Path dir;
@@ -30,7 +31,8 @@ class DamagedTableEndpointTest {
     @Test
     void shouldNameTheDamagedFileAndKeepServingTheOtherTables() throws IOException {
         TestStores.writeTrades(dir, 3000, 5);
-        try (Store s = Store.open(dir); TableWriter w = s.openOrCreate(TestStores.smallTrades().with("sound", TestStores.smallTrades().layout(),
+        try (Store s = Store.open(dir); TableWriter w = s
+            .openOrCreate(TestStores.smallTrades().with("sound", TestStores.smallTrades().layout(),
             1024, 128)).writer()) {
             w.appendRow();
             w.commit();
@@ -38,12 +40,14 @@ class DamagedTableEndpointTest {
         final Path txn = dir.resolve("trades").resolve(TxnDescriptor.FILE_NAME);
         FileDamage.truncate(txn, 20);
         try (Store store = Store.open(dir); QueryEngine engine = new QueryEngine(store, 2);
-             QueryServer server = QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null))) {
+             QueryServer server =
+                 QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null))) {
             final Http http = new Http(server.port());
             final Http.Response query = http.post("/v1/query", String.format(COUNT, "trades"));
             assertThat(query.status()).isEqualTo(500);
             assertThat(query.errorCode()).isEqualTo("INTERNAL");
-            assertThat(query.json().path("error").path("message").asText()).contains(txn.toString()).contains("truncated")
+            assertThat(query.json().path("error").path("message").asText()).contains(txn.toString())
+                .contains("truncated")
                 .contains("error id " + query.json().path("error").path("id").asText());
             final Http.Response table = http.get("/v1/tables/trades");
             assertThat(table.status()).isEqualTo(500);
@@ -73,12 +77,14 @@ class DamagedTableEndpointTest {
         final Path codes = dir.resolve("trades").resolve("seg-000001").resolve("instrument.d");
         FileDamage.putInt(codes, 4L * 700, 0x4000_0000); // row 700 of segment 1: a code far past the 50 instruments
         try (Store store = Store.open(dir); QueryEngine engine = new QueryEngine(store, 2);
-             QueryServer server = QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null))) {
+             QueryServer server =
+                 QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null))) {
             final Http http = new Http(server.port());
             final Http.Response r = http.post("/v1/query", BY_INSTRUMENT);
             assertThat(r.status()).isEqualTo(500);
             assertThat(r.errorCode()).isEqualTo("INTERNAL");
-            assertThat(r.json().path("error").path("message").asText()).startsWith("damaged data in trades: segment 1 block 5 column 'instrument'")
+            assertThat(r.json().path("error").path("message").asText())
+                .startsWith("damaged data in trades: segment 1 block 5 column 'instrument'")
                 .contains(codes.toString()).contains("outside the committed dictionary");
             assertThat(http.get("/health").status()).isEqualTo(200);
         }

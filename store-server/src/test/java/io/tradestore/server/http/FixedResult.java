@@ -45,6 +45,7 @@ final class FixedResult implements QueryResult {
     @Override
     public void writeJson(final OutputStream out, final boolean epochNanos) throws IOException {
         out.write(("{\"columns\":[{\"name\":\"n\",\"type\":\"i64\"}],\"rows\":[[" + value + "]],\"truncated\":false,"
-            + "\"stats\":{\"elapsedMicros\":1,\"rowsScanned\":10,\"rowsMatched\":1}}").getBytes(StandardCharsets.UTF_8));
+            + "\"stats\":{\"elapsedMicros\":1,\"rowsScanned\":10,\"rowsMatched\":1}}")
+            .getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -34,7 +34,8 @@ import io.tradestore.server.TestStores;
  */
 class GracefulStopTest {
     /** Threads of their own for blocking calls: the common pool may have a single thread on two cores. */
-    private static final java.util.concurrent.ExecutorService BLOCKING = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+    private static final java.util.concurrent.ExecutorService BLOCKING =
+        java.util.concurrent.Executors.newCachedThreadPool(r -> {
         final Thread t = new Thread(r, "test-blocking");
         t.setDaemon(true);
         return t;
@@ -57,14 +58,19 @@ class GracefulStopTest {
         store.close();
     }
 
-    /** A raw HTTP/1.1 exchange: the status line, the Content-Length header and how many body bytes arrived before the close. */
+    /**
+     * A raw HTTP/1.1 exchange: the status line, the Content-Length header and how many body bytes arrived before the
+     * close.
+     */
     private record Raw(String statusLine, long contentLength, long bodyBytes, String head) {
     }
 
     private static Raw exchange(final int port, final String body) throws IOException {
         try (Socket s = new Socket("127.0.0.1", port)) {
             s.setSoTimeout(60_000);
-            s.getOutputStream().write(("POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
+            s.getOutputStream()
+                .write(("POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                + "application/json\r\nContent-Length: "
                 + body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.UTF_8));
             final InputStream in = s.getInputStream();
             final StringBuilder head = new StringBuilder();
@@ -123,7 +129,8 @@ class GracefulStopTest {
         stop.get(60, TimeUnit.SECONDS);
         assertThat(r.statusLine()).as(r.head()).startsWith("HTTP/1.1 200");
         assertThat(r.head()).containsIgnoringCase("connection: close");
-        assertThat(r.bodyBytes()).as("body bytes received of Content-Length " + r.contentLength()).isEqualTo(r.contentLength())
+        assertThat(r.bodyBytes()).as("body bytes received of Content-Length " + r.contentLength())
+            .isEqualTo(r.contentLength())
             .isEqualTo(LARGE_ANSWER_BYTES);
     }
 
@@ -161,7 +168,8 @@ class GracefulStopTest {
                 throw new QueryException(ErrorCode.INTERNAL, "never cancelled", "");
             }
         };
-        final QueryServer s = QueryServer.start(store, untilCancelled, new ServerConfig("127.0.0.1", 0, 1, 8, 4096, 60_000, null));
+        final QueryServer s =
+            QueryServer.start(store, untilCancelled, new ServerConfig("127.0.0.1", 0, 1, 8, 4096, 60_000, null));
         final Http h = new Http(s.port());
         final List<CompletableFuture<Http.Response>> answers = new ArrayList<>();
         answers.add(CompletableFuture.supplyAsync(() -> h.post("/v1/query", QUERY), BLOCKING));

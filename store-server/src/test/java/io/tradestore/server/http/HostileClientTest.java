@@ -50,9 +50,11 @@ class HostileClientTest {
         return new ServerConfig("127.0.0.1", 0, 2, 8, 4096, 30_000, null, limits);
     }
 
-    private static ServerConfig.Limits limits(final int maxConnections, final long requestTimeoutMs, final long writeTimeoutMs,
+    private static ServerConfig.Limits limits(final int maxConnections, final long requestTimeoutMs,
+        final long writeTimeoutMs,
                                               final long maxAnswerBytes, final List<String> allowedHosts) {
-        return new ServerConfig.Limits(maxConnections, requestTimeoutMs, writeTimeoutMs, maxAnswerBytes, 1000, allowedHosts);
+        return new ServerConfig.Limits(maxConnections, requestTimeoutMs, writeTimeoutMs, maxAnswerBytes, 1000,
+            allowedHosts);
     }
 
     /** Sends raw bytes and reads everything until the server closes (or 30 s pass). */
@@ -78,18 +80,23 @@ class HostileClientTest {
         try (QueryServer s = QueryServer.start(store, (json, timeoutMs) -> new FixedResult(1),
             config(limits(0, 30_000, 60_000, 1 << 20, List.of("trades.internal"))))) {
             final int port = s.port();
-            for (final String host : new String[] {"localhost", "127.0.0.1:" + port, "[::1]:" + port, "LOCALHOST:" + port, "127.1.2.3",
+            for (final String host
+                : new String[] {"localhost", "127.0.0.1:" + port, "[::1]:" + port, "LOCALHOST:" + port, "127.1.2.3",
                 "trades.internal:" + port}) {
-                assertThat(exchange(port, get("/health", "Host: " + host + "\r\n"))).as(host).startsWith("HTTP/1.1 200");
+                assertThat(exchange(port, get("/health", "Host: " + host + "\r\n"))).as(host)
+                    .startsWith("HTTP/1.1 200");
             }
             // a page at attacker.example that rebinds its name to 127.0.0.1 sends its own name
-            for (final String host : new String[] {"attacker.example", "attacker.example:" + port, "127.0.0.1.attacker.example",
+            for (final String host
+                : new String[] {"attacker.example", "attacker.example:" + port, "127.0.0.1.attacker.example",
                 "localhost.attacker.example", "0x7f.0.0.1"}) {
                 final String answer = exchange(port, get("/v1/tables", "Host: " + host + "\r\n"));
-                assertThat(answer).as(host).startsWith("HTTP/1.1 403").contains("\"code\":\"FORBIDDEN_HOST\"").contains("--allowed-hosts");
+                assertThat(answer).as(host).startsWith("HTTP/1.1 403").contains("\"code\":\"FORBIDDEN_HOST\"")
+                    .contains("--allowed-hosts");
                 assertThat(answer).doesNotContain("\"tables\"");
             }
-            assertThat(exchange(port, get("/health", "Host: 127.0.0.1:" + port + ":1\r\n"))).startsWith("HTTP/1.1 403").contains("not a host[:port]");
+            assertThat(exchange(port, get("/health", "Host: 127.0.0.1:" + port + ":1\r\n"))).startsWith("HTTP/1.1 403")
+                .contains("not a host[:port]");
         }
     }
 
@@ -97,7 +104,9 @@ class HostileClientTest {
     void shouldAcceptAnyHostWhenATokenIsRequired() throws Exception {
         try (QueryServer s = QueryServer.start(store, (json, timeoutMs) -> new FixedResult(1),
             new ServerConfig("127.0.0.1", 0, 2, 8, 4096, 30_000, "s3cret"))) {
-            assertThat(exchange(s.port(), get("/health", "Host: trades.example.com\r\nAuthorization: Bearer s3cret\r\n"))).startsWith("HTTP/1.1 200");
+            assertThat(exchange(s.port(),
+                get("/health", "Host: trades.example.com\r\nAuthorization: Bearer s3cret\r\n")))
+                .startsWith("HTTP/1.1 200");
             assertThat(exchange(s.port(), get("/health", "Host: trades.example.com\r\n"))).startsWith("HTTP/1.1 401");
         }
     }
@@ -108,19 +117,26 @@ class HostileClientTest {
             config(limits(0, 30_000, 60_000, 1 << 20, List.of("console.internal"))))) {
             final int port = s.port();
             // a form or text/plain POST from another site: the browser sends it and its Origin without asking first
-            final String crossSite = exchange(port, post("Host: 127.0.0.1:" + port + "\r\nOrigin: https://evil.example\r\n"));
-            assertThat(crossSite).startsWith("HTTP/1.1 403").contains("\"code\":\"FORBIDDEN_ORIGIN\"").doesNotContain("\"rows\"");
-            assertThat(exchange(port, post("Host: 127.0.0.1:" + port + "\r\nOrigin: null\r\n"))).startsWith("HTTP/1.1 403");
+            final String crossSite =
+                exchange(port, post("Host: 127.0.0.1:" + port + "\r\nOrigin: https://evil.example\r\n"));
+            assertThat(crossSite).startsWith("HTTP/1.1 403").contains("\"code\":\"FORBIDDEN_ORIGIN\"")
+                .doesNotContain("\"rows\"");
+            assertThat(exchange(port, post("Host: 127.0.0.1:" + port + "\r\nOrigin: null\r\n")))
+                .startsWith("HTTP/1.1 403");
             // the server's own origin (a console it serves), an allowed one, and clients that send none
-            assertThat(exchange(port, post("Host: 127.0.0.1:" + port + "\r\nOrigin: http://127.0.0.1:" + port + "\r\n"))).startsWith("HTTP/1.1 200");
-            assertThat(exchange(port, post("Host: 127.0.0.1:" + port + "\r\nOrigin: https://console.internal\r\n"))).startsWith("HTTP/1.1 200");
+            assertThat(exchange(port,
+                post("Host: 127.0.0.1:" + port + "\r\nOrigin: http://127.0.0.1:" + port + "\r\n")))
+                .startsWith("HTTP/1.1 200");
+            assertThat(exchange(port, post("Host: 127.0.0.1:" + port + "\r\nOrigin: https://console.internal\r\n")))
+                .startsWith("HTTP/1.1 200");
             assertThat(exchange(port, post("Host: 127.0.0.1:" + port + "\r\n"))).startsWith("HTTP/1.1 200");
         }
     }
 
     @Test
     void shouldRefuseHttp11WithoutHostAndOtherHttpVersions() throws Exception {
-        try (QueryServer s = QueryServer.start(store, (json, timeoutMs) -> new FixedResult(1), config(ServerConfig.Limits.defaults()))) {
+        try (QueryServer s =
+            QueryServer.start(store, (json, timeoutMs) -> new FixedResult(1), config(ServerConfig.Limits.defaults()))) {
             final int port = s.port();
             assertThat(exchange(port, get("/health", ""))).startsWith("HTTP/1.1 400").contains("Host header");
             // HTTP/1.0 has no Host requirement
@@ -134,7 +150,9 @@ class HostileClientTest {
 
     @Test
     void shouldCloseAConnectionWhoseRequestDoesNotArriveWithinTheRequestTimeout() throws Exception {
-        try (QueryServer s = QueryServer.start(store, (json, timeoutMs) -> new FixedResult(1), config(limits(0, 500, 60_000, 1 << 20, List.of())));
+        try (QueryServer s =
+            QueryServer.start(store, (json, timeoutMs) -> new FixedResult(1),
+            config(limits(0, 500, 60_000, 1 << 20, List.of())));
              Socket slow = new Socket("127.0.0.1", s.port())) {
             slow.setSoTimeout(100);
             final OutputStream out = slow.getOutputStream();
@@ -166,7 +184,8 @@ class HostileClientTest {
                 }
             }
             assertThat(closed).as("the server closed the connection of a request dribbled for 30 s").isTrue();
-            assertThat(answer.toString(StandardCharsets.ISO_8859_1)).startsWith("HTTP/1.1 408").contains("\"code\":\"REQUEST_TIMEOUT\"");
+            assertThat(answer.toString(StandardCharsets.ISO_8859_1)).startsWith("HTTP/1.1 408")
+                .contains("\"code\":\"REQUEST_TIMEOUT\"");
             assertThat(s.metricsText()).contains("tradestore_http_request_timeouts_total 1.0");
             // a client that sends its request whole is unaffected
             assertThat(exchange(s.port(), get("/health", "Host: localhost\r\n"))).startsWith("HTTP/1.1 200");
@@ -175,24 +194,30 @@ class HostileClientTest {
 
     @Test
     void shouldAnswer503ToConnectionsBeyondTheLimitAndAcceptAgainOnceOneCloses() throws Exception {
-        try (QueryServer s = QueryServer.start(store, (json, timeoutMs) -> new FixedResult(1), config(limits(3, 30_000, 60_000, 1 << 20, List.of())))) {
+        try (QueryServer s =
+            QueryServer.start(store, (json, timeoutMs) -> new FixedResult(1),
+            config(limits(3, 30_000, 60_000, 1 << 20, List.of())))) {
             final List<Socket> held = new ArrayList<>();
             try {
                 for (int i = 0; i < 3; i++) {
                     final Socket k = new Socket("127.0.0.1", s.port());
                     held.add(k);
                     // a request answered on each: the connection is open and counted before the next is made
-                    k.getOutputStream().write("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    k.getOutputStream()
+                        .write("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                     k.setSoTimeout(30_000);
-                    assertThat(new String(k.getInputStream().readNBytes(12), StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200");
+                    assertThat(new String(k.getInputStream().readNBytes(12), StandardCharsets.US_ASCII))
+                        .isEqualTo("HTTP/1.1 200");
                 }
                 final String refused = exchange(s.port(), get("/health", "Host: localhost\r\n"));
                 assertThat(refused).startsWith("HTTP/1.1 503").contains("Retry-After: 1").contains("--max-connections");
-                assertThat(s.metricsText()).contains("tradestore_http_connections_refused_total 1.0").contains("tradestore_http_connections 3.0");
+                assertThat(s.metricsText()).contains("tradestore_http_connections_refused_total 1.0")
+                    .contains("tradestore_http_connections 3.0");
                 held.remove(0).close();
                 String again = "";
                 for (int i = 0; i < 200 && !again.startsWith("HTTP/1.1 200"); i++) {
-                    again = exchange(s.port(), get("/health", "Host: localhost\r\n")); // the close is seen by the server soon after
+                    // the close is seen by the server soon after
+                    again = exchange(s.port(), get("/health", "Host: localhost\r\n"));
                 }
                 assertThat(again).startsWith("HTTP/1.1 200");
             } finally {
@@ -208,7 +233,9 @@ class HostileClientTest {
         final Socket s = new Socket();
         s.setReceiveBufferSize(4096);
         s.connect(new InetSocketAddress("127.0.0.1", port));
-        s.getOutputStream().write(post("Host: localhost\r\n").replace("Connection: close\r\n", "").getBytes(StandardCharsets.ISO_8859_1));
+        s.getOutputStream()
+            .write(post("Host: localhost\r\n").replace("Connection: close\r\n", "")
+            .getBytes(StandardCharsets.ISO_8859_1));
         return s;
     }
 
@@ -217,7 +244,9 @@ class HostileClientTest {
         // far larger than what the kernel's socket buffers take off the server's hands (a few MB on loopback)
         final int answer = 32 << 20;
         try (LogCapture log = LogCapture.tradestore();
-             QueryServer s = QueryServer.start(store, (json, timeoutMs) -> new SizedResult(answer), config(limits(0, 30_000, 60_000, 48 << 20, List.of())));
+             QueryServer s =
+                 QueryServer.start(store, (json, timeoutMs) -> new SizedResult(answer),
+                 config(limits(0, 30_000, 60_000, 48 << 20, List.of())));
              Socket stalled = nonReading(s.port())) {
             // the first answer is held for a client that does not read; a second would pass 48 MB
             final long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
@@ -253,14 +282,17 @@ class HostileClientTest {
     void shouldCloseAConnectionWhoseClientTakesNoAnswerBytesWithinTheWriteTimeout() throws Exception {
         final int answer = 16 << 20;
         try (LogCapture log = LogCapture.tradestore();
-             QueryServer s = QueryServer.start(store, (json, timeoutMs) -> new SizedResult(answer), config(limits(0, 30_000, 300, 1L << 30, List.of())));
+             QueryServer s =
+                 QueryServer.start(store, (json, timeoutMs) -> new SizedResult(answer),
+                 config(limits(0, 30_000, 300, 1L << 30, List.of())));
              Socket stalled = nonReading(s.port())) {
             String warned = "";
             for (int i = 0; i < 3000 && !warned.contains("took no bytes of its answer"); i++) {
                 Thread.sleep(10);
                 warned = log.text();
             }
-            assertThat(warned).contains("WARN closing the connection of").contains("took no bytes of its answer for 300 ms");
+            assertThat(warned).contains("WARN closing the connection of")
+                .contains("took no bytes of its answer for 300 ms");
             // what the client gets is cut short and then the end of the stream: visibly incomplete, never a hang
             stalled.setSoTimeout(30_000);
             long got = 0;

@@ -15,7 +15,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 /** A small java.net.http client for the end-to-end tests. */
 public final class Http {
     public static final ObjectMapper MAPPER = new ObjectMapper();
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
     private final String token;
 
@@ -52,12 +53,14 @@ public final class Http {
     }
 
     public Response post(final String path, final byte[] body) {
-        return send(builder(path).POST(HttpRequest.BodyPublishers.ofByteArray(body)).header("Content-Type", "application/json"));
+        return send(builder(path).POST(HttpRequest.BodyPublishers.ofByteArray(body))
+            .header("Content-Type", "application/json"));
     }
 
     public Response send(final HttpRequest.Builder b) {
         try {
-            final HttpResponse<String> r = client.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            final HttpResponse<String> r = client
+                .send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             return new Response(r.statusCode(), r.body(), r.headers().firstValue("Retry-After").orElse(null),
                 r.headers().firstValue("Content-Type").orElse(null));
         } catch (final IOException e) {

@@ -48,7 +48,8 @@ class HttpFuzzTest {
     private static final int CASES = Integer.getInteger("tradestore.httpfuzz.cases", 800);
     private static final int CLIENTS = 4;
     private static final int MAX_BODY = 8192;
-    private static final String QUERY = "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+    private static final String QUERY =
+        "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
         + "{\"name\":\"v\",\"op\":\"vwap\"}],\"orderBy\":[{\"col\":\"n\",\"desc\":true}],\"limit\":5}";
 
     @TempDir
@@ -64,8 +65,11 @@ class HttpFuzzTest {
         final List<String> failures = Collections.synchronizedList(new ArrayList<>());
         final Map<String, AtomicInteger> outcomes = new ConcurrentSkipListMap<>();
         final ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
-        try (LogCapture log = LogCapture.tradestore(); Store store = Store.open(dir); QueryEngine engine = new QueryEngine(store, 2);
-             QueryServer server = QueryServer.start(store, engine::execute, new ServerConfig("127.0.0.1", 0, 2, 16, MAX_BODY, 10_000, null))) {
+        try (LogCapture log = LogCapture.tradestore(); Store store = Store.open(dir); QueryEngine engine =
+            new QueryEngine(store, 2);
+             QueryServer server =
+                 QueryServer.start(store, engine::execute,
+                 new ServerConfig("127.0.0.1", 0, 2, 16, MAX_BODY, 10_000, null))) {
             final List<Future<?>> done = new ArrayList<>();
             for (int c = 0; c < CLIENTS; c++) {
                 final int client = c;
@@ -74,7 +78,8 @@ class HttpFuzzTest {
                         final Case k = generate(SEED + i);
                         final String problem = exchange(server.port(), k, outcomes);
                         if (problem != null) {
-                            failures.add("seed " + k.seed() + " (" + k.what() + "): " + problem + "\n  request: " + printable(k.bytes(), 400));
+                            failures.add("seed " + k.seed() + " (" + k.what() + "): " + problem + "\n  request: "
+                                + printable(k.bytes(), 400));
                         }
                     }
                     return null;
@@ -89,7 +94,8 @@ class HttpFuzzTest {
             final Http http = new Http(server.port());
             assertThat(http.get("/health").status()).isEqualTo(200);
             assertThat(http.post("/v1/query", QUERY).status()).isEqualTo(200);
-            // clients that hang up in the middle of a request are routine: no log line each (a client could flood the log)
+            // clients that hang up in the middle of a request are routine: no log line each (a client could flood the
+            // log)
             assertThat(log.text()).doesNotContain("ERROR").doesNotContain("WARN");
         } finally {
             clients.shutdownNow();
@@ -166,8 +172,10 @@ class HttpFuzzTest {
                 return "answer " + code + " cut short: " + body.length + " of " + length + " bytes";
             }
             // 505 answers a request line of another HTTP version (an HTTP/2 preface, HTTP/0.9, HTTP/2.0)
-            final boolean otherVersion = !firstLine(k.bytes()).endsWith(" HTTP/1.1") && !firstLine(k.bytes()).endsWith(" HTTP/1.0");
-            if (code >= 500 && code != 503 && code != 504 && !(code == 505 && otherVersion) || code < 200 || code >= 300 && code < 400) {
+            final boolean otherVersion = !firstLine(k.bytes()).endsWith(" HTTP/1.1") && !firstLine(k.bytes())
+                .endsWith(" HTTP/1.0");
+            if (code >= 500 && code != 503 && code != 504 && !(code == 505 && otherVersion) || code < 200 || code >= 300
+                && code < 400) {
                 return "status " + code + ": " + new String(body, StandardCharsets.UTF_8);
             }
             if (code != 200 || "application/json".equals(type)) {
@@ -210,7 +218,8 @@ class HttpFuzzTest {
                 return b.size() == 0 ? null : b.toString(StandardCharsets.ISO_8859_1) + " [cut]";
             }
             b.write(c);
-            state = c == '\r' && (state == 0 || state == 2) ? state + 1 : c == '\n' && (state == 1 || state == 3) ? state + 1 : 0;
+            state = c == '\r' && (state == 0 || state == 2) ? state + 1 : c == '\n'
+                && (state == 1 || state == 3) ? state + 1 : 0;
         }
         final String s = b.toString(StandardCharsets.ISO_8859_1);
         return s.substring(0, s.length() - 4);
@@ -220,19 +229,25 @@ class HttpFuzzTest {
         final StringBuilder s = new StringBuilder();
         for (int i = 0; i < Math.min(b.length, max); i++) {
             final int c = b[i] & 0xFF;
-            s.append(c >= 0x20 && c < 0x7F ? String.valueOf((char) c) : c == '\r' ? "\\r" : c == '\n' ? "\\n" : String.format("\\x%02x", c));
+            s.append(c >= 0x20
+                && c < 0x7F ? String.valueOf((char) c) : c == '\r' ? "\\r" : c == '\n' ? "\\n"
+                : String.format("\\x%02x", c));
         }
         return b.length > max ? s + "...(" + b.length + " bytes)" : s.toString();
     }
 
     // ---------------------------------------------------------------- generation
 
-    private static final String[] METHODS = {"GET", "POST", "POST", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "TRACE", "PATCH", "CONNECT",
+    private static final String[] METHODS =
+        {"GET", "POST", "POST", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "TRACE", "PATCH", "CONNECT",
         "get", "P0ST", "G ET", "", "\u00ff", "POST\u0000", "X".repeat(5000)};
-    private static final String[] VERSIONS = {"HTTP/1.1", "HTTP/1.1", "HTTP/1.1", "HTTP/1.0", "HTTP/2.0", "HTTP/0.9", "HTTP/1.2", "HTTPS/1.1",
+    private static final String[] VERSIONS =
+        {"HTTP/1.1", "HTTP/1.1", "HTTP/1.1", "HTTP/1.0", "HTTP/2.0", "HTTP/0.9", "HTTP/1.2", "HTTPS/1.1",
         "http/1.1", "", "HTTP/1.1 extra", "HTTP/11"};
-    private static final String[] TYPES = {"application/json", "application/json; charset=utf-8", "application/json; charset=iso-8859-1",
-        "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "", "*/*", "application/json;;;"};
+    private static final String[] TYPES =
+        {"application/json", "application/json; charset=utf-8", "application/json; charset=iso-8859-1",
+        "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "", "*/*",
+        "application/json;;;"};
 
     static Case generate(final long seed) {
         final SplittableRandom r = new SplittableRandom(seed);
@@ -242,11 +257,13 @@ class HttpFuzzTest {
         byte[] body = QUERY.getBytes(StandardCharsets.UTF_8);
         switch (r.nextInt(9)) {
             case 0:
-                body = new byte[] {'{', '"', 't', 'a', 'b', 'l', 'e', '"', ':', '"', (byte) 0xFF, (byte) 0xFE, '"', '}'};
+                body = new byte[] {'{', '"', 't', 'a', 'b', 'l', 'e', '"', ':', '"', (byte) 0xFF, (byte) 0xFE, '"',
+                    '}'};
                 what.add("latin-1 body");
                 break;
             case 1:
-                body = new byte[] {'{', '"', 't', 'a', 'b', 'l', 'e', '"', ':', '"', (byte) 0xED, (byte) 0xA0, (byte) 0x80, (byte) 0xC0, (byte) 0x80,
+                body = new byte[] {'{', '"', 't', 'a', 'b', 'l', 'e', '"', ':', '"', (byte) 0xED, (byte) 0xA0,
+                    (byte) 0x80, (byte) 0xC0, (byte) 0x80,
                     '"', '}'};
                 what.add("surrogate and overlong UTF-8");
                 break;
@@ -288,23 +305,30 @@ class HttpFuzzTest {
         switch (r.nextInt(14)) {
             case 0:
                 method = "GET";
-                target = "/v1/query?q=" + URLEncoder.encode(QUERY, StandardCharsets.UTF_8) + (r.nextBoolean() ? "&epochNanos=true" : "");
+                target = "/v1/query?q=" + URLEncoder.encode(QUERY, StandardCharsets.UTF_8)
+                    + (r.nextBoolean() ? "&epochNanos=true" : "");
                 break;
             case 1:
-                target = "/v1/query?q=" + new String[] {"%", "%F", "%FF%FE", "%C0%80", "%ED%A0%80", "%00", "%7B%22table%22", "", "+", "%25"}[r.nextInt(10)];
+                target = "/v1/query?q="
+                    + new String[] {"%", "%F", "%FF%FE", "%C0%80", "%ED%A0%80", "%00", "%7B%22table%22", "", "+",
+                    "%25"}[r.nextInt(10)];
                 what.add("bad q");
                 break;
             case 2:
-                target = "/v1/query?epochNanos=" + new String[] {"maybe", "%zz", "", "TRUE", "1", "true&epochNanos=false"}[r.nextInt(6)];
+                target = "/v1/query?epochNanos="
+                    + new String[] {"maybe", "%zz", "", "TRUE", "1", "true&epochNanos=false"}[r.nextInt(6)];
                 break;
             case 3:
-                target = new String[] {"/v1/tables/..%2f..%2fetc", "/v1/tables/%00", "/v1/tables/", "/v1/tables/" + "a".repeat(300), "/v1/tables/trades?x",
+                target = new String[] {"/v1/tables/..%2f..%2fetc", "/v1/tables/%00", "/v1/tables/",
+                    "/v1/tables/" + "a".repeat(300), "/v1/tables/trades?x",
                     "/v1/tables/TRADES", "/v1/tables/trades/", "/v1/tables/%E9"}[r.nextInt(8)];
                 method = r.nextBoolean() ? "GET" : method;
                 break;
             case 4:
-                target = new String[] {"*", "http://127.0.0.1/v1/query", "v1/query", "//v1/query", "/v1/query#x", "/v1/query?", "/v1//query", "/%",
-                    "/v1/query?q", "/\u00ff", "/v1/query?q=%7B&q=%7D", "/a b", "/v1/query?" + "&".repeat(3000), "/v1/query?%=%"}[r.nextInt(14)];
+                target = new String[] {"*", "http://127.0.0.1/v1/query", "v1/query", "//v1/query", "/v1/query#x",
+                    "/v1/query?", "/v1//query", "/%",
+                    "/v1/query?q", "/\u00ff", "/v1/query?q=%7B&q=%7D", "/a b", "/v1/query?" + "&".repeat(3000),
+                    "/v1/query?%=%"}[r.nextInt(14)];
                 what.add("odd target");
                 break;
             case 5:
@@ -337,13 +361,16 @@ class HttpFuzzTest {
                 what.add("no Content-Length");
                 break;
             case 1:
-                head.append("Content-Length: ").append(new String[] {"-1", "abc", "99999999999999999999", "+5", " 5 ", "0x10", "1,2", ""}[r.nextInt(8)])
+                head.append("Content-Length: ")
+                    .append(new String[] {"-1", "abc", "99999999999999999999", "+5", " 5 ", "0x10", "1,2",
+                    ""}[r.nextInt(8)])
                     .append("\r\n");
                 complete = false; // " 5 " or "+5" may be read as a length the body does not have
                 what.add("bad Content-Length");
                 break;
             case 2:
-                head.append("Content-Length: ").append(body.length).append("\r\nContent-Length: ").append(body.length + 1).append("\r\n");
+                head.append("Content-Length: ").append(body.length).append("\r\nContent-Length: ")
+                    .append(body.length + 1).append("\r\n");
                 what.add("two Content-Lengths");
                 break;
             case 3:
@@ -354,14 +381,16 @@ class HttpFuzzTest {
             case 4:
             case 5:
                 chunked = true;
-                head.append("Transfer-Encoding: ").append(r.nextInt(4) == 0 ? "gzip, chunked" : "chunked").append("\r\n");
+                head.append("Transfer-Encoding: ").append(r.nextInt(4) == 0 ? "gzip, chunked" : "chunked")
+                    .append("\r\n");
                 if (r.nextBoolean()) {
                     head.append("Content-Length: ").append(body.length).append("\r\n");
                     what.add("chunked and Content-Length");
                 }
                 break;
             case 6:
-                head.append("Transfer-Encoding: ").append(new String[] {"identity", "bogus", "chunked, identity", ""}[r.nextInt(4)]).append("\r\n");
+                head.append("Transfer-Encoding: ")
+                    .append(new String[] {"identity", "bogus", "chunked, identity", ""}[r.nextInt(4)]).append("\r\n");
                 head.append("Content-Length: ").append(body.length).append("\r\n");
                 what.add("odd Transfer-Encoding");
                 break;
@@ -396,7 +425,9 @@ class HttpFuzzTest {
                 what.add("many headers");
                 break;
             case 6:
-                head.append("Connection: ").append(new String[] {"close", "keep-alive", "upgrade", "Upgrade, HTTP2-Settings", "bogus"}[r.nextInt(5)])
+                head.append("Connection: ")
+                    .append(new String[] {"close", "keep-alive", "upgrade", "Upgrade, HTTP2-Settings",
+                    "bogus"}[r.nextInt(5)])
                     .append("\r\nUpgrade: h2c\r\n");
                 break;
             case 7:
@@ -450,7 +481,9 @@ class HttpFuzzTest {
         }
         if (r.nextInt(8) == 0) {
             // a second request behind the first: pipelined, or garbage
-            bytes.writeBytes((r.nextBoolean() ? "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n" : "\u0016\u0003\u0001 tls?\r\n\r\n")
+            bytes.writeBytes(
+                (r.nextBoolean() ? "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                : "\u0016\u0003\u0001 tls?\r\n\r\n")
                 .getBytes(StandardCharsets.ISO_8859_1));
             what.add("pipelined");
         }
@@ -463,7 +496,8 @@ class HttpFuzzTest {
             what.add("cut short");
         }
         if (!complete) {
-            halfClose = true; // else the server rightly waits for the rest (and closes an idle connection after a minute)
+            // else the server rightly waits for the rest (and closes an idle connection after a minute)
+            halfClose = true;
         }
         final int pieces = r.nextInt(20) == 0 ? 2 + r.nextInt(30) : 1;
         if (pieces > 1) {

@@ -45,15 +45,18 @@ class OverloadTest {
             final Http http = new Http(server.port());
             final List<CompletableFuture<Http.Response>> answers = new ArrayList<>();
             for (int i = 0; i < CLIENTS; i++) {
-                answers.add(CompletableFuture.supplyAsync(() -> http.post("/v1/query", "{\"table\":\"slow\"}"), clients));
+                answers.add(
+                    CompletableFuture.supplyAsync(() -> http.post("/v1/query", "{\"table\":\"slow\"}"), clients));
             }
             // The surplus is answered while the admitted queries are still blocked: 503 does not wait for a worker.
             final int surplus = CLIENTS - THREADS - QUEUE;
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (answers.stream().filter(CompletableFuture::isDone).count() < surplus && System.nanoTime() < deadline) {
+            while (answers.stream().filter(CompletableFuture::isDone).count() < surplus
+                && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
-            final List<Http.Response> early = answers.stream().filter(CompletableFuture::isDone).map(CompletableFuture::join).toList();
+            final List<Http.Response> early = answers.stream().filter(CompletableFuture::isDone)
+                .map(CompletableFuture::join).toList();
             assertThat(early).hasSize(surplus);
             for (final Http.Response r : early) {
                 assertThat(r.status()).isEqualTo(503);
@@ -61,7 +64,8 @@ class OverloadTest {
                 assertThat(r.retryAfter()).isEqualTo("1");
             }
             assertThat(http.get("/metrics").body()).contains("tradestore_query_queue_depth " + QUEUE)
-                .contains("tradestore_queries_active " + THREADS).contains("tradestore_queries_rejected_total " + surplus);
+                .contains("tradestore_queries_active " + THREADS)
+                .contains("tradestore_queries_rejected_total " + surplus);
             release.countDown();
             int ok = 0;
             for (final CompletableFuture<Http.Response> f : answers) {

@@ -29,7 +29,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * lacks it; the test fails, never skips, when python3 or the package is missing.
  */
 class PrometheusMetricsTest {
-    private static final String QUERY = "{\"table\":\"trades\",\"groupBy\":[\"venue\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
+    private static final String QUERY =
+        "{\"table\":\"trades\",\"groupBy\":[\"venue\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}";
     private static final String HISTOGRAM = "tradestore_http_request_duration_seconds";
     @TempDir
     static Path dir;
@@ -70,7 +71,8 @@ class PrometheusMetricsTest {
         requests.put("/v1/query 404", 2L);
         requests.put("other 404", 1L);
         requests.put("/metrics 200", 1L);
-        final Map<String, Long> perEndpoint = Map.of("/health", 7L, "/v1/tables", 3L, "/v1/query", 7L, "other", 1L, "/metrics", 1L);
+        final Map<String,
+            Long> perEndpoint = Map.of("/health", 7L, "/v1/tables", 3L, "/v1/query", 7L, "other", 1L, "/metrics", 1L);
 
         final String text = http.get("/metrics").body();
         final JsonNode families = parse(text);
@@ -106,7 +108,8 @@ class PrometheusMetricsTest {
 
         final Map<String, Long> counted = new HashMap<>();
         for (final JsonNode s : family(families, "tradestore_http_requests").path("samples")) {
-            counted.put(s.path("labels").path("endpoint").asText() + " " + s.path("labels").path("status").asText(), s.path("value").asLong());
+            counted.put(s.path("labels").path("endpoint").asText() + " " + s.path("labels").path("status").asText(),
+                s.path("value").asLong());
         }
         assertThat(counted).as("requests by endpoint and status").isEqualTo(requests);
 
@@ -141,7 +144,8 @@ class PrometheusMetricsTest {
             documented.add(Double.POSITIVE_INFINITY);
             assertThat(bounds).as("bucket bounds of %s, in order", endpoint).isEqualTo(documented);
             assertThat(cumulative).as("buckets of %s are cumulative", endpoint).isSorted();
-            assertThat(cumulative.get(cumulative.size() - 1)).as("+Inf bucket of %s equals its count", endpoint).isEqualTo(counts.get(endpoint));
+            assertThat(cumulative.get(cumulative.size() - 1)).as("+Inf bucket of %s equals its count", endpoint)
+                .isEqualTo(counts.get(endpoint));
             assertThat(sum).as("latency sum of %s", endpoint).isPositive();
         }
 
@@ -159,7 +163,8 @@ class PrometheusMetricsTest {
                 assertThat(s.path("value").asDouble()).isGreaterThanOrEqualTo(quantiles.get(3));
             }
         }
-        assertThat(family(families, "tradestore_rows_scanned").path("samples").get(0).path("value").asLong()).isPositive();
+        assertThat(family(families, "tradestore_rows_scanned").path("samples").get(0).path("value").asLong())
+            .isPositive();
     }
 
     private static JsonNode family(final JsonNode families, final String name) {
@@ -171,7 +176,10 @@ class PrometheusMetricsTest {
         throw new AssertionError("no family " + name + " in " + families);
     }
 
-    /** @return the families {@code prometheus_client}'s parser reads from the text, as its samples (see parse_metrics.py). */
+    /**
+     * @return the families {@code prometheus_client}'s parser reads from the text, as its samples (see
+     * parse_metrics.py).
+     */
     private static JsonNode parse(final String text) throws IOException, InterruptedException {
         final Path script = dir.resolve("parse_metrics.py");
         try (InputStream in = PrometheusMetricsTest.class.getResourceAsStream("parse_metrics.py")) {
@@ -182,20 +190,23 @@ class PrometheusMetricsTest {
         final Path errors = dir.resolve("parser-errors.txt");
         final Process p;
         try {
-            final ProcessBuilder pb = new ProcessBuilder("python3", script.toString()).redirectInput(input.toFile()).redirectOutput(output.toFile())
+            final ProcessBuilder pb = new ProcessBuilder("python3", script.toString()).redirectInput(input.toFile())
+                .redirectOutput(output.toFile())
                 .redirectError(errors.toFile());
             // where the build puts the parser when python3 lacks it (store-server's pom, generate-test-resources)
             pb.environment().put("PYTHONPATH", Path.of("target", "python").toAbsolutePath().toString());
             p = pb.start();
         } catch (final IOException e) {
-            throw new AssertionError("this test needs python3 with prometheus_client (the build installs prometheus_client==0.26.0 into "
+            throw new AssertionError(
+                "this test needs python3 with prometheus_client (the build installs prometheus_client==0.26.0 into "
                 + "target/python unless python3 has it): " + e.getMessage(), e);
         }
         if (!p.waitFor(2, TimeUnit.MINUTES)) {
             p.destroyForcibly();
             throw new AssertionError("python3 " + script + " did not end within 2 minutes");
         }
-        assertThat(p.exitValue()).as("the parser's exit status; its errors: %s", Files.readString(errors, StandardCharsets.UTF_8)).isZero();
+        assertThat(p.exitValue())
+            .as("the parser's exit status; its errors: %s", Files.readString(errors, StandardCharsets.UTF_8)).isZero();
         return Http.MAPPER.readTree(output.toFile());
     }
 }

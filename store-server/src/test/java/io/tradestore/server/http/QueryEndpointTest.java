@@ -29,7 +29,10 @@ import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.parse.Utf8JsonCheck;
 
-/** The real engine over HTTP: each answer equals the embedded API's (statistics aside), and engine errors keep their code and path. */
+/**
+ * The real engine over HTTP: each answer equals the embedded API's (statistics aside), and engine errors keep their
+ * code and path.
+ */
 class QueryEndpointTest {
     @TempDir
     static Path dir;
@@ -56,13 +59,16 @@ class QueryEndpointTest {
             "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}",
             "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"},"
                 + "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}]}",
-            "{\"table\":\"trades\",\"groupBy\":[\"instrument\"],\"aggs\":[{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},"
+            "{\"table\":\"trades\",\"groupBy\":[\"instrument\"],\"aggs\":[{\"name\":\"volume\",\"op\":\"sum\",\"col\":"
+            + "\"quantity\"},"
                 + "{\"name\":\"vwap\",\"op\":\"vwap\"}],\"orderBy\":[{\"col\":\"volume\",\"desc\":true}],\"limit\":10}",
             "{\"table\":\"trades\",\"time\":{\"from\":\"2026-11-17T08:00:00Z\",\"to\":\"2026-11-17T08:05:00Z\"},"
                 + "\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM007\"},"
                 + "\"groupBy\":[{\"bucket\":\"1m\",\"col\":\"ts\",\"as\":\"minute\"}],"
-                + "\"aggs\":[{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"},{\"name\":\"high\",\"op\":\"max\",\"col\":\"price\"},"
-                + "{\"name\":\"low\",\"op\":\"min\",\"col\":\"price\"},{\"name\":\"close\",\"op\":\"last\",\"col\":\"price\"},"
+                + "\"aggs\":[{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"},{\"name\":\"high\",\"op\":\"max\","
+                + "\"col\":\"price\"},"
+                + "{\"name\":\"low\",\"op\":\"min\",\"col\":\"price\"},{\"name\":\"close\",\"op\":\"last\",\"col\":\"p"
+                + "rice\"},"
                 + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}],\"orderBy\":[{\"col\":\"minute\"}]}",
             "{\"table\":\"trades\",\"columns\":[\"trade_id\",\"ts\",\"venue\",\"side\",\"price\"],"
                 + "\"filter\":{\"op\":\"in\",\"col\":\"venue\",\"values\":[\"XLON\",\"XPAR\"]},"
@@ -81,7 +87,9 @@ class QueryEndpointTest {
             final ByteArrayOutputStream embedded = new ByteArrayOutputStream();
             engine.execute(query).writeJson(embedded, nanos);
             assertThat(withoutStats(post.json())).isEqualTo(withoutStats(Http.MAPPER.readTree(embedded.toByteArray())));
-            final Http.Response get = http.get("/v1/query?q=" + URLEncoder.encode(query, StandardCharsets.UTF_8) + (nanos ? "&epochNanos=true" : ""));
+            final Http.Response get = http
+                .get("/v1/query?q=" + URLEncoder.encode(query, StandardCharsets.UTF_8)
+                + (nanos ? "&epochNanos=true" : ""));
             assertThat(withoutStats(get.json())).isEqualTo(withoutStats(post.json()));
         }
     }
@@ -95,19 +103,24 @@ class QueryEndpointTest {
 
     @Test
     void shouldKeepTheEnginesErrorCodesAndPaths() {
-        final Http.Response column = http.post("/v1/query", "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"sum\",\"col\":\"nope\"}]}");
+        final Http.Response column = http
+            .post("/v1/query", "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"sum\",\"col\":\"nope\"}]}");
         assertThat(column.status()).isEqualTo(400);
         assertThat(column.errorCode()).isEqualTo("UNKNOWN_COLUMN");
         assertThat(column.json().path("error").path("path").asText()).isEqualTo("/aggs/0/col");
-        final Http.Response table = http.post("/v1/query", "{\"table\":\"nosuch\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}");
+        final Http.Response table = http
+            .post("/v1/query", "{\"table\":\"nosuch\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}");
         assertThat(table.status()).isEqualTo(404);
         assertThat(table.errorCode()).isEqualTo("UNKNOWN_TABLE");
-        final Http.Response traversal = http.post("/v1/query", "{\"table\":\"../../etc\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}");
+        final Http.Response traversal = http
+            .post("/v1/query", "{\"table\":\"../../etc\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}");
         assertThat(traversal.status()).isIn(400, 404);
         final Http.Response json = http.post("/v1/query", "{\"table\":");
         assertThat(json.status()).isEqualTo(400);
         assertThat(json.errorCode()).isEqualTo("MALFORMED_JSON");
-        final Http.Response op = http.post("/v1/query", "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"median\",\"col\":\"price\"}]}");
+        final Http.Response op = http
+            .post("/v1/query",
+            "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"median\",\"col\":\"price\"}]}");
         assertThat(op.status()).isEqualTo(400);
         assertThat(op.errorCode()).isEqualTo("INVALID_QUERY");
         assertThat(op.json().path("error").path("path").asText()).startsWith("/aggs/0");
@@ -120,13 +133,16 @@ class QueryEndpointTest {
         final String get = "/v1/query?q=" + URLEncoder.encode(query, StandardCharsets.UTF_8) + "&epochNanos=";
         assertThat(http.post("/v1/query?epochNanos=true", query).json().path("rows").get(0).get(0).isNumber()).isTrue();
         assertThat(http.get(get + "true").json().path("rows").get(0).get(0).isNumber()).isTrue();
-        assertThat(http.post("/v1/query?epochNanos=false", query).json().path("rows").get(0).get(0).isTextual()).isTrue();
+        assertThat(http.post("/v1/query?epochNanos=false", query).json().path("rows").get(0).get(0).isTextual())
+            .isTrue();
         assertThat(http.get(get + "false").json().path("rows").get(0).get(0).isTextual()).isTrue();
-        final Http.Response inBody = http.post("/v1/query", query.replace("}]}", "}],\"options\":{\"epochNanos\":\"yes\"}}"));
+        final Http.Response inBody = http
+            .post("/v1/query", query.replace("}]}", "}],\"options\":{\"epochNanos\":\"yes\"}}"));
         assertThat(inBody.status()).as(inBody.body()).isEqualTo(400);
         final String message = inBody.json().path("error").path("message").asText();
         for (final String bad : new String[] {"yes", "1", "TRUE", "True", "", "false%20"}) {
-            for (final Http.Response r : new Http.Response[] {http.post("/v1/query?epochNanos=" + bad, query), http.get(get + bad)}) {
+            for (final Http.Response r
+                : new Http.Response[] {http.post("/v1/query?epochNanos=" + bad, query), http.get(get + bad)}) {
                 assertThat(r.status()).as(bad + ": " + r.body()).isEqualTo(400);
                 assertThat(r.errorCode()).as(bad).isEqualTo(inBody.errorCode());
                 assertThat(r.json().path("error").path("message").asText()).as(bad).isEqualTo(message);
@@ -136,7 +152,8 @@ class QueryEndpointTest {
 
     /** A result column named with 2-, 3- and 4-byte UTF-8 characters (é, €, an emoji): the name comes back as sent. */
     private static final String WIDE_NAME = "n\u00e9\u20ac\uD83D\uDE00";
-    private static final String WIDE_QUERY = "{\"table\":\"trades\",\"aggs\":[{\"name\":\"" + WIDE_NAME + "\",\"op\":\"count\"}]}";
+    private static final String WIDE_QUERY = "{\"table\":\"trades\",\"aggs\":[{\"name\":\"" + WIDE_NAME
+        + "\",\"op\":\"count\"}]}";
 
     /** /metrics reports the engine's summary cache: the same figures the engine's indexes hold. */
     @Test
@@ -158,15 +175,16 @@ class QueryEndpointTest {
     private static long metric(final String body, final String name) {
         for (final String line : body.split("\n")) {
             if (line.startsWith(name + " ")) {
-                return (long) Double.parseDouble(line.substring(name.length() + 1).trim()); // Prometheus values are floats: "3.0"
+                // Prometheus values are floats: "3.0"
+                return (long) Double.parseDouble(line.substring(name.length() + 1).trim());
             }
         }
         throw new AssertionError("no " + name + " in /metrics:\n" + body);
     }
 
     /**
-     * A body starting with a UTF-8 byte order mark (as Windows editors save files and curl sends them) is the query after
-     * it; a mark anywhere else is not JSON.
+     * A body starting with a UTF-8 byte order mark (as Windows editors save files and curl sends them) is the query
+     * after it; a mark anywhere else is not JSON.
      */
     @Test
     void shouldAcceptAUtf8ByteOrderMarkAtTheStartOfABodyOnly() {
@@ -176,10 +194,12 @@ class QueryEndpointTest {
         final Http.Response marked = http.post("/v1/query", "\uFEFF" + query);
         assertThat(marked.status()).as(marked.body()).isEqualTo(200);
         assertThat(withoutStats(marked.json())).isEqualTo(withoutStats(plain.json()));
-        final Http.Response get = http.get("/v1/query?q=" + URLEncoder.encode("\uFEFF" + query, StandardCharsets.UTF_8));
+        final Http.Response get = http
+            .get("/v1/query?q=" + URLEncoder.encode("\uFEFF" + query, StandardCharsets.UTF_8));
         assertThat(get.status()).as(get.body()).isEqualTo(200);
         assertThat(withoutStats(get.json())).isEqualTo(withoutStats(plain.json()));
-        for (final String bad : new String[] {"\uFEFF\uFEFF" + query, " \uFEFF" + query, query.replace(",\"aggs\"", ",\uFEFF\"aggs\""),
+        for (final String bad
+            : new String[] {"\uFEFF\uFEFF" + query, " \uFEFF" + query, query.replace(",\"aggs\"", ",\uFEFF\"aggs\""),
             query + "\uFEFF", "\uFEFF"}) {
             final Http.Response r = http.post("/v1/query", bad);
             assertThat(r.status()).as(bad).isEqualTo(400);
@@ -200,11 +220,13 @@ class QueryEndpointTest {
         final byte[] body = WIDE_QUERY.getBytes(StandardCharsets.UTF_8);
         final String text = new String(body, StandardCharsets.ISO_8859_1);
         // cut after the first byte of é, after the second byte of € and after the third byte of the emoji
-        final int[] cuts = {text.indexOf('\u00c3') + 1, text.indexOf('\u00e2') + 2, text.indexOf('\u00f0') + 3, body.length};
+        final int[] cuts =
+            {text.indexOf('\u00c3') + 1, text.indexOf('\u00e2') + 2, text.indexOf('\u00f0') + 3, body.length};
         // chunked: each HTTP chunk becomes its own part of the assembled body, so the parser reads across parts
         final ByteArrayOutputStream chunked = new ByteArrayOutputStream();
         final byte[][] writes = new byte[cuts.length + 2][];
-        writes[0] = "POST /v1/query HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+        writes[0] = "POST /v1/query HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n".getBytes(
+            StandardCharsets.ISO_8859_1);
         for (int i = 0, from = 0; i < cuts.length; from = cuts[i++]) {
             chunked.reset();
             chunked.write((Integer.toHexString(cuts[i] - from) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
@@ -214,9 +236,11 @@ class QueryEndpointTest {
         }
         writes[cuts.length + 1] = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
         assertWideAnswer(send(writes));
-        // a Content-Length body written in pieces cut at the same places (one TCP segment each, as far as the stack allows)
+        // a Content-Length body written in pieces cut at the same places (one TCP segment each, as far as the stack
+        // allows)
         final byte[][] pieces = new byte[cuts.length + 1][];
-        pieces[0] = ("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        pieces[0] = ("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + body.length + "\r\n\r\n")
+            .getBytes(StandardCharsets.ISO_8859_1);
         for (int i = 0, from = 0; i < cuts.length; from = cuts[i++]) {
             pieces[i + 1] = java.util.Arrays.copyOfRange(body, from, cuts[i]);
         }
@@ -246,15 +270,19 @@ class QueryEndpointTest {
 
     @Test
     void shouldRefuseABodyThatIsNotUtf8Json() {
-        // UTF-16 and UTF-32 of a valid query: Jackson alone would detect and accept them from NUL bytes among the first four
+        // UTF-16 and UTF-32 of a valid query: Jackson alone would detect and accept them from NUL bytes among the first
+        // four
         final String query = queries().get(0);
         for (final String charset : new String[] {"UTF-16LE", "UTF-16BE", "UTF-32LE", "UTF-32BE"}) {
-            final Http.Response wide = http.post("/v1/query", query.getBytes(java.nio.charset.Charset.forName(charset)));
+            final Http.Response wide = http
+                .post("/v1/query", query.getBytes(java.nio.charset.Charset.forName(charset)));
             assertThat(wide.status()).as(charset).isEqualTo(400);
             assertThat(wide.errorCode()).as(charset).isEqualTo("MALFORMED_JSON");
         }
         // a NUL further on is no JSON either: in a string, between tokens, after the query
-        for (final String nul : new String[] {query.replace("\"n\"", "\"n\u0000\""), query.replace(",", ",\u0000"), query + "\u0000", "{\u0000}"}) {
+        for (final String nul
+            : new String[] {query.replace("\"n\"", "\"n\u0000\""), query.replace(",", ",\u0000"), query + "\u0000",
+            "{\u0000}"}) {
             final Http.Response r = http.post("/v1/query", nul);
             assertThat(r.status()).as(nul).isEqualTo(400);
             assertThat(r.errorCode()).as(nul).isEqualTo("MALFORMED_JSON");
@@ -274,7 +302,10 @@ class QueryEndpointTest {
         assertThat(blank.json().path("error").path("message").asText()).contains("the query is empty");
     }
 
-    /** A body the server refuses for its bytes gets the error the embedded API gives the same bytes: code, message and path. */
+    /**
+     * A body the server refuses for its bytes gets the error the embedded API gives the same bytes: code, message and
+     * path.
+     */
     @Test
     void shouldRefuseABodyForItsBytesWithTheEmbeddedApisError() {
         final byte[] query = queries().get(0).getBytes(StandardCharsets.UTF_8);
@@ -294,7 +325,8 @@ class QueryEndpointTest {
             assertThat(r.status()).as(what).isEqualTo(embedded.code().httpStatus()).isEqualTo(400);
             assertThat(r.errorCode()).as(what).isEqualTo(embedded.code().name());
             assertThat(r.json().path("error").path("message").asText()).as(what).isEqualTo(embedded.getMessage())
-                .matches(m -> m.startsWith(Utf8JsonCheck.NOT_UTF8 + " at byte ") || m.equals(Utf8JsonCheck.NUL_AT_START));
+                .matches(m -> m.startsWith(Utf8JsonCheck.NOT_UTF8 + " at byte ") || m
+                .equals(Utf8JsonCheck.NUL_AT_START));
             assertThat(r.json().path("error").path("path").asText()).as(what).isEqualTo(embedded.path()).isEmpty();
         }
     }
@@ -303,7 +335,9 @@ class QueryEndpointTest {
     @Test
     void shouldRefuseExactlyWhatNettysUtf8CheckRefuses() {
         final SplittableRandom rnd = new SplittableRandom(23);
-        final int[] edges = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEE, 0xEF, 0xF0,
+        final int[] edges =
+            {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEE, 0xEF,
+            0xF0,
             0xF1, 0xF4, 0xF5, 0xF8, 0xFF};
         for (int it = 0; it < 100_000; it++) {
             final byte[] b = new byte[1 + rnd.nextInt(7)];
@@ -314,7 +348,8 @@ class QueryEndpointTest {
             Unpooled.wrappedBuffer(b).forEachByte(check::accept);
             final QueryException problem = check.problem();
             final boolean nettyUtf8 = ByteBufUtil.isText(Unpooled.wrappedBuffer(b), StandardCharsets.UTF_8);
-            assertThat(problem != null && problem.getMessage().startsWith(Utf8JsonCheck.NOT_UTF8)).as(java.util.HexFormat.of().formatHex(b))
+            assertThat(problem != null && problem.getMessage().startsWith(Utf8JsonCheck.NOT_UTF8))
+                .as(java.util.HexFormat.of().formatHex(b))
                 .isEqualTo(!nettyUtf8);
         }
     }

@@ -31,7 +31,8 @@ import io.tradestore.server.TestStores;
  */
 class QueryServerTest {
     /** Threads of their own for blocking calls: the common pool may have a single thread on two cores. */
-    private static final java.util.concurrent.ExecutorService BLOCKING = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+    private static final java.util.concurrent.ExecutorService BLOCKING =
+        java.util.concurrent.Executors.newCachedThreadPool(r -> {
         final Thread t = new Thread(r, "test-blocking");
         t.setDaemon(true);
         return t;
@@ -59,7 +60,8 @@ class QueryServerTest {
                 sleep(300);
             }
             if (json.contains("\"bad\"")) {
-                throw new QueryException(ErrorCode.UNKNOWN_COLUMN, "no column 'bad'; columns are [trade_id, ...]", "/aggs/0/col");
+                throw new QueryException(ErrorCode.UNKNOWN_COLUMN, "no column 'bad'; columns are [trade_id, ...]",
+                    "/aggs/0/col");
             }
             if (json.contains("\"nosuch\"")) {
                 throw new QueryException(ErrorCode.UNKNOWN_TABLE, "no table 'nosuch'", "/table");
@@ -114,7 +116,9 @@ class QueryServerTest {
 
     @Test
     void shouldAnswer404ForUnknownTablesAndNeverLeaveTheStore() {
-        for (final String name : new String[] {"nosuch", "..", "..%2F..%2Fetc%2Fpasswd", "%2Fetc%2Fpasswd", "TRADES", "trades%00", "a/b"}) {
+        for (final String name
+            : new String[] {"nosuch", "..", "..%2F..%2Fetc%2Fpasswd", "%2Fetc%2Fpasswd", "TRADES", "trades%00",
+            "a/b"}) {
             final Http.Response r = http.get("/v1/tables/" + name);
             assertThat(r.status()).as(name).isEqualTo(404);
             assertThat(r.errorCode()).as(name).isEqualTo("UNKNOWN_TABLE");
@@ -132,27 +136,39 @@ class QueryServerTest {
         assertThat(http.post("/health", "{}").status()).isEqualTo(405);
     }
 
-    /** HEAD on every GET endpoint: GET's status and headers, Content-Length of GET's body, and no body (RFC 9110 9.3.2). */
+    /**
+     * HEAD on every GET endpoint: GET's status and headers, Content-Length of GET's body, and no body (RFC 9110 9.3.2).
+     */
     @Test
     void shouldAnswerHeadAsGetWithoutABody() throws Exception {
         final String query = "/v1/query?q=" + URLEncoder.encode(QUERY, StandardCharsets.UTF_8);
-        for (final String path : new String[] {"/health", "/v1/tables", "/v1/tables/trades", "/metrics", query, "/v1/tables/nosuch", "/nowhere"}) {
+        for (final String path
+            : new String[] {"/health", "/v1/tables", "/v1/tables/trades", "/metrics", query, "/v1/tables/nosuch",
+            "/nowhere"}) {
             final Http.Response get = http.get(path);
             // HEAD, then a GET on the same connection: the HEAD answer must end at its headers for the next to be read
-            final String answer = exchange("HEAD " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\nGET /health HTTP/1.1\r\nHost: localhost\r\n"
+            final String answer =
+                exchange("HEAD " + path
+                + " HTTP/1.1\r\nHost: localhost\r\n\r\nGET /health HTTP/1.1\r\nHost: localhost\r\n"
                 + "Connection: close\r\n\r\n", false);
             final String head = answer.substring(0, answer.indexOf("\r\n\r\n") + 4);
-            assertThat(head).as(path).startsWith("HTTP/1.1 " + get.status() + " ").containsIgnoringCase("content-type: " + get.contentType());
+            assertThat(head).as(path).startsWith("HTTP/1.1 " + get.status() + " ")
+                .containsIgnoringCase("content-type: " + get.contentType());
             if (!path.equals("/metrics")) { // the metrics text changes from one request to the next
-                assertThat(head).as(path).containsIgnoringCase("content-length: " + get.body().getBytes(StandardCharsets.UTF_8).length + "\r\n");
+                assertThat(head).as(path)
+                .containsIgnoringCase("content-length: " + get.body().getBytes(StandardCharsets.UTF_8).length + "\r\n");
             }
-            assertThat(answer.substring(head.length())).as(path).startsWith("HTTP/1.1 200 ").endsWith("{\"status\":\"ok\"}");
+            assertThat(answer.substring(head.length())).as(path).startsWith("HTTP/1.1 200 ")
+                .endsWith("{\"status\":\"ok\"}");
         }
         for (final String path : new String[] {"/health", "/v1/tables", "/v1/tables/trades", "/metrics"}) {
-            final String answer = exchange("PUT " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", false);
+            final String answer =
+                exchange("PUT " + path
+                + " HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", false);
             assertThat(answer).as(path).startsWith("HTTP/1.1 405").containsIgnoringCase("allow: GET, HEAD\r\n");
         }
-        assertThat(exchange("PUT /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", false))
+        assertThat(exchange(
+            "PUT /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", false))
             .startsWith("HTTP/1.1 405").containsIgnoringCase("allow: GET, HEAD, POST\r\n");
     }
 
@@ -169,7 +185,8 @@ class QueryServerTest {
 
     @Test
     void shouldAnswer400WithCodeMessageAndPath() {
-        final Http.Response r = http.post("/v1/query", "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"sum\",\"col\":\"bad\"}]}");
+        final Http.Response r = http
+            .post("/v1/query", "{\"table\":\"trades\",\"aggs\":[{\"name\":\"x\",\"op\":\"sum\",\"col\":\"bad\"}]}");
         assertThat(r.status()).isEqualTo(400);
         assertThat(r.json().path("error").path("code").asText()).isEqualTo("UNKNOWN_COLUMN");
         assertThat(r.json().path("error").path("path").asText()).isEqualTo("/aggs/0/col");
@@ -213,7 +230,8 @@ class QueryServerTest {
         final Http.Response r = http.post("/v1/query", "{\"table\":\"slow\"}");
         assertThat(r.status()).isEqualTo(504);
         assertThat(r.errorCode()).isEqualTo("TIMEOUT");
-        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).as("answered at the limit, not at the end").isLessThan(2500);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).as("answered at the limit, not at the end")
+            .isLessThan(2500);
     }
 
     @Test
@@ -301,25 +319,35 @@ class QueryServerTest {
             final Http good = new Http(secured.port(), "s3cret");
             assertThat(good.get("/health").status()).isEqualTo(200);
             assertThat(good.post("/v1/query", QUERY).status()).isEqualTo(200);
-            // the scheme is case-insensitive (RFC 9110, 11.1), the token is not (audit, session 10: "bearer" got 401)
+            // the scheme is case-insensitive (RFC 9110, 11.1), the token is not ("bearer" once got 401)
             for (final String scheme : new String[] {"bearer", "BEARER", "Bearer"}) {
-                assertThat(none.send(none.builder("/health").header("Authorization", scheme + " s3cret").GET()).status()).as(scheme).isEqualTo(200);
+                assertThat(none.send(none.builder("/health").header("Authorization", scheme + " s3cret").GET())
+                    .status()).as(scheme).isEqualTo(200);
             }
-            assertThat(none.send(none.builder("/health").header("Authorization", "Bearer S3CRET").GET()).status()).isEqualTo(401);
-            assertThat(none.send(none.builder("/health").header("Authorization", "Basic s3cret").GET()).status()).isEqualTo(401);
+            assertThat(none.send(none.builder("/health").header("Authorization", "Bearer S3CRET").GET()).status())
+                .isEqualTo(401);
+            assertThat(none.send(none.builder("/health").header("Authorization", "Basic s3cret").GET()).status())
+                .isEqualTo(401);
         }
     }
 
-    /** A path that starts with two slashes is a path, named in the 404 (it read as an authority, and the message named ""). */
+    /**
+     * A path that starts with two slashes is a path, named in the 404 (it read as an authority, and the message named
+     * "").
+     */
     @Test
     void shouldNameAPathStartingWithTwoSlashesInItsNotFound() throws Exception {
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
-            s.getOutputStream().write("GET //health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.UTF_8));
+            s.getOutputStream()
+                .write("GET //health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".getBytes(
+                StandardCharsets.UTF_8));
             final String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(answer).startsWith("HTTP/1.1 404").contains("no endpoint //health;");
         }
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
-            s.getOutputStream().write("GET /health#x HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.UTF_8));
+            s.getOutputStream()
+                .write("GET /health#x HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".getBytes(
+                StandardCharsets.UTF_8));
             final String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(answer).startsWith("HTTP/1.1 400").contains("MALFORMED_REQUEST").contains("no fragment");
         }
@@ -331,7 +359,8 @@ class QueryServerTest {
         assertThatThrownBy(() -> new ServerConfig("0.0.0.0", 0, 1, 1, 4096, 1000, null))
             .isInstanceOf(StoreException.class).hasMessageContaining("--token");
         assertThat(new ServerConfig("0.0.0.0", 0, 1, 1, 4096, 1000, "t").token()).isEqualTo("t");
-        assertThatThrownBy(() -> new ServerConfig("127.0.0.1", 0, 0, 1, 4096, 1000, null)).hasMessageContaining("threads");
+        assertThatThrownBy(() -> new ServerConfig("127.0.0.1", 0, 0, 1, 4096, 1000, null))
+            .hasMessageContaining("threads");
     }
 
     @Test
@@ -344,7 +373,8 @@ class QueryServerTest {
             return new FixedResult(7);
         }, new ServerConfig("127.0.0.1", 0, 1, 1, 4096, 5000, null));
         final Http h = new Http(s.port());
-        final CompletableFuture<Http.Response> inFlight = CompletableFuture.supplyAsync(() -> h.post("/v1/query", QUERY), BLOCKING);
+        final CompletableFuture<Http.Response> inFlight =
+            CompletableFuture.supplyAsync(() -> h.post("/v1/query", QUERY), BLOCKING);
         assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
         final long t0 = System.nanoTime();
         s.stop(Duration.ofSeconds(5));
@@ -360,7 +390,9 @@ class QueryServerTest {
             "GET /v1/query?q=%7B&epochNanos=%G1 HTTP/1.1"}) {
             try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
                 final String body = line.startsWith("POST") ? QUERY : "";
-                s.getOutputStream().write((line + "\r\nHost: localhost\r\nContent-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body)
+                s.getOutputStream()
+                    .write((line + "\r\nHost: localhost\r\nContent-Length: " + body.length()
+                    + "\r\nConnection: close\r\n\r\n" + body)
                     .getBytes(StandardCharsets.UTF_8));
                 final String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 assertThat(answer).as(line).startsWith("HTTP/1.1 400").contains("\"code\":\"MALFORMED_REQUEST\"")
@@ -380,9 +412,11 @@ class QueryServerTest {
     void shouldAnswerPipelinedRequestsInTheirOrder() throws Exception {
         // the first query takes 300 ms on a worker: the two requests behind it must not overtake it
         final String pause = "{\"table\":\"pause\"}";
-        final String requests = "POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + pause.length() + "\r\n\r\n" + pause
+        final String requests = "POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + pause.length()
+            + "\r\n\r\n" + pause
             + "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
-            + "POST /v1/query HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: " + QUERY.length() + "\r\n\r\n" + QUERY;
+            + "POST /v1/query HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: " + QUERY.length()
+            + "\r\n\r\n" + QUERY;
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
             s.getOutputStream().write(requests.getBytes(StandardCharsets.UTF_8));
             final String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -423,7 +457,8 @@ class QueryServerTest {
         final StringBuilder requests = new StringBuilder();
         for (int i = 0; i < 300; i++) {
             final String q = "{\"table\":\"trades\",\"n\":" + "x".repeat(i % 7) + "1}";
-            requests.append("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: ").append(q.length()).append("\r\n\r\n").append(q);
+            requests.append("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: ").append(q.length())
+                .append("\r\n\r\n").append(q);
         }
         requests.append("GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
         final String answer = exchange(requests.toString(), false);
@@ -433,7 +468,8 @@ class QueryServerTest {
         for (int i = 0; i < 300; i++) {
             final int length = ("{\"table\":\"trades\",\"n\":" + "x".repeat(i % 7) + "1}").length();
             at = answer.indexOf("\"rows\":[[", at);
-            assertThat(answer.substring(at + 9, answer.indexOf(']', at))).as("answer %d", i).isEqualTo(Integer.toString(length));
+            assertThat(answer.substring(at + 9, answer.indexOf(']', at))).as("answer %d", i)
+                .isEqualTo(Integer.toString(length));
             at++;
         }
         assertThat(answer.substring(at)).contains("{\"status\":\"ok\"}");
@@ -441,30 +477,42 @@ class QueryServerTest {
 
     @Test
     void shouldAnswerAClientThatHalfClosesAfterItsRequest() throws Exception {
-        final String answer = exchange("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + QUERY.length() + "\r\n\r\n" + QUERY, true);
+        final String answer =
+            exchange("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + QUERY.length() + "\r\n\r\n"
+            + QUERY, true);
         assertThat(answer).startsWith("HTTP/1.1 200").contains("\"rows\":[[" + QUERY.length() + "]]");
-        final String old = exchange("POST /v1/query HTTP/1.0\r\nContent-Length: " + QUERY.length() + "\r\n\r\n" + QUERY, true);
+        final String old =
+            exchange("POST /v1/query HTTP/1.0\r\nContent-Length: " + QUERY.length() + "\r\n\r\n" + QUERY, true);
         assertThat(old).startsWith("HTTP/1.1 200").contains("\"rows\":[[" + QUERY.length() + "]]");
     }
 
     @Test
     void shouldAnswerExpectationsInJson() throws Exception {
         // over the limit: no 100 Continue, the JSON 413 at once, then the connection closes
-        final String big = exchange("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nContent-Length: 100000\r\n\r\n", false);
-        assertThat(big).startsWith("HTTP/1.1 413").contains("\"code\":\"PAYLOAD_TOO_LARGE\"").doesNotContain("100 Continue");
+        final String big =
+            exchange("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nContent-Length: "
+            + "100000\r\n\r\n", false);
+        assertThat(big).startsWith("HTTP/1.1 413").contains("\"code\":\"PAYLOAD_TOO_LARGE\"")
+            .doesNotContain("100 Continue");
         // within the limit: 100 Continue, then the answer
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
             s.setSoTimeout(20_000);
-            s.getOutputStream().write(("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nConnection: close\r\nContent-Length: "
+            s.getOutputStream()
+                .write(("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\nConnection: "
+                + "close\r\nContent-Length: "
                 + QUERY.length() + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
             final byte[] interim = new byte[25];
-            assertThat(new String(interim, 0, s.getInputStream().readNBytes(interim, 0, interim.length), StandardCharsets.ISO_8859_1))
+            assertThat(new String(interim, 0, s.getInputStream().readNBytes(interim, 0, interim.length),
+                StandardCharsets.ISO_8859_1))
                 .startsWith("HTTP/1.1 100 Continue");
             s.getOutputStream().write(QUERY.getBytes(StandardCharsets.UTF_8));
-            assertThat(new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).contains("HTTP/1.1 200").contains("\"rows\":[[");
+            assertThat(new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).contains("HTTP/1.1 200")
+                .contains("\"rows\":[[");
         }
         // an expectation the server does not know is ignored
-        final String odd = exchange("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nExpect: something\r\nConnection: close\r\nContent-Length: "
+        final String odd =
+            exchange("POST /v1/query HTTP/1.1\r\nHost: localhost\r\nExpect: something\r\nConnection: "
+            + "close\r\nContent-Length: "
             + QUERY.length() + "\r\n\r\n" + QUERY, false);
         assertThat(odd).startsWith("HTTP/1.1 200");
     }
@@ -472,7 +520,8 @@ class QueryServerTest {
     @Test
     void shouldAnswer413ForAQueryStringOverTheRequestLineLimit() throws Exception {
         // the request line may be 3 x 4,096 + 1,024 bytes: a longer q= is refused while the line is read
-        final String answer = exchange("GET /v1/query?q=" + "x".repeat(20_000) + " HTTP/1.1\r\nHost: localhost\r\n\r\n", false);
+        final String answer =
+            exchange("GET /v1/query?q=" + "x".repeat(20_000) + " HTTP/1.1\r\nHost: localhost\r\n\r\n", false);
         assertThat(answer).startsWith("HTTP/1.1 413").contains("\"code\":\"PAYLOAD_TOO_LARGE\"");
     }
 }

@@ -40,31 +40,46 @@ class RobustnessTest {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final String[] BASES = {
         "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}",
-        "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}]}",
+        "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*"
+        + "quantity\"}]}",
         "{\"table\":\"trades\",\"time\":{\"from\":\"2026-11-17T08:00:00Z\",\"to\":\"2026-11-17T08:02:00Z\"},"
             + "\"filter\":{\"op\":\"and\",\"args\":[{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"SYM042\"},"
-            + "{\"op\":\"in\",\"col\":\"venue\",\"values\":[\"XLON\",\"XPAR\"]},{\"op\":\"range\",\"col\":\"quantity\",\"gte\":100,\"lt\":10000},"
+            + "{\"op\":\"in\",\"col\":\"venue\",\"values\":[\"XLON\",\"XPAR\"]},{\"op\":\"range\",\"col\":\"quantity\""
+            + ",\"gte\":100,\"lt\":10000},"
             + "{\"op\":\"not\",\"arg\":{\"op\":\"eq\",\"col\":\"side\",\"value\":\"S\"}}]},"
             + "\"groupBy\":[\"venue\",{\"bucket\":\"1m\",\"col\":\"ts\",\"as\":\"minute\"}],"
-            + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"vwap\",\"op\":\"vwap\"},{\"name\":\"hi\",\"op\":\"max\",\"col\":\"price\"},"
-            + "{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"},{\"name\":\"p99\",\"op\":\"percentile\",\"col\":\"quantity\",\"p\":99}],"
+            + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"vwap\",\"op\":\"vwap\"},{\"name\":\"hi\",\"op\""
+            + ":\"max\",\"col\":\"price\"},"
+            + "{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"},{\"name\":\"p99\",\"op\":\"percentile\",\"col\":"
+            + "\"quantity\",\"p\":99}],"
             + "\"orderBy\":[{\"col\":\"n\",\"desc\":true}],\"limit\":10,\"options\":{\"timeoutMs\":5000}}",
         "{\"table\":\"trades\",\"groupBy\":[\"instrument\"],\"aggs\":[{\"name\":\"vwap\",\"op\":\"vwap\"},"
-            + "{\"name\":\"clients\",\"op\":\"countDistinct\",\"col\":\"client_id\"}],\"orderBy\":[{\"col\":\"vwap\",\"desc\":true}],\"limit\":10}",
-        "{\"table\":\"trades\",\"columns\":[\"trade_id\",\"ts\",\"price\"],\"filter\":{\"op\":\"range\",\"col\":\"price\",\"gt\":\"60.5\"},"
+            + "{\"name\":\"clients\",\"op\":\"countDistinct\",\"col\":\"client_id\"}],\"orderBy\":[{\"col\":\"vwap\","
+            + "\"desc\":true}],\"limit\":10}",
+        "{\"table\":\"trades\",\"columns\":[\"trade_id\",\"ts\",\"price\"],\"filter\":{\"op\":\"range\",\"col\":\"pric"
+        + "e\",\"gt\":\"60.5\"},"
             + "\"orderBy\":[{\"col\":\"price\"}],\"limit\":5}",
         "{\"table\":\"trades\",\"filter\":{\"op\":\"or\",\"args\":[{\"op\":\"eq\",\"col\":\"client_id\",\"value\":7},"
-            + "{\"op\":\"ne\",\"col\":\"ts\",\"value\":1795420800000000000}]},\"aggs\":[{\"name\":\"q\",\"op\":\"avg\",\"col\":\"quantity\"},"
-            + "{\"name\":\"lo\",\"op\":\"min\",\"col\":\"ts\"},{\"name\":\"close\",\"op\":\"last\",\"col\":\"price\"}]}",
+            + "{\"op\":\"ne\",\"col\":\"ts\",\"value\":1795420800000000000}]},\"aggs\":[{\"name\":\"q\",\"op\":\"avg\""
+            + ",\"col\":\"quantity\"},"
+            + "{\"name\":\"lo\",\"op\":\"min\",\"col\":\"ts\"},"
+            + "{\"name\":\"close\",\"op\":\"last\",\"col\":\"price\"}]}",
     };
-    private static final String[] WORDS = {"op", "col", "value", "values", "args", "arg", "eq", "ne", "in", "range", "and", "or", "not",
-        "sum", "count", "vwap", "first", "last", "percentile", "countDistinct", "bucket", "1m", "1h", "0s", "-1m", "table", "trades",
-        "price*quantity", "price*price*price", "*", "", "ts", "side", "venue", "instrument", "__proto__", "../trades", "XLON", "zz",
-        "\u0000", "\uD83D\uDE00", "gte", "lt", "limit", "orderBy", "groupBy", "aggs", "columns", "filter", "time", "from", "to"};
-    private static final String[] HUGE = {"1e400", "-1e400", "99999999999999999999999999999999999999", "-9223372036854775809",
-        "9223372036854775808", "1e-400", "-0", "0.0000000000000000000000001", "123456789012345678901234567890.5", "1E+2147483648",
+    private static final String[] WORDS =
+        {"op", "col", "value", "values", "args", "arg", "eq", "ne", "in", "range", "and", "or", "not",
+        "sum", "count", "vwap", "first", "last", "percentile", "countDistinct", "bucket", "1m", "1h", "0s", "-1m",
+        "table", "trades",
+        "price*quantity", "price*price*price", "*", "", "ts", "side", "venue", "instrument", "__proto__", "../trades",
+        "XLON", "zz",
+        "\u0000", "\uD83D\uDE00", "gte", "lt", "limit", "orderBy", "groupBy", "aggs", "columns", "filter", "time",
+        "from", "to"};
+    private static final String[] HUGE =
+        {"1e400", "-1e400", "99999999999999999999999999999999999999", "-9223372036854775809",
+        "9223372036854775808", "1e-400", "-0", "0.0000000000000000000000001", "123456789012345678901234567890.5",
+        "1E+2147483648",
         "9223372036854775807", "-9223372036854775808", "2147483648", "-2147483649", "NaN", "Infinity", "1.5", "-1", "0",
-        "\"99999999999999999999.999999999\"", "\"2026-13-45T99:99:99Z\"", "\"+1000000000-01-01T00:00:00Z\"", "\"\"", "[]", "{}", "null",
+        "\"99999999999999999999.999999999\"", "\"2026-13-45T99:99:99Z\"", "\"+1000000000-01-01T00:00:00Z\"", "\"\"",
+        "[]", "{}", "null",
         "true", "\"1e400\"", "1" + "0".repeat(5000)};
 
     @TempDir
@@ -92,12 +107,15 @@ class RobustnessTest {
                         final Http.Response r = http.post("/v1/query", body);
                         byStatus[r.status()].incrementAndGet();
                         if (!(r.status() == 200 || r.status() >= 400 && r.status() < 500)) {
-                            failures.add("seed=" + (SEED + i) + " status=" + r.status() + " answer=" + cut(r.body(), 300) + " body="
+                            failures.add("seed=" + (SEED + i) + " status=" + r.status() + " answer="
+                                + cut(r.body(), 300) + " body="
                                 + cut(new String(body, StandardCharsets.UTF_8), 300));
                         } else if (r.status() != 200) {
                             final JsonNode e = r.json().path("error");
-                            if (!e.path("code").isTextual() || !e.path("message").isTextual() || !e.path("path").isTextual()) {
-                                failures.add("seed=" + (SEED + i) + " error body lacks code/message/path: " + cut(r.body(), 300));
+                            if (!e.path("code").isTextual() || !e.path("message").isTextual() || !e.path("path")
+                                .isTextual()) {
+                                failures.add("seed=" + (SEED + i) + " error body lacks code/message/path: "
+                                    + cut(r.body(), 300));
                             }
                         }
                     }
@@ -162,8 +180,10 @@ class RobustnessTest {
                 return m;
             }
             case 2: { // invalid UTF-8 in a string or between tokens
-                final byte[][] bad = {{(byte) 0xC3, 0x28}, {(byte) 0xFF}, {(byte) 0x80}, {(byte) 0xED, (byte) 0xA0, (byte) 0x80},
-                    {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80}, {(byte) 0xE2, (byte) 0x82}, {(byte) 0xC0, (byte) 0xAF}};
+                final byte[][] bad =
+                {{(byte) 0xC3, 0x28}, {(byte) 0xFF}, {(byte) 0x80}, {(byte) 0xED, (byte) 0xA0, (byte) 0x80},
+                    {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80}, {(byte) 0xE2, (byte) 0x82},
+                    {(byte) 0xC0, (byte) 0xAF}};
                 final int quote = base.indexOf("\"trades\"") + 2;
                 final int at = rnd.nextBoolean() ? quote : rnd.nextInt(b.length);
                 return splice(b, at, 0, bad[rnd.nextInt(bad.length)]);
@@ -181,7 +201,8 @@ class RobustnessTest {
             }
             case 5: { // deep nesting
                 final int depth = 1 + rnd.nextInt(rnd.nextBoolean() ? 50 : 5000);
-                final StringBuilder sb = new StringBuilder("{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],\"filter\":");
+                final StringBuilder sb =
+                    new StringBuilder("{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],\"filter\":");
                 final String open = rnd.nextBoolean() ? "{\"op\":\"not\",\"arg\":" : "{\"op\":\"and\",\"args\":[";
                 for (int i = 0; i < depth; i++) {
                     sb.append(open);
@@ -211,9 +232,11 @@ class RobustnessTest {
             }
             case 7: { // giant IN lists (kept rare: each is up to ~0.5 MB)
                 final int n = rnd.nextInt(50) == 0 ? 20_000 + rnd.nextInt(30_000) : 1 + rnd.nextInt(2000);
-                final StringBuilder sb = new StringBuilder("{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],"
+                final StringBuilder sb =
+                    new StringBuilder("{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],"
                     + "\"filter\":{\"op\":\"in\",\"col\":\"");
-                final String col = new String[] {"venue", "instrument", "client_id", "side", "price", "ts"}[rnd.nextInt(6)];
+                final String col =
+                    new String[] {"venue", "instrument", "client_id", "side", "price", "ts"}[rnd.nextInt(6)];
                 sb.append(col).append("\",\"values\":[");
                 for (int i = 0; i < n; i++) {
                     sb.append(i == 0 ? "" : ",");
@@ -226,10 +249,14 @@ class RobustnessTest {
                 return sb.append("]}}").toString().getBytes(StandardCharsets.UTF_8);
             }
             case 8: // not an object at all
-                return new String[] {"[]", "1", "\"trades\"", "null", "true", "{}", "[{}]", "{\"table\":null}", "{\"table\":\"\"}",
-                    "{\"table\":\"../../etc/passwd\"}", "{\"table\":\"trades\"}", "{\"table\":\"trades\",\"aggs\":[]}", " ", "{\"a\":1,\"a\":2}",
-                    "{\"table\":\"trades\",\"table\":\"trades\"}", "\uFEFF{\"table\":\"trades\"}", "{\"table\":\"trades\"} trailing",
-                    "{\"table\":\"trades\"}{\"table\":\"trades\"}", "/* c */ {\"table\":\"trades\"}", "{'table':'trades'}"}
+                return new String[] {"[]", "1", "\"trades\"", "null", "true", "{}", "[{}]", "{\"table\":null}",
+                "{\"table\":\"\"}",
+                    "{\"table\":\"../../etc/passwd\"}", "{\"table\":\"trades\"}", "{\"table\":\"trades\",\"aggs\":[]}",
+                    " ", "{\"a\":1,\"a\":2}",
+                    "{\"table\":\"trades\",\"table\":\"trades\"}", "\uFEFF{\"table\":\"trades\"}",
+                    "{\"table\":\"trades\"} trailing",
+                    "{\"table\":\"trades\"}{\"table\":\"trades\"}", "/* c */ {\"table\":\"trades\"}",
+                    "{'table':'trades'}"}
                     [rnd.nextInt(20)].getBytes(StandardCharsets.UTF_8);
             case 9: { // required parts removed
                 final JsonNode root = tree(base);
@@ -247,7 +274,8 @@ class RobustnessTest {
             default: { // several structural mutations at once
                 final JsonNode root = tree(base);
                 for (int k = 0; k < 1 + rnd.nextInt(4); k++) {
-                    replaceRandom(root, rnd, rnd.nextBoolean() ? randomValue(rnd, 2) : NODES.textNode(WORDS[rnd.nextInt(WORDS.length)]));
+                    replaceRandom(root, rnd,
+                        rnd.nextBoolean() ? randomValue(rnd, 2) : NODES.textNode(WORDS[rnd.nextInt(WORDS.length)]));
                 }
                 return root.toString().getBytes(StandardCharsets.UTF_8);
             }
