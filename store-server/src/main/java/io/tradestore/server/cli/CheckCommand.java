@@ -12,9 +12,13 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code tradestore check STORE [TABLE]}: verifies tables against their own bookkeeping; exit 1 with a report on damage. */
+/**
+ * {@code tradestore check STORE [TABLE]}: verifies tables against their own bookkeeping; exit 1 with a report on
+ * damage.
+ */
 @Command(name = "check", mixinStandardHelpOptions = true,
-    description = {"Verifies tables: transaction checksums, dictionaries, zone maps against the data, row counts and segments.",
+    description = {"Verifies tables: transaction checksums, dictionaries, zone maps against the data, "
+        + "row counts and segments.",
         "Prints a report; exit code 1 when anything is wrong."})
 final class CheckCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "STORE", description = "the store directory")
@@ -33,7 +37,8 @@ final class CheckCommand implements Callable<Integer> {
         int damaged = 0;
         try (Store s = CliSupport.openWithTables(store)) {
             if (table != null && !s.hasTable(table)) {
-                throw new StoreException("no table '" + StoreException.echo(table) + "' in " + store + "; tables are " + s.tableNames());
+                throw new StoreException("no table '" + StoreException.echo(table) + "' in " + store + "; tables are "
+                    + s.tableNames());
             }
             final List<String> names = table == null ? s.tableNames() : List.of(table);
             for (final String name : names) {
@@ -41,8 +46,8 @@ final class CheckCommand implements Callable<Integer> {
                 final TableChecker c = new TableChecker().check(s, name);
                 final long ms = (System.nanoTime() - t0) / 1_000_000;
                 if (c.problems().isEmpty()) {
-                    out.println(name + ": ok (" + c.rows() + " rows, " + c.segments() + " segments, " + c.valuesChecked()
-                        + " values checked in " + ms + " ms)");
+                    out.println(name + ": ok (" + c.rows() + " rows, " + c.segments() + " segments, "
+                        + c.valuesChecked() + " values checked in " + ms + " ms)");
                 } else {
                     damaged++;
                     out.println(name + ": DAMAGED (" + c.problems().size() + " problems)");
@@ -54,7 +59,8 @@ final class CheckCommand implements Callable<Integer> {
         }
         out.flush();
         if (damaged > 0) {
-            err.println("error: " + damaged + " damaged table" + (damaged == 1 ? "" : "s") + "; restore from a copy or reload");
+            err.println("error: " + damaged + " damaged table" + (damaged == 1 ? "" : "s")
+                + "; restore from a copy or reload");
             err.flush();
             return TradestoreCli.EXIT_FAILED;
         }

@@ -65,7 +65,8 @@ final class CliSupport {
             final String message = String.valueOf(e.getMessage());
             final Matcher m = KEYED.matcher(message);
             if (m.matches()) {
-                final String option = "name".equals(m.group(1)) ? "--table" : "--" + m.group(1).replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
+                final String option = "name".equals(m.group(1)) ? "--table"
+                    : "--" + m.group(1).replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
                 if (spec.findOption(option) != null) {
                     throw badValue(spec, option, m.group(2));
                 }
@@ -111,16 +112,16 @@ final class CliSupport {
             } catch (final IOException e) {
                 throw new StoreException("cannot list store " + dir + ": " + StoreException.reason(e), e);
             }
-            throw notAStore(dir, entries == 0 ? "it is empty" : "none of its " + entries + (entries == 1 ? " entry is" : " entries is")
-                + " a table");
+            throw notAStore(dir, entries == 0 ? "it is empty"
+                : "none of its " + entries + (entries == 1 ? " entry is" : " entries is") + " a table");
         }
         return s;
     }
 
     private static StoreException notAStore(final Path dir, final String why) {
-        return new StoreException(dir + " is not a tradestore store: " + why + " (a store is a directory of tables, each a"
-            + " subdirectory holding _schema.json and _txn, as 'tradestore create " + dir + "' or 'tradestore load " + dir
-            + " FILE' makes them)");
+        return new StoreException(dir + " is not a tradestore store: " + why + " (a store is a directory of tables, "
+            + "each a subdirectory holding _schema.json and _txn, as 'tradestore create " + dir + "' or "
+            + "'tradestore load " + dir + " FILE' makes them)");
     }
 
     /**
@@ -195,7 +196,8 @@ final class CliSupport {
                 }
             };
             final Object h = Proxy.newProxyInstance(CliSupport.class.getClassLoader(), new Class<?>[] {handler}, ih);
-            signal.getMethod("handle", signal, handler).invoke(null, signal.getConstructor(String.class).newInstance(name), h);
+            signal.getMethod("handle", signal, handler).invoke(null,
+                signal.getConstructor(String.class).newInstance(name), h);
             return true;
         } catch (final ReflectiveOperationException | RuntimeException | LinkageError e) {
             return false;

@@ -17,21 +17,25 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code tradestore create STORE}: creates a store directory and a table in it. */
 @Command(name = "create", mixinStandardHelpOptions = true,
-    description = {"Creates a store (a directory) and a table in it: the built-in trades schema unless --schema is given."})
+    description = {"Creates a store (a directory) and a table in it: the built-in trades schema "
+        + "unless --schema is given."})
 final class CreateCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "STORE", description = "the store directory (created when missing)")
     private Path store;
 
-    @Option(names = "--schema", paramLabel = "FILE", description = "a schema JSON file (docs/file-format.md); default: the trades schema")
+    @Option(names = "--schema", paramLabel = "FILE",
+        description = "a schema JSON file (docs/file-format.md); default: the trades schema")
     private Path schemaFile;
 
     @Option(names = "--table", description = "table name (default: the schema's name)")
     private String table;
 
-    @Option(names = "--layout", description = "COLUMN (one file per column) or ROW (array of structs); default: the schema's")
+    @Option(names = "--layout",
+        description = "COLUMN (one file per column) or ROW (array of structs); default: the schema's")
     private Layout layout;
 
-    @Option(names = "--segment-rows", description = "rows per segment, a power of two (default: the schema's, 4194304 for trades)")
+    @Option(names = "--segment-rows",
+        description = "rows per segment, a power of two (default: the schema's, 4194304 for trades)")
     private Integer segmentRows;
 
     @Option(names = "--block-rows", description = "rows per zone-map block, a power of two (default: the schema's)")
@@ -42,18 +46,20 @@ final class CreateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        final Schema base = schemaFile == null ? TradesSchema.SCHEMA : SchemaCodec.read(schemaFile); // a bad file: exit 1
+        // a bad file: exit 1
+        final Schema base = schemaFile == null ? TradesSchema.SCHEMA : SchemaCodec.read(schemaFile);
         Schema schema = base;
         if (table != null || layout != null || segmentRows != null || blockRows != null) {
             final int segRows = segmentRows == null ? base.segmentRows() : segmentRows;
             // a smaller segment than the schema's block takes blocks of the segment's size unless told otherwise
             final int blkRows = blockRows == null ? Math.min(base.blockRows(), segRows) : blockRows;
-            schema = CliSupport.checkOptions(spec, () -> base.with(table == null ? base.name() : table, layout == null ? base.layout() : layout,
-                segRows, blkRows));
+            schema = CliSupport.checkOptions(spec, () -> base.with(table == null ? base.name() : table,
+                layout == null ? base.layout() : layout, segRows, blkRows));
         }
         try (Store s = Store.open(store)) {
             final Table t = s.createTable(schema);
-            spec.commandLine().getErr().println("created table '" + t.name() + "' (" + schema.columnCount() + " columns, "
+            spec.commandLine().getErr().println("created table '" + t.name() + "' (" + schema.columnCount()
+                + " columns, "
                 + schema.layout() + " layout, " + schema.segmentRows() + " rows per segment) in " + store);
             spec.commandLine().getErr().flush();
         }

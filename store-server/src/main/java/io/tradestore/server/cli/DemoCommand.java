@@ -40,7 +40,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * ready-to-paste curl queries with their answers, serves until Ctrl-C, then removes the temporary store.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-    description = {"Generates sample trades into a temporary store, loads them, serves HTTP on 127.0.0.1 and prints example",
+    description = {"Generates sample trades into a temporary store, loads them, serves HTTP on 127.0.0.1 "
+        + "and prints example",
         "curl queries with their answers. Serves until Ctrl-C, then removes the temporary store."})
 final class DemoCommand implements Callable<Integer> {
     /** The demo's seed: the same rows on every run. */
@@ -50,7 +51,8 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--rows", defaultValue = "1000000", description = "trades to generate (default ${DEFAULT-VALUE})")
     private long rows;
 
-    @Option(names = "--port", defaultValue = "8080", description = "TCP port on 127.0.0.1 (0 picks a free one; default ${DEFAULT-VALUE})")
+    @Option(names = "--port", defaultValue = "8080",
+        description = "TCP port on 127.0.0.1 (0 picks a free one; default ${DEFAULT-VALUE})")
     private int port;
 
     @Option(names = "--dir", description = "where to put the temporary store (default: the system temporary directory)")
@@ -67,24 +69,27 @@ final class DemoCommand implements Callable<Integer> {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
         final ServerConfig config = CliSupport.checkOptions(spec, () -> ServerConfig.defaults().withPort(port));
-        final Path dir = parent == null ? Files.createTempDirectory("tradestore-demo-") : Files.createTempDirectory(parent, "tradestore-demo-");
+        final Path dir = parent == null ? Files.createTempDirectory("tradestore-demo-")
+            : Files.createTempDirectory(parent, "tradestore-demo-");
         try {
             final Path csv = dir.resolve("trades.csv");
             final long t0 = System.nanoTime();
             err.printf(Locale.ROOT, "tradestore demo: generating %,d trades into %s%n", rows, csv);
             err.flush();
             final long csvBytes = TradeGenerator.writeCsv(csv, rows, SEED);
-            err.printf(Locale.ROOT, "tradestore demo: %,d bytes of CSV in %.1f s; loading%n", csvBytes, (System.nanoTime() - t0) / 1e9);
+            err.printf(Locale.ROOT, "tradestore demo: %,d bytes of CSV in %.1f s; loading%n", csvBytes,
+                (System.nanoTime() - t0) / 1e9);
             err.flush();
             try (Store store = Store.open(dir.resolve("store"))) {
                 final Table trades = store.createTable(TradesSchema.SCHEMA);
                 final LoadResult loaded = CsvLoader.load(trades, List.of(csv), LoadOptions.defaults(), progress(err));
                 Files.delete(csv);
-                err.printf(Locale.ROOT, "%ntradestore demo: loaded %,d trades in %.2f s (%,.0f rows/s)%n", loaded.rowsLoaded(),
-                    loaded.elapsedNanos() / 1e9, loaded.rowsPerSecond());
+                err.printf(Locale.ROOT, "%ntradestore demo: loaded %,d trades in %.2f s (%,.0f rows/s)%n",
+                    loaded.rowsLoaded(), loaded.elapsedNanos() / 1e9, loaded.rowsPerSecond());
                 err.flush();
                 try (QueryEngine engine = new QueryEngine(store)) {
-                    ServeCommand.serve(store, engine, config, java.time.Duration.ofSeconds(5), err, server -> examples(server, out, err));
+                    ServeCommand.serve(store, engine, config, java.time.Duration.ofSeconds(5), err,
+                        server -> examples(server, out, err));
                 }
             }
         } finally {
@@ -102,7 +107,8 @@ final class DemoCommand implements Callable<Integer> {
                 return;
             }
             last[0] = elapsedNanos;
-            err.printf(Locale.ROOT, "\r  loaded %,d rows (%d%%) in %.1f s", loadedRows, bytesTotal > 0 ? bytesDone * 100 / bytesTotal : 0,
+            err.printf(Locale.ROOT, "\r  loaded %,d rows (%d%%) in %.1f s", loadedRows,
+                bytesTotal > 0 ? bytesDone * 100 / bytesTotal : 0,
                 elapsedNanos / 1e9);
             err.flush();
         };
@@ -121,14 +127,18 @@ final class DemoCommand implements Callable<Integer> {
             "{\"table\":\"trades\",\"groupBy\":[\"side\"],\"aggs\":[{\"name\":\"trades\",\"op\":\"count\"},"
                 + "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"}]}"});
         q.add(new String[] {"VWAP of the 10 most traded instruments",
-            "{\"table\":\"trades\",\"groupBy\":[\"instrument\"],\"aggs\":[{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},"
-                + "{\"name\":\"vwap\",\"op\":\"vwap\"}],\"orderBy\":[{\"col\":\"volume\",\"desc\":true}],\"limit\":10}"});
+            "{\"table\":\"trades\",\"groupBy\":[\"instrument\"],"
+                + "\"aggs\":[{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"},"
+                + "{\"name\":\"vwap\",\"op\":\"vwap\"}],"
+                + "\"orderBy\":[{\"col\":\"volume\",\"desc\":true}],\"limit\":10}"});
         q.add(new String[] {"One-minute bars of " + topInstrument + ", first ten minutes of Monday",
             "{\"table\":\"trades\",\"time\":{\"from\":\"2026-11-16T08:00:00Z\",\"to\":\"2026-11-16T08:10:00Z\"},"
                 + "\"filter\":{\"op\":\"eq\",\"col\":\"instrument\",\"value\":\"" + topInstrument + "\"},"
                 + "\"groupBy\":[{\"bucket\":\"1m\",\"col\":\"ts\",\"as\":\"minute\"}],"
-                + "\"aggs\":[{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"},{\"name\":\"high\",\"op\":\"max\",\"col\":\"price\"},"
-                + "{\"name\":\"low\",\"op\":\"min\",\"col\":\"price\"},{\"name\":\"close\",\"op\":\"last\",\"col\":\"price\"},"
+                + "\"aggs\":[{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"},"
+                + "{\"name\":\"high\",\"op\":\"max\",\"col\":\"price\"},"
+                + "{\"name\":\"low\",\"op\":\"min\",\"col\":\"price\"},"
+                + "{\"name\":\"close\",\"op\":\"last\",\"col\":\"price\"},"
                 + "{\"name\":\"volume\",\"op\":\"sum\",\"col\":\"quantity\"}],\"orderBy\":[{\"col\":\"minute\"}]}"});
         return q;
     }
@@ -160,8 +170,9 @@ final class DemoCommand implements Callable<Integer> {
 
     private static String post(final HttpClient client, final String base, final String json) {
         try {
-            final HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + "/v1/query")).timeout(Duration.ofSeconds(60))
-                .POST(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            final HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(base + "/v1/query"))
+                .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             return r.statusCode() == 200 ? r.body() : "HTTP " + r.statusCode() + " " + r.body();
         } catch (final IOException e) {
             return "request failed: " + e.getMessage();

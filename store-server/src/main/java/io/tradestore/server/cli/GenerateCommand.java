@@ -18,8 +18,9 @@ import picocli.CommandLine.Spec;
 
 /** {@code tradestore generate --rows N}: deterministic, realistic sample trades as CSV. */
 @Command(name = "generate", mixinStandardHelpOptions = true,
-    description = {"Writes deterministic sample trades in the loader's CSV: five trading days (2026-11-16 to 20, 08:00-16:30 UTC),"
-        + " 500 instruments with Zipf-like popularity and drifting prices, 8 venues, 10,000 clients, 50/50 sides.",
+    description = {"Writes deterministic sample trades in the loader's CSV: five trading days (2026-11-16 to 20, "
+        + "08:00-16:30 UTC), 500 instruments with Zipf-like popularity and drifting prices, 8 venues, 10,000 clients, "
+        + "50/50 sides.",
         "The same --rows and --seed always give the same bytes."})
 final class GenerateCommand implements Callable<Integer> {
     @Option(names = "--rows", required = true, paramLabel = "N", description = "number of trades")
@@ -49,7 +50,8 @@ final class GenerateCommand implements Callable<Integer> {
         final Path file = Path.of(out);
         final long bytes = TradeGenerator.writeCsv(file, rows, seed);
         final double s = (System.nanoTime() - t0) / 1e9;
-        spec.commandLine().getErr().printf(Locale.ROOT, "wrote %,d trades (%,d bytes) to %s in %.2f s%n", rows, bytes, file, s);
+        spec.commandLine().getErr().printf(Locale.ROOT, "wrote %,d trades (%,d bytes) to %s in %.2f s%n", rows, bytes,
+            file, s);
         spec.commandLine().getErr().flush();
         return Files.exists(file) ? 0 : TradestoreCli.EXIT_FAILED;
     }

@@ -41,7 +41,8 @@ final class InfoCommand implements Callable<Integer> {
         try (Store s = CliSupport.openExisting(store)) {
             final List<String> names = table == null ? s.tableNames() : List.of(table);
             if (table != null && !s.hasTable(table)) {
-                throw new StoreException("no table '" + StoreException.echo(table) + "' in " + store + "; tables are " + s.tableNames());
+                throw new StoreException("no table '" + StoreException.echo(table) + "' in " + store + "; tables are "
+                    + s.tableNames());
             }
             out.println("store      " + s.directory().toAbsolutePath());
             out.println("tables     " + s.tableNames());
@@ -58,7 +59,8 @@ final class InfoCommand implements Callable<Integer> {
                     describe(s.table(name), out);
                 } catch (final StoreException | IOException | java.io.UncheckedIOException e) {
                     out.println("table      " + name);
-                    out.println("error      " + (e instanceof StoreException ? e.getMessage() : "cannot read " + StoreException.reason(e)));
+                    out.println("error      " + (e instanceof StoreException ? e.getMessage()
+                        : "cannot read " + StoreException.reason(e)));
                     failed.add(name);
                 }
             }
@@ -81,10 +83,11 @@ final class InfoCommand implements Callable<Integer> {
             final long disk = diskBytes(t.directory());
             out.println("table      " + t.name());
             out.println("rows       " + rows + " (commit " + snap.sequence() + ")");
-            out.println("segments   " + snap.segmentCount() + " of " + schema.segmentRows() + " rows, blocks of " + schema.blockRows()
-                + " rows, layout " + schema.layout());
+            out.println("segments   " + snap.segmentCount() + " of " + schema.segmentRows() + " rows, blocks of "
+                + schema.blockRows() + " rows, layout " + schema.layout());
             out.println("bytes/row  " + schema.bytesPerRow() + " in data files"
-                + (rows > 0 ? String.format(java.util.Locale.ROOT, "; %.1f of file space per committed row (segments are preallocated)",
+                + (rows > 0 ? String.format(java.util.Locale.ROOT,
+                    "; %.1f of file space per committed row (segments are preallocated)",
                     disk / (double) rows) : ""));
             out.println("disk       " + disk + " bytes of files in " + t.directory());
             out.println("columns");

@@ -29,39 +29,46 @@ import picocli.CommandLine.Spec;
 
 /** {@code tradestore load STORE FILE...}: bulk-loads CSV files into a table, creating the table if needed. */
 @Command(name = "load", mixinStandardHelpOptions = true,
-    description = {"Loads CSV files (plain or .gz; a directory loads its files in name order; - reads standard input) into a"
-        + " table, creating it with the trades schema (or --schema) when absent.",
-        "The header row names the columns in any order. By default the load is one transaction: the first bad row stops it"
-        + " and the table stays exactly at its previous commit."})
+    description = {"Loads CSV files (plain or .gz; a directory loads its files in name order; - reads standard input) "
+        + "into a table, creating it with the trades schema (or --schema) when absent.",
+        "The header row names the columns in any order. By default the load is one transaction: the first bad row "
+        + "stops it and the table stays exactly at its previous commit."})
 final class LoadCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "STORE", description = "the store directory (created when missing)")
     private Path store;
 
-    @Parameters(index = "1..*", arity = "1..*", paramLabel = "FILE", description = "CSV files or directories, in load order; - for stdin")
+    @Parameters(index = "1..*", arity = "1..*", paramLabel = "FILE",
+        description = "CSV files or directories, in load order; - for stdin")
     private List<String> files = new ArrayList<>();
 
-    @Option(names = "--table", paramLabel = "NAME", description = "table to load into (default: trades, or the --schema's name)")
+    @Option(names = "--table", paramLabel = "NAME",
+        description = "table to load into (default: trades, or the --schema's name)")
     private String table;
 
-    @Option(names = "--schema", paramLabel = "FILE", description = "schema JSON for a new table (default: the built-in trades schema)")
+    @Option(names = "--schema", paramLabel = "FILE",
+        description = "schema JSON for a new table (default: the built-in trades schema)")
     private Path schemaFile;
 
-    @Option(names = "--on-error", paramLabel = "fail|skip", description = "fail: stop at the first bad row and roll back (default);"
+    @Option(names = "--on-error", paramLabel = "fail|skip",
+        description = "fail: stop at the first bad row and roll back (default);"
         + " skip: write bad rows to the rejects and go on")
     private String onError = "fail";
 
-    @Option(names = "--rejects", paramLabel = "FILE", description = "with --on-error skip: write FILE:LINE:COLUMN: reason of every bad"
+    @Option(names = "--rejects", paramLabel = "FILE",
+        description = "with --on-error skip: write FILE:LINE:COLUMN: reason of every bad"
         + " row here (default: the first 10 go to stderr)")
     private Path rejects;
 
-    @Option(names = "--max-errors", paramLabel = "N", description = "with --on-error skip: fail and roll back when more than N rows"
+    @Option(names = "--max-errors", paramLabel = "N",
+        description = "with --on-error skip: fail and roll back when more than N rows"
         + " are rejected (default: no limit)")
     private Long maxErrors;
 
     @Option(names = "--threads", paramLabel = "N", description = "parser threads (default: one per core)")
     private Integer threads;
 
-    @Option(names = "--commit-every", paramLabel = "N", description = "commit every N rows, making each complete batch visible and"
+    @Option(names = "--commit-every", paramLabel = "N",
+        description = "commit every N rows, making each complete batch visible and"
         + " durable at once; a later failure keeps the committed batches (default: 0, one commit at the end)")
     private long commitEvery;
 
@@ -82,9 +89,11 @@ final class LoadCommand implements Callable<Integer> {
             return threads == null ? o : o.withThreads(threads);
         });
         // the schema of a new table, checked before the store is touched: a bad --table creates no directory
-        final Schema fileSchema = schemaFile == null ? TradesSchema.SCHEMA : SchemaCodec.read(schemaFile); // a bad file: exit 1
+        // a bad file: exit 1
+        final Schema fileSchema = schemaFile == null ? TradesSchema.SCHEMA : SchemaCodec.read(schemaFile);
         final Schema newTable = table == null || table.equals(fileSchema.name()) ? fileSchema
-            : CliSupport.checkOptions(spec, () -> fileSchema.with(table, fileSchema.layout(), fileSchema.segmentRows(), fileSchema.blockRows()));
+            : CliSupport.checkOptions(spec, () -> fileSchema.with(table, fileSchema.layout(),
+                fileSchema.segmentRows(), fileSchema.blockRows()));
         final boolean stdin = files.size() == 1 && "-".equals(files.get(0));
         final List<Path> paths = new ArrayList<>();
         if (!stdin) {
@@ -103,19 +112,22 @@ final class LoadCommand implements Callable<Integer> {
             try (TableWriter w = t.writer(options.durability()); BackgroundIndexer indexer = BackgroundIndexer.attach(t, w)) {
                 before = w.committedRows();
                 try {
-                    r = stdin ? CsvLoader.load(w, "-", System.in, options, progress) : CsvLoader.load(w, paths, options, progress);
+                    r = stdin ? CsvLoader.load(w, "-", System.in, options, progress)
+                        : CsvLoader.load(w, paths, options, progress);
                 } catch (final LoadException e) {
                     progress.clear();
                     closeQuietly(indexer, err);
                     err.println(e.getMessage());
                     err.println(e.rowsCommitted() > 0
-                        ? "tradestore load: failed; " + e.rowsCommitted() + " rows of this load were committed (--commit-every) before"
+                        ? "tradestore load: failed; " + e.rowsCommitted()
+                            + " rows of this load were committed (--commit-every) before"
                             + " the failure, the rest rolled back"
                         : "tradestore load: failed; table '" + t.name() + "' is unchanged at " + before + " rows");
                     err.flush();
                     return TradestoreCli.EXIT_FAILED;
                 }
-                // the segments the load's commits sealed get their symbol columns' bitmap indexes now, not in the first query
+                // the segments the load's commits sealed get their symbol columns' bitmap indexes now, not in the first
+                // query
                 closeQuietly(indexer, err);
                 indexed = indexer.built();
                 indexNanos = indexer.waitNanos();
@@ -126,14 +138,18 @@ final class LoadCommand implements Callable<Integer> {
                     err.println("rejected: " + m);
                 }
                 if (r.rowsRejected() > r.firstRejects().size()) {
-                    err.println("... and " + (r.rowsRejected() - r.firstRejects().size()) + " more (use --rejects FILE to keep them all)");
+                    err.println("... and " + (r.rowsRejected() - r.firstRejects().size())
+                        + " more (use --rejects FILE to keep them all)");
                 }
             }
-            err.printf(Locale.ROOT, "loaded %,d rows into '%s' (%,d rejected) in %.2f s: %,.0f rows/s, %.0f MB/s; table has %,d rows%n",
-                r.rowsLoaded(), t.name(), r.rowsRejected(), r.elapsedNanos() / 1e9, r.rowsPerSecond(), r.megabytesPerSecond(),
-                before + r.rowsLoaded());
+            err.printf(Locale.ROOT,
+                "loaded %,d rows into '%s' (%,d rejected) in %.2f s: %,.0f rows/s, %.0f MB/s; table has %,d rows%n",
+                r.rowsLoaded(), t.name(), r.rowsRejected(), r.elapsedNanos() / 1e9, r.rowsPerSecond(),
+                r.megabytesPerSecond(), before + r.rowsLoaded());
             if (indexed > 0) {
-                err.printf(Locale.ROOT, "built %d bitmap indexes (symbol columns of the sealed segments), the last %.2f s after the rows were loaded%n",
+                err.printf(Locale.ROOT,
+                    "built %d bitmap indexes (symbol columns of the sealed segments), the last %.2f s after the rows "
+                        + "were loaded%n",
                     indexed, indexNanos / 1e9);
             }
             err.flush();
@@ -141,7 +157,10 @@ final class LoadCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Waits for the indexer's builds; one that failed is a warning (the rows are loaded; queries build what is missing). */
+    /**
+     * Waits for the indexer's builds; one that failed is a warning (the rows are loaded; queries build what is
+     * missing).
+     */
     private static void closeQuietly(final BackgroundIndexer indexer, final PrintWriter err) {
         try {
             indexer.close();
@@ -152,7 +171,8 @@ final class LoadCommand implements Callable<Integer> {
 
     /**
      * An existing table loads as it is, unless a --schema names its columns: then they must be the table's (names and
-     * types), with --table as without it (with --table the file was not even read: audit, session 10).
+     * types), with --table as without it (a --schema given with --table is still
+     * read and checked).
      */
     private Table openTable(final Store s, final Schema newTable) {
         if (schemaFile == null && s.hasTable(newTable.name())) {
@@ -175,8 +195,8 @@ final class LoadCommand implements Callable<Integer> {
         }
 
         @Override
-        public void progress(final long rowsLoaded, final long rowsRejected, final long bytesDone, final long bytesTotal,
-                             final long elapsedNanos) {
+        public void progress(final long rowsLoaded, final long rowsRejected, final long bytesDone,
+                             final long bytesTotal, final long elapsedNanos) {
             if (!terminal || elapsedNanos - lastNanos < INTERVAL_NANOS) {
                 return;
             }
@@ -189,8 +209,8 @@ final class LoadCommand implements Callable<Integer> {
         static String line(final long rowsLoaded, final long rowsRejected, final long bytesDone, final long bytesTotal,
                            final long elapsedNanos) {
             final double s = Math.max(1e-9, elapsedNanos / 1e9);
-            final StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%,d rows  %,.0f rows/s  %.0f MB/s", rowsLoaded,
-                rowsLoaded / s, bytesDone / s / 1e6));
+            final StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "%,d rows  %,.0f rows/s  %.0f MB/s",
+                rowsLoaded, rowsLoaded / s, bytesDone / s / 1e6));
             if (rowsRejected > 0) {
                 sb.append(String.format(Locale.ROOT, "  %,d rejected", rowsRejected));
             }

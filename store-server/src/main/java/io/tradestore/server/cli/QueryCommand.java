@@ -29,7 +29,8 @@ final class QueryCommand implements Callable<Integer> {
     @Option(names = "--format", defaultValue = "table", description = "table, json or csv (default ${DEFAULT-VALUE})")
     private ResultFormatter.Format format;
 
-    @Option(names = "--epoch-nanos", description = "print timestamps as integer nanoseconds since the epoch instead of ISO-8601")
+    @Option(names = "--epoch-nanos",
+        description = "print timestamps as integer nanoseconds since the epoch instead of ISO-8601")
     private boolean epochNanos;
 
     @Option(names = "--stats", description = "print the query statistics on stderr")
@@ -48,14 +49,16 @@ final class QueryCommand implements Callable<Integer> {
             try {
                 r = engine.execute(json);
             } catch (final QueryException e) {
-                err.println("error: " + e.code() + ": " + e.getMessage() + (e.path().isEmpty() ? "" : " (at " + e.path() + ")"));
+                err.println("error: " + e.code() + ": " + e.getMessage() + (e.path().isEmpty() ? ""
+                    : " (at " + e.path() + ")"));
                 err.flush();
                 return e.code().httpStatus() < 500 ? TradestoreCli.EXIT_USAGE : TradestoreCli.EXIT_FAILED;
             }
             ResultFormatter.print(r, format, epochNanos, out);
             if (stats || format == ResultFormatter.Format.table) {
-                err.println(r.rowCount() + (r.rowCount() == 1 ? " row" : " rows") + (r.truncated() ? " (truncated at the limit)" : "")
-                    + "; scanned " + r.stats().rowsScanned() + " rows in " + r.stats().elapsedMicros() / 1000.0 + " ms");
+                err.println(r.rowCount() + (r.rowCount() == 1 ? " row" : " rows")
+                    + (r.truncated() ? " (truncated at the limit)" : "") + "; scanned " + r.stats().rowsScanned()
+                    + " rows in " + r.stats().elapsedMicros() / 1000.0 + " ms");
                 err.flush();
             }
         }

@@ -26,7 +26,8 @@ final class ResultFormatter {
      * @param out        where to print.
      * @throws IOException when writing fails.
      */
-    static void print(final QueryResult r, final Format format, final boolean epochNanos, final PrintWriter out) throws IOException {
+    static void print(final QueryResult r, final Format format, final boolean epochNanos,
+        final PrintWriter out) throws IOException {
         switch (format) {
             case json: {
                 final ByteArrayOutputStream buf = new ByteArrayOutputStream();
@@ -55,7 +56,8 @@ final class ResultFormatter {
         }
         if (v instanceof Long && "timestamp".equals(r.columns().get(col).type()) && !epochNanos) {
             final long ns = (Long) v;
-            return Instant.ofEpochSecond(Math.floorDiv(ns, 1_000_000_000L), Math.floorMod(ns, 1_000_000_000L)).toString();
+            return Instant.ofEpochSecond(Math.floorDiv(ns, 1_000_000_000L), 
+                Math.floorMod(ns, 1_000_000_000L)).toString();
         }
         return v.toString();
     }

@@ -19,7 +19,8 @@ import picocli.CommandLine.Parameters;
 /** {@code tradestore serve STORE}: the HTTP/JSON query server, until Ctrl-C or SIGTERM. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
     description = {"Serves the store's tables over HTTP/JSON until Ctrl-C or SIGTERM.",
-        "Endpoints: POST /v1/query, GET /v1/query?q=, GET /v1/tables, GET /v1/tables/{name}, GET /metrics, GET /health.",
+        "Endpoints: POST /v1/query, GET /v1/query?q=, GET /v1/tables, GET /v1/tables/{name}, "
+            + "GET /metrics, GET /health.",
         "Queries see the latest commit, so rows loaded by another process appear without a restart."})
 final class ServeCommand implements Callable<Integer> {
     /** The environment variable that may hold the token (not visible in the process list, as --token is). */
@@ -28,7 +29,8 @@ final class ServeCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "STORE", description = "the store directory")
     private Path store;
 
-    @Option(names = "--port", defaultValue = "8080", description = "TCP port (0 picks a free one; default ${DEFAULT-VALUE})")
+    @Option(names = "--port", defaultValue = "8080",
+        description = "TCP port (0 picks a free one; default ${DEFAULT-VALUE})")
     private int port;
 
     @Option(names = "--bind", defaultValue = "127.0.0.1",
@@ -39,8 +41,8 @@ final class ServeCommand implements Callable<Integer> {
     private Integer threads;
 
     @Option(names = "--scan-threads",
-        description = "threads one query may spread its segments over (default: cores / --threads, at least 1, so that workers"
-            + " times scan threads is about the core count)")
+        description = "threads one query may spread its segments over (default: cores / --threads, at least 1, so "
+            + "that workers times scan threads is about the core count)")
     private Integer scanThreads;
 
     @Option(names = "--queue", defaultValue = "64",
@@ -51,10 +53,12 @@ final class ServeCommand implements Callable<Integer> {
         description = "largest request body; beyond that 413 (default ${DEFAULT-VALUE})")
     private int maxBody;
 
-    @Option(names = "--timeout-ms", defaultValue = "10000", description = "longest a query may take; beyond that 504 (default ${DEFAULT-VALUE})")
+    @Option(names = "--timeout-ms", defaultValue = "10000",
+        description = "longest a query may take; beyond that 504 (default ${DEFAULT-VALUE})")
     private long timeoutMs;
 
-    @Option(names = "--token", description = "require 'Authorization: Bearer TOKEN' on every request (needed to bind beyond loopback); "
+    @Option(names = "--token",
+        description = "require 'Authorization: Bearer TOKEN' on every request (needed to bind beyond loopback); "
         + "visible to other users in the process list: prefer --token-file or the environment variable " + TOKEN_ENV)
     private String token;
 
@@ -62,19 +66,23 @@ final class ServeCommand implements Callable<Integer> {
     private Path tokenFile;
 
     @Option(names = "--max-connections", defaultValue = "0",
-        description = "open connections at most; one more is answered 503 and closed (default 0: derived from the file-descriptor limit)")
+        description = "open connections at most; one more is answered 503 and closed (default 0: derived from the "
+            + "file-descriptor limit)")
     private int maxConnections;
 
     @Option(names = "--request-timeout-ms", defaultValue = "30000",
-        description = "longest a client may take to send a whole request, head and body; beyond that 408 (default ${DEFAULT-VALUE})")
+        description = "longest a client may take to send a whole request, head and body; beyond that 408 (default "
+            + "${DEFAULT-VALUE})")
     private long requestTimeoutMs;
 
     @Option(names = "--write-timeout-ms", defaultValue = "60000",
-        description = "longest an answer may wait for its client to read more of it; beyond that the connection closes (default ${DEFAULT-VALUE})")
+        description = "longest an answer may wait for its client to read more of it; beyond that the connection "
+            + "closes (default ${DEFAULT-VALUE})")
     private long writeTimeoutMs;
 
     @Option(names = "--max-answer-bytes", paramLabel = "BYTES",
-        description = "answer bytes all clients together may leave unread; an answer beyond that gets 503 (default: a quarter of the heap)")
+        description = "answer bytes all clients together may leave unread; an answer beyond that gets 503 (default: a "
+            + "quarter of the heap)")
     private Long maxAnswerBytes;
 
     @Option(names = "--max-groups", defaultValue = "10000000",
@@ -82,20 +90,22 @@ final class ServeCommand implements Callable<Integer> {
     private long maxGroups;
 
     @Option(names = "--allowed-hosts", split = ",", paramLabel = "HOST",
-        description = "host names, besides loopback and the bound address, a server without token answers in Host and Origin headers")
+        description = "host names, besides loopback and the bound address, a server without token answers in Host and "
+            + "Origin headers")
     private List<String> allowedHosts = new ArrayList<>();
 
     @Option(names = "--stop-grace-ms", defaultValue = "5000",
-        description = "on Ctrl-C or SIGTERM, how long queries in flight may take to finish before they are cancelled and answered 503 "
-            + "(default ${DEFAULT-VALUE})")
+        description = "on Ctrl-C or SIGTERM, how long queries in flight may take to finish before they are cancelled "
+            + "and answered 503 (default ${DEFAULT-VALUE})")
     private long stopGraceMs;
 
-    @Option(names = "--log-level", defaultValue = "info", description = "level of the server log on stderr: " + LogSettings.LEVELS
-        + " (default ${DEFAULT-VALUE})")
+    @Option(names = "--log-level", defaultValue = "info", description = "level of the server log on stderr: "
+        + LogSettings.LEVELS + " (default ${DEFAULT-VALUE})")
     private String logLevel;
 
     @Option(names = "--access-log", paramLabel = "FILE",
-        description = "append one line per request to FILE: time, client, method, target, endpoint, status, bytes, milliseconds")
+        description = "append one line per request to FILE: time, client, method, target, endpoint, status, bytes, "
+            + "milliseconds")
     private Path accessLog;
 
     @picocli.CommandLine.Spec
@@ -108,8 +118,8 @@ final class ServeCommand implements Callable<Integer> {
         final ServerConfig.Limits defaults = ServerConfig.Limits.defaults();
         final ServerConfig config = CliSupport.checkOptions(spec,
             () -> new ServerConfig(bind, port, threads == null ? cores : threads, queue, maxBody, timeoutMs, secret,
-                new ServerConfig.Limits(maxConnections, requestTimeoutMs, writeTimeoutMs, maxAnswerBytes != null ? maxAnswerBytes : defaults.maxAnswerBytes(),
-                    maxGroups, allowedHosts)));
+                new ServerConfig.Limits(maxConnections, requestTimeoutMs, writeTimeoutMs,
+                    maxAnswerBytes != null ? maxAnswerBytes : defaults.maxAnswerBytes(), maxGroups, allowedHosts)));
         if (stopGraceMs < 0) {
             throw CliSupport.badValue(spec, "--stop-grace-ms", stopGraceMs + " must be 0 or more");
         }
@@ -142,14 +152,16 @@ final class ServeCommand implements Callable<Integer> {
     /** @return the token from --token, --token-file or the environment, of which at most one may be given. */
     private String token() {
         final String fromEnv = System.getenv(TOKEN_ENV);
-        final int given = (token != null ? 1 : 0) + (tokenFile != null ? 1 : 0) + (fromEnv != null && !fromEnv.isEmpty() ? 1 : 0);
+        final int given = (token != null ? 1 : 0) + (tokenFile != null ? 1 : 0)
+            + (fromEnv != null && !fromEnv.isEmpty() ? 1 : 0);
         if (given > 1) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(),
                 "give the token one way only: --token, --token-file or the environment variable " + TOKEN_ENV);
         }
         if (tokenFile != null) {
             try {
-                final String line = java.nio.file.Files.readAllLines(tokenFile, java.nio.charset.StandardCharsets.UTF_8).stream()
+                final String line = java.nio.file.Files.readAllLines(tokenFile,
+                    java.nio.charset.StandardCharsets.UTF_8).stream()
                     .findFirst().orElse("").strip();
                 if (line.isEmpty()) {
                     throw CliSupport.badValue(spec, "--token-file", tokenFile + " holds no token on its first line");
@@ -173,15 +185,17 @@ final class ServeCommand implements Callable<Integer> {
      * @param started run once the server listens (the demo prints its examples then), or null.
      * @throws InterruptedException when interrupted while waiting.
      */
-    static void serve(final Store s, final QueryEngine engine, final ServerConfig config, final Duration grace, final java.io.PrintWriter err,
-                      final java.util.function.Consumer<QueryServer> started) throws InterruptedException {
+    static void serve(final Store s, final QueryEngine engine, final ServerConfig config, final Duration grace,
+                      final java.io.PrintWriter err, final java.util.function.Consumer<QueryServer> started)
+        throws InterruptedException {
         final CountDownLatch stopped = new CountDownLatch(1);
         final CountDownLatch signal = CliSupport.terminationSignal(stopped);
         final QueryServer server = QueryServer.start(s, engine, config);
         try {
             err.println("tradestore: serving " + s.directory() + " (tables " + s.tableNames() + ") on http://"
-                + config.bind() + ":" + server.port() + "  threads=" + config.threads() + " scanThreads=" + engine.threads()
-                + " queue=" + config.queue() + " timeoutMs=" + config.timeoutMs() + (config.token() != null ? " token required" : "") + "; Ctrl-C stops");
+                + config.bind() + ":" + server.port() + "  threads=" + config.threads() + " scanThreads="
+                + engine.threads() + " queue=" + config.queue() + " timeoutMs=" + config.timeoutMs()
+                + (config.token() != null ? " token required" : "") + "; Ctrl-C stops");
             err.flush();
             if (started != null) {
                 started.accept(server);

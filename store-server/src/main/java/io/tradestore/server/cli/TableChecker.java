@@ -68,8 +68,8 @@ final class TableChecker {
             reader = table.reader();
             snap = reader.snapshot();
         } catch (final RuntimeException e) {
-            problems.add(name + ": cannot read the committed state (transaction file, dictionaries, segments, zone-map checksums): "
-                + e.getMessage());
+            problems.add(name + ": cannot read the committed state (transaction file, dictionaries, segments, "
+                + "zone-map checksums): " + e.getMessage());
             return this;
         }
         try (reader) {
@@ -78,7 +78,8 @@ final class TableChecker {
             segments = snap.segmentCount();
             final long expectedSegments = (rows + schema.segmentRows() - 1) / schema.segmentRows();
             if (expectedSegments != segments) {
-                problems.add(name + ": rowCount=" + rows + " needs " + expectedSegments + " segments but " + segments + " are mapped");
+                problems.add(name + ": rowCount=" + rows + " needs " + expectedSegments + " segments but " + segments
+                    + " are mapped");
             }
             for (int i = 0; i < segments; i++) {
                 final Path dir = SegmentDescriptor.directory(table.directory(), i);

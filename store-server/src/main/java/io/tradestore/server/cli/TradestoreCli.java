@@ -11,7 +11,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "tradestore", mixinStandardHelpOptions = true, version = "tradestore 0.1.0",
     description = "Off-heap columnar trade store with a vectorised query engine.",
-    subcommands = {CommandLine.HelpCommand.class, CreateCommand.class, LoadCommand.class, GenerateCommand.class, QueryCommand.class,
+    subcommands = {CommandLine.HelpCommand.class, CreateCommand.class, LoadCommand.class, GenerateCommand.class,
+        QueryCommand.class,
         ServeCommand.class, InfoCommand.class, CheckCommand.class, DemoCommand.class})
 public final class TradestoreCli implements Runnable {
     /** Exit code of a failed operation. */

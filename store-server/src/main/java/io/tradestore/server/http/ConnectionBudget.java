@@ -12,7 +12,9 @@ import java.lang.management.OperatingSystemMXBean;
 final class ConnectionBudget {
     /** Connections allowed when the descriptor limit cannot be read. */
     static final int UNKNOWN_LIMIT_CONNECTIONS = 1024;
-    /** Descriptors kept free beyond those open at start: at least this many, or an eighth of the limit if that is more. */
+    /**
+     * Descriptors kept free beyond those open at start: at least this many, or an eighth of the limit if that is more.
+     */
     static final int MIN_RESERVE = 64;
     /** Connections allowed however high the descriptor limit is (each holds buffers and a Netty channel). */
     static final int MAX_CONNECTIONS = 1 << 16;

@@ -11,11 +11,11 @@ import io.tradestore.core.StoreException;
 
 /**
  * Which {@code Host} and {@code Origin} values a server answers. A server without a token trusts whoever can reach it,
- * which on loopback means every program of the machine, but also, through a browser, any web page: a page can rebind its
- * own name to 127.0.0.1 (its requests then carry {@code Host: attacker.example}) or post a form across sites. So without
- * a token the server answers only requests whose Host names a loopback address, the bound address or a name given by
- * {@code --allowed-hosts}, and refuses any request whose {@code Origin} (sent by browsers on cross-site and on all
- * non-GET requests) is another site. With a token, a page cannot read the token, so any Host is accepted.
+ * which on loopback means every program of the machine, but also, through a browser, any web page: a page can rebind
+ * its own name to 127.0.0.1 (its requests then carry {@code Host: attacker.example}) or post a form across sites. So
+ * without a token the server answers only requests whose Host names a loopback address, the bound address or a name
+ * given by {@code --allowed-hosts}, and refuses any request whose {@code Origin} (sent by browsers on cross-site and on
+ * all non-GET requests) is another site. With a token, a page cannot read the token, so any Host is accepted.
  */
 final class HostPolicy {
     private final boolean tokenRequired;
@@ -28,7 +28,8 @@ final class HostPolicy {
      */
     HostPolicy(final String bind, final List<String> allowedHosts, final boolean tokenRequired) {
         this.tokenRequired = tokenRequired;
-        this.allowedHosts = allowedHosts.stream().map(h -> h.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
+        this.allowedHosts = allowedHosts.stream().map(h -> h.toLowerCase(Locale.ROOT))
+            .collect(Collectors.toUnmodifiableSet());
         this.bind = bind.toLowerCase(Locale.ROOT);
     }
 
@@ -52,8 +53,10 @@ final class HostPolicy {
         if (isLoopbackName(name) || name.equals(bind) || allowedHosts.contains(name)) {
             return null;
         }
-        return "the Host header '" + StoreException.echo(host) + "' names neither this machine's loopback address nor the bound address; a server "
-            + "without --token answers only those (a web page could otherwise reach it through DNS rebinding): add the name to "
+        return "the Host header '" + StoreException.echo(host)
+            + "' names neither this machine's loopback address nor the bound address; a server "
+            + "without --token answers only those (a web page could otherwise reach it through DNS rebinding): add "
+            + "the name to "
             + "--allowed-hosts or start the server with --token";
     }
 
@@ -80,7 +83,8 @@ final class HostPolicy {
         if (name != null && allowedHosts.contains(name)) {
             return null;
         }
-        return "cross-origin requests are refused: the Origin '" + StoreException.echo(origin) + "' is not this server; a page from another site "
+        return "cross-origin requests are refused: the Origin '" + StoreException.echo(origin)
+            + "' is not this server; a page from another site "
             + "must not run queries here (add its host to --allowed-hosts to allow it)";
     }
 
@@ -114,9 +118,13 @@ final class HostPolicy {
         return true;
     }
 
-    /** localhost, a 127/8 address or ::1, by their text: resolving a name here would ask DNS, which the attacker controls. */
+    /**
+     * localhost, a 127/8 address or ::1, by their text: resolving a name here would ask DNS, which the attacker
+     * controls.
+     */
     static boolean isLoopbackName(final String name) {
-        if ("localhost".equals(name) || name.endsWith(".localhost") || "::1".equals(name) || "0:0:0:0:0:0:0:1".equals(name)) {
+        if ("localhost".equals(name) || name.endsWith(".localhost") || "::1".equals(name)
+            || "0:0:0:0:0:0:0:1".equals(name)) {
             return true;
         }
         if (!name.startsWith("127.")) {

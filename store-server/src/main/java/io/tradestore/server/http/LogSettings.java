@@ -15,9 +15,9 @@ import ch.qos.logback.core.FileAppender;
 import io.tradestore.core.StoreException;
 
 /**
- * The levels and files of tradestore's log (logback, configured by {@code logback.xml} in the application jar), set from
- * the command line: {@code --log-level} for the {@code io.tradestore} loggers, {@code --access-log FILE} for one line
- * per answered request on the {@value #ACCESS_LOGGER} logger, which is off otherwise and writes nowhere else.
+ * The levels and files of tradestore's log (logback, configured by {@code logback.xml} in the application jar), set
+ * from the command line: {@code --log-level} for the {@code io.tradestore} loggers, {@code --access-log FILE} for one
+ * line per answered request on the {@value #ACCESS_LOGGER} logger, which is off otherwise and writes nowhere else.
  */
 public final class LogSettings {
     /** The logger of the access log. */

@@ -16,9 +16,9 @@ import io.tradestore.query.QueryResult;
 @FunctionalInterface
 public interface QueryService {
     /**
-     * Runs a JSON query that the server answers within {@code timeoutMs} (what is left of the request's time when a worker
-     * takes it): past that the server has answered 504, so the query should stop too
-     * ({@link io.tradestore.query.QueryEngine#execute(String, long)} does).
+     * Runs a JSON query that the server answers within {@code timeoutMs} (what is left of the request's time when a
+     * worker takes it): past that the server has answered 504, so the query should stop too ({@link
+     * io.tradestore.query.QueryEngine#execute(String, long)} does).
      *
      * @param json      the query text.
      * @param timeoutMs the longest it may still run.
@@ -46,9 +46,9 @@ public interface QueryService {
     }
 
     /**
-     * Runs a JSON query read from a POST body's bytes that the server may stop: when it stops (past its grace period) it
-     * cancels the query, which should then fail soon. This default ignores the cancel; {@link #of(QueryEngine)} passes
-     * it to the engine.
+     * Runs a JSON query read from a POST body's bytes that the server may stop: when it stops (past its grace period)
+     * it cancels the query, which should then fail soon. This default ignores the cancel; {@link #of(QueryEngine)}
+     * passes it to the engine.
      *
      * @param utf8Json  the query text in UTF-8, read to its end.
      * @param timeoutMs the longest it may still run.

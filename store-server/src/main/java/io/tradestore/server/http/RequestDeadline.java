@@ -9,14 +9,16 @@ import io.netty.channel.ChannelHandlerContext;
 /**
  * Bounds the time a client takes to send one whole request, head and body, from its first byte: a client that sends a
  * byte every few seconds resets an idle timer for ever (slowloris) but not this one. Sits first in the pipeline, where
- * it sees raw bytes; {@link QueryServer}'s connection handler calls {@link #requestReceived} when a request is complete.
- * On expiry the connection is handed to {@code onExpiry} (which answers 408 and closes) unless the server itself is
- * holding the request back (answers pending: the client is not the slow one then).
+ * it sees raw bytes; {@link PipelinedConnection} calls {@link #requestReceived} when a request is complete. On expiry
+ * the connection is handed to {@code onExpiry} (which answers 408 and closes) unless the server itself is holding the
+ * request back (answers pending: the client is not the slow one then).
  */
 final class RequestDeadline extends ChannelDuplexHandler {
     /** What the server does with a connection whose request did not arrive in time. */
     interface Expiry {
-        /** @param ctx the connection. @return false when the server holds the request back itself (the timer restarts). */
+        /**
+         * @param ctx the connection. @return false when the server holds the request back itself (the timer restarts).
+         */
         boolean expired(ChannelHandlerContext ctx);
     }
 

@@ -18,23 +18,25 @@ import io.tradestore.core.StoreException;
  * @param token           bearer token every request must carry, or null for none (loopback only).
  * @param limits          connection, time and memory limits that keep the server up under hostile or careless clients.
  */
-public record ServerConfig(String bind, int port, int threads, int queue, int maxBodyLength, long timeoutMs, String token, Limits limits) {
+public record ServerConfig(String bind, int port, int threads, int queue, int maxBodyLength, long timeoutMs,
+    String token, Limits limits) {
     /**
      * Limits against clients that hold on to the server's resources.
      *
-     * @param maxConnections   open connections at most; one more is answered 503 and closed (0: derived at start from the
-     *                         process's file-descriptor limit, leaving room for the store's files).
+     * @param maxConnections   open connections at most; one more is answered 503 and closed (0: derived at start
+     *                         from the process's file-descriptor limit, leaving room for the store's files).
      * @param requestTimeoutMs longest a client may take to send one whole request (head and body) from its first byte;
      *                         beyond that 408 and the connection closes.
-     * @param writeTimeoutMs   longest an answer may wait for its client to take more bytes; beyond that the connection closes.
+     * @param writeTimeoutMs   longest an answer may wait for its client to take more bytes; beyond that the
+     *                         connection closes.
      * @param maxAnswerBytes   answer bytes all connections together may hold while their clients read them; an answer
      *                         that would pass it is refused with 503 before its status line is sent.
      * @param maxGroups        most groups a query may ask for in {@code options.maxGroups}.
      * @param allowedHosts     host names, beyond loopback and the bound address, that a token-less server accepts in
      *                         {@code Host} and {@code Origin} headers.
      */
-    public record Limits(int maxConnections, long requestTimeoutMs, long writeTimeoutMs, long maxAnswerBytes, long maxGroups,
-                         List<String> allowedHosts) {
+    public record Limits(int maxConnections, long requestTimeoutMs, long writeTimeoutMs, long maxAnswerBytes,
+                         long maxGroups, List<String> allowedHosts) {
         /** Default time to send a whole request. */
         public static final long DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
         /** Default time an answer may wait for its client. */
@@ -45,10 +47,12 @@ public record ServerConfig(String bind, int port, int threads, int queue, int ma
         /** Validates the values; throws {@link StoreException} with what is allowed. */
         public Limits {
             if (maxConnections < 0) {
-                throw new StoreException("maxConnections=" + maxConnections + " must be 0 (derived from the file-descriptor limit) or more");
+                throw new StoreException("maxConnections=" + maxConnections
+                    + " must be 0 (derived from the file-descriptor limit) or more");
             }
             if (requestTimeoutMs < 1 || writeTimeoutMs < 1) {
-                throw new StoreException("requestTimeoutMs=" + requestTimeoutMs + " and writeTimeoutMs=" + writeTimeoutMs + " must be positive");
+                throw new StoreException("requestTimeoutMs=" + requestTimeoutMs + " and writeTimeoutMs="
+                    + writeTimeoutMs + " must be positive");
             }
             if (maxAnswerBytes < 1 << 16) {
                 throw new StoreException("maxAnswerBytes=" + maxAnswerBytes + " must be at least 65536");
@@ -59,15 +63,19 @@ public record ServerConfig(String bind, int port, int threads, int queue, int ma
             allowedHosts = List.copyOf(allowedHosts);
             for (final String h : allowedHosts) {
                 if (h.isBlank() || h.contains(":") && !h.startsWith("[") || h.contains("/")) {
-                    throw new StoreException("allowed host '" + h + "' must be a host name or address without port or path");
+                    throw new StoreException("allowed host '" + h
+                        + "' must be a host name or address without port or path");
                 }
             }
         }
 
-        /** @return the defaults: connections from the descriptor limit, 30 s per request, 60 s per write, a quarter of the heap for answers, 10M groups. */
+        /**
+         * @return the defaults: connections from the descriptor limit, 30 s per request, 60 s per write, a quarter of
+         * the heap for answers, 10M groups.
+         */
         public static Limits defaults() {
-            return new Limits(0, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_WRITE_TIMEOUT_MS, Math.max(1 << 16, Runtime.getRuntime().maxMemory() / 4),
-                DEFAULT_MAX_GROUPS, List.of());
+            return new Limits(0, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_WRITE_TIMEOUT_MS,
+                Math.max(1 << 16, Runtime.getRuntime().maxMemory() / 4), DEFAULT_MAX_GROUPS, List.of());
         }
     }
 
@@ -93,8 +101,8 @@ public record ServerConfig(String bind, int port, int threads, int queue, int ma
      * @param timeoutMs     longest a query may run.
      * @param token         bearer token, or null.
      */
-    public ServerConfig(final String bind, final int port, final int threads, final int queue, final int maxBodyLength, final long timeoutMs,
-                        final String token) {
+    public ServerConfig(final String bind, final int port, final int threads, final int queue, final int maxBodyLength,
+                        final long timeoutMs, final String token) {
         this(bind, port, threads, queue, maxBodyLength, timeoutMs, token, Limits.defaults());
     }
 
@@ -122,7 +130,8 @@ public record ServerConfig(String bind, int port, int threads, int queue, int ma
             throw new StoreException("token must not be blank");
         }
         if (!isLoopback(bind) && token == null) {
-            throw new StoreException("binding to " + bind + " exposes the store beyond this machine: give --token TOKEN "
+            throw new StoreException("binding to " + bind
+                + " exposes the store beyond this machine: give --token TOKEN "
                 + "(clients then send 'Authorization: Bearer TOKEN'), or bind to 127.0.0.1");
         }
     }

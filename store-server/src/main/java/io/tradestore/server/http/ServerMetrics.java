@@ -30,8 +30,8 @@ import io.prometheus.metrics.model.snapshots.SummarySnapshot;
  * The server's counters and latency histograms, kept and rendered in the Prometheus text format by the Prometheus Java
  * client library. Latency is a classic histogram per endpoint ({@link #LATENCY_BUCKETS_SECONDS}), which Prometheus can
  * aggregate across servers and rate over any window; HdrHistogram {@link Recorder}s (wait-free for writers) keep the
- * lifetime quantiles and the slowest request beside it. Each (endpoint, status) counter and each endpoint's histogram is
- * found by array index once created, so recording a request builds no label key; it allocates only the library's one
+ * lifetime quantiles and the slowest request beside it. Each (endpoint, status) counter and each endpoint's histogram
+ * is found by array index once created, so recording a request builds no label key; it allocates only the library's one
  * small object per observation (nothing per row). While a scrape collects the histogram, the library buffers the
  * observations made meanwhile, so a scrape sees every endpoint's buckets, sum and count consistent with each other.
  */
@@ -43,8 +43,8 @@ final class ServerMetrics {
 
     /**
      * Upper bounds of the latency buckets, in seconds (and +Inf): 1-2.5-5 steps from 100 us, the fastest answers
-     * (/health, a selective query answered from summaries), to 10 s, the default --timeout-ms, plus 30 s for a raised one;
-     * a 504 at the default timeout lands in the 30 s bucket, apart from every answer in time.
+     * (/health, a selective query answered from summaries), to 10 s, the default --timeout-ms, plus 30 s for a raised
+     * one; a 504 at the default timeout lands in the 30 s bucket, apart from every answer in time.
      */
     static final double[] LATENCY_BUCKETS_SECONDS = {
         0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
@@ -61,7 +61,8 @@ final class ServerMetrics {
     private final Counter requests;
     private final io.prometheus.metrics.core.metrics.Histogram duration;
     /** Requests by {@code endpoint.ordinal() * STATUS_COUNT + status - MIN_STATUS}, each created when first counted. */
-    private final AtomicReferenceArray<CounterDataPoint> requestsBySlot = new AtomicReferenceArray<>(Endpoint.COUNT * STATUS_COUNT);
+    private final AtomicReferenceArray<CounterDataPoint> requestsBySlot =
+        new AtomicReferenceArray<>(Endpoint.COUNT * STATUS_COUNT);
     /** Histogram data points by endpoint ordinal, each created when first recorded. */
     private final AtomicReferenceArray<DistributionDataPoint> durations = new AtomicReferenceArray<>(Endpoint.COUNT);
     /** Lifetime latencies by endpoint ordinal, each created when first recorded (a histogram is a few hundred KiB). */
@@ -76,33 +77,41 @@ final class ServerMetrics {
      * @param activeQueries     queries running on a worker.
      * @param pipelinedRequests requests waiting behind an earlier one of their connection.
      * @param mappedBytes       off-heap bytes of mapped store files.
-     * @param summaryBytes      heap bytes of the engine's value and bucket summaries, or null without an engine (then the
-     *                          next two are null too and /metrics has no summary figures).
+     * @param summaryBytes      heap bytes of the engine's value and bucket summaries, or null without an engine
+     *                          (then the next two are null too and /metrics has no summary figures).
      * @param summaryBuilds     value and bucket summaries built.
      * @param summaryEvictions  summaries evicted to make room for others.
      */
     ServerMetrics(final LongSupplier queueDepth, final LongSupplier activeQueries, final LongSupplier pipelinedRequests,
                   final LongSupplier mappedBytes, final LongSupplier summaryBytes, final LongSupplier summaryBuilds,
                   final LongSupplier summaryEvictions) {
-        requests = counter("tradestore_http_requests_total", "HTTP requests answered, by endpoint and status.", "endpoint", "status");
+        requests = counter("tradestore_http_requests_total", "HTTP requests answered, by endpoint and status.",
+            "endpoint", "status");
         // classic buckets only: native histograms are not in the text format, and would cost a map lookup per request
-        duration = io.prometheus.metrics.core.metrics.Histogram.builder().name("tradestore_http_request_duration_seconds")
-            .help("Latency from request receipt to the last byte of the response, by endpoint.").labelNames("endpoint").classicOnly()
+        duration = io.prometheus.metrics.core.metrics.Histogram.builder()
+            .name("tradestore_http_request_duration_seconds")
+            .help("Latency from request receipt to the last byte of the response, by endpoint.").labelNames("endpoint")
+            .classicOnly()
             .classicUpperBounds(LATENCY_BUCKETS_SECONDS).withoutExemplars().register(registry);
         registry.register((MultiCollector) this::lifetimeLatencies);
         rowsScanned = counter("tradestore_rows_scanned_total", "Rows the query kernels looked at.");
         rowsMatched = counter("tradestore_rows_matched_total", "Rows that passed the filters and time range.");
-        rejected = counter("tradestore_queries_rejected_total", "Queries answered 503 OVERLOADED because the queue was full.");
+        rejected = counter("tradestore_queries_rejected_total",
+            "Queries answered 503 OVERLOADED because the queue was full.");
         timedOut = counter("tradestore_queries_timed_out_total", "Queries answered 504 TIMEOUT.");
         gauge("tradestore_query_queue_depth", "Queries waiting for a worker.", queueDepth);
         gauge("tradestore_queries_active", "Queries running on a worker.", activeQueries);
-        gauge("tradestore_http_requests_pipelined", "Requests read and waiting behind an earlier one of their connection.", pipelinedRequests);
+        gauge("tradestore_http_requests_pipelined",
+            "Requests read and waiting behind an earlier one of their connection.", pipelinedRequests);
         gauge("tradestore_mapped_bytes", "Off-heap bytes of store files mapped by this process.", mappedBytes);
         if (summaryBytes != null) {
-            gauge("tradestore_summary_bytes", "Heap bytes held by the cached value and bucket summaries and the bitmap indexes that could not "
+            gauge("tradestore_summary_bytes",
+                "Heap bytes held by the cached value and bucket summaries and the bitmap indexes that could not "
                 + "be written.", summaryBytes);
-            counterWithCallback("tradestore_summary_builds_total", "Value and bucket summaries built (a pass over a segment each).", summaryBuilds);
-            counterWithCallback("tradestore_summary_evictions_total", "Summaries idle for the idle time evicted to make room for others.",
+            counterWithCallback("tradestore_summary_builds_total",
+                "Value and bucket summaries built (a pass over a segment each).", summaryBuilds);
+            counterWithCallback("tradestore_summary_evictions_total",
+                "Summaries idle for the idle time evicted to make room for others.",
                 summaryEvictions);
         }
     }
@@ -118,21 +127,28 @@ final class ServerMetrics {
      * @param answersRefused      answers refused with 503 for the answer bytes clients hold unread.
      * @param unreadAnswerBytes   answer bytes handed to connections whose clients have not taken them yet.
      */
-    void connectionLimits(final LongSupplier openConnections, final LongSupplier refusedConnections, final LongSupplier acceptFailures,
-                          final LongSupplier requestTimeouts, final LongSupplier writeFailures, final LongSupplier answersRefused,
+    void connectionLimits(final LongSupplier openConnections, final LongSupplier refusedConnections,
+                          final LongSupplier acceptFailures, final LongSupplier requestTimeouts,
+                          final LongSupplier writeFailures, final LongSupplier answersRefused,
                           final LongSupplier unreadAnswerBytes) {
         gauge("tradestore_http_connections", "Connections open.", openConnections);
-        counterWithCallback("tradestore_http_connections_refused_total", "Connections answered 503 and closed: beyond --max-connections.",
+        counterWithCallback("tradestore_http_connections_refused_total",
+            "Connections answered 503 and closed: beyond --max-connections.",
             refusedConnections);
-        counterWithCallback("tradestore_http_accept_failures_total", "Connections the listener failed to accept (out of file descriptors).",
+        counterWithCallback("tradestore_http_accept_failures_total",
+            "Connections the listener failed to accept (out of file descriptors).",
             acceptFailures);
-        counterWithCallback("tradestore_http_request_timeouts_total", "Requests answered 408: not received whole within --request-timeout-ms.",
+        counterWithCallback("tradestore_http_request_timeouts_total",
+            "Requests answered 408: not received whole within --request-timeout-ms.",
             requestTimeouts);
-        counterWithCallback("tradestore_http_write_failures_total", "Connections closed because an answer could not be written, mostly "
+        counterWithCallback("tradestore_http_write_failures_total",
+            "Connections closed because an answer could not be written, mostly "
             + "clients that took no bytes for --write-timeout-ms.", writeFailures);
-        counterWithCallback("tradestore_http_answers_refused_total", "Answers refused with 503 because clients held --max-answer-bytes unread.",
+        counterWithCallback("tradestore_http_answers_refused_total",
+            "Answers refused with 503 because clients held --max-answer-bytes unread.",
             answersRefused);
-        gauge("tradestore_http_unread_answer_bytes", "Answer bytes handed to connections whose clients have not taken them yet.",
+        gauge("tradestore_http_unread_answer_bytes",
+            "Answer bytes handed to connections whose clients have not taken them yet.",
             unreadAnswerBytes);
     }
 
@@ -220,7 +236,8 @@ final class ServerMetrics {
      * that both families describe the same requests.
      */
     private MetricSnapshots lifetimeLatencies() {
-        final SummarySnapshot.Builder quantiles = SummarySnapshot.builder().name("tradestore_http_request_duration_lifetime_seconds")
+        final SummarySnapshot.Builder quantiles = SummarySnapshot.builder()
+            .name("tradestore_http_request_duration_lifetime_seconds")
             .help("Latency quantiles since start, by endpoint (HdrHistogram, 3 significant digits).");
         final GaugeSnapshot.Builder max = GaugeSnapshot.builder().name("tradestore_http_request_duration_max_seconds")
             .help("Slowest request since start, by endpoint.");
@@ -235,8 +252,10 @@ final class ServerMetrics {
             for (final double quantile : QUANTILES) {
                 q.quantile(new Quantile(quantile, h.getValueAtPercentile(quantile * 100.0) / NANOS_PER_SECOND));
             }
-            quantiles.dataPoint(SummarySnapshot.SummaryDataPointSnapshot.builder().labels(labels).quantiles(q.build()).build());
-            max.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(labels).value(h.getMaxValue() / NANOS_PER_SECOND).build());
+            quantiles.dataPoint(SummarySnapshot.SummaryDataPointSnapshot.builder().labels(labels).quantiles(q.build())
+                .build());
+            max.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(labels)
+                .value(h.getMaxValue() / NANOS_PER_SECOND).build());
         }
         return MetricSnapshots.of(quantiles.build(), max.build());
     }

@@ -6,10 +6,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.stream.ChunkedInput;
 
 /**
- * A large answer handed to the socket a slice at a time, as the client takes it ({@code ChunkedWriteHandler} asks for the
- * next slice only while the channel is writable). Written whole, an 80 MB answer was copied into one direct buffer of
- * 80 MB for the socket write, and clients that did not read exhausted direct memory; sliced, a connection holds at most
- * its write buffer's worth of direct memory, and the write timeout measures the client's progress slice by slice.
+ * A large answer handed to the socket a slice at a time, as the client takes it ({@code ChunkedWriteHandler} asks for
+ * the next slice only while the channel is writable). Written whole, an 80 MB answer was copied into one direct buffer
+ * of 80 MB for the socket write, and clients that did not read exhausted direct memory; sliced, a connection holds at
+ * most its write buffer's worth of direct memory, and the write timeout measures the client's progress slice by slice.
  */
 final class SlicedBody implements ChunkedInput<ByteBuf> {
     /** Bytes per slice. */

@@ -1,0 +1,387 @@
+package io.tradestore.server.http;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufInputStream;
+import io.netty.buffer.ByteBufOutputStream;
+import io.netty.util.ByteProcessor;
+
+import io.tradestore.core.memory.MappedFile;
+import io.tradestore.query.ErrorCode;
+import io.tradestore.query.JsonBodyCheck;
+import io.tradestore.query.QueryCancel;
+import io.tradestore.query.QueryEngine;
+import io.tradestore.query.QueryException;
+import io.tradestore.query.QueryResult;
+
+/**
+ * Admits queries and runs them on the worker pool: at most threads running plus queue waiting (beyond: 503 at once),
+ * each answered 504 by its connection's timer past its deadline, and cancelled and answered 503 by the stop once its
+ * grace is over. Everything here that reaches into the query module's internals (the body check, the index summary
+ * metrics) sits in this one class.
+ */
+final class QueryAdmission {
+    static final String STOPPING_MESSAGE =
+        "the server is stopping; retry against another server or after it restarts";
+    /**
+     * Goes on over JSON's whitespace (RFC 8259: space, tab, line feed, carriage return): a body of only that is
+     * empty.
+     */
+    private static final ByteProcessor JSON_WHITESPACE = b -> b == ' ' || b == '\t' || b == '\n' || b == '\r';
+    /**
+     * Query worker stack: 16 MiB rather than the default 1 MiB, so a deeply nested query (bounded by the parser's
+     * nesting limit) is parsed where it runs as it would be on a main thread.
+     */
+    private static final long WORKER_STACK_LENGTH = 16L << 20;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(QueryServer.class);
+    /** After the grace, how long cancelled queries may take to stop: they see the cancel at their next batch. */
+    private static final long WORKER_STOP_WAIT_MS = 5_000;
+    /** After the grace, how long answers already made may take to reach their sockets. */
+    static final long FLUSH_WAIT_MS = 1_000;
+
+    private final QueryService queries;
+    private final ServerConfig config;
+    private final ThreadPoolExecutor workers;
+    private final ServerMetrics metrics;
+    private final AnswerWriter answers;
+    private final AtomicInteger activeQueries = new AtomicInteger();
+    /** Queries admitted and not finished: running plus waiting; at most threads + queue. */
+    private final AtomicInteger admitted = new AtomicInteger();
+    /** Queries admitted and not finished: the stop cancels and answers them once its grace is over. */
+    private final Set<QueryTask> inFlight = ConcurrentHashMap.newKeySet();
+    /** Set once the stop's grace is over: queued queries are answered 503 instead of run. */
+    private volatile boolean cancelling;
+
+    /**
+     * @param queries           what answers queries.
+     * @param engine            the engine behind them, for its summary metrics; or null.
+     * @param config            limits and timeouts.
+     * @param pipelinedRequests requests read ahead of the one in flight, over all connections (a metric).
+     */
+    QueryAdmission(final QueryService queries, final QueryEngine engine, final ServerConfig config,
+        final AtomicInteger pipelinedRequests) {
+        this.queries = queries;
+        this.config = config;
+        // admission is bounded by `admitted`, so the workers' own queue never holds more than threads + queue tasks
+        this.workers = new ThreadPoolExecutor(config.threads(), config.threads(), 0, TimeUnit.MILLISECONDS,
+            new LinkedBlockingQueue<>(), daemonThreads("tradestore-query-", WORKER_STACK_LENGTH),
+            new ThreadPoolExecutor.AbortPolicy());
+        this.metrics = new ServerMetrics(() -> Math.max(0, admitted.get() - activeQueries.get()), activeQueries::get,
+            pipelinedRequests::get, MappedFile::mappedBytes, engine == null ? null : engine::summaryBytes,
+            engine == null ? null : engine::summaryBuilds, engine == null ? null : engine::summaryEvictions);
+        this.answers = new AnswerWriter(config, metrics);
+    }
+
+    ServerMetrics metrics() {
+        return metrics;
+    }
+
+    AnswerWriter answers() {
+        return answers;
+    }
+
+    void postQuery(final Call call) {
+        // the body limit (413) is applied while the body is read (BodyLimit); the body is checked here in place and
+        // parsed by the worker from the request's own buffer, never copied into a byte[] or a String
+        // the check QueryParser makes (strict UTF-8, no NUL among the first four bytes), made here too: a refused
+        // body is not admitted
+        final ByteBuf body = call.request.content();
+        final JsonBodyCheck check = new JsonBodyCheck();
+        body.forEachByte(check::accept);
+        final QueryException refused = check.problem();
+        if (refused != null) {
+            answers.error(call, refused.code().httpStatus(), refused.code().name(), refused.getMessage(),
+                refused.path());
+            return;
+        }
+        final Boolean epochNanos = epochNanos(call);
+        if (epochNanos != null) {
+            submit(call, null, body.forEachByte(JSON_WHITESPACE) < 0 ? null : body, epochNanos);
+        }
+    }
+
+    void getQuery(final Call call) {
+        final String raw = call.rawQuery;
+        if (raw != null && raw.length() > config.maxBodyLength() * 3L) {
+            tooLarge(call);
+            return;
+        }
+        final String q;
+        try {
+            q = parameter(raw, "q");
+        } catch (final IllegalArgumentException e) {
+            badPercentEncoding(call);
+            return;
+        }
+        if (q == null) {
+            answers.error(call, 400, "MALFORMED_JSON", "missing parameter q: GET /v1/query?q=<url-encoded JSON query>",
+                "");
+            return;
+        }
+        if (q.length() > config.maxBodyLength()) {
+            tooLarge(call);
+            return;
+        }
+        final Boolean epochNanos = epochNanos(call);
+        if (epochNanos != null) {
+            submit(call, q.isBlank() ? null : q, null, epochNanos);
+        }
+    }
+
+    /**
+     * Reads the {@code epochNanos} parameter: absent or exactly {@code false} is false, exactly {@code true} true; any
+     * other value is answered 400 with the message the body's {@code options.epochNanos} gives, never taken as false.
+     *
+     * @param call the request.
+     * @return the value, or null when the request has been answered.
+     */
+    private Boolean epochNanos(final Call call) {
+        final String value;
+        try {
+            value = parameter(call.rawQuery, "epochNanos");
+        } catch (final IllegalArgumentException e) {
+            badPercentEncoding(call);
+            return null;
+        }
+        if (value == null || "false".equals(value)) {
+            return Boolean.FALSE;
+        }
+        if ("true".equals(value)) {
+            return Boolean.TRUE;
+        }
+        answers.error(call, 400, ErrorCode.INVALID_QUERY.name(), "epochNanos must be true or false", "");
+        return null;
+    }
+
+    private void badPercentEncoding(final Call call) {
+        answers.error(call, 400, "MALFORMED_JSON", "the query string is not valid percent-encoding", "");
+    }
+
+    void tooLarge(final Call call) {
+        answers.error(call, 413, "PAYLOAD_TOO_LARGE", "the query is larger than the server's limit of "
+            + config.maxBodyLength() + " bytes", "");
+    }
+
+    /**
+     * Admits a query and hands it to a worker, or answers at once.
+     *
+     * @param call       the request.
+     * @param json       the query text of a GET, or null.
+     * @param body       the query bytes of a POST (retained here for the worker, which releases them), or null.
+     * @param epochNanos the {@code epochNanos} parameter.
+     */
+    private void submit(final Call call, final String json, final ByteBuf body, final boolean epochNanos) {
+        if (json == null && body == null) {
+            answers.error(call, 400, "MALFORMED_JSON", "the query is empty; send a JSON object such as "
+                + "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}", "");
+            return;
+        }
+        if (answers.stopping) {
+            overloaded(call);
+            return;
+        }
+        if (admitted.incrementAndGet() > config.threads() + config.queue()) {
+            admitted.decrementAndGet();
+            overloaded(call);
+            return;
+        }
+        // the request is released once routed: the worker holds its own reference to the body
+        final QueryTask task = new QueryTask(call, json, body == null ? null : body.retain(), epochNanos);
+        inFlight.add(task);
+        // on the connection's event loop, from that loop: scheduling wakes no thread (a cancel is queued lazily)
+        task.timeout = call.ctx.executor().schedule(() -> answers.error(call, 504, "TIMEOUT",
+            "the query did not finish within the server's limit of " + config.timeoutMs() + " ms", ""),
+            Math.max(0, task.remainingNs()), TimeUnit.NANOSECONDS);
+        // never on the event loop: a slow query there would hold up every connection of the loop, 503s included
+        try {
+            workers.execute(task);
+        } catch (final RejectedExecutionException e) { // stopping
+            admitted.decrementAndGet();
+            inFlight.remove(task);
+            task.release();
+            task.timeout.cancel(false);
+            overloaded(call);
+        }
+    }
+
+    private void overloaded(final Call call) {
+        call.header("Retry-After", Integer.toString(AnswerWriter.RETRY_AFTER_SECONDS));
+        answers.error(call, 503, "OVERLOADED", "all " + config.threads() + " workers are busy and " + config.queue()
+            + " queries are waiting; retry later", "");
+    }
+
+    /** One query on a worker; the timer may answer 504 first, in which case the result is dropped. */
+    private final class QueryTask implements Runnable {
+        private final Call call;
+        /** The text of a GET query, or null for a POST. */
+        private final String json;
+        /** The body of a POST query (a reference this task owns and releases), or null for a GET. */
+        private final ByteBuf postBody;
+        private final boolean epochNanos;
+        /**
+         * When the server answers 504 ({@link System#nanoTime()}), measured from arrival: the client waits for
+         * queueing and running alike. Compared by difference only, so a timeout near Long.MAX_VALUE nanoseconds
+         * wraps harmlessly.
+         */
+        private final long deadlineNs;
+        private volatile ScheduledFuture<?> timeout;
+        /** Cancelled by the stop past its grace: the engine stops the query at its next batch. */
+        private final QueryCancel cancel = new QueryCancel();
+
+        QueryTask(final Call call, final String json, final ByteBuf postBody, final boolean epochNanos) {
+            this.call = call;
+            this.json = json;
+            this.postBody = postBody;
+            this.epochNanos = epochNanos;
+            this.deadlineNs = call.startNs + TimeUnit.MILLISECONDS.toNanos(config.timeoutMs());
+        }
+
+        /** @return nanoseconds left until {@link #deadlineNs} (negative past it). */
+        long remainingNs() {
+            return deadlineNs - System.nanoTime();
+        }
+
+        /** On a query worker (the pool has one thread per running slot), then gives back the admission and the body. */
+        @Override
+        public void run() {
+            try {
+                if (cancelling) {
+                    stopNow(); // taken from the queue after the stop's grace: never started
+                } else if (!call.answered.get()) { // else timed out while waiting: do not spend the worker on it
+                    answer();
+                }
+            } finally {
+                admitted.decrementAndGet();
+                inFlight.remove(this);
+                release();
+            }
+        }
+
+        /** Past the stop's grace: the query is cancelled and its client told at once, queued or running. */
+        void stopNow() {
+            cancel.cancel(ErrorCode.OVERLOADED, STOPPING_MESSAGE);
+            call.header("Retry-After", Integer.toString(AnswerWriter.RETRY_AFTER_SECONDS));
+            answers.error(call, 503, ErrorCode.OVERLOADED.name(), STOPPING_MESSAGE, "");
+        }
+
+        void release() {
+            if (postBody != null) {
+                postBody.release();
+            }
+        }
+
+        private void answer() {
+            activeQueries.incrementAndGet();
+            try {
+                // whole milliseconds rounded up, as before: the engine stops no earlier than the 504
+                final long leftNs = remainingNs();
+                final long leftMs = leftNs / 1_000_000 + (leftNs % 1_000_000 > 0 ? 1 : 0);
+                final QueryResult result = postBody != null
+                    ? queries.execute(new ByteBufInputStream(postBody), Math.max(1, leftMs), cancel)
+                    : queries.execute(json, Math.max(1, leftMs), cancel);
+                metrics.rows(result.stats().rowsScanned(), result.stats().rowsMatched());
+                final ByteBufOutputStream buf = AnswerWriter.body(256 + 32 * result.rowCount());
+                result.writeJson(buf, epochNanos);
+                answers.send(call, 200, AnswerWriter.JSON_TYPE, buf.buffer());
+            } catch (final QueryException e) {
+                if (e.code().httpStatus() >= 500 && e.code() != ErrorCode.TIMEOUT
+                    && e.code() != ErrorCode.OVERLOADED) {
+                    answers.internal(call, e);
+                } else {
+                    if (e.code().httpStatus() == 503) {
+                        call.header("Retry-After", Integer.toString(AnswerWriter.RETRY_AFTER_SECONDS));
+                    }
+                    answers.error(call, e.code().httpStatus(), e.code().name(), e.getMessage(), e.path());
+                }
+            } catch (final Throwable t) {
+                answers.internal(call, t);
+            } finally {
+                activeQueries.decrementAndGet();
+                final ScheduledFuture<?> t = timeout;
+                if (t != null) {
+                    t.cancel(false);
+                }
+            }
+        }
+    }
+
+    /**
+     * The stop's first part: new requests get 503 while queries in flight finish and their answers reach the socket
+     * (up to {@code grace}); past the grace every query still queued or running is cancelled and answered 503, the
+     * workers are given {@link #WORKER_STOP_WAIT_MS} to end, and the answers {@link #FLUSH_WAIT_MS} to reach their
+     * sockets. The caller closes the listener and the connections after.
+     *
+     * @param grace how long in-flight queries may take to finish.
+     */
+    void drain(final Duration grace) {
+        answers.stopping = true;
+        workers.shutdown(); // never shutdownNow: an interrupt would close the store's file channels
+        answers.awaitAnswers(System.nanoTime() + grace.toNanos());
+        cancelling = true; // before the copy below: a task the workers take from now on is answered 503, not run
+        if (!inFlight.isEmpty()) {
+            for (final QueryTask t : List.copyOf(inFlight)) {
+                t.stopNow();
+            }
+        }
+        boolean idle;
+        try {
+            idle = workers.awaitTermination(WORKER_STOP_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            idle = workers.isTerminated();
+        }
+        if (!idle) {
+            LOG.warn("stopping with {} queries still running after their cancel", activeQueries.get());
+        }
+        // the 503s just given, and answers to clients slow to read, get a last moment to reach their sockets
+        answers.awaitAnswers(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FLUSH_WAIT_MS));
+    }
+
+    /** Ends the workers at once, for a server that never started (its listener did not bind). */
+    void shutdownNow() {
+        workers.shutdownNow();
+    }
+
+    static String parameter(final String rawQuery, final String name) {
+        if (rawQuery == null) {
+            return null;
+        }
+        int start = 0;
+        while (start <= rawQuery.length()) {
+            int end = rawQuery.indexOf('&', start);
+            if (end < 0) {
+                end = rawQuery.length();
+            }
+            final int eq = rawQuery.indexOf('=', start);
+            final boolean hasValue = eq >= 0 && eq < end;
+            final String key = rawQuery.substring(start, hasValue ? eq : end);
+            if (key.equals(name)) {
+                return hasValue ? URLDecoder.decode(rawQuery.substring(eq + 1, end), StandardCharsets.UTF_8) : "";
+            }
+            start = end + 1;
+        }
+        return null;
+    }
+
+    static ThreadFactory daemonThreads(final String prefix, final long stackLength) {
+        final AtomicInteger n = new AtomicInteger();
+        return r -> {
+            final Thread t = new Thread(null, r, prefix + n.incrementAndGet(), stackLength);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}
