@@ -240,6 +240,20 @@ public final class QueryParser {
     private static Query query(final JsonNode n) {
         object(n, "", TOP);
         final String table = text(required(n, "table", ""), "/table");
+        final TimeRange time = timeRange(n);
+        final Filter filter = present(n, "filter") ? filter(n.get("filter"), "/filter") : null;
+        final List<String> columns = columns(n);
+        final List<GroupKey> groupBy = groupBy(n);
+        final List<Agg> aggs = aggs(n);
+        final Filter having = present(n, "having") ? filter(n.get("having"), "/having") : null;
+        final List<OrderKey> orderBy = orderBy(n);
+        final Integer limit = present(n, "limit") ? (int) longValue(n.get("limit"), "/limit", 0, Integer.MAX_VALUE)
+            : null;
+        final Options options = options(n);
+        return new Query(table, time, filter, columns, groupBy, aggs, having, orderBy, limit, options);
+    }
+
+    private static TimeRange timeRange(final JsonNode n) {
         TimeRange time = null;
         if (present(n, "time")) {
             final JsonNode t = n.get("time");
@@ -248,7 +262,10 @@ public final class QueryParser {
             final Object to = present(t, "to") ? timeValue(t.get("to"), "/time/to") : null;
             time = new TimeRange(from, to);
         }
-        final Filter filter = present(n, "filter") ? filter(n.get("filter"), "/filter") : null;
+        return time;
+    }
+
+    private static List<String> columns(final JsonNode n) {
         final List<String> columns = new ArrayList<>();
         if (present(n, "columns")) {
             final JsonNode a = array(n.get("columns"), "/columns");
@@ -256,6 +273,10 @@ public final class QueryParser {
                 columns.add(text(a.get(i), "/columns/" + i));
             }
         }
+        return columns;
+    }
+
+    private static List<GroupKey> groupBy(final JsonNode n) {
         final List<GroupKey> groupBy = new ArrayList<>();
         if (present(n, "groupBy")) {
             final JsonNode a = array(n.get("groupBy"), "/groupBy");
@@ -277,6 +298,10 @@ public final class QueryParser {
                 }
             }
         }
+        return groupBy;
+    }
+
+    private static List<Agg> aggs(final JsonNode n) {
         final List<Agg> aggs = new ArrayList<>();
         if (present(n, "aggs")) {
             final JsonNode a = array(n.get("aggs"), "/aggs");
@@ -299,7 +324,10 @@ public final class QueryParser {
                     present(g, "col") ? text(g.get("col"), p + "/col") : null, pct));
             }
         }
-        final Filter having = present(n, "having") ? filter(n.get("having"), "/having") : null;
+        return aggs;
+    }
+
+    private static List<OrderKey> orderBy(final JsonNode n) {
         final List<OrderKey> orderBy = new ArrayList<>();
         if (present(n, "orderBy")) {
             final JsonNode a = array(n.get("orderBy"), "/orderBy");
@@ -325,8 +353,10 @@ public final class QueryParser {
                 }
             }
         }
-        final Integer limit = present(n, "limit") ? (int) longValue(n.get("limit"), "/limit", 0, Integer.MAX_VALUE)
-            : null;
+        return orderBy;
+    }
+
+    private static Options options(final JsonNode n) {
         Options options = Options.NONE;
         if (present(n, "options")) {
             final JsonNode o = n.get("options");
@@ -343,7 +373,7 @@ public final class QueryParser {
                 present(o, "maxGroups") ? longValue(o.get("maxGroups"), "/options/maxGroups", 1, Long.MAX_VALUE) : null,
                 epoch);
         }
-        return new Query(table, time, filter, columns, groupBy, aggs, having, orderBy, limit, options);
+        return options;
     }
 
     private static Filter filter(final JsonNode n, final String p) {
