@@ -351,7 +351,7 @@ public final class BenchCommand {
                 String.format(Locale.ROOT, "generating a CSV of %,d trades, then %s", o.rows,
                 o.runs("load") ? o.loadRuns
                 + " timed loads each by tradestore and DuckDB read_csv" : "one untimed load into each"));
-            long g0 = System.nanoTime();
+            final long g0 = System.nanoTime();
             final long bytes = TradeGenerator.writeCsv(csv, o.rows, o.seed);
             final double generateSeconds = (System.nanoTime() - g0) / 1e9;
             progress.printf(Locale.ROOT, "      %s: %,d bytes in %.1f s%n", csv, bytes, generateSeconds);

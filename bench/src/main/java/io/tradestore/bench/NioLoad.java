@@ -141,7 +141,7 @@ final class NioLoad implements AutoCloseable {
         try {
             long sent = 0;
             while (done < total) {
-                long now = System.nanoTime();
+                final long now = System.nanoTime();
                 if (now > giveUp) {
                     o.aborted = true;
                     break;

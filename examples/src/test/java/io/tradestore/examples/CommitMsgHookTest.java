@@ -41,7 +41,8 @@ class CommitMsgHookTest {
     private String run(final String message) throws IOException, InterruptedException {
         final Path file = dir.resolve("COMMIT_EDITMSG");
         Files.writeString(file, message, StandardCharsets.UTF_8);
-        final Process p = new ProcessBuilder("bash", HOOK.toString(), file.toString()).redirectErrorStream(true).start();
+        final Process p = new ProcessBuilder("bash", HOOK.toString(), file.toString()).redirectErrorStream(true)
+            .start();
         final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue() == 0).as(out).isEqualTo(out.isEmpty());

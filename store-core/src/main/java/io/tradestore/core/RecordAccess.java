@@ -29,7 +29,8 @@ public interface RecordAccess {
      * not yet copied into the segment files (see {@link TableWriter}). A flyweight that positions at a row asks for its
      * column addresses here and then, once, for {@link #addressRunEnd} of the same row: a writer learns there which
      * rows may be written through these addresses. A writer's addresses from here are for flyweights bound to it (it
-     * re-points them, see {@link #attach}); stores that no flyweight makes go through {@link TableWriter#columnAddress}.
+     * re-points them, see {@link #attach}); stores that no flyweight makes go through {@link
+     * TableWriter#columnAddress}.
      *
      * @param row    a row below {@link #rowLimit()}.
      * @param column column index.

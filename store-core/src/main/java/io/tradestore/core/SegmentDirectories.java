@@ -12,8 +12,8 @@ import io.tradestore.core.segment.ZoneMapDescriptor;
 
 /**
  * What a writer removes from a table directory beyond its last commit: segment directories no committed row needs
- * (their files were created at full size, so a load that failed, or was killed, on a small disk would otherwise leave it
- * full), and the derived files of a segment that is only partly committed.
+ * (their files were created at full size, so a load that failed, or was killed, on a small disk would otherwise leave
+ * it full), and the derived files of a segment that is only partly committed.
  */
 final class SegmentDirectories {
     private static final String PREFIX = "seg-";
@@ -22,10 +22,11 @@ final class SegmentDirectories {
     }
 
     /**
-     * Deletes every segment directory from {@code needed} on, and the files other than the data files and the zone map in
-     * segment {@code firstPartial} when it is below {@code needed} (a segment not wholly committed). Derived files
-     * (bitmap indexes) describe rows a writer may overwrite, and a crash with durability NONE can take the commit record
-     * back into a segment that had been sealed and indexed, whose index would then be read for the rows that refill it.
+     * Deletes every segment directory from {@code needed} on, and the files other than the data files and the zone map
+     * in segment {@code firstPartial} when it is below {@code needed} (a segment not wholly committed). Derived files
+     * (bitmap indexes) describe rows a writer may overwrite, and a crash with durability NONE can take the commit
+     * record back into a segment that had been sealed and indexed, whose index would then be read for the rows that
+     * refill it.
      *
      * @param tableDir     the table directory.
      * @param firstPartial the first segment not wholly committed.
@@ -43,14 +44,16 @@ final class SegmentDirectories {
                     }
                 }
             } catch (final IOException e) {
-                throw new StoreException("cannot clear the derived files of segment " + sd + ": " + StoreException.reason(e), e);
+                throw new StoreException("cannot clear the derived files of segment " + sd + ": "
+                    + StoreException.reason(e), e);
             }
         }
         for (final Path sd : from(tableDir, needed)) {
             try {
                 delete(sd);
             } catch (final IOException e) {
-                throw new StoreException("cannot delete segment " + sd + ", which holds no committed row: " + StoreException.reason(e)
+                throw new StoreException("cannot delete segment " + sd + ", which holds no committed row: "
+                    + StoreException.reason(e)
                     + "; delete it by hand", e);
             }
         }
@@ -86,7 +89,10 @@ final class SegmentDirectories {
         }
     }
 
-    /** @return the segment directories of a table from index {@code first} on (a crash may leave gaps, so the directory is listed). */
+    /**
+     * @return the segment directories of a table from index {@code first} on (a crash may leave gaps, so the directory
+     * is listed).
+     */
     private static List<Path> from(final Path tableDir, final int first) {
         final List<Path> found = new ArrayList<>();
         try (Stream<Path> entries = Files.list(tableDir)) {

@@ -20,9 +20,14 @@ import io.tradestore.core.segment.StagingArea;
  * </pre>
  */
 final class StageFlusher {
-    /** How long the thread waits awake for the next window before it parks ({@code tradestore.append.stageSpinNanos}). */
+    /**
+     * How long the thread waits awake for the next window before it parks ({@code tradestore.append.stageSpinNanos}).
+     */
     private static final long SPIN_NANOS = Long.getLong("tradestore.append.stageSpinNanos", 100_000L);
-    /** How long the writer waits awake for the window in flight before it parks ({@code tradestore.append.waitSpinNanos}). */
+    /**
+     * How long the writer waits awake for the window in flight before it parks ({@code
+     * tradestore.append.waitSpinNanos}).
+     */
     private static final long WAIT_SPIN_NANOS = Long.getLong("tradestore.append.waitSpinNanos", 50_000L);
     private final Thread thread;
     private final int files;

@@ -128,7 +128,8 @@ public final class Store implements AutoCloseable {
         }
         final Path dir = directory.resolve(schema.name());
         if (Files.exists(dir)) {
-            throw new StoreException("cannot create table '" + schema.name() + "': directory " + dir + " exists but has no "
+            throw new StoreException("cannot create table '" + schema.name() + "': directory " + dir
+                + " exists but has no "
                 + TableFiles.SCHEMA + "; the table is damaged: restore it or remove the directory");
         }
         // Build the table in a scratch directory and rename it into place: a crash during creation leaves only a
@@ -163,7 +164,8 @@ public final class Store implements AutoCloseable {
             } catch (final IOException suppressed) {
                 e.addSuppressed(suppressed);
             }
-            throw new StoreException("cannot create table '" + schema.name() + "' in " + directory + ": " + StoreException.reason(e), e);
+            throw new StoreException("cannot create table '" + schema.name() + "' in " + directory + ": "
+                + StoreException.reason(e), e);
         }
         final Table t = new Table(this, schema, dir, allocator);
         tables.put(schema.name(), t);
@@ -184,10 +186,12 @@ public final class Store implements AutoCloseable {
         }
         if (!hasTable(name)) {
             if (validName(name) && Files.isDirectory(directory.resolve(name))) {
-                throw new StoreException("missing schema file " + directory.resolve(name).resolve(TableFiles.SCHEMA) + " of table '"
+                throw new StoreException("missing schema file " + directory.resolve(name).resolve(TableFiles.SCHEMA)
+                    + " of table '"
                     + name + "'; the table is damaged: restore the file from a copy");
             }
-            throw new StoreException("unknown table '" + StoreException.echo(name) + "' in " + directory + "; tables are " + tableNames());
+            throw new StoreException("unknown table '" + StoreException.echo(name) + "' in " + directory
+                + "; tables are " + tableNames());
         }
         final Path dir = directory.resolve(name);
         final Schema schema = SchemaCodec.read(dir.resolve(TableFiles.SCHEMA));
@@ -213,7 +217,8 @@ public final class Store implements AutoCloseable {
         }
         final Table t = table(schema.name());
         if (t.schema().columnsHash() != schema.columnsHash()) {
-            throw new StoreException("table '" + schema.name() + "' exists with other columns: " + t.schema().columnNames()
+            throw new StoreException("table '" + schema.name() + "' exists with other columns: " + t.schema()
+                .columnNames()
                 + " (types in " + t.directory().resolve(TableFiles.SCHEMA) + ")");
         }
         return t;

@@ -68,22 +68,23 @@ public class StoreException extends RuntimeException {
         Map.entry(FileSystemLoopException.class, "a cycle of symbolic links"));
 
     /**
-     * Says why a file operation failed, in words that follow the path a message names ({@code "cannot read " + file + ": "
-     * + reason(e)}). Java's file-system exceptions ({@code NoSuchFileException}, {@code AccessDeniedException}, ...) carry
-     * only the path as their message, so repeating {@code getMessage()} said {@code cannot read F: F}.
+     * Says why a file operation failed, in words that follow the path a message names ({@code "cannot read " + file +
+     * ": " + reason(e)}). Java's file-system exceptions ({@code NoSuchFileException}, {@code AccessDeniedException},
+     * ...) carry only the path as their message, so repeating {@code getMessage()} said {@code cannot read F: F}.
      *
      * @param e the failure: an {@link IOException} (or an {@link UncheckedIOException} around one); anything else
      *     answers its own message.
      * @return the reason: {@code no such file or directory}, {@code its directory D does not exist} (a file
-     *     to create under a missing directory), {@code permission denied}, {@code not a directory}, {@code already exists},
-     *     the operating system's reason of a {@code FileSystemException} in lower case ({@code read-only file system}),
-     *     or the exception's message.
+     *     to create under a missing directory), {@code permission denied}, {@code not a directory}, {@code already
+     * exists}, the operating system's reason of a {@code FileSystemException} in lower case ({@code read-only file
+     * system}), or the exception's message.
      */
     public static String reason(final Throwable e) {
         final Throwable io = e instanceof UncheckedIOException && e.getCause() != null ? e.getCause() : e;
         if (io instanceof NoSuchFileException) {
             final Path parent = parent(((NoSuchFileException) io).getFile());
-            return parent != null && !Files.isDirectory(parent) ? "its directory " + parent + " does not exist" : "no such file or directory";
+            return parent != null && !Files.isDirectory(parent) ? "its directory " + parent
+                + " does not exist" : "no such file or directory";
         }
         for (final Map.Entry<Class<? extends IOException>, String> r : REASONS) {
             if (r.getKey().isInstance(io)) {

@@ -108,7 +108,8 @@ public final class Table implements AutoCloseable {
                 c.close();
             } catch (final Exception e) {
                 if (failure == null) {
-                    failure = e instanceof RuntimeException ? (RuntimeException) e : new StoreException(e.getMessage(), e);
+                    failure = e instanceof RuntimeException ? (RuntimeException) e
+                        : new StoreException(e.getMessage(), e);
                 }
             }
         }

@@ -70,7 +70,8 @@ public final class TableCheck {
             final int back = v == null ? -2 : snap.findSymbol(c.index(), v);
             valuesChecked++;
             if (back != code) {
-                problem("dictionary of '" + c.name() + "': code " + code + " holds '" + v + "' but that value looks up as " + back
+                problem("dictionary of '" + c.name() + "': code " + code + " holds '" + v
+                    + "' but that value looks up as " + back
                     + (back >= 0 ? " (a duplicate entry)" : " (missing from the hash table)"));
             }
         }
@@ -78,8 +79,8 @@ public final class TableCheck {
     }
 
     /**
-     * Checks one column of one segment's committed rows: symbol codes inside the committed dictionary, block and segment
-     * zone maps covering the data.
+     * Checks one column of one segment's committed rows: symbol codes inside the committed dictionary, block and
+     * segment zone maps covering the data.
      *
      * @param snap    the snapshot.
      * @param segment the segment index.
@@ -99,33 +100,41 @@ public final class TableCheck {
             final int to = Math.min(n, from + blockRows);
             final long[] mm = seg.minMax(c, from, to);
             valuesChecked += to - from;
-            if (c.type() == ColumnType.SYMBOL && mm[0] <= mm[1] && (mm[0] < 0 || mm[1] >= snap.dictionarySize(c.index()))) {
-                problem(where(segment, block, c, file, from, to) + ": codes [" + mm[0] + ", " + mm[1] + "] fall outside the committed dictionary of "
+            if (c.type() == ColumnType.SYMBOL && mm[0] <= mm[1]
+                && (mm[0] < 0 || mm[1] >= snap.dictionarySize(c.index()))) {
+                problem(where(segment, block, c, file, from, to) + ": codes [" + mm[0] + ", " + mm[1]
+                    + "] fall outside the committed dictionary of "
                     + snap.dictionarySize(c.index()) + " values");
             }
             if (!covers(f64, seg.zoneMin(block, c.index()), seg.zoneMax(block, c.index()), mm[0], mm[1])) {
-                problem(where(segment, block, c, file, from, to) + ": zone map [" + show(f64, seg.zoneMin(block, c.index())) + ", "
-                    + show(f64, seg.zoneMax(block, c.index())) + "] does not cover the data [" + show(f64, mm[0]) + ", " + show(f64, mm[1]) + "]");
+                problem(where(segment, block, c, file, from, to) + ": zone map ["
+                    + show(f64, seg.zoneMin(block, c.index())) + ", "
+                    + show(f64, seg.zoneMax(block, c.index())) + "] does not cover the data [" + show(f64, mm[0]) + ", "
+                    + show(f64, mm[1]) + "]");
             }
             if (f64) {
-                segMin = Double.doubleToRawLongBits(Math.min(Double.longBitsToDouble(segMin), Double.longBitsToDouble(mm[0])));
-                segMax = Double.doubleToRawLongBits(Math.max(Double.longBitsToDouble(segMax), Double.longBitsToDouble(mm[1])));
+                segMin = Double.doubleToRawLongBits(
+                    Math.min(Double.longBitsToDouble(segMin), Double.longBitsToDouble(mm[0])));
+                segMax = Double.doubleToRawLongBits(
+                    Math.max(Double.longBitsToDouble(segMax), Double.longBitsToDouble(mm[1])));
             } else {
                 segMin = Math.min(segMin, mm[0]);
                 segMax = Math.max(segMax, mm[1]);
             }
         }
         if (!full() && !covers(f64, seg.zoneMin(-1, c.index()), seg.zoneMax(-1, c.index()), segMin, segMax)) {
-            problem("segment " + segment + " column '" + c.name() + "' (" + file + "): segment zone map [" + show(f64, seg.zoneMin(-1, c.index()))
-                + ", " + show(f64, seg.zoneMax(-1, c.index())) + "] does not cover the data [" + show(f64, segMin) + ", " + show(f64, segMax)
+            problem("segment " + segment + " column '" + c.name() + "' (" + file + "): segment zone map ["
+                + show(f64, seg.zoneMin(-1, c.index()))
+                + ", " + show(f64, seg.zoneMax(-1, c.index())) + "] does not cover the data [" + show(f64, segMin)
+                + ", " + show(f64, segMax)
                 + "]");
         }
         return this;
     }
 
     /**
-     * Checks that every segment file a snapshot maps is still at least as long as its mapping, asking the file system for
-     * lengths only, never reading the data: a file cut short under a reader makes reads past its end fault (an
+     * Checks that every segment file a snapshot maps is still at least as long as its mapping, asking the file system
+     * for lengths only, never reading the data: a file cut short under a reader makes reads past its end fault (an
      * {@link InternalError} from the JVM), and this names it, safely, right after such a fault.
      *
      * @param snap the snapshot.
@@ -135,19 +144,22 @@ public final class TableCheck {
         for (int i = 0; i < snap.segmentCount() && !full(); i++) {
             final String cut = snap.segment(i).truncatedFile();
             if (cut != null) {
-                problem("segment " + i + " file " + cut + " (truncated while mapped); restore the table from a copy, or reload it");
+                problem("segment " + i + " file " + cut
+                    + " (truncated while mapped); restore the table from a copy, or reload it");
             }
         }
         return this;
     }
 
-    private static String where(final int segment, final int block, final Column c, final String file, final int from, final int to) {
-        return "segment " + segment + " block " + block + " column '" + c.name() + "' (" + file + ", rows " + from + "-" + (to - 1) + " of the segment)";
+    private static String where(final int segment, final int block, final Column c, final String file, final int from,
+        final int to) {
+        return "segment " + segment + " block " + block + " column '" + c.name() + "' (" + file + ", rows " + from + "-"
+            + (to - 1) + " of the segment)";
     }
 
     /**
-     * Checks every committed dictionary and every column of every segment of a snapshot: the dictionaries and the symbol
-     * columns first (a code outside its dictionary is what breaks queries), then the other columns.
+     * Checks every committed dictionary and every column of every segment of a snapshot: the dictionaries and the
+     * symbol columns first (a code outside its dictionary is what breaks queries), then the other columns.
      *
      * @param snap the snapshot.
      * @return this.
@@ -174,7 +186,8 @@ public final class TableCheck {
         }
     }
 
-    private static boolean covers(final boolean f64, final long zoneMin, final long zoneMax, final long min, final long max) {
+    private static boolean covers(final boolean f64, final long zoneMin, final long zoneMax, final long min,
+        final long max) {
         if (f64) {
             final double lo = Double.longBitsToDouble(min);
             final double hi = Double.longBitsToDouble(max);

@@ -20,15 +20,17 @@ import io.tradestore.core.txn.TxnState;
  */
 public final class TableReader implements AutoCloseable {
     /**
-     * Property: at most how often, in milliseconds, {@link #snapshot()} asks the file system whether the segment files it
-     * maps are still whole (default 1000; 0: at every call). A file cut short under a mapping makes reads past its end
-     * fault, and on JDK 17 the JVM throws that fault's InternalError, naming no file, only at the reading thread's next
-     * safepoint, possibly long after a query built an answer from the bytes the faulting reads returned; checking the
-     * lengths first names the file instead (docs/file-format.md, "Detecting damage"). Not at every call: a stat costs
-     * ~3 us a file on the development VM, ~0.35 ms for the 108 files of 50M trades, more than a small query takes.
+     * Property: at most how often, in milliseconds, {@link #snapshot()} asks the file system whether the segment files
+     * it maps are still whole (default 1000; 0: at every call). A file cut short under a mapping makes reads past its
+     * end fault, and on JDK 17 the JVM throws that fault's InternalError, naming no file, only at the reading thread's
+     * next safepoint, possibly long after a query built an answer from the bytes the faulting reads returned; checking
+     * the lengths first names the file instead (docs/file-format.md, "Detecting damage"). Not at every call: a stat
+     * costs ~3 us a file on the development VM, ~0.35 ms for the 108 files of 50M trades, more than a small query
+     * takes.
      */
     public static final String FILE_CHECK_PROPERTY = "tradestore.reader.fileCheckMs";
-    private final long fileCheckNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.max(0, Long.getLong(FILE_CHECK_PROPERTY, 1000)));
+    private final long fileCheckNanos =
+        java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.max(0, Long.getLong(FILE_CHECK_PROPERTY, 1000)));
     private long filesCheckedAt = System.nanoTime();
     private final Table table;
     private final Schema schema;
@@ -105,7 +107,8 @@ public final class TableReader implements AutoCloseable {
             dictionaries[i].refresh(s.dictCounts()[i], s.dictBytes()[i]);
             sizes[i] = (int) s.dictCounts()[i];
         }
-        current = new TableSnapshot(this, schema, s.sequence(), s.rowCount(), segments, dictionaries, sizes, symbolSlot, strides);
+        current = new TableSnapshot(this, schema, s.sequence(), s.rowCount(), segments, dictionaries, sizes, symbolSlot,
+            strides);
     }
 
     /** @return the schema. */

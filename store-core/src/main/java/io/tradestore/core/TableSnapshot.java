@@ -23,8 +23,10 @@ public final class TableSnapshot implements RecordAccess {
     private final int[] strides;
     private final TableReader reader;
 
-    TableSnapshot(final TableReader reader, final Schema schema, final long sequence, final long rowCount, final List<Segment> segs,
-                  final SymbolDictionary[] dictionaries, final int[] dictionarySizes, final int[] symbolSlot, final int[] strides) {
+    TableSnapshot(final TableReader reader, final Schema schema, final long sequence, final long rowCount,
+        final List<Segment> segs,
+                  final SymbolDictionary[] dictionaries, final int[] dictionarySizes, final int[] symbolSlot,
+                  final int[] strides) {
         this.reader = reader;
         this.schema = schema;
         this.sequence = sequence;
@@ -136,7 +138,8 @@ public final class TableSnapshot implements RecordAccess {
     @Override
     public long rowAddress(final long row, final int column) {
         final int segment = (int) (row >>> schema.segmentShift());
-        return segments[segment].columnBase(column) + (row - ((long) segment << schema.segmentShift())) * strides[column];
+        return segments[segment].columnBase(column)
+            + (row - ((long) segment << schema.segmentShift())) * strides[column];
     }
 
     @Override

@@ -73,8 +73,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     /** Rows null-filled at a time ahead of {@link #appendRow()}: 256 trades are 12.5 KB, well inside L1/L2. */
     private static final int NULL_CHUNK_ROWS = 256;
     /**
-     * Rows in the staging area by default: 16,384 trades are 784 KB (COLUMN) or 896 KB (ROW), inside this machine's 1 MiB L2
-     * (measured against 4,096, 8,192 and 65,536: the least writer and process CPU, see docs/benchmarks.md).
+     * Rows in the staging area by default: 16,384 trades are 784 KB (COLUMN) or 896 KB (ROW), inside this machine's 1
+     * MiB L2 (measured against 4,096, 8,192 and 65,536: the least writer and process CPU, see docs/benchmarks.md).
      */
     static final int DEFAULT_STAGE_ROWS = 16_384;
     /** Property that turns the staging area off ({@code false}: row appends store into the mappings, as before). */
@@ -157,7 +157,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     /** Whether full windows are copied by a second thread ({@link StageFlusher}). */
     private final boolean stageThread;
     private StageFlusher flusher;
-    /** The window the flusher is copying, or null; its rows are [flightFrom, stageFrom) (flightFrom is MAX_VALUE without one). */
+    /**
+     * The window the flusher is copying, or null; its rows are [flightFrom, stageFrom) (flightFrom is MAX_VALUE without
+     * one).
+     */
     private StagingArea flight;
     private long flightFrom = Long.MAX_VALUE;
     /**
@@ -171,17 +174,17 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * Uncommitted rows a flyweight could write through the mappings after their zone maps were widened (from the staged
      * values when their window was copied, or from the mappings at a block end on the mapped path): the part below the
      * zone watermark of each mapped run a flyweight positioned at ({@link #addressRunEnd}; it may step on with next()).
-     * Their zone maps are widened from the files once, at commit. On the mapped path the flyweights left on earlier rows
-     * are re-pointed after each block's zone maps were widened, so that they record the rows they can still reach.
+     * Their zone maps are widened from the files once, at commit. On the mapped path the flyweights left on earlier
+     * rows are re-pointed after each block's zone maps were widened, so that they record the rows they can still reach.
      */
     private final RowRanges mappedRuns = new RowRanges();
     /**
-     * Segments whose mapped column addresses {@link #columnAddress} handed out. Such an address reaches every row of its
-     * segment for as long as the writer is open, and the writer cannot see the stores made through it, so the zone maps
-     * of a raw-addressed segment's uncommitted rows are widened at commit only, when every store the caller meant for
-     * them has been made: the zone watermark never passes the first uncommitted row of such a segment before commit
-     * (see {@link #rawLimit()}). One pass over those rows, as at a block end, only later. {@link #releaseColumnAddresses}
-     * takes a segment out again (a loader done with it).
+     * Segments whose mapped column addresses {@link #columnAddress} handed out. Such an address reaches every row of
+     * its segment for as long as the writer is open, and the writer cannot see the stores made through it, so the zone
+     * maps of a raw-addressed segment's uncommitted rows are widened at commit only, when every store the caller meant
+     * for them has been made: the zone watermark never passes the first uncommitted row of such a segment before commit
+     * (see {@link #rawLimit()}). One pass over those rows, as at a block end, only later. {@link
+     * #releaseColumnAddresses} takes a segment out again (a loader done with it).
      */
     private final BitSet rawSegments = new BitSet();
     private final int stageRows;
@@ -208,18 +211,21 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         this.background = segmentRows >= PRECREATE_MIN_ROWS;
         this.symbolSlot = symbolSlots(schema);
         this.stageRows = (int) Math.min(segmentRows, stageRowsProperty());
-        this.staging = Boolean.parseBoolean(System.getProperty(STAGING_PROPERTY, "true")) && MappedFile.writeAvailable();
+        this.staging = Boolean.parseBoolean(System.getProperty(STAGING_PROPERTY, "true"))
+            && MappedFile.writeAvailable();
         updatePrefault();
         // by default only for segments large enough for background creation: with tiny segments (tests) every window
         // would be a hand-over to another thread and back
-        this.stageThread = Boolean.parseBoolean(System.getProperty(STAGE_THREAD_PROPERTY, Boolean.toString(background)));
+        this.stageThread =
+            Boolean.parseBoolean(System.getProperty(STAGE_THREAD_PROPERTY, Boolean.toString(background)));
         this.strides = new int[schema.columnCount()];
         for (final Column c : schema.columns()) {
             strides[c.index()] = io.tradestore.core.segment.SegmentDescriptor.stride(schema, c);
         }
         final Path lockPath = lockKey(dir.resolve(TableFiles.LOCK));
         if (!HELD_LOCKS.add(lockPath)) {
-            throw new StoreException("table '" + schema.name() + "' already has a writer in this process (lock " + lockPath
+            throw new StoreException("table '" + schema.name() + "' already has a writer in this process (lock "
+                + lockPath
                 + " is held); only one writer per table, in any process");
         }
         FileChannel ch = null;
@@ -246,12 +252,14 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         TxnFile t = null;
         final SymbolDictionary[] dicts = new SymbolDictionary[schema.symbolColumnCount()];
         try {
-            t = TxnFile.open(dir.resolve(io.tradestore.core.txn.TxnDescriptor.FILE_NAME), dicts.length, schema.hash(), true);
+            t = TxnFile.open(dir.resolve(io.tradestore.core.txn.TxnDescriptor.FILE_NAME), dicts.length, schema.hash(),
+                true);
             state = t.read();
             for (final Column c : schema.columns()) {
                 if (c.type() == ColumnType.SYMBOL) {
                     final int s = symbolSlot[c.index()];
-                    dicts[s] = SymbolDictionary.open(TableFiles.dictionary(dir, c), state.dictCounts()[s], state.dictBytes()[s], true);
+                    dicts[s] = SymbolDictionary.open(TableFiles.dictionary(dir, c), state.dictCounts()[s],
+                        state.dictBytes()[s], true);
                 }
             }
             this.txn = t;
@@ -377,7 +385,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     /**
      * appendRow's path outside an open staging window.
      *
-     * @param appender the flyweight that {@link #append} wraps at {@code row} next (it need not be re-pointed), or null.
+     * @param appender the flyweight that {@link #append} wraps at {@code row} next (it need not be re-pointed), or
+     *                 null.
      */
     private void appendOutsideStage(final long row, final Flyweight appender) {
         checkOpen();
@@ -413,8 +422,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             try {
                 openNextSegment(appender);
             } catch (final RuntimeException e) {
-                // no new window: the staged rows went to the files (or are in flight), so the flyweights left in the old
-                // window, the appender too (its append failed), must reach their rows through the mappings again
+                // no new window: the staged rows went to the files (or are in flight), so the flyweights left in the
+                // old window, the appender too (its append failed), must reach their rows through the mappings again
                 refreshAttached();
                 throw e;
             }
@@ -430,11 +439,11 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * Recomputes, from the files, the zone maps of the blocks holding rows flyweights could have written through the
      * mappings after their first widening (see {@link #mappedRuns}), once per commit: the zone maps of copied rows were
      * widened from the staged values, and a write through the mapping after that would be missed. Recomputed, not
-     * widened: a value overwritten since must not stay in its block's entry (whole unfiltered blocks answer min/max from
-     * their entries). Rows of those blocks from the watermark on (which may have gone back: rawAddressesOut) are left to
-     * the commit's widening that follows. Recording runs instead of recomputing from the lowest such row at every window
-     * keeps the work linear: a flyweight left on an early row is re-pointed at every window, which only grows its one
-     * run; each block is read once however many runs touch it. Call it with no window in flight.
+     * widened: a value overwritten since must not stay in its block's entry (whole unfiltered blocks answer min/max
+     * from their entries). Rows of those blocks from the watermark on (which may have gone back: rawAddressesOut) are
+     * left to the commit's widening that follows. Recording runs instead of recomputing from the lowest such row at
+     * every window keeps the work linear: a flyweight left on an early row is re-pointed at every window, which only
+     * grows its one run; each block is read once however many runs touch it. Call it with no window in flight.
      */
     private void recomputeMappedRuns() {
         final long blockRows = blockMask + 1L;
@@ -462,11 +471,15 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         mappedRuns.clear();
     }
 
-    /** Recomputes the blocks starting at table rows {@code [from, to)}, all in one segment, counting rows before {@link #zoneRow}. */
+    /**
+     * Recomputes the blocks starting at table rows {@code [from, to)}, all in one segment, counting rows before {@link
+     * #zoneRow}.
+     */
     private void recomputeBlocks(final long from, final long to) {
         final long segStart = from & -segmentRows;
         final long blockRows = blockMask + 1L;
-        segments.get((int) (from >>> shift)).recomputeBlocks((int) ((from - segStart) / blockRows), (int) ((to - segStart) / blockRows),
+        segments.get((int) (from >>> shift))
+            .recomputeBlocks((int) ((from - segStart) / blockRows), (int) ((to - segStart) / blockRows),
             (int) (Math.min(Math.max(zoneRow, segStart), segStart + segmentRows) - segStart));
     }
 
@@ -675,7 +688,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * {@link #commit()}.
      *
      * @param count rows wanted (at least 1).
-     * @return rows reserved, at least 1, fewer when the segment ends first; they start at the old {@link #pendingRows()}.
+     * @return rows reserved, at least 1, fewer when the segment ends first; they start at the old {@link
+     *              #pendingRows()}.
      */
     public int reserve(final int count) {
         if (count < 1) {
@@ -693,11 +707,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             // after row appends the background thread may be null-filling a chunk ahead: wait for it before writing
             claimChunks(pendingRows, n);
         }
-        final boolean columnZones = columnWritesOn && zoneRow == pendingRows && !rawSegments.get((int) (pendingRows >>> shift));
+        final boolean columnZones = columnWritesOn && zoneRow == pendingRows && !rawSegments
+            .get((int) (pendingRows >>> shift));
         if (columnZones) {
             // column writes: writeColumn widens the zone maps of the rows it writes, and every column of every reserved
-            // row is written with it, so no later pass over these rows is needed (unless raw addresses of the segment are
-            // out: stores through them may follow, so these rows are widened at commit, see rawSegments)
+            // row is written with it, so no later pass over these rows is needed (unless raw addresses of the segment
+            // are out: stores through them may follow, so these rows are widened at commit, see rawSegments)
             zoneRow = pendingRows + n;
         }
         pendingRows += n;
@@ -706,7 +721,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         if (columnZones) {
             // a flyweight left on an earlier uncommitted row may step (next()) into these rows and write them after
-            // writeColumn did: re-pointed, it records them (addressRunEnd), widened again at commit (none bound: nothing)
+            // writeColumn did: re-pointed, it records them (addressRunEnd), widened again at commit (none bound:
+            // nothing)
             refreshAttached();
         }
         return n;
@@ -729,7 +745,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      */
     public boolean columnWrites(final boolean on) {
         checkOpen();
-        final boolean use = on && schema.layout() == io.tradestore.core.schema.Layout.COLUMN && MappedFile.writeAvailable();
+        final boolean use = on && schema.layout() == io.tradestore.core.schema.Layout.COLUMN
+            && MappedFile.writeAvailable();
         columnWritesOn = use;
         updatePrefault();
         if (use) {
@@ -768,7 +785,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * @param src          native address of {@code rows} values at the column's width, back to back.
      * @param rows         how many rows.
      */
-    public void writeColumn(final int segment, final int column, final int rowInSegment, final long src, final int rows) {
+    public void writeColumn(final int segment, final int column, final int rowInSegment, final long src,
+        final int rows) {
         checkOpen();
         Bounds.checkIndex("segment", segment, segments.size(), "segmentCount");
         Bounds.checkIndex("column", column, schema.columnCount(), "columnCount");
@@ -819,8 +837,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
                 // kept for the next attempt (or for close() to delete): dropped, it would stay mapped and on disk
                 ahead.addFirst(next);
                 Thread.currentThread().interrupt();
-                throw new StoreException("interrupted while waiting for segment " + index + " of table '" + schema.name()
-                    + "' to be created; nothing was appended and the thread is still interrupted: clear the interrupt and"
+                throw new StoreException("interrupted while waiting for segment " + index + " of table '" + schema
+                    .name()
+                    + "' to be created; nothing was appended and the thread is still interrupted: clear the interrupt "
+                    + "and"
                     + " append again to continue, or close the writer", e);
             } catch (final ExecutionException e) {
                 // the segments after it were created for the wrong indexes now: the next attempt creates this one again
@@ -831,7 +851,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         }
         if (s == null) {
             // before the zone maps are widened: a failure here (full disk) must leave the watermark where it was, since
-            // the appender, left out of the re-pointing below, stays on the ended block's last row and may still write it
+            // the appender, left out of the re-pointing below, stays on the ended block's last row and may still write
+            // it
             s = Segment.create(schema, dir, index, allocator);
         }
         flushMappedZones(pendingRows, appender);
@@ -999,8 +1020,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             return;
         }
         if (copyFailure != null) {
-            throw new StoreException("cannot commit table '" + schema.name() + "': rows appended since the last commit could not"
-                + " be copied into the segment files (" + copyFailure.getMessage() + "); rollback() and append them again",
+            throw new StoreException("cannot commit table '" + schema.name()
+                + "': rows appended since the last commit could not"
+                + " be copied into the segment files (" + copyFailure.getMessage()
+                + "); rollback() and append them again",
                 copyFailure);
         }
         if (staging) {
@@ -1047,12 +1070,15 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             try {
                 sealListener.sealed(firstSealed, endSealed);
             } catch (final RuntimeException e) {
-                // the commit is published: a listener's failure is its own to report (SealIndexer does at close), not the commit's
+                // the commit is published: a listener's failure is its own to report (SealIndexer does at close), not
+                // the commit's
             }
         }
     }
 
-    /** Told when a commit makes segments wholly committed: their rows never change again, so derived files may be built. */
+    /**
+     * Told when a commit makes segments wholly committed: their rows never change again, so derived files may be built.
+     */
     @FunctionalInterface
     public interface SealListener {
         /**
@@ -1130,9 +1156,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
 
     /**
      * Rolls back as {@link #rollback()} does, then closes and deletes every segment that holds no committed row, those
-     * created ahead included, so that the space reserved for them goes back to the file system: segment files are created
-     * at full size, and a failed bulk load (the CSV loader calls this) would otherwise leave a small disk full. The next
-     * append creates the segment again. Addresses from {@link #columnAddress} of a deleted segment are invalid
+     * created ahead included, so that the space reserved for them goes back to the file system: segment files are
+     * created at full size, and a failed bulk load (the CSV loader calls this) would otherwise leave a small disk full.
+     * The next append creates the segment again. Addresses from {@link #columnAddress} of a deleted segment are invalid
      * afterwards; a flyweight left on one of its rows points at a scratch row of this writer until it moves.
      */
     public void rollbackAndDeleteSegments() {
@@ -1175,7 +1201,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private void checkSymbolColumn(final int column) {
         Bounds.checkIndex("column", column, schema.columnCount(), "columnCount");
         if (symbolSlot[column] < 0) {
-            throw new StoreException("column '" + schema.column(column).name() + "' is " + schema.column(column).typeName()
+            throw new StoreException("column '" + schema.column(column).name() + "' is " + schema.column(column)
+                .typeName()
                 + ", not a symbol");
         }
     }
@@ -1223,9 +1250,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * Tells the writer that every store meant for the uncommitted rows of a segment through its {@link #columnAddress}
      * addresses has been made, so that their zone maps may be widened before commit again (as appends pass their
      * blocks, or when the next segment opens) instead of at commit. A bulk loader calls it when it moves on to the next
-     * segment: the pass over the full segment then runs while later input is parsed, not after it. A store through those
-     * addresses after this call may be missed by the zone maps, until {@link #columnAddress} is asked for the segment
-     * again.
+     * segment: the pass over the full segment then runs while later input is parsed, not after it. A store through
+     * those addresses after this call may be missed by the zone maps, until {@link #columnAddress} is asked for the
+     * segment again.
      *
      * @param segment the segment index, as for {@link #columnAddress}.
      */
@@ -1333,8 +1360,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     }
 
     /**
-     * Discards uncommitted rows, unmaps everything, deletes the segments that hold no committed row and releases the lock;
-     * idempotent.
+     * Discards uncommitted rows, unmaps everything, deletes the segments that hold no committed row and releases the
+     * lock; idempotent.
      */
     @Override
     public void close() {
@@ -1373,7 +1400,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
                 s.close();
             }
             segments.clear();
-            // the segments no committed row needs hold full-size files: give their space back (see rollbackAndDeleteSegments)
+            // the segments no committed row needs hold full-size files: give their space back (see
+            // rollbackAndDeleteSegments)
             SegmentDirectories.deleteQuietly(dir, segmentsHolding(committedRows));
             if (detachedRow != 0) {
                 NativeMemory.free(detachedRow, (long) schema.columnCount() * Long.BYTES);
@@ -1406,9 +1434,9 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     }
 
     /**
-     * Closes a segment created ahead that holds no rows, and deletes it (it is created again when needed). Waits for its
-     * creation even on an interrupted thread (it takes a bounded time): otherwise the segment would stay mapped and on
-     * disk.
+     * Closes a segment created ahead that holds no rows, and deletes it (it is created again when needed). Waits for
+     * its creation even on an interrupted thread (it takes a bounded time): otherwise the segment would stay mapped and
+     * on disk.
      */
     private static void discard(final CompletableFuture<Segment> created) {
         final Segment unused;

@@ -68,7 +68,7 @@ class CrashTest {
     private long killOnce(final int c, final long before, final SplittableRandom random) throws Exception {
         final Object[] cfg = CONFIGS[c];
         long reported = 0;
-        long ready;
+        final long ready;
         try (ChildJvm child =
             ChildJvm.start("crash", tableDir(c).toString(), cfg[0].toString(), cfg[1].toString(), cfg[2].toString(),
             cfg[3].toString(), cfg[4].toString(), Long.toString(random.nextLong()))) {

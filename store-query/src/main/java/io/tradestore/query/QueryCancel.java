@@ -29,7 +29,10 @@ public final class QueryCancel {
         return reason != null;
     }
 
-    /** @return the failure the cancelled query reports (a new exception each call, thrown from the query's thread), or null. */
+    /**
+     * @return the failure the cancelled query reports (a new exception each call, thrown from the query's thread), or
+     * null.
+     */
     public QueryException failure() {
         final QueryException r = reason;
         return r == null ? null : new QueryException(r.code(), r.getMessage(), "");

@@ -123,7 +123,8 @@ public final class QueryEngine implements AutoCloseable {
      * @param timeoutMs the longest it may run.
      * @param cancel    stops the query when cancelled (it fails with the cancel's code and message), or null.
      * @return the result.
-     * @throws QueryException with a code, a message and a JSON path when the query is bad, too big, too slow or cancelled.
+     * @throws QueryException with a code, a message and a JSON path when the query is bad, too big, too slow or
+     *                        cancelled.
      */
     public QueryResult execute(final String json, final long timeoutMs, final QueryCancel cancel) {
         final long start = clock.getAsLong();
@@ -131,10 +132,11 @@ public final class QueryEngine implements AutoCloseable {
     }
 
     /**
-     * Parses and runs a JSON query read from its bytes (an HTTP body: no copy into a String first) that a server answers
-     * within {@code timeoutMs}, as {@link #execute(String, long)} does.
+     * Parses and runs a JSON query read from its bytes (an HTTP body: no copy into a String first) that a server
+     * answers within {@code timeoutMs}, as {@link #execute(String, long)} does.
      *
-     * @param utf8Json  the query text in UTF-8, read to its end and closed (see {@link QueryParser#parse(InputStream)}).
+     * @param utf8Json  the query text in UTF-8, read to its end and closed (see {@link
+     *                  QueryParser#parse(InputStream)}).
      * @param timeoutMs the longest it may run.
      * @return the result.
      * @throws QueryException with a code, a message and a JSON path when the query is bad, too big or too slow.
@@ -144,14 +146,15 @@ public final class QueryEngine implements AutoCloseable {
     }
 
     /**
-     * Parses and runs a JSON query read from its bytes as {@link #execute(InputStream, long)} does, which another thread
-     * may stop.
+     * Parses and runs a JSON query read from its bytes as {@link #execute(InputStream, long)} does, which another
+     * thread may stop.
      *
      * @param utf8Json  the query text in UTF-8, read to its end and closed.
      * @param timeoutMs the longest it may run.
      * @param cancel    stops the query when cancelled (it fails with the cancel's code and message), or null.
      * @return the result.
-     * @throws QueryException with a code, a message and a JSON path when the query is bad, too big, too slow or cancelled.
+     * @throws QueryException with a code, a message and a JSON path when the query is bad, too big, too slow or
+     *                        cancelled.
      */
     public QueryResult execute(final InputStream utf8Json, final long timeoutMs, final QueryCancel cancel) {
         final long start = clock.getAsLong();
@@ -164,12 +167,15 @@ public final class QueryEngine implements AutoCloseable {
             return execute(q, start, cancel);
         }
         try {
-            return execute(new Query(q.table(), q.time(), q.filter(), q.columns(), q.groupBy(), q.aggs(), q.having(), q.orderBy(), q.limit(),
+            return execute(
+                new Query(q.table(), q.time(), q.filter(), q.columns(), q.groupBy(), q.aggs(), q.having(), q.orderBy(),
+                q.limit(),
                 new Options(timeoutMs, o.maxGroups(), o.epochNanos())), start, cancel);
         } catch (final QueryException e) {
             if (e.code() == ErrorCode.TIMEOUT && "/options/timeoutMs".equals(e.path())) {
                 // the limit is the caller's (a server's), not an options.timeoutMs the query's author wrote
-                throw new QueryException(ErrorCode.TIMEOUT, "the query did not finish within the server's limit of " + timeoutMs
+                throw new QueryException(ErrorCode.TIMEOUT,
+                    "the query did not finish within the server's limit of " + timeoutMs
                     + " ms; narrow the time range or filter", "");
             }
             throw e;
@@ -193,7 +199,8 @@ public final class QueryEngine implements AutoCloseable {
      * @param query  the query.
      * @param cancel stops the query when cancelled (it fails with the cancel's code and message), or null.
      * @return the result.
-     * @throws QueryException with a code, a message and a JSON path when the query is bad, too big, too slow or cancelled.
+     * @throws QueryException with a code, a message and a JSON path when the query is bad, too big, too slow or
+     *                        cancelled.
      */
     public QueryResult execute(final Query query, final QueryCancel cancel) {
         return execute(query, clock.getAsLong(), cancel);
@@ -202,8 +209,10 @@ public final class QueryEngine implements AutoCloseable {
     private QueryResult execute(final Query query, final long start, final QueryCancel cancel) {
         final Long asked = query.options().maxGroups();
         if (asked != null && asked > maxGroupsLimit) {
-            throw new QueryException(ErrorCode.INVALID_QUERY, "maxGroups=" + asked + " is above this engine's limit of " + maxGroupsLimit
-                + " groups (a server sets it with --max-groups); ask for fewer or narrow the group-by", "/options/maxGroups");
+            throw new QueryException(ErrorCode.INVALID_QUERY,
+                "maxGroups=" + asked + " is above this engine's limit of " + maxGroupsLimit
+                + " groups (a server sets it with --max-groups); ask for fewer or narrow the group-by",
+                "/options/maxGroups");
         }
         final QueryCancel own = cancel != null ? cancel : new QueryCancel();
         begin(own);
@@ -214,7 +223,9 @@ public final class QueryEngine implements AutoCloseable {
         }
     }
 
-    /** Counts a query as running, so that {@link #close()} cancels it and waits for it before unmapping what it reads. */
+    /**
+     * Counts a query as running, so that {@link #close()} cancels it and waits for it before unmapping what it reads.
+     */
     private synchronized void begin(final QueryCancel cancel) {
         if (closed) {
             throw new QueryException(ErrorCode.OVERLOADED, "the query engine is closed", "");
@@ -232,27 +243,31 @@ public final class QueryEngine implements AutoCloseable {
     private QueryResult run(final Query query, final long start, final QueryCancel cancel) {
         final TableSnapshot snap = snapshot(query.table());
         try {
-            return QueryRunner.run(query, snap, pool, threads, useIndexes ? indexes : null, start, morselRows, smallQueryRows, clock, cancel);
+            return QueryRunner.run(query, snap, pool, threads, useIndexes ? indexes : null, start, morselRows,
+                smallQueryRows, clock, cancel);
         } catch (final QueryException e) {
             throw e;
         } catch (final StoreException e) {
-            // the store said what is wrong and where (a segment that cannot be read, an index file that fails its checks once written)
+            // the store said what is wrong and where (a segment that cannot be read, an index file that fails its
+            // checks once written)
             throw QueryException.storeProblem("store error while running the query: " + e.getMessage(), e);
         } catch (final RuntimeException | StackOverflowError | InternalError e) {
-            // a file cut short under the engine makes a read of its mapping fault, which the JVM throws as an InternalError
-            // (a worker's wrapped) naming no file; the files' lengths, asked of the file system without reading a mapping,
-            // name it. First: the pass over the data below would fault on the same file
+            // a file cut short under the engine makes a read of its mapping fault, which the JVM throws as an
+            // InternalError (a worker's wrapped) naming no file; the files' lengths, asked of the file system without
+            // reading a mapping, name it. First: the pass over the data below would fault on the same file
             final List<String> cut = new TableCheck(snap.schema().name(), 1).fileLengths(snap).problems();
             if (!cut.isEmpty()) {
                 throw QueryException.storeProblem("damaged data in " + cut.get(0), e);
             }
-            // the kernels trust symbol codes and zone maps: a value outside them (an index out of bounds, a group key outside
-            // its range) means damaged files, not a bad query; a pass over the table on this failure path tells which. Not
-            // for an Error (a worker's is wrapped): a pass while memory or stack runs short would only make it worse
+            // the kernels trust symbol codes and zone maps: a value outside them (an index out of bounds, a group key
+            // outside its range) means damaged files, not a bad query; a pass over the table on this failure path tells
+            // which. Not for an Error (a worker's is wrapped): a pass while memory or stack runs short would only make
+            // it worse
             if (e instanceof RuntimeException && !(e.getCause() instanceof Error)) {
                 final List<String> damage = new TableCheck(snap.schema().name(), 1).all(snap).problems();
                 if (!damage.isEmpty()) {
-                    throw QueryException.storeProblem("damaged data in " + damage.get(0) + "; `tradestore check` lists every problem", e);
+                    throw QueryException.storeProblem("damaged data in " + damage.get(0)
+                        + "; `tradestore check` lists every problem", e);
                 }
             }
             throw internal(e);
@@ -260,7 +275,8 @@ public final class QueryEngine implements AutoCloseable {
     }
 
     private static QueryException internal(final Throwable e) {
-        return new QueryException(ErrorCode.INTERNAL, "internal error while running the query (" + e.getClass().getSimpleName() + ": "
+        return new QueryException(ErrorCode.INTERNAL,
+            "internal error while running the query (" + e.getClass().getSimpleName() + ": "
             + e.getMessage() + ")", "", e);
     }
 
@@ -280,7 +296,8 @@ public final class QueryEngine implements AutoCloseable {
             TableReader r = readers.get(table);
             if (r == null) {
                 if (table == null || !store.hasTable(table)) {
-                    throw new QueryException(ErrorCode.UNKNOWN_TABLE, "unknown table '" + StoreException.echo(table) + "'; tables are " + store.tableNames(),
+                    throw new QueryException(ErrorCode.UNKNOWN_TABLE,
+                        "unknown table '" + StoreException.echo(table) + "'; tables are " + store.tableNames(),
                         "/table");
                 }
                 try {

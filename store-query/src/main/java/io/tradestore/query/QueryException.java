@@ -32,7 +32,8 @@ public class QueryException extends StoreException {
         this(code, message, path, cause, false);
     }
 
-    private QueryException(final ErrorCode code, final String message, final String path, final Throwable cause, final boolean storeProblem) {
+    private QueryException(final ErrorCode code, final String message, final String path, final Throwable cause,
+        final boolean storeProblem) {
         super(message, cause);
         this.code = code;
         this.path = path == null ? "" : path;
@@ -56,7 +57,8 @@ public class QueryException extends StoreException {
      * @return INVALID_QUERY saying the field's range, as the model's constructors and the JSON parser say it.
      */
     public static QueryException outOfRange(final String path, final long min, final long max, final Object value) {
-        return new QueryException(ErrorCode.INVALID_QUERY, "must be an integer between " + min + " and " + max + ", not " + value, path);
+        return new QueryException(ErrorCode.INVALID_QUERY,
+            "must be an integer between " + min + " and " + max + ", not " + value, path);
     }
 
     /**

@@ -12,6 +12,7 @@ package io.tradestore.query;
  * @param indexedSegments  segments whose symbol filters were answered from bitmap indexes.
  * @param rowsSummarized   matched rows aggregated from value summaries without reading them (included in rowsMatched).
  */
-public record QueryStats(long elapsedMicros, long rowsScanned, long rowsMatched, long segmentsScanned, long segmentsSkipped,
+public record QueryStats(long elapsedMicros, long rowsScanned, long rowsMatched, long segmentsScanned,
+    long segmentsSkipped,
                          long blocksSkipped, long indexedSegments, long rowsSummarized) {
 }

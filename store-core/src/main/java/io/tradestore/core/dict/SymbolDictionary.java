@@ -28,7 +28,8 @@ public final class SymbolDictionary implements AutoCloseable {
     private volatile int[] table = newTable(32);
     private volatile int size;
     private long byteLength = SymbolDictionaryDescriptor.HEADER_LENGTH;
-    private final ByteBuffer header = ByteBuffer.allocate(SymbolDictionaryDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer header = ByteBuffer.allocate(SymbolDictionaryDescriptor.HEADER_LENGTH)
+        .order(ByteOrder.LITTLE_ENDIAN);
 
     private SymbolDictionary(final Path path, final FileChannel channel, final boolean writable) {
         this.path = path;
@@ -47,7 +48,8 @@ public final class SymbolDictionary implements AutoCloseable {
             final FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                 StandardOpenOption.WRITE);
             final SymbolDictionary d = new SymbolDictionary(path, ch, true);
-            d.header.putInt(SymbolDictionaryDescriptor.FORMAT_VERSION_OFFSET, SymbolDictionaryDescriptor.FORMAT_VERSION);
+            d.header.putInt(SymbolDictionaryDescriptor.FORMAT_VERSION_OFFSET,
+                SymbolDictionaryDescriptor.FORMAT_VERSION);
             ch.write(d.header, 0);
             return d;
         } catch (final IOException e) {
@@ -121,7 +123,8 @@ public final class SymbolDictionary implements AutoCloseable {
         final long need = committedBytes - byteLength;
         try {
             if (channel.size() < committedBytes || need < 0 || need > Integer.MAX_VALUE) {
-                throw new StoreException("truncated dictionary file " + path + ": size=" + channel.size() + " committedBytes="
+                throw new StoreException("truncated dictionary file " + path + ": size=" + channel.size()
+                    + " committedBytes="
                     + committedBytes);
             }
             final ByteBuffer buf = ByteBuffer.allocate((int) need).order(ByteOrder.LITTLE_ENDIAN);
@@ -168,7 +171,8 @@ public final class SymbolDictionary implements AutoCloseable {
     public String value(final int code) {
         final String[] v = values;
         if (Bounds.SHOULD_BOUNDS_CHECK && (code < 0 || code >= size)) {
-            throw new IndexOutOfBoundsException("code=" + code + " dictionarySize=" + size + " file=" + path.getFileName());
+            throw new IndexOutOfBoundsException("code=" + code + " dictionarySize=" + size + " file=" + path
+                .getFileName());
         }
         return v[code];
     }
@@ -214,7 +218,8 @@ public final class SymbolDictionary implements AutoCloseable {
             if (code < 0) {
                 return -1;
             }
-            if (code < b.length && b[code] != null && Arrays.equals(b[code], 0, b[code].length, buf, offset, offset + length)) {
+            if (code < b.length && b[code] != null
+                && Arrays.equals(b[code], 0, b[code].length, buf, offset, offset + length)) {
                 return code;
             }
             i = (i + 1) & mask;
@@ -255,7 +260,8 @@ public final class SymbolDictionary implements AutoCloseable {
 
     private synchronized int append(final byte[] b, final String s) {
         if (!writable) {
-            throw new StoreException("symbol '" + s + "' is not in dictionary " + path.getFileName() + " and this view is read-only");
+            throw new StoreException("symbol '" + s + "' is not in dictionary " + path.getFileName()
+                + " and this view is read-only");
         }
         if (b.length > SymbolDictionaryDescriptor.MAX_SYMBOL_LENGTH) {
             throw new StoreException("symbol of " + b.length + " bytes is longer than the limit of "

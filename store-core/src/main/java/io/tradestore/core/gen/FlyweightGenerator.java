@@ -17,17 +17,23 @@ import io.tradestore.core.schema.SchemaCodec;
  * setters ({@code price(long)} returning {@code this}), static row offsets, and positioning by {@code wrap(row)} or
  * {@code next()} that only adds strides inside a segment. {@code wrap} and {@code next} check that the source is
  * still open; a getter called after its reader or writer closed, without a new wrap, reads unmapped memory, as
- * with any flyweight (SBE, Agrona): keep flyweights no longer than their source. The output is deterministic, so a committed copy can be
- * checked for staleness. Pure string work: it loads no native code, so it can run inside the Maven build.
+ * with any flyweight (SBE, Agrona): keep flyweights no longer than their source. The output is deterministic, so a
+ * committed copy can be checked for staleness. Pure string work: it loads no native code, so it can run inside the
+ * Maven build.
  *
  * <p>Run as a program: {@code FlyweightGenerator SCHEMA.json OUTPUT_DIR PACKAGE CLASS_NAME}.
  */
 public final class FlyweightGenerator {
-    private static final Set<String> KEYWORDS = Set.of("abstract", "assert", "boolean", "break", "byte", "case", "catch",
-        "char", "class", "const", "continue", "default", "do", "double", "else", "enum", "extends", "final", "finally", "float",
-        "for", "goto", "if", "implements", "import", "instanceof", "int", "interface", "long", "native", "new", "package",
-        "private", "protected", "public", "return", "short", "static", "strictfp", "super", "switch", "synchronized", "this",
-        "throw", "throws", "transient", "try", "void", "volatile", "while", "true", "false", "null", "var", "record", "yield",
+    private static final Set<String> KEYWORDS =
+        Set.of("abstract", "assert", "boolean", "break", "byte", "case", "catch",
+        "char", "class", "const", "continue", "default", "do", "double", "else", "enum", "extends", "final", "finally",
+        "float",
+        "for", "goto", "if", "implements", "import", "instanceof", "int", "interface", "long", "native", "new",
+        "package",
+        "private", "protected", "public", "return", "short", "static", "strictfp", "super", "switch", "synchronized",
+        "this",
+        "throw", "throws", "transient", "try", "void", "volatile", "while", "true", "false", "null", "var", "record",
+        "yield",
         "bind", "wrap", "next", "row", "access", "position", "advance", "notWritable");
 
     private FlyweightGenerator() {
@@ -89,7 +95,8 @@ public final class FlyweightGenerator {
         o.append("\n    @Override\n    public ").append(className).append(" bind(final RecordAccess access) {\n");
         o.append("        if (access.columnsHash() != COLUMNS_HASH) {\n");
         o.append("            throw new StoreException(\"").append(className)
-            .append(" does not fit this table: its columns differ from schema '").append(schema.name()).append("'\");\n");
+            .append(" does not fit this table: its columns differ from schema '").append(schema.name())
+            .append("'\");\n");
         o.append("        }\n");
         o.append("        this.access = access;\n        this.writable = access.writable();\n");
         o.append("        this.row = -1;\n        this.limit = access.rowLimit();\n        toScratch();\n");
@@ -179,9 +186,11 @@ public final class FlyweightGenerator {
                 kind = "Long";
                 break;
         }
-        // a char is one byte holding its ASCII code: read without sign extension, stored narrowed (the setter checks the range)
+        // a char is one byte holding its ASCII code: read without sign extension, stored narrowed (the setter checks
+        // the range)
         final boolean ascii = c.type() == ColumnType.CHAR;
-        final String get = ascii ? "(char) (NativeMemory.getByte(" + a + ") & 0xFF)" : "NativeMemory.get" + kind + "(" + a + ")";
+        final String get = ascii ? "(char) (NativeMemory.getByte(" + a + ") & 0xFF)" : "NativeMemory.get" + kind + "("
+            + a + ")";
         final String put = "NativeMemory.put" + kind + "(" + a + (ascii ? ", (byte) value)" : ", value)");
         final String what;
         switch (c.type()) {
@@ -272,7 +281,8 @@ public final class FlyweightGenerator {
      * @return the file written.
      * @throws IOException when the file cannot be written.
      */
-    public static Path write(final Schema schema, final Path outputDir, final String packageName, final String className)
+    public static Path write(final Schema schema, final Path outputDir, final String packageName,
+        final String className)
         throws IOException {
         final Path file = outputDir.resolve(packageName.replace('.', '/')).resolve(className + ".java");
         Files.createDirectories(file.getParent());

@@ -42,7 +42,8 @@ final class ChunkParser implements AutoCloseable {
     private static final int MAX_SHOWN = 64;
     /** Rejects held per chunk before it stops and lets the loader take them, so garbage input keeps the heap small. */
     static final int MAX_REJECTS_PER_CHUNK = 1024;
-    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
+    private static final java.lang.management.ThreadMXBean THREADS =
+        java.lang.management.ManagementFactory.getThreadMXBean();
 
     private final FieldParser values = new FieldParser();
     private final int maxLineLength;
@@ -403,7 +404,8 @@ final class ChunkParser implements AutoCloseable {
             // fast path: a symbol shorter than 8 bytes ending at a comma, found with one 8-byte read
             final long word = NativeMemory.getLong(start);
             final long del = word ^ 0x7F7F7F7F7F7F7F7FL; // a zero byte where word has DEL
-            final long flags = ((word - 0x2D2D2D2D2D2D2D2DL) & ~word & 0x8080808080808080L) | (word & 0x8080808080808080L)
+            final long flags =
+            ((word - 0x2D2D2D2D2D2D2D2DL) & ~word & 0x8080808080808080L) | (word & 0x8080808080808080L)
                 | ((del - 0x0101010101010101L) & ~del & 0x8080808080808080L);
             if (flags != 0) {
                 final int n = Long.numberOfTrailingZeros(flags) >>> 3;
@@ -441,7 +443,8 @@ final class ChunkParser implements AutoCloseable {
         return addSymbol(f, start, p - start, ascii, lim - start) ? p : -1;
     }
 
-    private boolean addSymbol(final int f, final long address, final long length, final boolean ascii, final long readable) {
+    private boolean addSymbol(final int f, final long address, final long length, final boolean ascii,
+        final long readable) {
         if (length > SymbolDictionaryDescriptor.MAX_SYMBOL_LENGTH) {
             values.error = E_TOO_LONG;
             return false;
@@ -683,17 +686,20 @@ final class ChunkParser implements AutoCloseable {
         return new ChunkBuffer.Reject(errLine, column, message);
     }
 
-    static String valueMessage(final Column c, final int kind, final int code, final String text, final int fractionDigits) {
+    static String valueMessage(final Column c, final int kind, final int code, final String text,
+        final int fractionDigits) {
         final String prefix = "column '" + c.name() + "': ";
         switch (code) {
             case E_NULL:
                 return prefix + "empty value, but the designated timestamp cannot be null";
             case E_TOO_LONG:
-                return prefix + "symbol is longer than the limit of " + SymbolDictionaryDescriptor.MAX_SYMBOL_LENGTH + " bytes";
+                return prefix + "symbol is longer than the limit of " + SymbolDictionaryDescriptor.MAX_SYMBOL_LENGTH
+                    + " bytes";
             case E_ENCODING:
                 return prefix + "'" + text + "' is not valid UTF-8";
             case FieldParser.E_SCALE:
-                return prefix + "'" + text + "' has " + fractionDigits + " fraction digits, more than the scale of " + c.typeName();
+                return prefix + "'" + text + "' has " + fractionDigits + " fraction digits, more than the scale of " + c
+                    .typeName();
             case FieldParser.E_RANGE:
                 return prefix + "'" + text + "' is out of range for " + c.typeName() + rangeText(kind);
             case FieldParser.E_OFFSET:

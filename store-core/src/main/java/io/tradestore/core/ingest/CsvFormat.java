@@ -18,7 +18,8 @@ final class CsvFormat {
     /** File offset of the first data byte, after the header. */
     final long dataOffset;
 
-    CsvFormat(final String fileName, final Schema schema, final int[] columnOf, final int headerLines, final long dataOffset) {
+    CsvFormat(final String fileName, final Schema schema, final int[] columnOf, final int headerLines,
+        final long dataOffset) {
         this.fileName = fileName;
         this.schema = schema;
         this.fieldCount = columnOf.length;

@@ -27,7 +27,8 @@ final class CsvHeader {
      * @param rowsCommitted rows of this load already committed (earlier inputs), for the failure.
      * @return the mapping.
      */
-    static CsvFormat parse(final CsvInput in, final String name, final Schema schema, final int maxLineLength, final long rowsCommitted) {
+    static CsvFormat parse(final CsvInput in, final String name, final Schema schema, final int maxLineLength,
+        final long rowsCommitted) {
         final String columns = String.join(",", schema.columnNames());
         if (in == null || in.limitOffset == 0) {
             throw error(name, 1, 1, "empty file; expected a header row naming the columns " + columns, rowsCommitted);
@@ -53,7 +54,8 @@ final class CsvHeader {
                 p++;
                 while (true) {
                     if (p >= end) {
-                        throw error(name, 1, fieldStart - lineStart + 1, "unterminated quoted name in the header row", rowsCommitted);
+                        throw error(name, 1, fieldStart - lineStart + 1, "unterminated quoted name in the header row",
+                            rowsCommitted);
                     }
                     final byte b = NativeMemory.getByte(p);
                     if (b == '"') {
@@ -98,21 +100,26 @@ final class CsvHeader {
                 }
                 throw error(name, 1, column, "empty column name in the header row", rowsCommitted);
             }
-            if (fieldName.indexOf('\r') >= 0) { // a CRLF's CR is stripped at the end of the last name: this one ends no line
+            // a CRLF's CR is stripped at the end of the last name: this one ends no line
+            if (fieldName.indexOf('\r') >= 0) {
                 final int cr = raw.indexOf('\r');
                 final long crColumn = column + (NativeMemory.getByte(fieldStart) == '"' ? 1 : 0)
                     + raw.substring(0, cr).getBytes(StandardCharsets.UTF_8).length;
-                throw error(name, 1, crColumn, "a carriage return inside the header row; lines must end in LF or CRLF (a file whose lines end"
+                throw error(name, 1, crColumn,
+                    "a carriage return inside the header row; lines must end in LF or CRLF (a file whose lines end"
                     + " in CR alone reads as one line)", rowsCommitted);
             }
             final int c = schema.indexOf(fieldName);
             if (c < 0) {
-                throw error(name, 1, column, "unknown column '" + StoreException.echo(raw.strip()) + "'; table '" + schema.name() + "' has columns "
+                throw error(name, 1, column,
+                    "unknown column '" + StoreException.echo(raw.strip()) + "'; table '" + schema.name()
+                    + "' has columns "
                     + columns, rowsCommitted);
             }
             for (int i = 0; i < fields; i++) {
                 if (columnOf[i] == c) {
-                    throw error(name, 1, column, "duplicate column '" + fieldName + "' (also at column " + at[i] + ")", rowsCommitted);
+                    throw error(name, 1, column, "duplicate column '" + fieldName + "' (also at column " + at[i] + ")",
+                        rowsCommitted);
                 }
             }
             columnOf[fields] = c;
@@ -125,7 +132,8 @@ final class CsvHeader {
                 found |= columnOf[i] == c;
             }
             if (!found) {
-                throw error(name, 1, 1, "missing column '" + schema.column(c).name() + "'; the header must name every column of table '"
+                throw error(name, 1, 1,
+                    "missing column '" + schema.column(c).name() + "'; the header must name every column of table '"
                     + schema.name() + "': " + columns, rowsCommitted);
             }
         }
@@ -141,7 +149,8 @@ final class CsvHeader {
      * @param rowsCommitted rows of this load already committed (earlier inputs).
      * @return the failure, as {@code FILE:LINE:COLUMN: message}.
      */
-    static LoadException error(final String file, final long line, final long column, final String message, final long rowsCommitted) {
+    static LoadException error(final String file, final long line, final long column, final String message,
+        final long rowsCommitted) {
         return new LoadException(file + ":" + line + ":" + column + ": " + message, file, line, column, rowsCommitted);
     }
 
@@ -155,8 +164,10 @@ final class CsvHeader {
      * @param rowsCommitted rows of this load already committed (earlier inputs).
      * @return the failure.
      */
-    static LoadException tooLong(final String file, final int maxLineLength, final int bufferLength, final long rowsCommitted) {
+    static LoadException tooLong(final String file, final int maxLineLength, final int bufferLength,
+        final long rowsCommitted) {
         return error(file, 1, maxLineLength + 1L, "header row is longer than the limit of " + maxLineLength + " bytes"
-            + (bufferLength > 0 ? " (and than the " + bufferLength + "-byte buffer of compressed or piped input)" : ""), rowsCommitted);
+            + (bufferLength > 0 ? " (and than the " + bufferLength + "-byte buffer of compressed or piped input)" : ""),
+            rowsCommitted);
     }
 }

@@ -20,7 +20,8 @@ final class CsvInput {
     /** Bytes of native memory this input owns at {@code base} (stream buffers), 0 for a mapping it only borrows. */
     private long ownedLength;
 
-    CsvInput(final CsvFormat format, final long base, final long baseOffset, final long startOffset, final long stopOffset,
+    CsvInput(final CsvFormat format, final long base, final long baseOffset, final long startOffset,
+        final long stopOffset,
              final long limitOffset, final boolean eofAtLimit, final long ownedLength) {
         this.format = format;
         this.base = base;
@@ -36,7 +37,9 @@ final class CsvInput {
         return base + (offset - baseOffset);
     }
 
-    /** @param f the file's header mapping. @param start where records start. @return this input's bytes for that format. */
+    /**
+     * @param f the file's header mapping. @param start where records start. @return this input's bytes for that format.
+     */
     CsvInput withFormat(final CsvFormat f, final long start) {
         final CsvInput in = new CsvInput(f, base, baseOffset, start, stopOffset, limitOffset, eofAtLimit, ownedLength);
         ownedLength = 0;

@@ -64,7 +64,10 @@ public final class CsvLoader implements AutoCloseable {
     private final int window;
     private final int[][] symbolMaps;
     private final long[] destinations;
-    /** Whether chunks reach the segments by write(2) ({@link TableWriter#columnWrites}) instead of memcpy into the mapping. */
+    /**
+     * Whether chunks reach the segments by write(2) ({@link TableWriter#columnWrites}) instead of memcpy into the
+     * mapping.
+     */
     private boolean columnWrites;
 
     private final long startNanos = System.nanoTime();
@@ -116,7 +119,8 @@ public final class CsvLoader implements AutoCloseable {
      * @return what was loaded.
      * @throws LoadException on bad input (the table is at its last commit).
      */
-    public static LoadResult load(final Table table, final List<Path> inputs, final LoadOptions options, final LoadProgress progress) {
+    public static LoadResult load(final Table table, final List<Path> inputs, final LoadOptions options,
+        final LoadProgress progress) {
         try (TableWriter w = table.writer(options.durability())) {
             return load(w, inputs, options, progress);
         }
@@ -140,7 +144,8 @@ public final class CsvLoader implements AutoCloseable {
             for (final Path f : files) {
                 try {
                     // a pipe has no size: the total is then unknown, as for standard input
-                    loader.bytesTotal = loader.bytesTotal < 0 || !Files.isRegularFile(f) ? -1 : loader.bytesTotal + Files.size(f);
+                    loader.bytesTotal = loader.bytesTotal < 0 || !Files.isRegularFile(f) ? -1 : loader.bytesTotal
+                        + Files.size(f);
                 } catch (final IOException e) {
                     throw new LoadException(f + ": cannot read: " + StoreException.reason(e), f.toString(), 0, 0, 0);
                 }
@@ -159,7 +164,8 @@ public final class CsvLoader implements AutoCloseable {
      * @param progress progress callback, or null.
      * @return what was loaded.
      */
-    public static LoadResult load(final TableWriter writer, final String name, final InputStream in, final LoadOptions options,
+    public static LoadResult load(final TableWriter writer, final String name, final InputStream in,
+        final LoadOptions options,
                                   final LoadProgress progress) {
         try (CsvLoader loader = new CsvLoader(writer, options, progress)) {
             loader.bytesTotal = -1;
@@ -181,7 +187,8 @@ public final class CsvLoader implements AutoCloseable {
                     s.filter(Files::isRegularFile).filter(f -> !f.getFileName().toString().startsWith("."))
                         .sorted().forEach(files::add);
                 } catch (final IOException e) {
-                    throw new LoadException(p + ": cannot list directory: " + StoreException.reason(e), p.toString(), 0, 0, 0);
+                    throw new LoadException(p + ": cannot list directory: " + StoreException.reason(e), p.toString(), 0,
+                        0, 0);
                 }
             } else if (Files.exists(p)) {
                 files.add(p);
@@ -195,9 +202,12 @@ public final class CsvLoader implements AutoCloseable {
         return files;
     }
 
-    /** @param e why the rejects file could not be opened or written. @return the load's failure, saying why in words. */
+    /**
+     * @param e why the rejects file could not be opened or written. @return the load's failure, saying why in words.
+     */
     private LoadException rejectsFailed(final IOException e) {
-        return new LoadException("cannot write rejects file " + options.rejects() + ": " + StoreException.reason(e), null, 0, 0, committedByLoad);
+        return new LoadException("cannot write rejects file " + options.rejects() + ": " + StoreException.reason(e),
+            null, 0, 0, committedByLoad);
     }
 
     private LoadResult run(final List<Path> files, final String streamName, final InputStream stream) {
@@ -221,7 +231,8 @@ public final class CsvLoader implements AutoCloseable {
                 buffers.add(b);
             }
             if (stream != null) {
-                try (CsvSource src = CsvSource.stream(streamName, stream, -1, options.chunkBytes(), options.maxLineLength())) {
+                try (CsvSource src =
+                    CsvSource.stream(streamName, stream, -1, options.chunkBytes(), options.maxLineLength())) {
                     loadSource(src);
                 }
             }
@@ -234,17 +245,22 @@ public final class CsvLoader implements AutoCloseable {
             writer.commit();
             commits++;
             if (STATS) {
-                System.err.printf(java.util.Locale.ROOT, "load stats: chunks=%d reparses=%d parse cpu=%.3fs (all threads) wait=%.3fs"
-                    + " append=%.3fs (of which waiting for segments %.3fs, symbol remap %.3fs) loading thread cpu=%.3fs commit=%.3fs wall=%.3fs%n", chunks,
-                    reparses, parseNanos / 1e9, waitNanos / 1e9, appendNanos / 1e9, (writer.segmentWaitNanos() - segmentWaitBefore) / 1e9,
+                System.err.printf(java.util.Locale.ROOT,
+                    "load stats: chunks=%d reparses=%d parse cpu=%.3fs (all threads) wait=%.3fs"
+                    + " append=%.3fs (of which waiting for segments %.3fs, symbol remap %.3fs) loading thread "
+                    + "cpu=%.3fs commit=%.3fs wall=%.3fs%n", chunks,
+                    reparses, parseNanos / 1e9, waitNanos / 1e9, appendNanos / 1e9,
+                    (writer.segmentWaitNanos() - segmentWaitBefore) / 1e9,
                     remapNanos / 1e9,
-                    (ChunkParser.threadCpuNanos() - cpuBefore) / 1e9, (System.nanoTime() - c0) / 1e9, (System.nanoTime() - startNanos) / 1e9);
+                    (ChunkParser.threadCpuNanos() - cpuBefore) / 1e9, (System.nanoTime() - c0) / 1e9,
+                    (System.nanoTime() - startNanos) / 1e9);
             }
             if (rejectsOut != null) {
                 rejectsOut.flush();
             }
             ok = true;
-            return new LoadResult(Math.max(files.size(), stream == null ? 0 : 1), rowsRead, rowsLoaded, rowsRejected, bytesRead,
+            return new LoadResult(Math.max(files.size(), stream == null ? 0 : 1), rowsRead, rowsLoaded, rowsRejected,
+                bytesRead,
                 System.nanoTime() - startNanos, commits, List.copyOf(firstRejects));
         } catch (final IOException e) {
             throw rejectsFailed(e);
@@ -361,7 +377,8 @@ public final class CsvLoader implements AutoCloseable {
                 throw new IllegalStateException("input ended inside a record at offset " + carryOffset);
             }
             if (rowsRead == rowsBefore) {
-                throw CsvHeader.error(src.name, 1 + format.headerLines, 1, "header only, no data rows", committedByLoad);
+                throw CsvHeader.error(src.name, 1 + format.headerLines, 1, "header only, no data rows",
+                    committedByLoad);
             }
             bytesBefore += src.bytesConsumed(expected);
         } finally {
@@ -408,7 +425,10 @@ public final class CsvLoader implements AutoCloseable {
         }
     }
 
-    /** A stream chunk joined behind the carried tail of the previous one, so a record cut by the buffer end parses whole. */
+    /**
+     * A stream chunk joined behind the carried tail of the previous one, so a record cut by the buffer end parses
+     * whole.
+     */
     private static CsvInput join(final byte[] carry, final long carryOffset, final long expected, final CsvInput in) {
         if (carry == null || carryOffset != expected || expected + carry.length != in.baseOffset) {
             throw new IllegalStateException("chunk order broken: expected=" + expected + " chunkBase=" + in.baseOffset);
@@ -417,7 +437,8 @@ public final class CsvLoader implements AutoCloseable {
         final long address = NativeMemory.allocate(length);
         NativeMemory.copy(carry, 0, address, carry.length);
         NativeMemory.copy(in.base, address + carry.length, in.limitOffset - in.baseOffset);
-        final CsvInput joined = new CsvInput(in.format, address, expected, expected, in.stopOffset, in.limitOffset, in.eofAtLimit,
+        final CsvInput joined =
+            new CsvInput(in.format, address, expected, expected, in.stopOffset, in.limitOffset, in.eofAtLimit,
             length);
         in.release();
         return joined;
@@ -463,7 +484,8 @@ public final class CsvLoader implements AutoCloseable {
             }
             if (rowsRejected > options.maxErrors()) {
                 writer.rollback();
-                throw new LoadException("too many rejected rows: more than --max-errors " + options.maxErrors() + " (last: " + message
+                throw new LoadException("too many rejected rows: more than --max-errors " + options.maxErrors()
+                    + " (last: " + message
                     + ")", file, firstLine + r.relativeLine(), r.column(), committedByLoad);
             }
         }
@@ -497,7 +519,8 @@ public final class CsvLoader implements AutoCloseable {
 
     private int internLocal(final ChunkBuffer b, final int column, final int local) {
         final LocalSymbols symbols = b.symbols[column];
-        final int code = writer.dictionary(column).intern(symbols.arena(), symbols.offset(local), symbols.length(local));
+        final int code = writer.dictionary(column)
+            .intern(symbols.arena(), symbols.offset(local), symbols.length(local));
         symbolMaps[column][local] = code;
         return code;
     }
@@ -534,8 +557,9 @@ public final class CsvLoader implements AutoCloseable {
             final int segment = (int) (first >>> shift);
             final long rowInSegment = first & mask;
             if (!columnWrites) {
-                // with column writes no mapped address is asked for: a segment whose addresses are out gets its zone maps
-                // at commit from the files (TableWriter.columnAddress), where writeColumn widens them from the values
+                // with column writes no mapped address is asked for: a segment whose addresses are out gets its zone
+                // maps at commit from the files (TableWriter.columnAddress), where writeColumn widens them from the
+                // values
                 for (int c = 0; c < destinations.length; c++) {
                     destinations[c] = writer.columnAddress(segment, c);
                 }
@@ -546,7 +570,8 @@ public final class CsvLoader implements AutoCloseable {
                 final int width = b.widths[i];
                 final int stride = writer.columnStride(i);
                 final long srcAddress = b.columns[i] + (long) src * width;
-                final long dst = columnWrites ? 0 : destinations[i] + rowInSegment * stride; // no mapped address under column writes
+                // no mapped address under column writes
+                final long dst = columnWrites ? 0 : destinations[i] + rowInSegment * stride;
                 if (c.type() == ColumnType.SYMBOL) {
                     final long r0 = STATS ? System.nanoTime() : 0;
                     // with column writes the global codes replace the local ones in the chunk, which is then written
@@ -573,7 +598,8 @@ public final class CsvLoader implements AutoCloseable {
         }
     }
 
-    private void remap(final ChunkBuffer b, final int column, final long src, final long dst, final int stride, final int n) {
+    private void remap(final ChunkBuffer b, final int column, final long src, final long dst, final int stride,
+        final int n) {
         final int[] map = symbolMaps[column];
         for (int r = 0; r < n; r++) {
             final int local = NativeMemory.getInt(src + ((long) r << 2));

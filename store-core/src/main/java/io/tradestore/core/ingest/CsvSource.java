@@ -31,7 +31,9 @@ abstract class CsvSource implements AutoCloseable {
     /** @param validatedOffset offset up to which chunks are appended. @return input bytes consumed, for progress. */
     abstract long bytesConsumed(long validatedOffset);
 
-    /** @return the first bytes (a format-less input), enough to hold the header unless it is overlong; null when empty. */
+    /**
+     * @return the first bytes (a format-less input), enough to hold the header unless it is overlong; null when empty.
+     */
     abstract CsvInput first();
 
     /** @param format the header mapping. @return the next chunk, or null at the end. */
@@ -51,9 +53,10 @@ abstract class CsvSource implements AutoCloseable {
                 }
             }
             if (!Files.isRegularFile(path)) {
-                // a pipe (mkfifo, or the /dev/fd/N of a shell's <(...)): no size, no seek, no mapping. Files.newInputStream's
-                // available() asks the channel for size minus position, which fails on a pipe with "Illegal seek" once
-                // BufferedInputStream calls it; FileInputStream asks the kernel how many bytes are waiting instead
+                // a pipe (mkfifo, or the /dev/fd/N of a shell's <(...)): no size, no seek, no mapping.
+                // Files.newInputStream's available() asks the channel for size minus position, which fails on a pipe
+                // with "Illegal seek" once BufferedInputStream calls it; FileInputStream asks the kernel how many bytes
+                // are waiting instead
                 return stream(name, new FileInputStream(path.toFile()), -1, chunkBytes, maxLineLength);
             }
             return new Mapped(path, name, size, chunkBytes);
@@ -62,7 +65,8 @@ abstract class CsvSource implements AutoCloseable {
         }
     }
 
-    static CsvSource stream(final String name, final InputStream raw, final long size, final int chunkBytes, final int maxLineLength) {
+    static CsvSource stream(final String name, final InputStream raw, final long size, final int chunkBytes,
+        final int maxLineLength) {
         try {
             final Counting counting = new Counting(raw);
             final BufferedInputStream buffered = new BufferedInputStream(counting, 1 << 16);
@@ -152,7 +156,8 @@ abstract class CsvSource implements AutoCloseable {
         private CsvInput pendingFirst;
         private boolean closed;
 
-        Streamed(final String name, final InputStream in, final Counting counting, final long size, final int capacity) {
+        Streamed(final String name, final InputStream in, final Counting counting, final long size,
+            final int capacity) {
             super(name);
             this.in = in;
             this.counting = counting;
@@ -232,7 +237,8 @@ abstract class CsvSource implements AutoCloseable {
                 }
                 offset += cut;
                 owned = false;
-                return new CsvInput(format, address, base, base, base + cut, base + cut, eof && carryLength == 0, capacity);
+                return new CsvInput(format, address, base, base, base + cut, base + cut, eof && carryLength == 0,
+                    capacity);
             } catch (final IOException e) {
                 throw new LoadException(name + ": cannot read: " + StoreException.reason(e), name, 0, 0, 0);
             } finally {
@@ -285,10 +291,13 @@ abstract class CsvSource implements AutoCloseable {
          * @param rowsCommitted rows of this load already committed.
          * @return the failure to report.
          */
-        LoadException toLoadException(final String file, final long line, final int maxLineLength, final long rowsCommitted) {
+        LoadException toLoadException(final String file, final long line, final int maxLineLength,
+            final long rowsCommitted) {
             final long column = maxLineLength + 1L;
-            return new LoadException(file + ":" + line + ":" + column + ": line is longer than the limit of " + maxLineLength
-                + " bytes (and than the " + capacity + "-byte buffer of compressed or piped input, where such a line cannot be skipped)", file, line,
+            return new LoadException(file + ":" + line + ":" + column + ": line is longer than the limit of "
+                + maxLineLength
+                + " bytes (and than the " + capacity
+                + "-byte buffer of compressed or piped input, where such a line cannot be skipped)", file, line,
                 column, rowsCommitted);
         }
     }

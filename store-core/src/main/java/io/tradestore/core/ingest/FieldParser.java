@@ -238,7 +238,8 @@ final class FieldParser {
      * @return the address after the value, or -1.
      */
     long parseTimestamp(final long p, final long limit) {
-        if (cachedDate && p + 32 <= limit && NativeMemory.getLong(p) == cachedDateWord && NativeMemory.getShort(p + 8) == cachedDayBytes) {
+        if (cachedDate && p + 32 <= limit && NativeMemory.getLong(p) == cachedDateWord
+            && NativeMemory.getShort(p + 8) == cachedDayBytes) {
             final long fast = fastTime(p);
             if (fast > 0) {
                 return fast;
@@ -249,7 +250,8 @@ final class FieldParser {
 
     /** {@code Thh:mm:ss.f{1,7}Z} on the cached date; 0 when not that shape. */
     private long fastTime(final long p) {
-        // "hh:mm:ss" in one read: the colons exact, the six digits checked and converted as in leadingDigits/eightDigits
+        // "hh:mm:ss" in one read: the colons exact, the six digits checked and converted as in
+        // leadingDigits/eightDigits
         final long hms = NativeMemory.getLong(p + 11);
         if ((hms & HMS_COLONS_MASK) != HMS_COLONS || (hms & HMS_DIGITS_HIGH) != HMS_ZEROS
             || ((hms + 0x0606060606060606L) & HMS_DIGITS_HIGH) != HMS_ZEROS || NativeMemory.getByte(p + 10) != 'T'
@@ -275,7 +277,8 @@ final class FieldParser {
     }
 
     private long parseTimestampSlow(final long p, final long limit) {
-        if (p + 4 < limit && NativeMemory.getByte(p + 4) == '-' && isDigit(p) && isDigit(p + 1) && isDigit(p + 2) && isDigit(p + 3)) {
+        if (p + 4 < limit && NativeMemory.getByte(p + 4) == '-' && isDigit(p) && isDigit(p + 1) && isDigit(p + 2)
+            && isDigit(p + 3)) {
             return parseIso(p, limit);
         }
         return parseInteger(p, limit, Long.MAX_VALUE);
@@ -578,7 +581,8 @@ final class FieldParser {
         long v = shift == 0 ? word : (word << shift) | (ZEROS >>> (64 - shift));
         v -= ZEROS;
         v = v * 10 + (v >>> 8);
-        v = (((v & 0x000000FF000000FFL) * 0x000F424000000064L) + (((v >>> 16) & 0x000000FF000000FFL) * 0x0000271000000001L)) >>> 32;
+        v = (((v & 0x000000FF000000FFL) * 0x000F424000000064L)
+            + (((v >>> 16) & 0x000000FF000000FFL) * 0x0000271000000001L)) >>> 32;
         return v;
     }
 

@@ -15,7 +15,8 @@ public final class LoadException extends StoreException {
     private final long column;
     private final long rowsCommitted;
 
-    LoadException(final String message, final String file, final long line, final long column, final long rowsCommitted) {
+    LoadException(final String message, final String file, final long line, final long column,
+        final long rowsCommitted) {
         super(message);
         this.file = file;
         this.line = line;

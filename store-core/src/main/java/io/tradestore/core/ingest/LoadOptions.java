@@ -20,7 +20,8 @@ public final class LoadOptions {
      * Default of {@link #columnWrites()}: on; {@code -Dtradestore.load.columnWrites=false} turns it off, for
      * benchmarks that compare both ways in one build.
      */
-    public static final boolean DEFAULT_COLUMN_WRITES = !"false".equals(System.getProperty("tradestore.load.columnWrites"));
+    public static final boolean DEFAULT_COLUMN_WRITES =
+        !"false".equals(System.getProperty("tradestore.load.columnWrites"));
     /** Default longest record, in bytes. */
     public static final int DEFAULT_MAX_LINE_LENGTH = 1 << 20;
 
@@ -34,8 +35,10 @@ public final class LoadOptions {
     private final Durability durability;
     private final boolean columnWrites;
 
-    private LoadOptions(final OnError onError, final Path rejects, final long maxErrors, final int threads, final long commitEvery,
-                        final int chunkBytes, final int maxLineLength, final Durability durability, final boolean columnWrites) {
+    private LoadOptions(final OnError onError, final Path rejects, final long maxErrors, final int threads,
+        final long commitEvery,
+                        final int chunkBytes, final int maxLineLength, final Durability durability,
+                        final boolean columnWrites) {
         if (onError == null || durability == null) {
             throw new IllegalArgumentException("onError and durability are required");
         }
@@ -46,7 +49,8 @@ public final class LoadOptions {
             throw new IllegalArgumentException("threads=" + threads + " must be between 1 and 256");
         }
         if (commitEvery < 0) {
-            throw new IllegalArgumentException("commitEvery=" + commitEvery + " must be >= 0 (0: one commit at the end)");
+            throw new IllegalArgumentException("commitEvery=" + commitEvery
+                + " must be >= 0 (0: one commit at the end)");
         }
         if (maxLineLength < 16 || maxLineLength > (256 << 20)) {
             throw new IllegalArgumentException("maxLineLength=" + maxLineLength + " must be between 16 and 268435456");
@@ -73,42 +77,50 @@ public final class LoadOptions {
 
     /** @param v what to do with a bad row. @return a copy with it. */
     public LoadOptions withOnError(final OnError v) {
-        return new LoadOptions(v, rejects, maxErrors, threads, commitEvery, chunkBytes, maxLineLength, durability, columnWrites);
+        return new LoadOptions(v, rejects, maxErrors, threads, commitEvery, chunkBytes, maxLineLength, durability,
+            columnWrites);
     }
 
     /** @param v the rejects file (skip mode), or null for none. @return a copy with it. */
     public LoadOptions withRejects(final Path v) {
-        return new LoadOptions(onError, v, maxErrors, threads, commitEvery, chunkBytes, maxLineLength, durability, columnWrites);
+        return new LoadOptions(onError, v, maxErrors, threads, commitEvery, chunkBytes, maxLineLength, durability,
+            columnWrites);
     }
 
     /** @param v most rejects tolerated in skip mode before the load fails. @return a copy with it. */
     public LoadOptions withMaxErrors(final long v) {
-        return new LoadOptions(onError, rejects, v, threads, commitEvery, chunkBytes, maxLineLength, durability, columnWrites);
+        return new LoadOptions(onError, rejects, v, threads, commitEvery, chunkBytes, maxLineLength, durability,
+            columnWrites);
     }
 
     /** @param v parser threads. @return a copy with it. */
     public LoadOptions withThreads(final int v) {
-        return new LoadOptions(onError, rejects, maxErrors, v, commitEvery, chunkBytes, maxLineLength, durability, columnWrites);
+        return new LoadOptions(onError, rejects, maxErrors, v, commitEvery, chunkBytes, maxLineLength, durability,
+            columnWrites);
     }
 
     /** @param v rows per intermediate commit, 0 for one commit at the end. @return a copy with it. */
     public LoadOptions withCommitEvery(final long v) {
-        return new LoadOptions(onError, rejects, maxErrors, threads, v, chunkBytes, maxLineLength, durability, columnWrites);
+        return new LoadOptions(onError, rejects, maxErrors, threads, v, chunkBytes, maxLineLength, durability,
+            columnWrites);
     }
 
     /** @param v input bytes per parallel chunk. @return a copy with it. */
     public LoadOptions withChunkBytes(final int v) {
-        return new LoadOptions(onError, rejects, maxErrors, threads, commitEvery, v, maxLineLength, durability, columnWrites);
+        return new LoadOptions(onError, rejects, maxErrors, threads, commitEvery, v, maxLineLength, durability,
+            columnWrites);
     }
 
     /** @param v longest record accepted, in bytes. @return a copy with it. */
     public LoadOptions withMaxLineLength(final int v) {
-        return new LoadOptions(onError, rejects, maxErrors, threads, commitEvery, chunkBytes, v, durability, columnWrites);
+        return new LoadOptions(onError, rejects, maxErrors, threads, commitEvery, chunkBytes, v, durability,
+            columnWrites);
     }
 
     /** @param v commit durability. @return a copy with it. */
     public LoadOptions withDurability(final Durability v) {
-        return new LoadOptions(onError, rejects, maxErrors, threads, commitEvery, chunkBytes, maxLineLength, v, columnWrites);
+        return new LoadOptions(onError, rejects, maxErrors, threads, commitEvery, chunkBytes, maxLineLength, v,
+            columnWrites);
     }
 
     /** @return what to do with a bad row. */
@@ -159,7 +171,8 @@ public final class LoadOptions {
      * @return a copy with it.
      */
     public LoadOptions withColumnWrites(final boolean v) {
-        return new LoadOptions(onError, rejects, maxErrors, threads, commitEvery, chunkBytes, maxLineLength, durability, v);
+        return new LoadOptions(onError, rejects, maxErrors, threads, commitEvery, chunkBytes, maxLineLength, durability,
+            v);
     }
 
     /** @return whether chunks are written with write(2) where the table allows it. */

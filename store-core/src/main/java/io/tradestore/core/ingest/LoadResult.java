@@ -14,7 +14,8 @@ import java.util.List;
  * @param commits      commits made (1 unless commit-every asked for more).
  * @param firstRejects up to 10 reject messages, {@code FILE:LINE:COLUMN: reason}.
  */
-public record LoadResult(int files, long rowsRead, long rowsLoaded, long rowsRejected, long bytesRead, long elapsedNanos,
+public record LoadResult(int files, long rowsRead, long rowsLoaded, long rowsRejected, long bytesRead,
+    long elapsedNanos,
                          long commits, List<String> firstRejects) {
     /** @return rows loaded per second. */
     public double rowsPerSecond() {

@@ -96,7 +96,8 @@ final class LocalSymbols {
             if (meta == EMPTY) {
                 return add(address, length, head, i);
             }
-            if (t[i * SLOT_LONGS] == head && (int) meta == length && (length <= 8 || tailEquals((int) (meta >>> 32), address, length))) {
+            if (t[i * SLOT_LONGS] == head && (int) meta == length
+                && (length <= 8 || tailEquals((int) (meta >>> 32), address, length))) {
                 return (int) (meta >>> 32);
             }
             i = (i + 1) & mask;

@@ -23,16 +23,23 @@ public final class MappedFile implements AutoCloseable {
     private static final AtomicLong MAPPING_COUNT = new AtomicLong();
     /** madvise advice: populate page tables writable (prefault), Linux 5.14+; EINVAL on older kernels. */
     private static final int MADV_POPULATE_WRITE = 23;
-    private static final boolean POPULATE_WRITE_TRIED = msyncAvailable() && System.getProperty("os.name", "").startsWith("Linux");
+    private static final boolean POPULATE_WRITE_TRIED = msyncAvailable() && System.getProperty("os.name", "")
+        .startsWith("Linux");
     private static final int EINVAL = 22;
-    /** Set once the call has failed (a kernel before 5.14 answers EINVAL every time): later calls go straight to the reads. */
+    /**
+     * Set once the call has failed (a kernel before 5.14 answers EINVAL every time): later calls go straight to the
+     * reads.
+     */
     private static volatile boolean populateWriteFailed;
 
     /** Only the JNR implementation is known to pass open/lseek/write through with Linux's flag values. */
-    private static final boolean WRITE_AVAILABLE = POPULATE_WRITE_TRIED && PosixAPI.posix().getClass().getName().contains(".jnr.");
+    private static final boolean WRITE_AVAILABLE = POPULATE_WRITE_TRIED && PosixAPI.posix().getClass().getName()
+        .contains(".jnr.");
     /** open(2) flag O_WRONLY on Linux (net.openhft.posix's OpenFlag carries BSD values). */
     private static final int O_WRONLY = 1;
-    /** lseek(2) whence SEEK_SET on Linux (net.openhft.posix's WhenceFlag.SEEK_SET has the value 1, which is SEEK_CUR). */
+    /**
+     * lseek(2) whence SEEK_SET on Linux (net.openhft.posix's WhenceFlag.SEEK_SET has the value 1, which is SEEK_CUR).
+     */
     private static final int SEEK_SET = 0;
 
     /** Keeps the fallback's page reads from being optimised away. */
@@ -44,7 +51,10 @@ public final class MappedFile implements AutoCloseable {
     private long address;
     /** A descriptor for {@link #write}, opened on its first use and closed with the mapping; -1 when not open. */
     private int writeFd = -1;
-    /** The file offset of {@link #writeFd} after the last {@link #write}, so that sequential writes skip lseek; -1 when unknown. */
+    /**
+     * The file offset of {@link #writeFd} after the last {@link #write}, so that sequential writes skip lseek; -1 when
+     * unknown.
+     */
     private long writePosition = -1;
 
     private MappedFile(final Path path, final long length, final boolean writable, final long address) {
@@ -100,7 +110,8 @@ public final class MappedFile implements AutoCloseable {
             ? new StandardOpenOption[] {StandardOpenOption.READ, StandardOpenOption.WRITE}
             : new StandardOpenOption[] {StandardOpenOption.READ};
         try (FileChannel channel = FileChannel.open(path, options)) {
-            final long address = OS.map(channel, writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY,
+            final long address =
+                OS.map(channel, writable ? FileChannel.MapMode.READ_WRITE : FileChannel.MapMode.READ_ONLY,
                 0, length);
             MAPPED_BYTES.addAndGet(length);
             MAPPING_COUNT.incrementAndGet();
@@ -200,7 +211,8 @@ public final class MappedFile implements AutoCloseable {
             throw new StoreException("cannot write " + path + ": " + (address == 0 ? "closed" : "mapped read-only"));
         }
         if (offset < 0 || bytes < 0 || offset > length - bytes) {
-            throw new StoreException("write outside " + path + ": offset=" + offset + " bytes=" + bytes + " length=" + length);
+            throw new StoreException("write outside " + path + ": offset=" + offset + " bytes=" + bytes + " length="
+                + length);
         }
         if (bytes == 0) {
             return;
@@ -232,7 +244,9 @@ public final class MappedFile implements AutoCloseable {
         writePosition = offset + bytes;
     }
 
-    /** @return whether {@link #write} reaches the OS (Linux, with the JNR implementation of net.openhft:posix loaded). */
+    /**
+     * @return whether {@link #write} reaches the OS (Linux, with the JNR implementation of net.openhft:posix loaded).
+     */
     public static boolean writeAvailable() {
         return WRITE_AVAILABLE;
     }

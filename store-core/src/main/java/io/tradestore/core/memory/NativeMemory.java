@@ -209,7 +209,8 @@ public final class NativeMemory {
      * @param width   element width: 1, 2, 4 or 8.
      * @param value   the pattern (for doubles, the raw bits).
      */
-    public static void fillPattern(final long address, final long count, final int stride, final int width, final long value) {
+    public static void fillPattern(final long address, final long count, final int stride, final int width,
+        final long value) {
         if (stride == width && (value == 0 || isByteRepeat(value, width))) {
             fill(address, count * width, (byte) value);
             return;

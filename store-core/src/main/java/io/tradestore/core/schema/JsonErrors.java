@@ -15,16 +15,21 @@ import com.fasterxml.jackson.core.JsonLocation;
  */
 public final class JsonErrors {
     private static final Pattern END_INSIDE = Pattern.compile(
-        "Unexpected end-of-input: expected close marker for (Array|Object) \\(start marker at \\[.*?line: (\\d+), column: (\\d+)\\]\\)");
-    private static final Pattern END_BETWEEN = Pattern.compile("^Unexpected end-of-input within/between (Array|Object) entries");
-    private static final Pattern LIMIT = Pattern.compile("(Document nesting depth|Number value length|String value length|Name length)"
+        "Unexpected end-of-input: expected close marker for (Array|Object) \\(start marker at \\[.*?line: (\\d+), "
+        + "column: (\\d+)\\]\\)");
+    private static final Pattern END_BETWEEN =
+        Pattern.compile("^Unexpected end-of-input within/between (Array|Object) entries");
+    private static final Pattern LIMIT =
+        Pattern.compile("(Document nesting depth|Number value length|String value length|Name length)"
         + " \\((\\d+)\\) exceeds the maximum allowed \\((\\d+)");
-    private static final Pattern OUT_OF_RANGE = Pattern.compile("^Value \"(.*)\" can not be deserialized as `java\\.math\\.Big(?:Decimal|Integer)`");
+    private static final Pattern OUT_OF_RANGE =
+        Pattern.compile("^Value \"(.*)\" can not be deserialized as `java\\.math\\.Big(?:Decimal|Integer)`");
     private static final Pattern NON_STANDARD = Pattern.compile("^Non-standard token '([^']*)'");
     /** Jackson's advice and internals, wherever they stand in a message. */
     private static final Pattern INTERNALS = Pattern.compile(
         ": enable `[^`]*` to allow| \\(from `[^`]*`\\)| \\(bound as `[^`]*`\\)|: not allowed as per `[^`]*`"
-            + "|Source: REDACTED \\(`[^`]*` disabled\\); | \\(not recognized as one since Feature '[A-Z_]+' not enabled for parser\\)");
+            + "|Source: REDACTED \\(`[^`]*` disabled\\); | \\(not recognized as one since Feature '[A-Z_]+' not "
+            + "enabled for parser\\)");
 
     private JsonErrors() {
     }
@@ -39,7 +44,8 @@ public final class JsonErrors {
 
     /** @return the position as " (line L, column C)", or "" when not known. */
     private static String at(final JsonLocation location) {
-        return location == null || location.getLineNr() < 1 ? "" : " (line " + location.getLineNr() + ", column " + location.getColumnNr() + ")";
+        return location == null || location.getLineNr() < 1 ? "" : " (line " + location.getLineNr() + ", column "
+            + location.getColumnNr() + ")";
     }
 
     /**

@@ -144,7 +144,8 @@ public final class Schema {
     public Column require(final String columnName) {
         final int i = indexOf(columnName);
         if (i < 0) {
-            throw new StoreException("unknown column '" + StoreException.echo(columnName) + "' in table '" + name + "'; columns are " + columnNames());
+            throw new StoreException("unknown column '" + StoreException.echo(columnName) + "' in table '" + name
+                + "'; columns are " + columnNames());
         }
         return columns.get(i);
     }
@@ -185,7 +186,10 @@ public final class Schema {
         return hash;
     }
 
-    /** @return a hash of column names and types only: a flyweight generated from one schema fits any table with the same value. */
+    /**
+     * @return a hash of column names and types only: a flyweight generated from one schema fits any table with the same
+     * value.
+     */
     public long columnsHash() {
         return columnsHash;
     }
@@ -303,7 +307,8 @@ public final class Schema {
             }
             final int block = blockRowsSet ? blockRows : Math.min(blockRows, segmentRows);
             if (block < 1 || block > segmentRows || Integer.bitCount(block) != 1) {
-                throw new StoreException(pathPrefix + "/blockRows: " + block + " must be a power of two no larger than segmentRows="
+                throw new StoreException(pathPrefix + "/blockRows: " + block
+                    + " must be a power of two no larger than segmentRows="
                     + segmentRows);
             }
             if (columns.isEmpty()) {
@@ -350,7 +355,8 @@ public final class Schema {
                 }
             }
             if (timestamp != null && tsIndex < 0) {
-                throw new StoreException(pathPrefix + "/timestamp: designated timestamp '" + timestamp + "' is not a column");
+                throw new StoreException(pathPrefix + "/timestamp: designated timestamp '" + timestamp
+                    + "' is not a column");
             }
             return new Schema(name, layout, segmentRows, block, built, tsIndex);
         }

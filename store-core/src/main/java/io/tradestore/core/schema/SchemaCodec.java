@@ -98,7 +98,8 @@ public final class SchemaCodec {
         rejectUnknown(root, TOP_FIELDS, "");
         final int version = intField(root, "formatVersion", "", Schema.FORMAT_VERSION);
         if (version > Schema.FORMAT_VERSION) {
-            throw new StoreException("/formatVersion: schema format " + version + " is newer than this tradestore supports ("
+            throw new StoreException("/formatVersion: schema format " + version
+                + " is newer than this tradestore supports ("
                 + Schema.FORMAT_VERSION + "); upgrade tradestore");
         }
         if (version < 1) {
@@ -142,12 +143,14 @@ public final class SchemaCodec {
         while (names.hasNext()) {
             final String n = names.next();
             if (!allowed.contains(n)) {
-                throw new StoreException(where + "/" + n + ": unknown field; allowed are " + new java.util.TreeSet<>(allowed));
+                throw new StoreException(where + "/" + n + ": unknown field; allowed are "
+                    + new java.util.TreeSet<>(allowed));
             }
         }
     }
 
-    private static String textField(final JsonNode node, final String field, final String where, final boolean required) {
+    private static String textField(final JsonNode node, final String field, final String where,
+        final boolean required) {
         final JsonNode v = node.get(field);
         if (v == null || v.isNull()) {
             if (required) {
@@ -197,7 +200,8 @@ public final class SchemaCodec {
             o.put("type", c.typeName());
         }
         try {
-            return pretty ? MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n" : MAPPER.writeValueAsString(root);
+            return pretty ? MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(root)
+                + "\n" : MAPPER.writeValueAsString(root);
         } catch (final JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

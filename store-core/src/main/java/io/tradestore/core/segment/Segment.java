@@ -66,7 +66,8 @@ public final class Segment implements AutoCloseable {
     /** What this segment's zone map has been verified against so far; null for a format 1 zone map. */
     private final ZoneMapVerifier verifier;
 
-    private Segment(final Schema schema, final int index, final Path directory, final MappedFile[] files, final MappedFile zone,
+    private Segment(final Schema schema, final int index, final Path directory, final MappedFile[] files,
+        final MappedFile zone,
                     final int zoneVersion) {
         this.schema = schema;
         this.index = index;
@@ -95,8 +96,8 @@ public final class Segment implements AutoCloseable {
      * Creates a segment's files at full size and maps them read-write. Rows are not null-filled here: a row's bytes
      * are defined when the writer appends it ({@code appendRow} nulls it, bulk writers write every column), so a
      * bulk load does not write every byte twice. Pages are not faulted in here either ({@link #prepareChunks} and
-     * {@link #claimChunk} do that in chunks, overlapped with the writer). An existing segment directory (left by a crash before its first
-     * commit) is reused; its uncommitted bytes are never visible.
+     * {@link #claimChunk} do that in chunks, overlapped with the writer). An existing segment directory (left by a
+     * crash before its first commit) is reused; its uncommitted bytes are never visible.
      *
      * @param schema    the schema.
      * @param tableDir  the table directory.
@@ -104,7 +105,8 @@ public final class Segment implements AutoCloseable {
      * @param allocator block reservation.
      * @return the mapped segment.
      */
-    public static Segment create(final Schema schema, final Path tableDir, final int index, final FileAllocator allocator) {
+    public static Segment create(final Schema schema, final Path tableDir, final int index,
+        final FileAllocator allocator) {
         final Path dir = SegmentDescriptor.directory(tableDir, index);
         try {
             Files.createDirectories(dir);
@@ -123,7 +125,8 @@ public final class Segment implements AutoCloseable {
                 ZoneMapDescriptor.fileLength(schema.columnCount(), schema.blocksPerSegment()), allocator);
             opened.add(zone);
             final Segment s = new Segment(schema, index, dir, files, zone, ZoneMapDescriptor.FORMAT_VERSION);
-            NativeMemory.putInt(zone.address() + ZoneMapDescriptor.FORMAT_VERSION_OFFSET, ZoneMapDescriptor.FORMAT_VERSION);
+            NativeMemory.putInt(zone.address() + ZoneMapDescriptor.FORMAT_VERSION_OFFSET,
+                ZoneMapDescriptor.FORMAT_VERSION);
             NativeMemory.putInt(zone.address() + ZoneMapDescriptor.COLUMN_COUNT_OFFSET, schema.columnCount());
             NativeMemory.putInt(zone.address() + ZoneMapDescriptor.BLOCK_COUNT_OFFSET, schema.blocksPerSegment());
             s.resetZones(0);
@@ -154,7 +157,8 @@ public final class Segment implements AutoCloseable {
         try {
             final MappedFile[] files = new MappedFile[dataFileCount(schema)];
             for (int i = 0; i < files.length; i++) {
-                files[i] = MappedFile.open(dir.resolve(SegmentDescriptor.fileName(schema, schema.column(i))), dataFileLength(schema, i), writable);
+                files[i] = MappedFile.open(dir.resolve(SegmentDescriptor.fileName(schema, schema.column(i))),
+                    dataFileLength(schema, i), writable);
                 opened.add(files[i]);
             }
             final Path zonePath = dir.resolve(ZoneMapDescriptor.FILE_NAME);
@@ -190,7 +194,8 @@ public final class Segment implements AutoCloseable {
                 + ", newer than this tradestore supports; upgrade tradestore");
         }
         if (version < 1 || cols != schema.columnCount() || blocks != schema.blocksPerSegment()) {
-            throw new StoreException("corrupted zone map " + zonePath + ": formatVersion=" + version + " columnCount=" + cols
+            throw new StoreException("corrupted zone map " + zonePath + ": formatVersion=" + version + " columnCount="
+                + cols
                 + " blockCount=" + blocks);
         }
         return version;
@@ -328,7 +333,8 @@ public final class Segment implements AutoCloseable {
     public void writeColumn(final int column, final int rowInSegment, final long src, final int rows) {
         checkWritableRange(rowInSegment, rowInSegment + rows);
         if (schema.layout() != Layout.COLUMN) {
-            throw new StoreException("writeColumn needs the COLUMN layout; table '" + schema.name() + "' is " + schema.layout());
+            throw new StoreException("writeColumn needs the COLUMN layout; table '" + schema.name() + "' is " + schema
+                .layout());
         }
         final long width = columnStride[column];
         files[column].write(rowInSegment * width, src, rows * width);
@@ -384,7 +390,8 @@ public final class Segment implements AutoCloseable {
     public void writeStaged(final StagingArea area, final int areaRow0, final int from, final int to, final int file) {
         checkWritableRange(from, to);
         if (from < areaRow0 || to > areaRow0 + area.rows()) {
-            throw new IndexOutOfBoundsException("from=" + from + " to=" + to + " areaRow0=" + areaRow0 + " areaRows=" + area.rows());
+            throw new IndexOutOfBoundsException("from=" + from + " to=" + to + " areaRow0=" + areaRow0 + " areaRows="
+                + area.rows());
         }
         Bounds.checkIndex("file", file, files.length, "dataFileCount");
         if (to == from) {
@@ -402,9 +409,9 @@ public final class Segment implements AutoCloseable {
     }
 
     /**
-     * Finds a file of this segment that is now shorter than its mapping (cut short while mapped, e.g. by {@code truncate}):
-     * reading the mapping past the file's end faults, which the JVM reports as an {@link InternalError} naming no file.
-     * Asks the file system for the lengths only, so it is safe to call right after such a fault.
+     * Finds a file of this segment that is now shorter than its mapping (cut short while mapped, e.g. by {@code
+     * truncate}): reading the mapping past the file's end faults, which the JVM reports as an {@link InternalError}
+     * naming no file. Asks the file system for the lengths only, so it is safe to call right after such a fault.
      *
      * @return the first such file with its length and its mapping's ({@code .../price.d is 0 bytes, shorter than the
      *     32768 bytes mapped}), or null when every file is still whole.
@@ -419,7 +426,8 @@ public final class Segment implements AutoCloseable {
                 size = -1;
             }
             if (size < f.length()) {
-                return f.path() + (size < 0 ? " is missing or unreadable" : " is " + size + " bytes") + ", shorter than the " + f.length()
+                return f.path() + (size < 0 ? " is missing or unreadable" : " is " + size + " bytes")
+                    + ", shorter than the " + f.length()
                     + " bytes mapped";
             }
         }
@@ -480,8 +488,12 @@ public final class Segment implements AutoCloseable {
         }
     }
 
-    /** Writes {@code record} (whole 8-byte words) into records {@code [from, to)} of {@code rowLength} bytes at {@code base}. */
-    private static void fillRecords(final long base, final long rowLength, final long[] record, final int from, final int to) {
+    /**
+     * Writes {@code record} (whole 8-byte words) into records {@code [from, to)} of {@code rowLength} bytes at {@code
+     * base}.
+     */
+    private static void fillRecords(final long base, final long rowLength, final long[] record, final int from,
+        final int to) {
         final int words = record.length;
         for (long a = base + from * rowLength, end = base + to * rowLength; a < end; a += rowLength) {
             for (int w = 0; w < words; w++) {
@@ -544,8 +556,10 @@ public final class Segment implements AutoCloseable {
                 final long bmin = zoneMin(b, c.index());
                 final long bmax = zoneMax(b, c.index());
                 if (f64) {
-                    min = Double.doubleToRawLongBits(Math.min(Double.longBitsToDouble(min), Double.longBitsToDouble(bmin)));
-                    max = Double.doubleToRawLongBits(Math.max(Double.longBitsToDouble(max), Double.longBitsToDouble(bmax)));
+                    min = Double.doubleToRawLongBits(
+                        Math.min(Double.longBitsToDouble(min), Double.longBitsToDouble(bmin)));
+                    max = Double.doubleToRawLongBits(
+                        Math.max(Double.longBitsToDouble(max), Double.longBitsToDouble(bmax)));
                 } else {
                     min = Math.min(min, bmin);
                     max = Math.max(max, bmax);
@@ -591,7 +605,8 @@ public final class Segment implements AutoCloseable {
     public void recomputeBlocks(final int fromBlock, final int toBlock, final int to) {
         final int blockRows = schema.blockRows();
         if (fromBlock < 0 || toBlock > schema.blocksPerSegment() || fromBlock > toBlock) {
-            throw new IndexOutOfBoundsException("fromBlock=" + fromBlock + " toBlock=" + toBlock + " blocksPerSegment=" + schema.blocksPerSegment());
+            throw new IndexOutOfBoundsException("fromBlock=" + fromBlock + " toBlock=" + toBlock + " blocksPerSegment="
+                + schema.blocksPerSegment());
         }
         for (int block = fromBlock; block < toBlock; block++) {
             final int start = block * blockRows;
@@ -606,9 +621,9 @@ public final class Segment implements AutoCloseable {
     }
 
     /**
-     * Writes the checksums of the zone-map entries rows {@code [from, to)} fall in: their blocks' and the segment's. The
-     * writer calls it at commit, before publishing the rows, for the rows the commit publishes: from then on the entries
-     * of every block those rows fill never change (format 1 files get none).
+     * Writes the checksums of the zone-map entries rows {@code [from, to)} fall in: their blocks' and the segment's.
+     * The writer calls it at commit, before publishing the rows, for the rows the commit publishes: from then on the
+     * entries of every block those rows fill never change (format 1 files get none).
      *
      * @param from first row in the segment.
      * @param to   end row (exclusive).
@@ -628,15 +643,16 @@ public final class Segment implements AutoCloseable {
     /** Writes the checksum of one block's entries (-1: the segment's), as they are now. */
     private void seal(final int block) {
         if (checksummed) {
-            NativeMemory.putLong(zoneBase + ZoneMapDescriptor.checksumOffset(columnCount, schema.blocksPerSegment(), block),
+            NativeMemory.putLong(zoneBase
+                + ZoneMapDescriptor.checksumOffset(columnCount, schema.blocksPerSegment(), block),
                 ZoneMapDescriptor.checksum(zoneBase, columnCount, block));
         }
     }
 
     /**
      * Verifies the zone-map entries a snapshot holding rows {@code [0, rows)} of this segment relies on (see
-     * {@link ZoneMapVerifier}): each block once, when the rows first fill it. Readers call it for every snapshot, a writer
-     * once when it opens.
+     * {@link ZoneMapVerifier}): each block once, when the rows first fill it. Readers call it for every snapshot, a
+     * writer once when it opens.
      *
      * @param rows committed rows in this segment.
      * @throws StoreException naming the file and the block when an entry is damaged.
@@ -656,7 +672,8 @@ public final class Segment implements AutoCloseable {
     public void updateZones(final int from, final int to) {
         checkWritableRange(from, to);
         for (final Column c : schema.columns()) {
-            widenZones(c, from, to, columnBase[c.index()] + (long) from * columnStride[c.index()], columnStride[c.index()]);
+            widenZones(c, from, to, columnBase[c.index()] + (long) from * columnStride[c.index()],
+                columnStride[c.index()]);
         }
     }
 
@@ -690,7 +707,10 @@ public final class Segment implements AutoCloseable {
         return minMax(c, columnBase[c.index()] + from * stride, to - from, stride);
     }
 
-    /** Min and max of {@code n} values of column {@code c} at {@code a}, {@code stride} bytes apart (see {@link #minMax(Column, int, int)}). */
+    /**
+     * Min and max of {@code n} values of column {@code c} at {@code a}, {@code stride} bytes apart (see {@link
+     * #minMax(Column, int, int)}).
+     */
     private static long[] minMax(final Column c, final long a, final int n, final long stride) {
         switch (c.type()) {
             case I8:
@@ -741,11 +761,12 @@ public final class Segment implements AutoCloseable {
     }
 
     /**
-     * One-byte (width 1) or four-byte (width 4) values, two min/max pairs. Bytes had one pair before: appending 50M trades
-     * took 1292 ms (median) with this loop against 1322 ms with the old ones (AppendProbe A/B, docs/benchmarks.md,
-     * "Three full runs of session 7"), within that sitting's spread.
+     * One-byte (width 1) or four-byte (width 4) values, two min/max pairs. Bytes had one pair before: appending 50M
+     * trades took 1292 ms (median) with this loop against 1322 ms with the old ones (AppendProbe A/B,
+     * docs/benchmarks.md, "Three full runs of session 7"), within that sitting's spread.
      */
-    private static long[] minMaxNarrow(final long address, final int n, final long stride, final int width, final long nul) {
+    private static long[] minMaxNarrow(final long address, final int n, final long stride, final int width,
+        final long nul) {
         long min0 = Long.MAX_VALUE;
         long max0 = Long.MIN_VALUE;
         long min1 = Long.MAX_VALUE;
@@ -861,7 +882,8 @@ public final class Segment implements AutoCloseable {
             throw new StoreException("segment " + directory + " is closed (its reader or writer was closed)");
         }
         if (!writable) {
-            throw new StoreException("segment " + directory + " is mapped read-only; only the table's writer changes it");
+            throw new StoreException("segment " + directory
+                + " is mapped read-only; only the table's writer changes it");
         }
     }
 

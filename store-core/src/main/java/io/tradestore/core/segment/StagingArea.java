@@ -8,9 +8,9 @@ import io.tradestore.core.schema.Schema;
 /**
  * A writer's staging area: room for a few thousand rows laid out like a segment's data files (one run of values per
  * column in the COLUMN layout, records in the ROW layout), small enough to stay in the L2 cache. A row-by-row writer
- * fills it through its flyweights, then {@link Segment#writeStaged} copies the rows into the segment files with write(2)
- * and widens the zone maps from the values while they are still in cache. Owns one accounted native allocation, freed
- * once by {@link #close()}.
+ * fills it through its flyweights, then {@link Segment#writeStaged} copies the rows into the segment files with
+ * write(2) and widens the zone maps from the values while they are still in cache. Owns one accounted native
+ * allocation, freed once by {@link #close()}.
  *
  * <pre>
  *   COLUMN: | col 0: rows x width0 | col 1: rows x width1 | ... |     ROW: | record 0 | record 1 | ... |

@@ -25,7 +25,9 @@ final class ZoneMapVerifier {
     private int verifiedBlocks;
     /** Whether the segment-wide entries' checksum has been verified. */
     private boolean segmentVerified;
-    /** Per column: the union of the verified blocks' entries (f64 as raw bits), which the segment-wide entry must cover. */
+    /**
+     * Per column: the union of the verified blocks' entries (f64 as raw bits), which the segment-wide entry must cover.
+     */
     private final long[] verifiedMin;
     private final long[] verifiedMax;
 
@@ -67,7 +69,8 @@ final class ZoneMapVerifier {
     }
 
     private void verifyChecksum(final int block) {
-        final long stored = NativeMemory.getLong(base + ZoneMapDescriptor.checksumOffset(columns, schema.blocksPerSegment(), block));
+        final long stored =
+            NativeMemory.getLong(base + ZoneMapDescriptor.checksumOffset(columns, schema.blocksPerSegment(), block));
         if (stored != ZoneMapDescriptor.checksum(base, columns, block)) {
             final String what = block < 0 ? "the segment-wide entries (one per column, over the whole segment)"
                 : "the entries of block " + block + " (rows " + (long) block * schema.blockRows() + "-"
@@ -88,8 +91,12 @@ final class ZoneMapVerifier {
             final long min = entry(block, i, 0);
             final long max = entry(block, i, 1);
             if (c.type() == ColumnType.F64) {
-                verifiedMin[i] = Double.doubleToRawLongBits(Math.min(Double.longBitsToDouble(verifiedMin[i]), Double.longBitsToDouble(min)));
-                verifiedMax[i] = Double.doubleToRawLongBits(Math.max(Double.longBitsToDouble(verifiedMax[i]), Double.longBitsToDouble(max)));
+                verifiedMin[i] =
+                    Double.doubleToRawLongBits(
+                    Math.min(Double.longBitsToDouble(verifiedMin[i]), Double.longBitsToDouble(min)));
+                verifiedMax[i] =
+                    Double.doubleToRawLongBits(
+                    Math.max(Double.longBitsToDouble(verifiedMax[i]), Double.longBitsToDouble(max)));
             } else {
                 verifiedMin[i] = Math.min(verifiedMin[i], min);
                 verifiedMax[i] = Math.max(verifiedMax[i], max);
@@ -108,7 +115,8 @@ final class ZoneMapVerifier {
                         && Double.longBitsToDouble(max) >= Double.longBitsToDouble(verifiedMax[i])
                 : verifiedMin[i] > verifiedMax[i] || min <= verifiedMin[i] && max >= verifiedMax[i];
             if (!covers) {
-                throw new StoreException("damaged zone map " + zone.path() + ": the segment-wide entry of column '" + c.name() + "' of segment "
+                throw new StoreException("damaged zone map " + zone.path() + ": the segment-wide entry of column '" + c
+                    .name() + "' of segment "
                     + segment + " does not cover the entries of its blocks 0-" + (verifiedBlocks - 1)
                     + ", whose checksums are sound; restore the table from a copy, or reload it");
             }

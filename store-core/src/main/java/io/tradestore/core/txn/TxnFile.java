@@ -36,7 +36,8 @@ public final class TxnFile implements AutoCloseable {
      * @param emptyDictionaryBytes the length of an empty dictionary file (its header).
      * @return the open file.
      */
-    public static TxnFile create(final Path path, final int symbolColumns, final long schemaHash, final FileAllocator allocator,
+    public static TxnFile create(final Path path, final int symbolColumns, final long schemaHash,
+        final FileAllocator allocator,
                                  final long emptyDictionaryBytes) {
         final MappedFile f = MappedFile.create(path, TxnDescriptor.fileLength(symbolColumns), allocator);
         final long a = f.address();
@@ -61,7 +62,8 @@ public final class TxnFile implements AutoCloseable {
      * @param writable      whether the caller is the writer.
      * @return the open file.
      */
-    public static TxnFile open(final Path path, final int symbolColumns, final long schemaHash, final boolean writable) {
+    public static TxnFile open(final Path path, final int symbolColumns, final long schemaHash,
+        final boolean writable) {
         if (!Files.exists(path)) {
             throw new StoreException("missing transaction file " + path + "; the table directory is incomplete");
         }
@@ -84,10 +86,13 @@ public final class TxnFile implements AutoCloseable {
             throw new StoreException("corrupted transaction file " + path + ": formatVersion=" + version);
         }
         if (symbols != symbolColumns || hash != schemaHash) {
-            throw new StoreException("transaction file " + path + " does not belong to this schema: symbolColumns=" + symbols
-                + " expected=" + symbolColumns + " schemaHash=" + Long.toHexString(hash) + " expected=" + Long.toHexString(schemaHash));
+            throw new StoreException("transaction file " + path + " does not belong to this schema: symbolColumns="
+                + symbols
+                + " expected=" + symbolColumns + " schemaHash=" + Long.toHexString(hash) + " expected="
+                + Long.toHexString(schemaHash));
         }
-        final TxnFile txn = new TxnFile(MappedFile.open(path, TxnDescriptor.fileLength(symbolColumns), writable), symbolColumns);
+        final TxnFile txn =
+            new TxnFile(MappedFile.open(path, TxnDescriptor.fileLength(symbolColumns), writable), symbolColumns);
         try {
             txn.read();
         } catch (final StoreException e) {
@@ -112,7 +117,8 @@ public final class TxnFile implements AutoCloseable {
             final long rows = NativeMemory.getLong(slot + TxnDescriptor.SLOT_ROW_COUNT_OFFSET);
             final long checksum = NativeMemory.getLong(slot + TxnDescriptor.SLOT_CHECKSUM_OFFSET);
             for (int i = 0; i < symbolColumns; i++) {
-                final long e = slot + TxnDescriptor.SLOT_DICTIONARIES_OFFSET + (long) i * TxnDescriptor.DICTIONARY_ENTRY_LENGTH;
+                final long e = slot + TxnDescriptor.SLOT_DICTIONARIES_OFFSET
+                    + (long) i * TxnDescriptor.DICTIONARY_ENTRY_LENGTH;
                 counts[i] = NativeMemory.getLong(e);
                 bytes[i] = NativeMemory.getLong(e + 8);
             }
@@ -122,7 +128,8 @@ public final class TxnFile implements AutoCloseable {
                 continue;
             }
             if (slotSeq != seq || checksum != checksum(seq, rows, counts, bytes)) {
-                throw new StoreException("corrupted transaction file " + file.path() + ": slot " + (seq & 1) + " of sequence " + seq
+                throw new StoreException("corrupted transaction file " + file.path() + ": slot " + (seq & 1)
+                    + " of sequence " + seq
                     + " fails its checksum; restore the table from a copy or run 'tradestore check'");
             }
             if (rows < 0) {
@@ -143,7 +150,8 @@ public final class TxnFile implements AutoCloseable {
      * @param sync       whether to msync the file after publishing.
      * @return the new state.
      */
-    public TxnState publish(final TxnState previous, final long rowCount, final long[] dictCounts, final long[] dictBytes,
+    public TxnState publish(final TxnState previous, final long rowCount, final long[] dictCounts,
+        final long[] dictBytes,
                             final boolean sync) {
         final long seq = previous.sequence() + 1;
         writeSlot((int) (seq & 1), seq, rowCount, dictCounts, dictBytes);
@@ -155,12 +163,14 @@ public final class TxnFile implements AutoCloseable {
         return new TxnState(seq, rowCount, dictCounts.clone(), dictBytes.clone());
     }
 
-    private void writeSlot(final int slotIndex, final long seq, final long rows, final long[] counts, final long[] bytes) {
+    private void writeSlot(final int slotIndex, final long seq, final long rows, final long[] counts,
+        final long[] bytes) {
         final long slot = base + TxnDescriptor.slotOffset(slotIndex, symbolColumns);
         NativeMemory.putLong(slot + TxnDescriptor.SLOT_SEQUENCE_OFFSET, seq);
         NativeMemory.putLong(slot + TxnDescriptor.SLOT_ROW_COUNT_OFFSET, rows);
         for (int i = 0; i < symbolColumns; i++) {
-            final long e = slot + TxnDescriptor.SLOT_DICTIONARIES_OFFSET + (long) i * TxnDescriptor.DICTIONARY_ENTRY_LENGTH;
+            final long e = slot + TxnDescriptor.SLOT_DICTIONARIES_OFFSET
+                + (long) i * TxnDescriptor.DICTIONARY_ENTRY_LENGTH;
             NativeMemory.putLong(e, counts[i]);
             NativeMemory.putLong(e + 8, bytes[i]);
         }

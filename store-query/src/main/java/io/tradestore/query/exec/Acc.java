@@ -23,7 +23,9 @@ abstract class Acc {
     /** @param capacity groups the arrays must hold. */
     abstract void grow(int capacity);
 
-    /** @param s the segment whose batches follow (its zone maps bound the values, so 64-bit sums can be proven safe). */
+    /**
+     * @param s the segment whose batches follow (its zone maps bound the values, so 64-bit sums can be proven safe).
+     */
     void beginSegment(final Segment s) {
     }
 
@@ -57,8 +59,8 @@ abstract class Acc {
     }
 
     /**
-     * @return the measure a bucket summary of it must hold ({@code {colA, colB}}; {@code {-1, -1}} for row counts only),
-     *     or null when this aggregate cannot fold bucket cells. By default the value summaries' measure.
+     * @return the measure a bucket summary of it must hold ({@code {colA, colB}}; {@code {-1, -1}} for row counts
+     *             only), or null when this aggregate cannot fold bucket cells. By default the value summaries' measure.
      */
     int[] bucketMeasure() {
         return summaryMeasure();
@@ -66,8 +68,8 @@ abstract class Acc {
 
     /**
      * @param g the group.
-     * @param p a part's (or bucket cell's) aggregates of the measure {@link #summaryMeasure()} (or {@link #bucketMeasure()})
-     *          names, folded into group g.
+     * @param p a part's (or bucket cell's) aggregates of the measure {@link #summaryMeasure()} (or {@link
+     *          #bucketMeasure()}) names, folded into group g.
      */
     void foldSummary(final int g, final SummaryPart p) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " has no summary measure");

@@ -50,8 +50,9 @@ final class BatchContext implements AutoCloseable {
     int[] runGid;
 
     /**
-     * The per-batch arrays (72 KiB), kept per thread: a selective query runs in ~100-200 us (docs/benchmarks.md, HTTP), and allocating them per query
-     * per worker made young collections (and their pauses) frequent under thousands of queries a second.
+     * The per-batch arrays (72 KiB), kept per thread: a selective query runs in ~100-200 us (docs/benchmarks.md, HTTP),
+     * and allocating them per query per worker made young collections (and their pauses) frequent under thousands of
+     * queries a second.
      */
     private static final class BatchArrays {
         final int[] sel = new int[BATCH];
@@ -141,7 +142,8 @@ final class BatchContext implements AutoCloseable {
                 pending = -1;
                 continue;
             }
-            Gather.gather(width[c], f64[c] ? Long.MIN_VALUE : nul[c], base[c], stride[c], batchStart, selected, count, dst);
+            Gather.gather(width[c], f64[c] ? Long.MIN_VALUE : nul[c], base[c], stride[c], batchStart, selected, count,
+                dst);
         }
         if (pending >= 0) {
             final int pc = slotColumn[pending];

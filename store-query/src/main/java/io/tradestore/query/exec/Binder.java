@@ -207,7 +207,7 @@ final class Binder {
         accSlots = new HashSet<>();
         final AggregateBinder binder = new AggregateBinder(this);
         final List<Supplier<Acc>> accs = new ArrayList<>();
-        boolean allZone = plan.keys.length == 0 && plan.filter == null;
+        final boolean allZone = plan.keys.length == 0 && plan.filter == null;
         for (int i = 0; i < q.aggs().size(); i++) {
             final Agg a = q.aggs().get(i);
             final String p = "/aggs/" + i;

@@ -20,16 +20,16 @@ import io.tradestore.core.segment.Segment;
  * gathers do not touch.
  *
  * <pre>
- *   bounds of a block: [ key of row 0 | offset 1, key 1 | offset 2, key 2 | ... ]   offsets ascend (rows within the block),
- *                                                                                keys ascend (floorDiv(ts, width))
+ *   bounds of a block: [ key of row 0 | offset 1, key 1 | offset 2, key 2 | ... ]
+ *   offsets ascend (rows within the block), keys ascend (floorDiv(ts, width))
  * </pre>
  */
 final class BucketBounds {
     /**
-     * Bucket changes kept per block at most: a sixteenth of its rows, and at most {@link #MAX_CHANGES} (more: the caller
-     * splits by reading timestamps, as before). 256 changes cover sparse selections, where the bounds save the most (a
-     * batch of 4,096 rows at 1% density spans ~6 blocks and takes the runs path with up to 1,024 changes), and bound the
-     * memory to 4 KB per block: 256 KB per segment and width, 2 MB per segment.
+     * Bucket changes kept per block at most: a sixteenth of its rows, and at most {@link #MAX_CHANGES} (more: the
+     * caller splits by reading timestamps, as before). 256 changes cover sparse selections, where the bounds save the
+     * most (a batch of 4,096 rows at 1% density spans ~6 blocks and takes the runs path with up to 1,024 changes), and
+     * bound the memory to 4 KB per block: 256 KB per segment and width, 2 MB per segment.
      */
     static final int MAX_CHANGES_SHIFT = 4;
     /** See {@link #MAX_CHANGES_SHIFT}. */
@@ -54,13 +54,15 @@ final class BucketBounds {
      * @param s         a segment.
      * @param column    the designated timestamp column.
      * @param width     the bucket width in nanoseconds.
-     * @param block     a block whose timestamps are sorted and whose rows are all committed ({@link SortedTimestamps#sorted}).
+     * @param block     a block whose timestamps are sorted and whose rows are all committed ({@link
+     *                  SortedTimestamps#sorted}).
      * @param blockRows rows per block.
      * @param blocks    blocks per segment (its capacity).
-     * @return the block's bounds (see the class comment), or null when they are not kept (too many changes in the block,
-     *     or too many widths asked of this segment).
+     * @return the block's bounds (see the class comment), or null when they are not kept (too many changes in the
+     *             block, or too many widths asked of this segment).
      */
-    static long[] of(final Segment s, final int column, final long width, final int block, final int blockRows, final int blocks) {
+    static long[] of(final Segment s, final int column, final long width, final int block, final int blockRows,
+        final int blocks) {
         final AtomicReferenceArray<long[]> perBlock = perBlock(s, width, blocks);
         if (perBlock == null || block >= perBlock.length()) {
             return null;
@@ -95,7 +97,8 @@ final class BucketBounds {
         }
     }
 
-    private static long[] scan(final Segment s, final int column, final long width, final int block, final int blockRows) {
+    private static long[] scan(final Segment s, final int column, final long width, final int block,
+        final int blockRows) {
         final long stride = s.columnStride(column);
         final long base = s.columnBase(column) + (long) block * blockRows * stride;
         final int max = maxChanges(blockRows);

@@ -17,12 +17,17 @@ import io.tradestore.core.segment.Segment;
  * read ~1 timestamp in 10 that way, each a cache miss at a density of 1.35%, and none with the kept changes.
  *
  * <pre>
- *   block b:  zoneMin ........... t = k * width ........... zoneMax    guess row ~ b * blockRows + (t - min) / (max - min) * blockRows
- *   batch:    ... g-4 g-3 g-2 g-1 [g] g+1 g+2 g+3 g+4 ...            read these: the first with ts >= t starts bucket k
+ *   block b:  zoneMin ........... t = k * width ........... zoneMax
+ *             guess row ~ b * blockRows + (t - min) / (max - min) * blockRows
+ *   batch:    ... g-4 g-3 g-2 g-1 [g] g+1 g+2 g+3 g+4 ...
+ *             read these: the first with ts >= t starts bucket k
  * </pre>
  */
 final class BucketRuns {
-    /** A batch takes the runs path only with at least this many rows per possible bucket change (fewer: reading every timestamp is as cheap). */
+    /**
+     * A batch takes the runs path only with at least this many rows per possible bucket change (fewer: reading every
+     * timestamp is as cheap).
+     */
     static final int MIN_ROWS_PER_CHANGE = 4;
     /** Most runs of one batch. */
     static final int MAX_RUNS = BatchContext.BATCH / MIN_ROWS_PER_CHANGE + 1;
@@ -42,7 +47,10 @@ final class BucketRuns {
     private int segmentRows;
     /** Blocks per segment (its capacity). */
     private final int segmentBlocks;
-    /** Whether batches are split from {@link BucketBounds} (false: by reading timestamps around predicted boundaries only). */
+    /**
+     * Whether batches are split from {@link BucketBounds} (false: by reading timestamps around predicted boundaries
+     * only).
+     */
     private final boolean cachedBounds;
     private long[][] bounds = new long[4][];
 
@@ -53,7 +61,8 @@ final class BucketRuns {
      * @param segmentRows rows per segment (capacity).
      * @param cachedBounds whether to split from {@link BucketBounds} where they are kept.
      */
-    BucketRuns(final int tsColumn, final long width, final int blockRows, final int segmentRows, final boolean cachedBounds) {
+    BucketRuns(final int tsColumn, final long width, final int blockRows, final int segmentRows,
+        final boolean cachedBounds) {
         this.tsColumn = tsColumn;
         this.width = width;
         this.blockRows = blockRows;
@@ -183,7 +192,8 @@ final class BucketRuns {
      * linearly with the row), checked by reading a few timestamps around the guess (independent reads, on one or two
      * pages); a wrong guess falls back to a binary search of the rows on its side.
      */
-    private void split(final long a, final long stride, final int start, final int n, final int[] sel, final int b0, final int b1) {
+    private void split(final long a, final long stride, final int start, final int n, final int[] sel, final int b0,
+        final int b1) {
         final Segment s = segment;
         final long firstKey = Math.floorDiv(ts(a, stride, start, sel, 0), width);
         final long lastKey = Math.floorDiv(ts(a, stride, start, sel, n - 1), width);
@@ -199,8 +209,11 @@ final class BucketRuns {
             }
             final long min = s.zoneMin(b, tsColumn);
             final long max = s.zoneMax(b, tsColumn);
-            final long guessRow = (long) b * blockRows + (t <= min ? 0 : (long) (((double) t - min) / ((double) max - min) * (blockRows - 1)));
-            final int guess = sel == null ? (int) Math.max(lo, Math.min(n - 1, guessRow - start)) : lowerBound(sel, lo, n - 1, guessRow);
+            final long guessRow = (long) b * blockRows
+                + (t <= min ? 0 : (long) (((double) t - min) / ((double) max - min) * (blockRows - 1)));
+            final int guess =
+                sel == null ? (int) Math.max(lo, Math.min(n - 1, guessRow - start))
+                : lowerBound(sel, lo, n - 1, guessRow);
             final int p = locate(a, stride, start, sel, t, lo, n - 1, guess);
             if (runStart[runs - 1] == p) {
                 runKey[runs - 1] = k; // the bucket before has no row in this batch
@@ -228,10 +241,11 @@ final class BucketRuns {
     }
 
     /**
-     * @return the first index in {@code [lo, hi]} whose timestamp is at least {@code t}, given that the row at {@code hi}
-     *     has one and the rows before {@code lo} do not; {@code guess} is where to look first.
+     * @return the first index in {@code [lo, hi]} whose timestamp is at least {@code t}, given that the row at {@code
+     *             hi} has one and the rows before {@code lo} do not; {@code guess} is where to look first.
      */
-    private int locate(final long a, final long stride, final int start, final int[] sel, final long t, final int lo, final int hi, final int guess) {
+    private int locate(final long a, final long stride, final int start, final int[] sel, final long t, final int lo,
+        final int hi, final int guess) {
         final int from = Math.max(lo, guess - HALF_WINDOW);
         final int to = Math.min(hi, guess + HALF_WINDOW);
         for (int i = from; i <= to; i++) {

@@ -8,7 +8,10 @@ import org.roaringbitmap.longlong.Roaring64Bitmap;
 
 import io.tradestore.core.memory.NativeMemory;
 
-/** Exact {@code countDistinct}: Roaring bitmaps of 32-bit values (symbol codes, chars, i8-i32), 64-bit Roaring for longs, a set for f64. */
+/**
+ * Exact {@code countDistinct}: Roaring bitmaps of 32-bit values (symbol codes, chars, i8-i32), 64-bit Roaring for
+ * longs, a set for f64.
+ */
 final class DistinctAcc extends Acc {
     private final int slot;
     private final int kind;
@@ -18,7 +21,10 @@ final class DistinctAcc extends Acc {
 
     private final Product product;
 
-    /** @param slot value slot. @param kind 0: fits in 32 bits, 1: 64-bit, 2: f64. @param product a product operand or null. */
+    /**
+     * @param slot value slot. @param kind 0: fits in 32 bits, 1: 64-bit, 2: f64. @param product a product operand or
+     * null.
+     */
     DistinctAcc(final int slot, final int kind, final Product product) {
         this.slot = slot;
         this.kind = product == null ? kind : product.isDouble() ? 2 : 1;
@@ -148,7 +154,8 @@ final class DistinctAcc extends Acc {
             case 0:
                 return small[gid] == null ? 0L : (long) small[gid].getCardinality();
             case 1:
-                return (big[gid] == null ? 0L : big[gid].getLongCardinality()) + (doubles[gid] == null ? 0L : wide(gid).size());
+                return (big[gid] == null ? 0L : big[gid].getLongCardinality())
+                    + (doubles[gid] == null ? 0L : wide(gid).size());
             default:
                 return doubles[gid] == null ? 0L : (long) set(gid).size();
         }

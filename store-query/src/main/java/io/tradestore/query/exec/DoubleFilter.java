@@ -15,7 +15,8 @@ final class DoubleFilter extends FilterNode {
     final double[] set;
     final boolean negated;
 
-    DoubleFilter(final int col, final double lo, final boolean loInclusive, final double hi, final boolean hiInclusive, final double[] set,
+    DoubleFilter(final int col, final double lo, final boolean loInclusive, final double hi, final boolean hiInclusive,
+        final double[] set,
                  final boolean negated) {
         this.col = col;
         this.lo = lo;

@@ -18,9 +18,11 @@ final class DoubleSumAcc extends Acc {
 
     /**
      * @param slotA first value slot. @param f64A whether it is f64 (else integral with divisor {@code 10^scaleA}).
-     * @param scaleA decimal scale. @param slotB second slot or -1. @param f64B its kind. @param scaleB its scale. @param avg average.
+     * @param scaleA decimal scale. @param slotB second slot or -1. @param f64B its kind. @param scaleB its scale.
+     *               @param avg average.
      */
-    DoubleSumAcc(final int slotA, final boolean f64A, final int scaleA, final int slotB, final boolean f64B, final int scaleB,
+    DoubleSumAcc(final int slotA, final boolean f64A, final int scaleA, final int slotB, final boolean f64B,
+        final int scaleB,
                  final boolean avg) {
         this.slotA = slotA;
         this.slotB = slotB;

@@ -25,7 +25,8 @@ final class FirstLastAcc extends Acc {
     private long[] row = new long[] {-1};
     private long[] value = new long[1];
 
-    FirstLastAcc(final int tsSlot, final int slot, final Column col, final boolean last, final TableSnapshot snap, final Product product) {
+    FirstLastAcc(final int tsSlot, final int slot, final Column col, final boolean last, final TableSnapshot snap,
+        final Product product) {
         this.product = product;
         this.tsSlot = tsSlot;
         this.slot = slot;
@@ -74,7 +75,8 @@ final class FirstLastAcc extends Acc {
     }
 
     private boolean isNull(final long v, final long w) {
-        return product != null ? product.isNull(v, w) : f64 ? Double.isNaN(Double.longBitsToDouble(v)) : v == Long.MIN_VALUE;
+        return product != null ? product
+            .isNull(v, w) : f64 ? Double.isNaN(Double.longBitsToDouble(v)) : v == Long.MIN_VALUE;
     }
 
     /**

@@ -2,12 +2,16 @@ package io.tradestore.query.exec;
 
 import io.tradestore.core.memory.NativeMemory;
 
-/** Copies a batch of one column into off-heap scratch as longs, widening narrow types and mapping their null to Long.MIN_VALUE. */
+/**
+ * Copies a batch of one column into off-heap scratch as longs, widening narrow types and mapping their null to
+ * Long.MIN_VALUE.
+ */
 final class Gather {
     private Gather() {
     }
 
-    static void gather(final int width, final long nul, final long base, final long stride, final int start, final int[] sel,
+    static void gather(final int width, final long nul, final long base, final long stride, final int start,
+        final int[] sel,
                        final int n, final long dst) {
         switch (width) {
             case 8:
@@ -49,7 +53,8 @@ final class Gather {
      * together (one pass per column left fewer misses overlapping; query 6 reads price and quantity of rows ~600 bytes
      * apart, a miss apiece).
      */
-    static void gather2(final long baseA, final long strideA, final long dstA, final long baseB, final long strideB, final long dstB, final int[] sel,
+    static void gather2(final long baseA, final long strideA, final long dstA, final long baseB, final long strideB,
+        final long dstB, final int[] sel,
                         final int n) {
         for (int i = 0; i < n; i++) {
             final long r = sel[i];

@@ -6,9 +6,9 @@ import java.util.Arrays;
 /**
  * Exact signed accumulators, one per group, as (hi, lo) long pairs: 128 bits, and beyond. A sum of products of two
  * 64-bit values passes 2^127 after three rows of the largest ones; each time a group's pair wraps around, its count of
- * wraps ({@link #wraps}, made on the first one) keeps the lost 2^128, so the value stays exact (it was silently negative
- * before). Two's complement addition wraps the same whatever the order, so a sum that came back into range is exact
- * with no wrap left counted.
+ * wraps ({@link #wraps}, made on the first one) keeps the lost 2^128, so the value stays exact (it was silently
+ * negative before). Two's complement addition wraps the same whatever the order, so a sum that came back into range is
+ * exact with no wrap left counted.
  */
 final class Int128 {
     long[] hi = new long[1];
@@ -42,7 +42,10 @@ final class Int128 {
         wraps[g] += times;
     }
 
-    /** Adds a signed 64-bit value (a flushed 64-bit partial: it may carry the pair across 2^127, so it counts wraps too). */
+    /**
+     * Adds a signed 64-bit value (a flushed 64-bit partial: it may carry the pair across 2^127, so it counts wraps
+     * too).
+     */
     void add(final int g, final long v) {
         add128(g, v >> 63, v);
     }
@@ -84,14 +87,17 @@ final class Int128 {
         return bound <= 0 ? Long.MAX_VALUE : (1L << 62) / bound;
     }
 
-    /** @param s segment. @param col column. @return the largest magnitude of a non-null value (zone map), 0 when none. */
+    /**
+     * @param s segment. @param col column. @return the largest magnitude of a non-null value (zone map), 0 when none.
+     */
     static long maxAbs(final io.tradestore.core.segment.Segment s, final int col) {
         final long min = s.zoneMin(-1, col);
         final long max = s.zoneMax(-1, col);
         if (min > max) {
             return 0;
         }
-        return Math.max(min == Long.MIN_VALUE ? Long.MAX_VALUE : Math.abs(min), max == Long.MIN_VALUE ? Long.MAX_VALUE : Math.abs(max));
+        return Math.max(min == Long.MIN_VALUE ? Long.MAX_VALUE : Math.abs(min),
+            max == Long.MIN_VALUE ? Long.MAX_VALUE : Math.abs(max));
     }
 
     /** @param a a bound. @param b a bound. @return a*b, or Long.MAX_VALUE when that reaches 2^62. */

@@ -12,7 +12,8 @@ final class IntRangeFilter extends FilterNode {
     final long hi;
     final boolean negated;
 
-    IntRangeFilter(final int col, final int width, final long nul, final long lo, final long hi, final boolean negated) {
+    IntRangeFilter(final int col, final int width, final long nul, final long lo, final long hi,
+        final boolean negated) {
         this.col = col;
         this.width = width;
         this.nul = nul;
@@ -88,7 +89,8 @@ final class IntRangeFilter extends FilterNode {
         }
         final long zmin = s.zoneMin(block, col);
         final long zmax = s.zoneMax(block, col);
-        return zmin <= zmax && zmin >= lo && zmax <= hi && NullFreeBlocks.nullFree(s, col, width, nul, block, blockRows, rows);
+        return zmin <= zmax && zmin >= lo && zmax <= hi
+            && NullFreeBlocks.nullFree(s, col, width, nul, block, blockRows, rows);
     }
 
     @Override

@@ -77,9 +77,10 @@ final class KeySpec {
 
     /**
      * @param keyValue from {@link #keyValue}.
-     * @return the raw output value: for buckets the bucket's start, or the smallest timestamp (Long.MIN_VALUE + 1) for a
-     *     bucket starting before it (the first bucket of the range starts at Long.MIN_VALUE, the null marker, for widths
-     *     dividing 2^63, and below the range of a long for the others: it would wrap around to a far-future timestamp).
+     * @return the raw output value: for buckets the bucket's start, or the smallest timestamp (Long.MIN_VALUE + 1) for
+     *             a bucket starting before it (the first bucket of the range starts at Long.MIN_VALUE, the null marker,
+     *             for widths dividing 2^63, and below the range of a long for the others: it would wrap around to a
+     *             far-future timestamp).
      */
     long outputRaw(final long keyValue) {
         if (bucketMonths > 0 && keyValue != Long.MIN_VALUE) {

@@ -67,7 +67,9 @@ final class KeyTable {
         return gid;
     }
 
-    /** @param cols the key columns of a batch. @param row index in the batch. @return the group id, inserted when new. */
+    /**
+     * @param cols the key columns of a batch. @param row index in the batch. @return the group id, inserted when new.
+     */
     int putWide(final long[][] cols, final int row) {
         long h = 0;
         for (int k = 0; k < width; k++) {

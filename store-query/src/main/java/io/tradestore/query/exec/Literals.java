@@ -263,7 +263,7 @@ final class Literals {
 
     static long bucketNanos(final String text, final String p) {
         final Matcher m = SHORT_DURATION.matcher(text);
-        long nanos;
+        final long nanos;
         try {
             if (m.matches()) {
                 final long n = Long.parseLong(m.group(1));

@@ -22,7 +22,7 @@ final class LogicFilter extends FilterNode {
             return k;
         }
         int[] acc = c.borrow();
-        int[] tmp = c.borrow();
+        final int[] tmp = c.borrow();
         int[] merged = c.borrow();
         int k = args[0].apply(c, start, n, sel, acc);
         for (int i = 1; i < args.length; i++) {

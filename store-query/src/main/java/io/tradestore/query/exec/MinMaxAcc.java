@@ -9,7 +9,9 @@ import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.query.spi.SummaryPart;
 
-/** min or max of an integral, decimal, timestamp or f64 column; a whole unfiltered block is folded from its zone map. */
+/**
+ * min or max of an integral, decimal, timestamp or f64 column; a whole unfiltered block is folded from its zone map.
+ */
 final class MinMaxAcc extends Acc {
     private final int slot;
     private final Column col;
@@ -85,7 +87,8 @@ final class MinMaxAcc extends Acc {
                 final long v = NativeMemory.getLong(a + i * s);
                 final boolean isNull = v == Long.MIN_VALUE;
                 any |= !isNull;
-                b = max ? Math.max(b, v) : Math.min(b, isNull ? Long.MAX_VALUE : v); // null is Long.MIN_VALUE: never a max
+                // null is Long.MIN_VALUE: never a max
+                b = max ? Math.max(b, v) : Math.min(b, isNull ? Long.MAX_VALUE : v);
             }
             if (any) {
                 fold(c.runGid[j], b);

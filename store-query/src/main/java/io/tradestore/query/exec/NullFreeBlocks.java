@@ -34,19 +34,24 @@ final class NullFreeBlocks {
      * @param rows      committed rows of the segment.
      * @return whether every row of the block is committed and not null in the column.
      */
-    static boolean nullFree(final Segment s, final int column, final int width, final long nul, final int block, final int blockRows, final int rows) {
+    static boolean nullFree(final Segment s, final int column, final int width, final long nul, final int block,
+        final int blockRows, final int rows) {
         // a capturing lambda per call: this runs once per block of a query, not per row
         return holds(FACTS, s, column, block, blockRows, rows, (seg, col, b, n) -> scan(seg, col, width, nul, b, n));
     }
 
     /** A yes/no property of one column in one block, read from its rows. */
     interface BlockTest {
-        /** @param s a segment. @param column a column. @param block a block. @param blockRows rows per block. @return whether it holds. */
+        /**
+         * @param s a segment. @param column a column. @param block a block. @param blockRows rows per block. @return
+         * whether it holds.
+         */
         boolean holds(Segment s, int column, int block, int blockRows);
     }
 
     /**
-     * A fact about a committed block, learnt once by {@code test} and remembered in {@code facts} (committed rows never change).
+     * A fact about a committed block, learnt once by {@code test} and remembered in {@code facts} (committed rows never
+     * change).
      *
      * @param facts     the map of this kind of fact (guarded by itself).
      * @param s         a segment.
@@ -57,7 +62,8 @@ final class NullFreeBlocks {
      * @param test      reads the block.
      * @return whether every row of the block is committed and the fact holds.
      */
-    static boolean holds(final Map<Segment, AtomicIntegerArray[]> facts, final Segment s, final int column, final int block, final int blockRows,
+    static boolean holds(final Map<Segment, AtomicIntegerArray[]> facts, final Segment s, final int column,
+        final int block, final int blockRows,
                          final int rows, final BlockTest test) {
         if ((long) (block + 1) * blockRows > rows) {
             return false; // rows of this block are still to come
@@ -71,11 +77,13 @@ final class NullFreeBlocks {
         return state == HOLDS;
     }
 
-    private static AtomicIntegerArray states(final Map<Segment, AtomicIntegerArray[]> facts, final Segment s, final int column, final int fullBlocks) {
+    private static AtomicIntegerArray states(final Map<Segment, AtomicIntegerArray[]> facts, final Segment s,
+        final int column, final int fullBlocks) {
         synchronized (facts) {
             AtomicIntegerArray[] cols = facts.get(s);
             if (cols == null || column >= cols.length) {
-                cols = cols == null ? new AtomicIntegerArray[Math.max(16, column + 1)] : Arrays.copyOf(cols, column + 1);
+                cols = cols == null ? new AtomicIntegerArray[Math.max(16, column + 1)]
+                    : Arrays.copyOf(cols, column + 1);
                 facts.put(s, cols);
             }
             AtomicIntegerArray a = cols[column];
@@ -92,7 +100,8 @@ final class NullFreeBlocks {
         }
     }
 
-    private static boolean scan(final Segment s, final int column, final int width, final long nul, final int block, final int blockRows) {
+    private static boolean scan(final Segment s, final int column, final int width, final long nul, final int block,
+        final int blockRows) {
         final long stride = s.columnStride(column);
         final long base = s.columnBase(column) + (long) block * blockRows * stride;
         for (int r = 0; r < blockRows; r++) {

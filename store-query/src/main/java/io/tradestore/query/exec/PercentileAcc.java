@@ -9,10 +9,10 @@ import io.tradestore.core.memory.NativeMemory;
 
 /**
  * Percentile, nearest-rank definition ({@code ceil(p/100*n)}-th smallest non-null value). A group keeps its values
- * exactly until it holds {@link #EXACT_LIMIT} of them, then moves to (sparse, packed) HdrHistograms at {@link #DIGITS} significant
- * digits for integers and decimals, and to {@link MagnitudeBuckets} for f64 values and products (relative error at most
- * 10^-3 either way; negative values in a second histogram of magnitudes). Small groups thus cost a few bytes, not a
- * histogram each.
+ * exactly until it holds {@link #EXACT_LIMIT} of them, then moves to (sparse, packed) HdrHistograms at {@link #DIGITS}
+ * significant digits for integers and decimals, and to {@link MagnitudeBuckets} for f64 values and products (relative
+ * error at most 10^-3 either way; negative values in a second histogram of magnitudes). Small groups thus cost a few
+ * bytes, not a histogram each.
  */
 final class PercentileAcc extends Acc {
     /** Significant decimal digits kept by the histograms. */

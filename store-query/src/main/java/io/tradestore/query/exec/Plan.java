@@ -10,7 +10,10 @@ import io.tradestore.query.QueryCancel;
 import io.tradestore.query.ResultColumn;
 import io.tradestore.query.model.Query;
 
-/** A query bound to one snapshot: typed filter kernels, value slots, keys, aggregates, output shape. Immutable, shared by workers. */
+/**
+ * A query bound to one snapshot: typed filter kernels, value slots, keys, aggregates, output shape. Immutable, shared
+ * by workers.
+ */
 final class Plan {
     static final int GLOBAL = 0;
     static final int DENSE = 1;
@@ -32,7 +35,9 @@ final class Plan {
     KeySpec[] keys = new KeySpec[0];
     int keyMode = GLOBAL;
     long denseSize = 1;
-    /** Dense keys without buckets whose group ids are computed straight from the key columns (no key slots gathered). */
+    /**
+     * Dense keys without buckets whose group ids are computed straight from the key columns (no key slots gathered).
+     */
     boolean directKeys;
     List<Supplier<Acc>> accs;
     /**
@@ -40,7 +45,10 @@ final class Plan {
      * time order are split into runs of one bucket ({@link BucketRuns}) instead of bucketing every row.
      */
     boolean bucketRuns;
-    /** With {@link #bucketRuns}: no aggregate reads the timestamp as a value (first/last only order by it), so a split batch does not gather it. */
+    /**
+     * With {@link #bucketRuns}: no aggregate reads the timestamp as a value (first/last only order by it), so a split
+     * batch does not gather it.
+     */
     boolean tsGatherSkippable;
     /** Aggregates that may be folded from zone maps (all of them, or none). */
     boolean zoneShortcut;
@@ -66,7 +74,10 @@ final class Plan {
     long deadlineNanos = Long.MAX_VALUE;
     /** The clock {@link #deadlineNanos} is on ({@link System#nanoTime()}; tests move their own). */
     LongSupplier clock = System::nanoTime;
-    /** Stops the query from another thread (a stopping server, a closing engine), checked where the deadline is; or null. */
+    /**
+     * Stops the query from another thread (a stopping server, a closing engine), checked where the deadline is; or
+     * null.
+     */
     QueryCancel cancel;
     boolean epochNanos;
 }

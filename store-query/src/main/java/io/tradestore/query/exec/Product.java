@@ -17,7 +17,8 @@ final class Product {
     private final double mulA;
     private final double mulB;
 
-    Product(final int slotA, final boolean f64A, final int scaleA, final int slotB, final boolean f64B, final int scaleB) {
+    Product(final int slotA, final boolean f64A, final int scaleA, final int slotB, final boolean f64B,
+        final int scaleB) {
         this.slotA = slotA;
         this.slotB = slotB;
         this.f64A = f64A;

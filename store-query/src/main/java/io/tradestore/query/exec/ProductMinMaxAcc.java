@@ -90,7 +90,8 @@ final class ProductMinMaxAcc extends Acc {
         if (p.isDouble()) {
             return Double.longBitsToDouble(lo[gid]);
         }
-        final BigInteger v = BigInteger.valueOf(hi[gid]).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(lo[gid])));
+        final BigInteger v = BigInteger.valueOf(hi[gid]).shiftLeft(64)
+            .add(new BigInteger(Long.toUnsignedString(lo[gid])));
         return new BigDecimal(v, p.scaleA + p.scaleB);
     }
 }

@@ -27,8 +27,10 @@ public final class QueryRunner {
      * @param cancel     stops the query from another thread, or null.
      * @return the result.
      */
-    public static QueryResult run(final Query query, final TableSnapshot snap, final ExecutorService pool, final int threads,
-                                  final SegmentSelector selector, final long startNanos, final int morselRows, final long smallQueryRows,
+    public static QueryResult run(final Query query, final TableSnapshot snap, final ExecutorService pool,
+        final int threads,
+                                  final SegmentSelector selector, final long startNanos, final int morselRows,
+                                  final long smallQueryRows,
                                   final LongSupplier clock, final QueryCancel cancel) {
         final Plan plan = Binder.bind(query, snap, startNanos);
         if (morselRows > 0) {

@@ -19,7 +19,8 @@ import io.tradestore.query.ResultColumn;
 
 /** A materialised answer (groups or scan rows; never proportional to the rows scanned), streamed to JSON on request. */
 public final class Result implements QueryResult {
-    private static final JsonFactory JSON = JsonFactory.builder().enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN).build();
+    private static final JsonFactory JSON = JsonFactory.builder().enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
+        .build();
     private static final DateTimeFormatter ISO = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSSSSS'Z'")
         .withZone(ZoneOffset.UTC);
     private final List<ResultColumn> columns;
@@ -55,7 +56,8 @@ public final class Result implements QueryResult {
     @Override
     public Object value(final int row, final int column) {
         if (row < 0 || row >= rows.size() || column < 0 || column >= columns.size()) {
-            throw new IndexOutOfBoundsException("row=" + row + " rowCount=" + rows.size() + " column=" + column + " columnCount="
+            throw new IndexOutOfBoundsException("row=" + row + " rowCount=" + rows.size() + " column=" + column
+                + " columnCount="
                 + columns.size());
         }
         return rows.get(row)[column];
@@ -78,7 +80,8 @@ public final class Result implements QueryResult {
 
     /** @param nanos epoch nanoseconds. @return ISO-8601 UTC with nine fraction digits. */
     public static String iso(final long nanos) {
-        return ISO.format(Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L)));
+        return ISO.format(
+            Instant.ofEpochSecond(Math.floorDiv(nanos, 1_000_000_000L), Math.floorMod(nanos, 1_000_000_000L)));
     }
 
     @Override
@@ -123,7 +126,8 @@ public final class Result implements QueryResult {
         }
     }
 
-    private static void writeValue(final JsonGenerator g, final Object v, final boolean ts, final boolean nanos) throws IOException {
+    private static void writeValue(final JsonGenerator g, final Object v, final boolean ts,
+        final boolean nanos) throws IOException {
         if (v == null) {
             g.writeNull();
         } else if (ts) {

@@ -26,7 +26,8 @@ abstract class RowPredicate {
         }
         final double d = ((Number) o).doubleValue();
         if (Double.isInfinite(d)) {
-            return d > 0 ? BigDecimal.valueOf(Long.MAX_VALUE).pow(40) : BigDecimal.valueOf(Long.MAX_VALUE).pow(40).negate();
+            return d > 0 ? BigDecimal.valueOf(Long.MAX_VALUE).pow(40) : BigDecimal.valueOf(Long.MAX_VALUE).pow(40)
+                .negate();
         }
         return new BigDecimal(d);
     }
@@ -41,7 +42,8 @@ abstract class RowPredicate {
         private final Object[] set;
         private final boolean negated;
 
-        Leaf(final int index, final Object lo, final boolean loInclusive, final Object hi, final boolean hiInclusive, final Object[] set,
+        Leaf(final int index, final Object lo, final boolean loInclusive, final Object hi, final boolean hiInclusive,
+            final Object[] set,
              final boolean negated) {
             this.index = index;
             this.lo = lo;

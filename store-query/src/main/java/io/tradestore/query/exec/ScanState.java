@@ -141,7 +141,10 @@ final class ScanState {
         }
     }
 
-    /** @return whether the heap is full and its worst row comes before {@code rowId} (unsorted scans can skip later rows). */
+    /**
+     * @return whether the heap is full and its worst row comes before {@code rowId} (unsorted scans can skip later
+     * rows).
+     */
     boolean fullBefore(final long rowId) {
         return width == 0 && size >= limit && rowIds[0] < rowId;
     }

@@ -27,7 +27,8 @@ final class SortedTimestamps {
      * @param block     a block.
      * @param blockRows rows per block.
      * @param rows      committed rows of the segment.
-     * @return whether every row of the block is committed, its timestamp is not null, and no timestamp is smaller than the one before it.
+     * @return whether every row of the block is committed, its timestamp is not null, and no timestamp is smaller than
+     *                 the one before it.
      */
     static boolean sorted(final Segment s, final int column, final int block, final int blockRows, final int rows) {
         return NullFreeBlocks.holds(FACTS, s, column, block, blockRows, rows, SortedTimestamps::scan);

@@ -56,7 +56,8 @@ final class SumAcc extends Acc {
     @Override
     void beginSegment(final Segment s) {
         flush();
-        final long bound = slotB < 0 ? Int128.maxAbs(s, colA) : Int128.productBound(Int128.maxAbs(s, colA), Int128.maxAbs(s, colB));
+        final long bound =
+            slotB < 0 ? Int128.maxAbs(s, colA) : Int128.productBound(Int128.maxAbs(s, colA), Int128.maxAbs(s, colB));
         budget = bound == Long.MAX_VALUE ? 0 : Int128.budget(bound);
         exactMode = budget < BatchContext.BATCH;
     }
@@ -252,7 +253,9 @@ final class SumAcc extends Acc {
         return avg;
     }
 
-    /** Adds row {@code i} of the batch to group {@code g} exactly, or counts it as null (a fused kernel's rare path). */
+    /**
+     * Adds row {@code i} of the batch to group {@code g} exactly, or counts it as null (a fused kernel's rare path).
+     */
     void addRow(final BatchContext c, final int g, final int i) {
         final long x = NativeMemory.getLong(c.viewAddr[slotA] + i * c.viewStride[slotA]);
         if (slotB < 0) {

@@ -37,7 +37,10 @@ final class Values {
         }
     }
 
-    /** @param c column. @param raw raw value as stored (sign-extended). @return it with nulls normalised to Long.MIN_VALUE. */
+    /**
+     * @param c column. @param raw raw value as stored (sign-extended). @return it with nulls normalised to
+     * Long.MIN_VALUE.
+     */
     static long normalize(final Column c, final long raw) {
         return c.type() != ColumnType.F64 && c.width() < 8 && raw == c.type().nullBits() ? Long.MIN_VALUE : raw;
     }

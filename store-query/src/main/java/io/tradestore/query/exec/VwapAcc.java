@@ -28,7 +28,8 @@ final class VwapAcc extends Acc {
     private long used;
     private boolean exactMode;
 
-    VwapAcc(final int priceSlot, final int priceCol, final int priceScale, final int qtySlot, final int qtyCol, final int qtyScale) {
+    VwapAcc(final int priceSlot, final int priceCol, final int priceScale, final int qtySlot, final int qtyCol,
+        final int qtyScale) {
         this.priceSlot = priceSlot;
         this.qtySlot = qtySlot;
         this.priceCol = priceCol;
@@ -150,13 +151,19 @@ final class VwapAcc extends Acc {
         return qtyCol;
     }
 
-    /** Adds 128-bit partials {@code (hi, lo)} of {@code sum(p*q)} and {@code sum(q)} of group {@code g} exactly (from {@link DenseSumKernel}). */
+    /**
+     * Adds 128-bit partials {@code (hi, lo)} of {@code sum(p*q)} and {@code sum(q)} of group {@code g} exactly (from
+     * {@link DenseSumKernel}).
+     */
     void addExact(final int g, final long pqHi, final long pqLo, final long qHi, final long qLo) {
         pq.add128(g, pqHi, pqLo);
         q.add128(g, qHi, qLo);
     }
 
-    /** Adds row {@code i} of the batch to group {@code g} exactly when price and quantity are both present (a rare path). */
+    /**
+     * Adds row {@code i} of the batch to group {@code g} exactly when price and quantity are both present (a rare
+     * path).
+     */
     void addRow(final BatchContext c, final int g, final int i) {
         final long p = NativeMemory.getLong(c.viewAddr[priceSlot] + i * c.viewStride[priceSlot]);
         final long v = NativeMemory.getLong(c.viewAddr[qtySlot] + i * c.viewStride[qtySlot]);

@@ -4,7 +4,8 @@ package io.tradestore.query.model;
  * An aggregate.
  *
  * @param name output name.
- * @param op   the JSON name of an {@link AggOp}: {@code count sum min max avg first last vwap percentile countDistinct}.
+ * @param op   the JSON name of an {@link AggOp}: {@code count sum min max avg first last vwap percentile
+ *             countDistinct}.
  * @param col  a column, a product {@code a*b}, or null (count; vwap uses price and quantity).
  * @param p    the percentile (0..100) of {@code percentile}, otherwise null.
  */

@@ -7,7 +7,8 @@ import java.util.List;
  * A row filter: {@code eq ne in range and or not}. Values are kept as given (String, Long, BigInteger, BigDecimal) and
  * typed against the column when the query is planned.
  */
-public sealed interface Filter permits Filter.Eq, Filter.Ne, Filter.In, Filter.Range, Filter.And, Filter.Or, Filter.Not {
+public sealed interface Filter permits Filter.Eq, Filter.Ne, Filter.In, Filter.Range, Filter.And, Filter.Or,
+    Filter.Not {
 
     /** @param col column. @param value the value. */
     record Eq(String col, Object value) implements Filter {

@@ -23,13 +23,14 @@ import io.tradestore.query.QueryException;
  * @param limit   row limit or null.
  * @param options options.
  */
-public record Query(String table, TimeRange time, Filter filter, List<String> columns, List<GroupKey> groupBy, List<Agg> aggs,
+public record Query(String table, TimeRange time, Filter filter, List<String> columns, List<GroupKey> groupBy,
+    List<Agg> aggs,
                     Filter having, List<OrderKey> orderBy, Integer limit, Options options) {
     /**
      * Copies the lists and checks what needs no table (the same for JSON and for queries built in Java).
      *
-     * @throws QueryException INVALID_QUERY at {@code /limit} when it is negative, at {@code /aggs/i/op} when an aggregate
-     *                        has no op.
+     * @throws QueryException INVALID_QUERY at {@code /limit} when it is negative, at {@code /aggs/i/op} when an
+     *                        aggregate has no op.
      */
     public Query {
         if (limit != null && limit < 0) {
@@ -37,7 +38,8 @@ public record Query(String table, TimeRange time, Filter filter, List<String> co
         }
         for (int i = 0; i < aggs.size(); i++) {
             if (aggs.get(i).op() == null) {
-                throw new QueryException(ErrorCode.INVALID_QUERY, "missing required field \"op\"; use one of " + AggOp.NAMES, "/aggs/" + i + "/op");
+                throw new QueryException(ErrorCode.INVALID_QUERY,
+                    "missing required field \"op\"; use one of " + AggOp.NAMES, "/aggs/" + i + "/op");
             }
         }
         columns = List.copyOf(columns);

@@ -109,7 +109,8 @@ final class LoadCommand implements Callable<Integer> {
             final Progress progress = new Progress(err, System.console() != null);
             long indexed = 0;
             long indexNanos = 0;
-            try (TableWriter w = t.writer(options.durability()); BackgroundIndexer indexer = BackgroundIndexer.attach(t, w)) {
+            try (TableWriter w = t.writer(options.durability()); BackgroundIndexer indexer =
+                BackgroundIndexer.attach(t, w)) {
                 before = w.committedRows();
                 try {
                     r = stdin ? CsvLoader.load(w, "-", System.in, options, progress)

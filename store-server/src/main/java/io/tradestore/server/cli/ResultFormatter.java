@@ -56,7 +56,7 @@ final class ResultFormatter {
         }
         if (v instanceof Long && "timestamp".equals(r.columns().get(col).type()) && !epochNanos) {
             final long ns = (Long) v;
-            return Instant.ofEpochSecond(Math.floorDiv(ns, 1_000_000_000L), 
+            return Instant.ofEpochSecond(Math.floorDiv(ns, 1_000_000_000L),
                 Math.floorMod(ns, 1_000_000_000L)).toString();
         }
         return v.toString();
