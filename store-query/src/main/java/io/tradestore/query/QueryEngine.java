@@ -82,7 +82,7 @@ public final class QueryEngine implements AutoCloseable {
     /**
      * Parses a JSON query into the model without running it.
      *
-     * @param json the query text (DESIGN.md "Queries", docs/query-language.md).
+     * @param json the query text (docs/query-language.md).
      * @return the model.
      * @throws QueryException MALFORMED_JSON or INVALID_QUERY with the JSON path.
      */
@@ -93,7 +93,7 @@ public final class QueryEngine implements AutoCloseable {
     /**
      * Parses and runs a JSON query.
      *
-     * @param json the query text (DESIGN.md "Queries").
+     * @param json the query text (docs/query-language.md).
      * @return the result.
      * @throws QueryException with a code, a message and a JSON path when the query is bad, too big or too slow.
      */

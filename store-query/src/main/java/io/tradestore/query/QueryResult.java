@@ -32,7 +32,7 @@ public interface QueryResult {
     QueryStats stats();
 
     /**
-     * Streams the DESIGN.md response object ({@code columns, rows, truncated, stats}) with Jackson's generator.
+     * Streams the response object ({@code columns, rows, truncated, stats}) with Jackson's generator.
      *
      * @param out        where to write; not closed.
      * @param epochNanos timestamps as integer epoch nanos instead of ISO-8601 strings.

@@ -3,7 +3,7 @@ package io.tradestore.core.flyweight;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.core.schema.SchemaCodec;
 
-/** The default trades schema of DESIGN.md, read from {@code trades.schema.json} on the class path. */
+/** The default trades schema (docs/file-format.md), read from {@code trades.schema.json} on the class path. */
 public final class TradesSchema {
     /** Resource holding the schema JSON. */
     public static final String RESOURCE = "/io/tradestore/core/schema/trades.schema.json";

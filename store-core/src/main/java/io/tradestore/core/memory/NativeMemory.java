@@ -196,7 +196,7 @@ public final class NativeMemory {
 
     /**
      * Contiguous fills of a pattern that is not one byte repeated copy it onto itself, doubling, from this size on (a
-     * staging window's i64 null fill: docs/benchmarks.md, session 11).
+     * staging window's i64 null fill).
      */
     private static final long DOUBLING_FILL_BYTES = 1024;
 

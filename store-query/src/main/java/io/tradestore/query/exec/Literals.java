@@ -68,8 +68,8 @@ final class Literals {
     }
 
     /**
-     * The longest decimal text read, as for a JSON number (Jackson's default limit): reading is quadratic in its length
-     * ({@code DecimalCostProbe} in the tests measures it).
+     * The longest decimal text read, as for a JSON number (Jackson's default limit): reading is quadratic in its
+     * length.
      */
     static final int MAX_DECIMAL_TEXT_LENGTH = 1000;
 
@@ -104,7 +104,7 @@ final class Literals {
      * Brings a literal with an extreme exponent ({@code 1e1000000000}, {@code 1e-1000000000}) within ±1e40 and at most
      * 60 fraction digits below its first digit, keeping how it compares with every integer mantissa of every scale:
      * moving its point or rounding it to an integer would otherwise compute ten to the power of its exponent (a
-     * BigInteger overflow, or seconds of work per literal: {@code DecimalCostProbe} in the tests measures it).
+     * BigInteger overflow, or seconds of work per literal).
      *
      * @param d a literal for an integer or decimal column.
      * @return an equivalent literal of bounded size.

@@ -9,8 +9,8 @@ import java.util.Arrays;
  * 2^-10, and every double from zero to infinity has one. A bucket answers with its midpoint: relative error at most
  * 2^-11 (about 0.05%) for normal values, within the 10^-3 the response states (subnormals, below 2.2e-308, share
  * wider buckets and values under ~2.2e-311 answer 0). HdrHistogram's {@code DoubleHistogram} covered at most a
- * 2^53 ratio between a group's largest and smallest values and failed beyond it (price*price from 10^-12 to 10^6,
- * session 13).
+ * 2^53 ratio between a group's largest and smallest values and failed beyond it (price*price from 10^-12 to
+ * 10^6).
  */
 final class MagnitudeBuckets {
     /** Mantissa bits dropped from a value's bits to make its bucket. */

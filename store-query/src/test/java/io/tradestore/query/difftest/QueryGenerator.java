@@ -17,7 +17,7 @@ import io.tradestore.query.difftest.DiffQuery.Check;
 import io.tradestore.query.difftest.DiffQuery.Output;
 
 /**
- * Draws random queries from the whole grammar of DESIGN.md "Queries" (filters eq ne in range and or not on every
+ * Draws random queries from the whole grammar of docs/query-language.md (filters eq ne in range and or not on every
  * type, time ranges, up to four group keys with at most one time bucket, every aggregate on columns and products,
  * having, orderBy on several keys, limit, scans) and translates each to DuckDB SQL over the same rows.
  *
@@ -44,8 +44,8 @@ final class QueryGenerator {
     static final boolean NULLS_FIRST_ON_DESC = Boolean.getBoolean("tradestore.difftest.nullsFirstOnDesc");
 
     /**
-     * The aggregates that get products {@code a*b} as their column (DESIGN.md allows them for every aggregate with a
-     * col).
+     * The aggregates that get products {@code a*b} as their column (docs/query-language.md allows them for every
+     * aggregate with a col).
      */
     static final List<String> PRODUCT_OPS = List.of(System.getProperty("tradestore.difftest.productOps",
         "sum,avg,min,max,first,last,count,percentile,countDistinct").split(","));
