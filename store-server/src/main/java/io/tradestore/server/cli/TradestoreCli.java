@@ -19,6 +19,8 @@ public final class TradestoreCli implements Runnable {
     public static final int EXIT_FAILED = 1;
     /** Exit code of bad usage. */
     public static final int EXIT_USAGE = 2;
+    /** The system property with which chronicle-core turns its usage analytics off. */
+    static final String CHRONICLE_ANALYTICS = "chronicle.analytics.disable";
 
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
@@ -69,11 +71,23 @@ public final class TradestoreCli implements Runnable {
      * @param args arguments.
      */
     public static void main(final String[] args) {
+        quietChronicle();
         final PrintWriter out = new PrintWriter(System.out, true);
         final PrintWriter err = new PrintWriter(System.err, true);
         final int code = commandLine(out, err).execute(args);
         out.flush();
         err.flush();
         System.exit(code);
+    }
+
+    /**
+     * Turns chronicle-core's usage analytics off unless the user set the property: {@code bin/tradestore} passes it on
+     * the command line, but {@code java -jar tradestore.jar} cannot (a manifest sets no system properties), and a store
+     * must never call out of the machine. Chronicle reads it when its analytics first load, after this.
+     */
+    static void quietChronicle() {
+        if (System.getProperty(CHRONICLE_ANALYTICS) == null) {
+            System.setProperty(CHRONICLE_ANALYTICS, "true");
+        }
     }
 }
