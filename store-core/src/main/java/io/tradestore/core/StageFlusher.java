@@ -101,8 +101,7 @@ final class StageFlusher {
 
     /** Waits until every file of the window in flight is copied (or failed). */
     private void waitDone() {
-        // awake first, then parked: the writer's waits for the window in flight fell with the spin (measured against
-        // tradestore.append.waitSpinNanos=0)
+        // awake first, then parked: a window is usually done within the spin, and parking costs a wake-up
         final long end = System.nanoTime() + WAIT_SPIN_NANOS;
         while (done.get() < files && System.nanoTime() - end < 0) {
             Thread.onSpinWait();
@@ -153,7 +152,7 @@ final class StageFlusher {
     /**
      * Waits awake up to {@link #SPIN_NANOS} for the next window: a writer appending flat out hands one over every few
      * hundred microseconds, and while this thread is still waking up the writer copies the window's files itself or
-     * waits for them (the writer's kernel time fell by about a quarter with the spin).
+     * waits for them.
      *
      * @return whether a window came.
      */

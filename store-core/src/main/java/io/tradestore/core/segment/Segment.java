@@ -761,8 +761,8 @@ public final class Segment implements AutoCloseable {
     }
 
     /**
-     * One-byte (width 1) or four-byte (width 4) values, two min/max pairs, as the wider widths have: one pair for
-     * bytes measured no faster.
+     * One-byte (width 1) or four-byte (width 4) values, two min/max pairs, as the wider widths have, so every width
+     * has the same loop shape.
      */
     private static long[] minMaxNarrow(final long address, final int n, final long stride, final int width,
         final long nul) {

@@ -50,7 +50,7 @@ final class BatchContext implements AutoCloseable {
     int[] runGid;
 
     /**
-     * The per-batch arrays (72 KiB), kept per thread: a selective query runs in ~100-200 us (docs/benchmarks.md, HTTP),
+     * The per-batch arrays (72 KiB), kept per thread: a selective query takes a fraction of a millisecond,
      * and allocating them per query per worker made young collections (and their pauses) frequent under thousands of
      * queries a second.
      */

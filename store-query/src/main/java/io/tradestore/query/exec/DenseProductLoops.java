@@ -66,7 +66,7 @@ final class DenseProductLoops {
     /**
      * {@link #byteProduct} for an even batch whose term columns hold no null ({@link DenseSumKernel#nullFree}): no test
      * per row, and the batch's two halves run side by side, row i and row h + i in one step: two independent chains of
-     * loads and adds run faster than one row a step (docs/query-engine.md, Measurements).
+     * loads and adds in flight at once (docs/query-engine.md, "The fused dense kernel").
      */
     static void byteProductFree(final DenseSumKernel d, final BatchContext c, final int n, final long ka, final long a0,
                                 final long b0) {

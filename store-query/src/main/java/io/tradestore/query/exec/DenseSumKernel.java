@@ -23,8 +23,9 @@ import io.tradestore.core.segment.Segment;
  *
  * A one-term kernel keeps row counts only when an output needs them (count, avg). Otherwise a segment where the zone
  * maps prove the term's addends all of one sign and non-zero counts no rows: a group's partial is then non-zero exactly
- * when it had rows, and the flush marks such groups (queries 1 and 5; docs/query-engine.md, Known gaps). A window
- * holds segments of one way only (a mode change flushes), since partials of other signs could cancel to zero.
+ * when it had rows, and the flush marks such groups (queries 1 and 5; docs/query-engine.md, "The fused dense
+ * kernel"). A window holds segments of one way only (a mode change flushes), since partials of other signs could
+ * cancel to zero.
  */
 final class DenseSumKernel {
     /** The largest bound of one addend the partials take: a batch of them then adds at most 2^62. */
@@ -476,8 +477,8 @@ final class DenseSumKernel {
     // branch: nulls are rare). One-term loops test a loop-invariant flag (C2 unswitches the loop): counting rows as
     // before, or not counting and keeping the batch sum t0 in a register; two-term loops always count. Separate arrays
     // per partial: array-of-structs partials measured within noise of them (so the simpler layout) and four interleaved
-    // lanes slower (docs/query-engine.md, Known gaps); the null-free loops give a batch's second half arrays of its own
-    // (count2, sum0b, sum1b: docs/query-engine.md, Measurements).
+    // lanes slower (docs/query-engine.md, "Decisions measured and not taken"); the null-free loops give a batch's
+    // second half arrays of its own (count2, sum0b, sum1b: docs/query-engine.md, "The fused dense kernel").
 
     private void strided1(final BatchContext c, final int n, final int[] gid, final long a0, final long as0,
                           final long b0, final long bs0) {
@@ -585,7 +586,7 @@ final class DenseSumKernel {
      * proven non-negative (the partial is then read unsigned). {@link #used} sums those magnitudes: the batch sum of a
      * one-term loop that counts no rows when the term is proven non-negative (a register add per row), else rows times
      * the zone maps' bound. The batch sums keep a query of many groups to one flush per worker instead of one every
-     * few thousand rows per group (docs/query-engine.md, Known gaps).
+     * few thousand rows per group (docs/query-engine.md, "The fused dense kernel").
      */
     private void reserve(final int n, final long[] rows) {
         boolean full = false;
@@ -600,7 +601,7 @@ final class DenseSumKernel {
 
     /**
      * Moves the window's partials into the row counts and the aggregates' exact accumulators, visiting every group (the
-     * arrays are mostly out of the caches by then, so a window's size matters; docs/query-engine.md, Known gaps). A
+     * arrays are mostly out of the caches by then, so a window's size matters). A
      * window that counts rows adds each group's count; one that does not adds the rows that had a null (counted by the
      * rare path) and marks the groups whose presence term's partial is non-zero (see {@link #finish}).
      *

@@ -71,7 +71,7 @@ public final class Executor {
     /**
      * An index-selected row costs about this many scanned rows: it is a random read of each column the query needs
      * (a cache miss apiece), where a scan streams. A one-day window of one instrument (135k selected rows) is worth a
-     * second worker; one client's ~5k rows are not (the A/B on query 6 is in docs/query-engine.md, Known gaps).
+     * second worker; one client's ~5k rows are not.
      */
     static final long SELECTED_ROW_COST = 16;
     /** log2 of how many morsels of a selected segment fit in a scanned one's. */

@@ -176,7 +176,7 @@ final class Literals {
 
     /**
      * The common form {@code YYYY-MM-DDTHH:MM:SS[.fraction]Z} without a parser's allocations (OffsetDateTime.parse
-     * was a visible share of the bytes a window query allocated over HTTP: docs/benchmarks.md, "HTTP").
+     * allocates per literal, and a window query over HTTP binds two).
      *
      * @param s a timestamp text.
      * @return its epoch nanoseconds, or Long.MIN_VALUE for any other form or an invalid or out-of-range value (which

@@ -49,8 +49,7 @@ final class OpenSegmentIndex {
     /**
      * Only bitmaps of values with at least this many rows are cached (a few frequent instruments). A sparse value (one
      * client) is rebuilt per query from the chunks in microseconds; caching thousands of small bitmaps made each
-     * query's garbage long-lived, and the copying of it lengthened young-collection pauses (docs/benchmarks.md, HTTP,
-     * heap behaviour).
+     * query's garbage long-lived, and the copying of it lengthened young-collection pauses.
      */
     private static final int CACHED_MIN_ROWS = 1 << 14;
 
@@ -228,7 +227,7 @@ final class OpenSegmentIndex {
                 : generation.union(value, firstChunk, CACHED_MIN_ROWS);
             if (b == null) {
                 // a frequent value's bitmap is built once per generation and shared: assembling its rows per query
-                // slowed the HTTP window workload's heaviest requests (docs/benchmarks.md, HTTP)
+                // is the heaviest part of a window query over the open segment
                 return rows(value);
             }
             if (tail != null) {
@@ -443,9 +442,8 @@ final class OpenSegmentIndex {
             final int from = offsets[i];
             final int n = offsets[i + 1] - from;
             // a chunk is one container key and its rows are sorted: the value's container is built at its final size
-            // and type and appended. Adding row by row regrew a sparse value's array ~log2(n) times (~20% of the bytes
-            // a window query allocated over HTTP), and a frequent value's went through an array grown to 4,096 entries
-            // and converted, which was slow for an instrument's many rows (docs/benchmarks.md, "HTTP")
+            // and type and appended, not grown row by row (a sparse value's array would regrow ~log2(n) times, and a
+            // frequent value's would go through an array grown to 4,096 entries and then be converted)
             final char key = (char) (first >>> CHUNK_SHIFT);
             if ((first & (CHUNK_ROWS - 1)) == 0 && (b.isEmpty() || b.last() >>> CHUNK_SHIFT < key)) {
                 b.append(key, n <= ARRAY_CONTAINER_MAX

@@ -4,7 +4,7 @@ import io.tradestore.query.QueryException;
 
 /**
  * A query's deadline, for the work done on its behalf outside its row loops: an index or summary build is one pass
- * over a segment (tens of milliseconds for a 4M-row segment), so it
+ * over a segment, so it
  * checks once per {@link #CHECK_ROWS} rows, as the scan checks once per batch, and a query past its
  * {@code timeoutMs} stops there with the scan's TIMEOUT.
  */

@@ -137,8 +137,7 @@ final class ServeCommand implements Callable<Integer> {
             throw CliSupport.badValue(spec, "--scan-threads", scanThreads + " must be between 1 and 1024");
         }
         // Workers x scan threads ~ cores: under load every core runs one query instead of every query fanning out and
-        // paying hand-offs (docs/benchmarks.md, "HTTP: standalone runs", runs 4-6; those runs were not an A/B under
-        // equal load).
+        // paying hand-offs between threads.
         final int scan = scanThreads != null ? scanThreads : Math.max(1, cores / config.threads());
         try (Store s = CliSupport.openExisting(store); QueryEngine engine = new QueryEngine(s, scan)) {
             engine.maxGroupsLimit(config.limits().maxGroups());
