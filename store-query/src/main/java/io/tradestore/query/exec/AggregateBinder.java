@@ -11,7 +11,6 @@ import io.tradestore.query.ResultColumn;
 import io.tradestore.query.model.Agg;
 import io.tradestore.query.model.AggOp;
 import io.tradestore.query.model.Filter;
-import io.tradestore.query.parse.QueryParser;
 
 /**
  * Binds aggregates and having to a snapshot: checks each aggregate's operand, allocates the slots it reads, names its
@@ -100,16 +99,9 @@ final class AggregateBinder {
 
     RowPredicate having(final Filter f, final String p, final boolean negate, final List<String> names,
         final List<ResultColumn> out) {
-        if (f == null) {
-            throw Binder.invalid(p, "missing filter");
-        }
-        QueryParser.checkFilterDepth(p);
-        if (f instanceof Filter.And || f instanceof Filter.Or) {
+        final List<Filter> args = Binder.logicArgs(f, p, "needs at least one argument");
+        if (args != null) {
             final boolean and = f instanceof Filter.And;
-            final List<Filter> args = and ? ((Filter.And) f).args() : ((Filter.Or) f).args();
-            if (args.isEmpty()) {
-                throw Binder.invalid(p + "/args", "needs at least one argument");
-            }
             final RowPredicate[] ps = new RowPredicate[args.size()];
             for (int i = 0; i < ps.length; i++) {
                 ps[i] = having(args.get(i), p + "/args/" + i, negate, names, out);

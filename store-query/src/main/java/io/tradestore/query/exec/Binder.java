@@ -18,9 +18,11 @@ import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.ResultColumn;
 import io.tradestore.query.model.Agg;
+import io.tradestore.query.model.Filter;
 import io.tradestore.query.model.GroupKey;
 import io.tradestore.query.model.OrderKey;
 import io.tradestore.query.model.Query;
+import io.tradestore.query.parse.QueryParser;
 
 /**
  * Binds a {@link Query} to a snapshot into a {@link Plan}: the time range and filter ({@link FilterBinder}), a scan's
@@ -84,6 +86,30 @@ final class Binder {
             plan.slotColumn[e.getValue()] = e.getKey();
         }
         return plan;
+    }
+
+    /**
+     * The arguments of an {@code and}/{@code or} node of a filter or a having, after the checks both make: the node is
+     * present, not nested too deep, and has arguments.
+     *
+     * @param f     the node.
+     * @param p     its JSON path.
+     * @param empty the message for an empty argument list.
+     * @return the arguments, or null when the node is not an and/or.
+     */
+    static List<Filter> logicArgs(final Filter f, final String p, final String empty) {
+        if (f == null) {
+            throw invalid(p, "missing filter");
+        }
+        QueryParser.checkFilterDepth(p);
+        if (!(f instanceof Filter.And || f instanceof Filter.Or)) {
+            return null;
+        }
+        final List<Filter> args = f instanceof Filter.And ? ((Filter.And) f).args() : ((Filter.Or) f).args();
+        if (args.isEmpty()) {
+            throw invalid(p + "/args", empty);
+        }
+        return args;
     }
 
     /**

@@ -9,7 +9,6 @@ import java.util.TreeSet;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.query.model.Filter;
-import io.tradestore.query.parse.QueryParser;
 
 /**
  * Binds a query's time range and filter to a snapshot: resolves columns, types every literal by its column (exactly:
@@ -55,16 +54,10 @@ final class FilterBinder {
     }
 
     private FilterNode filter(final Filter f, final String p, final boolean negate) {
-        if (f == null) {
-            throw Binder.invalid(p, "missing filter");
-        }
-        QueryParser.checkFilterDepth(p);
-        if (f instanceof Filter.And || f instanceof Filter.Or) {
+        final List<Filter> args = Binder.logicArgs(f, p, (f instanceof Filter.And ? "and" : "or")
+            + " needs at least one argument");
+        if (args != null) {
             final boolean and = f instanceof Filter.And;
-            final List<Filter> args = and ? ((Filter.And) f).args() : ((Filter.Or) f).args();
-            if (args.isEmpty()) {
-                throw Binder.invalid(p + "/args", (and ? "and" : "or") + " needs at least one argument");
-            }
             final List<FilterNode> nodes = new ArrayList<>();
             for (int i = 0; i < args.size(); i++) {
                 final FilterNode n = filter(args.get(i), p + "/args/" + i, negate);
