@@ -23,13 +23,12 @@ import io.tradestore.core.Store;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.query.model.Query;
 import io.tradestore.query.parse.QueryParser;
-import io.tradestore.query.parse.Utf8JsonCheck;
 
 /**
  * The embedded parser's byte path ({@link QueryParser#parse(InputStream)}, {@link QueryEngine#execute(InputStream,
  * long)}) refuses what the HTTP server refuses in a body, with the same code, message and path: bytes that are not
  * UTF-8 anywhere (also after a syntax error, after the query, across the stream's reads, cut short at the end), and a
- * NUL among the first four bytes (UTF-16 and UTF-32, which Jackson alone would read). {@link Utf8JsonCheck} agrees with
+ * NUL among the first four bytes (UTF-16 and UTF-32, which Jackson alone would read). {@link JsonBodyCheck} agrees with
  * the JDK's strict UTF-8 decoder on random bytes.
  */
 class QueryParserBytesTest {
@@ -119,10 +118,10 @@ class QueryParserBytesTest {
                 assertThat(engine.execute(new ByteArrayInputStream(utf8(QUERY)), 10_000).value(0, 0)).isEqualTo(10L);
                 assertThatThrownBy(() -> engine
                     .execute(new ByteArrayInputStream(concat(utf8(QUERY), new byte[] {(byte) 0xC0})), 10_000))
-                    .isInstanceOfSatisfying(QueryException.class, e -> assertError(e, Utf8JsonCheck.NOT_UTF8));
+                    .isInstanceOfSatisfying(QueryException.class, e -> assertError(e, JsonBodyCheck.NOT_UTF8));
                 assertThatThrownBy(() -> engine
                     .execute(new ByteArrayInputStream(QUERY.getBytes(StandardCharsets.UTF_16BE)), 10_000))
-                    .isInstanceOfSatisfying(QueryException.class, e -> assertError(e, Utf8JsonCheck.NUL_AT_START));
+                    .isInstanceOfSatisfying(QueryException.class, e -> assertError(e, JsonBodyCheck.NUL_AT_START));
             }
         }
     }
@@ -167,15 +166,15 @@ class QueryParserBytesTest {
             for (int i = 0; i < b.length; i++) {
                 b[i] = (byte) (rnd.nextInt(4) == 0 ? rnd.nextInt(256) : edges[rnd.nextInt(edges.length)]);
             }
-            final Utf8JsonCheck check = new Utf8JsonCheck();
+            final JsonBodyCheck check = new JsonBodyCheck();
             check.accept(b, 0, b.length);
             final QueryException problem = check.problem();
             final boolean utf8 = jdkDecodes(b);
             valid += utf8 ? 1 : 0;
             final boolean nulAtStart = indexOfZero(b) >= 0 && indexOfZero(b) < 4;
-            final String expected = !utf8 ? Utf8JsonCheck.NOT_UTF8 + " at byte " + jdkMalformedAt(b)
+            final String expected = !utf8 ? JsonBodyCheck.NOT_UTF8 + " at byte " + jdkMalformedAt(b)
                 + " (counting from 0)"
-                : nulAtStart ? Utf8JsonCheck.NUL_AT_START : null;
+                : nulAtStart ? JsonBodyCheck.NUL_AT_START : null;
             assertThat(problem == null ? null : problem.getMessage())
                 .as("bytes %s", java.util.HexFormat.of().formatHex(b)).isEqualTo(expected);
         }
@@ -184,19 +183,19 @@ class QueryParserBytesTest {
 
     private static void assertNotUtf8(final byte[] body, final int chunk) {
         assertThatThrownBy(() -> QueryParser.parse(chunked(body, chunk))).isInstanceOfSatisfying(QueryException.class,
-            e -> assertError(e, Utf8JsonCheck.NOT_UTF8));
+            e -> assertError(e, JsonBodyCheck.NOT_UTF8));
     }
 
     private static void assertNulAtStart(final byte[] body, final int chunk) {
         assertThatThrownBy(() -> QueryParser.parse(chunked(body, chunk))).isInstanceOfSatisfying(QueryException.class,
-            e -> assertError(e, Utf8JsonCheck.NUL_AT_START));
+            e -> assertError(e, JsonBodyCheck.NUL_AT_START));
     }
 
     /** The error the server gives such a body: 400 MALFORMED_JSON with this message at path "". */
     private static void assertError(final QueryException e, final String message) {
         assertThat(e.code()).isEqualTo(ErrorCode.MALFORMED_JSON);
         assertThat(e.code().httpStatus()).isEqualTo(400);
-        if (message.equals(Utf8JsonCheck.NOT_UTF8)) { // the offset follows; the random comparison below checks it
+        if (message.equals(JsonBodyCheck.NOT_UTF8)) { // the offset follows; the random comparison below checks it
             assertThat(e.getMessage()).startsWith(message + " at byte ").endsWith(" (counting from 0)");
         } else {
             assertThat(e.getMessage()).isEqualTo(message);

@@ -20,6 +20,7 @@ import com.fasterxml.jackson.databind.node.ValueNode;
 
 import io.tradestore.core.schema.JsonErrors;
 import io.tradestore.query.ErrorCode;
+import io.tradestore.query.JsonBodyCheck;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.model.Agg;
 import io.tradestore.query.model.AggOp;
@@ -76,7 +77,7 @@ public final class QueryParser {
 
     /**
      * Parses a query from its bytes as they arrived (an HTTP body), without first copying them into a String. The bytes
-     * are checked as Jackson reads them ({@link Utf8JsonCheck}), and those after a syntax error too: what is not UTF-8
+     * are checked as Jackson reads them ({@link JsonBodyCheck}), and those after a syntax error too: what is not UTF-8
      * anywhere, or holds a NUL among its first four bytes (Jackson would read it as UTF-16 or UTF-32), fails as the
      * HTTP server refuses such a body, whatever else is wrong with it.
      *
@@ -120,7 +121,7 @@ public final class QueryParser {
      */
     private static final class CheckedInput extends InputStream {
         private final InputStream source;
-        private final Utf8JsonCheck check = new Utf8JsonCheck();
+        private final JsonBodyCheck check = new JsonBodyCheck();
         private final byte[] one = new byte[1];
         /** Whether the source has reached its end. */
         private boolean ended;

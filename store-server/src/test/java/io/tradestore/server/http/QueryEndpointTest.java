@@ -27,7 +27,7 @@ import io.netty.buffer.Unpooled;
 
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryException;
-import io.tradestore.query.parse.Utf8JsonCheck;
+import io.tradestore.query.JsonBodyCheck;
 
 /**
  * The real engine over HTTP: each answer equals the embedded API's (statistics aside), and engine errors keep their
@@ -325,8 +325,8 @@ class QueryEndpointTest {
             assertThat(r.status()).as(what).isEqualTo(embedded.code().httpStatus()).isEqualTo(400);
             assertThat(r.errorCode()).as(what).isEqualTo(embedded.code().name());
             assertThat(r.json().path("error").path("message").asText()).as(what).isEqualTo(embedded.getMessage())
-                .matches(m -> m.startsWith(Utf8JsonCheck.NOT_UTF8 + " at byte ") || m
-                .equals(Utf8JsonCheck.NUL_AT_START));
+                .matches(m -> m.startsWith(JsonBodyCheck.NOT_UTF8 + " at byte ") || m
+                .equals(JsonBodyCheck.NUL_AT_START));
             assertThat(r.json().path("error").path("path").asText()).as(what).isEqualTo(embedded.path()).isEmpty();
         }
     }
@@ -344,11 +344,11 @@ class QueryEndpointTest {
             for (int i = 0; i < b.length; i++) {
                 b[i] = (byte) (rnd.nextInt(4) == 0 ? rnd.nextInt(256) : edges[rnd.nextInt(edges.length)]);
             }
-            final Utf8JsonCheck check = new Utf8JsonCheck();
+            final JsonBodyCheck check = new JsonBodyCheck();
             Unpooled.wrappedBuffer(b).forEachByte(check::accept);
             final QueryException problem = check.problem();
             final boolean nettyUtf8 = ByteBufUtil.isText(Unpooled.wrappedBuffer(b), StandardCharsets.UTF_8);
-            assertThat(problem != null && problem.getMessage().startsWith(Utf8JsonCheck.NOT_UTF8))
+            assertThat(problem != null && problem.getMessage().startsWith(JsonBodyCheck.NOT_UTF8))
                 .as(java.util.HexFormat.of().formatHex(b))
                 .isEqualTo(!nettyUtf8);
         }
