@@ -47,7 +47,7 @@ public final class TableReader implements AutoCloseable {
         this.table = table;
         this.schema = table.schema();
         this.dir = table.directory();
-        this.symbolSlot = TableWriter.symbolSlots(schema);
+        this.symbolSlot = WriterDictionaries.symbolSlots(schema);
         this.strides = new int[schema.columnCount()];
         for (final Column c : schema.columns()) {
             strides[c.index()] = SegmentDescriptor.stride(schema, c);

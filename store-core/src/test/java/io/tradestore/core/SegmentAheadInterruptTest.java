@@ -123,15 +123,20 @@ class SegmentAheadInterruptTest {
     }
 
     /**
-     * Interrupts {@code writer} once it waits for a segment to be created (parked in openSegment); opens the gate after
+     * Interrupts {@code writer} once it waits for a segment to be created (parked in WriterSegments.next); opens the gate after
      * 10 s if it never gets there, so that a failing test does not hang.
      */
+    /** Whether a frame is the writer's wait for the segment created ahead ({@code WriterSegments.next}). */
+    private static boolean waitsForSegment(final StackTraceElement e) {
+        return e.getClassName().equals(WriterSegments.class.getName()) && e.getMethodName().equals("next");
+    }
+
     private static Thread interruptAtTheWait(final Thread writer, final Gate gate) {
         final Thread t = new Thread(() -> {
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (System.nanoTime() < deadline) {
                 if (writer.getState() == Thread.State.WAITING
-                    && Arrays.stream(writer.getStackTrace()).anyMatch(e -> e.getMethodName().equals("openSegment"))) {
+                    && Arrays.stream(writer.getStackTrace()).anyMatch(SegmentAheadInterruptTest::waitsForSegment)) {
                     writer.interrupt();
                     return;
                 }

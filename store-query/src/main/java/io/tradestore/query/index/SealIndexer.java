@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.tradestore.core.SealListener;
 import io.tradestore.core.Shutdown;
 import io.tradestore.core.StoreException;
 import io.tradestore.core.Table;
@@ -34,7 +35,7 @@ import io.tradestore.query.spi.Deadline;
  * } // close() waits for the builds the commits started
  * }</pre>
  */
-public final class SealIndexer implements TableWriter.SealListener, AutoCloseable {
+public final class SealIndexer implements SealListener, AutoCloseable {
     private final TableReader reader;
     private final ExecutorService thread;
     private final AtomicLong built = new AtomicLong();
