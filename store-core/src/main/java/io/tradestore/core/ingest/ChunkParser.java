@@ -2,7 +2,6 @@ package io.tradestore.core.ingest;
 
 import io.tradestore.core.dict.SymbolDictionaryDescriptor;
 import io.tradestore.core.memory.NativeMemory;
-import io.tradestore.core.schema.Column;
 
 /**
  * Parses the records of one chunk of CSV bytes straight into a {@link ChunkBuffer}'s columns: one pass over the
@@ -39,7 +38,6 @@ final class ChunkParser implements AutoCloseable {
     private static final byte CR = '\r';
     private static final byte QUOTE = '"';
     private static final byte DEL = 0x7F;
-    private static final int MAX_SHOWN = 64;
     /** Rejects held per chunk before it stops and lets the loader take them, so garbage input keeps the heap small. */
     static final int MAX_REJECTS_PER_CHUNK = 1024;
     private static final java.lang.management.ThreadMXBean THREADS =
@@ -547,7 +545,7 @@ final class ChunkParser implements AutoCloseable {
         long e = fieldStart;
         // a CR not followed by LF is no line end but part of the bad text, shown as \x0D: before, '1.5\r' was shown as
         // '1.5' and the message blamed a good-looking value
-        for (; e < limit && e - fieldStart <= MAX_SHOWN; e++) {
+        for (; e < limit && e - fieldStart <= RejectMessages.MAX_SHOWN; e++) {
             final byte b = NativeMemory.getByte(e);
             if (isTerminator(b) && (b != CR || e + 1 >= limit || NativeMemory.getByte(e + 1) == NL)) {
                 break;
@@ -679,88 +677,11 @@ final class ChunkParser implements AutoCloseable {
                 message = "line is longer than the limit of " + maxLineLength + " bytes";
                 break;
             default:
-                message = valueMessage(format.column(errField), format.kinds[errField], errCode,
-                    show(errTextAddress, errTextLength), values.fractionDigits);
+                message = RejectMessages.valueMessage(format.column(errField), format.kinds[errField], errCode,
+                    RejectMessages.show(errTextAddress, errTextLength), values.fractionDigits);
                 break;
         }
         return new ChunkBuffer.Reject(errLine, column, message);
-    }
-
-    static String valueMessage(final Column c, final int kind, final int code, final String text,
-        final int fractionDigits) {
-        final String prefix = "column '" + c.name() + "': ";
-        switch (code) {
-            case E_NULL:
-                return prefix + "empty value, but the designated timestamp cannot be null";
-            case E_TOO_LONG:
-                return prefix + "symbol is longer than the limit of " + SymbolDictionaryDescriptor.MAX_SYMBOL_LENGTH
-                    + " bytes";
-            case E_ENCODING:
-                return prefix + "'" + text + "' is not valid UTF-8";
-            case FieldParser.E_SCALE:
-                return prefix + "'" + text + "' has " + fractionDigits + " fraction digits, more than the scale of " + c
-                    .typeName();
-            case FieldParser.E_RANGE:
-                return prefix + "'" + text + "' is out of range for " + c.typeName() + rangeText(kind);
-            case FieldParser.E_OFFSET:
-                return prefix + "'" + text + "' has a zone offset outside -18:00 to +18:00";
-            default:
-                return prefix + "'" + text + "' " + syntaxText(kind);
-        }
-    }
-
-    private static String rangeText(final int kind) {
-        switch (kind) {
-            case FieldKind.I8:
-            case FieldKind.I16:
-            case FieldKind.I32:
-            case FieldKind.I64:
-                return " [" + FieldKind.min(kind) + ", " + FieldKind.max(kind) + "]";
-            case FieldKind.TIMESTAMP:
-                return " (years 1678 to 2261)";
-            default:
-                return "";
-        }
-    }
-
-    private static String syntaxText(final int kind) {
-        switch (kind) {
-            case FieldKind.I8:
-            case FieldKind.I16:
-            case FieldKind.I32:
-            case FieldKind.I64:
-                return "is not an integer";
-            case FieldKind.DECIMAL:
-                return "is not a decimal";
-            case FieldKind.TIMESTAMP:
-                return "is not a timestamp (ISO-8601 with Z or an offset, or integer epoch nanoseconds)";
-            case FieldKind.F64:
-                return "is not a number";
-            case FieldKind.SIDE:
-                return "is not a side (B, S, BUY or SELL)";
-            case FieldKind.CHAR:
-                return "is not a single printable ASCII character";
-            default:
-                return "contains a control character or a stray quote";
-        }
-    }
-
-    /** Renders bytes for a message: printable ASCII as is, anything else as \xNN, cut at 64 bytes. */
-    static String show(final long address, final long length) {
-        final StringBuilder sb = new StringBuilder();
-        final long n = Math.min(length, MAX_SHOWN);
-        for (long i = 0; i < n; i++) {
-            final int b = NativeMemory.getByte(address + i) & 0xFF;
-            if (b >= 0x20 && b < 0x7F) {
-                sb.append((char) b);
-            } else {
-                sb.append(String.format("\\x%02X", b));
-            }
-        }
-        if (length > MAX_SHOWN) {
-            sb.append("...");
-        }
-        return sb.toString();
     }
 
     /**

@@ -29,17 +29,13 @@ final class CsvHeader {
      */
     static CsvFormat parse(final CsvInput in, final String name, final Schema schema, final int maxLineLength,
         final long rowsCommitted) {
-        final String columns = String.join(",", schema.columnNames());
         if (in == null || in.limitOffset == 0) {
-            throw error(name, 1, 1, "empty file; expected a header row naming the columns " + columns, rowsCommitted);
+            throw error(name, 1, 1, "empty file; expected a header row naming the columns " + columnList(schema),
+                rowsCommitted);
         }
         final long base = in.address(0);
         final long end = in.address(in.limitOffset);
-        long p = base;
-        if (end - p >= 3 && (NativeMemory.getByte(p) & 0xFF) == 0xEF && (NativeMemory.getByte(p + 1) & 0xFF) == 0xBB
-            && (NativeMemory.getByte(p + 2) & 0xFF) == 0xBF) {
-            p += 3;
-        }
+        long p = skipByteOrderMark(base, end);
         final long lineStart = p;
         final int[] columnOf = new int[schema.columnCount() + 64];
         final long[] at = new long[columnOf.length];
@@ -94,28 +90,8 @@ final class CsvHeader {
             final String raw = new String(bytes, 0, n, StandardCharsets.UTF_8);
             final String fieldName = raw.strip().toLowerCase(Locale.ROOT);
             final long column = fieldStart - lineStart + 1;
-            if (fieldName.isEmpty()) {
-                if (fields == 0 && done) {
-                    throw error(name, 1, 1, "empty header row; expected the columns " + columns, rowsCommitted);
-                }
-                throw error(name, 1, column, "empty column name in the header row", rowsCommitted);
-            }
-            // a CRLF's CR is stripped at the end of the last name: this one ends no line
-            if (fieldName.indexOf('\r') >= 0) {
-                final int cr = raw.indexOf('\r');
-                final long crColumn = column + (NativeMemory.getByte(fieldStart) == '"' ? 1 : 0)
-                    + raw.substring(0, cr).getBytes(StandardCharsets.UTF_8).length;
-                throw error(name, 1, crColumn,
-                    "a carriage return inside the header row; lines must end in LF or CRLF (a file whose lines end"
-                    + " in CR alone reads as one line)", rowsCommitted);
-            }
-            final int c = schema.indexOf(fieldName);
-            if (c < 0) {
-                throw error(name, 1, column,
-                    "unknown column '" + StoreException.echo(raw.strip()) + "'; table '" + schema.name()
-                    + "' has columns "
-                    + columns, rowsCommitted);
-            }
+            final int c = resolve(name, schema, raw, fieldName, fieldStart, column, fields == 0 && done,
+                rowsCommitted);
             for (int i = 0; i < fields; i++) {
                 if (columnOf[i] == c) {
                     throw error(name, 1, column, "duplicate column '" + fieldName + "' (also at column " + at[i] + ")",
@@ -126,6 +102,64 @@ final class CsvHeader {
             at[fields] = column;
             fields++;
         }
+        checkAllNamed(name, schema, columnOf, fields, rowsCommitted);
+        final long dataOffset = Math.min(in.limitOffset, in.baseOffset + (p - in.base));
+        return new CsvFormat(name, schema, Arrays.copyOf(columnOf, fields), lines, dataOffset);
+    }
+
+    /** @return where the header row starts: after the UTF-8 byte order mark, when the file has one. */
+    private static long skipByteOrderMark(final long base, final long end) {
+        if (end - base >= 3 && (NativeMemory.getByte(base) & 0xFF) == 0xEF
+            && (NativeMemory.getByte(base + 1) & 0xFF) == 0xBB && (NativeMemory.getByte(base + 2) & 0xFF) == 0xBF) {
+            return base + 3;
+        }
+        return base;
+    }
+
+    /**
+     * Resolves one header name to its table column, refusing an empty name, a carriage return inside the row and a
+     * name the table does not have.
+     *
+     * @param name          the file's name for messages.
+     * @param schema        the table's schema.
+     * @param raw           the name as read, without its quotes.
+     * @param fieldName     the name stripped and in lower case.
+     * @param fieldStart    the address of the field's first byte (its opening quote when quoted).
+     * @param column        the field's 1-based byte column in the header row.
+     * @param only          whether it is the row's first and last field (an empty one is then an empty header row).
+     * @param rowsCommitted rows of this load already committed (earlier inputs), for the failure.
+     * @return the column index.
+     */
+    private static int resolve(final String name, final Schema schema, final String raw, final String fieldName,
+        final long fieldStart, final long column, final boolean only, final long rowsCommitted) {
+        if (fieldName.isEmpty()) {
+            if (only) {
+                throw error(name, 1, 1, "empty header row; expected the columns " + columnList(schema), rowsCommitted);
+            }
+            throw error(name, 1, column, "empty column name in the header row", rowsCommitted);
+        }
+        // a CRLF's CR is stripped at the end of the last name: this one ends no line
+        if (fieldName.indexOf('\r') >= 0) {
+            final int cr = raw.indexOf('\r');
+            final long crColumn = column + (NativeMemory.getByte(fieldStart) == '"' ? 1 : 0)
+                + raw.substring(0, cr).getBytes(StandardCharsets.UTF_8).length;
+            throw error(name, 1, crColumn,
+                "a carriage return inside the header row; lines must end in LF or CRLF (a file whose lines end"
+                + " in CR alone reads as one line)", rowsCommitted);
+        }
+        final int c = schema.indexOf(fieldName);
+        if (c < 0) {
+            throw error(name, 1, column,
+                "unknown column '" + StoreException.echo(raw.strip()) + "'; table '" + schema.name()
+                + "' has columns "
+                + columnList(schema), rowsCommitted);
+        }
+        return c;
+    }
+
+    /** Fails on the first table column that none of the header's {@code fields} names mapped to. */
+    private static void checkAllNamed(final String name, final Schema schema, final int[] columnOf, final int fields,
+        final long rowsCommitted) {
         for (int c = 0; c < schema.columnCount(); c++) {
             boolean found = false;
             for (int i = 0; i < fields; i++) {
@@ -134,11 +168,14 @@ final class CsvHeader {
             if (!found) {
                 throw error(name, 1, 1,
                     "missing column '" + schema.column(c).name() + "'; the header must name every column of table '"
-                    + schema.name() + "': " + columns, rowsCommitted);
+                    + schema.name() + "': " + columnList(schema), rowsCommitted);
             }
         }
-        final long dataOffset = Math.min(in.limitOffset, in.baseOffset + (p - in.base));
-        return new CsvFormat(name, schema, Arrays.copyOf(columnOf, fields), lines, dataOffset);
+    }
+
+    /** @return the table's column names as the messages list them. */
+    private static String columnList(final Schema schema) {
+        return String.join(",", schema.columnNames());
     }
 
     /**

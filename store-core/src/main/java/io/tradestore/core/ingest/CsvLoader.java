@@ -277,21 +277,13 @@ public final class CsvLoader implements AutoCloseable {
 
     /** One input: header, then chunks through the parser pool, appended in order. */
     private void loadSource(final CsvSource src) {
-        final CsvInput head;
-        try {
-            head = src.first();
-        } catch (final CsvSource.OverlongLine e) {
-            // the first line is the header row: reported as one, as parse reports a header over the limit
-            throw CsvHeader.tooLong(src.name, options.maxLineLength(), e.capacity, committedByLoad);
-        }
-        final CsvFormat format = CsvHeader.parse(head, src.name, schema, options.maxLineLength(), committedByLoad);
+        final CsvFormat format = readHeader(src);
         final ArrayDeque<Future<ChunkBuffer>> inFlight = new ArrayDeque<>();
         long expected = format.dataOffset;
         long line = 1 + format.headerLines;
         final long rowsBefore = rowsRead;
         byte[] carry = null;
         long carryOffset = 0;
-        long lastLimit = 0;
         // a stream line too long for a buffer: reported, with its line number, after the chunks before it (whose own
         // first error, if any, comes first)
         CsvSource.OverlongLine overlong = null;
@@ -350,21 +342,12 @@ public final class CsvLoader implements AutoCloseable {
                         reparse(in, expected, b);
                     }
                     appendNanos += System.nanoTime() - w1;
-                    lastLimit = in.limitOffset;
                     if (b.incomplete) {
                         carryOffset = b.endOffset;
-                        carry = new byte[(int) (lastLimit - carryOffset)];
-                        final long a = in.address(carryOffset);
-                        for (int i = 0; i < carry.length; i++) {
-                            carry[i] = NativeMemory.getByte(a + i);
-                        }
+                        carry = tail(in, carryOffset);
                     }
                 } finally {
-                    if (b.input != null) {
-                        b.input.release();
-                        b.input = null;
-                    }
-                    buffers.add(b);
+                    recycle(b);
                 }
                 progress.progress(rowsLoaded, rowsRejected, bytesBefore + src.bytesConsumed(expected), bytesTotal,
                     System.nanoTime() - startNanos);
@@ -382,21 +365,57 @@ public final class CsvLoader implements AutoCloseable {
             }
             bytesBefore += src.bytesConsumed(expected);
         } finally {
-            // never free or unmap what a parser thread may still be reading
-            while (!inFlight.isEmpty()) {
-                final Future<ChunkBuffer> f = inFlight.remove();
-                try {
-                    final ChunkBuffer b = f.get();
-                    if (b.input != null) {
-                        b.input.release();
-                        b.input = null;
-                    }
-                    buffers.add(b);
-                } catch (final InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (final ExecutionException e) {
-                    // its buffer is returned by parseChunk's own cleanup
-                }
+            drain(inFlight);
+        }
+    }
+
+    /** Reads an input's header row into the mapping of its fields onto the table's columns. */
+    private CsvFormat readHeader(final CsvSource src) {
+        final CsvInput head;
+        try {
+            head = src.first();
+        } catch (final CsvSource.OverlongLine e) {
+            // the first line is the header row: reported as one, as parse reports a header over the limit
+            throw CsvHeader.tooLong(src.name, options.maxLineLength(), e.capacity, committedByLoad);
+        }
+        return CsvHeader.parse(head, src.name, schema, options.maxLineLength(), committedByLoad);
+    }
+
+    /**
+     * Copies a chunk's bytes from {@code from} to its limit onto the heap: the start of a record the next chunk ends,
+     * kept because this chunk's input is released before that one arrives.
+     */
+    private static byte[] tail(final CsvInput in, final long from) {
+        final byte[] carry = new byte[(int) (in.limitOffset - from)];
+        final long a = in.address(from);
+        for (int i = 0; i < carry.length; i++) {
+            carry[i] = NativeMemory.getByte(a + i);
+        }
+        return carry;
+    }
+
+    /** Releases a chunk's input and returns its buffer to the pool. */
+    private void recycle(final ChunkBuffer b) {
+        if (b.input != null) {
+            b.input.release();
+            b.input = null;
+        }
+        buffers.add(b);
+    }
+
+    /**
+     * Waits for the chunks still in flight when an input stops early and returns their buffers: never free or unmap
+     * what a parser thread may still be reading.
+     */
+    private void drain(final ArrayDeque<Future<ChunkBuffer>> inFlight) {
+        while (!inFlight.isEmpty()) {
+            final Future<ChunkBuffer> f = inFlight.remove();
+            try {
+                recycle(f.get());
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (final ExecutionException e) {
+                // its buffer is returned by parseChunk's own cleanup
             }
         }
     }
