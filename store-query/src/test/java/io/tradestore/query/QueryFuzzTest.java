@@ -504,22 +504,9 @@ class QueryFuzzTest {
             case 2:
                 s.remove();
                 break;
-            case 3: {
-                // a field where it does not belong, or an unknown one
-                final JsonNode parent = s.parent();
-                if (parent.isObject()) {
-                    final String[] keys =
-                        {"op", "col", "value", "values", "args", "arg", "gt", "gte", "lt", "lte", "bucket", "as",
-                        "name", "p",
-                        "desc", "from", "to", "table", "filter", "aggs", "limit", "options", "timeoutMs", "maxGroups",
-                        "epochNanos", "bogus",
-                        "Op", "\u00e9", ""};
-                    ((ObjectNode) parent).set(keys[r.nextInt(keys.length)], old.deepCopy());
-                } else {
-                    ((ArrayNode) parent).add(old.deepCopy());
-                }
+            case 3:
+                misplaceField(s.parent(), old, r);
                 break;
-            }
             case 4:
                 s.set(F.textNode(COLUMNS[r.nextInt(COLUMNS.length)]));
                 break;
@@ -533,106 +520,139 @@ class QueryFuzzTest {
                 s.set(r.nextBoolean() ? F.textNode(TIMES[r.nextInt(TIMES.length)])
                     : F.numberNode(NUMBERS[r.nextInt(NUMBERS.length)]));
                 break;
-            case 8: {
-                // a number near a boundary, or as a string, or one past the long range
-                final long v = NUMBERS[r.nextInt(NUMBERS.length)];
-                switch (r.nextInt(3)) {
-                    case 0:
-                        s.set(F.numberNode(v));
-                        break;
-                    case 1:
-                        s.set(F.textNode(Long.toString(v)));
-                        break;
-                    default:
-                        s.set(F.numberNode(BigInteger.valueOf(v).multiply(BigInteger.TEN)
-                            .add(BigInteger.valueOf(r.nextInt(10)))));
-                        break;
-                }
+            case 8:
+                s.set(boundaryNumber(r));
                 break;
-            }
-            case 9: {
-                // nest: not/and/or around a node, a few or thousands of times (deep ones as text, spliced in after
-                // writing)
-                final boolean deep = r.nextInt(3) == 0;
-                final int depth = deep ? 100 + r.nextInt(5000) : 1 + r.nextInt(70);
-                final StringBuilder head = new StringBuilder();
-                final StringBuilder tail = new StringBuilder();
-                JsonNode x = old;
-                for (int d = 0; d < depth; d++) {
-                    final int op = r.nextInt(3);
-                    if (deep) {
-                        head.append(op == 0 ? "{\"op\":\"not\",\"arg\":" : op == 1 ? "{\"op\":\"and\",\"args\":["
-                            : "{\"op\":\"or\",\"args\":[");
-                        tail.insert(0, op == 0 ? "}" : "]}");
-                        continue;
-                    }
-                    final ObjectNode o = F.objectNode();
-                    if (op == 0) {
-                        o.put("op", "not").set("arg", x);
-                    } else {
-                        o.put("op", op == 1 ? "and" : "or").set("args", F.arrayNode().add(x));
-                    }
-                    x = o;
-                }
-                if (deep) {
-                    final String key = SPLICE + SPLICES.get().size();
-                    SPLICES.get().add(head + JSON.writeValueAsString(old) + tail);
-                    x = F.textNode(key);
-                }
-                s.set(x);
+            case 9:
+                s.set(nest(old, r));
                 break;
-            }
-            case 10: {
-                // a long or odd string
-                final String[] bits = {"a", "\u00e9", "\ud83d\udca5", "\u0000", "\"", "\\", "/", "~1", "\n"};
-                final int len = r.nextInt(3) == 0 ? 100_000 : 1 + r.nextInt(40);
-                final StringBuilder b = new StringBuilder();
-                while (b.length() < len) {
-                    b.append(bits[r.nextInt(bits.length)]);
-                }
-                s.set(F.textNode(b.toString()));
+            case 10:
+                s.set(oddString(r));
                 break;
-            }
-            case 11: {
-                // an array: empty, huge, or of the wrong element type
-                final ArrayNode a = F.arrayNode();
-                final boolean huge = r.nextInt(4) == 0;
-                final int len = huge ? 10_000 : r.nextInt(3);
-                for (int k = 0; k < len; k++) {
-                    a.add(huge || old == null ? F.textNode(COLUMNS[k % COLUMNS.length]) : old.deepCopy());
-                }
-                s.set(r.nextBoolean() ? a : F.arrayNode());
+            case 11:
+                s.set(oddArray(old, r));
                 break;
-            }
             case 12:
-                // a field-specific weird value
-                if (field.equals("limit")) {
-                    s.set(F.numberNode(
-                        new long[] {0, 1, Integer.MAX_VALUE, Integer.MAX_VALUE + 1L, 1_000_000, 1_000_001,
-                        -1}[r.nextInt(7)]));
-                } else if (field.equals("p")) {
-                    s.set(JSON.readTree(
-                        new String[] {"-0.0", "0", "100", "100.0000001", "-1e-300", "1e-320",
-                        "99.99999999999999999"}[r.nextInt(7)]));
-                } else if (field.equals("timeoutMs") || field.equals("maxGroups")) {
-                    s.set(F.numberNode(
-                        new long[] {1, 0, Long.MAX_VALUE, Long.MAX_VALUE / 1_000_000 + 1, 2}[r.nextInt(5)]));
-                } else {
-                    s.set(F.textNode(DURATIONS[r.nextInt(DURATIONS.length)]));
-                }
+                s.set(fieldSpecificValue(field, r));
                 break;
-            default: {
-                // swap with another node
-                final Slot o = all.get(r.nextInt(all.size()));
-                final JsonNode other = o.get();
-                if (other != null && old != null && !contains(old, other) && !contains(other, old)) {
-                    s.set(other.deepCopy());
-                    o.set(old.deepCopy());
-                }
+            default:
+                swap(s, old, all.get(r.nextInt(all.size())));
                 break;
-            }
         }
         return root;
+    }
+
+    /** Adds a copy of a node as a field where it does not belong, or an unknown one, or as one more array element. */
+    private static void misplaceField(final JsonNode parent, final JsonNode old, final SplittableRandom r) {
+        if (parent.isObject()) {
+            final String[] keys =
+                {"op", "col", "value", "values", "args", "arg", "gt", "gte", "lt", "lte", "bucket", "as",
+                "name", "p",
+                "desc", "from", "to", "table", "filter", "aggs", "limit", "options", "timeoutMs", "maxGroups",
+                "epochNanos", "bogus",
+                "Op", "\u00e9", ""};
+            ((ObjectNode) parent).set(keys[r.nextInt(keys.length)], old.deepCopy());
+        } else {
+            ((ArrayNode) parent).add(old.deepCopy());
+        }
+    }
+
+    /** @return a number near a boundary, or as a string, or one past the long range. */
+    private static JsonNode boundaryNumber(final SplittableRandom r) {
+        final long v = NUMBERS[r.nextInt(NUMBERS.length)];
+        switch (r.nextInt(3)) {
+            case 0:
+                return F.numberNode(v);
+            case 1:
+                return F.textNode(Long.toString(v));
+            default:
+                return F.numberNode(BigInteger.valueOf(v).multiply(BigInteger.TEN)
+                    .add(BigInteger.valueOf(r.nextInt(10))));
+        }
+    }
+
+    /**
+     * @return the node inside not/and/or a few or thousands of times; a deep nest is a placeholder string, as the
+     *     test's writer would refuse it, spliced in after writing.
+     */
+    private static JsonNode nest(final JsonNode old, final SplittableRandom r) throws IOException {
+        final boolean deep = r.nextInt(3) == 0;
+        final int depth = deep ? 100 + r.nextInt(5000) : 1 + r.nextInt(70);
+        final StringBuilder head = new StringBuilder();
+        final StringBuilder tail = new StringBuilder();
+        JsonNode x = old;
+        for (int d = 0; d < depth; d++) {
+            final int op = r.nextInt(3);
+            if (deep) {
+                head.append(op == 0 ? "{\"op\":\"not\",\"arg\":" : op == 1 ? "{\"op\":\"and\",\"args\":["
+                    : "{\"op\":\"or\",\"args\":[");
+                tail.insert(0, op == 0 ? "}" : "]}");
+                continue;
+            }
+            final ObjectNode o = F.objectNode();
+            if (op == 0) {
+                o.put("op", "not").set("arg", x);
+            } else {
+                o.put("op", op == 1 ? "and" : "or").set("args", F.arrayNode().add(x));
+            }
+            x = o;
+        }
+        if (deep) {
+            final String key = SPLICE + SPLICES.get().size();
+            SPLICES.get().add(head + JSON.writeValueAsString(old) + tail);
+            x = F.textNode(key);
+        }
+        return x;
+    }
+
+    /** @return a long or odd string. */
+    private static JsonNode oddString(final SplittableRandom r) {
+        final String[] bits = {"a", "\u00e9", "\ud83d\udca5", "\u0000", "\"", "\\", "/", "~1", "\n"};
+        final int len = r.nextInt(3) == 0 ? 100_000 : 1 + r.nextInt(40);
+        final StringBuilder b = new StringBuilder();
+        while (b.length() < len) {
+            b.append(bits[r.nextInt(bits.length)]);
+        }
+        return F.textNode(b.toString());
+    }
+
+    /** @return an array: empty, huge, or of the wrong element type. */
+    private static JsonNode oddArray(final JsonNode old, final SplittableRandom r) {
+        final ArrayNode a = F.arrayNode();
+        final boolean huge = r.nextInt(4) == 0;
+        final int len = huge ? 10_000 : r.nextInt(3);
+        for (int k = 0; k < len; k++) {
+            a.add(huge || old == null ? F.textNode(COLUMNS[k % COLUMNS.length]) : old.deepCopy());
+        }
+        return r.nextBoolean() ? a : F.arrayNode();
+    }
+
+    /** @return a weird value for the field: limits, percentiles and options near their bounds, else a duration. */
+    private static JsonNode fieldSpecificValue(final String field, final SplittableRandom r) throws IOException {
+        if (field.equals("limit")) {
+            return F.numberNode(
+                new long[] {0, 1, Integer.MAX_VALUE, Integer.MAX_VALUE + 1L, 1_000_000, 1_000_001,
+                -1}[r.nextInt(7)]);
+        }
+        if (field.equals("p")) {
+            return JSON.readTree(
+                new String[] {"-0.0", "0", "100", "100.0000001", "-1e-300", "1e-320",
+                "99.99999999999999999"}[r.nextInt(7)]);
+        }
+        if (field.equals("timeoutMs") || field.equals("maxGroups")) {
+            return F.numberNode(
+                new long[] {1, 0, Long.MAX_VALUE, Long.MAX_VALUE / 1_000_000 + 1, 2}[r.nextInt(5)]);
+        }
+        return F.textNode(DURATIONS[r.nextInt(DURATIONS.length)]);
+    }
+
+    /** Swaps the node {@code old} of one slot with another slot's, unless one holds the other. */
+    private static void swap(final Slot s, final JsonNode old, final Slot o) {
+        final JsonNode other = o.get();
+        if (other != null && old != null && !contains(old, other) && !contains(other, old)) {
+            s.set(other.deepCopy());
+            o.set(old.deepCopy());
+        }
     }
 
     private static boolean contains(final JsonNode outer, final JsonNode inner) {

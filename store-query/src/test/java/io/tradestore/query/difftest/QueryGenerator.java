@@ -2,7 +2,6 @@ package io.tradestore.query.difftest;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -75,6 +74,7 @@ final class QueryGenerator {
 
     private final DiffTable t;
     private final SplittableRandom r;
+    private final FilterGenerator filters;
     private final String id;
     private boolean percentileAllowed = true;
     /**
@@ -104,6 +104,7 @@ final class QueryGenerator {
     QueryGenerator(final DiffTable t, final long seed, final String id) {
         this.t = t;
         this.r = new SplittableRandom(seed);
+        this.filters = new FilterGenerator(t, r);
         this.id = id;
         this.summaryShaped = new SplittableRandom(seed ^ 0x5EED_5EEDL).nextInt(100) < 15;
         this.bucketShaped = !summaryShaped && new SplittableRandom(seed ^ 0xB0C3_E75EL).nextInt(100) < 20;
@@ -151,6 +152,18 @@ final class QueryGenerator {
         }
     }
 
+    /**
+     * The outputs of an aggregate query being drawn, with their types, scales and operands (null for counts, vwaps and
+     * buckets) at the same indexes, and the SQL select terms that feed them (two for an avg or a vwap).
+     */
+    private static final class Select {
+        final List<String> select = new ArrayList<>();
+        final List<Output> outputs = new ArrayList<>();
+        final List<ColumnType> types = new ArrayList<>();
+        final List<Integer> scales = new ArrayList<>();
+        final List<Operand> operands = new ArrayList<>();
+    }
+
     /** @return a rough number of distinct values of a group key column. */
     private static long cardinality(final String column) {
         switch (column) {
@@ -186,215 +199,56 @@ final class QueryGenerator {
         return r.nextInt(100) < 18 ? scan() : aggregate();
     }
 
-    // ---------------------------------------------------------------------------------------------- literals
-
-    /** @return a non-null value of the column from a random row, or a made-up one when none is found. */
-    private Object sample(final int c) {
-        for (int i = 0; i < 30 && t.rows > 0; i++) {
-            final Object v = t.value(c, r.nextInt(t.rows));
-            if (v != null) {
-                return v;
-            }
-        }
-        final DiffColumn col = DiffTable.COLUMNS.get(c);
-        switch (col.type()) {
-            case SYMBOL:
-                return "S01";
-            case CHAR:
-                return "B";
-            case F64:
-                return 1.5;
-            case DECIMAL:
-                return BigDecimal.valueOf(12_345, col.scale());
-            case TIMESTAMP:
-                return DiffTable.BASE_TS;
-            default:
-                return 7L;
-        }
-    }
-
-    /** @return a literal for a filter on the column: mostly present values, sometimes absent or nudged ones. */
-    private Object literal(final int c) {
-        final DiffColumn col = DiffTable.COLUMNS.get(c);
-        final Object v = sample(c);
-        if (r.nextInt(10) == 0) {
-            switch (col.type()) {
-                case SYMBOL:
-                    return r.nextBoolean() ? "NOPE" : t.unusedSymbols.get(0);
-                case CHAR:
-                    return "X";
-                case F64:
-                    return (Double) v + 0.25;
-                case DECIMAL:
-                    return ((BigDecimal) v).add(BigDecimal.valueOf(r.nextInt(3) - 1, col.scale()));
-                case I8:
-                    return Math.max(-127, Math.min(127, (Long) v + r.nextInt(3) - 1));
-                case I16:
-                    return Math.max(-32_767, Math.min(32_767, (Long) v + r.nextInt(3) - 1));
-                default:
-                    return (Long) v + r.nextInt(3) - 1;
-            }
-        }
-        return v;
-    }
-
-    private Pred.Form form(final ColumnType type) {
-        if (type == ColumnType.TIMESTAMP) {
-            final int k = r.nextInt(4);
-            return k < 2 ? Pred.Form.NATIVE : k == 2 ? Pred.Form.TEXT : Pred.Form.OFFSET;
-        }
-        return type == ColumnType.DECIMAL && r.nextBoolean() ? Pred.Form.TEXT : Pred.Form.NATIVE;
-    }
-
-    // ---------------------------------------------------------------------------------------------- filters
-
-    private Pred filter(final int depth) {
-        final int k = r.nextInt(10);
-        if (depth >= 3 || k < 5) {
-            return leaf();
-        }
-        if (k < 7) {
-            return new Pred.Junction(true, children(depth));
-        }
-        if (k < 9) {
-            return new Pred.Junction(false, children(depth));
-        }
-        return new Pred.Not(filter(depth + 1));
-    }
-
-    private List<Pred> children(final int depth) {
-        final int n = 2 + r.nextInt(2);
-        final List<Pred> list = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            list.add(filter(depth + 1));
-        }
-        return list;
-    }
-
-    private Pred leaf() {
-        final int c = r.nextInt(DiffTable.COLUMNS.size());
-        final DiffColumn col = DiffTable.COLUMNS.get(c);
-        final int k = r.nextInt(10);
-        final String op = col
-            .textual() ? (k < 4 ? "eq" : k < 6 ? "ne" : "in") : (k < 2 ? "eq" : k < 3 ? "ne" : k < 5 ? "in" : "range");
-        final List<Object> values = new ArrayList<>();
-        String[] bounds = null;
-        switch (op) {
-            case "eq":
-            case "ne":
-                values.add(literal(c));
-                break;
-            case "in":
-                final int n = 1 + r.nextInt(4);
-                for (int i = 0; i < n; i++) {
-                    values.add(literal(c));
-                }
-                break;
-            default:
-                final Object x = literal(c);
-                final Object y = literal(c);
-                final boolean swap = Norm.number(x).compareTo(Norm.number(y)) > 0 && r.nextInt(8) != 0;
-                final Object lo = swap ? y : x;
-                final Object hi = swap ? x : y;
-                final int shape = r.nextInt(4);
-                if (shape == 0) {
-                    bounds = new String[] {r.nextBoolean() ? "gt" : "gte"};
-                    values.add(lo);
-                } else if (shape == 1) {
-                    bounds = new String[] {r.nextBoolean() ? "lt" : "lte"};
-                    values.add(hi);
-                } else {
-                    bounds = new String[] {r.nextBoolean() ? "gt" : "gte", r.nextBoolean() ? "lt" : "lte"};
-                    values.add(lo);
-                    values.add(hi);
-                }
-                break;
-        }
-        return new Pred.Leaf(op, col.name(), q(col.name()), col.type(), c, values, bounds, form(col.type()));
-    }
-
-    /**
-     * @return an eq or in on an indexable column, now and then AND-ed with another leaf (a residual conjunct), or no
-     *     filter (summaries of all rows, with the time range or without).
-     */
-    private Pred summaryFilter() {
-        if (r.nextInt(5) == 0) {
-            return null;
-        }
-        Pred.Leaf leaf;
-        do {
-            leaf = (Pred.Leaf) leaf();
-        } while (!Arrays.asList(bucketShaped ? SYMBOL_COLUMNS : INDEXED_COLUMNS).contains(leaf.col)
-            || !(leaf.op.equals("eq") || leaf.op.equals("in")));
-        if (r.nextInt(4) == 0) {
-            return new Pred.Junction(true, List.of(leaf, leaf()));
-        }
-        return leaf;
-    }
-
-    /** @return the time range as a leaf (rendered under "time" in JSON), or null. */
-    private Pred.Leaf timeRange() {
-        if (r.nextInt(10) >= 4) {
-            return null;
-        }
-        long from = (Long) sample(0);
-        long to = (Long) sample(0);
-        if (from > to) {
-            final long x = from;
-            from = to;
-            to = x;
-        }
-        if (r.nextInt(4) == 0) {
-            to = from + r.nextLong(3_600_000_000_000L);
-        }
-        final int sides = r.nextInt(10);
-        if (sides == 0) {
-            // only "to": unbounded below
-            return new Pred.Leaf("range", "ts", q("ts"), ColumnType.TIMESTAMP, 0, new ArrayList<>(List.of(to)),
-                new String[] {"lt"},
-                form(ColumnType.TIMESTAMP));
-        }
-        if (sides == 1) {
-            return new Pred.Leaf("range", "ts", q("ts"), ColumnType.TIMESTAMP, 0, new ArrayList<>(List.of(from)),
-                new String[] {"gte"},
-                form(ColumnType.TIMESTAMP));
-        }
-        final List<Object> v = new ArrayList<>(List.of(from, to));
-        return new Pred.Leaf("range", "ts", q("ts"), ColumnType.TIMESTAMP, 0, v, new String[] {"gte", "lt"},
-            form(ColumnType.TIMESTAMP));
-    }
-
-    private ObjectNode timeJson(final Pred.Leaf time) {
-        final ObjectNode n = Pred.NODES.objectNode();
-        final ObjectNode full = time.json();
-        if (full.has("gte")) {
-            n.set("from", full.get("gte"));
-        }
-        if (full.has("lt")) {
-            n.set("to", full.get("lt"));
-        }
-        return n;
-    }
-
     // ---------------------------------------------------------------------------------------------- queries
 
     private DiffQuery aggregate() {
         final ObjectNode root = Pred.NODES.objectNode();
         root.put("table", t.name);
-        final Pred.Leaf time = timeRange();
+        final Pred.Leaf time = filters.timeRange();
         if (time != null) {
-            root.set("time", timeJson(time));
+            root.set("time", FilterGenerator.timeJson(time));
         }
-        final Pred filter = summaryShaped || bucketShaped ? summaryFilter() : r.nextInt(10) < 6 ? filter(0) : null;
+        final Pred filter = summaryShaped || bucketShaped
+            ? filters.summaryFilter(bucketShaped ? SYMBOL_COLUMNS : INDEXED_COLUMNS)
+            : r.nextInt(10) < 6 ? filters.filter(0) : null;
         if (filter != null) {
             root.set("filter", filter.json());
         }
-        final List<Output> outputs = new ArrayList<>();
-        final List<String> select = new ArrayList<>();
-        final List<ColumnType> outputTypes = new ArrayList<>();
-        final List<Integer> outputScales = new ArrayList<>();
-        final List<Operand> outputOperands = new ArrayList<>();
-        // group keys
+        final Select sel = new Select();
+        final int keyCount = groupKeys(root, sel);
+        // aggregates
+        final ArrayNode aggs = root.putArray("aggs");
+        final int aggCount = 1 + r.nextInt(5);
+        final List<String> exactAggs = new ArrayList<>();
+        for (int i = 0; i < aggCount; i++) {
+            addAggregate(i, aggs, sel, exactAggs);
+        }
+        // having
+        Pred having = null;
+        final List<Integer> havingable = new ArrayList<>();
+        for (int i = 0; i < sel.outputs.size(); i++) {
+            if (sel.outputs.get(i).check() == Check.EXACT && sel.types.get(i) != ColumnType.F64) {
+                havingable.add(i);
+            }
+        }
+        if (r.nextInt(10) < 2 && !havingable.isEmpty()) {
+            having = havingPred(havingable, sel, 0);
+            root.set("having", having.json());
+        }
+        final List<Integer> orderBy = new ArrayList<>();
+        final StringBuilder order = new StringBuilder();
+        final int limit = orderAndLimit(root, havingable, sel.outputs, orderBy, order);
+        final String sql = aggregateSql(sel.select, keyCount, where(time, filter), having, order);
+        return new DiffQuery(id, text(root), sql, false, sel.outputs, keyCount, orderBy, limit, fold(time, filter));
+    }
+
+    /**
+     * Draws up to four group keys, at most one of them a time bucket, into the query and its outputs, and allows
+     * percentiles only when the keys promise few enough groups.
+     *
+     * @return how many keys were drawn.
+     */
+    private int groupKeys(final ObjectNode root, final Select sel) {
         final int[] keyWeights = {25, 30, 25, 12, 8};
         int keyCount = 0;
         int w = summaryShaped ? 0 : bucketShaped ? keyWeights[0] : r.nextInt(100);
@@ -409,29 +263,8 @@ final class QueryGenerator {
         for (int i = 0; i < keyCount; i++) {
             if (!bucketUsed && (bucketShaped || r.nextInt(10) < 3)) {
                 bucketUsed = true;
-                final String bcol = !bucketShaped && r.nextInt(5) == 0 ? "ts2" : "ts";
-                final String spec =
-                    bucketShaped ? MINUTE_BUCKETS[r.nextInt(MINUTE_BUCKETS.length)]
-                    : BUCKETS[r.nextInt(BUCKETS.length)];
-                final long width = bucketNanos(spec);
-                final ObjectNode b = groupBy.addObject();
-                b.put("bucket", spec);
-                b.put("col", bcol);
-                b.put("as", "bk");
-                final int months = spec.equals("P1M") ? 1 : spec.equals("P1Y") ? 12 : 0;
-                // calendar buckets: DuckDB's time_bucket of months from 1970-01 (the engine's origin) on the
-                // timestamp's microseconds
-                select.add((months > 0 ? "epoch_ns(time_bucket(INTERVAL '" + months + " months', make_timestamp("
-                    + q(bcol) + " // 1000), "
-                    + "TIMESTAMP '1970-01-01'))" : "(" + q(bcol) + " - " + q(bcol) + " % " + width + ")") + " AS "
-                    + q("bk"));
-                estimatedGroups =
-                    Math.min(1L << 40, estimatedGroups * Math.max(1, Math.min(t.rows, 4 * DiffTable.DAY_NS / width)));
+                estimatedGroups = Math.min(1L << 40, estimatedGroups * bucketKey(groupBy, sel));
                 keyNames.add("bk");
-                outputs.add(new Output("bk", Check.EXACT, 1, 0, -1));
-                outputTypes.add(ColumnType.TIMESTAMP);
-                outputScales.add(0);
-                outputOperands.add(null);
                 continue;
             }
             DiffColumn kc;
@@ -441,46 +274,65 @@ final class QueryGenerator {
             groupBy.add(kc.name());
             estimatedGroups =
                 Math.min(1L << 40, estimatedGroups * Math.min(Math.max(1, t.rows), cardinality(kc.name())));
-            select.add(q(kc.name()) + " AS " + q(kc.name()));
+            sel.select.add(q(kc.name()) + " AS " + q(kc.name()));
             keyNames.add(kc.name());
-            outputs.add(new Output(kc.name(), Check.EXACT, 1, 0, kc.type() == ColumnType.DECIMAL ? kc.scale() : -1));
-            outputTypes.add(kc.type());
-            outputScales.add(kc.scale());
-            outputOperands.add(new Operand(kc, null));
+            sel.outputs.add(
+                new Output(kc.name(), Check.EXACT, 1, 0, kc.type() == ColumnType.DECIMAL ? kc.scale() : -1));
+            sel.types.add(kc.type());
+            sel.scales.add(kc.scale());
+            sel.operands.add(new Operand(kc, null));
         }
-        keyCount = keyNames.size();
         percentileAllowed = estimatedGroups <= MAX_PERCENTILE_GROUPS;
-        if (keyCount > 0) {
+        if (!keyNames.isEmpty()) {
             root.set("groupBy", groupBy);
         }
-        // aggregates
-        final ArrayNode aggs = root.putArray("aggs");
-        final int aggCount = 1 + r.nextInt(5);
-        final List<String> exactAggs = new ArrayList<>();
-        for (int i = 0; i < aggCount; i++) {
-            addAggregate(i, aggs, select, outputs, outputTypes, outputScales, outputOperands, exactAggs);
-        }
-        // having
-        Pred having = null;
-        final List<Integer> havingable = new ArrayList<>();
-        for (int i = 0; i < outputs.size(); i++) {
-            if (outputs.get(i).check() == Check.EXACT && outputTypes.get(i) != ColumnType.F64) {
-                havingable.add(i);
-            }
-        }
-        if (r.nextInt(10) < 2 && !havingable.isEmpty()) {
-            having = havingPred(havingable, outputs, outputTypes, outputOperands, 0);
-            root.set("having", having.json());
-        }
-        // order and limit
-        final List<Integer> orderBy = new ArrayList<>();
+        return keyNames.size();
+    }
+
+    /**
+     * Draws a time bucket key (output {@code bk}) into the groupBy and the outputs.
+     *
+     * @return a rough number of groups the bucket makes.
+     */
+    private long bucketKey(final ArrayNode groupBy, final Select sel) {
+        final String bcol = !bucketShaped && r.nextInt(5) == 0 ? "ts2" : "ts";
+        final String spec =
+            bucketShaped ? MINUTE_BUCKETS[r.nextInt(MINUTE_BUCKETS.length)]
+            : BUCKETS[r.nextInt(BUCKETS.length)];
+        final long width = bucketNanos(spec);
+        final ObjectNode b = groupBy.addObject();
+        b.put("bucket", spec);
+        b.put("col", bcol);
+        b.put("as", "bk");
+        final int months = spec.equals("P1M") ? 1 : spec.equals("P1Y") ? 12 : 0;
+        // calendar buckets: DuckDB's time_bucket of months from 1970-01 (the engine's origin) on the
+        // timestamp's microseconds
+        sel.select.add((months > 0 ? "epoch_ns(time_bucket(INTERVAL '" + months + " months', make_timestamp("
+            + q(bcol) + " // 1000), "
+            + "TIMESTAMP '1970-01-01'))" : "(" + q(bcol) + " - " + q(bcol) + " % " + width + ")") + " AS "
+            + q("bk"));
+        sel.outputs.add(new Output("bk", Check.EXACT, 1, 0, -1));
+        sel.types.add(ColumnType.TIMESTAMP);
+        sel.scales.add(0);
+        sel.operands.add(null);
+        return Math.max(1, Math.min(t.rows, 4 * DiffTable.DAY_NS / width));
+    }
+
+    /**
+     * Now and then draws an orderBy on one to three of the candidate outputs, and then now and then a limit.
+     *
+     * @param orderBy receives the indexes of the outputs ordered by.
+     * @param order   receives the SQL ORDER BY clause.
+     * @return the limit, or -1.
+     */
+    private int orderAndLimit(final ObjectNode root, final List<Integer> candidates, final List<Output> outputs,
+                              final List<Integer> orderBy, final StringBuilder order) {
         int limit = -1;
-        final StringBuilder order = new StringBuilder();
-        if (r.nextInt(10) < 5 && !havingable.isEmpty()) {
+        if (r.nextInt(10) < 5 && !candidates.isEmpty()) {
             final ArrayNode ob = root.putArray("orderBy");
-            final int n = 1 + r.nextInt(Math.min(3, havingable.size()));
+            final int n = 1 + r.nextInt(Math.min(3, candidates.size()));
             for (int i = 0; i < n; i++) {
-                final int o = havingable.get(r.nextInt(havingable.size()));
+                final int o = candidates.get(r.nextInt(candidates.size()));
                 if (orderBy.contains(o)) {
                     continue;
                 }
@@ -498,9 +350,14 @@ final class QueryGenerator {
                 root.put("limit", limit);
             }
         }
+        return limit;
+    }
+
+    /** @return the DuckDB query: the grouping in a subquery, so that having filters on its output names. */
+    private String aggregateSql(final List<String> select, final int keyCount, final String where, final Pred having,
+                                final CharSequence order) {
         final StringBuilder sql = new StringBuilder("SELECT * FROM (SELECT ");
         sql.append(String.join(", ", select)).append(" FROM ").append(t.name);
-        final String where = where(time, filter);
         if (!where.isEmpty()) {
             sql.append(" WHERE ").append(where);
         }
@@ -515,17 +372,14 @@ final class QueryGenerator {
             sql.append(" WHERE ").append(having.sql());
         }
         sql.append(order);
-        return new DiffQuery(id, text(root), sql.toString(), false, outputs, keyCount, orderBy, limit,
-            fold(time, filter));
+        return sql.toString();
     }
 
     private static String orderTerm(final String name, final boolean desc) {
         return q(name) + (desc ? " DESC" : " ASC") + (desc && NULLS_FIRST_ON_DESC ? " NULLS FIRST" : " NULLS LAST");
     }
 
-    private void addAggregate(final int i, final ArrayNode aggs, final List<String> select, final List<Output> outputs,
-                              final List<ColumnType> types, final List<Integer> scales, final List<Operand> operands,
-                              final List<String> exactAggs) {
+    private void addAggregate(final int i, final ArrayNode aggs, final Select sel, final List<String> exactAggs) {
         final String[] ops = summaryShaped ? new String[] {"count", "sum", "min", "max", "avg", "vwap"}
             : bucketShaped
                 ? new String[] {"count", "sum", "min", "max", "avg", "vwap", "first", "last", "first", "last"}
@@ -546,23 +400,23 @@ final class QueryGenerator {
                     // count of a column: its non-null values
                     final DiffColumn c = DiffTable.COLUMNS.get(r.nextInt(DiffTable.COLUMNS.size()));
                     a.put("col", c.name());
-                    select.add("count(" + q(c.name()) + ") AS " + q(name));
+                    sel.select.add("count(" + q(c.name()) + ") AS " + q(name));
                 } else {
-                    select.add("count(*) AS " + q(name));
+                    sel.select.add("count(*) AS " + q(name));
                 }
-                outputs.add(new Output(name, Check.EXACT, 1, 0, -1));
-                types.add(ColumnType.I64);
-                scales.add(0);
-                operands.add(null);
+                sel.outputs.add(new Output(name, Check.EXACT, 1, 0, -1));
+                sel.types.add(ColumnType.I64);
+                sel.scales.add(0);
+                sel.operands.add(null);
                 return;
             case "vwap":
-                select.add("sum(CAST(\"price\" AS DECIMAL(19,6)) * CAST(\"quantity\" AS DECIMAL(19,0))) AS "
+                sel.select.add("sum(CAST(\"price\" AS DECIMAL(19,6)) * CAST(\"quantity\" AS DECIMAL(19,0))) AS "
                     + q(name + "__pq"));
-                select.add("sum(\"quantity\") FILTER (WHERE \"price\" IS NOT NULL) AS " + q(name + "__q"));
-                outputs.add(new Output(name, Check.VWAP, 2, 0, -1));
-                types.add(ColumnType.F64);
-                scales.add(0);
-                operands.add(null);
+                sel.select.add("sum(\"quantity\") FILTER (WHERE \"price\" IS NOT NULL) AS " + q(name + "__q"));
+                sel.outputs.add(new Output(name, Check.VWAP, 2, 0, -1));
+                sel.types.add(ColumnType.F64);
+                sel.scales.add(0);
+                sel.operands.add(null);
                 return;
             default:
                 break;
@@ -576,47 +430,48 @@ final class QueryGenerator {
         final int decScale = x.decimal() ? x.scale() : -1;
         switch (op) {
             case "sum":
-                select.add("sum(" + e + ") AS " + q(name));
-                outputs.add(new Output(name, x.f64() ? Check.RELATIVE : Check.EXACT, 1, 0, decScale));
-                types.add(x.f64() ? ColumnType.F64 : x.decimal() ? ColumnType.DECIMAL : ColumnType.I64);
+                sel.select.add("sum(" + e + ") AS " + q(name));
+                sel.outputs.add(new Output(name, x.f64() ? Check.RELATIVE : Check.EXACT, 1, 0, decScale));
+                sel.types.add(x.f64() ? ColumnType.F64 : x.decimal() ? ColumnType.DECIMAL : ColumnType.I64);
                 break;
             case "min":
             case "max":
-                select.add(op + "(" + e + ") AS " + q(name));
-                outputs.add(new Output(name, Check.EXACT, 1, 0, decScale));
-                types.add(x.type());
+                sel.select.add(op + "(" + e + ") AS " + q(name));
+                sel.outputs.add(new Output(name, Check.EXACT, 1, 0, decScale));
+                sel.types.add(x.type());
                 break;
             case "avg":
-                select.add("sum(" + e + ") AS " + q(name + "__s"));
-                select.add("count(" + e + ") AS " + q(name + "__c"));
-                outputs.add(new Output(name, Check.AVG, 2, 0, -1));
-                types.add(ColumnType.F64);
+                sel.select.add("sum(" + e + ") AS " + q(name + "__s"));
+                sel.select.add("count(" + e + ") AS " + q(name + "__c"));
+                sel.outputs.add(new Output(name, Check.AVG, 2, 0, -1));
+                sel.types.add(ColumnType.F64);
                 break;
             case "first":
             case "last":
                 final String dir = op.equals("first") ? "" : " DESC";
-                select.add("first(" + e + " ORDER BY \"ts\"" + dir + ", \"rid\"" + dir + ") FILTER (WHERE " + e
+                sel.select.add("first(" + e + " ORDER BY \"ts\"" + dir + ", \"rid\"" + dir + ") FILTER (WHERE " + e
                     + " IS NOT NULL) AS " + q(name));
-                outputs.add(new Output(name, Check.EXACT, 1, 0, decScale));
-                types.add(x.type());
+                sel.outputs.add(new Output(name, Check.EXACT, 1, 0, decScale));
+                sel.types.add(x.type());
                 break;
             case "percentile":
                 final double p = PERCENTILES[r.nextInt(PERCENTILES.length)];
                 a.put("p", p);
-                select.add("list(" + e + " ORDER BY " + e + ") FILTER (WHERE " + e + " IS NOT NULL) AS " + q(name));
-                outputs.add(new Output(name, Check.PERCENTILE, 1, p, -1));
-                types.add(ColumnType.F64);
+                sel.select.add(
+                    "list(" + e + " ORDER BY " + e + ") FILTER (WHERE " + e + " IS NOT NULL) AS " + q(name));
+                sel.outputs.add(new Output(name, Check.PERCENTILE, 1, p, -1));
+                sel.types.add(ColumnType.F64);
                 break;
             case "countDistinct":
-                select.add("count(DISTINCT " + e + ") AS " + q(name));
-                outputs.add(new Output(name, Check.EXACT, 1, 0, -1));
-                types.add(ColumnType.I64);
+                sel.select.add("count(DISTINCT " + e + ") AS " + q(name));
+                sel.outputs.add(new Output(name, Check.EXACT, 1, 0, -1));
+                sel.types.add(ColumnType.I64);
                 break;
             default:
                 throw new IllegalStateException(op);
         }
-        scales.add(x.scale());
-        operands.add(x);
+        sel.scales.add(x.scale());
+        sel.operands.add(x);
         exactAggs.add(name);
     }
 
@@ -652,30 +507,30 @@ final class QueryGenerator {
         }
     }
 
-    private Pred havingPred(final List<Integer> candidates, final List<Output> outputs, final List<ColumnType> types,
-                            final List<Operand> operands, final int depth) {
+    private Pred havingPred(final List<Integer> candidates, final Select sel, final int depth) {
         final int k = r.nextInt(10);
         if (depth < 1 && k >= 7) {
             final List<Pred> args = new ArrayList<>();
-            args.add(havingPred(candidates, outputs, types, operands, depth + 1));
-            args.add(havingPred(candidates, outputs, types, operands, depth + 1));
+            args.add(havingPred(candidates, sel, depth + 1));
+            args.add(havingPred(candidates, sel, depth + 1));
             return k == 9 ? new Pred.Not(args.get(0)) : new Pred.Junction(k == 7, args);
         }
         final int o = candidates.get(r.nextInt(candidates.size()));
-        final Output out = outputs.get(o);
-        final ColumnType type = types.get(o);
-        final Operand x = operands.get(o);
+        final Output out = sel.outputs.get(o);
+        final ColumnType type = sel.types.get(o);
+        final Operand x = sel.operands.get(o);
         final List<Object> values = new ArrayList<>();
         final Object v;
         if (x == null && type == ColumnType.I64) {
             v = (long) new int[] {0, 1, 2, 3, 5, 10, 20, 100}[r.nextInt(8)];
         } else if (x == null) {
-            v = sample(0);
+            v = filters.sample(0);
         } else if (out.name().startsWith("countdistinct")) {
             v = (long) (1 + r.nextInt(20));
         } else {
-            final Object a = sample(DiffTable.index(x.a.name()));
-            Object prod = x.b == null ? a : Norm.number(a).multiply(Norm.number(sample(DiffTable.index(x.b.name()))));
+            final Object a = filters.sample(DiffTable.index(x.a.name()));
+            Object prod = x.b == null ? a
+                : Norm.number(a).multiply(Norm.number(filters.sample(DiffTable.index(x.b.name()))));
             if (out.name().startsWith("sum")) {
                 prod = Norm.number(prod).multiply(BigDecimal.valueOf(1 + r.nextInt(40)));
             }
@@ -695,23 +550,24 @@ final class QueryGenerator {
         if (op.equals("range")) {
             bounds = new String[] {new String[] {"gt", "gte", "lt", "lte"}[r.nextInt(4)]};
         }
-        return new Pred.Leaf(op, out.name(), q(out.name()), type, -1, values, bounds, form(type));
+        return new Pred.Leaf(op, out.name(), q(out.name()), type, -1, values, bounds, filters.form(type));
     }
 
     private DiffQuery scan() {
         final ObjectNode root = Pred.NODES.objectNode();
         root.put("table", t.name);
-        final Pred.Leaf time = timeRange();
+        final Pred.Leaf time = filters.timeRange();
         if (time != null) {
-            root.set("time", timeJson(time));
+            root.set("time", FilterGenerator.timeJson(time));
         }
         final boolean ordered = r.nextInt(10) < 7;
-        Pred filter = r.nextInt(10) < 7 ? filter(0) : null;
+        Pred filter = r.nextInt(10) < 7 ? filters.filter(0) : null;
         if (!ordered) {
             // an unlimited scan: keep it selective
             final int c = DiffTable.index(r.nextBoolean() ? "client" : "sym");
             final Pred sel = new Pred.Leaf("eq", DiffTable.COLUMNS.get(c).name(), q(DiffTable.COLUMNS.get(c).name()),
-                DiffTable.COLUMNS.get(c).type(), c, new ArrayList<>(List.of(sample(c))), null, Pred.Form.NATIVE);
+                DiffTable.COLUMNS.get(c).type(), c, new ArrayList<>(List.of(filters.sample(c))), null,
+                Pred.Form.NATIVE);
             filter = filter == null ? sel : new Pred.Junction(true, new ArrayList<>(List.of(sel, filter)));
         }
         if (filter != null) {

@@ -252,8 +252,62 @@ class HttpFuzzTest {
     static Case generate(final long seed) {
         final SplittableRandom r = new SplittableRandom(seed);
         final List<String> what = new ArrayList<>();
-        String method = r.nextInt(3) == 0 ? METHODS[r.nextInt(METHODS.length)] : "POST";
+        final String method = r.nextInt(3) == 0 ? METHODS[r.nextInt(METHODS.length)] : "POST";
         final String version = r.nextInt(4) == 0 ? VERSIONS[r.nextInt(VERSIONS.length)] : "HTTP/1.1";
+        final byte[] body = body(r, what);
+        final RequestLine line = requestLine(r, method, what);
+        final StringBuilder head = new StringBuilder();
+        head.append(line.method()).append(' ').append(line.target());
+        if (!version.isEmpty()) {
+            head.append(' ').append(version);
+        }
+        head.append("\r\n");
+        if (r.nextInt(10) != 0) {
+            head.append("Host: localhost\r\n");
+        }
+        if (r.nextInt(3) == 0) {
+            head.append("Content-Type: ").append(TYPES[r.nextInt(TYPES.length)]).append("\r\n");
+        }
+        final Framing framing = framing(r, head, body.length, what);
+        oddHeader(r, head, what);
+        head.append("\r\n");
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        bytes.writeBytes(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+        boolean complete = framing != Framing.INCOMPLETE;
+        if (framing == Framing.CHUNKED) {
+            complete = chunkedBody(r, bytes, body, what);
+        } else {
+            bytes.writeBytes(body);
+        }
+        if (r.nextInt(8) == 0) {
+            // a second request behind the first: pipelined, or garbage
+            bytes.writeBytes(
+                (r.nextBoolean() ? "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                : "\u0016\u0003\u0001 tls?\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1));
+            what.add("pipelined");
+        }
+        byte[] all = bytes.toByteArray();
+        boolean halfClose = r.nextInt(3) != 0;
+        if (r.nextInt(10) == 0) {
+            all = java.util.Arrays.copyOf(all, r.nextInt(all.length));
+            complete = false;
+            halfClose = true;
+            what.add("cut short");
+        }
+        if (!complete) {
+            // else the server rightly waits for the rest (and closes an idle connection after a minute)
+            halfClose = true;
+        }
+        final int pieces = r.nextInt(20) == 0 ? 2 + r.nextInt(30) : 1;
+        if (pieces > 1) {
+            what.add("slow, " + pieces + " pieces");
+        }
+        return new Case(seed, all, pieces, halfClose, complete, String.join(", ", what));
+    }
+
+    /** @return the body: the query, or one in a wrong encoding, over the limit, empty or with bytes flipped. */
+    private static byte[] body(final SplittableRandom r, final List<String> what) {
         byte[] body = QUERY.getBytes(StandardCharsets.UTF_8);
         switch (r.nextInt(9)) {
             case 0:
@@ -301,6 +355,20 @@ class HttpFuzzTest {
             default:
                 break;
         }
+        return body;
+    }
+
+    /** A request's method and target. */
+    private record RequestLine(String method, String target) {
+    }
+
+    /**
+     * @return the query endpoint with the method drawn, or the query as a GET, bad query-string parameters, odd or
+     *     long targets, and the other endpoints (some of them with their own method).
+     */
+    private static RequestLine requestLine(final SplittableRandom r, final String drawnMethod,
+                                           final List<String> what) {
+        String method = drawnMethod;
         String target = "/v1/query";
         switch (r.nextInt(14)) {
             case 0:
@@ -342,20 +410,27 @@ class HttpFuzzTest {
             default:
                 break;
         }
-        final StringBuilder head = new StringBuilder();
-        head.append(method).append(' ').append(target);
-        if (!version.isEmpty()) {
-            head.append(' ').append(version);
-        }
-        head.append("\r\n");
-        boolean complete = true;
-        boolean chunked = false;
-        if (r.nextInt(10) != 0) {
-            head.append("Host: localhost\r\n");
-        }
-        if (r.nextInt(3) == 0) {
-            head.append("Content-Type: ").append(TYPES[r.nextInt(TYPES.length)]).append("\r\n");
-        }
+        return new RequestLine(method, target);
+    }
+
+    /** How a request's body is framed, which decides whether the bytes sent are a whole request. */
+    private enum Framing {
+        /** No Content-Length, the right one, or framing the server refuses before it waits for a body. */
+        COMPLETE,
+        /** A Content-Length that may promise more bytes than are sent. */
+        INCOMPLETE,
+        /** Transfer-Encoding chunked: the chunks decide. */
+        CHUNKED
+    }
+
+    /**
+     * Appends the Content-Length and Transfer-Encoding headers, right, missing, conflicting or wrong.
+     *
+     * @return how the body is framed.
+     */
+    private static Framing framing(final SplittableRandom r, final StringBuilder head, final int bodyLength,
+                                   final List<String> what) {
+        Framing framing = Framing.COMPLETE;
         switch (r.nextInt(12)) {
             case 0:
                 what.add("no Content-Length");
@@ -365,39 +440,44 @@ class HttpFuzzTest {
                     .append(new String[] {"-1", "abc", "99999999999999999999", "+5", " 5 ", "0x10", "1,2",
                     ""}[r.nextInt(8)])
                     .append("\r\n");
-                complete = false; // " 5 " or "+5" may be read as a length the body does not have
+                framing = Framing.INCOMPLETE; // " 5 " or "+5" may be read as a length the body does not have
                 what.add("bad Content-Length");
                 break;
             case 2:
-                head.append("Content-Length: ").append(body.length).append("\r\nContent-Length: ")
-                    .append(body.length + 1).append("\r\n");
+                head.append("Content-Length: ").append(bodyLength).append("\r\nContent-Length: ")
+                    .append(bodyLength + 1).append("\r\n");
                 what.add("two Content-Lengths");
                 break;
             case 3:
-                head.append("Content-Length: ").append(body.length + 1 + r.nextInt(100)).append("\r\n");
-                complete = false;
+                head.append("Content-Length: ").append(bodyLength + 1 + r.nextInt(100)).append("\r\n");
+                framing = Framing.INCOMPLETE;
                 what.add("body shorter than its length");
                 break;
             case 4:
             case 5:
-                chunked = true;
+                framing = Framing.CHUNKED;
                 head.append("Transfer-Encoding: ").append(r.nextInt(4) == 0 ? "gzip, chunked" : "chunked")
                     .append("\r\n");
                 if (r.nextBoolean()) {
-                    head.append("Content-Length: ").append(body.length).append("\r\n");
+                    head.append("Content-Length: ").append(bodyLength).append("\r\n");
                     what.add("chunked and Content-Length");
                 }
                 break;
             case 6:
                 head.append("Transfer-Encoding: ")
                     .append(new String[] {"identity", "bogus", "chunked, identity", ""}[r.nextInt(4)]).append("\r\n");
-                head.append("Content-Length: ").append(body.length).append("\r\n");
+                head.append("Content-Length: ").append(bodyLength).append("\r\n");
                 what.add("odd Transfer-Encoding");
                 break;
             default:
-                head.append("Content-Length: ").append(body.length).append("\r\n");
+                head.append("Content-Length: ").append(bodyLength).append("\r\n");
                 break;
         }
+        return framing;
+    }
+
+    /** Appends now and then an odd header: Expect, folded, without a colon, with a NUL, huge, thousands of them. */
+    private static void oddHeader(final SplittableRandom r, final StringBuilder head, final List<String> what) {
         switch (r.nextInt(14)) {
             case 0:
                 head.append("Expect: ").append(r.nextBoolean() ? "100-continue" : "200-ok").append("\r\n");
@@ -440,69 +520,48 @@ class HttpFuzzTest {
             default:
                 break;
         }
-        head.append("\r\n");
-        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        bytes.writeBytes(head.toString().getBytes(StandardCharsets.ISO_8859_1));
-        if (chunked) {
-            switch (r.nextInt(6)) {
-                case 0:
-                    bytes.writeBytes(("zz\r\n").getBytes(StandardCharsets.ISO_8859_1));
-                    what.add("bad chunk size");
-                    break;
-                case 1:
-                    bytes.writeBytes((Integer.toHexString(body.length) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
-                    bytes.writeBytes(body);
-                    complete = false;
-                    what.add("no last chunk");
-                    break;
-                case 2:
-                    bytes.writeBytes(("FFFFFFFFFFFFFFFF\r\n").getBytes(StandardCharsets.ISO_8859_1));
-                    bytes.writeBytes(body);
-                    complete = false;
-                    what.add("huge chunk size");
-                    break;
-                case 3:
-                    // many one-byte chunks, with extensions
-                    for (final byte x : body) {
-                        bytes.writeBytes("1;ext=1\r\n".getBytes(StandardCharsets.ISO_8859_1));
-                        bytes.write(x);
-                        bytes.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
-                    }
-                    bytes.writeBytes("0\r\nX-Trailer: t\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
-                    break;
-                default:
-                    bytes.writeBytes((Integer.toHexString(body.length) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
-                    bytes.writeBytes(body);
-                    bytes.writeBytes("\r\n0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
-                    break;
-            }
-        } else {
-            bytes.writeBytes(body);
+    }
+
+    /**
+     * Writes the body in chunks, right or wrong.
+     *
+     * @return whether the chunks end the request.
+     */
+    private static boolean chunkedBody(final SplittableRandom r, final ByteArrayOutputStream bytes, final byte[] body,
+                                       final List<String> what) {
+        boolean complete = true;
+        switch (r.nextInt(6)) {
+            case 0:
+                bytes.writeBytes(("zz\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                what.add("bad chunk size");
+                break;
+            case 1:
+                bytes.writeBytes((Integer.toHexString(body.length) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                bytes.writeBytes(body);
+                complete = false;
+                what.add("no last chunk");
+                break;
+            case 2:
+                bytes.writeBytes(("FFFFFFFFFFFFFFFF\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                bytes.writeBytes(body);
+                complete = false;
+                what.add("huge chunk size");
+                break;
+            case 3:
+                // many one-byte chunks, with extensions
+                for (final byte x : body) {
+                    bytes.writeBytes("1;ext=1\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                    bytes.write(x);
+                    bytes.writeBytes("\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                }
+                bytes.writeBytes("0\r\nX-Trailer: t\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                break;
+            default:
+                bytes.writeBytes((Integer.toHexString(body.length) + "\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                bytes.writeBytes(body);
+                bytes.writeBytes("\r\n0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                break;
         }
-        if (r.nextInt(8) == 0) {
-            // a second request behind the first: pipelined, or garbage
-            bytes.writeBytes(
-                (r.nextBoolean() ? "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"
-                : "\u0016\u0003\u0001 tls?\r\n\r\n")
-                .getBytes(StandardCharsets.ISO_8859_1));
-            what.add("pipelined");
-        }
-        byte[] all = bytes.toByteArray();
-        boolean halfClose = r.nextInt(3) != 0;
-        if (r.nextInt(10) == 0) {
-            all = java.util.Arrays.copyOf(all, r.nextInt(all.length));
-            complete = false;
-            halfClose = true;
-            what.add("cut short");
-        }
-        if (!complete) {
-            // else the server rightly waits for the rest (and closes an idle connection after a minute)
-            halfClose = true;
-        }
-        final int pieces = r.nextInt(20) == 0 ? 2 + r.nextInt(30) : 1;
-        if (pieces > 1) {
-            what.add("slow, " + pieces + " pieces");
-        }
-        return new Case(seed, all, pieces, halfClose, complete, String.join(", ", what));
+        return complete;
     }
 }

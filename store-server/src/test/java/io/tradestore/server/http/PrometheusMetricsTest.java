@@ -77,6 +77,34 @@ class PrometheusMetricsTest {
         final String text = http.get("/metrics").body();
         final JsonNode families = parse(text);
 
+        assertFamilyTypes(families, text);
+
+        final Map<String, Long> counted = new HashMap<>();
+        for (final JsonNode s : family(families, "tradestore_http_requests").path("samples")) {
+            counted.put(s.path("labels").path("endpoint").asText() + " " + s.path("labels").path("status").asText(),
+                s.path("value").asLong());
+        }
+        assertThat(counted).as("requests by endpoint and status").isEqualTo(requests);
+
+        final JsonNode histogram = family(families, HISTOGRAM);
+        final Map<String, Long> counts = new HashMap<>();
+        for (final JsonNode s : histogram.path("samples")) {
+            if (s.path("name").asText().equals(HISTOGRAM + "_count")) {
+                counts.put(s.path("labels").path("endpoint").asText(), s.path("value").asLong());
+            }
+        }
+        assertThat(counts).as("requests by endpoint").isEqualTo(perEndpoint);
+        for (final String endpoint : perEndpoint.keySet()) {
+            assertHistogramOf(histogram, endpoint, counts.get(endpoint));
+        }
+
+        assertLifetimeQuantilesBelowMax(families);
+        assertThat(family(families, "tradestore_rows_scanned").path("samples").get(0).path("value").asLong())
+            .isPositive();
+    }
+
+    /** Asserts that every family the server exposes is there, with its type, and no other. */
+    private static void assertFamilyTypes(final JsonNode families, final String text) {
         final Map<String, String> types = new HashMap<>();
         for (final JsonNode f : families) {
             types.put(f.path("name").asText(), f.path("type").asText());
@@ -105,51 +133,42 @@ class PrometheusMetricsTest {
             .containsEntry("tradestore_http_answers_refused", "counter")
             .containsEntry("tradestore_http_unread_answer_bytes", "gauge")
             .hasSize(22);
+    }
 
-        final Map<String, Long> counted = new HashMap<>();
-        for (final JsonNode s : family(families, "tradestore_http_requests").path("samples")) {
-            counted.put(s.path("labels").path("endpoint").asText() + " " + s.path("labels").path("status").asText(),
-                s.path("value").asLong());
-        }
-        assertThat(counted).as("requests by endpoint and status").isEqualTo(requests);
-
-        final JsonNode histogram = family(families, HISTOGRAM);
-        final Map<String, Long> counts = new HashMap<>();
+    /**
+     * Asserts that one endpoint's latency histogram has the documented bucket bounds, cumulative counts ending in its
+     * request count, and a positive sum.
+     */
+    private static void assertHistogramOf(final JsonNode histogram, final String endpoint, final Long count) {
+        final List<Double> bounds = new ArrayList<>();
+        final List<Long> cumulative = new ArrayList<>();
+        double sum = -1;
         for (final JsonNode s : histogram.path("samples")) {
-            if (s.path("name").asText().equals(HISTOGRAM + "_count")) {
-                counts.put(s.path("labels").path("endpoint").asText(), s.path("value").asLong());
+            if (!s.path("labels").path("endpoint").asText().equals(endpoint)) {
+                continue;
+            }
+            if (s.path("name").asText().equals(HISTOGRAM + "_bucket")) {
+                final String le = s.path("labels").path("le").asText();
+                bounds.add(le.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(le));
+                cumulative.add(s.path("value").asLong());
+            } else if (s.path("name").asText().equals(HISTOGRAM + "_sum")) {
+                sum = s.path("value").asDouble();
             }
         }
-        assertThat(counts).as("requests by endpoint").isEqualTo(perEndpoint);
-        for (final String endpoint : perEndpoint.keySet()) {
-            final List<Double> bounds = new ArrayList<>();
-            final List<Long> cumulative = new ArrayList<>();
-            double sum = -1;
-            for (final JsonNode s : histogram.path("samples")) {
-                if (!s.path("labels").path("endpoint").asText().equals(endpoint)) {
-                    continue;
-                }
-                if (s.path("name").asText().equals(HISTOGRAM + "_bucket")) {
-                    final String le = s.path("labels").path("le").asText();
-                    bounds.add(le.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(le));
-                    cumulative.add(s.path("value").asLong());
-                } else if (s.path("name").asText().equals(HISTOGRAM + "_sum")) {
-                    sum = s.path("value").asDouble();
-                }
-            }
-            final List<Double> documented = new ArrayList<>();
-            for (final double b : ServerMetrics.LATENCY_BUCKETS_SECONDS) {
-                documented.add(b);
-            }
-            documented.add(Double.POSITIVE_INFINITY);
-            assertThat(bounds).as("bucket bounds of %s, in order", endpoint).isEqualTo(documented);
-            assertThat(cumulative).as("buckets of %s are cumulative", endpoint).isSorted();
-            assertThat(cumulative.get(cumulative.size() - 1)).as("+Inf bucket of %s equals its count", endpoint)
-                .isEqualTo(counts.get(endpoint));
-            assertThat(sum).as("latency sum of %s", endpoint).isPositive();
+        final List<Double> documented = new ArrayList<>();
+        for (final double b : ServerMetrics.LATENCY_BUCKETS_SECONDS) {
+            documented.add(b);
         }
+        documented.add(Double.POSITIVE_INFINITY);
+        assertThat(bounds).as("bucket bounds of %s, in order", endpoint).isEqualTo(documented);
+        assertThat(cumulative).as("buckets of %s are cumulative", endpoint).isSorted();
+        assertThat(cumulative.get(cumulative.size() - 1)).as("+Inf bucket of %s equals its count", endpoint)
+            .isEqualTo(count);
+        assertThat(sum).as("latency sum of %s", endpoint).isPositive();
+    }
 
-        // the lifetime quantiles (HdrHistogram) beside the histogram, and the slowest request above them
+    /** Asserts the lifetime quantiles (HdrHistogram) beside the histogram, and the slowest request above them. */
+    private static void assertLifetimeQuantilesBelowMax(final JsonNode families) {
         final List<Double> quantiles = new ArrayList<>();
         for (final JsonNode s : family(families, "tradestore_http_request_duration_lifetime_seconds").path("samples")) {
             if (s.path("labels").path("endpoint").asText().equals("/v1/query")) {
@@ -163,8 +182,6 @@ class PrometheusMetricsTest {
                 assertThat(s.path("value").asDouble()).isGreaterThanOrEqualTo(quantiles.get(3));
             }
         }
-        assertThat(family(families, "tradestore_rows_scanned").path("samples").get(0).path("value").asLong())
-            .isPositive();
     }
 
     private static JsonNode family(final JsonNode families, final String name) {

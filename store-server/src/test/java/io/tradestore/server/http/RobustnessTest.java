@@ -158,36 +158,10 @@ class RobustnessTest {
         switch (rnd.nextInt(11)) {
             case 0: // truncated JSON
                 return java.util.Arrays.copyOf(b, rnd.nextInt(b.length));
-            case 1: { // random byte edits
-                final ByteArrayOutputStream out = new ByteArrayOutputStream();
-                out.write(b, 0, b.length);
-                byte[] m = out.toByteArray();
-                for (int k = 1 + rnd.nextInt(5); k > 0; k--) {
-                    final int at = rnd.nextInt(m.length);
-                    switch (rnd.nextInt(3)) {
-                        case 0:
-                            m[at] = (byte) rnd.nextInt(256);
-                            break;
-                        case 1:
-                            m = splice(m, at, 1, new byte[0]);
-                            break;
-                        default:
-                            final byte[] tokens = "{}[]\":,\\0-e.".getBytes(StandardCharsets.UTF_8);
-                            m = splice(m, at, 0, new byte[] {tokens[rnd.nextInt(tokens.length)]});
-                            break;
-                    }
-                }
-                return m;
-            }
-            case 2: { // invalid UTF-8 in a string or between tokens
-                final byte[][] bad =
-                {{(byte) 0xC3, 0x28}, {(byte) 0xFF}, {(byte) 0x80}, {(byte) 0xED, (byte) 0xA0, (byte) 0x80},
-                    {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80}, {(byte) 0xE2, (byte) 0x82},
-                    {(byte) 0xC0, (byte) 0xAF}};
-                final int quote = base.indexOf("\"trades\"") + 2;
-                final int at = rnd.nextBoolean() ? quote : rnd.nextInt(b.length);
-                return splice(b, at, 0, bad[rnd.nextInt(bad.length)]);
-            }
+            case 1: // random byte edits
+                return byteEdits(b, rnd);
+            case 2: // invalid UTF-8 in a string or between tokens
+                return invalidUtf8(base, b, rnd);
             case 3: { // wrong types: a random node replaced by a random value
                 final JsonNode root = tree(base);
                 replaceRandom(root, rnd, randomValue(rnd, 2));
@@ -199,55 +173,12 @@ class RobustnessTest {
                 replaceRandom(root, rnd, NODES.textNode("@@HUGE@@"));
                 return root.toString().replace(marker, HUGE[rnd.nextInt(HUGE.length)]).getBytes(StandardCharsets.UTF_8);
             }
-            case 5: { // deep nesting
-                final int depth = 1 + rnd.nextInt(rnd.nextBoolean() ? 50 : 5000);
-                final StringBuilder sb =
-                    new StringBuilder("{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],\"filter\":");
-                final String open = rnd.nextBoolean() ? "{\"op\":\"not\",\"arg\":" : "{\"op\":\"and\",\"args\":[";
-                for (int i = 0; i < depth; i++) {
-                    sb.append(open);
-                }
-                sb.append("{\"op\":\"eq\",\"col\":\"side\",\"value\":\"B\"}");
-                for (int i = 0; i < depth; i++) {
-                    sb.append(open.endsWith("[") ? "]}" : "}");
-                }
-                if (rnd.nextBoolean()) {
-                    sb.append('}');
-                }
-                return sb.toString().getBytes(StandardCharsets.UTF_8);
-            }
-            case 6: { // unknown operators, fields and names
-                final JsonNode root = tree(base);
-                final List<ObjectNode> objects = new ArrayList<>();
-                collectObjects(root, objects);
-                final ObjectNode o = objects.get(rnd.nextInt(objects.size()));
-                if (o.has("op") && rnd.nextBoolean()) {
-                    o.put("op", WORDS[rnd.nextInt(WORDS.length)]);
-                } else if (o.has("col") && rnd.nextBoolean()) {
-                    o.put("col", WORDS[rnd.nextInt(WORDS.length)]);
-                } else {
-                    o.set(WORDS[rnd.nextInt(WORDS.length)], randomValue(rnd, 1));
-                }
-                return root.toString().getBytes(StandardCharsets.UTF_8);
-            }
-            case 7: { // giant IN lists (kept rare: each is up to ~0.5 MB)
-                final int n = rnd.nextInt(50) == 0 ? 20_000 + rnd.nextInt(30_000) : 1 + rnd.nextInt(2000);
-                final StringBuilder sb =
-                    new StringBuilder("{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],"
-                    + "\"filter\":{\"op\":\"in\",\"col\":\"");
-                final String col =
-                    new String[] {"venue", "instrument", "client_id", "side", "price", "ts"}[rnd.nextInt(6)];
-                sb.append(col).append("\",\"values\":[");
-                for (int i = 0; i < n; i++) {
-                    sb.append(i == 0 ? "" : ",");
-                    if (rnd.nextInt(4) == 0) {
-                        sb.append(rnd.nextLong());
-                    } else {
-                        sb.append("\"SYM").append(i % 1000).append('"');
-                    }
-                }
-                return sb.append("]}}").toString().getBytes(StandardCharsets.UTF_8);
-            }
+            case 5: // deep nesting
+                return deepNesting(rnd);
+            case 6: // unknown operators, fields and names
+                return unknownNames(base, rnd);
+            case 7: // giant IN lists (kept rare: each is up to ~0.5 MB)
+                return giantIn(rnd);
             case 8: // not an object at all
                 return new String[] {"[]", "1", "\"trades\"", "null", "true", "{}", "[{}]", "{\"table\":null}",
                 "{\"table\":\"\"}",
@@ -258,19 +189,8 @@ class RobustnessTest {
                     "{\"table\":\"trades\"}{\"table\":\"trades\"}", "/* c */ {\"table\":\"trades\"}",
                     "{'table':'trades'}"}
                     [rnd.nextInt(20)].getBytes(StandardCharsets.UTF_8);
-            case 9: { // required parts removed
-                final JsonNode root = tree(base);
-                final List<ObjectNode> objects = new ArrayList<>();
-                collectObjects(root, objects);
-                final ObjectNode o = objects.get(rnd.nextInt(objects.size()));
-                final Iterator<String> names = o.fieldNames();
-                final List<String> keys = new ArrayList<>();
-                names.forEachRemaining(keys::add);
-                if (!keys.isEmpty()) {
-                    o.remove(keys.get(rnd.nextInt(keys.size())));
-                }
-                return root.toString().getBytes(StandardCharsets.UTF_8);
-            }
+            case 9: // required parts removed
+                return removedPart(base, rnd);
             default: { // several structural mutations at once
                 final JsonNode root = tree(base);
                 for (int k = 0; k < 1 + rnd.nextInt(4); k++) {
@@ -280,6 +200,110 @@ class RobustnessTest {
                 return root.toString().getBytes(StandardCharsets.UTF_8);
             }
         }
+    }
+
+    /** @return the body with one to five bytes changed, removed or inserted (JSON tokens among them). */
+    private static byte[] byteEdits(final byte[] b, final Random rnd) {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(b, 0, b.length);
+        byte[] m = out.toByteArray();
+        for (int k = 1 + rnd.nextInt(5); k > 0; k--) {
+            final int at = rnd.nextInt(m.length);
+            switch (rnd.nextInt(3)) {
+                case 0:
+                    m[at] = (byte) rnd.nextInt(256);
+                    break;
+                case 1:
+                    m = splice(m, at, 1, new byte[0]);
+                    break;
+                default:
+                    final byte[] tokens = "{}[]\":,\\0-e.".getBytes(StandardCharsets.UTF_8);
+                    m = splice(m, at, 0, new byte[] {tokens[rnd.nextInt(tokens.length)]});
+                    break;
+            }
+        }
+        return m;
+    }
+
+    /** @return the body with an invalid UTF-8 sequence in the table name or anywhere. */
+    private static byte[] invalidUtf8(final String base, final byte[] b, final Random rnd) {
+        final byte[][] bad =
+            {{(byte) 0xC3, 0x28}, {(byte) 0xFF}, {(byte) 0x80}, {(byte) 0xED, (byte) 0xA0, (byte) 0x80},
+                {(byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80}, {(byte) 0xE2, (byte) 0x82},
+                {(byte) 0xC0, (byte) 0xAF}};
+        final int quote = base.indexOf("\"trades\"") + 2;
+        final int at = rnd.nextBoolean() ? quote : rnd.nextInt(b.length);
+        return splice(b, at, 0, bad[rnd.nextInt(bad.length)]);
+    }
+
+    /** @return a filter nested a few or thousands of levels deep, now and then with one brace too many. */
+    private static byte[] deepNesting(final Random rnd) {
+        final int depth = 1 + rnd.nextInt(rnd.nextBoolean() ? 50 : 5000);
+        final StringBuilder sb =
+            new StringBuilder("{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],\"filter\":");
+        final String open = rnd.nextBoolean() ? "{\"op\":\"not\",\"arg\":" : "{\"op\":\"and\",\"args\":[";
+        for (int i = 0; i < depth; i++) {
+            sb.append(open);
+        }
+        sb.append("{\"op\":\"eq\",\"col\":\"side\",\"value\":\"B\"}");
+        for (int i = 0; i < depth; i++) {
+            sb.append(open.endsWith("[") ? "]}" : "}");
+        }
+        if (rnd.nextBoolean()) {
+            sb.append('}');
+        }
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** @return the base with an unknown operator, column or field in one of its objects. */
+    private static byte[] unknownNames(final String base, final Random rnd) {
+        final JsonNode root = tree(base);
+        final List<ObjectNode> objects = new ArrayList<>();
+        collectObjects(root, objects);
+        final ObjectNode o = objects.get(rnd.nextInt(objects.size()));
+        if (o.has("op") && rnd.nextBoolean()) {
+            o.put("op", WORDS[rnd.nextInt(WORDS.length)]);
+        } else if (o.has("col") && rnd.nextBoolean()) {
+            o.put("col", WORDS[rnd.nextInt(WORDS.length)]);
+        } else {
+            o.set(WORDS[rnd.nextInt(WORDS.length)], randomValue(rnd, 1));
+        }
+        return root.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** @return a filter with an IN list of up to 50,000 values, strings and numbers mixed. */
+    private static byte[] giantIn(final Random rnd) {
+        final int n = rnd.nextInt(50) == 0 ? 20_000 + rnd.nextInt(30_000) : 1 + rnd.nextInt(2000);
+        final StringBuilder sb =
+            new StringBuilder("{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}],"
+            + "\"filter\":{\"op\":\"in\",\"col\":\"");
+        final String col =
+            new String[] {"venue", "instrument", "client_id", "side", "price", "ts"}[rnd.nextInt(6)];
+        sb.append(col).append("\",\"values\":[");
+        for (int i = 0; i < n; i++) {
+            sb.append(i == 0 ? "" : ",");
+            if (rnd.nextInt(4) == 0) {
+                sb.append(rnd.nextLong());
+            } else {
+                sb.append("\"SYM").append(i % 1000).append('"');
+            }
+        }
+        return sb.append("]}}").toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** @return the base with one field of one of its objects removed. */
+    private static byte[] removedPart(final String base, final Random rnd) {
+        final JsonNode root = tree(base);
+        final List<ObjectNode> objects = new ArrayList<>();
+        collectObjects(root, objects);
+        final ObjectNode o = objects.get(rnd.nextInt(objects.size()));
+        final Iterator<String> names = o.fieldNames();
+        final List<String> keys = new ArrayList<>();
+        names.forEachRemaining(keys::add);
+        if (!keys.isEmpty()) {
+            o.remove(keys.get(rnd.nextInt(keys.size())));
+        }
+        return root.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private static byte[] splice(final byte[] b, final int at, final int remove, final byte[] insert) {
