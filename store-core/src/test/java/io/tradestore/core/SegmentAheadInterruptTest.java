@@ -122,15 +122,15 @@ class SegmentAheadInterruptTest {
             .isEqualTo(carryOn ? List.of("seg-000000", "seg-000001") : List.of("seg-000000"));
     }
 
-    /**
-     * Interrupts {@code writer} once it waits for a segment to be created (parked in WriterSegments.next); opens the gate after
-     * 10 s if it never gets there, so that a failing test does not hang.
-     */
     /** Whether a frame is the writer's wait for the segment created ahead ({@code WriterSegments.next}). */
     private static boolean waitsForSegment(final StackTraceElement e) {
         return e.getClassName().equals(WriterSegments.class.getName()) && e.getMethodName().equals("next");
     }
 
+    /**
+     * Interrupts {@code writer} once it waits for a segment to be created (parked in WriterSegments.next); opens the
+     * gate after 10 s if it never gets there, so that a failing test does not hang.
+     */
     private static Thread interruptAtTheWait(final Thread writer, final Gate gate) {
         final Thread t = new Thread(() -> {
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
