@@ -2,7 +2,6 @@ package io.tradestore.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.math.BigInteger;
 import java.nio.file.Files;
@@ -15,7 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.Table;
@@ -31,6 +29,14 @@ import io.tradestore.core.segment.Segment;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+
+import static io.tradestore.bench.LayoutsPrinter.print;
+import static io.tradestore.bench.RunGauges.best;
+import static io.tradestore.bench.RunGauges.directoryBytes;
+import static io.tradestore.bench.RunGauges.gc;
+import static io.tradestore.bench.RunGauges.heapAfterGc;
+import static io.tradestore.bench.RunGauges.machine;
+import static io.tradestore.bench.RunGauges.processCpuNs;
 
 /**
  * The classic storage-layout comparison on N trades (default 50,000,000) in one run: an array of Java objects, the
@@ -237,7 +243,7 @@ public final class LayoutsBenchmark {
         final Path dir = o.dir != null ? o.dir : Files.createTempDirectory("tradestore-layouts");
         Files.createDirectories(dir);
         out.printf(Locale.ROOT, "layouts benchmark: %,d trades, store in %s, %s%n", o.rows, dir, machine());
-        final Floor floor = o.variants.contains("floor") ? new Floor(o, report) : null;
+        final BandwidthFloor floor = o.variants.contains("floor") ? new BandwidthFloor(o, report) : null;
         try {
             if (floor != null) {
                 out.printf(Locale.ROOT, "first touch of fresh memory (allocate + zero %d MiB): %.2f GB/s%n", o.floorMib,
@@ -338,84 +344,10 @@ public final class LayoutsBenchmark {
         return String.format(Locale.ROOT, "SYM%03d", i);
     }
 
-    // ---------------------------------------------------------------- the floor
-
-    /** The floor's buffer: allocated (and first-touched) once per run, re-measured before every variant's scans. */
-    private static final class Floor implements AutoCloseable {
-        final long bytes;
-        final long address;
-
-        Floor(final Options o, final Report report) {
-            bytes = (long) o.floorMib << 20;
-            final long t0 = System.nanoTime();
-            address = NativeMemory.allocate(bytes);
-            report.firstTouchGBps = bytes / (double) (System.nanoTime() - t0);
-            for (long i = 0; i < bytes / 8; i += 512) {
-                NativeMemory.putLong(address + i * 8, i);
-            }
-        }
-
-        /**
-         * Measures 1- and 2-thread bandwidth; the report keeps the best seen in the run (contention only lowers it).
-         */
-        double[] measure(final Options o, final Report report, final PrintStream out, final String when) {
-            long sink = 0;
-            double one = 0;
-            double two = 0;
-            for (int rep = 0; rep < o.reps + 1; rep++) {
-                long t = System.nanoTime();
-                sink += sumLongs(address, bytes / 8);
-                one = Math.max(one, bytes / (double) (System.nanoTime() - t));
-                t = System.nanoTime();
-                sink += sumLongsTwoThreads(address, bytes / 8);
-                two = Math.max(two, bytes / (double) (System.nanoTime() - t));
-            }
-            report.floor1GBps = Double.isNaN(report.floor1GBps) ? one : Math.max(report.floor1GBps, one);
-            report.floor2GBps = Double.isNaN(report.floor2GBps) ? two : Math.max(report.floor2GBps, two);
-            out.printf(Locale.ROOT,
-                "floor %s: sum of %d MiB off-heap longs: 1 thread %.1f GB/s, 2 threads %.1f GB/s (sink %d)%n", when,
-                o.floorMib, one, two, sink & 1);
-            return new double[] {one, two};
-        }
-
-        @Override
-        public void close() {
-            NativeMemory.free(address, bytes);
-        }
-    }
-
-    static long sumLongs(final long address, final long count) {
-        long s0 = 0;
-        long s1 = 0;
-        long s2 = 0;
-        long s3 = 0;
-        final long end = address + (count & ~3L) * 8;
-        for (long p = address; p < end; p += 32) {
-            s0 += NativeMemory.getLong(p);
-            s1 += NativeMemory.getLong(p + 8);
-            s2 += NativeMemory.getLong(p + 16);
-            s3 += NativeMemory.getLong(p + 24);
-        }
-        return s0 + s1 + s2 + s3;
-    }
-
-    private static long sumLongsTwoThreads(final long address, final long count) {
-        final long half = (count / 2) & ~3L;
-        final long[] other = new long[1];
-        final Thread t = new Thread(() -> other[0] = sumLongs(address + half * 8, count - half));
-        t.start();
-        final long mine = sumLongs(address, half);
-        try {
-            t.join();
-        } catch (final InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return mine + other[0];
-    }
-
     // ---------------------------------------------------------------- Java objects
 
-    private static void objects(final Options o, final Floor floor, final Report report, final PrintStream out) {
+    private static void objects(final Options o, final BandwidthFloor floor, final Report report,
+        final PrintStream out) {
         if (o.rows > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("--rows " + o.rows + " is too many for one Java array");
         }
@@ -502,7 +434,7 @@ public final class LayoutsBenchmark {
 
     // ---------------------------------------------------------------- off-heap stores
 
-    private static void store(final Options o, final Layout layout, final Path root, final Floor floor,
+    private static void store(final Options o, final Layout layout, final Path root, final BandwidthFloor floor,
         final Report report,
                               final PrintStream out)
         throws IOException {
@@ -840,105 +772,6 @@ public final class LayoutsBenchmark {
         acc[1] += mine[1] + other[1];
         acc[3] += mine[3] + other[3];
         return acc;
-    }
-
-    // ---------------------------------------------------------------- measurement helpers
-
-    /** @return CPU time of this process (all threads), ns, or -1 where the JVM cannot tell. */
-    static long processCpuNs() {
-        final java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-        return os instanceof com.sun.management.OperatingSystemMXBean ? ((com.sun.management.OperatingSystemMXBean) os)
-            .getProcessCpuTime() : -1;
-    }
-
-    static long heapAfterGc() {
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-        }
-        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-    }
-
-    /** @return {collections, collection ms} over all collectors so far. */
-    static long[] gc() {
-        long count = 0;
-        long ms = 0;
-        for (final GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
-            count += Math.max(0, b.getCollectionCount());
-            ms += Math.max(0, b.getCollectionTime());
-        }
-        return new long[] {count, ms};
-    }
-
-    /** Best of the repetitions after the first two (warm-up): on a shared machine contention only adds time. */
-    static double best(final double[] v) {
-        double b = Double.MAX_VALUE;
-        for (int i = Math.min(2, v.length - 1); i < v.length; i++) {
-            b = Math.min(b, v[i]);
-        }
-        return b;
-    }
-
-    private static long directoryBytes(final Path dir) throws IOException {
-        try (Stream<Path> s = Files.walk(dir)) {
-            return s.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
-        }
-    }
-
-    static String machine() {
-        String cpu = "unknown CPU";
-        try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
-            cpu = lines.filter(l -> l.startsWith("model name")).findFirst()
-                .map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse(cpu);
-        } catch (final IOException | RuntimeException e) {
-            // not Linux
-        }
-        return String.format(Locale.ROOT, "%s, %d cores, %d GiB max heap, JDK %s (%s)", cpu,
-            Runtime.getRuntime().availableProcessors(),
-            Runtime.getRuntime().maxMemory() >> 30, System.getProperty("java.version"),
-            System.getProperty("java.vm.name"));
-    }
-
-    static void print(final Report report, final PrintStream out) {
-        out.println();
-        out.printf(Locale.ROOT,
-            "memory-bandwidth floor: best in the run %.1f GB/s (1 thread), %.1f GB/s (2 threads); first touch of fresh"
-            + " memory %.2f GB/s; \"x of floor\" uses the floor measured just before each variant's scans%n",
-            report.floor1GBps,
-            report.floor2GBps, report.firstTouchGBps);
-        out.println(
-            "| variant | build ms | build M rows/s | writer path M rows/s | writer M rows/CPU s | scan ms | "
-            + "bytes/trade | bytes touched/row | scan GB/s"
-            + " | x of floor | GCs (build) | GC ms (build) | heap MB |");
-        out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        for (final Result r : report.results) {
-            final double gbps = r.bytesTouchedPerRow * report.rows / r.scanMs / 1e6;
-            final boolean twoThreads = r.name.contains("2 threads");
-            // against the floor measured right before this variant's scans: on a shared machine both see the same load
-            final double floor = r.localFloor == null ? Double.NaN : r.localFloor[twoThreads ? 1 : 0];
-            final double x = r.bytesTouchedPerRow * report.rows / floor / 1e6;
-            out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %.1f | %.1f | %.0f | %.1f | %.2f | %d | %d | %d |%n",
-                r.name,
-                Double.isNaN(r.buildMs) ? "-" : String.format(Locale.ROOT, "%.0f", r.buildMs),
-                Double.isNaN(r.buildMs) ? "-" : String.format(Locale.ROOT, "%.1f", report.rows / r.buildMs / 1e3),
-                Double.isNaN(r.segmentWaitMs) ? "-"
-                : String.format(Locale.ROOT, "%.1f", report.rows / (r.buildMs - r.segmentWaitMs) / 1e3),
-                Double.isNaN(r.buildCpuMs) ? "-" : String.format(Locale.ROOT, "%.1f", report.rows / r.buildCpuMs / 1e3),
-                r.scanMs,
-                r.bytesPerTrade, r.bytesTouchedPerRow, gbps, r.scanMs / x, r.gcCount, r.gcMs, r.heapUsed >> 20);
-        }
-        if (!report.results.isEmpty()) {
-            out.printf(Locale.ROOT, "notional: buy=%s sell=%s (scale 6; every variant agrees)%n",
-                report.results.get(0).buy,
-                report.results.get(0).sell);
-        }
-        if (!report.appends.isEmpty()) {
-            final double ms = medianOf(report.appends, a -> a.ms);
-            final DoubleSummaryStatistics range = msRange(report.appends);
-            out.printf(Locale.ROOT,
-                "COLUMN append repeated %d times: median %.0f ms = %.1f M rows/s (%.1f-%.1f M rows/s)%n",
-                report.appends.size(), ms, report.rows / ms / 1e3, report.rows / range.getMax() / 1e3,
-                report.rows / range.getMin() / 1e3);
-        }
     }
 
     /** @return the repetitions' wall times: min and max. */

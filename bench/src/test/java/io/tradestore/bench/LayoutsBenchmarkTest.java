@@ -27,7 +27,7 @@ class LayoutsBenchmarkTest {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
         final LayoutsBenchmark.Report report = LayoutsBenchmark.run(o, out);
-        LayoutsBenchmark.print(report, out);
+        LayoutsPrinter.print(report, out);
         assertThat(report.results).hasSize(8);
         assertThat(report.floor1GBps).isPositive();
         for (final LayoutsBenchmark.Result r : report.results) {
