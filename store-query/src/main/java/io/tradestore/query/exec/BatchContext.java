@@ -3,51 +3,53 @@ package io.tradestore.query.exec;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.query.spi.SummaryPart;
+import io.tradestore.query.exec.kernel.Gather;
+import io.tradestore.query.plan.Plan;
 
 /**
  * One worker's per-batch state: the column addresses of the current segment, the rows of the current batch (dense
  * {@code [start, start + n)} or a selection vector) and off-heap scratch where narrow or selected columns are gathered
  * as longs. Owned by one thread; frees its scratch on {@link #close()}.
  */
-final class BatchContext implements AutoCloseable {
+public final class BatchContext implements AutoCloseable {
     /** Rows per batch: the gathered columns of a batch stay in the L1/L2 cache. */
-    static final int BATCH = 4096;
+    public static final int BATCH = 4096;
 
-    final long[] base;
-    final long[] stride;
-    final int[] width;
-    final long[] nul;
+    public final long[] base;
+    public final long[] stride;
+    public final int[] width;
+    public final long[] nul;
     final boolean[] f64;
     final int[] sel;
-    final int[] gid;
-    final long[] packed;
+    public final int[] gid;
+    public final long[] packed;
     /** This thread's batch arrays, when this context holds them (returned on close), else null. */
     private BatchArrays held;
     /** Per slot: address and stride of the batch's values as longs (raw f64 bits for f64 columns). */
-    final long[] viewAddr;
-    final long[] viewStride;
-    final int[] slotColumn;
+    public final long[] viewAddr;
+    public final long[] viewStride;
+    public final int[] slotColumn;
     private final boolean[] slotSkipped;
     /** Address of a constant 1L: a plain column's sum reads it with stride 0 as the second factor. */
-    final long ones;
+    public final long ones;
     /** Scratch for parts folded from value summaries. */
     final SummaryPart summaryPart = new SummaryPart();
     private final long scratch;
     private final long scratchLength;
     private int[][] pool = new int[4][];
     private int pooled;
-    long segmentRowBase;
-    int start;
-    int n;
+    public long segmentRowBase;
+    public int start;
+    public int n;
     /** The batch's rows, or null for the dense range. */
-    int[] rows;
+    public int[] rows;
     /**
      * Runs of one group in the batch ({@link BucketRuns}), or 0 when the batch is not split into runs: run {@code j}
      * is rows {@code [runStart[j], runStart[j + 1])} of group {@code runGid[j]}, and its rows are in time order.
      */
-    int runCount;
-    int[] runStart;
-    int[] runGid;
+    public int runCount;
+    public int[] runStart;
+    public int[] runGid;
 
     /**
      * The per-batch arrays (72 KiB), kept per thread: a selective query takes a fraction of a millisecond,
@@ -56,14 +58,14 @@ final class BatchContext implements AutoCloseable {
      */
     private static final class BatchArrays {
         final int[] sel = new int[BATCH];
-        final int[] gid = new int[BATCH];
-        final long[] packed = new long[BATCH];
+        public final int[] gid = new int[BATCH];
+        public final long[] packed = new long[BATCH];
         boolean inUse;
     }
 
     private static final ThreadLocal<BatchArrays> ARRAYS = ThreadLocal.withInitial(BatchArrays::new);
 
-    BatchContext(final Plan plan) {
+    public BatchContext(final Plan plan) {
         final BatchArrays mine = ARRAYS.get();
         final BatchArrays a = mine.inUse ? new BatchArrays() : mine; // a second context on one thread gets its own
         a.inUse = true;
@@ -92,7 +94,7 @@ final class BatchContext implements AutoCloseable {
         NativeMemory.putLong(ones, 1L);
     }
 
-    void segment(final Segment s, final long rowBase) {
+    public void segment(final Segment s, final long rowBase) {
         segmentRowBase = rowBase;
         for (int c = 0; c < base.length; c++) {
             base[c] = s.columnBase(c);
@@ -101,7 +103,7 @@ final class BatchContext implements AutoCloseable {
     }
 
     /** Sets the batch rows and makes every slot's values readable as (address, stride) longs. */
-    void batch(final int batchStart, final int count, final int[] selected) {
+    public void batch(final int batchStart, final int count, final int[] selected) {
         batch(batchStart, count, selected, -1);
     }
 
@@ -113,7 +115,7 @@ final class BatchContext implements AutoCloseable {
      * @param selected   the rows, or null for the dense range.
      * @param skipSlot   a slot nobody reads in this batch (not gathered), or -1.
      */
-    void batch(final int batchStart, final int count, final int[] selected, final int skipSlot) {
+    public void batch(final int batchStart, final int count, final int[] selected, final int skipSlot) {
         start = batchStart;
         n = count;
         rows = selected;
@@ -152,18 +154,18 @@ final class BatchContext implements AutoCloseable {
     }
 
     /** @param i index in the batch. @return the row within the segment. */
-    int row(final int i) {
+    public int row(final int i) {
         return rows == null ? start + i : rows[i];
     }
 
-    int[] borrow() {
+    public int[] borrow() {
         if (pooled > 0) {
             return pool[--pooled];
         }
         return new int[BATCH];
     }
 
-    void release(final int[] buffer) {
+    public void release(final int[] buffer) {
         if (pooled == pool.length) {
             pool = java.util.Arrays.copyOf(pool, pooled * 2);
         }

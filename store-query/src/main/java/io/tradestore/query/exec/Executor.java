@@ -29,6 +29,11 @@ import io.tradestore.query.spi.SegmentSelector;
 import io.tradestore.query.spi.Selection;
 import io.tradestore.query.spi.Summary;
 import io.tradestore.query.spi.SummaryPart;
+import io.tradestore.query.exec.filter.FilterNode;
+import io.tradestore.query.exec.filter.IntRangeFilter;
+import io.tradestore.query.exec.group.GroupState;
+import io.tradestore.query.plan.ConjunctProofs;
+import io.tradestore.query.plan.Plan;
 
 /**
  * Runs a plan: prunes segments by zone maps, hands segments to workers (the calling thread plus pool threads, up to the
@@ -62,12 +67,12 @@ public final class Executor {
     private int[] morselFromBlock;
     private int[] morselToBlock;
     /** Rows per morsel (a million: both workers share a 4M-row segment; per-morsel costs stay negligible). */
-    static final int MORSEL_ROWS = 1 << 20;
+    public static final int MORSEL_ROWS = 1 << 20;
     /**
      * At most this many candidate rows (after zone-map pruning and bitmap indexes) run on the calling thread alone:
      * handing them to a pool thread costs more (wake-up, a second partial, the merge) than it saves.
      */
-    static final long SMALL_QUERY_ROWS = 1 << 18;
+    public static final long SMALL_QUERY_ROWS = 1 << 18;
     /**
      * An index-selected row costs about this many scanned rows: it is a random read of each column the query needs
      * (a cache miss apiece), where a scan streams. A one-day window of one instrument (135k selected rows) is worth a

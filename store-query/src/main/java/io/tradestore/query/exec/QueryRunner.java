@@ -8,6 +8,8 @@ import io.tradestore.query.QueryCancel;
 import io.tradestore.query.QueryResult;
 import io.tradestore.query.model.Query;
 import io.tradestore.query.spi.SegmentSelector;
+import io.tradestore.query.plan.Binder;
+import io.tradestore.query.plan.Plan;
 
 /** The engine's entry into execution: bind a query to a snapshot and run it. */
 public final class QueryRunner {

@@ -9,6 +9,10 @@ import java.util.PriorityQueue;
 import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
+import io.tradestore.query.exec.agg.Values;
+import io.tradestore.query.exec.filter.RowPredicate;
+import io.tradestore.query.exec.group.GroupState;
+import io.tradestore.query.plan.Plan;
 
 /**
  * Turns a query's merged partials into its answer rows: a scan's rows read back by row id; groups after having,

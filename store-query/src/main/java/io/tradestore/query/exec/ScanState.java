@@ -4,6 +4,7 @@ import java.util.Arrays;
 
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.ColumnType;
+import io.tradestore.query.plan.Plan;
 
 /**
  * One worker's rows of a scan: the best {@code limit} rows by the sort keys (then by row number), in a bounded binary

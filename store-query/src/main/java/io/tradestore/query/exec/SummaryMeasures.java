@@ -1,5 +1,7 @@
 package io.tradestore.query.exec;
 
+import io.tradestore.query.plan.Plan;
+
 /**
  * Which measure each aggregate of a plan folds from value or bucket summaries, and which aggregates share one: each
  * distinct measure is asked of the index once per segment.

@@ -1,0 +1,166 @@
+package io.tradestore.query.exec.agg;
+
+import java.util.Arrays;
+
+import io.tradestore.core.TableSnapshot;
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
+import io.tradestore.query.spi.SummaryPart;
+import io.tradestore.query.exec.BatchContext;
+
+/**
+ * first/last: the value at the smallest/largest designated timestamp, ties broken by row number (first: lowest row,
+ * last: highest), skipping rows whose value or timestamp is null.
+ */
+public final class FirstLastAcc extends Acc {
+    private final int tsSlot;
+    private final int slot;
+    private final Column col;
+    private final boolean last;
+    private final boolean f64;
+    private final TableSnapshot snap;
+    private final Product product;
+    private long[] valueB = new long[1];
+    private long[] ts = new long[1];
+    private long[] row = new long[] {-1};
+    private long[] value = new long[1];
+
+    public FirstLastAcc(final int tsSlot, final int slot, final Column col, final boolean last,
+        final TableSnapshot snap,
+        final Product product) {
+        this.product = product;
+        this.tsSlot = tsSlot;
+        this.slot = slot;
+        this.col = col;
+        this.last = last;
+        this.f64 = col.type() == ColumnType.F64;
+        this.snap = snap;
+    }
+
+    @Override
+    public void grow(final int capacity) {
+        if (capacity > ts.length) {
+            final int n = Math.max(capacity, ts.length * 2);
+            final int old = row.length;
+            ts = Arrays.copyOf(ts, n);
+            row = Arrays.copyOf(row, n);
+            Arrays.fill(row, old, n, -1);
+            value = Arrays.copyOf(value, n);
+            valueB = Arrays.copyOf(valueB, n);
+        }
+    }
+
+    @Override
+    public void update(final BatchContext c, final int[] gid) {
+        if (c.runCount > 0) {
+            updateRuns(c);
+            return;
+        }
+        final int n = c.n;
+        final long ta = c.viewAddr[tsSlot];
+        final long tst = c.viewStride[tsSlot];
+        final long a = c.viewAddr[slot];
+        final long s = c.viewStride[slot];
+        final long rowBase = c.segmentRowBase;
+        final long b = product == null ? 0 : c.viewAddr[product.slotB];
+        final long sb = product == null ? 0 : c.viewStride[product.slotB];
+        for (int i = 0; i < n; i++) {
+            final long t = NativeMemory.getLong(ta + i * tst);
+            final long v = NativeMemory.getLong(a + i * s);
+            final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);
+            if (t == Long.MIN_VALUE || isNull(v, w)) {
+                continue;
+            }
+            offer(gid == null ? 0 : gid[i], t, rowBase + c.row(i), v, w);
+        }
+    }
+
+    private boolean isNull(final long v, final long w) {
+        return product != null ? product
+            .isNull(v, w) : f64 ? Double.isNaN(Double.longBitsToDouble(v)) : v == Long.MIN_VALUE;
+    }
+
+    /**
+     * A batch split into runs of one group whose rows are in time order (timestamps non-decreasing, never null): the
+     * first (last) non-null row of a run in row order is its first (last) by time, ties included (the lowest row among
+     * equal first timestamps, the highest among equal last ones), so only that row's timestamp is read, to compare with
+     * other batches.
+     */
+    private void updateRuns(final BatchContext c) {
+        final long a = c.viewAddr[slot];
+        final long s = c.viewStride[slot];
+        final long b = product == null ? 0 : c.viewAddr[product.slotB];
+        final long sb = product == null ? 0 : c.viewStride[product.slotB];
+        final int tsColumn = c.slotColumn[tsSlot];
+        final long ta = c.base[tsColumn];
+        final long tst = c.stride[tsColumn];
+        final long rowBase = c.segmentRowBase;
+        final int[] start = c.runStart;
+        for (int j = 0; j < c.runCount; j++) {
+            final int from = start[j];
+            final int to = start[j + 1];
+            for (int k = 0; k < to - from; k++) {
+                final int i = last ? to - 1 - k : from + k;
+                final long v = NativeMemory.getLong(a + i * s);
+                final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);
+                if (!isNull(v, w)) {
+                    final int r = c.row(i);
+                    offer(c.runGid[j], NativeMemory.getLong(ta + r * tst), rowBase + r, v, w);
+                    break;
+                }
+            }
+        }
+    }
+
+    private void offer(final int g, final long t, final long r, final long v, final long w) {
+        final long br = row[g];
+        final boolean better;
+        if (br < 0) {
+            better = true;
+        } else if (last) {
+            better = t > ts[g] || t == ts[g] && r > br;
+        } else {
+            better = t < ts[g] || t == ts[g] && r < br;
+        }
+        if (better) {
+            ts[g] = t;
+            row[g] = r;
+            value[g] = v;
+            valueB[g] = w;
+        }
+    }
+
+    /** @return its column, when a bucket cell's first/last row stands for it: 8 bytes wide, not f64, not a product. */
+    @Override
+    public int[] bucketMeasure() {
+        return product == null && !f64 && col.width() == Long.BYTES ? new int[] {col.index(), -1} : null;
+    }
+
+    @Override
+    public void foldSummary(final int g, final SummaryPart p) {
+        if (p.firstRow >= 0) {
+            if (last) {
+                offer(g, p.lastTs, p.lastRow, p.lastValue, 0);
+            } else {
+                offer(g, p.firstTs, p.firstRow, p.firstValue, 0);
+            }
+        }
+    }
+
+    @Override
+    public void merge(final int dst, final Acc src, final int srcGid) {
+        final FirstLastAcc o = (FirstLastAcc) src;
+        if (o.row[srcGid] >= 0) {
+            offer(dst, o.ts[srcGid], o.row[srcGid], o.value[srcGid], o.valueB[srcGid]);
+        }
+    }
+
+    @Override
+    public Object result(final int gid, final long rows) {
+        if (row[gid] < 0) {
+            return null;
+        }
+        return product != null ? product.value(value[gid], valueB[gid]) : Values.object(col, value[gid], snap);
+    }
+}

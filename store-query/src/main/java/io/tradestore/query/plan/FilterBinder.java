@@ -1,0 +1,245 @@
+package io.tradestore.query.plan;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeSet;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
+import io.tradestore.query.model.Filter;
+import io.tradestore.query.exec.filter.DoubleFilter;
+import io.tradestore.query.exec.filter.FilterNode;
+import io.tradestore.query.exec.filter.IntRangeFilter;
+import io.tradestore.query.exec.filter.IntSetFilter;
+import io.tradestore.query.exec.filter.LogicFilter;
+
+/**
+ * Binds a query's time range and filter to a snapshot: resolves columns, types every literal by its column (exactly:
+ * decimals never go through a double), pushes NOT into the leaves, and splits the top-level AND into the plan's
+ * conjuncts. Every error names its JSON path.
+ */
+final class FilterBinder {
+    private final Binder binder;
+
+    FilterBinder(final Binder binder) {
+        this.binder = binder;
+    }
+
+    /** Binds the time range and the filter into the plan's conjuncts and filter. */
+    void bind() {
+        final List<FilterNode> conj = new ArrayList<>();
+        if (binder.q.time() != null) {
+            final int ts = binder.schema.timestampIndex();
+            if (ts < 0) {
+                throw Binder.invalid("/time", "table '" + binder.schema.name()
+                    + "' has no designated timestamp; filter a timestamp column with range");
+            }
+            final long from = binder.q.time().from() == null ? Long.MIN_VALUE + 1
+                : Literals.timestamp(binder.q.time().from(), "/time/from");
+            final long to = binder.q.time().to() == null ? Long.MAX_VALUE : Literals.timestamp(binder.q.time().to(),
+                "/time/to");
+            final Column c = binder.schema.column(ts);
+            binder.timeLo = from;
+            binder.timeHi = to == Long.MIN_VALUE ? Long.MIN_VALUE : to - 1;
+            conj.add(new IntRangeFilter(ts, c.width(), c.type().nullBits(), binder.timeLo, binder.timeHi, false));
+        }
+        if (binder.q.filter() != null) {
+            final FilterNode f = filter(binder.q.filter(), "/filter", false);
+            if (f instanceof LogicFilter && ((LogicFilter) f).and) {
+                conj.addAll(Arrays.asList(((LogicFilter) f).args));
+            } else {
+                conj.add(f);
+            }
+        }
+        binder.plan.conjuncts = conj.toArray(new FilterNode[0]);
+        binder.plan.filter = conj.isEmpty() ? null : conj.size() == 1 ? conj.get(0) : new LogicFilter(true,
+            binder.plan.conjuncts);
+    }
+
+    private FilterNode filter(final Filter f, final String p, final boolean negate) {
+        final List<Filter> args = Binder.logicArgs(f, p, (f instanceof Filter.And ? "and" : "or")
+            + " needs at least one argument");
+        if (args != null) {
+            final boolean and = f instanceof Filter.And;
+            final List<FilterNode> nodes = new ArrayList<>();
+            for (int i = 0; i < args.size(); i++) {
+                final FilterNode n = filter(args.get(i), p + "/args/" + i, negate);
+                final boolean merged = and != negate;
+                if (n instanceof LogicFilter && ((LogicFilter) n).and == merged) {
+                    nodes.addAll(Arrays.asList(((LogicFilter) n).args));
+                } else {
+                    nodes.add(n);
+                }
+            }
+            return nodes.size() == 1 ? nodes.get(0) : new LogicFilter(and != negate, nodes.toArray(new FilterNode[0]));
+        }
+        if (f instanceof Filter.Not) {
+            if (((Filter.Not) f).arg() == null) {
+                throw Binder.invalid(p + "/arg", "not needs an argument");
+            }
+            return filter(((Filter.Not) f).arg(), p + "/arg", !negate);
+        }
+        if (f instanceof Filter.Eq) {
+            final Filter.Eq e = (Filter.Eq) f;
+            return leafIn(binder.column(e.col(), p + "/col"), "eq", List.of(nonNull(e.value(), p + "/value")), p,
+                "/value", negate);
+        }
+        if (f instanceof Filter.Ne) {
+            final Filter.Ne e = (Filter.Ne) f;
+            return leafIn(binder.column(e.col(), p + "/col"), "ne", List.of(nonNull(e.value(), p + "/value")), p,
+                "/value", !negate);
+        }
+        if (f instanceof Filter.In) {
+            final Filter.In e = (Filter.In) f;
+            if (e.values().isEmpty()) {
+                throw Binder.invalid(p + "/values", "in needs at least one value");
+            }
+            return leafIn(binder.column(e.col(), p + "/col"), "in", e.values(), p, "/values/", negate);
+        }
+        final Filter.Range r = (Filter.Range) f;
+        return leafRange(binder.column(r.col(), p + "/col"), r, p, negate);
+    }
+
+    private static Object nonNull(final Object v, final String p) {
+        if (v == null) {
+            throw Binder.invalid(p, "value must not be null");
+        }
+        return v;
+    }
+
+    private FilterNode leafIn(final Column c, final String op, final List<Object> values, final String p,
+                              final String valuePath,
+                              final boolean negated) {
+        final boolean many = valuePath.endsWith("/");
+        if (c.type() == ColumnType.F64) {
+            final double[] set = new double[values.size()];
+            for (int i = 0; i < set.length; i++) {
+                final double d = Literals.number(values.get(i), c, p + valuePath + (many ? i : "")).doubleValue();
+                set[i] = d == 0.0 ? 0.0 : d;
+            }
+            Arrays.sort(set);
+            return new DoubleFilter(c.index(), 0, false, 0, false, set, negated);
+        }
+        final TreeSet<Long> set = new TreeSet<>();
+        for (int i = 0; i < values.size(); i++) {
+            final String vp = p + valuePath + (many ? i : "");
+            final Object v = nonNull(values.get(i), vp);
+            switch (c.type()) {
+                case SYMBOL: {
+                    if (!(v instanceof String)) {
+                        throw Binder.invalid(vp, "column '" + c.name() + "' is a symbol: values are strings");
+                    }
+                    final int code = binder.snap.findSymbol(c.index(), (String) v);
+                    if (code >= 0) {
+                        set.add((long) code);
+                    }
+                    break;
+                }
+                case CHAR:
+                    set.add(charValue(c, v, vp));
+                    break;
+                case TIMESTAMP:
+                    set.add(Literals.timestamp(v, vp));
+                    break;
+                default: {
+                    final BigDecimal m = Literals.number(v, c, vp).movePointRight(c.scale());
+                    if (m.signum() == 0 || m.stripTrailingZeros().scale() <= 0) {
+                        if (m.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) <= 0
+                            && m.compareTo(BigDecimal.valueOf(Long.MIN_VALUE + 1)) >= 0) {
+                            final long x = m.longValueExact();
+                            if (fits(c, x)) {
+                                set.add(x);
+                            }
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        final long[] arr = set.stream().mapToLong(Long::longValue).toArray();
+        final long nul = c.type().nullBits();
+        if (arr.length == 1) {
+            return new IntRangeFilter(c.index(), c.width(), nul, arr[0], arr[0], negated);
+        }
+        if (arr.length == 0) {
+            return new IntRangeFilter(c.index(), c.width(), nul, 1, 0, negated);
+        }
+        return new IntSetFilter(c.index(), c.width(), nul, arr, negated);
+    }
+
+    private static boolean fits(final Column c, final long x) {
+        switch (c.type()) {
+            case I8:
+                return x > Byte.MIN_VALUE && x <= Byte.MAX_VALUE;
+            case I16:
+                return x > Short.MIN_VALUE && x <= Short.MAX_VALUE;
+            case I32:
+                return x > Integer.MIN_VALUE && x <= Integer.MAX_VALUE;
+            default:
+                return x != Long.MIN_VALUE;
+        }
+    }
+
+    private long charValue(final Column c, final Object v, final String p) {
+        if (!(v instanceof String) || ((String) v).length() != 1 || ((String) v).charAt(0) == 0
+            || ((String) v).charAt(0) > 127) {
+            throw Binder.invalid(p, "column '" + c.name()
+                + "' is a char: values are one-character ASCII strings such as \"B\"");
+        }
+        return ((String) v).charAt(0);
+    }
+
+    private FilterNode leafRange(final Column c, final Filter.Range r, final String p, final boolean negated) {
+        if (r.gt() != null && r.gte() != null || r.lt() != null && r.lte() != null) {
+            throw Binder.invalid(p, "a range takes at most one of gt/gte and one of lt/lte");
+        }
+        if (r.gt() == null && r.gte() == null && r.lt() == null && r.lte() == null) {
+            throw Binder.invalid(p, "a range needs at least one of gt gte lt lte");
+        }
+        final Object lower = r.gt() != null ? r.gt() : r.gte();
+        final Object upper = r.lt() != null ? r.lt() : r.lte();
+        final String lowerPath = p + (r.gt() != null ? "/gt" : "/gte");
+        final String upperPath = p + (r.lt() != null ? "/lt" : "/lte");
+        switch (c.type()) {
+            case SYMBOL:
+                throw Binder.invalid(p + "/op", "range does not apply to symbol column '" + c.name()
+                    + "'; use eq, ne or in");
+            case F64: {
+                final double lo = lower == null ? Double.NEGATIVE_INFINITY : Literals.number(lower, c,
+                    lowerPath).doubleValue();
+                final double hi = upper == null ? Double.POSITIVE_INFINITY : Literals.number(upper, c,
+                    upperPath).doubleValue();
+                return new DoubleFilter(c.index(), lo, lower == null || r.gte() != null, hi, upper == null
+                    || r.lte() != null, null, negated);
+            }
+            case CHAR: {
+                long lo = lower == null ? 1 : charValue(c, lower, lowerPath);
+                long hi = upper == null ? 127 : charValue(c, upper, upperPath);
+                lo += r.gt() != null ? 1 : 0;
+                hi -= r.lt() != null ? 1 : 0;
+                return new IntRangeFilter(c.index(), c.width(), c.type().nullBits(), lo, hi, negated);
+            }
+            default:
+                break;
+        }
+        long lo = Long.MIN_VALUE + 1;
+        long hi = Long.MAX_VALUE;
+        if (lower != null) {
+            final BigDecimal x = c.type() == ColumnType.TIMESTAMP ? BigDecimal.valueOf(Literals.timestamp(lower,
+                lowerPath))
+                : Literals.number(lower, c, lowerPath).movePointRight(c.scale());
+            lo = Literals.clamp(r.gt() != null ? x.setScale(0, RoundingMode.FLOOR).add(BigDecimal.ONE) : x.setScale(0,
+                RoundingMode.CEILING));
+        }
+        if (upper != null) {
+            final BigDecimal x = c.type() == ColumnType.TIMESTAMP ? BigDecimal.valueOf(Literals.timestamp(upper,
+                upperPath))
+                : Literals.number(upper, c, upperPath).movePointRight(c.scale());
+            hi = Literals.clamp(r.lt() != null ? x.setScale(0, RoundingMode.CEILING).subtract(BigDecimal.ONE)
+                : x.setScale(0, RoundingMode.FLOOR));
+        }
+        return new IntRangeFilter(c.index(), c.width(), c.type().nullBits(), lo, hi, negated);
+    }
+}
