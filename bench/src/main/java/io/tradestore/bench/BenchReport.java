@@ -70,6 +70,7 @@ final class BenchReport {
         layouts(sb, o, r, imgDir);
         load(sb, r);
         queries(sb, o, r, imgDir);
+        shapes(sb, r);
         http(sb, r, imgDir);
         return sb.toString();
     }
@@ -257,6 +258,16 @@ final class BenchReport {
                 t.query().title(), t.query().json(), t.query().sql()));
         }
         sb.append("</details>\n\n");
+    }
+
+    private static void shapes(final StringBuilder sb, final BenchCommand.Results r) {
+        if (r.shapeTimings == null) {
+            return;
+        }
+        sb.append("### Query shapes\n\n");
+        sb.append(ShapesBenchmark.summary(r.shapes, r.shapeTimings)).append(" The ").append(r.shapes.size())
+            .append(" shapes, each with its times, ratio and x of floor, are in their own section, \"Query shapes vs "
+            + "DuckDB\" (between the `query-shapes` markers of this file).\n\n");
     }
 
     private static void http(final StringBuilder sb, final BenchCommand.Results r, final Path imgDir) {
