@@ -70,6 +70,7 @@ final class BenchReport {
         layouts(sb, o, r, imgDir);
         load(sb, r);
         queries(sb, o, r, imgDir);
+        shapes(sb, r);
         http(sb, r, imgDir);
         return sb.toString();
     }
@@ -186,7 +187,8 @@ final class BenchReport {
             + "with the same "
             + "column types (`TIMESTAMP`, `DECIMAL(18,6)`, `VARCHAR` symbols) into its in-memory database. The last "
             + "load of each "
-            + "is the data of the queries and HTTP steps below.%n%n", l.rows(), l.bytes() / 1e9, l.generateSeconds(),
+            + "is the data of the queries and HTTP steps below (DuckDB's table rebuilt with ENUM symbol columns first)."
+            + "%n%n", l.rows(), l.bytes() / 1e9, l.generateSeconds(),
             l.tradestoreSeconds().length));
         sb.append("| system | median s (min–max) | M rows/s | MB/s |\n|---|---:|---:|---:|\n");
         final double ours = QueryBenchmark.median(l.tradestoreSeconds());
@@ -215,7 +217,8 @@ final class BenchReport {
         sb.append("### Queries vs DuckDB\n\n");
         sb.append(String.format(Locale.ROOT,
             "The eight reference queries (each in JSON and SQL below the table) on the tables the load "
-            + "step built, %d threads each (`new QueryEngine(store, %d)`, `SET threads=%d`); instrument %s and client "
+            + "step built (" + DuckEnums.sentence() + "), "
+            + "%d threads each (`new QueryEngine(store, %d)`, `SET threads=%d`); instrument %s and client "
             + "%d are the 11th "
             + "most traded. Every answer was compared with DuckDB's before timing (a mismatch fails the run). Median "
             + "of %d runs "
@@ -255,6 +258,16 @@ final class BenchReport {
                 t.query().title(), t.query().json(), t.query().sql()));
         }
         sb.append("</details>\n\n");
+    }
+
+    private static void shapes(final StringBuilder sb, final BenchCommand.Results r) {
+        if (r.shapeTimings == null) {
+            return;
+        }
+        sb.append("### Query shapes\n\n");
+        sb.append(ShapesBenchmark.summary(r.shapes, r.shapeTimings)).append(" The ").append(r.shapes.size())
+            .append(" shapes, each with its times, ratio and x of floor, are in their own section, \"Query shapes vs "
+            + "DuckDB\" (between the `query-shapes` markers of this file).\n\n");
     }
 
     private static void http(final StringBuilder sb, final BenchCommand.Results r, final Path imgDir) {

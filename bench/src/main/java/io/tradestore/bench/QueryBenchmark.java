@@ -32,6 +32,7 @@ import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryResult;
+import io.tradestore.query.ResultColumn;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -354,7 +355,11 @@ public final class QueryBenchmark {
         return timings;
     }
 
-    private static void load(final Store store, final Connection duck, final BenchTrades gen, final Options o,
+    /**
+     * Generates the trades into a new {@code trades} table of the store and into DuckDB (appender, VARCHAR symbols),
+     * then gives DuckDB's table ENUM symbol columns ({@link DuckEnums}).
+     */
+    static void load(final Store store, final Connection duck, final BenchTrades gen, final Options o,
         final PrintStream progress)
         throws SQLException {
         final Schema schema = o.segmentRows > 0
@@ -444,6 +449,7 @@ public final class QueryBenchmark {
         try (Statement st = duck.createStatement()) {
             st.execute("CHECKPOINT");
         }
+        DuckEnums.apply(duck);
     }
 
     private static Timing time(final BenchQuery q, final QueryEngine engine, final Connection duck,
@@ -517,7 +523,9 @@ public final class QueryBenchmark {
 
     /**
      * Compares tradestore's answer to DuckDB's: same rows in the same order, columns matched by name; exact for
-     * integers, decimals, timestamps and strings, relative 1e-9 for doubles.
+     * integers, decimals, timestamps and strings (DuckDB's ENUM symbols come back as strings), relative 1e-9 for
+     * doubles, and for a column the engine marks approximate (percentiles) within the relative error it states
+     * ({@link ResultColumn#relativeError()}; DuckDB's {@code quantile_disc} is the same nearest rank, exactly).
      *
      * @throws IllegalStateException on a mismatch, with both answers.
      */
@@ -561,7 +569,8 @@ public final class QueryBenchmark {
                 for (int c = 0; c < at.length; c++) {
                     final Object e = expected.get(row)[c];
                     final Object a = r.value(row, at[c]);
-                    if (!same(e, a)) {
+                    final ResultColumn col = r.columns().get(at[c]);
+                    if (!same(e, a, col.approximate() ? col.relativeError() : 0)) {
                         problems.append("row ").append(row).append(' ').append(names.get(c)).append(": DuckDB ")
                             .append(e).append(", tradestore ")
                             .append(a).append('\n');
@@ -576,6 +585,14 @@ public final class QueryBenchmark {
     }
 
     static boolean same(final Object e, final Object a) {
+        return same(e, a, 0);
+    }
+
+    /**
+     * @param tolerance the relative error an approximate column states (percentiles: 1e-3), 0 for exact ones.
+     * @return whether DuckDB's value {@code e} and tradestore's {@code a} agree.
+     */
+    static boolean same(final Object e, final Object a, final double tolerance) {
         if (e == null || a == null) {
             return e == a;
         }
@@ -585,7 +602,7 @@ public final class QueryBenchmark {
         if (e instanceof Double || a instanceof Double || e instanceof Float || a instanceof Float) {
             final double x = ((Number) e).doubleValue();
             final double y = ((Number) a).doubleValue();
-            return Math.abs(x - y) <= 1e-9 * Math.max(Math.abs(x), Math.abs(y));
+            return Math.abs(x - y) <= Math.max(1e-9, tolerance) * Math.max(Math.abs(x), Math.abs(y));
         }
         return decimal(e).compareTo(decimal(a)) == 0;
     }
@@ -622,7 +639,8 @@ public final class QueryBenchmark {
                 + "(`SET threads=%d`, `new QueryEngine(store, %d)`), median of %d runs after %d alternating warm-ups "
                 + "and %.1f s of back-to-back "
                 + "runs per system, with min and max. "
-                + "DuckDB %s (duckdb_jdbc, in-memory database). Answers of every query were compared and agreed.%n%n",
+                + "DuckDB %s (duckdb_jdbc, in-memory database); " + DuckEnums.sentence() + ". "
+                + "Answers of every query were compared and agreed.%n%n",
             Instant.now().toString().substring(0, 16) + "Z", machine(), o.rows(), o.seed(), o.threads(), o.threads(),
             o.threads(), o.runs(),
             o.warmups(), o.warmupMs() / 1e3, r.duckVersion()));

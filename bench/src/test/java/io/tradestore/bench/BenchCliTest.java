@@ -53,6 +53,7 @@ class BenchCliTest {
         return Stream.of(
             Arguments.of(new BenchCommand.Cli(), "tradestore bench", "--dir"),
             Arguments.of(new QueryBenchmark.Cli(), "bench/query-benchmark.sh", "--dir"),
+            Arguments.of(new ShapesBenchmark.Cli(), "bench/shapes-benchmark.sh", "--dir"),
             Arguments.of(new LayoutsBenchmark.Cli(), "LayoutsBenchmark", "--dir"),
             Arguments.of(new LoadBenchmark(), "LoadBenchmark", "--store"),
             Arguments.of(new HttpBenchmark.Cli(), "bench/http-bench.sh", "--store"),
@@ -252,7 +253,7 @@ class BenchCliTest {
         return Stream.of(
             Arguments.of(new BenchCommand.Cli(), new String[] {"--skip", "nonsense"},
             "Invalid value for option '--skip'",
-                "'nonsense'; the steps are floor, layouts, load, queries, http"),
+                "'nonsense'; the steps are floor, layouts, load, queries, shapes, http"),
             Arguments.of(new BenchCommand.Cli(), new String[] {"--segment-rows", "1000"},
             "Invalid value for option '--segment-rows'",
                 "'1000' must be a power of two"),

@@ -43,8 +43,8 @@ class BenchCommandTest {
         final BenchCommand.Results r = BenchCommand.run(o, new PrintStream(progress, true, StandardCharsets.UTF_8));
 
         assertThat(progress.toString(StandardCharsets.UTF_8))
-            .contains("[1/5", "floor", "[2/5", "layouts", "[3/5", "load", "[4/5", "queries",
-            "[5/5", "http");
+            .contains("[1/6", "floor", "[2/6", "layouts", "[3/6", "load", "[4/6", "queries",
+            "[5/6", "shapes", "[6/6", "http", "Median DuckDB / tradestore over the");
         assertThat(r.floor1).isPositive();
         assertThat(r.layouts.results).extracting(x -> x.name).anyMatch(n -> n.startsWith("Java objects"))
             .anyMatch(n -> n.startsWith("ROW"))
@@ -52,6 +52,9 @@ class BenchCommandTest {
         // --runs 2: the COLUMN append repeated twice after its build, every repetition timed
         assertThat(r.layouts.appends).hasSize(2).allSatisfy(a -> assertThat(a.ms).isPositive());
         assertThat(r.queries).hasSize(8);
+        // the shapes step on the same tables: every answer agreed with DuckDB's (a mismatch throws), each timed
+        assertThat(r.shapeTimings).hasSizeGreaterThanOrEqualTo(24).hasSameSizeAs(r.shapes)
+            .allSatisfy(t -> assertThat(t.engineMs()).hasSize(2));
         assertThat(r.load.tradestoreSeconds()).hasSize(2);
         assertThat(r.http).hasSize(3).allSatisfy(k -> assertThat(k.atHalf().ok()).isPositive());
 
@@ -60,7 +63,9 @@ class BenchCommandTest {
             .contains("hand-written intro", "hand-written tail", "## How to reproduce", "### Memory-bandwidth floor",
             "### Storage layouts",
             "### CSV load", "### Queries vs DuckDB", "### HTTP", "| 8 |", "| median of 2 (min–max) |",
-            "img/bench-queries.svg", "img/bench-http-latency.svg")
+            "img/bench-queries.svg", "img/bench-http-latency.svg", "### Query shapes\n",
+            ShapesBenchmark.SECTION_START, "### Query shapes vs DuckDB", "(d) side = B", ShapesBenchmark.SECTION_END,
+            "ENUM")
             .doesNotContain("old results");
         assertThat(md.indexOf("hand-written intro")).isLessThan(md.indexOf("### Queries vs DuckDB"));
         assertThat(md.indexOf("### HTTP")).isLessThan(md.indexOf("hand-written tail"));
@@ -78,14 +83,15 @@ class BenchCommandTest {
     void shouldLeaveOutSkippedSteps() throws Exception {
         final Path out = dir.resolve("benchmarks.md");
         final BenchCommand.Options o =
-            BenchCommand.Options.parse(new String[] {"--rows", "5000", "--skip", "layouts,load,queries,http",
+            BenchCommand.Options.parse(new String[] {"--rows", "5000", "--skip", "layouts,load,queries,shapes,http",
             "--floor-mib", "8", "--out", out.toString()});
         final BenchCommand.Results r =
             BenchCommand.run(o, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
         assertThat(r.layouts).isNull();
         assertThat(r.queries).isNull();
+        assertThat(r.shapeTimings).isNull();
         assertThat(Files.readString(out)).contains("### Memory-bandwidth floor")
-            .doesNotContain("### Storage layouts", "### HTTP");
+            .doesNotContain("### Storage layouts", "### HTTP", "### Query shapes", ShapesBenchmark.SECTION_START);
     }
 
     @Test

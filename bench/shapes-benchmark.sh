@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Query shapes nobody tuned for, tradestore vs DuckDB (ENUM symbol columns) on the same generated trades
+# (io.tradestore.bench.ShapesBenchmark; `tradestore bench` runs the same shapes as its `shapes` step).
+# Usage: flock /tmp/tradestore-bench.lock bench/shapes-benchmark.sh [--rows 50000000] [--threads 2] [--runs 7]
+#        [--warmups 5] [--warmup-ms 2000] [--out docs/benchmarks.md] [--dir /path/for/store] [--segment-rows N]
+#        [--seed N] [--floor-mib 2048]
+# Prints progress on stderr and the Markdown report on stdout. TRADESTORE_BENCH_HEAP sets -Xmx (default 4g).
+# Runs from the bench module's shaded jar (as bin/tradestore bench does), so it needs no Maven dependency plugin.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$here"
+mvn -B -q -o -DskipTests -Dcheckstyle.skip -pl bench -am package >&2
+exec java -Xmx"${TRADESTORE_BENCH_HEAP:-4g}" -XX:+IgnoreUnrecognizedVMOptions -XX:+UseG1GC \
+  --add-opens=java.base/java.lang.reflect=ALL-UNNAMED \
+  --add-exports=java.base/sun.nio.ch=ALL-UNNAMED \
+  --enable-native-access=ALL-UNNAMED \
+  --sun-misc-unsafe-memory-access=allow \
+  -Dchronicle.analytics.disable=true -Dtradestore.boundsChecks=false \
+  -cp "bench/target/tradestore-bench.jar" io.tradestore.bench.ShapesBenchmark "$@"
