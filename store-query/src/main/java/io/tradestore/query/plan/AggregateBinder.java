@@ -334,6 +334,25 @@ final class AggregateBinder {
         out[0] = new ResultColumn(name, "i64");
         final int s = binder.slot(c.index());
         final int kind = c.type() == ColumnType.F64 ? 2 : c.width() <= 4 ? 0 : 1;
-        return () -> new DistinctAcc(s, kind, prod);
+        final long[] range = prod == null && kind != 2 ? valueRange(c) : null;
+        if (range == null) {
+            return () -> new DistinctAcc(s, kind, prod);
+        }
+        return () -> new DistinctAcc(s, kind, null).withRange(range[0], range[1]);
+    }
+
+    /** @return the smallest and largest value of an integral column in the snapshot (symbol codes: the dictionary). */
+    private long[] valueRange(final Column c) {
+        final io.tradestore.core.TableSnapshot snap = binder.snap;
+        if (c.type() == ColumnType.SYMBOL) {
+            return new long[] {0, snap.dictionarySize(c.index()) - 1L};
+        }
+        long lo = Long.MAX_VALUE;
+        long hi = Long.MIN_VALUE;
+        for (int i = 0; i < snap.segmentCount(); i++) {
+            lo = Math.min(lo, snap.segment(i).zoneMin(-1, c.index()));
+            hi = Math.max(hi, snap.segment(i).zoneMax(-1, c.index()));
+        }
+        return new long[] {lo, hi};
     }
 }

@@ -14,6 +14,10 @@ import io.tradestore.query.exec.BatchContext;
  * longs, a set for f64.
  */
 public final class DistinctAcc extends Acc {
+    /** Widest value range counted in bitsets: 2^20 values, 128 KiB a group. */
+    private static final long DENSE_MAX_VALUES = 1L << 20;
+    /** Bitset memory per accumulator (one per worker): past it, further groups use Roaring bitmaps. */
+    private static final long DENSE_BUDGET_BYTES = 32L << 20;
     private final int slot;
     private final int kind;
     private RoaringBitmap[] small = new RoaringBitmap[1];
@@ -21,6 +25,13 @@ public final class DistinctAcc extends Acc {
     private Object[] doubles = new Object[1];
 
     private final Product product;
+    /** First value of the dense range (see {@link #withRange}); meaningful only when {@link #denseSpan} >= 0. */
+    private long denseLo;
+    /** Values in the dense range minus one, or -1 when values go to Roaring bitmaps only. */
+    private long denseSpan = -1;
+    /** Per group: a bit per value of the dense range, or null (no value yet, or the budget was spent). */
+    private long[][] dense = new long[1][];
+    private long denseBytes;
 
     /**
      * @param slot value slot. @param kind 0: fits in 32 bits, 1: 64-bit, 2: f64. @param product a product operand or
@@ -32,6 +43,23 @@ public final class DistinctAcc extends Acc {
         this.product = product;
     }
 
+    /**
+     * Counts integral values of {@code [lo, hi]} (the zone maps' range of the column, or a symbol column's codes) in a
+     * bitset per group, a bit set per row, instead of a Roaring add per row; groups past the memory budget, and any
+     * value outside the range, still go to the bitmaps, and the result counts their union.
+     *
+     * @param lo the smallest value the column holds.
+     * @param hi the largest.
+     * @return this.
+     */
+    public DistinctAcc withRange(final long lo, final long hi) {
+        if (product == null && kind != 2 && lo <= hi && hi - lo >= 0 && hi - lo < DENSE_MAX_VALUES) {
+            denseLo = lo;
+            denseSpan = hi - lo;
+        }
+        return this;
+    }
+
     @Override
     public void grow(final int capacity) {
         if (capacity > small.length) {
@@ -39,7 +67,67 @@ public final class DistinctAcc extends Acc {
             small = Arrays.copyOf(small, n);
             big = Arrays.copyOf(big, n);
             doubles = Arrays.copyOf(doubles, n);
+            dense = Arrays.copyOf(dense, n);
         }
+    }
+
+    /** @return group {@code g}'s bitset, allocated now if the budget allows, else null. */
+    private long[] denseOf(final int g) {
+        final long[] w = dense[g];
+        if (w != null) {
+            return w;
+        }
+        final int words = (int) (denseSpan >>> 6) + 1;
+        if (denseBytes + words * 8L > DENSE_BUDGET_BYTES) {
+            return null;
+        }
+        denseBytes += words * 8L;
+        return dense[g] = new long[words];
+    }
+
+    /** Adds one non-null value to group {@code g}'s bitmaps. */
+    private void addSparse(final int g, final long v) {
+        if (kind == 0) {
+            if (small[g] == null) {
+                small[g] = new RoaringBitmap();
+            }
+            small[g].add((int) v);
+        } else {
+            if (big[g] == null) {
+                big[g] = new Roaring64Bitmap();
+            }
+            big[g].addLong(v);
+        }
+    }
+
+    private void updateDense(final BatchContext c, final int[] gid) {
+        final int n = c.n;
+        final long a = c.viewAddr[slot];
+        final long s = c.viewStride[slot];
+        final long lo = denseLo;
+        final long span = denseSpan;
+        for (int i = 0; i < n; i++) {
+            final long v = NativeMemory.getLong(a + i * s);
+            if (v == Long.MIN_VALUE) {
+                continue;
+            }
+            final int g = gid == null ? 0 : gid[i];
+            final long d = v - lo;
+            if (d >= 0 && d <= span) {
+                final long[] w = denseOf(g);
+                if (w != null) {
+                    w[(int) (d >>> 6)] |= 1L << d;
+                    continue;
+                }
+            }
+            addSparse(g, v);
+        }
+    }
+
+    /** @return whether value {@code v} is counted in group {@code g}'s bitset. */
+    private boolean inDense(final int g, final long v) {
+        final long d = v - denseLo;
+        return dense[g] != null && d >= 0 && d <= denseSpan && (dense[g][(int) (d >>> 6)] & (1L << d)) != 0;
     }
 
     @Override
@@ -49,6 +137,10 @@ public final class DistinctAcc extends Acc {
         final long s = c.viewStride[slot];
         if (product != null) {
             updateProduct(c, gid);
+            return;
+        }
+        if (denseSpan >= 0) {
+            updateDense(c, gid);
             return;
         }
         for (int i = 0; i < n; i++) {
@@ -128,6 +220,19 @@ public final class DistinctAcc extends Acc {
     @Override
     public void merge(final int dst, final Acc src, final int srcGid) {
         final DistinctAcc o = (DistinctAcc) src;
+        final long[] ow = o.dense[srcGid];
+        if (ow != null) {
+            final long[] w = denseOf(dst);
+            for (int i = 0; i < ow.length; i++) {
+                if (w != null) {
+                    w[i] |= ow[i];
+                } else {
+                    for (long bits = ow[i]; bits != 0; bits &= bits - 1) {
+                        addSparse(dst, o.denseLo + ((long) i << 6) + Long.numberOfTrailingZeros(bits));
+                    }
+                }
+            }
+        }
         if (o.small[srcGid] != null) {
             if (small[dst] == null) {
                 small[dst] = new RoaringBitmap();
@@ -153,12 +258,43 @@ public final class DistinctAcc extends Acc {
     public Object result(final int gid, final long rows) {
         switch (kind) {
             case 0:
-                return small[gid] == null ? 0L : (long) small[gid].getCardinality();
+                return denseCount(gid) + sparseCount(gid);
             case 1:
-                return (big[gid] == null ? 0L : big[gid].getLongCardinality())
-                    + (doubles[gid] == null ? 0L : wide(gid).size());
+                return denseCount(gid) + sparseCount(gid) + (doubles[gid] == null ? 0L : wide(gid).size());
             default:
                 return doubles[gid] == null ? 0L : (long) set(gid).size();
         }
+    }
+
+    private long denseCount(final int g) {
+        long n = 0;
+        if (dense[g] != null) {
+            for (final long w : dense[g]) {
+                n += Long.bitCount(w);
+            }
+        }
+        return n;
+    }
+
+    /** @return the values in group {@code g}'s bitmaps that its bitset does not hold already (after a merge). */
+    private long sparseCount(final int g) {
+        long n = 0;
+        if (small[g] != null) {
+            if (dense[g] == null) {
+                return small[g].getCardinality();
+            }
+            for (final int v : small[g]) {
+                n += inDense(g, v) ? 0 : 1;
+            }
+        }
+        if (big[g] != null) {
+            if (dense[g] == null) {
+                return big[g].getLongCardinality();
+            }
+            for (final java.util.Iterator<Long> it = big[g].iterator(); it.hasNext();) {
+                n += inDense(g, it.next()) ? 0 : 1;
+            }
+        }
+        return n;
     }
 }
