@@ -152,17 +152,7 @@ public final class DistinctAcc extends Acc {
                     set(g).add(Double.doubleToLongBits(d == 0.0 ? 0.0 : d));
                 }
             } else if (v != Long.MIN_VALUE) {
-                if (kind == 0) {
-                    if (small[g] == null) {
-                        small[g] = new RoaringBitmap();
-                    }
-                    small[g].add((int) v);
-                } else {
-                    if (big[g] == null) {
-                        big[g] = new Roaring64Bitmap();
-                    }
-                    big[g].addLong(v);
-                }
+                addSparse(g, v);
             }
         }
     }
@@ -191,10 +181,7 @@ public final class DistinctAcc extends Acc {
             final long hi = Math.multiplyHigh(x, y);
             final long lo = x * y;
             if (hi == (lo >> 63)) {
-                if (big[g] == null) {
-                    big[g] = new Roaring64Bitmap();
-                }
-                big[g].addLong(lo);
+                addSparse(g, lo); // kind 1: every integral product is a 64-bit value
             } else {
                 wide(g).add(java.math.BigInteger.valueOf(x).multiply(java.math.BigInteger.valueOf(y)));
             }
