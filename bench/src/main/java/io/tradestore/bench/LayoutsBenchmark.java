@@ -534,8 +534,7 @@ public final class LayoutsBenchmark {
     /**
      * Repeats the COLUMN build's append ({@link #append}: the same trades, a commit every {@link #COMMIT_ROWS}) {@code
      * --append-runs} times, each into a fresh table deleted before the next. The build is this JVM's first COLUMN
-     * append, made while the JIT still compiles the staging copy (a JVM's first two appends took 851-998 ms, its
-     * later ones 666-726 ms), and one append swings by a third with this VM's
+     * append, made while the JIT still compiles the staging copy, and one append swings with the machine's
      * load from one minute to the next; the append throughput is therefore reported as the median of these
      * repetitions, as the queries report theirs, beside the build's single figure.
      */
@@ -677,9 +676,8 @@ public final class LayoutsBenchmark {
 
     /**
      * COLUMN layout: side bytes, price longs, quantity longs, each its own dense array. Two rows a step, each with its
-     * own total and sell sum in registers and one two-byte read of their sides: 58-61 ms instead of 69-72 ms on one
-     * thread and 32-37 instead of 35-39 on two against one row a step (three alternating runs each of {@code
-     * LayoutsBenchmark --variants column --reps 7}).
+     * own total and sell sum in registers and one two-byte read of their sides, which beat one row a step on one
+     * thread and on two (the figures are in the commit that made the change).
      */
     private static void sumColumns(final long side, final long price, final long qty, final int start, final int end,
         final long[] acc) {

@@ -23,9 +23,8 @@ import org.HdrHistogram.Histogram;
  *
  * <p>The connections and their receive buffers are opened once and kept across runs (reopened only after a run that
  * broke off with requests in flight), as a long-lived client's pool would be. The generator shares the server's JVM:
- * when every run opened 32 new connections with 64 KiB buffers, those ~4.4 MB (client buffers and both ends' connection
- * state) were copied by every young collection of the run until promoted, which made each pause of the server ~1.5 ms
- * of a ~2 ms pause.
+ * when every run opened 32 new connections with 64 KiB buffers, those buffers and both ends' connection state would
+ * be copied by every young collection of the run until promoted, most of each of the server's pauses.
  */
 final class NioLoad implements AutoCloseable {
     /** Below this, the loop parks for the next send instead of waiting in the selector (whose timeout is in ms). */

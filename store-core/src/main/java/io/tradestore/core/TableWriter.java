@@ -50,7 +50,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      * MiB L2 (measured against 4,096, 8,192 and 65,536: the least writer and process CPU, see docs/benchmarks.md).
      */
     static final int DEFAULT_STAGE_ROWS = 16_384;
-    /** Property that turns the staging area off ({@code false}: row appends store into the mappings, as before). */
+    /** Property that turns the staging area off ({@code false}: row appends store into the mappings). */
     public static final String STAGING_PROPERTY = "tradestore.append.staging";
     /**
      * Property that turns the staging thread on or off (default: on for segments of at least 65,536 rows). Off, full

@@ -63,8 +63,8 @@ class MappedZoneMapFailureTest {
     /**
      * appendRow's contract: write the row's fields through a flyweight or the column addresses before commit(). On the
      * mapped path the writer widens a block's zone maps from the files when appends pass the block's end, so values
-     * stored later through columnAddress into rows of ended blocks were missed (the blocks' zone maps stayed empty
-     * here) before the fix: a segment whose addresses are out now gets its zone maps at commit.
+     * stored later through columnAddress into rows of ended blocks would be missed (the blocks' zone maps would stay
+     * empty here): a segment whose addresses are out gets its zone maps at commit.
      */
     @Test
     void shouldWidenZoneMapsWithStoresThroughColumnAddressIntoRowsOfBlocksThatEnded() {

@@ -23,10 +23,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Stores through {@link TableWriter#columnAddress} ("raw" addresses: the writer cannot see them) into uncommitted rows,
- * at any time before commit, must reach the zone maps, or a range filter could skip those rows. Before the fix the
- * mapped path widened a block's zone maps when appends (appendRow, or the segment end of a reserve) passed the block's
- * end, and column writes at reserve, so a store made later through an address handed out before or after was missed.
- * Now the zone maps of a segment whose addresses are out are widened at commit. The CSV loader must still read no row
+ * at any time before commit, must reach the zone maps, or a range filter could skip those rows. The mapped path
+ * widens a block's zone maps when appends (appendRow, or the segment end of a reserve) pass the block's end, and column
+ * writes at reserve; so the zone maps of a segment whose addresses are out are widened at commit instead, or a store
+ * made later through an address handed out before or after would be missed. The CSV loader must still read no row
  * twice for the zone maps (it asks for addresses only when it stores through them). Random mixes:
  * {@link ZoneMapRawStorePropertyTest}.
  */
@@ -218,8 +218,7 @@ class RawAddressZoneMapTest {
     /**
      * The loader's constraint: no second pass over the rows for the zone maps. With column writes it asks for no
      * address, so writeColumn's widening stands (nothing read back); storing through the addresses, each row is read
-     * once (when the next segment opens, after the loader released the full one's addresses, or at commit). (Passed
-     * before the fix too; with the writer's fix alone, a column-writes load read every row back.)
+     * once (when the next segment opens, after the loader released the full one's addresses, or at commit).
      */
     @ParameterizedTest
     @CsvSource({"true,0", "false,20000"})

@@ -15,12 +15,12 @@ import io.tradestore.core.schema.Schema;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Property (review rev6): several flyweights bound to one writer, moved by wrap and next() onto random rows (committed,
+ * Property: several flyweights bound to one writer, moved by wrap and next() onto random rows (committed,
  * staged, in flight, copied, in earlier segments), overwrite {@code l} of uncommitted rows at random moments, between
  * appends through append() and appendRow(), commits, rollbacks, reopens and a staging writer's switch to the mappings
  * (columnAddress): after every commit every committed value reads back and lies inside its block's and its segment's
  * zone map. Also on the mapped path ({@code staging=false}, as without posix write(2)), where a write through a
- * flyweight left in a block that had already ended was missed before the fix (the property failed there at once).
+ * flyweight left in a block that has already ended must still reach the zone maps.
  */
 @ExtendWith(TestRows.NoLeaks.class)
 class ZoneMapFlyweightPropertyTest {

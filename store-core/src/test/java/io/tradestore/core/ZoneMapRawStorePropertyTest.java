@@ -20,8 +20,8 @@ import io.tradestore.core.schema.Schema;
  * writes through flyweights left on random rows, commits, rollbacks and reopens, on the mapped path (staging off, as
  * without posix write(2)) and on staging writers that switch to the mappings at their first address: after every commit
  * every committed value of {@code l} reads back and every value lies inside its block's and its segment's zone map.
- * Before the fix it failed on every seed: a store into a row of a block whose zone maps had been widened (appends
- * passed the block's end) was missed. Flyweights alone: {@link ZoneMapFlyweightPropertyTest}.
+ * The hard case: a store into a row of a block whose zone maps were already widened (appends passed the block's
+ * end). Flyweights alone: {@link ZoneMapFlyweightPropertyTest}.
  */
 @ExtendWith(TestRows.NoLeaks.class)
 class ZoneMapRawStorePropertyTest {

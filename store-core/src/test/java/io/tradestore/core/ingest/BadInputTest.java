@@ -293,7 +293,7 @@ class BadInputTest {
 
     /**
      * A header row over the line limit is reported as a header error, whether the input is mapped or streamed (where
-     * it may not even fit the stream's buffer); before the fix a streamed one was reported as an overlong data line.
+     * it may not even fit the stream's buffer), never as an overlong data line.
      */
     @Test
     void shouldReportAHeaderRowOverTheLimitAsAHeaderErrorInEveryKindOfInput() throws IOException {
@@ -320,7 +320,7 @@ class BadInputTest {
 
     /**
      * A header error in a later input says how many rows of the load earlier inputs committed (commit-every), as a data
-     * error does; before the fix header errors always said none.
+     * error does.
      */
     @ParameterizedTest
     @CsvSource({"false", "true"})

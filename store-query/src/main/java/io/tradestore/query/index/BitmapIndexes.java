@@ -86,7 +86,7 @@ public final class BitmapIndexes implements SegmentSelector {
      * How long a summary must have gone unused before it may be evicted to make room for another (default one minute):
      * a server whose queries move on (other instruments, other days) gets room for the new ones, while a working set
      * larger than the budget is not rebuilt over and over (a build is a pass over a segment: the rest of such a
-     * workload reads its rows instead, as before).
+     * workload reads its rows instead).
      */
     public static final long DEFAULT_SUMMARY_IDLE_MILLIS = 60_000;
     /**

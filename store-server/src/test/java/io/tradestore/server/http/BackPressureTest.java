@@ -119,11 +119,10 @@ class BackPressureTest {
     }
 
     /**
-     * Review rev6: thousands of small requests pipelined in one write behind a query that cannot finish yet. One read
+     * Thousands of small requests pipelined in one write behind a query that cannot finish yet. One read
      * of the socket holds about a thousand of them (all decoded, whatever the limit); once the query is answered, the
-     * cheap ones are answered on the event loop one after the other, and every one must be answered, in order. Before,
-     * each started the next from inside its own answer: the event loop's stack overflowed (and with it the JVM's
-     * DateTimeFormatter class initialisation), and the connection stopped answering after ~850.
+     * cheap ones are answered on the event loop one after the other, and every one must be answered, in order, without
+     * one answer starting the next from inside itself (that recursion would overflow the event loop's stack).
      */
     @Test
     void shouldAnswerThousandsOfSmallRequestsPipelinedBehindOneInFlight() throws Exception {

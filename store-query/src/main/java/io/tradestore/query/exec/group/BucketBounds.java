@@ -27,7 +27,7 @@ import io.tradestore.core.segment.Segment;
 public final class BucketBounds {
     /**
      * Bucket changes kept per block at most: a sixteenth of its rows, and at most {@link #MAX_CHANGES} (more: the
-     * caller splits by reading timestamps, as before). 256 changes cover sparse selections, where the bounds save the
+     * caller splits by reading timestamps). 256 changes cover sparse selections, where the bounds save the
      * most (a batch of 4,096 rows at 1% density spans ~6 blocks and takes the runs path with up to 1,024 changes), and
      * bound the memory to 4 KB per block: 256 KB per segment and width, 2 MB per segment.
      */
