@@ -2,7 +2,6 @@ package io.tradestore.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -458,7 +457,8 @@ public final class BenchCommand {
         return ms;
     }
 
-    private static String scalar(final Connection c, final String sql) throws SQLException {
+    /** @return the first column of the first row of a query's answer; refuses an empty answer. */
+    static String scalar(final Connection c, final String sql) throws SQLException {
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
             if (!rs.next()) {
                 throw new IllegalStateException("no answer to " + sql);
@@ -496,18 +496,7 @@ public final class BenchCommand {
 
     /** Replaces the generated section of a Markdown file (or appends it), keeping everything around it. */
     static void writeSection(final Path file, final String markdown) throws IOException {
-        final String block = SECTION_START + "\n" + markdown + SECTION_END + "\n";
-        String text = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "# Benchmarks\n\n";
-        final int s = text.indexOf(SECTION_START);
-        final int e = text.indexOf(SECTION_END);
-        if (s >= 0 && e > s) {
-            text = text.substring(0, s) + block + text.substring(e + SECTION_END.length()).replaceFirst("^\n", "");
-        } else {
-            text = text + (text.endsWith("\n\n") || text.isEmpty() ? "" : text.endsWith("\n") ? "\n" : "\n\n") + block;
-        }
-        final Path parent = file.toAbsolutePath().getParent();
-        Files.createDirectories(parent);
-        Files.writeString(file, text, StandardCharsets.UTF_8);
+        MarkdownSection.write(file, SECTION_START, SECTION_END, markdown);
     }
 
     static void deleteTree(final Path root) throws IOException {

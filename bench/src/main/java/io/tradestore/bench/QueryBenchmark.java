@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -286,7 +285,7 @@ public final class QueryBenchmark {
             try (Statement st = duck.createStatement()) {
                 st.execute("SET threads=" + o.threads);
             }
-            final String duckVersion = scalar(duck, "SELECT version()");
+            final String duckVersion = BenchCommand.scalar(duck, "SELECT version()");
             progress.printf("[1/3] memory-bandwidth floor (%d MiB, 1 and %d threads)%n", o.floorBytes >> 20, o.threads);
             final double floor1 = MemoryBandwidth.measure(o.floorBytes, 1, 3);
             final double floorN = MemoryBandwidth.measure(o.floorBytes, o.threads, 3);
@@ -617,13 +616,6 @@ public final class QueryBenchmark {
         return BigDecimal.valueOf(((Number) v).longValue());
     }
 
-    private static String scalar(final Connection c, final String sql) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getString(1);
-        }
-    }
-
     static double median(final double[] sorted) {
         final int n = sorted.length;
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
@@ -721,19 +713,7 @@ public final class QueryBenchmark {
 
     /** Replaces (or appends) the generated section of a Markdown file. */
     static void writeSection(final Path file, final String markdown) throws IOException {
-        final String block = SECTION_START + "\n" + markdown + SECTION_END + "\n";
-        String text = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "# Benchmarks\n\n";
-        final int s = text.indexOf(SECTION_START);
-        final int e = text.indexOf(SECTION_END);
-        if (s >= 0 && e > s) {
-            text = text.substring(0, s) + block + text.substring(e + SECTION_END.length()).replaceFirst("^\n", "");
-        } else {
-            text = text + (text.endsWith("\n\n") ? "" : "\n") + block;
-        }
-        if (file.getParent() != null) {
-            Files.createDirectories(file.getParent());
-        }
-        Files.writeString(file, text, StandardCharsets.UTF_8);
+        MarkdownSection.write(file, SECTION_START, SECTION_END, markdown);
     }
 
 }

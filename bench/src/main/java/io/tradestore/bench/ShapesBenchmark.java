@@ -2,12 +2,10 @@ package io.tradestore.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
@@ -144,21 +142,14 @@ public final class ShapesBenchmark {
     public static Params params(final Connection duck) throws SQLException {
         return new Params(ofRank(duck, "venue", 0), ofRank(duck, "venue", 2), ofRank(duck, "venue", 3),
             List.of(ofRank(duck, "instrument", 10), ofRank(duck, "instrument", 11), ofRank(duck, "instrument", 12)),
-            Long.parseLong(ofRank(duck, "client_id", 10)), Long.parseLong(scalar(duck, "SELECT count(*) FROM trades")));
+            Long.parseLong(ofRank(duck, "client_id", 10)),
+            Long.parseLong(BenchCommand.scalar(duck, "SELECT count(*) FROM trades")));
     }
 
     private static String ofRank(final Connection duck, final String col, final int rank) throws SQLException {
-        return scalar(duck, "SELECT " + col + " FROM trades GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1 OFFSET "
+        return BenchCommand.scalar(duck,
+            "SELECT " + col + " FROM trades GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1 OFFSET "
             + rank);
-    }
-
-    private static String scalar(final Connection c, final String sql) throws SQLException {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-            if (!rs.next()) {
-                throw new IllegalStateException("no answer to " + sql);
-            }
-            return rs.getString(1);
-        }
     }
 
     /**
@@ -387,7 +378,7 @@ public final class ShapesBenchmark {
             try (Statement st = duck.createStatement()) {
                 st.execute("SET threads=" + o.threads());
             }
-            final String duckVersion = scalar(duck, "SELECT version()");
+            final String duckVersion = BenchCommand.scalar(duck, "SELECT version()");
             progress.printf(Locale.ROOT, "[1/3] memory-bandwidth floor (%d MiB, %d threads)%n", o.floorBytes() >> 20,
                 o.threads());
             final double floorA = MemoryBandwidth.measure(o.floorBytes(), o.threads(), 3);
@@ -492,16 +483,6 @@ public final class ShapesBenchmark {
 
     /** Replaces (or appends) the shapes section of a Markdown file, keeping everything around it. */
     static void writeSection(final Path file, final String markdown) throws IOException {
-        final String block = SECTION_START + "\n" + markdown + SECTION_END + "\n";
-        String text = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "# Benchmarks\n\n";
-        final int s = text.indexOf(SECTION_START);
-        final int e = text.indexOf(SECTION_END);
-        if (s >= 0 && e > s) {
-            text = text.substring(0, s) + block + text.substring(e + SECTION_END.length()).replaceFirst("^\n", "");
-        } else {
-            text = text + (text.endsWith("\n\n") || text.isEmpty() ? "" : text.endsWith("\n") ? "\n" : "\n\n") + block;
-        }
-        Files.createDirectories(file.toAbsolutePath().getParent());
-        Files.writeString(file, text, StandardCharsets.UTF_8);
+        MarkdownSection.write(file, SECTION_START, SECTION_END, markdown);
     }
 }
