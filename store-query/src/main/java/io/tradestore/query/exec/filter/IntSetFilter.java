@@ -55,6 +55,32 @@ public final class IntSetFilter extends FilterNode {
 
     @Override
     public int apply(final BatchContext c, final int start, final int n, final int[] sel, final int[] out) {
+        if (bits == null) {
+            return applySearched(c, start, n, sel, out);
+        }
+        final long a = c.base[col];
+        final long s = c.stride[col];
+        final long z = nul;
+        final long neg = negated ? 1 : 0;
+        final long m = min;
+        final long span = max - min;
+        final long[] b = bits;
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            final int r = sel == null ? start + i : sel[i];
+            final long v = NativeMemory.getSigned(a + r * s, width);
+            // outside the set's range reads word 0 and masks the bit away, so no row takes a branch
+            final long d = v - m;
+            final long inRange = Branchless.atMostUnsigned(d, span);
+            final long at = d & -inRange;
+            final long bit = (b[(int) (at >>> 6)] >>> at) & inRange;
+            out[k] = r;
+            k += (int) ((bit ^ neg) & Branchless.nonZero(v ^ z));
+        }
+        return k;
+    }
+
+    private int applySearched(final BatchContext c, final int start, final int n, final int[] sel, final int[] out) {
         final long a = c.base[col];
         final long s = c.stride[col];
         final long z = nul;
@@ -62,22 +88,7 @@ public final class IntSetFilter extends FilterNode {
         int k = 0;
         for (int i = 0; i < n; i++) {
             final int r = sel == null ? start + i : sel[i];
-            final long addr = a + r * s;
-            final long v;
-            switch (width) {
-                case 8:
-                    v = NativeMemory.getLong(addr);
-                    break;
-                case 4:
-                    v = NativeMemory.getInt(addr);
-                    break;
-                case 2:
-                    v = NativeMemory.getShort(addr);
-                    break;
-                default:
-                    v = NativeMemory.getByte(addr);
-                    break;
-            }
+            final long v = NativeMemory.getSigned(a + r * s, width);
             out[k] = r;
             k += (v != z & contains(v) != neg) ? 1 : 0;
         }
