@@ -172,6 +172,23 @@ public final class TestRows {
         }
     }
 
+    /**
+     * Appends one row whose columns are all 8 bytes wide (i64, timestamp, decimal) and stores its values, in column
+     * order, straight into the mapped columns.
+     *
+     * @param w      the writer.
+     * @param values one per column.
+     */
+    public static void appendLongs(final TableWriter w, final long... values) {
+        final long at = w.appendRow();
+        final int seg = (int) (at >>> w.schema().segmentShift());
+        final long in = at & (w.schema().segmentRows() - 1);
+        for (int c = 0; c < values.length; c++) {
+            io.tradestore.core.memory.NativeMemory.putLong(w.columnAddress(seg, c) + in * w.columnStride(c),
+                values[c]);
+        }
+    }
+
     /** @param dir store directory. @param schema schema. @param rows rows to write and commit. */
     public static void fill(final Path dir, final Schema schema, final long rows) {
         try (Store store = Store.open(dir); TableWriter w = store.openOrCreate(schema).writer()) {

@@ -12,7 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 import io.tradestore.core.Store;
 import io.tradestore.core.TableWriter;
 import io.tradestore.core.TestRows;
-import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 
@@ -42,17 +41,11 @@ class CountDistinctBudgetTest {
         try (Store store = Store.open(dir)) {
             try (TableWriter w = store.openOrCreate(schema).writer()) {
                 for (int i = 0; i < n; i++) {
-                    final long at = w.appendRow();
-                    final int seg = (int) (at >>> schema.segmentShift());
-                    final long in = at & (schema.segmentRows() - 1);
                     final int g = r.nextInt(GROUPS);
                     // the range's ends appear, so the zone maps span it; values repeat within a group
                     final long v = i == 0 ? 0 : i == 1 ? SPAN : r.nextInt(4) == 0 ? g : r.nextLong(SPAN + 1);
                     expected[g].add(v);
-                    NativeMemory.putLong(w.columnAddress(seg, 0) + in * w.columnStride(0),
-                        1_795_000_000_000_000_000L + i);
-                    NativeMemory.putLong(w.columnAddress(seg, 1) + in * w.columnStride(1), g);
-                    NativeMemory.putLong(w.columnAddress(seg, 2) + in * w.columnStride(2), v);
+                    TestRows.appendLongs(w, 1_795_000_000_000_000_000L + i, g, v);
                 }
                 w.commit();
             }

@@ -31,6 +31,10 @@ import io.tradestore.query.exec.filter.RowPredicate;
  */
 final class AggregateBinder {
     private final Binder binder;
+    /** Aggregates bound so far: the index of the next one in the plan's accumulators. */
+    private int aggregates;
+    /** Per percentile operand ("column*column", -1 for none): the index of its first percentile's accumulator. */
+    private final java.util.Map<String, Integer> percentileOwners = new java.util.HashMap<>();
 
     AggregateBinder(final Binder binder) {
         this.binder = binder;
@@ -83,6 +87,12 @@ final class AggregateBinder {
      * @return a supplier of its accumulator, one per worker.
      */
     Supplier<Acc> aggregate(final Agg a, final String p, final ResultColumn[] out) {
+        final Supplier<Acc> acc = bind(a, p, out);
+        aggregates++;
+        return acc;
+    }
+
+    private Supplier<Acc> bind(final Agg a, final String p, final ResultColumn[] out) {
         final AggOp op = AggOp.of(a.op()); // a.op() is never null: the Query's constructor checks it
         if (op == null) {
             throw Binder.invalid(p + "/op", "unknown aggregate '" + a.op() + "'; use one of " + AggOp.NAMES);
@@ -322,7 +332,11 @@ final class AggregateBinder {
         final int s = binder.slot(c.index());
         final boolean f64 = c.type() == ColumnType.F64;
         final double pct = a.p();
-        return () -> new PercentileAcc(s, f64, c.scale(), pct, prod);
+        // a second percentile of the same values reads the first one's buckets instead of recording them again
+        final int owner = percentileOwners.computeIfAbsent(c.index() + "*" + (cs.length > 1 ? cs[1].index() : -1),
+            k -> aggregates);
+        final int self = aggregates;
+        return () -> new PercentileAcc(s, f64, c.scale(), pct, prod, owner == self ? -1 : owner);
     }
 
     /** @return the accumulator of a count of distinct values; {@code out[0]} receives its output column. */

@@ -21,6 +21,15 @@ public abstract class Acc {
     public void lanes(final int shift) {
     }
 
+    /**
+     * Called once all of a worker's accumulators exist, before any row: an accumulator may take its state from an
+     * earlier one that reads the same values (percentiles of one column share their buckets).
+     *
+     * @param all the worker's accumulators, in the order of the query's aggregates.
+     */
+    public void bind(final Acc[] all) {
+    }
+
     /** @param capacity groups the arrays must hold. */
     public abstract void grow(int capacity);
 

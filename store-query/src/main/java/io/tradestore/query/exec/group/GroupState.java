@@ -58,6 +58,9 @@ public final class GroupState {
             accs[i] = plan.accs.get(i).get();
             nz += accs[i].zoneCapable() ? 1 : 0;
         }
+        for (final Acc a : accs) {
+            a.bind(accs);
+        }
         this.zoneAccs = new Acc[nz];
         this.rowAccs = new Acc[accs.length - nz];
         int z = 0;
