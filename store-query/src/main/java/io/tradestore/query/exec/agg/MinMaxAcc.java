@@ -21,6 +21,14 @@ public final class MinMaxAcc extends Acc {
     private final TableSnapshot snap;
     private long[] best = new long[] {0};
     private boolean[] has = new boolean[1];
+    /**
+     * With few dense groups: 2^laneShift partial results per group (row i in lane i mod 2^laneShift), starting at
+     * {@link #identity}, folded into {@link #best} by {@link #finish}; null when the groups have no lanes.
+     */
+    private long[] lane;
+    private int laneShift;
+    /** A lane's start: Long.MIN_VALUE (null, never a max) or Long.MAX_VALUE. */
+    private final long identity;
 
     public MinMaxAcc(final int slot, final Column col, final boolean max, final TableSnapshot snap) {
         this.slot = slot;
@@ -28,6 +36,15 @@ public final class MinMaxAcc extends Acc {
         this.max = max;
         this.f64 = col.type() == ColumnType.F64;
         this.snap = snap;
+        this.identity = max ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+
+    @Override
+    public void lanes(final int shift) {
+        if (!f64) {
+            laneShift = shift;
+            lane = new long[0];
+        }
     }
 
     @Override
@@ -36,6 +53,11 @@ public final class MinMaxAcc extends Acc {
             final int n = Math.max(capacity, best.length * 2);
             best = Arrays.copyOf(best, n);
             has = Arrays.copyOf(has, n);
+        }
+        if (lane != null && capacity << laneShift > lane.length) {
+            final int from = lane.length;
+            lane = Arrays.copyOf(lane, Math.max(capacity << laneShift, lane.length * 2));
+            Arrays.fill(lane, from, lane.length, identity);
         }
     }
 
@@ -67,10 +89,60 @@ public final class MinMaxAcc extends Acc {
             }
             return;
         }
+        if (lane != null && updateLanes(a, s, n, gid)) {
+            return;
+        }
         for (int i = 0; i < n; i++) {
             final long v = NativeMemory.getLong(a + i * s);
             if (v != Long.MIN_VALUE) {
                 fold(gid[i], v);
+            }
+        }
+    }
+
+    /**
+     * Folds a batch into the lanes: consecutive rows of one group land in different lanes, so that a column rising
+     * with time (every row a new max) does not wait on the store of the row before.
+     *
+     * @return false when a min met Long.MAX_VALUE, the lanes' start: then the batch must go through {@link #fold}
+     *         as well (min is idempotent), so that a group whose values are all Long.MAX_VALUE has one.
+     */
+    private boolean updateLanes(final long a, final long s, final int n, final int[] gid) {
+        final long[] l = lane;
+        final int ls = laneShift;
+        final int lm = (1 << ls) - 1;
+        if (max) {
+            for (int i = 0; i < n; i++) {
+                final long v = NativeMemory.getLong(a + i * s); // null is Long.MIN_VALUE: never above a lane
+                final int j = (gid[i] << ls) | (i & lm);
+                if (v > l[j]) {
+                    l[j] = v;
+                }
+            }
+            return true;
+        }
+        boolean start = false;
+        for (int i = 0; i < n; i++) {
+            final long raw = NativeMemory.getLong(a + i * s);
+            final long v = raw == Long.MIN_VALUE ? Long.MAX_VALUE : raw;
+            start |= raw == Long.MAX_VALUE;
+            final int j = (gid[i] << ls) | (i & lm);
+            if (v < l[j]) {
+                l[j] = v;
+            }
+        }
+        return !start;
+    }
+
+    @Override
+    public void finish() {
+        if (lane == null) {
+            return;
+        }
+        for (int j = 0; j < lane.length; j++) {
+            if (lane[j] != identity) {
+                fold(j >>> laneShift, lane[j]);
+                lane[j] = identity;
             }
         }
     }
