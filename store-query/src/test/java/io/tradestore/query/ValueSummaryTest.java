@@ -139,7 +139,8 @@ class ValueSummaryTest {
         assertThat(same(residual).stats().rowsSummarized()).isZero();
         final String ne = "{\"table\":\"trades\",\"filter\":{\"op\":\"ne\",\"col\":\"venue\",\"value\":\"XLON\"},"
             + AGGS + "}";
-        assertThat(same(ne).stats().rowsSummarized()).isZero();
+        // ne on a symbol of few values is in over the other values, which the summaries answer
+        assertThat(same(ne).stats().rowsSummarized()).isPositive();
         final String grouped = "{\"table\":\"trades\",\"filter\":" + eq + ",\"groupBy\":[\"side\"]," + AGGS
             + ",\"orderBy\":[{\"col\":\"side\"}]}";
         assertThat(same(grouped).stats().rowsSummarized()).isZero();

@@ -21,6 +21,8 @@ import io.tradestore.query.exec.filter.LogicFilter;
  * conjuncts. Every error names its JSON path.
  */
 final class FilterBinder {
+    /** Symbols of a column up to which a negated symbol filter becomes the positive list of the other values. */
+    static final int COMPLEMENT_MAX_SYMBOLS = 64;
     private final Binder binder;
 
     FilterBinder(final Binder binder) {
@@ -52,6 +54,10 @@ final class FilterBinder {
             } else {
                 conj.add(f);
             }
+        }
+        final int time = binder.q.time() != null ? 1 : 0;
+        if (conj.size() == time + 1) {
+            conj.set(time, positive(conj.get(time)));
         }
         binder.plan.conjuncts = conj.toArray(new FilterNode[0]);
         binder.plan.filter = conj.isEmpty() ? null : conj.size() == 1 ? conj.get(0) : new LogicFilter(true,
@@ -158,7 +164,10 @@ final class FilterBinder {
                 }
             }
         }
-        final long[] arr = set.stream().mapToLong(Long::longValue).toArray();
+        return setFilter(c, set.stream().mapToLong(Long::longValue).toArray(), negated);
+    }
+
+    private static FilterNode setFilter(final Column c, final long[] arr, final boolean negated) {
         final long nul = c.type().nullBits();
         if (arr.length == 1) {
             return new IntRangeFilter(c.index(), c.width(), nul, arr[0], arr[0], negated);
@@ -167,6 +176,49 @@ final class FilterBinder {
             return new IntRangeFilter(c.index(), c.width(), nul, 1, 0, negated);
         }
         return new IntSetFilter(c.index(), c.width(), nul, arr, negated);
+    }
+
+    /**
+     * A filter that is one ne / not in leaf on a symbol of few values becomes in over the other values (null still
+     * fails): an in list is what bitmap indexes and value summaries answer without reading the rows, and the
+     * snapshot's rows use no code beyond its dictionary. Beside other leaves the negated form stays, since a bitmap
+     * selection of most rows feeding a residual filter is slower than scanning them.
+     */
+    private FilterNode positive(final FilterNode leaf) {
+        final int col;
+        final long[] values;
+        if (leaf instanceof IntRangeFilter && ((IntRangeFilter) leaf).negated) {
+            final IntRangeFilter r = (IntRangeFilter) leaf;
+            col = r.col;
+            values = r.lo > r.hi ? new long[0] : r.lo == r.hi ? new long[] {r.lo} : null;
+        } else if (leaf instanceof IntSetFilter && ((IntSetFilter) leaf).negated) {
+            col = ((IntSetFilter) leaf).col;
+            values = ((IntSetFilter) leaf).values;
+        } else {
+            return leaf;
+        }
+        final Column c = binder.schema.column(col);
+        if (values == null || c.type() != ColumnType.SYMBOL) {
+            return leaf;
+        }
+        final int size = binder.snap.dictionarySize(col);
+        return size > COMPLEMENT_MAX_SYMBOLS ? leaf : setFilter(c, complement(values, size), false);
+    }
+
+    /** @return the codes in {@code [0, size)} that are not in {@code sorted}, ascending. */
+    private static long[] complement(final long[] sorted, final int size) {
+        final long[] out = new long[size];
+        int k = 0;
+        int j = 0;
+        for (long code = 0; code < size; code++) {
+            while (j < sorted.length && sorted[j] < code) {
+                j++;
+            }
+            if (j == sorted.length || sorted[j] != code) {
+                out[k++] = code;
+            }
+        }
+        return Arrays.copyOf(out, k);
     }
 
     private static boolean fits(final Column c, final long x) {
