@@ -29,6 +29,23 @@ class KernelBenchmarksTest {
     }
 
     @Test
+    void shouldAnswerTheOverheadQueryInEveryWay() throws Exception {
+        final QueryOverheadBenchmark b = new QueryOverheadBenchmark();
+        b.rows = 1_000;
+        b.setUp();
+        try {
+            assertThat(b.parse().limit()).isEqualTo(10);
+            final QueryResult r = b.execute();
+            assertThat(r.rowCount()).isBetween(1, 10);
+            assertThat(b.encode()).isGreaterThan(100);
+            // the same answer, but for its stats' elapsed time
+            assertThat(b.server()).isBetween(b.encode() - 8, b.encode() + 8);
+        } finally {
+            b.tearDown();
+        }
+    }
+
+    @Test
     void shouldParseAndAppendTheGeneratedCsv() throws Exception {
         final CsvParseBenchmark b = new CsvParseBenchmark();
         b.rows = 10_000;

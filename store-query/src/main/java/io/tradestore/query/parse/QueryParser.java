@@ -44,7 +44,8 @@ public final class QueryParser {
         .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
         .disable(JsonParser.Feature.ALLOW_COMMENTS)
         .build();
-    private static final Set<String> TOP = Set.of("table", "time", "filter", "columns", "groupBy", "aggs", "having",
+    /** The fields of a query object. */
+    static final Set<String> TOP = Set.of("table", "time", "filter", "columns", "groupBy", "aggs", "having",
         "orderBy", "limit", "options");
     private static final Set<String> TIME = Set.of("from", "to");
     private static final Set<String> GROUP = Set.of("col", "bucket", "as");
@@ -64,9 +65,28 @@ public final class QueryParser {
      * @throws QueryException MALFORMED_JSON or INVALID_QUERY with the JSON path.
      */
     public static Query parse(final String json) {
+        final String text = json != null && json.startsWith("\uFEFF") ? json.substring(1) : json;
+        if (text != null) {
+            final Query q = streaming(text);
+            if (q != null) {
+                return q;
+            }
+        }
+        return parseTree(text);
+    }
+
+    /**
+     * Parses a query through Jackson's tree model, as {@link #parse(String)} does for text it cannot read straight from
+     * the token stream: the reference that reading is tested against, and the one that names every error and its path.
+     *
+     * @param text the query text, without a byte order mark.
+     * @return the model.
+     * @throws QueryException MALFORMED_JSON or INVALID_QUERY with the JSON path.
+     */
+    public static Query parseTree(final String text) {
         final JsonNode root;
         try {
-            root = MAPPER.readTree(json != null && json.startsWith("\uFEFF") ? json.substring(1) : json);
+            root = MAPPER.readTree(text);
         } catch (final JsonProcessingException e) {
             throw malformed(e);
         } catch (final RuntimeException e) {
@@ -87,10 +107,22 @@ public final class QueryParser {
      */
     public static Query parse(final InputStream utf8Json) {
         final CheckedInput in = new CheckedInput(utf8Json);
+        final RecordedInput recorded = new RecordedInput(in);
+        final Query q = streaming(recorded);
+        if (q != null) { // read to the end of the JSON: what is left to check is what follows it, as below
+            final QueryException bytes = in.finish();
+            if (bytes != null) {
+                throw bytes;
+            }
+            if (in.sourceFailure != null) {
+                throw unreadable(in.sourceFailure);
+            }
+            return q;
+        }
         JsonNode root = null;
         QueryException failure = null;
         try {
-            root = MAPPER.readTree(in);
+            root = MAPPER.readTree(recorded.replay());
         } catch (final JsonProcessingException e) {
             failure = malformed(e);
         } catch (final IOException e) {
@@ -109,6 +141,28 @@ public final class QueryParser {
             throw unreadable(in.sourceFailure);
         }
         return fromRoot(root);
+    }
+
+    /**
+     * @param text the query text.
+     * @return the query read by {@link StreamingQueryReader} (the path of every well-formed query: no tree is built),
+     *     or null when it gives up; the tree reading below then says what is wrong.
+     */
+    private static Query streaming(final String text) {
+        try {
+            return StreamingQueryReader.read(MAPPER.createParser(text));
+        } catch (final IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** @param in the query bytes, recorded. @return the query as {@link #streaming(String)} reads it, or null. */
+    private static Query streaming(final RecordedInput in) {
+        try {
+            return StreamingQueryReader.read(MAPPER.createParser(in));
+        } catch (final IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     private static QueryException unreadable(final IOException e) {

@@ -1,5 +1,6 @@
 package io.tradestore.query.plan;
 
+import java.util.BitSet;
 import java.util.List;
 import java.util.function.Supplier;
 import io.tradestore.core.TableSnapshot;
@@ -35,9 +36,20 @@ final class AggregateBinder {
     private int aggregates;
     /** Per percentile operand ("column*column", -1 for none): the index of its first percentile's accumulator. */
     private final java.util.Map<String, Integer> percentileOwners = new java.util.HashMap<>();
+    /** The output columns the having bound so far reads. */
+    private final BitSet havingReads = new BitSet();
 
     AggregateBinder(final Binder binder) {
         this.binder = binder;
+    }
+
+    /** @param outputs the output columns. @return per output column, whether the having bound so far reads it. */
+    boolean[] havingReads(final int outputs) {
+        final boolean[] reads = new boolean[outputs];
+        for (int i = havingReads.nextSetBit(0); i >= 0 && i < outputs; i = havingReads.nextSetBit(i + 1)) {
+            reads[i] = true;
+        }
+        return reads;
     }
 
     static boolean numeric(final ColumnType t) {
@@ -149,6 +161,7 @@ final class AggregateBinder {
             throw new QueryException(ErrorCode.UNKNOWN_COLUMN, "having names an output column; '" + col
                 + "' is not one of " + names, p + "/col");
         }
+        havingReads.set(idx);
         final String type = out.get(idx).type();
         if (f instanceof Filter.Eq) {
             return new RowPredicate.Leaf(idx, null, false, null, false,

@@ -262,6 +262,7 @@ public final class Binder {
         }
         if (q.having() != null) {
             plan.having = binder.having(q.having(), "/having", false, outNames, out);
+            plan.havingReads = binder.havingReads(out.size());
         }
         plan.orderIndex = new int[q.orderBy().size()];
         plan.orderDesc = new boolean[q.orderBy().size()];

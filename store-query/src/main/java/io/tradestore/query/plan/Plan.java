@@ -58,6 +58,8 @@ public final class Plan {
     /** Aggregates that may be folded from zone maps (all of them, or none). */
     public boolean zoneShortcut;
     public RowPredicate having;
+    /** With {@link #having}: per output column, whether it reads it (null: it may read any). */
+    public boolean[] havingReads;
     // output
     public List<ResultColumn> columns;
     public int[] orderIndex = new int[0];

@@ -25,7 +25,7 @@ class TopRowsTest {
         // value descending, then key ascending: a total order, as the engine's (keys break ties)
         final Comparator<Object[]> order = Comparator.<Object[]>comparingLong(r -> -(Long) r[1])
             .thenComparingLong(r -> (Long) r[0]);
-        final Object[][] top = ResultRows.smallest(rows, k, order);
+        final Object[][] top = ResultRows.smallest(rows, k, order).toArray(new Object[0][]);
         Arrays.sort(top, order);
         final Object[][] all = rows.toArray(new Object[0][]);
         Arrays.sort(all, order);

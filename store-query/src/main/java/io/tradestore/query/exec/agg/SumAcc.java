@@ -1,6 +1,7 @@
 package io.tradestore.query.exec.agg;
 
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.math.MathContext;
 import java.util.Arrays;
 
@@ -293,10 +294,14 @@ public final class SumAcc extends Acc {
         if (nn <= 0) {
             return null;
         }
-        final BigDecimal sum = new BigDecimal(exact.value(gid), scale);
+        final BigInteger unscaled = exact.value(gid);
         if (!avg) {
-            return sum;
+            return new BigDecimal(unscaled, scale);
         }
-        return sum.divide(BigDecimal.valueOf(nn), MathContext.DECIMAL128).doubleValue();
+        final double q = ExactQuotient.of(unscaled, BigInteger.valueOf(nn), scale);
+        if (q == q) {
+            return q;
+        }
+        return new BigDecimal(unscaled, scale).divide(BigDecimal.valueOf(nn), MathContext.DECIMAL128).doubleValue();
     }
 }

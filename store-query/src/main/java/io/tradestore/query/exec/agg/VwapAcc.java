@@ -191,7 +191,12 @@ public final class VwapAcc extends Acc {
         if (den.signum() == 0) {
             return null;
         }
-        final BigDecimal num = new BigDecimal(pq.value(gid), priceScale + qtyScale);
+        final BigInteger unscaled = pq.value(gid);
+        final double v = ExactQuotient.of(unscaled, den, priceScale);
+        if (v == v) {
+            return v;
+        }
+        final BigDecimal num = new BigDecimal(unscaled, priceScale + qtyScale);
         return num.divide(new BigDecimal(den, qtyScale), MathContext.DECIMAL128).doubleValue();
     }
 }
