@@ -3,6 +3,7 @@ package io.tradestore.query;
 import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.math.MathContext;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,8 +25,10 @@ import io.tradestore.core.schema.Layout;
 import io.tradestore.query.model.Agg;
 import io.tradestore.query.model.Filter;
 import io.tradestore.query.model.Query;
+import io.tradestore.query.sql.SqlException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Aggregates, filters, scans and output checked against a plain Java computation over the same rows. */
 class QueryEngineTest {
@@ -342,5 +345,97 @@ class QueryEngineTest {
             .sorted().toArray();
         final double exact = q[(int) Math.ceil(0.5 * q.length) - 1];
         assertThat((Double) r.value(0, 0)).isCloseTo(exact, org.assertj.core.data.Percentage.withPercentage(0.2));
+    }
+
+    // ------------------------------------------------ SQL: the same model and engine, answers shaped as SQL asks
+
+    private static void assertSameAnswer(final String sql, final String json) {
+        final QueryResult s = engine.executeSql(sql);
+        final QueryResult j = engine.execute(json);
+        assertThat(s.columns()).isEqualTo(j.columns());
+        assertThat(QueryResults.rows(s)).isEqualTo(QueryResults.rows(j));
+        assertThat(s.truncated()).isEqualTo(j.truncated());
+    }
+
+    @Test
+    void shouldAnswerAsTheJsonTwinDoes() {
+        assertSameAnswer("SELECT venue, count(*) AS n, sum(price*quantity) AS notional, max(price) AS hi FROM trades"
+            + " WHERE side = 'B' AND quantity BETWEEN 10 AND 5000 GROUP BY venue ORDER BY notional DESC LIMIT 3",
+            "{\"table\":\"trades\",\"filter\":{\"op\":\"and\",\"args\":["
+            + "{\"op\":\"eq\",\"col\":\"side\",\"value\":\"B\"},"
+            + "{\"op\":\"range\",\"col\":\"quantity\",\"gte\":10,\"lte\":5000}]},\"groupBy\":[\"venue\"],"
+            + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+            + "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"},"
+            + "{\"name\":\"hi\",\"op\":\"max\",\"col\":\"price\"}],\"orderBy\":[{\"col\":\"notional\",\"desc\":true}],"
+            + "\"limit\":3}");
+        assertSameAnswer("SELECT trade_id, ts, price FROM trades WHERE client_id IN (1, 2, 3) ORDER BY ts DESC LIMIT 7",
+            "{\"table\":\"trades\",\"columns\":[\"trade_id\",\"ts\",\"price\"],\"filter\":{\"op\":\"in\","
+            + "\"col\":\"client_id\",\"values\":[1,2,3]},\"orderBy\":[{\"col\":\"ts\",\"desc\":true}],\"limit\":7}");
+        assertSameAnswer("SELECT ts AS minute, first(price) AS open, last(price) AS close FROM trades SAMPLE BY 1m",
+            "{\"table\":\"trades\",\"groupBy\":[{\"bucket\":\"1m\",\"col\":\"ts\",\"as\":\"minute\"}],\"aggs\":["
+            + "{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"},{\"name\":\"close\",\"op\":\"last\","
+            + "\"col\":\"price\"}]}");
+    }
+
+    @Test
+    void shouldComputeVwapExactlyFromItsTwoSumsWithNullsAsSqlCountsThem() {
+        final QueryResult r = engine.executeSql("SELECT sum(price*quantity)/sum(quantity) AS vwap, "
+            + "sum(quantity) - 1 AS q FROM trades");
+        BigInteger pq = BigInteger.ZERO;
+        long q = 0;
+        for (final TradeData.Row row : data.rows) {
+            if (row.price() != null && row.quantity() != null) {
+                pq = pq.add(BigInteger.valueOf(row.price()).multiply(BigInteger.valueOf(row.quantity())));
+            }
+            if (row.quantity() != null) {
+                // SQL's sum(quantity) counts rows whose price is null too; the JSON vwap does not
+                q += row.quantity();
+            }
+        }
+        assertThat(r.columns()).extracting(ResultColumn::type).containsExactly("f64", "decimal(0)");
+        assertThat((Double) r.value(0, 0)).isEqualTo(new BigDecimal(pq, 6).divide(BigDecimal.valueOf(q),
+            MathContext.DECIMAL128).doubleValue());
+        // the engine sums integers exactly into decimal(0), as DuckDB into HUGEINT
+        assertThat(r.value(0, 1)).isEqualTo(BigDecimal.valueOf(q - 1));
+    }
+
+    @Test
+    void shouldReorderRenameAndOffsetTheAnswer() throws Exception {
+        final QueryResult all = engine.executeSql("SELECT count(*) AS n, venue FROM trades GROUP BY venue "
+            + "ORDER BY venue");
+        final QueryResult page = engine.executeSql("SELECT count(*) AS n, venue FROM trades GROUP BY venue "
+            + "ORDER BY venue LIMIT 2 OFFSET 1");
+        assertThat(all.columns()).extracting(ResultColumn::name).containsExactly("n", "venue");
+        assertThat(QueryResults.rows(page)).isEqualTo(QueryResults.rows(all).subList(1, 3));
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        page.writeJson(out, false);
+        assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("{\"columns\":[{\"name\":\"n\",\"type\":\"i64\"},"
+            + "{\"name\":\"venue\",\"type\":\"symbol\"}],\"rows\":[[" + page.value(0, 0) + ",\"" + page.value(0, 1)
+            + "\"]");
+    }
+
+    @Test
+    void shouldKeepRowsWhoseValueIsPresentForIsNotNull() {
+        long present = data.rows.stream().filter(r -> r.price() != null).count();
+        assertThat(engine.executeSql("SELECT count(*) FROM trades WHERE price IS NOT NULL").value(0, 0))
+            .isEqualTo(present);
+        present = data.rows.stream().filter(r -> r.venue() != null).count();
+        assertThat(engine.executeSql("SELECT count(*) FROM trades WHERE venue IS NOT NULL").value(0, 0))
+            .isEqualTo(present);
+    }
+
+    @Test
+    void shouldReportAPlanningFailureAtItsPlaceInTheSql() {
+        assertThatThrownBy(() -> engine.executeSql("SELECT venue,\n  sum(instrument) AS s FROM trades GROUP BY venue"))
+            .isInstanceOfSatisfying(SqlException.class, e -> {
+                assertThat(e.code()).isEqualTo(ErrorCode.INVALID_QUERY);
+                assertThat(e.line()).isEqualTo(2);
+                assertThat(e.column()).isEqualTo(7);
+            });
+        assertThatThrownBy(() -> engine.executeSql("SELECT count(*) FROM nope"))
+            .isInstanceOfSatisfying(SqlException.class, e -> {
+                assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_TABLE);
+                assertThat(e.column()).isEqualTo(22);
+            });
     }
 }
