@@ -1,5 +1,7 @@
 package io.tradestore.query.sql;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -21,6 +23,14 @@ final class SqlText {
     /** {@code SAMPLE BY 5m}: the width is a number and a unit, or an ISO-8601 duration. */
     private static final Pattern SAMPLE_BY = Pattern.compile("(?i)SAMPLE\\s+BY\\s+([0-9]+[a-z]*|P[0-9A-Z.]+)");
     private static final Pattern LEXICAL = Pattern.compile("line (\\d+), column (\\d+)");
+    /**
+     * Parses by their text. JSqlParser takes about a millisecond for a typical query (docs/sql.md), far more than the
+     * engine takes to run a selective one, and dashboards and prepared statements send the same text again and again;
+     * translation is redone each time (it reads the table's schema and the clock). Bounded: cleared when full.
+     */
+    private static final Map<String, Parsed> CACHE = new ConcurrentHashMap<>();
+    private static final int CACHE_ENTRIES = 512;
+    private static final int CACHE_TEXT_LENGTH = 16 * 1024;
 
     private SqlText() {
     }
@@ -42,6 +52,21 @@ final class SqlText {
      *                      single plain {@code SELECT}.
      */
     static Parsed parse(final String sql) {
+        final Parsed cached = sql == null ? null : CACHE.get(sql);
+        if (cached != null) {
+            return cached;
+        }
+        final Parsed parsed = parseText(sql);
+        if (sql.length() <= CACHE_TEXT_LENGTH) {
+            if (CACHE.size() >= CACHE_ENTRIES) {
+                CACHE.clear();
+            }
+            CACHE.put(sql, parsed);
+        }
+        return parsed;
+    }
+
+    private static Parsed parseText(final String sql) {
         if (sql == null || sql.isBlank()) {
             throw new SqlException(ErrorCode.MALFORMED_SQL,
                 "the SQL text is empty; send a query such as SELECT count(*) FROM trades", SqlPos.START);
