@@ -144,6 +144,7 @@ class DocsExamplesTest {
             final Http http = new Http(server.port());
             JsonNode firstAnswer = null;
             JsonNode firstError = null;
+            JsonNode sqlError = null;
             int ran = 0;
             for (final String line : shellLines(md)) {
                 final Matcher m = EXPECT.matcher(line);
@@ -172,6 +173,12 @@ class DocsExamplesTest {
                         case "--data-urlencode":
                             q = w.get(++i).substring(2);
                             break;
+                        case "--data-binary":
+                            body = w.get(++i);
+                            break;
+                        case "-H":
+                            i++; // the content type: /v1/sql takes any
+                            break;
                         default:
                             url = w.get(i);
                     }
@@ -195,6 +202,9 @@ class DocsExamplesTest {
                 if (firstError == null && expected != 200) {
                     firstError = r.json();
                 }
+                if (path.startsWith("/v1/sql") && expected != 200) {
+                    sqlError = r.json();
+                }
                 ran++;
             }
             assertThat(ran).isGreaterThanOrEqualTo(9);
@@ -208,6 +218,10 @@ class DocsExamplesTest {
             final int errorStart = text.indexOf("```json", start) + "```json".length();
             assertThat(Http.MAPPER.readTree(text.substring(errorStart, text.indexOf("```", errorStart))))
                 .isEqualTo(firstError);
+            // and the documented SQL error (the block after "position") is the answer to the failing SQL example
+            final int sqlStart = text.indexOf("```json", text.indexOf("has `position` instead")) + "```json".length();
+            assertThat(Http.MAPPER.readTree(text.substring(sqlStart, text.indexOf("```", sqlStart))))
+                .isEqualTo(sqlError);
         }
     }
 
@@ -215,7 +229,7 @@ class DocsExamplesTest {
     void shouldDescribeEveryRouteAndStatusInOpenApi() throws IOException {
         final String yaml = Files.readString(docs().resolve("openapi.yaml"));
         for (final String path
-            : new String[] {"/v1/query:", "/v1/tables:", "/v1/tables/{name}:", "/metrics:", "/health:"}) {
+            : new String[] {"/v1/query:", "/v1/sql:", "/v1/tables:", "/v1/tables/{name}:", "/metrics:", "/health:"}) {
             assertThat(yaml).contains("\n  " + path);
         }
         for (final String status : new String[] {"200", "400", "401", "404", "405", "413", "500", "503", "504"}) {
