@@ -19,7 +19,8 @@ import io.tradestore.query.model.AggOp;
  * Aggregate calls as the model's aggregates: {@code count(*)}, {@code count(x)}, {@code count(DISTINCT x)},
  * {@code sum avg min max}, {@code first last} (by the designated timestamp), {@code arg_min(x, ts)} and
  * {@code arg_max(x, ts)}, and the nearest-rank percentiles {@code quantile_disc(x, p)}, {@code quantile(x, p)},
- * {@code approx_quantile(x, p)} and {@code percentile_disc(p) WITHIN GROUP (ORDER BY x)}.
+ * {@code approx_quantile(x, p)} and {@code percentile_disc(p) WITHIN GROUP (ORDER BY x)}, and the engine's
+ * {@code vwap(price, quantity)}.
  */
 final class SqlAggregates {
     /** Resolves an aggregate's argument: a column, or a product of two, by its model spelling. */
@@ -55,7 +56,7 @@ final class SqlAggregates {
 
     /** The aggregate functions, as messages list them. */
     static final String NAMES = "count sum avg min max first last arg_min arg_max min_by max_by quantile_disc "
-        + "quantile approx_quantile percentile_disc";
+        + "quantile approx_quantile percentile_disc vwap";
 
     private SqlAggregates() {
     }
@@ -115,6 +116,14 @@ final class SqlAggregates {
                     throw arity(name, "(column, fraction)", pos);
                 }
                 return percentile(args.get(0), args.get(1), columns, pos);
+            case "vwap":
+                // the engine's vwap: over rows where both are present (sum(p*q)/sum(q) also counts rows without p)
+                if (args.size() != 2) {
+                    throw arity(name, "(price, quantity)", pos);
+                }
+                final SqlPos at = SqlPos.of(args.get(0), pos);
+                return new Spec(AggOp.VWAP.jsonName(), columns.argument(args.get(0), at) + "*"
+                    + columns.argument(args.get(1), SqlPos.of(args.get(1), pos)), null, pos, at, pos);
             case "quantile_cont":
             case "median":
             case "percentile_cont":
