@@ -1,6 +1,7 @@
 package io.tradestore.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -93,6 +94,16 @@ class DocsExamplesTest {
         return w;
     }
 
+    /** @param name a directory under the test's. @return a store there with the default trades table, loaded. */
+    private Path tradesStore(final String name) throws IOException {
+        final Path store = dir.resolve(name);
+        try (Store s = Store.open(store)) {
+            s.createTable(io.tradestore.core.flyweight.TradesSchema.SCHEMA);
+        }
+        load(store);
+        return store;
+    }
+
     private void load(final Path store) throws IOException {
         final Path csv = dir.resolve("trades.csv");
         TradeGenerator.writeCsv(csv, 20_000, 42);
@@ -131,11 +142,7 @@ class DocsExamplesTest {
 
     @Test
     void shouldAnswerEveryHttpExampleAsDocumented() throws IOException {
-        final Path store = dir.resolve("data");
-        try (Store s = Store.open(store)) {
-            s.createTable(io.tradestore.core.flyweight.TradesSchema.SCHEMA);
-        }
-        load(store);
+        final Path store = tradesStore("data");
         final Path md = docs().resolve("http-api.md");
         final String text = Files.readString(md);
         try (Store s = Store.open(store); QueryEngine engine = new QueryEngine(s, 2);
@@ -223,6 +230,44 @@ class DocsExamplesTest {
             assertThat(Http.MAPPER.readTree(text.substring(sqlStart, text.indexOf("```", sqlStart))))
                 .isEqualTo(sqlError);
         }
+    }
+
+    /**
+     * Every ```sql block of docs/sql.md runs on the engine; a block whose first line is {@code -- refused: ...} must be
+     * refused with a line and column.
+     */
+    @Test
+    void shouldRunEverySqlExampleAndRefuseEveryRefusedOne() throws IOException {
+        final Path store = tradesStore("sqldocs");
+        final List<String> blocks = new ArrayList<>();
+        StringBuilder block = null;
+        for (final String line : Files.readAllLines(docs().resolve("sql.md"))) {
+            if (line.startsWith("```")) {
+                if (block != null) {
+                    blocks.add(block.toString());
+                }
+                block = line.startsWith("```sql") ? new StringBuilder() : null;
+            } else if (block != null) {
+                block.append(line).append('\n');
+            }
+        }
+        int ran = 0;
+        int refused = 0;
+        try (Store s = Store.open(store); QueryEngine engine = new QueryEngine(s, 2)) {
+            for (final String sql : blocks) {
+                if (sql.startsWith("-- refused")) {
+                    assertThatThrownBy(() -> engine.executeSql(sql)).as(sql)
+                        .isInstanceOfSatisfying(io.tradestore.query.sql.SqlException.class,
+                            e -> assertThat(e.line()).isPositive());
+                    refused++;
+                } else {
+                    assertThat(engine.executeSql(sql).columns()).as(sql).isNotEmpty();
+                    ran++;
+                }
+            }
+        }
+        assertThat(ran).isGreaterThanOrEqualTo(5);
+        assertThat(refused).isGreaterThanOrEqualTo(8);
     }
 
     @Test

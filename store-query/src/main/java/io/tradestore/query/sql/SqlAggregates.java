@@ -170,6 +170,10 @@ final class SqlAggregates {
 
     private static Spec analytic(final AnalyticExpression a, final Columns columns, final SqlPos pos) {
         final String name = a.getName().toLowerCase(Locale.ROOT);
+        if (a.getType() == AnalyticType.FILTER_ONLY) {
+            throw new SqlException(ErrorCode.INVALID_QUERY, "FILTER (WHERE ...) on an aggregate is not supported; "
+                + "filter the rows with WHERE (" + pos + ")", pos);
+        }
         if (a.getType() != AnalyticType.WITHIN_GROUP) {
             throw new SqlException(ErrorCode.INVALID_QUERY, "window functions (" + name + "(...) OVER ...) are not "
                 + "supported (" + pos + ")", pos);
