@@ -438,4 +438,90 @@ class QueryEngineTest {
                 assertThat(e.column()).isEqualTo(22);
             });
     }
+
+    /** The same SQL text on tradestore and on DuckDB (the same rows; timestamps to the microsecond there). */
+    @Test
+    void shouldAnswerTheSameSqlTextAsDuckDb() throws Exception {
+        final String[] queries = {
+            "SELECT venue, count(*) AS n, sum(price * quantity) AS notional, min(price) AS lo, max(price) AS hi\n"
+                + "FROM trades WHERE side = 'B' AND quantity BETWEEN 10 AND 5000 GROUP BY venue ORDER BY venue",
+            "SELECT instrument, sum(price * quantity) / sum(quantity) AS vwap, sum(quantity) AS volume FROM trades\n"
+                + "GROUP BY instrument ORDER BY volume DESC, instrument LIMIT 5 OFFSET 2",
+            "SELECT count(*) AS n, count(price) AS np, count(DISTINCT client_id) AS clients, avg(quantity) AS aq\n"
+                + "FROM trades WHERE venue NOT IN ('XLON') AND price IS NOT NULL AND NOT (side = 'S' OR quantity < 5)",
+            "SELECT date_trunc('minute', ts) AS minute, count(*) AS n, max(price) - min(price) AS spread FROM trades\n"
+                + "WHERE ts >= TIMESTAMP '2026-11-18 11:20:00' AND ts < '2026-11-18 11:40:00' GROUP BY 1 ORDER BY 1",
+            "SELECT time_bucket(INTERVAL '5 minutes', ts) AS b, venue, count(*) AS n FROM trades GROUP BY b, venue\n"
+                + "HAVING count(*) > 20 ORDER BY n DESC, b, venue",
+            "SELECT trade_id, price, quantity FROM trades WHERE client_id IN (1, 2, 3, 4, 5) AND quantity > 100\n"
+                + "ORDER BY trade_id DESC LIMIT 20",
+            "select \"Side\" s, count(*) /* all */ as n from TRADES -- by side\ngroup by s order by s nulls last"};
+        try (java.sql.Connection duck = java.sql.DriverManager.getConnection("jdbc:duckdb:");
+             java.sql.Statement st = duck.createStatement()) {
+            st.execute("CREATE TABLE staged (trade_id BIGINT, ts_us BIGINT, client_id BIGINT, venue VARCHAR, "
+                + "instrument VARCHAR, side VARCHAR, price DECIMAL(18,6), quantity BIGINT)");
+            try (org.duckdb.DuckDBAppender a = duck.unwrap(org.duckdb.DuckDBConnection.class)
+                .createAppender(org.duckdb.DuckDBConnection.DEFAULT_SCHEMA, "staged")) {
+                for (final TradeData.Row r : data.rows) {
+                    a.beginRow();
+                    final Object[] values = {r.tradeId(), r.ts() == null ? null : r.ts() / 1000, r.clientId(),
+                        r.venue(), r.instrument(), r.side() == null ? null : r.side().toString(), r.priceValue(),
+                        r.quantity()};
+                    for (final Object v : values) {
+                        if (v == null) {
+                            a.appendNull();
+                        } else if (v instanceof Long l) {
+                            a.append((long) l);
+                        } else if (v instanceof BigDecimal d) {
+                            a.append(d);
+                        } else {
+                            a.append((String) v);
+                        }
+                    }
+                    a.endRow();
+                }
+            }
+            st.execute("CREATE TABLE trades AS SELECT trade_id, make_timestamp(ts_us) AS ts, client_id, venue, "
+                + "instrument, side, price, quantity FROM staged");
+            for (final String sql : queries) {
+                final QueryResult ours = engine.executeSql(sql);
+                final List<List<Object>> theirs = new ArrayList<>();
+                try (java.sql.ResultSet rs = st.executeQuery(sql)) {
+                    while (rs.next()) {
+                        final List<Object> row = new ArrayList<>();
+                        for (int c = 1; c <= rs.getMetaData().getColumnCount(); c++) {
+                            row.add(rs.getObject(c));
+                        }
+                        theirs.add(row);
+                    }
+                }
+                assertThat(ours.rowCount()).as(sql).isEqualTo(theirs.size()).isPositive();
+                for (int r = 0; r < theirs.size(); r++) {
+                    assertThat(theirs.get(r)).as(sql).hasSize(ours.columns().size());
+                    for (int c = 0; c < ours.columns().size(); c++) {
+                        assertSameValue(ours.value(r, c), theirs.get(r).get(c), sql + " row " + r + " column " + c);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void assertSameValue(final Object ours, final Object theirs, final String where) {
+        if (ours == null || theirs == null) {
+            assertThat(ours).as(where).isEqualTo(theirs);
+        } else if (theirs instanceof java.sql.Timestamp || theirs instanceof java.time.LocalDateTime) {
+            final java.time.Instant i = theirs instanceof java.sql.Timestamp t ? t.toInstant()
+                : ((java.time.LocalDateTime) theirs).toInstant(java.time.ZoneOffset.UTC);
+            assertThat(ours).as(where).isEqualTo(i.getEpochSecond() * 1_000_000_000L + i.getNano());
+        } else if (ours instanceof Double || theirs instanceof Double) {
+            final double a = ((Number) ours).doubleValue();
+            final double b = ((Number) theirs).doubleValue();
+            assertThat(Math.abs(a - b)).as(where + ": " + a + " vs " + b).isLessThanOrEqualTo(1e-9 * Math.abs(b));
+        } else if (ours instanceof Number) {
+            assertThat(new BigDecimal(ours.toString())).as(where)
+                .isEqualByComparingTo(new BigDecimal(theirs.toString()));
+        } else {
+            assertThat(ours.toString()).as(where).isEqualTo(theirs.toString());
+        }
+    }
 }
