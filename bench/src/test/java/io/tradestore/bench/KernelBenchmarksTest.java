@@ -59,4 +59,14 @@ class KernelBenchmarksTest {
             }
         }
     }
+
+    @Test
+    void shouldParseTheTypicalQueryInSqlAndJson() throws Exception {
+        final SqlParseBenchmark b = new SqlParseBenchmark();
+        assertThat(b.jsqlParse()).isNotNull();
+        // sum(quantity) is asked twice (volume, and the divisor of vwap) and computed once
+        assertThat(b.sqlTranslateNewText().query().aggs()).hasSize(3);
+        assertThat(b.sqlTranslateSameText().query()).isEqualTo(b.sqlTranslateNewText().query());
+        assertThat(b.jsonParse().aggs()).hasSize(3);
+    }
 }

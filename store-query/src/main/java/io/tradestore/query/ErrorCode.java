@@ -4,6 +4,8 @@ package io.tradestore.query;
 public enum ErrorCode {
     /** The body is not JSON. */
     MALFORMED_JSON(400),
+    /** The SQL text does not parse (a syntax error, with its line and column). */
+    MALFORMED_SQL(400),
     /** The JSON is not a valid query (wrong field, type or operator). */
     INVALID_QUERY(400),
     /** A column the table does not have. */

@@ -22,6 +22,9 @@ import io.tradestore.query.index.BitmapIndexes;
 import io.tradestore.query.model.Options;
 import io.tradestore.query.model.Query;
 import io.tradestore.query.parse.QueryParser;
+import io.tradestore.query.sql.SqlException;
+import io.tradestore.query.sql.SqlQuery;
+import io.tradestore.query.sql.SqlTranslator;
 
 /**
  * Runs queries against the tables of a store on a pool of worker threads sized to the cores. Each query reads the
@@ -179,6 +182,49 @@ public final class QueryEngine implements AutoCloseable {
                     + " ms; narrow the time range or filter", "");
             }
             throw e;
+        }
+    }
+
+    /**
+     * Translates SQL text into the query model without running it (docs/sql.md).
+     *
+     * @param sql the SQL text: one {@code SELECT} from one table.
+     * @return the model query and how its answer becomes the SQL answer.
+     * @throws QueryException a {@link SqlException} with the line and column at fault, or UNKNOWN_TABLE.
+     */
+    public SqlQuery translateSql(final String sql) {
+        return SqlTranslator.translate(sql, table -> snapshot(table).schema());
+    }
+
+    /**
+     * Translates and runs SQL text: the same model, planner and engine as a JSON query.
+     *
+     * @param sql the SQL text (docs/sql.md).
+     * @return the answer, shaped as the SQL asks (its columns, names and OFFSET).
+     * @throws QueryException a {@link SqlException} with the line and column at fault when the query is bad; the
+     *                        code of a JSON query otherwise (TIMEOUT, OVERLOADED, INTERNAL).
+     */
+    public QueryResult executeSql(final String sql) {
+        return executeSql(sql, Long.MAX_VALUE, null);
+    }
+
+    /**
+     * Translates and runs SQL text that a server answers within {@code timeoutMs}, as {@link #execute(String, long,
+     * QueryCancel)} runs JSON.
+     *
+     * @param sql       the SQL text.
+     * @param timeoutMs the longest it may run.
+     * @param cancel    stops the query when cancelled, or null.
+     * @return the answer.
+     * @throws QueryException as {@link #executeSql(String)}.
+     */
+    public QueryResult executeSql(final String sql, final long timeoutMs, final QueryCancel cancel) {
+        final long start = clock.getAsLong();
+        final SqlQuery q = translateSql(sql);
+        try {
+            return q.shape(execute(q.query(), timeoutMs, start, cancel));
+        } catch (final QueryException e) {
+            throw q.locate(e);
         }
     }
 

@@ -3,6 +3,7 @@ package io.tradestore.query;
 import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.math.MathContext;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,8 +25,10 @@ import io.tradestore.core.schema.Layout;
 import io.tradestore.query.model.Agg;
 import io.tradestore.query.model.Filter;
 import io.tradestore.query.model.Query;
+import io.tradestore.query.sql.SqlException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Aggregates, filters, scans and output checked against a plain Java computation over the same rows. */
 class QueryEngineTest {
@@ -342,5 +345,183 @@ class QueryEngineTest {
             .sorted().toArray();
         final double exact = q[(int) Math.ceil(0.5 * q.length) - 1];
         assertThat((Double) r.value(0, 0)).isCloseTo(exact, org.assertj.core.data.Percentage.withPercentage(0.2));
+    }
+
+    // ------------------------------------------------ SQL: the same model and engine, answers shaped as SQL asks
+
+    private static void assertSameAnswer(final String sql, final String json) {
+        final QueryResult s = engine.executeSql(sql);
+        final QueryResult j = engine.execute(json);
+        assertThat(s.columns()).isEqualTo(j.columns());
+        assertThat(QueryResults.rows(s)).isEqualTo(QueryResults.rows(j));
+        assertThat(s.truncated()).isEqualTo(j.truncated());
+    }
+
+    @Test
+    void shouldAnswerAsTheJsonTwinDoes() {
+        assertSameAnswer("SELECT venue, count(*) AS n, sum(price*quantity) AS notional, max(price) AS hi FROM trades"
+            + " WHERE side = 'B' AND quantity BETWEEN 10 AND 5000 GROUP BY venue ORDER BY notional DESC LIMIT 3",
+            "{\"table\":\"trades\",\"filter\":{\"op\":\"and\",\"args\":["
+            + "{\"op\":\"eq\",\"col\":\"side\",\"value\":\"B\"},"
+            + "{\"op\":\"range\",\"col\":\"quantity\",\"gte\":10,\"lte\":5000}]},\"groupBy\":[\"venue\"],"
+            + "\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+            + "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"},"
+            + "{\"name\":\"hi\",\"op\":\"max\",\"col\":\"price\"}],\"orderBy\":[{\"col\":\"notional\",\"desc\":true}],"
+            + "\"limit\":3}");
+        assertSameAnswer("SELECT trade_id, ts, price FROM trades WHERE client_id IN (1, 2, 3) ORDER BY ts DESC LIMIT 7",
+            "{\"table\":\"trades\",\"columns\":[\"trade_id\",\"ts\",\"price\"],\"filter\":{\"op\":\"in\","
+            + "\"col\":\"client_id\",\"values\":[1,2,3]},\"orderBy\":[{\"col\":\"ts\",\"desc\":true}],\"limit\":7}");
+        assertSameAnswer("SELECT ts AS minute, first(price) AS open, last(price) AS close FROM trades SAMPLE BY 1m",
+            "{\"table\":\"trades\",\"groupBy\":[{\"bucket\":\"1m\",\"col\":\"ts\",\"as\":\"minute\"}],\"aggs\":["
+            + "{\"name\":\"open\",\"op\":\"first\",\"col\":\"price\"},{\"name\":\"close\",\"op\":\"last\","
+            + "\"col\":\"price\"}]}");
+    }
+
+    @Test
+    void shouldComputeVwapExactlyFromItsTwoSumsWithNullsAsSqlCountsThem() {
+        final QueryResult r = engine.executeSql("SELECT sum(price*quantity)/sum(quantity) AS vwap, "
+            + "sum(quantity) - 1 AS q FROM trades");
+        BigInteger pq = BigInteger.ZERO;
+        long q = 0;
+        for (final TradeData.Row row : data.rows) {
+            if (row.price() != null && row.quantity() != null) {
+                pq = pq.add(BigInteger.valueOf(row.price()).multiply(BigInteger.valueOf(row.quantity())));
+            }
+            if (row.quantity() != null) {
+                // SQL's sum(quantity) counts rows whose price is null too; the JSON vwap does not
+                q += row.quantity();
+            }
+        }
+        assertThat(r.columns()).extracting(ResultColumn::type).containsExactly("f64", "decimal(0)");
+        assertThat((Double) r.value(0, 0)).isEqualTo(new BigDecimal(pq, 6).divide(BigDecimal.valueOf(q),
+            MathContext.DECIMAL128).doubleValue());
+        // the engine sums integers exactly into decimal(0), as DuckDB into HUGEINT
+        assertThat(r.value(0, 1)).isEqualTo(BigDecimal.valueOf(q - 1));
+    }
+
+    @Test
+    void shouldReorderRenameAndOffsetTheAnswer() throws Exception {
+        final QueryResult all = engine.executeSql("SELECT count(*) AS n, venue FROM trades GROUP BY venue "
+            + "ORDER BY venue");
+        final QueryResult page = engine.executeSql("SELECT count(*) AS n, venue FROM trades GROUP BY venue "
+            + "ORDER BY venue LIMIT 2 OFFSET 1");
+        assertThat(all.columns()).extracting(ResultColumn::name).containsExactly("n", "venue");
+        assertThat(QueryResults.rows(page)).isEqualTo(QueryResults.rows(all).subList(1, 3));
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        page.writeJson(out, false);
+        assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("{\"columns\":[{\"name\":\"n\",\"type\":\"i64\"},"
+            + "{\"name\":\"venue\",\"type\":\"symbol\"}],\"rows\":[[" + page.value(0, 0) + ",\"" + page.value(0, 1)
+            + "\"]");
+    }
+
+    @Test
+    void shouldKeepRowsWhoseValueIsPresentForIsNotNull() {
+        long present = data.rows.stream().filter(r -> r.price() != null).count();
+        assertThat(engine.executeSql("SELECT count(*) FROM trades WHERE price IS NOT NULL").value(0, 0))
+            .isEqualTo(present);
+        present = data.rows.stream().filter(r -> r.venue() != null).count();
+        assertThat(engine.executeSql("SELECT count(*) FROM trades WHERE venue IS NOT NULL").value(0, 0))
+            .isEqualTo(present);
+    }
+
+    @Test
+    void shouldReportAPlanningFailureAtItsPlaceInTheSql() {
+        assertThatThrownBy(() -> engine.executeSql("SELECT venue,\n  sum(instrument) AS s FROM trades GROUP BY venue"))
+            .isInstanceOfSatisfying(SqlException.class, e -> {
+                assertThat(e.code()).isEqualTo(ErrorCode.INVALID_QUERY);
+                assertThat(e.line()).isEqualTo(2);
+                assertThat(e.column()).isEqualTo(7);
+            });
+        assertThatThrownBy(() -> engine.executeSql("SELECT count(*) FROM nope"))
+            .isInstanceOfSatisfying(SqlException.class, e -> {
+                assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_TABLE);
+                assertThat(e.column()).isEqualTo(22);
+            });
+    }
+
+    /** The same SQL text on tradestore and on DuckDB (the same rows; timestamps to the microsecond there). */
+    @Test
+    void shouldAnswerTheSameSqlTextAsDuckDb() throws Exception {
+        final String[] queries = {
+            "SELECT venue, count(*) AS n, sum(price * quantity) AS notional, min(price) AS lo, max(price) AS hi\n"
+                + "FROM trades WHERE side = 'B' AND quantity BETWEEN 10 AND 5000 GROUP BY venue ORDER BY venue",
+            "SELECT instrument, sum(price * quantity) / sum(quantity) AS vwap, sum(quantity) AS volume FROM trades\n"
+                + "GROUP BY instrument ORDER BY volume DESC, instrument LIMIT 5 OFFSET 2",
+            "SELECT count(*) AS n, count(price) AS np, count(DISTINCT client_id) AS clients, avg(quantity) AS aq\n"
+                + "FROM trades WHERE venue NOT IN ('XLON') AND price IS NOT NULL AND NOT (side = 'S' OR quantity < 5)",
+            "SELECT date_trunc('minute', ts) AS minute, count(*) AS n, max(price) - min(price) AS spread FROM trades\n"
+                + "WHERE ts >= TIMESTAMP '2026-11-18 11:20:00' AND ts < '2026-11-18 11:40:00' GROUP BY 1 ORDER BY 1",
+            "SELECT time_bucket(INTERVAL '5 minutes', ts) AS b, venue, count(*) AS n FROM trades GROUP BY b, venue\n"
+                + "HAVING count(*) > 20 ORDER BY n DESC, b, venue",
+            "SELECT trade_id, price, quantity FROM trades WHERE client_id IN (1, 2, 3, 4, 5) AND quantity > 100\n"
+                + "ORDER BY trade_id DESC LIMIT 20",
+            "select \"Side\" s, count(*) /* all */ as n from TRADES -- by side\ngroup by s order by s nulls last"};
+        try (java.sql.Connection duck = java.sql.DriverManager.getConnection("jdbc:duckdb:");
+             java.sql.Statement st = duck.createStatement()) {
+            st.execute("CREATE TABLE staged (trade_id BIGINT, ts_us BIGINT, client_id BIGINT, venue VARCHAR, "
+                + "instrument VARCHAR, side VARCHAR, price DECIMAL(18,6), quantity BIGINT)");
+            try (org.duckdb.DuckDBAppender a = duck.unwrap(org.duckdb.DuckDBConnection.class)
+                .createAppender(org.duckdb.DuckDBConnection.DEFAULT_SCHEMA, "staged")) {
+                for (final TradeData.Row r : data.rows) {
+                    a.beginRow();
+                    final Object[] values = {r.tradeId(), r.ts() == null ? null : r.ts() / 1000, r.clientId(),
+                        r.venue(), r.instrument(), r.side() == null ? null : r.side().toString(), r.priceValue(),
+                        r.quantity()};
+                    for (final Object v : values) {
+                        if (v == null) {
+                            a.appendNull();
+                        } else if (v instanceof Long l) {
+                            a.append((long) l);
+                        } else if (v instanceof BigDecimal d) {
+                            a.append(d);
+                        } else {
+                            a.append((String) v);
+                        }
+                    }
+                    a.endRow();
+                }
+            }
+            st.execute("CREATE TABLE trades AS SELECT trade_id, make_timestamp(ts_us) AS ts, client_id, venue, "
+                + "instrument, side, price, quantity FROM staged");
+            for (final String sql : queries) {
+                final QueryResult ours = engine.executeSql(sql);
+                final List<List<Object>> theirs = new ArrayList<>();
+                try (java.sql.ResultSet rs = st.executeQuery(sql)) {
+                    while (rs.next()) {
+                        final List<Object> row = new ArrayList<>();
+                        for (int c = 1; c <= rs.getMetaData().getColumnCount(); c++) {
+                            row.add(rs.getObject(c));
+                        }
+                        theirs.add(row);
+                    }
+                }
+                assertThat(ours.rowCount()).as(sql).isEqualTo(theirs.size()).isPositive();
+                for (int r = 0; r < theirs.size(); r++) {
+                    assertThat(theirs.get(r)).as(sql).hasSize(ours.columns().size());
+                    for (int c = 0; c < ours.columns().size(); c++) {
+                        assertSameValue(ours.value(r, c), theirs.get(r).get(c), sql + " row " + r + " column " + c);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void assertSameValue(final Object ours, final Object theirs, final String where) {
+        if (ours == null || theirs == null) {
+            assertThat(ours).as(where).isEqualTo(theirs);
+        } else if (theirs instanceof java.sql.Timestamp || theirs instanceof java.time.LocalDateTime) {
+            final java.time.Instant i = theirs instanceof java.sql.Timestamp t ? t.toInstant()
+                : ((java.time.LocalDateTime) theirs).toInstant(java.time.ZoneOffset.UTC);
+            assertThat(ours).as(where).isEqualTo(i.getEpochSecond() * 1_000_000_000L + i.getNano());
+        } else if (ours instanceof Double || theirs instanceof Double) {
+            final double a = ((Number) ours).doubleValue();
+            final double b = ((Number) theirs).doubleValue();
+            assertThat(Math.abs(a - b)).as(where + ": " + a + " vs " + b).isLessThanOrEqualTo(1e-9 * Math.abs(b));
+        } else if (ours instanceof Number) {
+            assertThat(new BigDecimal(ours.toString())).as(where)
+                .isEqualByComparingTo(new BigDecimal(theirs.toString()));
+        } else {
+            assertThat(ours.toString()).as(where).isEqualTo(theirs.toString());
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.tradestore.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -93,6 +94,16 @@ class DocsExamplesTest {
         return w;
     }
 
+    /** @param name a directory under the test's. @return a store there with the default trades table, loaded. */
+    private Path tradesStore(final String name) throws IOException {
+        final Path store = dir.resolve(name);
+        try (Store s = Store.open(store)) {
+            s.createTable(io.tradestore.core.flyweight.TradesSchema.SCHEMA);
+        }
+        load(store);
+        return store;
+    }
+
     private void load(final Path store) throws IOException {
         final Path csv = dir.resolve("trades.csv");
         TradeGenerator.writeCsv(csv, 20_000, 42);
@@ -131,11 +142,7 @@ class DocsExamplesTest {
 
     @Test
     void shouldAnswerEveryHttpExampleAsDocumented() throws IOException {
-        final Path store = dir.resolve("data");
-        try (Store s = Store.open(store)) {
-            s.createTable(io.tradestore.core.flyweight.TradesSchema.SCHEMA);
-        }
-        load(store);
+        final Path store = tradesStore("data");
         final Path md = docs().resolve("http-api.md");
         final String text = Files.readString(md);
         try (Store s = Store.open(store); QueryEngine engine = new QueryEngine(s, 2);
@@ -144,6 +151,7 @@ class DocsExamplesTest {
             final Http http = new Http(server.port());
             JsonNode firstAnswer = null;
             JsonNode firstError = null;
+            JsonNode sqlError = null;
             int ran = 0;
             for (final String line : shellLines(md)) {
                 final Matcher m = EXPECT.matcher(line);
@@ -172,6 +180,12 @@ class DocsExamplesTest {
                         case "--data-urlencode":
                             q = w.get(++i).substring(2);
                             break;
+                        case "--data-binary":
+                            body = w.get(++i);
+                            break;
+                        case "-H":
+                            i++; // the content type: /v1/sql takes any
+                            break;
                         default:
                             url = w.get(i);
                     }
@@ -195,6 +209,9 @@ class DocsExamplesTest {
                 if (firstError == null && expected != 200) {
                     firstError = r.json();
                 }
+                if (path.startsWith("/v1/sql") && expected != 200) {
+                    sqlError = r.json();
+                }
                 ran++;
             }
             assertThat(ran).isGreaterThanOrEqualTo(9);
@@ -208,14 +225,56 @@ class DocsExamplesTest {
             final int errorStart = text.indexOf("```json", start) + "```json".length();
             assertThat(Http.MAPPER.readTree(text.substring(errorStart, text.indexOf("```", errorStart))))
                 .isEqualTo(firstError);
+            // and the documented SQL error (the block after "position") is the answer to the failing SQL example
+            final int sqlStart = text.indexOf("```json", text.indexOf("has `position` instead")) + "```json".length();
+            assertThat(Http.MAPPER.readTree(text.substring(sqlStart, text.indexOf("```", sqlStart))))
+                .isEqualTo(sqlError);
         }
+    }
+
+    /**
+     * Every ```sql block of docs/sql.md runs on the engine; a block whose first line is {@code -- refused: ...} must be
+     * refused with a line and column.
+     */
+    @Test
+    void shouldRunEverySqlExampleAndRefuseEveryRefusedOne() throws IOException {
+        final Path store = tradesStore("sqldocs");
+        final List<String> blocks = new ArrayList<>();
+        StringBuilder block = null;
+        for (final String line : Files.readAllLines(docs().resolve("sql.md"))) {
+            if (line.startsWith("```")) {
+                if (block != null) {
+                    blocks.add(block.toString());
+                }
+                block = line.startsWith("```sql") ? new StringBuilder() : null;
+            } else if (block != null) {
+                block.append(line).append('\n');
+            }
+        }
+        int ran = 0;
+        int refused = 0;
+        try (Store s = Store.open(store); QueryEngine engine = new QueryEngine(s, 2)) {
+            for (final String sql : blocks) {
+                if (sql.startsWith("-- refused")) {
+                    assertThatThrownBy(() -> engine.executeSql(sql)).as(sql)
+                        .isInstanceOfSatisfying(io.tradestore.query.sql.SqlException.class,
+                            e -> assertThat(e.line()).isPositive());
+                    refused++;
+                } else {
+                    assertThat(engine.executeSql(sql).columns()).as(sql).isNotEmpty();
+                    ran++;
+                }
+            }
+        }
+        assertThat(ran).isGreaterThanOrEqualTo(5);
+        assertThat(refused).isGreaterThanOrEqualTo(8);
     }
 
     @Test
     void shouldDescribeEveryRouteAndStatusInOpenApi() throws IOException {
         final String yaml = Files.readString(docs().resolve("openapi.yaml"));
         for (final String path
-            : new String[] {"/v1/query:", "/v1/tables:", "/v1/tables/{name}:", "/metrics:", "/health:"}) {
+            : new String[] {"/v1/query:", "/v1/sql:", "/v1/tables:", "/v1/tables/{name}:", "/metrics:", "/health:"}) {
             assertThat(yaml).contains("\n  " + path);
         }
         for (final String status : new String[] {"200", "400", "401", "404", "405", "413", "500", "503", "504"}) {

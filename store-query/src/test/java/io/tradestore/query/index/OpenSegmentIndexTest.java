@@ -21,6 +21,7 @@ import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryResult;
+import io.tradestore.query.QueryResults;
 import io.tradestore.query.spi.Deadline;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -254,24 +255,12 @@ class OpenSegmentIndexTest {
                     for (final String q : queries) {
                         final QueryResult a = indexed.execute(q);
                         final QueryResult b = scanning.execute(q);
-                        assertThat(rowsOf(a)).as("step %d: %s", step, q).isEqualTo(rowsOf(b));
+                        assertThat(QueryResults.rows(a)).as("step %d: %s", step, q).isEqualTo(QueryResults.rows(b));
                         indexedSegments += a.stats().indexedSegments();
                     }
                 }
             }
             assertThat(indexedSegments).as("the open segment was read through its index").isGreaterThan(0);
         }
-    }
-
-    private static List<List<Object>> rowsOf(final QueryResult r) {
-        final List<List<Object>> out = new ArrayList<>();
-        for (int i = 0; i < r.rowCount(); i++) {
-            final List<Object> row = new ArrayList<>();
-            for (int c = 0; c < r.columns().size(); c++) {
-                row.add(r.value(i, c));
-            }
-            out.add(row);
-        }
-        return out;
     }
 }

@@ -31,6 +31,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.tradestore.core.StoreException;
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
+import io.tradestore.query.sql.SqlException;
 
 /**
  * The write path: turns each request's one answer into a response on its connection's event loop, and counts it
@@ -76,6 +77,21 @@ final class AnswerWriter {
         error(call, status, code, message, path, null);
     }
 
+    /**
+     * Answers a query's failure: a SQL error with its {@code position} in the SQL text, any other with its path.
+     *
+     * @param call the request.
+     * @param e    the failure (not INTERNAL: see {@link #internal}).
+     */
+    void error(final Call call, final QueryException e) {
+        if (e instanceof SqlException s) {
+            send(call, e.code().httpStatus(), JSON_TYPE, errorBody(e.code().name(), e.getMessage(), null, null,
+                s.line(), s.column()));
+        } else {
+            error(call, e.code().httpStatus(), e.code().name(), e.getMessage(), e.path());
+        }
+    }
+
     private void error(final Call call, final int status, final String code, final String message, final String path,
         final String id) {
         send(call, status, JSON_TYPE, errorBody(code, message, path, id));
@@ -83,13 +99,29 @@ final class AnswerWriter {
 
     /** @return the JSON error object every failure answers: {@code {"error":{"code","message","path"[,"id"]}}}. */
     static ByteBuf errorBody(final String code, final String message, final String path, final String id) {
+        return errorBody(code, message, path, id, 0, 0);
+    }
+
+    /**
+     * @return the JSON error object; a SQL error ({@code line} above 0) has {@code "position":{"line","column"}}
+     *     where others have {@code "path"}.
+     */
+    private static ByteBuf errorBody(final String code, final String message, final String path, final String id,
+        final int line, final int column) {
         final ByteBufOutputStream buf = body(128);
         try (JsonGenerator g = JSON.createGenerator((OutputStream) buf)) {
             g.writeStartObject();
             g.writeObjectFieldStart("error");
             g.writeStringField("code", code);
             g.writeStringField("message", message == null ? code : message);
-            g.writeStringField("path", path == null ? "" : path);
+            if (line > 0) {
+                g.writeObjectFieldStart("position");
+                g.writeNumberField("line", line);
+                g.writeNumberField("column", column);
+                g.writeEndObject();
+            } else {
+                g.writeStringField("path", path == null ? "" : path);
+            }
             if (id != null) {
                 g.writeStringField("id", id);
             }

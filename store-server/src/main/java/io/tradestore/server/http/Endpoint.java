@@ -9,6 +9,7 @@ enum Endpoint {
     HEALTH("/health"),
     METRICS("/metrics"),
     QUERY("/v1/query"),
+    SQL("/v1/sql"),
     TABLES("/v1/tables"),
     TABLE("/v1/tables/{name}"),
     /** Any other path (answered 404), and a request that could not be read far enough to know its path. */
@@ -42,6 +43,8 @@ enum Endpoint {
                 return METRICS;
             case "/v1/query":
                 return QUERY;
+            case "/v1/sql":
+                return SQL;
             case "/v1/tables":
                 return TABLES;
             default:

@@ -283,17 +283,24 @@ final class HttpFrontEnd {
                 }
                 return;
             case QUERY:
+            case SQL:
+                final boolean sql = call.endpoint == Endpoint.SQL;
                 if ("POST".equals(method)) {
-                    admission.postQuery(call);
+                    if (sql) {
+                        admission.postSql(call);
+                    } else {
+                        admission.postQuery(call);
+                    }
                 } else if (get) {
-                    admission.getQuery(call);
+                    admission.getQuery(call, sql);
                 } else {
                     methodNotAllowed(call, "GET, HEAD, POST");
                 }
                 return;
             default:
                 answers.error(call, 404, "NOT_FOUND", "no endpoint " + StoreException.echo(path) + "; endpoints are "
-                    + "POST /v1/query, GET /v1/query?q=, GET /v1/tables, GET /v1/tables/{name}, GET /metrics, "
+                    + "POST /v1/query, GET /v1/query?q=, POST /v1/sql, GET /v1/sql?q=, "
+                    + "GET /v1/tables, GET /v1/tables/{name}, GET /metrics, "
                     + "GET /health", "");
         }
     }

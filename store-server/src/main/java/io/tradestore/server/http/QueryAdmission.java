@@ -1,6 +1,8 @@
 package io.tradestore.server.http;
 
 import java.net.URLDecoder;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -26,6 +28,8 @@ import io.tradestore.query.QueryCancel;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.QueryResult;
+import io.tradestore.query.sql.SqlException;
+import io.tradestore.query.sql.SqlPos;
 
 /**
  * Admits queries and runs them on the worker pool: at most threads running plus queue waiting (beyond: 503 at once),
@@ -109,11 +113,39 @@ final class QueryAdmission {
         }
         final Boolean epochNanos = epochNanos(call);
         if (epochNanos != null) {
-            submit(call, null, body.forEachByte(JSON_WHITESPACE) < 0 ? null : body, epochNanos);
+            submit(call, null, body.forEachByte(JSON_WHITESPACE) < 0 ? null : body, epochNanos, false);
         }
     }
 
-    void getQuery(final Call call) {
+    /**
+     * A POST of SQL text (any content type; {@code text/plain} or {@code application/sql} by convention): decoded as
+     * strict UTF-8 here, so that a body that is not text is refused before it is admitted.
+     *
+     * @param call the request.
+     */
+    void postSql(final Call call) {
+        final String text;
+        try {
+            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT).decode(call.request.content().nioBuffer()).toString();
+        } catch (final CharacterCodingException e) {
+            answers.error(call, new SqlException(ErrorCode.MALFORMED_SQL, "the body is not UTF-8 text; send the SQL "
+                + "text as the body (Content-Type: text/plain or application/sql)", SqlPos.START));
+            return;
+        }
+        final Boolean epochNanos = epochNanos(call);
+        if (epochNanos != null) {
+            submit(call, text, null, epochNanos, true);
+        }
+    }
+
+    /**
+     * A GET with the query in {@code q}: JSON on /v1/query, SQL on /v1/sql.
+     *
+     * @param call the request.
+     * @param sql  whether {@code q} is SQL.
+     */
+    void getQuery(final Call call, final boolean sql) {
         final String raw = call.rawQuery;
         if (raw != null && raw.length() > config.maxBodyLength() * 3L) {
             tooLarge(call);
@@ -127,8 +159,13 @@ final class QueryAdmission {
             return;
         }
         if (q == null) {
-            answers.error(call, 400, "MALFORMED_JSON", "missing parameter q: GET /v1/query?q=<url-encoded JSON query>",
-                "");
+            if (sql) {
+                answers.error(call, new SqlException(ErrorCode.MALFORMED_SQL,
+                    "missing parameter q: GET /v1/sql?q=<url-encoded SQL>", SqlPos.START));
+            } else {
+                answers.error(call, 400, "MALFORMED_JSON",
+                    "missing parameter q: GET /v1/query?q=<url-encoded JSON query>", "");
+            }
             return;
         }
         if (q.length() > config.maxBodyLength()) {
@@ -137,7 +174,7 @@ final class QueryAdmission {
         }
         final Boolean epochNanos = epochNanos(call);
         if (epochNanos != null) {
-            submit(call, q.isBlank() ? null : q, null, epochNanos);
+            submit(call, sql || !q.isBlank() ? q : null, null, epochNanos, sql);
         }
     }
 
@@ -182,8 +219,15 @@ final class QueryAdmission {
      * @param json       the query text of a GET, or null.
      * @param body       the query bytes of a POST (retained here for the worker, which releases them), or null.
      * @param epochNanos the {@code epochNanos} parameter.
+     * @param sql        whether the text is SQL (then {@code json} holds it).
      */
-    private void submit(final Call call, final String json, final ByteBuf body, final boolean epochNanos) {
+    private void submit(final Call call, final String json, final ByteBuf body, final boolean epochNanos,
+        final boolean sql) {
+        if (sql && json.isBlank()) {
+            answers.error(call, new SqlException(ErrorCode.MALFORMED_SQL, "the SQL text is empty; send a query "
+                + "such as SELECT count(*) FROM trades", SqlPos.START));
+            return;
+        }
         if (json == null && body == null) {
             answers.error(call, 400, "MALFORMED_JSON", "the query is empty; send a JSON object such as "
                 + "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}", "");
@@ -199,7 +243,7 @@ final class QueryAdmission {
             return;
         }
         // the request is released once routed: the worker holds its own reference to the body
-        final QueryTask task = new QueryTask(call, json, body == null ? null : body.retain(), epochNanos);
+        final QueryTask task = new QueryTask(call, json, body == null ? null : body.retain(), epochNanos, sql);
         inFlight.add(task);
         // on the connection's event loop, from that loop: scheduling wakes no thread (a cancel is queued lazily)
         task.timeout = call.ctx.executor().schedule(() -> answers.error(call, 504, "TIMEOUT",
@@ -231,6 +275,8 @@ final class QueryAdmission {
         /** The body of a POST query (a reference this task owns and releases), or null for a GET. */
         private final ByteBuf postBody;
         private final boolean epochNanos;
+        /** Whether {@link #json} is SQL text. */
+        private final boolean sql;
         /**
          * When the server answers 504 ({@link System#nanoTime()}), measured from arrival: the client waits for
          * queueing and running alike. Compared by difference only, so a timeout near Long.MAX_VALUE nanoseconds
@@ -241,8 +287,10 @@ final class QueryAdmission {
         /** Cancelled by the stop past its grace: the engine stops the query at its next batch. */
         private final QueryCancel cancel = new QueryCancel();
 
-        QueryTask(final Call call, final String json, final ByteBuf postBody, final boolean epochNanos) {
+        QueryTask(final Call call, final String json, final ByteBuf postBody, final boolean epochNanos,
+            final boolean sql) {
             this.call = call;
+            this.sql = sql;
             this.json = json;
             this.postBody = postBody;
             this.epochNanos = epochNanos;
@@ -289,8 +337,8 @@ final class QueryAdmission {
                 // whole milliseconds rounded up, as before: the engine stops no earlier than the 504
                 final long leftNs = remainingNs();
                 final long leftMs = leftNs / 1_000_000 + (leftNs % 1_000_000 > 0 ? 1 : 0);
-                final QueryResult result = postBody != null
-                    ? queries.execute(new ByteBufInputStream(postBody), Math.max(1, leftMs), cancel)
+                final QueryResult result = sql ? queries.executeSql(json, Math.max(1, leftMs), cancel)
+                    : postBody != null ? queries.execute(new ByteBufInputStream(postBody), Math.max(1, leftMs), cancel)
                     : queries.execute(json, Math.max(1, leftMs), cancel);
                 metrics.rows(result.stats().rowsScanned(), result.stats().rowsMatched());
                 final ByteBufOutputStream buf = AnswerWriter.body(256 + 32 * result.rowCount());
@@ -304,7 +352,7 @@ final class QueryAdmission {
                     if (e.code().httpStatus() == 503) {
                         call.header("Retry-After", Integer.toString(AnswerWriter.RETRY_AFTER_SECONDS));
                     }
-                    answers.error(call, e.code().httpStatus(), e.code().name(), e.getMessage(), e.path());
+                    answers.error(call, e);
                 }
             } catch (final Throwable t) {
                 answers.internal(call, t);

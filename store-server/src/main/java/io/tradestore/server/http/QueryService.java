@@ -74,6 +74,22 @@ public interface QueryService {
     }
 
     /**
+     * Runs SQL text (docs/sql.md) that the server answers within {@code timeoutMs} and may stop, as {@link
+     * #execute(String, long, QueryCancel)} runs JSON. This default refuses (a test's service may run JSON only);
+     * {@link #of(QueryEngine)} translates and runs it on the engine.
+     *
+     * @param sql       the SQL text.
+     * @param timeoutMs the longest it may still run.
+     * @param cancel    cancelled by the server when it stops.
+     * @return the result.
+     * @throws io.tradestore.query.QueryException when the query is bad, too big, too slow or cancelled.
+     */
+    default QueryResult executeSql(final String sql, final long timeoutMs, final QueryCancel cancel) {
+        throw new io.tradestore.query.QueryException(io.tradestore.query.ErrorCode.INTERNAL,
+            "this query service runs no SQL", "");
+    }
+
+    /**
      * The production service: queries run on an engine, a POST body parsed by Jackson from its bytes.
      *
      * @param engine the engine (not closed by the server).
@@ -99,6 +115,11 @@ public interface QueryService {
             @Override
             public QueryResult execute(final String json, final long timeoutMs, final QueryCancel cancel) {
                 return engine.execute(json, timeoutMs, cancel);
+            }
+
+            @Override
+            public QueryResult executeSql(final String sql, final long timeoutMs, final QueryCancel cancel) {
+                return engine.executeSql(sql, timeoutMs, cancel);
             }
         };
     }

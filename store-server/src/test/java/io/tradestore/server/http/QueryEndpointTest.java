@@ -94,7 +94,8 @@ class QueryEndpointTest {
         }
     }
 
-    private static JsonNode withoutStats(final JsonNode answer) {
+    /** @param answer a query answer. @return it without its {@code stats}, which vary from run to run. */
+    static JsonNode withoutStats(final JsonNode answer) {
         final ObjectNode copy = answer.deepCopy();
         assertThat(copy.has("stats")).isTrue();
         copy.remove("stats");
