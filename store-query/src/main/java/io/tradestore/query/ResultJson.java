@@ -3,24 +3,21 @@ package io.tradestore.query;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.math.BigDecimal;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamWriteFeature;
 
+import io.tradestore.query.exec.Result;
+
 /**
  * Writes any {@link QueryResult} as the answer object of docs/query-language.md ({@code columns, rows, truncated,
- * stats}) through its accessors: for answers that are views of another (the SQL front end's).
+ * stats}) through its accessors: the engine's own answers and the views of them that the SQL front end makes.
  */
 public final class ResultJson {
     private static final JsonFactory JSON = JsonFactory.builder().enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
         .build();
-    private static final DateTimeFormatter ISO = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSSSSS'Z'")
-        .withZone(ZoneOffset.UTC);
 
     private ResultJson() {
     }
@@ -88,8 +85,7 @@ public final class ResultJson {
             if (nanos) {
                 g.writeNumber(l);
             } else {
-                g.writeString(ISO.format(Instant.ofEpochSecond(Math.floorDiv(l, 1_000_000_000L),
-                    Math.floorMod(l, 1_000_000_000L))));
+                g.writeString(Result.iso(l));
             }
         } else if (v instanceof Long l) {
             g.writeNumber(l);
