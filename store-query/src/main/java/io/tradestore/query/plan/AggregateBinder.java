@@ -1,7 +1,9 @@
 package io.tradestore.query.plan;
 
 import java.util.BitSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.schema.Column;
@@ -35,7 +37,7 @@ final class AggregateBinder {
     /** Aggregates bound so far: the index of the next one in the plan's accumulators. */
     private int aggregates;
     /** Per percentile operand ("column*column", -1 for none): the index of its first percentile's accumulator. */
-    private final java.util.Map<String, Integer> percentileOwners = new java.util.HashMap<>();
+    private final Map<String, Integer> percentileOwners = new HashMap<>();
     /** The output columns the having bound so far reads. */
     private final BitSet havingReads = new BitSet();
 

@@ -4,8 +4,8 @@ import java.math.BigInteger;
 
 /**
  * The double of an exact quotient without BigDecimal: {@code new BigDecimal(num, scale).divide(den, DECIMAL128)
- * .doubleValue()} strips the zeros of an exact quotient one BigInteger division at a time, which made averages and
- * vwaps of small groups the most of a many-group query's time.
+ * .doubleValue()} strips the trailing zeros of an exact quotient one BigInteger division at a time, and every group's
+ * average or vwap pays that.
  */
 final class ExactQuotient {
     private static final double[] POW10 = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,

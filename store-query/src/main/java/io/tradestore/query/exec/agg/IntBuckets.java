@@ -6,11 +6,11 @@ import org.HdrHistogram.Histogram;
 /**
  * Counts of non-negative longs in HdrHistogram's bucket layout at 3 significant digits (values below 2,048 exactly,
  * larger ones in 1,024 sub-buckets per power of two, so within 2^-10 of their value), held in a plain array grown to
- * the largest index seen. Recording a value is a shift and an increment: the packed histogram it replaces spent
- * most of a percentile query finding its packed slot.
+ * the largest index seen. Recording a value is a leading-zero count, a shift and an increment, with no search for a
+ * packed slot as in HdrHistogram's packed form (which holds groups past the budget, see {@link PercentileAcc}).
  */
 final class IntBuckets {
-    /** Counts past this index (values of 2^22 and above) wait for a value that needs them before they are allocated. */
+    /** Counts past this index (values of 2^21 and above) wait for a value that needs them before they are allocated. */
     private static final int FIRST_LENGTH = 12 * 1024;
     long[] counts;
     long total;
@@ -44,14 +44,18 @@ final class IntBuckets {
         return 8L * counts.length;
     }
 
-    /** @param v a non-negative value. */
-    void record(final long v) {
+    /** @param v a non-negative value. @return the bytes the counts grew by to hold it (0 but for a new largest). */
+    long record(final long v) {
         final int i = index(v);
+        long grown = 0;
         if (i >= counts.length) {
+            final int before = counts.length;
             counts = Arrays.copyOf(counts, Math.max(i + 1, counts.length * 2));
+            grown = 8L * (counts.length - before);
         }
         counts[i]++;
         total++;
+        return grown;
     }
 
     void addAll(final IntBuckets o) {

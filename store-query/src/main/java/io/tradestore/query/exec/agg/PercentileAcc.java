@@ -165,9 +165,7 @@ public final class PercentileAcc extends Acc {
     private void record(final IntBuckets[] dense, final Histogram[] packed, final int g, final long magnitude) {
         final IntBuckets d = dense[g];
         if (d != null) {
-            final long before = d.bytes();
-            d.record(magnitude);
-            denseBytes += d.bytes() - before;
+            denseBytes += d.record(magnitude);
             return;
         }
         if (packed[g] == null && denseBytes < DENSE_BUDGET) {

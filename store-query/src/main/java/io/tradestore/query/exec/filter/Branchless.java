@@ -2,8 +2,7 @@ package io.tradestore.query.exec.filter;
 
 /**
  * Comparisons that yield 0 or 1 as a long without a branch. C2 compiles {@code cond ? 1 : 0} over a data-dependent
- * comparison into a jump, and a filter passing a quarter of its rows at random then mispredicts on one row in four:
- * that cost three to four times the loop's own work.
+ * comparison into a jump, and a filter passing rows at random then mispredicts on many of them.
  */
 final class Branchless {
     private Branchless() {

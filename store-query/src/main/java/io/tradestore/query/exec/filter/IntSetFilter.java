@@ -68,7 +68,7 @@ public final class IntSetFilter extends FilterNode {
         int k = 0;
         for (int i = 0; i < n; i++) {
             final int r = sel == null ? start + i : sel[i];
-            // symbols (4 bytes) read without the width switch, which C2 left inside the loop
+            // symbols (4 bytes) are read directly, without going through the width switch per row
             final long v = width == 4 ? NativeMemory.getInt(a + r * s) : NativeMemory.getSigned(a + r * s, width);
             // outside the set's range reads word 0 and masks the bit away, so no row takes a branch
             final long d = v - m;
