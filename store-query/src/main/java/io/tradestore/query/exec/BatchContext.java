@@ -1,5 +1,7 @@
 package io.tradestore.query.exec;
 
+import java.util.IdentityHashMap;
+
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.query.spi.SummaryPart;
@@ -19,6 +21,12 @@ public final class BatchContext implements AutoCloseable {
     public final long[] stride;
     public final int[] width;
     public final long[] nul;
+    /**
+     * Per column: the current segment's zone-map minimum and maximum (empty: max below min). Filters pick loops that
+     * are exact only for values inside known bounds from them, once per batch.
+     */
+    public final long[] zoneMin;
+    public final long[] zoneMax;
     final boolean[] f64;
     final int[] sel;
     public final int[] gid;
@@ -37,6 +45,8 @@ public final class BatchContext implements AutoCloseable {
     private final long scratch;
     private final long scratchLength;
     private int[][] pool = new int[4][];
+    /** What filter nodes learn while this worker applies them (the order of an AND's arguments), by node. */
+    private final IdentityHashMap<Object, Object> filterStates = new IdentityHashMap<>();
     private int pooled;
     public long segmentRowBase;
     public int start;
@@ -78,6 +88,8 @@ public final class BatchContext implements AutoCloseable {
         stride = new long[cols];
         width = new int[cols];
         nul = new long[cols];
+        zoneMin = new long[cols];
+        zoneMax = new long[cols];
         f64 = new boolean[cols];
         for (int c = 0; c < cols; c++) {
             width[c] = plan.schema.column(c).width();
@@ -99,6 +111,8 @@ public final class BatchContext implements AutoCloseable {
         for (int c = 0; c < base.length; c++) {
             base[c] = s.columnBase(c);
             stride[c] = s.columnStride(c);
+            zoneMin[c] = s.zoneMin(-1, c);
+            zoneMax[c] = s.zoneMax(-1, c);
         }
     }
 
@@ -156,6 +170,16 @@ public final class BatchContext implements AutoCloseable {
     /** @param i index in the batch. @return the row within the segment. */
     public int row(final int i) {
         return rows == null ? start + i : rows[i];
+    }
+
+    /** @param node a filter node. @return what it stored with {@link #filterState(Object, Object)}, or null. */
+    public Object filterState(final Object node) {
+        return filterStates.get(node);
+    }
+
+    /** @param node a filter node. @param state what it learnt on this worker, kept for the query. */
+    public void filterState(final Object node, final Object state) {
+        filterStates.put(node, state);
     }
 
     public int[] borrow() {

@@ -18,6 +18,11 @@ public final class IntRangeFilter extends FilterNode {
     public final long lo;
     public final long hi;
     public final boolean negated;
+    /** Bounds of the sign-bit test, clamped so that its subtractions cannot overflow (see {@link #signed}). */
+    private final long fastLo;
+    private final long fastHi;
+    /** Whether the sign-bit test alone excludes null: a positive range whose null sentinel is below every value. */
+    private final boolean nullBelow;
 
     public IntRangeFilter(final int col, final int width, final long nul, final long lo, final long hi,
         final boolean negated) {
@@ -27,7 +32,31 @@ public final class IntRangeFilter extends FilterNode {
         this.lo = lo;
         this.hi = hi;
         this.negated = negated;
+        // the null sentinel of every integral type is at or below its smallest value (type minimum, symbol -1, char
+        // 0), so a positive range starting above it excludes null by itself
+        this.nullBelow = !negated && (width == 8 && nul == Long.MIN_VALUE || lo > nul || floorNull(width, nul));
+        // a positive range never passes null: below a floor sentinel, its bounds can start above it
+        // both bounds clamped into +-(2^62 + 1): values within +-2^62 are in the clamped range exactly when in the
+        // range, and no subtraction of the test overflows
+        this.fastLo = clampSafe(negated || !floorNull(width, nul) ? lo : Math.max(lo, nul + 1));
+        this.fastHi = clampSafe(hi);
     }
+
+    /**
+     * @param width a column width. @param nul its null sentinel. @return whether every value read from the column is
+     * above the sentinel: the signed minimum of a 2- or 4-byte integer, a symbol's -1 (codes count from 0).
+     */
+    private static boolean floorNull(final int width, final long nul) {
+        return width == 4 && (nul == Integer.MIN_VALUE || nul == -1) || width == 2 && nul == Short.MIN_VALUE
+            || width == 1 && nul == Byte.MIN_VALUE;
+    }
+
+    private static long clampSafe(final long v) {
+        return Math.max(-SAFE - 1, Math.min(SAFE + 1, v));
+    }
+
+    /** Values within +-2^62: {@code v - lo} and {@code hi - v} of such values and clamped bounds do not overflow. */
+    private static final long SAFE = 1L << 62;
 
     @Override
     int column() {
@@ -41,14 +70,111 @@ public final class IntRangeFilter extends FilterNode {
         // an empty range becomes [null, null], which no non-null value is in: one loop serves both
         final long l = lo <= hi ? lo : nul;
         final long h = lo <= hi ? hi : nul;
+        if (width < 8 && SpanWord.fits(c, col, nul)) {
+            final long base = c.zoneMin[col];
+            final long span = c.zoneMax[col] - base;
+            final long from = Math.max(lo, base) - base;
+            final long to = Math.min(hi, base + span) - base;
+            final long w = from > to ? 0 : (-1L >>> (63 - to)) & (-1L << from);
+            return SpanWord.apply(c, col, width, negated ? SpanWord.negate(span, w) : w, base, start, n, sel, out);
+        }
+        final boolean signed = lo <= hi && (width < 8 || c.zoneMin[col] >= -SAFE && c.zoneMax[col] <= SAFE);
         final int head = Math.min(n, SAMPLE);
-        final int k = branchless(a, s, start, 0, head, sel, out, 0, l, h);
+        final int k = signed ? signed(a, s, start, 0, head, sel, out, 0)
+            : branchless(a, s, start, 0, head, sel, out, 0, l, h);
         if (head == n) {
             return k;
         }
         // a branch is cheaper only when it is predicted: when (nearly) every row of the sample went the same way
-        return k <= 1 || k >= head - 1 ? branchy(a, s, start, head, n, sel, out, k, l, h)
-            : branchless(a, s, start, head, n, sel, out, k, l, h);
+        if (k <= 1 || k >= head - 1) {
+            return branchy(a, s, start, head, n, sel, out, k, l, h);
+        }
+        return signed ? signed(a, s, start, head, n, sel, out, k) : branchless(a, s, start, head, n, sel, out, k, l, h);
+    }
+
+    /**
+     * The batch's rows with {@code lo <= v <= hi} tested as the sign bit of {@code (v - lo) | (hi - v)}, five
+     * instructions a row and no branch, exact when neither subtraction overflows: always for columns narrower than 8
+     * bytes, whose values are read as longs, and for 8-byte ones when the segment's zone map puts every value within
+     * +-2^62 (null, {@code Long.MIN_VALUE}, then fails both ways: see the comment in the loop).
+     */
+    private int signed(final long a, final long s, final int start, final int from, final int to, final int[] sel,
+        final int[] out, final int passed) {
+        return nullBelow ? signedNoNull(a, s, start, from, to, sel, out, passed)
+            : signedNull(a, s, start, from, to, sel, out, passed);
+    }
+
+    /** {@link #signed} of a positive range that null cannot pass. */
+    private int signedNoNull(final long a, final long s, final int start, final int from, final int to,
+        final int[] sel, final int[] out, final int passed) {
+        final long l = fastLo;
+        final long h = fastHi;
+        int k = passed;
+        if (width == 8) {
+            // Long.MIN_VALUE - l overflows to a positive number only when l > 0, and then h - MIN_VALUE overflows to
+            // a negative one: null is outside every clamped range
+            for (int i = from; i < to; i++) {
+                final int r = sel == null ? start + i : sel[i];
+                final long v = NativeMemory.getLong(a + r * s);
+                out[k] = r;
+                k += (int) ((((v - l) | (h - v)) >>> 63) ^ 1);
+            }
+        } else if (width == 4) {
+            for (int i = from; i < to; i++) {
+                final int r = sel == null ? start + i : sel[i];
+                final long v = NativeMemory.getInt(a + r * s);
+                out[k] = r;
+                k += (int) ((((v - l) | (h - v)) >>> 63) ^ 1);
+            }
+        } else if (width == 1) {
+            for (int i = from; i < to; i++) {
+                final int r = sel == null ? start + i : sel[i];
+                final long v = NativeMemory.getByte(a + r * s);
+                out[k] = r;
+                k += (int) ((((v - l) | (h - v)) >>> 63) ^ 1);
+            }
+        } else {
+            for (int i = from; i < to; i++) {
+                final int r = sel == null ? start + i : sel[i];
+                final long v = NativeMemory.getShort(a + r * s);
+                out[k] = r;
+                k += (int) ((((v - l) | (h - v)) >>> 63) ^ 1);
+            }
+        }
+        return k;
+    }
+
+    /** {@link #signed} with a test for null: a negated range, or one whose bounds do not exclude null. */
+    private int signedNull(final long a, final long s, final int start, final int from, final int to,
+        final int[] sel, final int[] out, final int passed) {
+        final long l = fastLo;
+        final long h = fastHi;
+        final long z = nul;
+        final long flip = negated ? 0 : 1;
+        int k = passed;
+        if (width == 8) {
+            for (int i = from; i < to; i++) {
+                final int r = sel == null ? start + i : sel[i];
+                final long v = NativeMemory.getLong(a + r * s);
+                out[k] = r;
+                k += (int) (((((v - l) | (h - v)) >>> 63) ^ flip) & Branchless.nonZero(v ^ z));
+            }
+        } else if (width == 4) {
+            for (int i = from; i < to; i++) {
+                final int r = sel == null ? start + i : sel[i];
+                final long v = NativeMemory.getInt(a + r * s);
+                out[k] = r;
+                k += (int) (((((v - l) | (h - v)) >>> 63) ^ flip) & Branchless.nonZero(v ^ z));
+            }
+        } else {
+            for (int i = from; i < to; i++) {
+                final int r = sel == null ? start + i : sel[i];
+                final long v = NativeMemory.getSigned(a + r * s, width);
+                out[k] = r;
+                k += (int) (((((v - l) | (h - v)) >>> 63) ^ flip) & Branchless.nonZero(v ^ z));
+            }
+        }
+        return k;
     }
 
     /** Rows {@code [from, to)} of the batch, without a branch per row (rows pass at random). */

@@ -55,6 +55,17 @@ public final class IntSetFilter extends FilterNode {
 
     @Override
     public int apply(final BatchContext c, final int start, final int n, final int[] sel, final int[] out) {
+        if (SpanWord.fits(c, col, nul)) {
+            final long base = c.zoneMin[col];
+            final long span = c.zoneMax[col] - base;
+            long w = 0;
+            for (final long v : values) {
+                if (v >= base && v - base <= span) {
+                    w |= 1L << (v - base);
+                }
+            }
+            return SpanWord.apply(c, col, width, negated ? SpanWord.negate(span, w) : w, base, start, n, sel, out);
+        }
         if (bits == null) {
             return applySearched(c, start, n, sel, out);
         }

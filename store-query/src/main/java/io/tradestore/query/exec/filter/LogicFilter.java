@@ -3,7 +3,10 @@ package io.tradestore.query.exec.filter;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.query.exec.BatchContext;
 
-/** AND (successive refinement of the selection) or OR (union of each child's rows) of filters. */
+/**
+ * AND (successive refinement of the selection, in the order each worker learns to be cheapest: {@link AdaptiveOrder})
+ * or OR (union of each child's rows) of filters.
+ */
 public final class LogicFilter extends FilterNode {
     public final boolean and;
     public final FilterNode[] args;
@@ -16,10 +19,20 @@ public final class LogicFilter extends FilterNode {
     @Override
     public int apply(final BatchContext c, final int start, final int n, final int[] sel, final int[] out) {
         if (and) {
-            int k = args[0].apply(c, start, n, sel, out);
-            for (int i = 1; i < args.length && k > 0; i++) {
-                k = args[i].apply(c, 0, k, out, out);
+            AdaptiveOrder ord = (AdaptiveOrder) c.filterState(this);
+            if (ord == null) {
+                ord = new AdaptiveOrder(args.length);
+                c.filterState(this, ord);
             }
+            final int[] order = ord.order;
+            int k = args[order[0]].apply(c, start, n, sel, out);
+            ord.observed(order[0], n, k);
+            for (int i = 1; i < args.length && k > 0; i++) {
+                final int m = k;
+                k = args[order[i]].apply(c, 0, m, out, out);
+                ord.observed(order[i], m, k);
+            }
+            ord.batchDone();
             return k;
         }
         int[] acc = c.borrow();

@@ -1,0 +1,201 @@
+package io.tradestore.query.exec.filter;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.LongPredicate;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.TableWriter;
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.Schema;
+import io.tradestore.query.QueryEngine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The filter loops chosen per segment give the rows a plain comparison gives: the sign-bit range test (8-byte values
+ * within +-2^62 by the zone map, and its fallback beyond), the one-word test of values within 63 of each other (and
+ * its fallback for wider segments), nulls, negation, bounds at the extremes, and ANDs whose argument order each worker
+ * learns. Segments alternate between narrow values and extreme ones, so both loops of each filter run in one query.
+ */
+class FilterLoopsTest {
+    private static final int SEGMENT_ROWS = 256;
+    private static final int SEGMENTS = 12;
+    private static final int ROWS = SEGMENTS * SEGMENT_ROWS - 37;
+    private static final long[] EXTREMES = {Long.MIN_VALUE + 1, -(1L << 62) - 1, -(1L << 62), -(1L << 62) + 1, -1, 0,
+        1, (1L << 62) - 1, 1L << 62, (1L << 62) + 1, Long.MAX_VALUE - 1, Long.MAX_VALUE};
+    private static final String[] SYMBOLS = new String[100];
+
+    static {
+        for (int i = 0; i < SYMBOLS.length; i++) {
+            SYMBOLS[i] = "S" + i;
+        }
+    }
+
+    @TempDir
+    Path dir;
+
+    /** Per column of the table: values per row as stored (symbols as codes, chars as their byte), or null. */
+    private final long[][] values = new long[5][ROWS];
+    private final boolean[][] nulls = new boolean[5][ROWS];
+    private static final String[] COLUMNS = {"x", "i", "b", "sym", "c"};
+
+    @Test
+    void shouldSelectTheRowsAPlainComparisonSelects() {
+        final SplittableRandom r = new SplittableRandom(20_261_128L);
+        generate(r);
+        try (Store store = Store.open(dir)) {
+            write(store);
+            try (QueryEngine scanning = new QueryEngine(store, 2); QueryEngine indexed = new QueryEngine(store, 2)) {
+                scanning.useIndexes(false);
+                indexed.indexes().minSegmentRows(1);
+                for (int q = 0; q < 600; q++) {
+                    final List<String> json = new ArrayList<>();
+                    final List<LongPredicateAt> preds = new ArrayList<>();
+                    final int leaves = 1 + r.nextInt(3);
+                    for (int l = 0; l < leaves; l++) {
+                        leaf(r, json, preds);
+                    }
+                    final String filter = leaves == 1 ? json.get(0)
+                        : "{\"op\":\"and\",\"args\":[" + String.join(",", json) + "]}";
+                    long expected = 0;
+                    for (int row = 0; row < ROWS; row++) {
+                        boolean pass = true;
+                        for (final LongPredicateAt p : preds) {
+                            pass &= p.test(row);
+                        }
+                        expected += pass ? 1 : 0;
+                    }
+                    final String query = "{\"table\":\"t\",\"filter\":" + filter
+                        + ",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+                        + "{\"name\":\"s\",\"op\":\"sum\",\"col\":\"i\"}]}";
+                    assertThat(scanning.execute(query).value(0, 0)).as(query).isEqualTo(expected);
+                    assertThat(indexed.execute(query).value(0, 0)).as(query).isEqualTo(expected);
+                }
+            }
+        }
+    }
+
+    /** A predicate on one row of the generated values. */
+    @FunctionalInterface
+    private interface LongPredicateAt {
+        boolean test(int row);
+    }
+
+    private void leaf(final SplittableRandom r, final List<String> json, final List<LongPredicateAt> preds) {
+        final int col = r.nextInt(COLUMNS.length);
+        final boolean negate = r.nextBoolean();
+        final String name = COLUMNS[col];
+        String leaf;
+        final LongPredicate p;
+        if (col == 3 || col == 2 && r.nextBoolean()) {
+            // eq / in on a symbol or the i8 column
+            final int count = 1 + r.nextInt(4);
+            final long[] set = new long[count];
+            final StringBuilder vs = new StringBuilder();
+            for (int i = 0; i < count; i++) {
+                set[i] = col == 3 ? r.nextInt(SYMBOLS.length) : r.nextInt(0, 60);
+                vs.append(i == 0 ? "" : ",").append(col == 3 ? "\"" + SYMBOLS[(int) set[i]] + "\"" : set[i]);
+            }
+            leaf = count == 1 ? "{\"op\":\"eq\",\"col\":\"" + name + "\",\"value\":" + vs + "}"
+                : "{\"op\":\"in\",\"col\":\"" + name + "\",\"values\":[" + vs + "]}";
+            p = v -> {
+                for (final long s : set) {
+                    if (s == v) {
+                        return true;
+                    }
+                }
+                return false;
+            };
+        } else if (col == 4) {
+            final char ch = (char) ('A' + r.nextInt(26));
+            leaf = "{\"op\":\"eq\",\"col\":\"c\",\"value\":\"" + ch + "\"}";
+            p = v -> v == ch;
+        } else {
+            final long a = bound(r, col);
+            final long b = r.nextInt(4) == 0 ? a : bound(r, col);
+            final long lo = Math.min(a, b);
+            final long hi = Math.max(a, b);
+            leaf = "{\"op\":\"range\",\"col\":\"" + name + "\",\"gte\":" + lo + ",\"lte\":" + hi + "}";
+            p = v -> v >= lo && v <= hi;
+        }
+        if (negate) {
+            leaf = "{\"op\":\"not\",\"arg\":" + leaf + "}";
+        }
+        json.add(leaf);
+        // SQL's reading: null passes neither a comparison nor its negation
+        preds.add(row -> !nulls[col][row] && p.test(values[col][row]) != negate);
+    }
+
+    private static long bound(final SplittableRandom r, final int col) {
+        if (col == 0) {
+            final long e = EXTREMES[r.nextInt(EXTREMES.length)];
+            return r.nextBoolean() ? e : r.nextLong(-1000, 1000);
+        }
+        if (col == 1) {
+            return r.nextInt(5) == 0 ? (r.nextBoolean() ? Integer.MIN_VALUE + 1 : Integer.MAX_VALUE)
+                : r.nextInt(-1000, 1000);
+        }
+        return r.nextInt(-127, 128);
+    }
+
+    private void generate(final SplittableRandom r) {
+        for (int row = 0; row < ROWS; row++) {
+            // odd segments hold extreme and wide values, even ones narrow values: both loops of each filter run
+            final boolean wide = (row / SEGMENT_ROWS) % 2 == 1;
+            for (int c = 0; c < COLUMNS.length; c++) {
+                nulls[c][row] = r.nextInt(10) == 0;
+            }
+            values[0][row] = wide && r.nextInt(3) == 0 ? EXTREMES[r.nextInt(EXTREMES.length)] : r.nextLong(-1000, 1000);
+            values[1][row] = wide && r.nextInt(3) == 0 ? (r.nextBoolean() ? Integer.MIN_VALUE + 1 : Integer.MAX_VALUE)
+                : r.nextInt(-1000, 1000);
+            // narrow: within 63 of each other, with null (-128) shifted past them: the one-word test
+            values[2][row] = wide ? r.nextInt(-127, 128) : r.nextInt(10, 50);
+            values[3][row] = wide ? r.nextInt(SYMBOLS.length) : r.nextInt(8);
+            values[4][row] = wide ? 'A' + r.nextInt(26) : 'B' + 17 * r.nextInt(2);
+        }
+    }
+
+    private void write(final Store store) {
+        final Schema schema = Schema.builder("t").layout(Layout.COLUMN).segmentRows(SEGMENT_ROWS).blockRows(64)
+            .column("x", "i64").column("i", "i32").column("b", "i8").column("sym", "symbol").column("c", "char")
+            .build();
+        final ColumnType[] types = {ColumnType.I64, ColumnType.I32, ColumnType.I8, ColumnType.SYMBOL, ColumnType.CHAR};
+        try (TableWriter w = store.createTable(schema).writer()) {
+            for (final String s : SYMBOLS) {
+                w.dictionary(3).intern(s); // code i is SYMBOLS[i]
+            }
+            final int shift = schema.segmentShift();
+            final int mask = schema.segmentRows() - 1;
+            for (int row = 0; row < ROWS; row++) {
+                final long at = w.appendRow();
+                for (int c = 0; c < COLUMNS.length; c++) {
+                    final long address = w.columnAddress((int) (at >>> shift), c) + (at & mask) * w.columnStride(c);
+                    final long v = nulls[c][row] ? types[c].nullBits() : values[c][row];
+                    switch (types[c].width()) {
+                        case 8:
+                            NativeMemory.putLong(address, v);
+                            break;
+                        case 4:
+                            NativeMemory.putInt(address, (int) v);
+                            break;
+                        default:
+                            NativeMemory.putByte(address, (byte) v);
+                            break;
+                    }
+                }
+                if (row % 300 == 299) {
+                    w.commit();
+                }
+            }
+            w.commit();
+        }
+    }
+}
