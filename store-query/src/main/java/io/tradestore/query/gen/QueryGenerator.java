@@ -18,9 +18,11 @@ import io.tradestore.query.gen.GenQuery.Output;
 /**
  * Draws random queries from the whole grammar of docs/query-language.md (filters eq ne in range and or not on every
  * type, time ranges, up to four group keys with at most one time bucket, every aggregate on columns and products,
- * having, orderBy on several keys, limit, scans) and translates each to DuckDB SQL over the same rows.
+ * having, orderBy on several keys, limit, scans) over a {@link GenTable}, and translates each to DuckDB SQL over the
+ * same rows. The table's {@link GenProfile} names the columns each part draws from and bounds the draw; with the
+ * differential test's profile a seed draws what it always drew.
  *
- * <p>Translation rules (where SQL and our language differ):
+ * <p>Translation rules (where SQL and our language differ), in the {@link GenProfile.Dialect#ORACLE} dialect:
  * <ul>
  *   <li>Filters: literal, since the engine uses SQL's three-valued logic (see {@link Pred}).</li>
  *   <li>{@code time} is {@code ts >= from AND ts < to}; timestamps are epoch-nanosecond BIGINTs in DuckDB.</li>
@@ -28,15 +30,22 @@ import io.tradestore.query.gen.GenQuery.Output;
  *       calendar buckets ({@code P1M}, {@code P1Y}) {@code time_bucket} of months with origin 1970-01-01.</li>
  *   <li>Exact sums: DuckDB sums BIGINT into HUGEINT and DECIMAL(18,s) into DECIMAL(38,s); products are
  *       {@code CAST(a AS DECIMAL(19,sa)) * CAST(b AS DECIMAL(19,sb))} (DECIMAL(38, sa+sb)); with an f64 factor,
- * DOUBLE.</li> <li>{@code first}/{@code last}: the first/last non-null value by {@code ts}, ties broken by row order
- * ({@code first(x ORDER BY ts, rid) FILTER (WHERE x IS NOT NULL)}).</li> <li>{@code vwap}: sum(price*quantity) /
- * sum(quantity) over rows where both are present; null when that is empty.</li> <li>{@code avg}: the exact sum over the
- * count of non-null values, divided in Java.</li> <li>{@code percentile}: nearest rank {@code ceil(p/100*n)} of the
- * sorted non-null values (HdrHistogram's definition); the comparison allows one rank either side and the engine's
- * stated relative precision.</li> <li>{@code countDistinct}: {@code count(DISTINCT x)} (nulls not counted).</li>
- * <li>{@code orderBy}: {@code NULLS LAST} in both directions unless {@code
- * -Dtradestore.difftest.nullsFirstOnDesc=true}; symbols order by their strings.</li>
+ *       DOUBLE.</li>
+ *   <li>{@code first}/{@code last}: the first/last non-null value by {@code ts}, ties broken by row order
+ *       ({@code first(x ORDER BY ts, rid) FILTER (WHERE x IS NOT NULL)}).</li>
+ *   <li>{@code vwap}: sum(price*quantity) / sum(quantity) over rows where both are present; null when that is
+ *       empty.</li>
+ *   <li>{@code avg}: the exact sum over the count of non-null values, divided in Java.</li>
+ *   <li>{@code percentile}: nearest rank {@code ceil(p/100*n)} of the sorted non-null values (HdrHistogram's
+ *       definition); the comparison allows one rank either side and the engine's stated relative precision.</li>
+ *   <li>{@code countDistinct}: {@code count(DISTINCT x)} (nulls not counted).</li>
+ *   <li>{@code orderBy}: {@code NULLS LAST} in both directions unless {@code
+ *       -Dtradestore.difftest.nullsFirstOnDesc=true}; symbols order by their strings.</li>
  * </ul>
+ * The {@link GenProfile.Dialect#NATIVE} dialect differs where a DuckDB user would write it otherwise: timestamps are
+ * TIMESTAMP columns (literals {@code TIMESTAMP '...'}, outputs {@code epoch_ns(...)}, buckets {@code time_bucket} from
+ * the epoch), first/last are {@code arg_min}/{@code arg_max} by the timestamp (the table's timestamps are unique),
+ * percentiles are {@code quantile_disc} (the same nearest rank, compared within the engine's precision).
  */
 public final class QueryGenerator {
     /** Nanoseconds in a day. */
