@@ -122,12 +122,25 @@ public final class ShapesBenchmark {
             description = "run the 31 hand-written shapes of earlier reports instead of drawn ones")
         boolean handWritten;
 
+        @Option(names = "--list",
+            description = "print the shapes --shape-seed draws over --rows BenchTrades of --seed, without loading or "
+            + "timing anything, and exit")
+        boolean list;
+
         Options options() {
             return queryOptions(dir, out);
         }
 
         @Override
         public Integer call() throws Exception {
+            if (list) {
+                final ShapeTable table = ShapeTable.sample(rows, seed);
+                int i = 0;
+                for (final GenQuery q : DrawnShapes.draw(table, shapeSeed, shapeCount)) {
+                    System.out.printf(Locale.ROOT, "%d. %s   [%s]%n", ++i, DrawnShapes.text(table, q.json()), q.id());
+                }
+                return 0;
+            }
             System.out.println(run(options(), handWritten, shapeSeed, shapeCount, System.err).markdown());
             return 0;
         }
