@@ -48,7 +48,8 @@ import picocli.CommandLine.TypeConversionException;
  *   layouts   LayoutsBenchmark        N trades as Java objects, ROW flyweights, COLUMN (its own row-number generator)
  *   load      LoadBenchmark helpers   one CSV of N trades (TradeGenerator) loaded by tradestore and by DuckDB read_csv
  *   queries   QueryBenchmark.measure  the eight reference queries on the tables the load step left, answers compared
- *   shapes    ShapesBenchmark         31 query shapes nobody tuned for, same tables, same timing, answers compared
+ *   shapes    ShapesBenchmark         24+ query shapes drawn by the difftest's grammar, same tables, same timing,
+ *                                     answers compared (DrawnShapes; --shape-seed, --shape-count)
  *   http      HttpBenchmark.measure   fixed-rate POST /v1/query on the same store, coordinated omission corrected
  * </pre>
  *
@@ -115,6 +116,14 @@ public final class BenchCommand {
             description = "steps to leave out: floor, layouts,"
             + " load, queries, shapes, http (default: none)")
         Set<String> skip = new LinkedHashSet<>();
+
+        @Option(names = "--shape-seed", paramLabel = "N",
+            description = "seed the shapes step draws its query shapes with (default: ${DEFAULT-VALUE})")
+        long shapeSeed = DrawnShapes.DEFAULT_SEED;
+
+        @Option(names = "--shape-count", paramLabel = "N", converter = BenchCli.Count.class,
+            description = "least number of query shapes the shapes step draws (default: ${DEFAULT-VALUE})")
+        int shapeCount = DrawnShapes.DEFAULT_COUNT;
 
         @Option(names = "--load-runs", paramLabel = "N", converter = BenchCli.Count.class,
             description = "CSV loads per system"
@@ -424,11 +433,11 @@ public final class BenchCommand {
                         o.queryOptions(storeDir, null), progress);
                 }
                 if (o.runs("shapes")) {
-                    r.shapes = ShapesBenchmark.shapes(ShapesBenchmark.params(duck));
-                    step.begin("shapes", r.shapes.size() + " query shapes nobody tuned for, tradestore vs DuckDB, "
-                        + o.threads + " threads each");
-                    r.shapeTimings = QueryBenchmark.measure(store, duck, ShapesBenchmark.queries(r.shapes),
-                        o.queryOptions(storeDir, null), progress);
+                    r.shapes = ShapesBenchmark.drawn(duck, o.shapeSeed, o.shapeCount);
+                    step.begin("shapes", r.shapes.size() + " query shapes drawn by the difftest's grammar (seed "
+                        + o.shapeSeed + "), tradestore vs DuckDB, " + o.threads + " threads each");
+                    r.shapeTimings = ShapesBenchmark.measure(store, duck, r.shapes, o.queryOptions(storeDir, null),
+                        progress);
                     progress.println("      " + ShapesBenchmark.summary(r.shapes, r.shapeTimings));
                 }
                 try (Statement st = duck.createStatement()) {

@@ -451,7 +451,13 @@ public final class QueryBenchmark {
         DuckEnums.apply(duck);
     }
 
-    private static Timing time(final BenchQuery q, final QueryEngine engine, final Connection duck,
+    /**
+     * Times one query on both systems, its answers already compared: alternating warm-ups, then each system back to
+     * back for {@link Options#warmupMs()}, then alternating measured runs (each after {@link #settle()}).
+     *
+     * @throws IllegalStateException when a run's row counts differ.
+     */
+    static Timing time(final BenchQuery q, final QueryEngine engine, final Connection duck,
         final Options o) throws SQLException {
         final double[] e = new double[o.runs];
         final double[] d = new double[o.runs];

@@ -20,23 +20,27 @@ import io.tradestore.bench.QueryBenchmark.BenchQuery;
 import io.tradestore.bench.QueryBenchmark.Options;
 import io.tradestore.bench.QueryBenchmark.Timing;
 import io.tradestore.core.Store;
+import io.tradestore.query.QueryEngine;
+import io.tradestore.query.gen.GenQuery;
+import io.tradestore.query.gen.ResultChecker;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * Query shapes nobody tuned for, tradestore against DuckDB in the same run, timed like the eight reference queries
- * ({@link QueryBenchmark#measure}: answers compared first, then alternating warm-ups and medians of runs): range
- * filters on an integer, a decimal and the timestamp; eq, in and ne on symbols and on the char; {@code not} and
- * {@code or} trees; filters with group-by; group-by on one to four keys (symbols, the char, client_id, a time bucket,
- * a calendar bucket); every aggregate; top-N, having and a scan. DuckDB's symbol columns are ENUMs ({@link
- * DuckEnums}). Each shape's title says what it covers.
+ * (answers compared first, then alternating warm-ups and medians of runs; {@link QueryBenchmark#time}). The shapes are
+ * drawn by the differential test's grammar with a fixed seed ({@link DrawnShapes}, {@link ShapeTable}): filters on
+ * every column type, not/or trees, one to four group keys of every kind, every aggregate, having and limits, until
+ * each class has appeared; each is translated to DuckDB SQL by the difftest's translation and its answers compared
+ * with DuckDB's by the difftest's {@link ResultChecker} before it is timed. DuckDB's symbol columns are ENUMs
+ * ({@link DuckEnums}). {@code --hand-written} runs the 31 hand-written shapes of earlier reports instead.
  *
  * <pre>
  * flock /tmp/tradestore-bench.lock bench/shapes-benchmark.sh [--rows 50000000] [--threads 2] [--runs 7] \
- *     [--warmups 5] [--warmup-ms 2000] [--out docs/benchmarks.md]
+ *     [--warmups 5] [--warmup-ms 2000] [--shape-seed 27] [--shape-count 24] [--hand-written] [--out FILE]
  * </pre>
  *
- * {@code tradestore bench} runs the same shapes as its {@code shapes} step, on the tables its load step built.
+ * {@code tradestore bench} runs the same drawn shapes as its {@code shapes} step, on the tables its load step built.
  */
 public final class ShapesBenchmark {
     /** Marks the start of the generated shapes section in docs/benchmarks.md. */
@@ -73,11 +77,15 @@ public final class ShapesBenchmark {
     /**
      * One shape.
      *
-     * @param query   its number, title and both queries.
-     * @param columns the columns a full scan of it reads (its bytes/row estimate), comma-separated.
-     * @param plan    null when it scans every row of those columns; else why not ("time-pruned", "bitmap").
+     * @param query    its number, title (a drawn shape's short form) and both queries (a drawn one's SQL with its
+     *                 limit, as timed).
+     * @param columns  the columns a full scan of it reads (its bytes/row estimate), comma-separated.
+     * @param plan     null when it scans every row of those columns; else why not ("time-pruned", "bitmap").
+     * @param drawn    the generated query (its answers are compared by {@link ResultChecker}), null for a
+     *                 hand-written shape.
+     * @param selected the fraction of the rows its filter and time range select (NaN: not measured).
      */
-    public record Shape(BenchQuery query, String columns, String plan) {
+    public record Shape(BenchQuery query, String columns, String plan, GenQuery drawn, double selected) {
         /** @return bytes a row a full scan of its columns reads, NaN when its plan reads no full column. */
         public double bytesPerRow() {
             if (plan != null) {
@@ -101,13 +109,39 @@ public final class ShapesBenchmark {
             description = "a Markdown file whose query-shapes section the report replaces (default: none)")
         Path out;
 
+        @Option(names = "--shape-seed", paramLabel = "N",
+            description = "seed the shapes are drawn with (default: ${DEFAULT-VALUE})")
+        long shapeSeed = DrawnShapes.DEFAULT_SEED;
+
+        @Option(names = "--shape-count", paramLabel = "N", converter = BenchCli.Count.class,
+            description = "least number of drawn shapes; more when covering every class takes more "
+            + "(default: ${DEFAULT-VALUE})")
+        int shapeCount = DrawnShapes.DEFAULT_COUNT;
+
+        @Option(names = "--hand-written",
+            description = "run the 31 hand-written shapes of earlier reports instead of drawn ones")
+        boolean handWritten;
+
+        @Option(names = "--list",
+            description = "print the shapes --shape-seed draws over --rows BenchTrades of --seed, without loading or "
+            + "timing anything, and exit")
+        boolean list;
+
         Options options() {
             return queryOptions(dir, out);
         }
 
         @Override
         public Integer call() throws Exception {
-            System.out.println(run(options(), System.err).markdown());
+            if (list) {
+                final ShapeTable table = ShapeTable.sample(rows, seed);
+                int i = 0;
+                for (final GenQuery q : DrawnShapes.draw(table, shapeSeed, shapeCount)) {
+                    System.out.printf(Locale.ROOT, "%d. %s   [%s]%n", ++i, DrawnShapes.text(table, q.json()), q.id());
+                }
+                return 0;
+            }
+            System.out.println(run(options(), handWritten, shapeSeed, shapeCount, System.err).markdown());
             return 0;
         }
     }
@@ -174,7 +208,8 @@ public final class ShapesBenchmark {
 
     private static void add(final List<Shape> s, final String title, final String columns, final String plan,
         final String json, final String sql) {
-        s.add(new Shape(new BenchQuery(s.size() + 1, title, json.replace('\'', '"'), sql), columns, plan));
+        s.add(new Shape(new BenchQuery(s.size() + 1, title, json.replace('\'', '"'), sql), columns, plan, null,
+            Double.NaN));
     }
 
     private static String q(final String v) {
@@ -363,15 +398,91 @@ public final class ShapesBenchmark {
     }
 
     /**
+     * Draws the shapes over DuckDB's {@code trades} table ({@link DrawnShapes}, literals from {@link ShapeTable}'s
+     * sample of it) and measures the fraction of rows each one's filter selects.
+     *
+     * @param duck  a connection with the table.
+     * @param seed  the shapes' seed.
+     * @param count the least number of shapes.
+     * @return the shapes, numbered from 1.
+     * @throws SQLException when DuckDB fails.
+     */
+    public static List<Shape> drawn(final Connection duck, final long seed, final int count) throws SQLException {
+        final ShapeTable table = ShapeTable.sample(duck);
+        final List<Shape> shapes = new ArrayList<>();
+        for (final GenQuery q : DrawnShapes.draw(table, seed, count)) {
+            final String columns = DrawnShapes.columns(table, q.json());
+            final String plan = q.json().contains("\"time\":") ? "time-pruned" : columns.isEmpty() ? "no column"
+                : null;
+            final double selected = q.filter() == null ? 1.0 : Double.parseDouble(BenchCommand.scalar(duck,
+                "SELECT count(*) FROM trades WHERE " + q.filter().sql())) / Math.max(1, table.rows());
+            shapes.add(new Shape(new BenchQuery(shapes.size() + 1, DrawnShapes.text(table, q.json()), q.json(),
+                q.limitedSql()), columns, plan, q, selected));
+        }
+        return shapes;
+    }
+
+    /**
+     * Compares every shape's answers with DuckDB's (a drawn shape's by the difftest's {@link ResultChecker}, a
+     * hand-written one's by {@link QueryBenchmark#compare}; a mismatch throws), then times both systems on each.
+     *
+     * @param store    a store with the {@code trades} table.
+     * @param duck     DuckDB with the same trades and {@code threads} set.
+     * @param shapes   the shapes.
+     * @param o        runs, warm-ups and threads.
+     * @param progress where progress lines go.
+     * @return the timings, in shape order.
+     * @throws SQLException when DuckDB fails.
+     */
+    public static List<Timing> measure(final Store store, final Connection duck, final List<Shape> shapes,
+        final Options o, final PrintStream progress) throws SQLException {
+        final List<Timing> timings = new ArrayList<>();
+        try (QueryEngine engine = new QueryEngine(store, o.threads())) {
+            progress.printf("      checking the answers of %d shapes against DuckDB%n", shapes.size());
+            for (final Shape s : shapes) {
+                if (s.drawn() == null) {
+                    QueryBenchmark.compare(s.query(), engine.execute(s.query().json()), duck);
+                    continue;
+                }
+                final GenQuery q = s.drawn();
+                final List<Object[]> expected = ResultChecker.expected(duck, q);
+                final List<String> problems = ResultChecker.compare(q, expected, engine.execute(q.json()));
+                if (!problems.isEmpty()) {
+                    throw new IllegalStateException("shape " + s.query().number() + " answers differ:\n  "
+                        + String.join("\n  ", problems) + "\n" + q.describe());
+                }
+            }
+            for (final Shape s : shapes) {
+                progress.printf(Locale.ROOT, "      shape %d: %s (%d warm-ups, %.1f s back to back, %d runs each)%n",
+                    s.query().number(), s.query().title(), o.warmups(), o.warmupMs() / 1e3, o.runs());
+                timings.add(QueryBenchmark.time(s.query(), engine, duck, o));
+            }
+        }
+        return timings;
+    }
+
+    /**
+     * Runs the drawn shapes with the default seed and count; see {@link #run(Options, boolean, long, int,
+     * PrintStream)}.
+     */
+    public static Report run(final Options o, final PrintStream progress) throws Exception {
+        return run(o, false, DrawnShapes.DEFAULT_SEED, DrawnShapes.DEFAULT_COUNT, progress);
+    }
+
+    /**
      * Runs the shapes on freshly generated {@link BenchTrades}: the floor, the load of both systems (DuckDB with ENUM
      * symbol columns), the shapes, the floor again.
      *
-     * @param o        options.
-     * @param progress where progress lines go.
+     * @param o           options.
+     * @param handWritten whether to run the hand-written shapes instead of drawn ones.
+     * @param shapeSeed   the drawn shapes' seed.
+     * @param shapeCount  the least number of drawn shapes.
+     * @param progress    where progress lines go.
      * @return the report.
      * @throws Exception when loading or a query fails, or when the answers differ.
      */
-    public static Report run(final Options o, final PrintStream progress) throws Exception {
+    public static Report run(final Options o, final boolean handWritten, final long shapeSeed, final int shapeCount,
+        final PrintStream progress) throws Exception {
         final Path dir = o.dir() != null ? o.dir() : Files.createTempDirectory("tradestore-shapes");
         Files.createDirectories(dir);
         try (Connection duck = DriverManager.getConnection("jdbc:duckdb:")) {
@@ -388,14 +499,15 @@ public final class ShapesBenchmark {
             try (Store store = Store.open(dir)) {
                 QueryBenchmark.load(store, duck, new BenchTrades(o.rows(), o.seed()), o, progress);
                 progress.printf(Locale.ROOT, "      loaded in %.1f s%n", (System.nanoTime() - t0) / 1e9);
-                final List<Shape> shapes = shapes(params(duck));
+                final List<Shape> shapes = handWritten ? shapes(params(duck)) : drawn(duck, shapeSeed, shapeCount);
                 progress.printf(Locale.ROOT, "[3/3] %d query shapes%n", shapes.size());
-                final List<Timing> timings = QueryBenchmark.measure(store, duck, queries(shapes), o, progress);
+                final List<Timing> timings = measure(store, duck, shapes, o, progress);
                 final double floorN = Math.max(floorA, MemoryBandwidth.measure(o.floorBytes(), o.threads(), 3));
                 final String md = section(String.format(Locale.ROOT,
                     "Generated by `bench/shapes-benchmark.sh --rows %d --threads %d --runs %d --warmups %d "
-                    + "--warmup-ms %d` on %s (%s; DuckDB %s; load average after the run %s); data: `BenchTrades`, "
-                    + "seed %d.", o.rows(), o.threads(), o.runs(), o.warmups(), o.warmupMs(), now(),
+                    + "--warmup-ms %d %s` on %s (%s; DuckDB %s; load average after the run %s); data: `BenchTrades`, "
+                    + "seed %d.", o.rows(), o.threads(), o.runs(), o.warmups(), o.warmupMs(), handWritten
+                    ? "--hand-written" : "--shape-seed " + shapeSeed + " --shape-count " + shapeCount, now(),
                     QueryBenchmark.machine(), duckVersion, QueryBenchmark.loadAverage(), o.seed()),
                     shapes, timings, o, floorN);
                 progress.println(summary(shapes, timings));
@@ -429,7 +541,19 @@ public final class ShapesBenchmark {
     static String section(final String provenance, final List<Shape> shapes, final List<Timing> timings,
         final Options o, final double floorN) {
         final StringBuilder sb = new StringBuilder(16384);
+        final boolean drawn = !shapes.isEmpty() && shapes.get(0).drawn() != null;
         sb.append("### Query shapes vs DuckDB\n\n").append(provenance).append("\n\n");
+        if (drawn) {
+            sb.append("The shapes are drawn by the differential test's query grammar (`io.tradestore.query.gen`) "
+                + "with a fixed seed, fitted to the trades table (`ShapeTable`: aggregates only, literals drawn "
+                + "from a sample of the rows, so at uniformly drawn quantiles, at most " + ShapeTable.MAX_GROUPS
+                + " estimated groups); a drawn query is kept when it brings a class no kept one has ("
+                + String.join(", ", DrawnShapes.CLASSES) + "), then until there are enough. Each is translated to "
+                + "DuckDB SQL by the difftest's translation (DuckDB's dialect: TIMESTAMP `ts`, `arg_min`/`arg_max` "
+                + "for first/last, `quantile_disc` for percentiles; timed with its limit) and its answers compared "
+                + "by the difftest's `ResultChecker`. \"selects\" is the fraction of rows its filter and time range "
+                + "select.\n\n");
+        }
         sb.append(String.format(Locale.ROOT,
             "%d query shapes nobody tuned for (each in JSON and SQL below the table), %,d trades, %d threads each. "
             + DuckEnums.sentence() + ". Every answer was compared with DuckDB's before timing (percentiles within "
@@ -440,15 +564,17 @@ public final class ShapesBenchmark {
             + "median over the time the %d-thread memory-bandwidth floor needs for those bytes. Time-pruned and "
             + "bitmap shapes read no full column and have neither.%n%n", shapes.size(), o.rows(), o.threads(),
             o.runs(), o.warmups(), o.warmupMs() / 1e3, o.threads()));
-        sb.append("| # | shape | tradestore ms | DuckDB ms | DuckDB / tradestore | bytes/row (est.) | x of floor |\n");
-        sb.append("|---|---|---:|---:|---:|---:|---:|\n");
+        sb.append("| # | shape | selects | tradestore ms | DuckDB ms | DuckDB / tradestore | bytes/row (est.) "
+            + "| x of floor |\n");
+        sb.append("|---|---|---:|---:|---:|---:|---:|---:|\n");
         for (int i = 0; i < shapes.size(); i++) {
             final Shape s = shapes.get(i);
             final Timing t = timings.get(i);
             final double bpr = s.bytesPerRow();
             final double floorMs = bpr * o.rows() / floorN * 1e3;
-            sb.append(String.format(Locale.ROOT, "| %d | %s | %s | %s | %.2fx | %s | %s |%n", s.query().number(),
-                s.query().title(), BenchReport.ms(t.engineMedian()), BenchReport.ms(t.duckMedian()),
+            sb.append(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s | %.2fx | %s | %s |%n", s.query().number(),
+                s.query().title(), Double.isNaN(s.selected()) ? "-" : String.format(Locale.ROOT, "%.3g%%",
+                100 * s.selected()), BenchReport.ms(t.engineMedian()), BenchReport.ms(t.duckMedian()),
                 t.duckMedian() / t.engineMedian(), Double.isNaN(bpr) ? s.plan() : String.format(Locale.ROOT, "%.0f",
                 bpr), Double.isFinite(floorMs) ? String.format(Locale.ROOT, "%.2f", t.engineMedian() / floorMs)
                 : "-"));

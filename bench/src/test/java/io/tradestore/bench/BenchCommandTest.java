@@ -64,7 +64,8 @@ class BenchCommandTest {
             "### Storage layouts",
             "### CSV load", "### Queries vs DuckDB", "### HTTP", "| 8 |", "| median of 2 (min–max) |",
             "img/bench-queries.svg", "img/bench-http-latency.svg", "### Query shapes\n",
-            ShapesBenchmark.SECTION_START, "### Query shapes vs DuckDB", "(d) side = B", ShapesBenchmark.SECTION_END,
+            ShapesBenchmark.SECTION_START, "### Query shapes vs DuckDB", "drawn by the differential test",
+            ShapesBenchmark.SECTION_END,
             "ENUM")
             .doesNotContain("old results");
         assertThat(md.indexOf("hand-written intro")).isLessThan(md.indexOf("### Queries vs DuckDB"));

@@ -23,19 +23,36 @@ class ShapesBenchmarkTest {
     Path dir;
 
     @Test
-    void shouldRunEveryShapeWithAgreeingAnswersAndWriteItsSection() throws Exception {
+    void shouldRunEveryDrawnShapeWithAgreeingAnswersAndWriteItsSection() throws Exception {
         final Path out = dir.resolve("benchmarks.md");
         Files.writeString(out, "# Benchmarks\n\nkept\n\n" + ShapesBenchmark.SECTION_START + "\nold\n"
             + ShapesBenchmark.SECTION_END + "\n\ntail\n");
-        final QueryBenchmark.Options o = BenchCli.parse(new ShapesBenchmark.Cli(),
+        final ShapesBenchmark.Cli cli = BenchCli.parse(new ShapesBenchmark.Cli(),
             "--rows", "30000", "--runs", "2", "--warmups", "1", "--warmup-ms", "10", "--segment-rows", "4096",
-            "--floor-mib", "16", "--dir", dir.resolve("store").toString(), "--out", out.toString()).options();
-        final ShapesBenchmark.Report r = ShapesBenchmark.run(o, System.err);
-        assertThat(r.shapes()).hasSizeGreaterThanOrEqualTo(24).hasSameSizeAs(r.timings());
+            "--floor-mib", "16", "--dir", dir.resolve("store").toString(), "--out", out.toString());
+        assertThat(cli.shapeSeed).isEqualTo(DrawnShapes.DEFAULT_SEED);
+        final ShapesBenchmark.Report r = ShapesBenchmark.run(cli.options(), false, cli.shapeSeed, cli.shapeCount,
+            System.err);
+        // every shape drawn, its answers compared by the difftest's checker before timing (a mismatch throws)
+        assertThat(r.shapes()).hasSizeGreaterThanOrEqualTo(24).hasSameSizeAs(r.timings())
+            .allSatisfy(s -> assertThat(s.drawn()).isNotNull())
+            .allSatisfy(s -> assertThat(s.selected()).isBetween(0.0, 1.0));
         assertThat(r.timings()).allSatisfy(t -> assertThat(t.engineMs()).hasSize(2));
         final String md = Files.readString(out);
-        assertThat(md).contains("kept", "tail", "### Query shapes vs DuckDB", "(a) decimal range", "(e) 2-hour",
-            "Median DuckDB / tradestore over the", "worst: shape", "ENUM").doesNotContain("\nold\n");
+        assertThat(md).contains("kept", "tail", "### Query shapes vs DuckDB", "drawn by the differential test",
+            "--shape-seed " + DrawnShapes.DEFAULT_SEED, "| selects |", "Median DuckDB / tradestore over the",
+            "worst: shape", "ENUM", r.shapes().get(0).query().title()).doesNotContain("\nold\n");
+    }
+
+    @Test
+    void shouldStillRunTheHandWrittenShapesOnRequest() throws Exception {
+        final ShapesBenchmark.Cli cli = BenchCli.parse(new ShapesBenchmark.Cli(),
+            "--rows", "20000", "--runs", "1", "--warmups", "0", "--warmup-ms", "0", "--segment-rows", "4096",
+            "--floor-mib", "16", "--hand-written");
+        final ShapesBenchmark.Report r = ShapesBenchmark.run(cli.options(), cli.handWritten, cli.shapeSeed,
+            cli.shapeCount, System.err);
+        assertThat(r.shapes()).hasSize(31).allSatisfy(s -> assertThat(s.drawn()).isNull());
+        assertThat(r.markdown()).contains("(a) decimal range", "(e) 2-hour", "--hand-written");
     }
 
     @Test

@@ -14,6 +14,8 @@ import java.util.SplittableRandom;
 import io.tradestore.core.FileDamage;
 import io.tradestore.core.Store;
 import io.tradestore.core.schema.Layout;
+import io.tradestore.query.gen.GenQuery;
+import io.tradestore.query.gen.QueryGenerator;
 
 /**
  * The random tables of the differential test, written to a tradestore store in a temporary directory and loaded into
@@ -65,8 +67,8 @@ final class DiffFixture implements AutoCloseable {
     }
 
     /** @return every query of this run (or the one named by {@link #ONLY}). */
-    List<DiffQuery> queries() {
-        final List<DiffQuery> all = new ArrayList<>();
+    List<GenQuery> queries() {
+        final List<GenQuery> all = new ArrayList<>();
         for (int ti = 0; ti < tables.size(); ti++) {
             final DiffTable t = tables.get(ti);
             final int count = Math.max(1, QUERIES * shares.get(ti) / 1000);

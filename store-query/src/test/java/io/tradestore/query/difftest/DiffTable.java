@@ -7,6 +7,8 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 
 import org.duckdb.DuckDBAppender;
@@ -18,6 +20,9 @@ import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
+import io.tradestore.query.gen.GenColumn;
+import io.tradestore.query.gen.GenProfile;
+import io.tradestore.query.gen.GenTable;
 
 /**
  * One seeded random table of the differential test: its rows are generated once into Java arrays, then written to a
@@ -29,7 +34,7 @@ import io.tradestore.core.schema.Schema;
  * order of first appearance (codes are not in string order). Timestamps are unique, tied, or out of order depending
  * on {@link TsMode}.
  */
-final class DiffTable {
+final class DiffTable implements GenTable {
     /** How the designated timestamps are laid out. */
     enum TsMode {
         /** Strictly increasing: first/last are unambiguous. */
@@ -50,21 +55,35 @@ final class DiffTable {
     static final long DAY_NS = 86_400_000_000_000L;
 
     /** The columns of every random table, in schema order. */
-    static final List<DiffColumn> COLUMNS = List.of(
-        new DiffColumn("ts", ColumnType.TIMESTAMP, 0, true, false),
-        new DiffColumn("sym", ColumnType.SYMBOL, 0, false, true),
-        new DiffColumn("venue", ColumnType.SYMBOL, 0, false, true),
-        new DiffColumn("side", ColumnType.CHAR, 0, false, true),
-        new DiffColumn("price", ColumnType.DECIMAL, 6, true, true),
-        new DiffColumn("quantity", ColumnType.I64, 0, true, true),
-        new DiffColumn("q32", ColumnType.I32, 0, false, true),
-        new DiffColumn("b", ColumnType.I8, 0, false, true),
-        new DiffColumn("s", ColumnType.I16, 0, false, true),
-        new DiffColumn("pnl", ColumnType.DECIMAL, 2, false, true),
-        new DiffColumn("f", ColumnType.F64, 0, false, false),
-        new DiffColumn("ts2", ColumnType.TIMESTAMP, 0, true, true),
-        new DiffColumn("id", ColumnType.I64, 0, true, true),
-        new DiffColumn("client", ColumnType.I64, 0, true, true));
+    static final List<GenColumn> COLUMNS = List.of(
+        new GenColumn("ts", ColumnType.TIMESTAMP, 0, true, false),
+        new GenColumn("sym", ColumnType.SYMBOL, 0, false, true),
+        new GenColumn("venue", ColumnType.SYMBOL, 0, false, true),
+        new GenColumn("side", ColumnType.CHAR, 0, false, true),
+        new GenColumn("price", ColumnType.DECIMAL, 6, true, true),
+        new GenColumn("quantity", ColumnType.I64, 0, true, true),
+        new GenColumn("q32", ColumnType.I32, 0, false, true),
+        new GenColumn("b", ColumnType.I8, 0, false, true),
+        new GenColumn("s", ColumnType.I16, 0, false, true),
+        new GenColumn("pnl", ColumnType.DECIMAL, 2, false, true),
+        new GenColumn("f", ColumnType.F64, 0, false, false),
+        new GenColumn("ts2", ColumnType.TIMESTAMP, 0, true, true),
+        new GenColumn("id", ColumnType.I64, 0, true, true),
+        new GenColumn("client", ColumnType.I64, 0, true, true));
+
+    /** How the grammar fits these tables: every column and type, nudged literals, scans, the oracle's SQL. */
+    static final GenProfile PROFILE = new GenProfile("ts", "ts2",
+        // group keys, weighted towards the low-cardinality ones (a high-cardinality key makes every group a single row)
+        List.of("sym", "sym", "sym", "venue", "venue", "venue", "side", "side", "b", "b", "client", "client",
+            "ts2", "q32", "s", "pnl", "id", "price", "quantity"),
+        Map.of("sym", 61L, "venue", 9L, "side", 3L, "b", 42L, "client", 2_000L),
+        List.of("price", "quantity", "client", "id", "pnl", "q32", "b", "f"),
+        List.of(List.of("price", "quantity"), List.of("price", "price"), List.of("quantity", "q32"),
+            List.of("pnl", "b"), List.of("id", "q32"), List.of("f", "quantity"), List.of("f", "b"), List.of("s", "b")),
+        List.of("sym", "venue", "side", "q32", "b", "s", "client"),
+        List.of("sym", "venue", "client"),
+        List.of("client", "sym"),
+        Set.of(), 18, true, Long.MAX_VALUE, 1, 4 * DAY_NS, GenProfile.Dialect.ORACLE);
 
     static final String[] VENUES = {"XLON", "XPAR", "XETR", "XAMS", "XMIL", "XMAD", "XSWX", "XWBO"};
 
@@ -109,6 +128,36 @@ final class DiffTable {
             + nullRate + " ts=" + tsMode + " seed=" + seed + "}";
     }
 
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public List<GenColumn> columns() {
+        return COLUMNS;
+    }
+
+    @Override
+    public int sampleRows() {
+        return rows;
+    }
+
+    @Override
+    public long rows() {
+        return rows;
+    }
+
+    @Override
+    public List<String> unusedSymbols() {
+        return unusedSymbols;
+    }
+
+    @Override
+    public GenProfile profile() {
+        return PROFILE;
+    }
+
     /** @param column a column name. @return its index. */
     static int index(final String column) {
         for (int i = 0; i < COLUMNS.size(); i++) {
@@ -123,7 +172,7 @@ final class DiffTable {
     Schema schema() {
         final Schema.Builder b = Schema.builder(name).layout(layout).segmentRows(segmentRows).blockRows(blockRows)
             .timestamp("ts");
-        for (final DiffColumn c : COLUMNS) {
+        for (final GenColumn c : COLUMNS) {
             b.column(c.name(), c.schemaType());
         }
         return b.build();
@@ -168,7 +217,7 @@ final class DiffTable {
             }
             raw[0][row] = ts;
             for (int c = 1; c < COLUMNS.size(); c++) {
-                final DiffColumn col = COLUMNS.get(c);
+                final GenColumn col = COLUMNS.get(c);
                 if (r.nextDouble() < nullRate) {
                     raw[c][row] = col.textual() ? -1 : col.type().nullBits();
                     continue;
@@ -244,7 +293,7 @@ final class DiffTable {
 
     /** @param c column index. @param row row. @return whether the value is null. */
     boolean isNull(final int c, final int row) {
-        final DiffColumn col = COLUMNS.get(c);
+        final GenColumn col = COLUMNS.get(c);
         if (col.textual()) {
             return raw[c][row] < 0;
         }
@@ -261,11 +310,12 @@ final class DiffTable {
      * @param row row.
      * @return null, a Long (integers, timestamps), a BigDecimal (decimals), a Double (f64) or a String.
      */
-    Object value(final int c, final int row) {
+    @Override
+    public Object value(final int c, final int row) {
         if (isNull(c, row)) {
             return null;
         }
-        final DiffColumn col = COLUMNS.get(c);
+        final GenColumn col = COLUMNS.get(c);
         final long v = raw[c][row];
         switch (col.type()) {
             case SYMBOL:
@@ -301,7 +351,7 @@ final class DiffTable {
                 final int seg = (int) (at >>> shift);
                 final long inSeg = at & mask;
                 for (int c = 0; c < COLUMNS.size(); c++) {
-                    final DiffColumn col = COLUMNS.get(c);
+                    final GenColumn col = COLUMNS.get(c);
                     final long address = w.columnAddress(seg, c) + inSeg * w.columnStride(c);
                     final long v = raw[c][row];
                     switch (col.type()) {
@@ -342,7 +392,7 @@ final class DiffTable {
      */
     void loadInto(final Connection conn) throws SQLException {
         final StringBuilder ddl = new StringBuilder("CREATE TABLE ").append(name).append(" (rid BIGINT");
-        for (final DiffColumn c : COLUMNS) {
+        for (final GenColumn c : COLUMNS) {
             ddl.append(", ").append(c.name()).append(' ').append(c.duckType());
         }
         ddl.append(')');

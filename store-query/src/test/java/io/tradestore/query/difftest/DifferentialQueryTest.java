@@ -19,6 +19,8 @@ import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.QueryResult;
+import io.tradestore.query.gen.GenQuery;
+import io.tradestore.query.gen.ResultChecker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -99,7 +101,7 @@ class DifferentialQueryTest {
     void shouldTranslateFiltersToSqlThatSelectsTheRowsOurSemanticsSelect() throws SQLException {
         final List<String> problems = new ArrayList<>();
         int filters = 0;
-        for (final DiffQuery q : fixture.queries()) {
+        for (final GenQuery q : fixture.queries()) {
             if (q.filter() == null) {
                 continue;
             }
@@ -129,7 +131,7 @@ class DifferentialQueryTest {
 
     @Test
     void shouldAnswerRandomQueriesExactlyAsDuckDbDoes() throws SQLException {
-        final List<DiffQuery> queries = fixture.queries();
+        final List<GenQuery> queries = fixture.queries();
         try {
             scanning.execute(queries.get(0).json());
         } catch (final QueryException e) {
@@ -147,7 +149,7 @@ class DifferentialQueryTest {
         long indexBuilds = 0;
         long summaryBuilds = 0;
         long bucketBuilds = 0;
-        for (final DiffQuery q : queries) {
+        for (final GenQuery q : queries) {
             if (index++ == queries.size() / 2) {
                 // the second half reads the index files the first half wrote (a fresh engine has no cached indexes)
                 indexBuilds = indexed.indexes().builds();
@@ -227,7 +229,7 @@ class DifferentialQueryTest {
     /**
      * @return whether the query uses one of the comma-separated ops or JSON fields (a way to run around a known bug).
      */
-    private static boolean skipped(final DiffQuery q, final String skip) {
+    private static boolean skipped(final GenQuery q, final String skip) {
         for (final String s : skip.split(",")) {
             if (q.json().contains("\"op\":\"" + s.trim() + "\"") || q.json().contains("\"" + s.trim() + "\":")) {
                 return true;
@@ -239,7 +241,7 @@ class DifferentialQueryTest {
     /**
      * Counts which parts of the grammar the run exercised (printed, so a generator change that drops a feature shows).
      */
-    private static void count(final Map<String, Integer> coverage, final DiffQuery q) {
+    private static void count(final Map<String, Integer> coverage, final GenQuery q) {
         final String j = q.json();
         final String[] features =
             {"\"op\":\"eq\"", "\"op\":\"ne\"", "\"op\":\"in\"", "\"op\":\"range\"", "\"op\":\"and\"", "\"op\":\"or\"",

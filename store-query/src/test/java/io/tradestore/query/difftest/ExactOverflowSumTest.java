@@ -29,6 +29,7 @@ import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.QueryResult;
+import io.tradestore.query.gen.Norm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -13,6 +13,8 @@ import io.tradestore.core.TestRows;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.QueryResult;
+import io.tradestore.query.gen.GenQuery;
+import io.tradestore.query.gen.ResultChecker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,9 +46,9 @@ class SqlDifferentialTest {
 
     @Test
     void shouldAnswerRandomQueriesWrittenInSqlExactlyAsDuckDbDoes() throws SQLException {
-        final List<DiffQuery> queries = fixture.queries();
+        final List<GenQuery> queries = fixture.queries();
         final List<String> mismatches = new ArrayList<>();
-        for (final DiffQuery q : queries) {
+        for (final GenQuery q : queries) {
             final String sql = SqlRenderer.sql(q.json(), "ts");
             final List<Object[]> expected = ResultChecker.expected(fixture.duck, q);
             final QueryResult actual;

@@ -10,6 +10,7 @@ import io.tradestore.query.model.Filter;
 import io.tradestore.query.model.GroupKey;
 import io.tradestore.query.model.OrderKey;
 import io.tradestore.query.model.Query;
+import io.tradestore.query.gen.QueryGenerator;
 
 /**
  * Writes a generated JSON query as tradestore SQL (docs/sql.md), so that the random queries of the DuckDB comparison

@@ -15,6 +15,7 @@ import io.tradestore.core.schema.Layout;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.model.Query;
 import io.tradestore.query.parse.QueryParser;
+import io.tradestore.query.gen.QueryGenerator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

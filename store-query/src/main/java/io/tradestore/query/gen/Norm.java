@@ -1,10 +1,10 @@
-package io.tradestore.query.difftest;
+package io.tradestore.query.gen;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
 
 /** Normalises values from the engine and from JDBC so that equal numbers compare equal whatever their Java type. */
-final class Norm {
+public final class Norm {
     private Norm() {
     }
 
@@ -12,7 +12,7 @@ final class Norm {
      * @param v a Number (Long, Integer, Short, Byte, BigInteger, BigDecimal, Double, Float).
      * @return it as an exact BigDecimal.
      */
-    static BigDecimal number(final Object v) {
+    public static BigDecimal number(final Object v) {
         if (v instanceof BigDecimal) {
             return (BigDecimal) v;
         }
@@ -31,7 +31,7 @@ final class Norm {
     /**
      * @param v a value or null. @return a canonical text: equal for equal numbers of any type, quoted strings, NULL.
      */
-    static String key(final Object v) {
+    public static String key(final Object v) {
         if (v == null) {
             return "NULL";
         }
@@ -46,7 +46,7 @@ final class Norm {
     }
 
     /** @param v a value. @return it with its Java type, for mismatch reports. */
-    static String show(final Object v) {
+    public static String show(final Object v) {
         return v == null ? "null" : v + ":" + v.getClass().getSimpleName();
     }
 }

@@ -1,4 +1,4 @@
-package io.tradestore.query.difftest;
+package io.tradestore.query.gen;
 
 import java.math.BigDecimal;
 import java.time.Instant;
@@ -20,20 +20,22 @@ import io.tradestore.core.schema.ColumnType;
  * is true pass. So {@code ne x v}, {@code not(eq x v)} and {@code not(range ...)} all drop rows where x is null, and
  * the translation to SQL is literal. {@link #eval3} implements the same logic in Java.
  */
-abstract class Pred {
+public abstract class Pred {
     static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
-    abstract ObjectNode json();
+    /** @return the filter in tradestore's JSON. */
+    public abstract ObjectNode json();
 
-    abstract String sql();
+    /** @return the filter in DuckDB SQL. */
+    public abstract String sql();
 
     /** @param t table. @param row row. @return true, false or null (unknown), by SQL's three-valued logic. */
-    abstract Boolean eval3(DiffTable t, int row);
+    public abstract Boolean eval3(GenTable t, int row);
 
     /**
      * @param t table. @param row row. @return whether the row passes the filter (only row filters over table columns).
      */
-    final boolean eval(final DiffTable t, final int row) {
+    public final boolean eval(final GenTable t, final int row) {
         return Boolean.TRUE.equals(eval3(t, row));
     }
 
@@ -61,6 +63,8 @@ abstract class Pred {
         final List<Object> values;
         final String[] bounds;
         final Form form;
+        /** Whether the SQL column is a DuckDB TIMESTAMP (literals written as TIMESTAMP '...'), not epoch nanos. */
+        final boolean sqlTimestamp;
 
         /**
          * @param op     eq ne in range.
@@ -75,6 +79,18 @@ abstract class Pred {
         Leaf(final String op, final String col, final String sqlCol, final ColumnType type, final int column,
             final List<Object> values,
              final String[] bounds, final Form form) {
+            this(op, col, sqlCol, type, column, values, bounds, form, false);
+        }
+
+        /**
+         * As the other constructor.
+         *
+         * @param sqlTimestamp whether the SQL column is a DuckDB TIMESTAMP of microseconds, its literals written as
+         *                     {@code TIMESTAMP '...'}.
+         */
+        Leaf(final String op, final String col, final String sqlCol, final ColumnType type, final int column,
+            final List<Object> values, final String[] bounds, final Form form, final boolean sqlTimestamp) {
+            this.sqlTimestamp = sqlTimestamp;
             this.op = op;
             this.col = col;
             this.sqlCol = sqlCol;
@@ -86,7 +102,7 @@ abstract class Pred {
         }
 
         @Override
-        ObjectNode json() {
+        public ObjectNode json() {
             final ObjectNode n = NODES.objectNode();
             n.put("op", op);
             n.put("col", col);
@@ -141,23 +157,23 @@ abstract class Pred {
         }
 
         @Override
-        String sql() {
+        public String sql() {
             switch (op) {
                 case "eq":
-                    return "(" + sqlCol + " = " + sqlLiteral(values.get(0)) + ")";
+                    return "(" + sqlCol + " = " + literalSql(values.get(0)) + ")";
                 case "ne":
-                    return "(" + sqlCol + " <> " + sqlLiteral(values.get(0)) + ")";
+                    return "(" + sqlCol + " <> " + literalSql(values.get(0)) + ")";
                 case "in":
                     final StringBuilder sb = new StringBuilder("(").append(sqlCol).append(" IN (");
                     for (int i = 0; i < values.size(); i++) {
-                        sb.append(i == 0 ? "" : ", ").append(sqlLiteral(values.get(i)));
+                        sb.append(i == 0 ? "" : ", ").append(literalSql(values.get(i)));
                     }
                     return sb.append("))").toString();
                 case "range":
                     final StringBuilder r = new StringBuilder("(");
                     for (int i = 0; i < bounds.length; i++) {
                         r.append(i == 0 ? "" : " AND ").append(sqlCol).append(sqlOperator(bounds[i]))
-                            .append(sqlLiteral(values.get(i)));
+                            .append(literalSql(values.get(i)));
                     }
                     return r.append(')').toString();
                 default:
@@ -166,7 +182,7 @@ abstract class Pred {
         }
 
         @Override
-        Boolean eval3(final DiffTable t, final int row) {
+        public Boolean eval3(final GenTable t, final int row) {
             final Object v = t.value(column, row);
             if (v == null) {
                 return null;
@@ -209,6 +225,20 @@ abstract class Pred {
                 default:
                     throw new IllegalStateException(op);
             }
+        }
+
+        private String literalSql(final Object v) {
+            if (!sqlTimestamp || v instanceof String) {
+                return sqlLiteral(v);
+            }
+            final long ns = ((Number) v).longValue();
+            if (ns % 1000 != 0) {
+                throw new IllegalStateException("timestamp literal " + ns + " ns is finer than a DuckDB TIMESTAMP");
+            }
+            final Instant at = Instant.ofEpochSecond(Math.floorDiv(ns, 1_000_000_000L), Math.floorMod(ns,
+                1_000_000_000L));
+            return "TIMESTAMP '" + java.time.LocalDateTime.ofInstant(at, java.time.ZoneOffset.UTC)
+                .format(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS")) + "'";
         }
 
         private static int compare(final Object a, final Object b) {
@@ -259,7 +289,7 @@ abstract class Pred {
         }
 
         @Override
-        ObjectNode json() {
+        public ObjectNode json() {
             final ObjectNode n = NODES.objectNode();
             n.put("op", and ? "and" : "or");
             final ArrayNode a = n.putArray("args");
@@ -270,7 +300,7 @@ abstract class Pred {
         }
 
         @Override
-        String sql() {
+        public String sql() {
             final StringBuilder sb = new StringBuilder("(");
             for (int i = 0; i < args.size(); i++) {
                 sb.append(i == 0 ? "" : and ? " AND " : " OR ").append(args.get(i).sql());
@@ -279,7 +309,7 @@ abstract class Pred {
         }
 
         @Override
-        Boolean eval3(final DiffTable t, final int row) {
+        public Boolean eval3(final GenTable t, final int row) {
             boolean unknown = false;
             for (final Pred p : args) {
                 final Boolean b = p.eval3(t, row);
@@ -302,7 +332,7 @@ abstract class Pred {
         }
 
         @Override
-        ObjectNode json() {
+        public ObjectNode json() {
             final ObjectNode n = NODES.objectNode();
             n.put("op", "not");
             n.set("arg", arg.json());
@@ -310,12 +340,12 @@ abstract class Pred {
         }
 
         @Override
-        String sql() {
+        public String sql() {
             return "(NOT " + arg.sql() + ")";
         }
 
         @Override
-        Boolean eval3(final DiffTable t, final int row) {
+        public Boolean eval3(final GenTable t, final int row) {
             final Boolean b = arg.eval3(t, row);
             return b == null ? null : !b;
         }

@@ -1,4 +1,4 @@
-package io.tradestore.query.difftest;
+package io.tradestore.query.gen;
 
 import java.math.BigDecimal;
 import java.math.MathContext;
@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.tradestore.query.QueryResult;
-import io.tradestore.query.difftest.DiffQuery.Output;
+import io.tradestore.query.gen.GenQuery.Output;
 
 /**
  * Compares the engine's answer to a query with DuckDB's. Exact equality (as numbers, whatever the Java type) for
@@ -22,7 +22,7 @@ import io.tradestore.query.difftest.DiffQuery.Output;
  * may differ: the check is that the engine returns {@code min(limit, n)} distinct correct rows whose orderBy keys
  * equal, position by position, those of DuckDB's fully ordered answer.
  */
-final class ResultChecker {
+public final class ResultChecker {
     /** The relative precision the engine states for percentiles (HdrHistogram with 3 significant digits). */
     static final double PERCENTILE_PRECISION =
         Double.parseDouble(System.getProperty("tradestore.difftest.percentilePrecision", "1e-3"));
@@ -41,7 +41,7 @@ final class ResultChecker {
      * @return one Object[] per row, one value per output (percentiles: the sorted values as Object[]).
      * @throws SQLException when DuckDB fails.
      */
-    static List<Object[]> expected(final Connection conn, final DiffQuery q) throws SQLException {
+    public static List<Object[]> expected(final Connection conn, final GenQuery q) throws SQLException {
         final List<Object[]> rows = new ArrayList<>();
         try (Statement st = conn.createStatement(); ResultSet rs = st.executeQuery(q.sql())) {
             while (rs.next()) {
@@ -90,7 +90,7 @@ final class ResultChecker {
      * @param result   the engine's answer.
      * @return what differs (empty when the answers agree).
      */
-    static List<String> compare(final DiffQuery q, final List<Object[]> expected, final QueryResult result) {
+    public static List<String> compare(final GenQuery q, final List<Object[]> expected, final QueryResult result) {
         final List<String> problems = new ArrayList<>();
         final int n = q.outputs().size();
         final int[] at = new int[n];
@@ -147,7 +147,7 @@ final class ResultChecker {
         return problems;
     }
 
-    private static String orderKey(final DiffQuery q, final Object[] row) {
+    private static String orderKey(final GenQuery q, final Object[] row) {
         final StringBuilder sb = new StringBuilder("[");
         for (final int o : q.orderBy()) {
             sb.append(sb.length() == 1 ? "" : ", ").append(Norm.key(row[o]));
@@ -163,7 +163,7 @@ final class ResultChecker {
         return sb.append(']').toString();
     }
 
-    private static void compareScan(final DiffQuery q, final List<Object[]> expected, final List<Object[]> actual,
+    private static void compareScan(final GenQuery q, final List<Object[]> expected, final List<Object[]> actual,
         final List<String> problems) {
         final Map<String, Integer> bag = new HashMap<>();
         for (final Object[] e : expected) {
@@ -185,7 +185,7 @@ final class ResultChecker {
         }
     }
 
-    private static void compareGroups(final DiffQuery q, final List<Object[]> expected, final List<Object[]> actual,
+    private static void compareGroups(final GenQuery q, final List<Object[]> expected, final List<Object[]> actual,
         final List<String> problems) {
         final int keys = q.keyCount();
         final Map<String, Object[]> byKey = new HashMap<>();
@@ -220,7 +220,7 @@ final class ResultChecker {
         }
     }
 
-    private static void checkScales(final DiffQuery q, final Object[] a, final int row, final List<String> problems) {
+    private static void checkScales(final GenQuery q, final Object[] a, final int row, final List<String> problems) {
         for (int c = 0; c < a.length; c++) {
             final int scale = q.outputs().get(c).decimalScale();
             if (scale >= 0 && a[c] != null && (!(a[c] instanceof BigDecimal) || ((BigDecimal) a[c]).scale() != scale)) {
@@ -249,6 +249,15 @@ final class ResultChecker {
                 return Math.abs(x - y) <= RELATIVE * Math.max(Math.abs(x), Math.abs(y)) ? null
                     : "expected " + Norm.show(e) + " but engine gave " + Norm.show(a) + " (relative error "
                     + Math.abs(x - y) / Math.abs(x) + ")";
+            case PERCENTILE_VALUE:
+                if (e == null || a == null) {
+                    return e == a ? null : "expected " + Norm.show(e) + " but engine gave " + Norm.show(a);
+                }
+                final double want = Norm.number(e).doubleValue();
+                final double got = Norm.number(a).doubleValue();
+                return Math.abs(got - want) <= PERCENTILE_PRECISION * Math.abs(want) + 1e-9 ? null
+                    : "p" + o.percentile() + ": nearest rank is " + Norm.show(e) + " but engine gave " + Norm.show(a)
+                    + " (precision " + PERCENTILE_PRECISION + ")";
             case PERCENTILE:
                 final Object[] sorted = (Object[]) e;
                 if (sorted.length == 0 || a == null) {
@@ -281,7 +290,7 @@ final class ResultChecker {
     }
 
     /** @param rows rows. @param max how many. @return them as text. */
-    static String show(final List<Object[]> rows, final int max) {
+    public static String show(final List<Object[]> rows, final int max) {
         final StringBuilder sb = new StringBuilder();
         for (int i = 0; i < Math.min(max, rows.size()); i++) {
             sb.append("    ");
@@ -299,7 +308,7 @@ final class ResultChecker {
     }
 
     /** @param result an engine answer. @return its rows for printing. */
-    static List<Object[]> rows(final QueryResult result) {
+    public static List<Object[]> rows(final QueryResult result) {
         final List<Object[]> rows = new ArrayList<>();
         for (int r = 0; r < result.rowCount(); r++) {
             final Object[] v = new Object[result.columns().size()];

@@ -1,9 +1,9 @@
-package io.tradestore.query.difftest;
+package io.tradestore.query.gen;
 
 import io.tradestore.core.schema.ColumnType;
 
 /**
- * A column of the differential test's random tables, with what the generator may do with it.
+ * A column of a table queries are drawn over, with what the generator may do with it.
  *
  * @param name        column name (the same in tradestore and DuckDB).
  * @param type        storage type.
@@ -11,15 +11,15 @@ import io.tradestore.core.schema.ColumnType;
  * @param nonNegative whether every value is at least 0 (percentiles are asked only of these).
  * @param groupable   whether the generator may group by it.
  */
-record DiffColumn(String name, ColumnType type, int scale, boolean nonNegative, boolean groupable) {
+public record GenColumn(String name, ColumnType type, int scale, boolean nonNegative, boolean groupable) {
 
     /** @return the schema type text ({@code decimal(6)}). */
-    String schemaType() {
+    public String schemaType() {
         return type == ColumnType.DECIMAL ? "decimal(" + scale + ")" : type.label();
     }
 
     /** @return the DuckDB column type holding the same values (timestamps stay epoch nanos in a BIGINT). */
-    String duckType() {
+    public String duckType() {
         switch (type) {
             case I8:
                 return "TINYINT";
@@ -43,17 +43,17 @@ record DiffColumn(String name, ColumnType type, int scale, boolean nonNegative, 
     }
 
     /** @return whether values are integers, decimals, timestamps or f64 (ordered, summable or comparable). */
-    boolean numeric() {
+    public boolean numeric() {
         return type != ColumnType.SYMBOL && type != ColumnType.CHAR;
     }
 
     /** @return whether sum/avg make sense (not timestamps). */
-    boolean summable() {
+    public boolean summable() {
         return numeric() && type != ColumnType.TIMESTAMP;
     }
 
     /** @return whether values are held as strings in the table data (symbols and chars). */
-    boolean textual() {
+    public boolean textual() {
         return !numeric();
     }
 }

@@ -1,4 +1,4 @@
-package io.tradestore.query.difftest;
+package io.tradestore.query.gen;
 
 import java.util.List;
 
@@ -16,12 +16,12 @@ import java.util.List;
  * @param limit    the limit, or -1.
  * @param filter   the row filter (with the time range folded in), or null; evaluated in Java by the translation test.
  */
-record DiffQuery(String id, String json, String sql, boolean scan, List<Output> outputs, int keyCount,
+public record GenQuery(String id, String json, String sql, boolean scan, List<Output> outputs, int keyCount,
     List<Integer> orderBy,
                  int limit, Pred filter) {
 
     /** How an output column is checked against DuckDB. */
-    enum Check {
+    public enum Check {
         /** Equal as numbers (any Java number type) or strings; null equals null. */
         EXACT,
         /** Doubles within a relative 1e-9. */
@@ -33,7 +33,12 @@ record DiffQuery(String id, String json, String sql, boolean scan, List<Output> 
         /**
          * Percentile: SQL gives the sorted non-null values; the engine may be off by one rank and its stated precision.
          */
-        PERCENTILE
+        PERCENTILE,
+        /**
+         * Percentile: SQL gives the nearest rank itself ({@code quantile_disc}); the engine must be within its stated
+         * precision of it.
+         */
+        PERCENTILE_VALUE
     }
 
     /**
@@ -45,11 +50,19 @@ record DiffQuery(String id, String json, String sql, boolean scan, List<Output> 
      * @param percentile p of a percentile, else 0.
      * @param decimalScale the scale an exact decimal answer must carry, or -1 when not checked.
      */
-    record Output(String name, Check check, int sqlColumns, double percentile, int decimalScale) {
+    public record Output(String name, Check check, int sqlColumns, double percentile, int decimalScale) {
+    }
+
+    /**
+     * @return the DuckDB query with the query's limit, as a DuckDB user would run it (timed; the comparison runs
+     *     {@link #sql} and applies the limit itself).
+     */
+    public String limitedSql() {
+        return limit >= 0 ? sql + " LIMIT " + limit : sql;
     }
 
     /** @return the text printed for a mismatch: the replay id, the JSON and the SQL. */
-    String describe() {
+    public String describe() {
         return "query " + id + "\n  json: " + json + "\n  sql:  " + sql
             + (limit >= 0 ? "  -- then LIMIT " + limit : "");
     }

@@ -1,4 +1,4 @@
-package io.tradestore.query.difftest;
+package io.tradestore.query.gen;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -12,15 +12,17 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.tradestore.core.schema.ColumnType;
-import io.tradestore.query.difftest.DiffQuery.Check;
-import io.tradestore.query.difftest.DiffQuery.Output;
+import io.tradestore.query.gen.GenQuery.Check;
+import io.tradestore.query.gen.GenQuery.Output;
 
 /**
  * Draws random queries from the whole grammar of docs/query-language.md (filters eq ne in range and or not on every
  * type, time ranges, up to four group keys with at most one time bucket, every aggregate on columns and products,
- * having, orderBy on several keys, limit, scans) and translates each to DuckDB SQL over the same rows.
+ * having, orderBy on several keys, limit, scans) over a {@link GenTable}, and translates each to DuckDB SQL over the
+ * same rows. The table's {@link GenProfile} names the columns each part draws from and bounds the draw; with the
+ * differential test's profile a seed draws what it always drew.
  *
- * <p>Translation rules (where SQL and our language differ):
+ * <p>Translation rules (where SQL and our language differ), in the {@link GenProfile.Dialect#ORACLE} dialect:
  * <ul>
  *   <li>Filters: literal, since the engine uses SQL's three-valued logic (see {@link Pred}).</li>
  *   <li>{@code time} is {@code ts >= from AND ts < to}; timestamps are epoch-nanosecond BIGINTs in DuckDB.</li>
@@ -28,17 +30,26 @@ import io.tradestore.query.difftest.DiffQuery.Output;
  *       calendar buckets ({@code P1M}, {@code P1Y}) {@code time_bucket} of months with origin 1970-01-01.</li>
  *   <li>Exact sums: DuckDB sums BIGINT into HUGEINT and DECIMAL(18,s) into DECIMAL(38,s); products are
  *       {@code CAST(a AS DECIMAL(19,sa)) * CAST(b AS DECIMAL(19,sb))} (DECIMAL(38, sa+sb)); with an f64 factor,
- * DOUBLE.</li> <li>{@code first}/{@code last}: the first/last non-null value by {@code ts}, ties broken by row order
- * ({@code first(x ORDER BY ts, rid) FILTER (WHERE x IS NOT NULL)}).</li> <li>{@code vwap}: sum(price*quantity) /
- * sum(quantity) over rows where both are present; null when that is empty.</li> <li>{@code avg}: the exact sum over the
- * count of non-null values, divided in Java.</li> <li>{@code percentile}: nearest rank {@code ceil(p/100*n)} of the
- * sorted non-null values (HdrHistogram's definition); the comparison allows one rank either side and the engine's
- * stated relative precision.</li> <li>{@code countDistinct}: {@code count(DISTINCT x)} (nulls not counted).</li>
- * <li>{@code orderBy}: {@code NULLS LAST} in both directions unless {@code
- * -Dtradestore.difftest.nullsFirstOnDesc=true}; symbols order by their strings.</li>
+ *       DOUBLE.</li>
+ *   <li>{@code first}/{@code last}: the first/last non-null value by {@code ts}, ties broken by row order
+ *       ({@code first(x ORDER BY ts, rid) FILTER (WHERE x IS NOT NULL)}).</li>
+ *   <li>{@code vwap}: sum(price*quantity) / sum(quantity) over rows where both are present; null when that is
+ *       empty.</li>
+ *   <li>{@code avg}: the exact sum over the count of non-null values, divided in Java.</li>
+ *   <li>{@code percentile}: nearest rank {@code ceil(p/100*n)} of the sorted non-null values (HdrHistogram's
+ *       definition); the comparison allows one rank either side and the engine's stated relative precision.</li>
+ *   <li>{@code countDistinct}: {@code count(DISTINCT x)} (nulls not counted).</li>
+ *   <li>{@code orderBy}: {@code NULLS LAST} in both directions unless {@code
+ *       -Dtradestore.difftest.nullsFirstOnDesc=true}; symbols order by their strings.</li>
  * </ul>
+ * The {@link GenProfile.Dialect#NATIVE} dialect differs where a DuckDB user would write it otherwise: timestamps are
+ * TIMESTAMP columns (literals {@code TIMESTAMP '...'}, outputs {@code epoch_ns(...)}, buckets {@code time_bucket} from
+ * the epoch), first/last are {@code arg_min}/{@code arg_max} by the timestamp (the table's timestamps are unique),
+ * percentiles are {@code quantile_disc} (the same nearest rank, compared within the engine's precision).
  */
-final class QueryGenerator {
+public final class QueryGenerator {
+    /** Nanoseconds in a day. */
+    public static final long DAY_NS = 86_400_000_000_000L;
     static final ObjectMapper JSON = new ObjectMapper().enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
     static final boolean NULLS_FIRST_ON_DESC = Boolean.getBoolean("tradestore.difftest.nullsFirstOnDesc");
 
@@ -48,20 +59,9 @@ final class QueryGenerator {
      */
     static final List<String> PRODUCT_OPS = List.of(System.getProperty("tradestore.difftest.productOps",
         "sum,avg,min,max,first,last,count,percentile,countDistinct").split(","));
-    private static final String[][] PRODUCTS = {
-        {"price", "quantity"}, {"price", "price"}, {"quantity", "q32"}, {"pnl", "b"}, {"id", "q32"}, {"f", "quantity"},
-            {"f", "b"},
-        {"s", "b"}};
     private static final String[] BUCKETS =
         {"1s", "1m", "5m", "15m", "1h", "1d", "PT30S", "PT2H", "PT10M", "P1D", "PT0.25S", "P1M", "P1Y"};
     private static final double[] PERCENTILES = {0, 1, 25, 50, 75, 90, 95, 99, 99.9, 100};
-    /**
-     * Group keys, weighted towards the low-cardinality ones (a high-cardinality key makes every group a single row).
-     */
-    private static final String[] KEY_COLUMNS =
-        {"sym", "sym", "sym", "venue", "venue", "venue", "side", "side", "b", "b", "client", "client",
-        "ts2", "q32", "s", "pnl", "id", "price", "quantity"};
-    private static final String[] PERCENTILE_COLUMNS = {"price", "quantity", "client", "id", "pnl", "q32", "b", "f"};
 
     /**
      * Percentiles only where a query has at most this many groups (estimated from the keys' cardinalities). Unlimited
@@ -72,7 +72,8 @@ final class QueryGenerator {
     /** Whether first/last are asked of symbol and char columns too. */
     static final boolean FIRST_LAST_TEXT = !Boolean.getBoolean("tradestore.difftest.noTextFirstLast");
 
-    private final DiffTable t;
+    private final GenTable t;
+    private final GenProfile p;
     private final SplittableRandom r;
     private final FilterGenerator filters;
     private final String id;
@@ -91,18 +92,15 @@ final class QueryGenerator {
      */
     private final boolean bucketShaped;
     private static final String[] MINUTE_BUCKETS = {"1m", "5m", "15m", "1h", "1d", "PT2M", "PT90S"};
-    /** Indexable columns (symbols, chars, integers) for summary-shaped filters. */
-    private static final String[] INDEXED_COLUMNS = {"sym", "venue", "side", "q32", "b", "s", "client"};
-    /** The indexable columns a bar query filters on (an instrument, a venue, a client), bucket-shaped queries only. */
-    private static final String[] SYMBOL_COLUMNS = {"sym", "venue", "client"};
 
     /**
      * @param t    the table queried.
      * @param seed the query's seed.
      * @param id   the replay id.
      */
-    QueryGenerator(final DiffTable t, final long seed, final String id) {
+    public QueryGenerator(final GenTable t, final long seed, final String id) {
         this.t = t;
+        this.p = t.profile();
         this.r = new SplittableRandom(seed);
         this.filters = new FilterGenerator(t, r);
         this.id = id;
@@ -112,10 +110,10 @@ final class QueryGenerator {
 
     /** An aggregate operand: one column or the product of two. */
     private static final class Operand {
-        final DiffColumn a;
-        final DiffColumn b;
+        final GenColumn a;
+        final GenColumn b;
 
-        Operand(final DiffColumn a, final DiffColumn b) {
+        Operand(final GenColumn a, final GenColumn b) {
             this.a = a;
             this.b = b;
         }
@@ -164,52 +162,34 @@ final class QueryGenerator {
         final List<Operand> operands = new ArrayList<>();
     }
 
-    /** @return a rough number of distinct values of a group key column. */
-    private static long cardinality(final String column) {
-        switch (column) {
-            case "sym":
-                return 61;
-            case "venue":
-                return 9;
-            case "side":
-                return 3;
-            case "b":
-                return 42;
-            case "client":
-                return 2_000;
-            default:
-                return 1_000_000;
-        }
-    }
-
     /** @param name an identifier. @return it quoted for SQL. */
     static String q(final String name) {
         return "\"" + name + "\"";
     }
 
-    private static DiffColumn col(final String name) {
-        return DiffTable.COLUMNS.get(DiffTable.index(name));
+    private GenColumn col(final String name) {
+        return t.column(name);
     }
 
     /** @return the next query. */
-    DiffQuery next() {
+    public GenQuery next() {
         if (summaryShaped || bucketShaped) {
             return aggregate();
         }
-        return r.nextInt(100) < 18 ? scan() : aggregate();
+        return r.nextInt(100) < p.scanPercent() ? scan() : aggregate();
     }
 
     // ---------------------------------------------------------------------------------------------- queries
 
-    private DiffQuery aggregate() {
+    private GenQuery aggregate() {
         final ObjectNode root = Pred.NODES.objectNode();
-        root.put("table", t.name);
+        root.put("table", t.name());
         final Pred.Leaf time = filters.timeRange();
         if (time != null) {
             root.set("time", FilterGenerator.timeJson(time));
         }
         final Pred filter = summaryShaped || bucketShaped
-            ? filters.summaryFilter(bucketShaped ? SYMBOL_COLUMNS : INDEXED_COLUMNS)
+            ? filters.summaryFilter(bucketShaped ? p.barColumns() : p.indexedColumns())
             : r.nextInt(10) < 6 ? filters.filter(0) : null;
         if (filter != null) {
             root.set("filter", filter.json());
@@ -239,7 +219,7 @@ final class QueryGenerator {
         final StringBuilder order = new StringBuilder();
         final int limit = orderAndLimit(root, havingable, sel.outputs, orderBy, order);
         final String sql = aggregateSql(sel.select, keyCount, where(time, filter), having, order);
-        return new DiffQuery(id, text(root), sql, false, sel.outputs, keyCount, orderBy, limit, fold(time, filter));
+        return new GenQuery(id, text(root), sql, false, sel.outputs, keyCount, orderBy, limit, fold(time, filter));
     }
 
     /**
@@ -263,18 +243,22 @@ final class QueryGenerator {
         for (int i = 0; i < keyCount; i++) {
             if (!bucketUsed && (bucketShaped || r.nextInt(10) < 3)) {
                 bucketUsed = true;
-                estimatedGroups = Math.min(1L << 40, estimatedGroups * bucketKey(groupBy, sel));
+                estimatedGroups = Math.min(1L << 40, estimatedGroups * bucketKey(groupBy, sel, estimatedGroups));
                 keyNames.add("bk");
                 continue;
             }
-            DiffColumn kc;
+            GenColumn kc;
+            int tries = 0;
             do {
-                kc = col(KEY_COLUMNS[r.nextInt(KEY_COLUMNS.length)]);
-            } while (keyNames.contains(kc.name()));
+                kc = col(p.keyColumns().get(r.nextInt(p.keyColumns().size())));
+            } while (keyNames.contains(kc.name()) || tooMany(estimatedGroups, keyGroups(kc)) && ++tries < 100);
+            if (tooMany(estimatedGroups, keyGroups(kc))) {
+                // no key left that keeps the groups within the profile's bound: fewer keys
+                break;
+            }
             groupBy.add(kc.name());
-            estimatedGroups =
-                Math.min(1L << 40, estimatedGroups * Math.min(Math.max(1, t.rows), cardinality(kc.name())));
-            sel.select.add(q(kc.name()) + " AS " + q(kc.name()));
+            estimatedGroups = Math.min(1L << 40, estimatedGroups * keyGroups(kc));
+            sel.select.add(timestampOut(q(kc.name()), kc.type()) + " AS " + q(kc.name()));
             keyNames.add(kc.name());
             sel.outputs.add(
                 new Output(kc.name(), Check.EXACT, 1, 0, kc.type() == ColumnType.DECIMAL ? kc.scale() : -1));
@@ -289,16 +273,34 @@ final class QueryGenerator {
         return keyNames.size();
     }
 
+    private long keyGroups(final GenColumn kc) {
+        return Math.min(Math.max(1, t.rows()), p.cardinality(kc.name()));
+    }
+
+    private boolean tooMany(final long groups, final long factor) {
+        return groups * factor > p.maxGroups();
+    }
+
+    /** @return the SQL of a timestamp output: epoch nanos in both dialects. */
+    private String timestampOut(final String sql, final ColumnType type) {
+        return type == ColumnType.TIMESTAMP && p.dialect() == GenProfile.Dialect.NATIVE ? "epoch_ns(" + sql + ")"
+            : sql;
+    }
+
     /**
      * Draws a time bucket key (output {@code bk}) into the groupBy and the outputs.
      *
+     * @param groups the groups the keys drawn so far make (estimated).
      * @return a rough number of groups the bucket makes.
      */
-    private long bucketKey(final ArrayNode groupBy, final Select sel) {
-        final String bcol = !bucketShaped && r.nextInt(5) == 0 ? "ts2" : "ts";
-        final String spec =
-            bucketShaped ? MINUTE_BUCKETS[r.nextInt(MINUTE_BUCKETS.length)]
-            : BUCKETS[r.nextInt(BUCKETS.length)];
+    private long bucketKey(final ArrayNode groupBy, final Select sel, final long groups) {
+        final String bcol = !bucketShaped && r.nextInt(5) == 0 ? p.altTimestamp() : p.timestamp();
+        String spec;
+        int tries = 0;
+        do {
+            spec = bucketShaped ? MINUTE_BUCKETS[r.nextInt(MINUTE_BUCKETS.length)]
+                : BUCKETS[r.nextInt(BUCKETS.length)];
+        } while (tooMany(groups, bucketGroups(spec)) && ++tries < 50);
         final long width = bucketNanos(spec);
         final ObjectNode b = groupBy.addObject();
         b.put("bucket", spec);
@@ -307,15 +309,25 @@ final class QueryGenerator {
         final int months = spec.equals("P1M") ? 1 : spec.equals("P1Y") ? 12 : 0;
         // calendar buckets: DuckDB's time_bucket of months from 1970-01 (the engine's origin) on the
         // timestamp's microseconds
-        sel.select.add((months > 0 ? "epoch_ns(time_bucket(INTERVAL '" + months + " months', make_timestamp("
-            + q(bcol) + " // 1000), "
-            + "TIMESTAMP '1970-01-01'))" : "(" + q(bcol) + " - " + q(bcol) + " % " + width + ")") + " AS "
-            + q("bk"));
+        if (p.dialect() == GenProfile.Dialect.NATIVE) {
+            // a TIMESTAMP column (microseconds): time_bucket from the epoch, as a DuckDB user writes it
+            sel.select.add("epoch_ns(time_bucket(INTERVAL '" + (months > 0 ? months + " months" : width / 1000
+                + " microseconds") + "', " + q(bcol) + ", TIMESTAMP '1970-01-01')) AS " + q("bk"));
+        } else {
+            sel.select.add((months > 0 ? "epoch_ns(time_bucket(INTERVAL '" + months + " months', make_timestamp("
+                + q(bcol) + " // 1000), "
+                + "TIMESTAMP '1970-01-01'))" : "(" + q(bcol) + " - " + q(bcol) + " % " + width + ")") + " AS "
+                + q("bk"));
+        }
         sel.outputs.add(new Output("bk", Check.EXACT, 1, 0, -1));
         sel.types.add(ColumnType.TIMESTAMP);
         sel.scales.add(0);
         sel.operands.add(null);
-        return Math.max(1, Math.min(t.rows, 4 * DiffTable.DAY_NS / width));
+        return bucketGroups(spec);
+    }
+
+    private long bucketGroups(final String spec) {
+        return Math.max(1, Math.min(t.rows(), p.spanNs() / bucketNanos(spec)));
     }
 
     /**
@@ -357,7 +369,7 @@ final class QueryGenerator {
     private String aggregateSql(final List<String> select, final int keyCount, final String where, final Pred having,
                                 final CharSequence order) {
         final StringBuilder sql = new StringBuilder("SELECT * FROM (SELECT ");
-        sql.append(String.join(", ", select)).append(" FROM ").append(t.name);
+        sql.append(String.join(", ", select)).append(" FROM ").append(t.name());
         if (!where.isEmpty()) {
             sql.append(" WHERE ").append(where);
         }
@@ -398,7 +410,7 @@ final class QueryGenerator {
             case "count":
                 if (r.nextInt(10) < 3) {
                     // count of a column: its non-null values
-                    final DiffColumn c = DiffTable.COLUMNS.get(r.nextInt(DiffTable.COLUMNS.size()));
+                    final GenColumn c = t.columns().get(r.nextInt(t.columns().size()));
                     a.put("col", c.name());
                     sel.select.add("count(" + q(c.name()) + ") AS " + q(name));
                 } else {
@@ -436,7 +448,7 @@ final class QueryGenerator {
                 break;
             case "min":
             case "max":
-                sel.select.add(op + "(" + e + ") AS " + q(name));
+                sel.select.add(timestampOut(op + "(" + e + ")", x.type()) + " AS " + q(name));
                 sel.outputs.add(new Output(name, Check.EXACT, 1, 0, decScale));
                 sel.types.add(x.type());
                 break;
@@ -448,18 +460,22 @@ final class QueryGenerator {
                 break;
             case "first":
             case "last":
-                final String dir = op.equals("first") ? "" : " DESC";
-                sel.select.add("first(" + e + " ORDER BY \"ts\"" + dir + ", \"rid\"" + dir + ") FILTER (WHERE " + e
-                    + " IS NOT NULL) AS " + q(name));
+                sel.select.add(timestampOut(firstLast(op, e), x.type()) + " AS " + q(name));
                 sel.outputs.add(new Output(name, Check.EXACT, 1, 0, decScale));
                 sel.types.add(x.type());
                 break;
             case "percentile":
-                final double p = PERCENTILES[r.nextInt(PERCENTILES.length)];
-                a.put("p", p);
-                sel.select.add(
-                    "list(" + e + " ORDER BY " + e + ") FILTER (WHERE " + e + " IS NOT NULL) AS " + q(name));
-                sel.outputs.add(new Output(name, Check.PERCENTILE, 1, p, -1));
+                final double pc = PERCENTILES[r.nextInt(PERCENTILES.length)];
+                a.put("p", pc);
+                if (p.dialect() == GenProfile.Dialect.NATIVE) {
+                    sel.select.add("quantile_disc(" + e + ", " + BigDecimal.valueOf(pc).movePointLeft(2).toPlainString()
+                        + ") AS " + q(name));
+                    sel.outputs.add(new Output(name, Check.PERCENTILE_VALUE, 1, pc, -1));
+                } else {
+                    sel.select.add(
+                        "list(" + e + " ORDER BY " + e + ") FILTER (WHERE " + e + " IS NOT NULL) AS " + q(name));
+                    sel.outputs.add(new Output(name, Check.PERCENTILE, 1, pc, -1));
+                }
                 sel.types.add(ColumnType.F64);
                 break;
             case "countDistinct":
@@ -475,30 +491,47 @@ final class QueryGenerator {
         exactAggs.add(name);
     }
 
+    /**
+     * @param op {@code first} or {@code last}.
+     * @param e  the operand's SQL.
+     * @return the SQL of the first or last non-null value by the designated timestamp.
+     */
+    private String firstLast(final String op, final String e) {
+        final String ts = q(p.timestamp());
+        if (p.dialect() == GenProfile.Dialect.NATIVE) {
+            // timestamps are unique in such a table: no tie to break
+            return (op.equals("first") ? "arg_min(" : "arg_max(") + e + ", " + ts + ") FILTER (WHERE " + e
+                + " IS NOT NULL)";
+        }
+        final String dir = op.equals("first") ? "" : " DESC";
+        return "first(" + e + " ORDER BY " + ts + dir + ", \"rid\"" + dir + ") FILTER (WHERE " + e
+            + " IS NOT NULL)";
+    }
+
     private Operand operand(final String op) {
         if ((op.equals("percentile") || op.equals("countDistinct")) && PRODUCT_OPS.contains(op) && r.nextInt(10) < 3) {
-            final String[] p = PRODUCTS[r.nextInt(PRODUCTS.length)];
-            return new Operand(col(p[0]), col(p[1]));
+            final List<String> pair = p.products().get(r.nextInt(p.products().size()));
+            return new Operand(col(pair.get(0)), col(pair.get(1)));
         }
         switch (op) {
             case "percentile":
-                return new Operand(col(PERCENTILE_COLUMNS[r.nextInt(PERCENTILE_COLUMNS.length)]), null);
+                return new Operand(col(p.percentileColumns().get(r.nextInt(p.percentileColumns().size()))), null);
             case "countDistinct":
-                DiffColumn c;
+                GenColumn c;
                 do {
-                    c = DiffTable.COLUMNS.get(r.nextInt(DiffTable.COLUMNS.size()));
-                } while (c.type() == ColumnType.F64);
+                    c = t.columns().get(r.nextInt(t.columns().size()));
+                } while (c.type() == ColumnType.F64 || p.noDistinct().contains(c.name()));
                 return new Operand(c, null);
             default:
                 break;
         }
         final boolean product = PRODUCT_OPS.contains(op) && r.nextInt(10) < 3;
         if (product) {
-            final String[] p = PRODUCTS[r.nextInt(PRODUCTS.length)];
-            return new Operand(col(p[0]), col(p[1]));
+            final List<String> pair = p.products().get(r.nextInt(p.products().size()));
+            return new Operand(col(pair.get(0)), col(pair.get(1)));
         }
         while (true) {
-            final DiffColumn c = DiffTable.COLUMNS.get(r.nextInt(DiffTable.COLUMNS.size()));
+            final GenColumn c = t.columns().get(r.nextInt(t.columns().size()));
             final boolean ok = op.equals("sum") || op.equals("avg") ? c.summable()
                 : op.equals("first") || op.equals("last") ? c.numeric() || FIRST_LAST_TEXT : c.numeric();
             if (ok) {
@@ -524,13 +557,13 @@ final class QueryGenerator {
         if (x == null && type == ColumnType.I64) {
             v = (long) new int[] {0, 1, 2, 3, 5, 10, 20, 100}[r.nextInt(8)];
         } else if (x == null) {
-            v = filters.sample(0);
+            v = filters.sample(t.columnIndex(p.timestamp()));
         } else if (out.name().startsWith("countdistinct")) {
             v = (long) (1 + r.nextInt(20));
         } else {
-            final Object a = filters.sample(DiffTable.index(x.a.name()));
+            final Object a = filters.sample(t.columnIndex(x.a.name()));
             Object prod = x.b == null ? a
-                : Norm.number(a).multiply(Norm.number(filters.sample(DiffTable.index(x.b.name()))));
+                : Norm.number(a).multiply(Norm.number(filters.sample(t.columnIndex(x.b.name()))));
             if (out.name().startsWith("sum")) {
                 prod = Norm.number(prod).multiply(BigDecimal.valueOf(1 + r.nextInt(40)));
             }
@@ -553,9 +586,9 @@ final class QueryGenerator {
         return new Pred.Leaf(op, out.name(), q(out.name()), type, -1, values, bounds, filters.form(type));
     }
 
-    private DiffQuery scan() {
+    private GenQuery scan() {
         final ObjectNode root = Pred.NODES.objectNode();
-        root.put("table", t.name);
+        root.put("table", t.name());
         final Pred.Leaf time = filters.timeRange();
         if (time != null) {
             root.set("time", FilterGenerator.timeJson(time));
@@ -564,9 +597,8 @@ final class QueryGenerator {
         Pred filter = r.nextInt(10) < 7 ? filters.filter(0) : null;
         if (!ordered) {
             // an unlimited scan: keep it selective
-            final int c = DiffTable.index(r.nextBoolean() ? "client" : "sym");
-            final Pred sel = new Pred.Leaf("eq", DiffTable.COLUMNS.get(c).name(), q(DiffTable.COLUMNS.get(c).name()),
-                DiffTable.COLUMNS.get(c).type(), c, new ArrayList<>(List.of(filters.sample(c))), null,
+            final int c = t.columnIndex(p.selectiveColumns().get(r.nextBoolean() ? 0 : 1));
+            final Pred sel = filters.leaf("eq", c, new ArrayList<>(List.of(filters.sample(c))), null,
                 Pred.Form.NATIVE);
             filter = filter == null ? sel : new Pred.Junction(true, new ArrayList<>(List.of(sel, filter)));
         }
@@ -576,7 +608,7 @@ final class QueryGenerator {
         final List<Integer> cols = new ArrayList<>();
         final int n = 1 + r.nextInt(6);
         while (cols.size() < n) {
-            final int c = r.nextInt(DiffTable.COLUMNS.size());
+            final int c = r.nextInt(t.columns().size());
             if (!cols.contains(c)) {
                 cols.add(c);
             }
@@ -585,12 +617,12 @@ final class QueryGenerator {
         final List<Output> outputs = new ArrayList<>();
         final StringBuilder sql = new StringBuilder("SELECT ");
         for (int i = 0; i < cols.size(); i++) {
-            final DiffColumn c = DiffTable.COLUMNS.get(cols.get(i));
+            final GenColumn c = t.columns().get(cols.get(i));
             columns.add(c.name());
             outputs.add(new Output(c.name(), Check.EXACT, 1, 0, c.type() == ColumnType.DECIMAL ? c.scale() : -1));
             sql.append(i == 0 ? "" : ", ").append(q(c.name()));
         }
-        sql.append(" FROM ").append(t.name);
+        sql.append(" FROM ").append(t.name());
         final String where = where(time, filter);
         if (!where.isEmpty()) {
             sql.append(" WHERE ").append(where);
@@ -615,7 +647,7 @@ final class QueryGenerator {
             limit = 1 + r.nextInt(100);
             root.put("limit", limit);
         }
-        return new DiffQuery(id, text(root), sql.toString(), true, outputs, 0, orderBy, limit, fold(time, filter));
+        return new GenQuery(id, text(root), sql.toString(), true, outputs, 0, orderBy, limit, fold(time, filter));
     }
 
     private static String where(final Pred time, final Pred filter) {
@@ -636,7 +668,7 @@ final class QueryGenerator {
     }
 
     /** @param spec a bucket: 1s 1m 5m 15m 1h 1d or an ISO-8601 duration. @return its width in nanoseconds. */
-    static long bucketNanos(final String spec) {
+    public static long bucketNanos(final String spec) {
         switch (spec) {
             case "1s":
                 return 1_000_000_000L;
@@ -649,11 +681,11 @@ final class QueryGenerator {
             case "1h":
                 return 3_600_000_000_000L;
             case "1d":
-                return DiffTable.DAY_NS;
+                return DAY_NS;
             case "P1M":
-                return 30 * DiffTable.DAY_NS;
+                return 30 * DAY_NS;
             case "P1Y":
-                return 365 * DiffTable.DAY_NS;
+                return 365 * DAY_NS;
             default:
                 return java.time.Duration.parse(spec).toNanos();
         }

@@ -1,8 +1,7 @@
-package io.tradestore.query.difftest;
+package io.tradestore.query.gen;
 
 import java.math.BigDecimal;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -10,22 +9,26 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.tradestore.core.schema.ColumnType;
 
-import static io.tradestore.query.difftest.QueryGenerator.q;
+import static io.tradestore.query.gen.QueryGenerator.q;
 
 /**
  * The literals, row filters and time ranges of {@link QueryGenerator}'s queries, drawn from the rows of one table. It
  * shares the generator's random source, so a seed still draws one sequence whatever class draws each value.
  */
 final class FilterGenerator {
-    private final DiffTable t;
+    /** 2026-11-16T00:00:00Z: the timestamp literal of a table with no rows to sample. */
+    private static final long NO_ROWS_TS = 1_794_787_200_000_000_000L;
+    private final GenTable t;
+    private final GenProfile p;
     private final SplittableRandom r;
 
     /**
      * @param t the table whose values the literals are sampled from.
      * @param r the query's random source, shared with the generator.
      */
-    FilterGenerator(final DiffTable t, final SplittableRandom r) {
+    FilterGenerator(final GenTable t, final SplittableRandom r) {
         this.t = t;
+        this.p = t.profile();
         this.r = r;
     }
 
@@ -33,13 +36,13 @@ final class FilterGenerator {
 
     /** @return a non-null value of the column from a random row, or a made-up one when none is found. */
     Object sample(final int c) {
-        for (int i = 0; i < 30 && t.rows > 0; i++) {
-            final Object v = t.value(c, r.nextInt(t.rows));
+        for (int i = 0; i < 30 && t.sampleRows() > 0; i++) {
+            final Object v = t.value(c, r.nextInt(t.sampleRows()));
             if (v != null) {
                 return v;
             }
         }
-        final DiffColumn col = DiffTable.COLUMNS.get(c);
+        final GenColumn col = t.columns().get(c);
         switch (col.type()) {
             case SYMBOL:
                 return "S01";
@@ -50,7 +53,7 @@ final class FilterGenerator {
             case DECIMAL:
                 return BigDecimal.valueOf(12_345, col.scale());
             case TIMESTAMP:
-                return DiffTable.BASE_TS;
+                return NO_ROWS_TS;
             default:
                 return 7L;
         }
@@ -58,12 +61,12 @@ final class FilterGenerator {
 
     /** @return a literal for a filter on the column: mostly present values, sometimes absent or nudged ones. */
     private Object literal(final int c) {
-        final DiffColumn col = DiffTable.COLUMNS.get(c);
+        final GenColumn col = t.columns().get(c);
         final Object v = sample(c);
-        if (r.nextInt(10) == 0) {
+        if (p.nudges() && r.nextInt(10) == 0) {
             switch (col.type()) {
                 case SYMBOL:
-                    return r.nextBoolean() ? "NOPE" : t.unusedSymbols.get(0);
+                    return r.nextBoolean() || t.unusedSymbols().isEmpty() ? "NOPE" : t.unusedSymbols().get(0);
                 case CHAR:
                     return "X";
                 case F64:
@@ -115,8 +118,8 @@ final class FilterGenerator {
     }
 
     private Pred leaf() {
-        final int c = r.nextInt(DiffTable.COLUMNS.size());
-        final DiffColumn col = DiffTable.COLUMNS.get(c);
+        final int c = r.nextInt(t.columns().size());
+        final GenColumn col = t.columns().get(c);
         final int k = r.nextInt(10);
         final String op = col
             .textual() ? (k < 4 ? "eq" : k < 6 ? "ne" : "in") : (k < 2 ? "eq" : k < 3 ? "ne" : k < 5 ? "in" : "range");
@@ -153,7 +156,17 @@ final class FilterGenerator {
                 }
                 break;
         }
-        return new Pred.Leaf(op, col.name(), q(col.name()), col.type(), c, values, bounds, form(col.type()));
+        return leaf(op, c, values, bounds, form(col.type()));
+    }
+
+    /**
+     * @return a comparison of table column {@code c}, its literals written in SQL as the dialect types the column.
+     */
+    Pred.Leaf leaf(final String op, final int c, final List<Object> values, final String[] bounds,
+        final Pred.Form form) {
+        final GenColumn col = t.columns().get(c);
+        return new Pred.Leaf(op, col.name(), q(col.name()), col.type(), c, values, bounds, form,
+            col.type() == ColumnType.TIMESTAMP && p.dialect() == GenProfile.Dialect.NATIVE);
     }
 
     /**
@@ -161,14 +174,14 @@ final class FilterGenerator {
      *     filter (summaries of all rows, with the time range or without).
      * @param columns the columns the eq or in may be on.
      */
-    Pred summaryFilter(final String[] columns) {
+    Pred summaryFilter(final List<String> columns) {
         if (r.nextInt(5) == 0) {
             return null;
         }
         Pred.Leaf leaf;
         do {
             leaf = (Pred.Leaf) leaf();
-        } while (!Arrays.asList(columns).contains(leaf.col)
+        } while (!columns.contains(leaf.col)
             || !(leaf.op.equals("eq") || leaf.op.equals("in")));
         if (r.nextInt(4) == 0) {
             return new Pred.Junction(true, List.of(leaf, leaf()));
@@ -181,8 +194,9 @@ final class FilterGenerator {
         if (r.nextInt(10) >= 4) {
             return null;
         }
-        long from = (Long) sample(0);
-        long to = (Long) sample(0);
+        final int ts = t.columnIndex(p.timestamp());
+        long from = (Long) sample(ts);
+        long to = (Long) sample(ts);
         if (from > to) {
             final long x = from;
             from = to;
@@ -190,22 +204,19 @@ final class FilterGenerator {
         }
         if (r.nextInt(4) == 0) {
             to = from + r.nextLong(3_600_000_000_000L);
+            to -= to % p.timestampStepNs();
         }
         final int sides = r.nextInt(10);
         if (sides == 0) {
             // only "to": unbounded below
-            return new Pred.Leaf("range", "ts", q("ts"), ColumnType.TIMESTAMP, 0, new ArrayList<>(List.of(to)),
-                new String[] {"lt"},
-                form(ColumnType.TIMESTAMP));
+            return leaf("range", ts, new ArrayList<>(List.of(to)), new String[] {"lt"}, form(ColumnType.TIMESTAMP));
         }
         if (sides == 1) {
-            return new Pred.Leaf("range", "ts", q("ts"), ColumnType.TIMESTAMP, 0, new ArrayList<>(List.of(from)),
-                new String[] {"gte"},
+            return leaf("range", ts, new ArrayList<>(List.of(from)), new String[] {"gte"},
                 form(ColumnType.TIMESTAMP));
         }
         final List<Object> v = new ArrayList<>(List.of(from, to));
-        return new Pred.Leaf("range", "ts", q("ts"), ColumnType.TIMESTAMP, 0, v, new String[] {"gte", "lt"},
-            form(ColumnType.TIMESTAMP));
+        return leaf("range", ts, v, new String[] {"gte", "lt"}, form(ColumnType.TIMESTAMP));
     }
 
     static ObjectNode timeJson(final Pred.Leaf time) {
