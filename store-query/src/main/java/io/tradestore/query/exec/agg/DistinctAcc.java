@@ -3,15 +3,12 @@ package io.tradestore.query.exec.agg;
 import java.util.Arrays;
 import java.util.HashSet;
 
-import org.roaringbitmap.RoaringBitmap;
-import org.roaringbitmap.longlong.Roaring64Bitmap;
-
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.query.exec.BatchContext;
 
 /**
- * Exact {@code countDistinct}: Roaring bitmaps of 32-bit values (symbol codes, chars, i8-i32), 64-bit Roaring for
- * longs, a set for f64.
+ * Exact {@code countDistinct}: a bitset per group for values of a narrow range, one hash set of (group, value) pairs
+ * for the others ({@link PairSet}), a set per group for f64 and for products beyond 64 bits.
  */
 public final class DistinctAcc extends Acc {
     /** Widest value range counted in bitsets: 2^20 values, 128 KiB a group. */
@@ -20,8 +17,13 @@ public final class DistinctAcc extends Acc {
     private static final long DENSE_BUDGET_BYTES = 32L << 20;
     private final int slot;
     private final int kind;
-    private RoaringBitmap[] small = new RoaringBitmap[1];
-    private Roaring64Bitmap[] big = new Roaring64Bitmap[1];
+    /** The values outside the bitsets, with their groups. */
+    private final PairSet pairs = new PairSet();
+    /** Per group: pairs not also in its bitset, counted at the first result after the last change; null: stale. */
+    private long[] pairCounts;
+    /** {@link #pairs} by group, built when another worker's accumulator first merges this one's groups. */
+    private long[][] byGroup;
+    private int groupCapacity = 1;
     private Object[] doubles = new Object[1];
 
     private final Product product;
@@ -62,10 +64,9 @@ public final class DistinctAcc extends Acc {
 
     @Override
     public void grow(final int capacity) {
-        if (capacity > small.length) {
-            final int n = Math.max(capacity, small.length * 2);
-            small = Arrays.copyOf(small, n);
-            big = Arrays.copyOf(big, n);
+        if (capacity > groupCapacity) {
+            final int n = Math.max(capacity, groupCapacity * 2);
+            groupCapacity = n;
             doubles = Arrays.copyOf(doubles, n);
             dense = Arrays.copyOf(dense, n);
         }
@@ -85,18 +86,10 @@ public final class DistinctAcc extends Acc {
         return dense[g] = new long[words];
     }
 
-    /** Adds one non-null value to group {@code g}'s bitmaps. */
+    /** Adds one non-null value of group {@code g} outside its bitset. */
     private void addSparse(final int g, final long v) {
-        if (kind == 0) {
-            if (small[g] == null) {
-                small[g] = new RoaringBitmap();
-            }
-            small[g].add((int) v);
-        } else {
-            if (big[g] == null) {
-                big[g] = new Roaring64Bitmap();
-            }
-            big[g].addLong(v);
+        if (pairs.add(g, v)) {
+            pairCounts = null;
         }
     }
 
@@ -220,17 +213,15 @@ public final class DistinctAcc extends Acc {
                 }
             }
         }
-        if (o.small[srcGid] != null) {
-            if (small[dst] == null) {
-                small[dst] = new RoaringBitmap();
+        if (o.pairs.size() > 0) {
+            if (o.byGroup == null) {
+                o.byGroup = o.pairs.byGroup(o.groupCapacity);
             }
-            small[dst].or(o.small[srcGid]);
-        }
-        if (o.big[srcGid] != null) {
-            if (big[dst] == null) {
-                big[dst] = new Roaring64Bitmap();
+            final long[] start = o.byGroup[0];
+            final long[] values = o.byGroup[1];
+            for (int i = (int) start[srcGid], end = (int) start[srcGid + 1]; i < end; i++) {
+                addSparse(dst, values[i]);
             }
-            big[dst].or(o.big[srcGid]);
         }
         if (o.doubles[srcGid] != null) {
             if (kind == 2) {
@@ -263,25 +254,22 @@ public final class DistinctAcc extends Acc {
         return n;
     }
 
-    /** @return the values in group {@code g}'s bitmaps that its bitset does not hold already (after a merge). */
+    /** @return the values of group {@code g} in the pair set that its bitset does not hold already (after a merge). */
     private long sparseCount(final int g) {
-        long n = 0;
-        if (small[g] != null) {
-            if (dense[g] == null) {
-                return small[g].getCardinality();
-            }
-            for (final int v : small[g]) {
-                n += inDense(g, v) ? 0 : 1;
-            }
+        if (pairs.size() == 0) {
+            return 0;
         }
-        if (big[g] != null) {
-            if (dense[g] == null) {
-                return big[g].getLongCardinality();
+        if (pairCounts == null) {
+            // one walk of the set counts every group's pairs
+            final long[] counts = new long[groupCapacity];
+            for (int i = 0, n = pairs.capacity(); i < n; i++) {
+                final int pg = pairs.groupAt(i);
+                if (pg >= 0 && !inDense(pg, pairs.valueAt(i))) {
+                    counts[pg]++;
+                }
             }
-            for (final java.util.Iterator<Long> it = big[g].iterator(); it.hasNext();) {
-                n += inDense(g, it.next()) ? 0 : 1;
-            }
+            pairCounts = counts;
         }
-        return n;
+        return g < pairCounts.length ? pairCounts[g] : 0;
     }
 }
