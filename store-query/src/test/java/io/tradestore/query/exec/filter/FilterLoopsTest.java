@@ -22,8 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The filter loops chosen per segment give the rows a plain comparison gives: the sign-bit range test (8-byte values
  * within +-2^62 by the zone map, and its fallback beyond), the one-word test of values within 63 of each other (and
- * its fallback for wider segments), nulls, negation, bounds at the extremes, and ANDs whose argument order each worker
- * learns. Segments alternate between narrow values and extreme ones, so both loops of each filter run in one query.
+ * its fallback for wider segments), nulls, negation, bounds at the extremes, ANDs whose argument order each worker
+ * learns and ORs united in bit masks, nested. Segments alternate between narrow values and extreme ones, so both
+ * loops of each filter run in one query.
  */
 class FilterLoopsTest {
     private static final int SEGMENT_ROWS = 256;
@@ -59,19 +60,12 @@ class FilterLoopsTest {
                 for (int q = 0; q < 600; q++) {
                     final List<String> json = new ArrayList<>();
                     final List<LongPredicateAt> preds = new ArrayList<>();
-                    final int leaves = 1 + r.nextInt(3);
-                    for (int l = 0; l < leaves; l++) {
-                        leaf(r, json, preds);
-                    }
-                    final String filter = leaves == 1 ? json.get(0)
-                        : "{\"op\":\"and\",\"args\":[" + String.join(",", json) + "]}";
+                    tree(r, 2, json, preds);
+                    final String filter = json.get(0);
+                    final LongPredicateAt pred = preds.get(0);
                     long expected = 0;
                     for (int row = 0; row < ROWS; row++) {
-                        boolean pass = true;
-                        for (final LongPredicateAt p : preds) {
-                            pass &= p.test(row);
-                        }
-                        expected += pass ? 1 : 0;
+                        expected += pred.test(row) ? 1 : 0;
                     }
                     final String query = "{\"table\":\"t\",\"filter\":" + filter
                         + ",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
@@ -87,6 +81,30 @@ class FilterLoopsTest {
     @FunctionalInterface
     private interface LongPredicateAt {
         boolean test(int row);
+    }
+
+    /** A leaf, or an AND or OR of two or three subtrees, nested up to {@code depth} levels. */
+    private void tree(final SplittableRandom r, final int depth, final List<String> json,
+        final List<LongPredicateAt> preds) {
+        if (depth == 0 || r.nextInt(3) == 0) {
+            leaf(r, json, preds);
+            return;
+        }
+        final boolean and = r.nextBoolean();
+        final List<String> args = new ArrayList<>();
+        final List<LongPredicateAt> tests = new ArrayList<>();
+        for (int i = 0, n = 2 + r.nextInt(2); i < n; i++) {
+            tree(r, depth - 1, args, tests);
+        }
+        json.add("{\"op\":\"" + (and ? "and" : "or") + "\",\"args\":[" + String.join(",", args) + "]}");
+        preds.add(row -> {
+            for (final LongPredicateAt t : tests) {
+                if (t.test(row) != and) {
+                    return !and;
+                }
+            }
+            return and;
+        });
     }
 
     private void leaf(final SplittableRandom r, final List<String> json, final List<LongPredicateAt> preds) {
