@@ -198,7 +198,13 @@ final class SqlValues {
      * @return epoch nanoseconds, or null when the text is not such a timestamp.
      */
     static Long isoNanos(final String text) {
-        final String t = text.strip().replace(' ', 'T');
+        final String spaced = text.strip();
+        // PostgreSQL writes a whole-hour offset as +00 (timestamptz's text form): ISO-8601 wants +00:00
+        final int n = spaced.length();
+        final boolean shortOffset = n > 13 && (spaced.charAt(n - 3) == '+' || spaced.charAt(n - 3) == '-')
+            && Character.isDigit(spaced.charAt(n - 2)) && Character.isDigit(spaced.charAt(n - 1))
+            && spaced.indexOf(':') > 0;
+        final String t = (shortOffset ? spaced + ":00" : spaced).replace(' ', 'T');
         try {
             if (t.length() <= 10) {
                 return nanos(LocalDate.parse(t).atStartOfDay().toInstant(ZoneOffset.UTC), SqlPos.START);
