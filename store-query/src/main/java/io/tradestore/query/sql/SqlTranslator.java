@@ -198,12 +198,22 @@ public final class SqlTranslator implements SqlAggregates.Columns, SqlFilters.Op
                 return b.intValue();
             }
         }
-        if (SqlParameters.isParameter(e) && parameters.count(e, pos) instanceof Long l && l >= 0
-            && l <= Integer.MAX_VALUE) {
+        final Object v = SqlParameters.isParameter(e) ? parameters.count(e, pos)
+            : e instanceof LongValue ? null : literal(e, pos);
+        if (v instanceof Long l && l >= 0 && l <= Integer.MAX_VALUE) {
             return (int) (long) l;
         }
         throw new SqlException(ErrorCode.INVALID_QUERY, clause + " takes a whole number from 0 to "
             + Integer.MAX_VALUE + ", not " + SqlFilters.echo(e) + " (" + pos + ")", pos);
+    }
+
+    /** @return a literal count written otherwise ({@code ('3'::int4)}, as clients bind it), or null. */
+    private static Object literal(final Expression e, final SqlPos pos) {
+        try {
+            return SqlValues.value(e, false, pos);
+        } catch (final SqlException ex) {
+            return null;
+        }
     }
 
     // ------------------------------------------------------------------------------------- columns and operands
