@@ -249,6 +249,9 @@ final class PgSession {
                 transactionTag(answer.commandTag());
                 return PgRows.of(answer);
             }
+            if (firstWord(sql).equals("deallocate")) {
+                return PgRows.of(deallocate(sql));
+            }
             return PgRows.of(engine(sql, parameters.forEngine()));
         } catch (final QueryException e) {
             throw new PgFailure(PgError.of(e, sql, offset));
@@ -282,6 +285,30 @@ final class PgSession {
         } finally {
             running = null;
         }
+    }
+
+    /** {@code DEALLOCATE [PREPARE] name | ALL}: the session's prepared statements are the wire layer's to drop. */
+    private PgAnswer deallocate(final String sql) {
+        final String[] words = sql.strip().replaceAll(";\\s*$", "").split("\\s+");
+        int at = 1;
+        if (at < words.length && words[at].equalsIgnoreCase("prepare")) {
+            at++;
+        }
+        if (at != words.length - 1) {
+            throw new PgFailure(PgError.of(PgError.SYNTAX_ERROR, "write DEALLOCATE name or DEALLOCATE ALL"));
+        }
+        final String name = words[at];
+        if (name.equalsIgnoreCase("all")) {
+            statements.clear();
+            return new PgAnswer("DEALLOCATE ALL", List.of(), List.of());
+        }
+        final String unquoted = name.length() > 1 && name.startsWith("\"") && name.endsWith("\"")
+            ? name.substring(1, name.length() - 1) : name.toLowerCase(Locale.ROOT);
+        if (statements.remove(unquoted) == null && statements.remove(name) == null) {
+            throw new PgFailure(PgError.of(PgError.INVALID_SQL_STATEMENT_NAME, "prepared statement \"" + name
+                + "\" does not exist"));
+        }
+        return new PgAnswer("DEALLOCATE", List.of(), List.of());
     }
 
     private static boolean endsTransaction(final String sql) {

@@ -160,6 +160,10 @@ class PgJdbcTest {
                 }
             }
             assertThat(venues).isEqualTo(TestStores.VENUES.length);
+            // psycopg drops its prepared statements with DEALLOCATE, which the session answers itself
+            assertThat(s.execute("DEALLOCATE ALL")).isFalse();
+            assertThatThrownBy(() -> s.execute("DEALLOCATE nosuch"))
+                .isInstanceOfSatisfying(PSQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("26000"));
             // the position of an error in the second statement counts from the start of the whole string
             assertThatThrownBy(() -> s.execute("SELECT count(*) FROM trades; SELECT nope FROM trades"))
                 .isInstanceOfSatisfying(PSQLException.class, e -> {
