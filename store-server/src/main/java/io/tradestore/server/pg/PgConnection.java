@@ -1,7 +1,6 @@
 package io.tradestore.server.pg;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,8 +27,8 @@ import io.tradestore.server.admission.AdmittedQuery;
  *  STARTUP ──SSLRequest/GSSENCRequest──> 'N', STARTUP
  *     │──CancelRequest──> cancel that session's statement, close
  *     └──StartupMessage──> (past the bound: FATAL 53300, close)
- *           token? ──yes──> AuthenticationCleartextPassword ──> PASSWORD ──wrong──> FATAL 28P01, close
- *             │                                                    └──right──┐
+ *           token? ──yes──> AuthenticationSASL ──> PASSWORD (SCRAM-SHA-256) ──wrong──> FATAL 28P01, close
+ *             │                                                        └──right──┐
  *             └─no──> AuthenticationOk, ParameterStatus, BackendKeyData, ReadyForQuery ──> READY
  * </pre>
  */
@@ -54,6 +53,8 @@ final class PgConnection extends ChannelInboundHandlerAdapter {
     private int pid;
     private volatile int secret;
     private ScheduledFuture<?> loginTimer;
+    private PgScram scram;
+    private boolean scramStarted;
     /** Messages waiting for the next batch; guarded by this. */
     private final ArrayDeque<PgFrame> queued = new ArrayDeque<>();
     /** Whether a batch is queued for or running on a worker; guarded by this. */
@@ -146,8 +147,10 @@ final class PgConnection extends ChannelInboundHandlerAdapter {
             out.end();
         }
         if (services.config().token() != null) {
-            out.begin('R').int32(3).end(); // AuthenticationCleartextPassword
+            // AuthenticationSASL: the client proves it knows the token without sending it
+            out.begin('R').int32(10).cstring(PgScram.MECHANISM).int8(0).end();
             out.flush();
+            scram = new PgScram(server.scramKeys());
             state = State.PASSWORD;
         } else {
             ready();
@@ -179,19 +182,29 @@ final class PgConnection extends ChannelInboundHandlerAdapter {
         return unknown;
     }
 
+    /** SASLInitialResponse, then SASLResponse: the two client messages of SCRAM-SHA-256. */
     private void password(final PgFrame f) {
         if (f.type() != 'p') {
             throw new PgFailure(PgError.of(PgError.PROTOCOL_VIOLATION, "expected a password message, not '"
                 + f.type() + "'"));
         }
         final PgSession.PgReader in = new PgSession.PgReader(f.body());
-        final String given = in.cstring();
-        in.end();
-        final byte[] expected = services.config().token().getBytes(StandardCharsets.UTF_8);
-        if (!MessageDigest.isEqual(expected, given.getBytes(StandardCharsets.UTF_8))) {
-            throw new PgFailure(PgError.of(PgError.INVALID_PASSWORD, "password authentication failed for user \""
-                + user + "\": the password is the server's token (--token)"));
+        if (!scramStarted) {
+            final String mechanism = in.cstring();
+            final byte[] data = in.bytes();
+            in.end();
+            if (!PgScram.MECHANISM.equals(mechanism) || data == null) {
+                throw new PgFailure(PgError.of("28000", "the server authenticates with " + PgScram.MECHANISM
+                    + " only; the password is the server's token"));
+            }
+            scramStarted = true;
+            final String serverFirst = scram.first(new String(data, StandardCharsets.UTF_8));
+            out.begin('R').int32(11).bytes(serverFirst.getBytes(StandardCharsets.UTF_8)).end(); // SASLContinue
+            out.flush();
+            return;
         }
+        final String serverFinal = scram.last(new String(f.body(), StandardCharsets.UTF_8));
+        out.begin('R').int32(12).bytes(serverFinal.getBytes(StandardCharsets.UTF_8)).end(); // SASLFinal
         ready();
     }
 

@@ -67,9 +67,12 @@ public final class PgServer implements AutoCloseable {
     private final LongAdder refusedConnections = new LongAdder();
     private final SecureRandom random = new SecureRandom();
     private final AtomicBoolean stopped = new AtomicBoolean();
+    /** The SCRAM keys of the token, derived once (4,096 rounds of PBKDF2), or null without a token. */
+    private final PgScram.Keys scramKeys;
 
     private PgServer(final Services services) {
         this.services = services;
+        this.scramKeys = services.config().token() == null ? null : new PgScram.Keys(services.config().token());
         this.loops = new MultiThreadIoEventLoopGroup(Math.max(1, Runtime.getRuntime().availableProcessors()),
             new DefaultThreadFactory("tradestore-pg", true), NioIoHandler.newFactory());
         final PgConfig config = services.config();
@@ -138,6 +141,10 @@ public final class PgServer implements AutoCloseable {
                 return new int[] {pid, random.nextInt()};
             }
         }
+    }
+
+    PgScram.Keys scramKeys() {
+        return scramKeys;
     }
 
     void unregister(final int pid, final PgConnection connection) {
