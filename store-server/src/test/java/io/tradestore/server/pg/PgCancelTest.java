@@ -126,7 +126,8 @@ class PgCancelTest {
                 }
             }).isInstanceOfSatisfying(SQLException.class, e -> {
                 assertThat(e.getSQLState()).isEqualTo("57014");
-                assertThat(e.getMessage()).contains("300 ms");
+                // the limit left once the batch has waited for its worker (a few ms less than 300 on a busy machine)
+                assertThat(e.getMessage()).containsPattern("limit of [0-9]+ ms");
             });
             assertCountIsServed(c);
             awaitIdle(served);
