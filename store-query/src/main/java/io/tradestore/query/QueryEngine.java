@@ -1,6 +1,8 @@
 package io.tradestore.query;
 
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -22,7 +24,9 @@ import io.tradestore.query.index.BitmapIndexes;
 import io.tradestore.query.model.Options;
 import io.tradestore.query.model.Query;
 import io.tradestore.query.parse.QueryParser;
+import io.tradestore.query.plan.Binder;
 import io.tradestore.query.sql.SqlException;
+import io.tradestore.query.sql.SqlParameters;
 import io.tradestore.query.sql.SqlQuery;
 import io.tradestore.query.sql.SqlTranslator;
 
@@ -193,7 +197,40 @@ public final class QueryEngine implements AutoCloseable {
      * @throws QueryException a {@link SqlException} with the line and column at fault, or UNKNOWN_TABLE.
      */
     public SqlQuery translateSql(final String sql) {
-        return SqlTranslator.translate(sql, table -> snapshot(table).schema());
+        return translateSql(sql, SqlParameters.NONE);
+    }
+
+    /**
+     * Translates SQL text with {@code $n} placeholders, bound to values: the text is parsed once and its parse
+     * cached by the text, so each execution of a prepared statement costs a translation, never a parse.
+     *
+     * @param sql        the SQL text.
+     * @param parameters the placeholders' values, or {@link SqlParameters#describing()}.
+     * @return the model query and how its answer becomes the SQL answer.
+     * @throws QueryException as {@link #translateSql(String)}.
+     */
+    public SqlQuery translateSql(final String sql, final SqlParameters parameters) {
+        return SqlTranslator.translate(sql, table -> snapshot(table).schema(), parameters);
+    }
+
+    /**
+     * The columns a SQL statement answers with, found by translating and planning it on the latest commit without
+     * running it: what a PostgreSQL client asks before it executes a prepared statement.
+     *
+     * @param sql        the SQL text.
+     * @param parameters the placeholders' values, or {@link SqlParameters#describing()} before they are known.
+     * @return the answer's columns, as {@link QueryResult#columns()} will give them.
+     * @throws QueryException as {@link #executeSql(String)} would for the same text.
+     */
+    public List<ResultColumn> describeSql(final String sql, final SqlParameters parameters) {
+        final SqlQuery q = translateSql(sql, parameters);
+        try {
+            final List<ResultColumn> planned = Binder.bind(q.query(), snapshot(q.query().table()), clock.getAsLong())
+                .columns;
+            return q.shape(new NoRows(planned)).columns();
+        } catch (final QueryException e) {
+            throw q.locate(e);
+        }
     }
 
     /**
@@ -219,8 +256,24 @@ public final class QueryEngine implements AutoCloseable {
      * @throws QueryException as {@link #executeSql(String)}.
      */
     public QueryResult executeSql(final String sql, final long timeoutMs, final QueryCancel cancel) {
+        return executeSql(sql, SqlParameters.NONE, timeoutMs, cancel);
+    }
+
+    /**
+     * Translates and runs SQL text with {@code $n} placeholders bound to values ({@link #translateSql(String,
+     * SqlParameters)}).
+     *
+     * @param sql        the SQL text.
+     * @param parameters the placeholders' values.
+     * @param timeoutMs  the longest it may run.
+     * @param cancel     stops the query when cancelled, or null.
+     * @return the answer.
+     * @throws QueryException as {@link #executeSql(String)}.
+     */
+    public QueryResult executeSql(final String sql, final SqlParameters parameters, final long timeoutMs,
+        final QueryCancel cancel) {
         final long start = clock.getAsLong();
-        final SqlQuery q = translateSql(sql);
+        final SqlQuery q = translateSql(sql, parameters);
         try {
             return q.shape(execute(q.query(), timeoutMs, start, cancel));
         } catch (final QueryException e) {
@@ -470,5 +523,33 @@ public final class QueryEngine implements AutoCloseable {
             readers.clear();
         }
         pool.shutdownNow();
+    }
+
+    /** The answer of a statement only described: its columns, no rows. */
+    private record NoRows(List<ResultColumn> columns) implements QueryResult {
+        @Override
+        public int rowCount() {
+            return 0;
+        }
+
+        @Override
+        public Object value(final int row, final int column) {
+            throw new IndexOutOfBoundsException("row=" + row + " rowCount=0");
+        }
+
+        @Override
+        public boolean truncated() {
+            return false;
+        }
+
+        @Override
+        public QueryStats stats() {
+            return new QueryStats(0, 0, 0, 0, 0, 0, 0, 0);
+        }
+
+        @Override
+        public void writeJson(final OutputStream out, final boolean epochNanos) throws IOException {
+            ResultJson.write(this, out, epochNanos);
+        }
     }
 }

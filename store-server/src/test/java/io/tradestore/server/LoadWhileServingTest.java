@@ -44,7 +44,8 @@ class LoadWhileServingTest {
             files.add(csv);
         }
         final long total = (long) FILES * ROWS_PER_FILE;
-        try (ChildJvm serve = ChildJvm.start("serve", storeDir.toString(), "--port", "0", "--threads", "2")) {
+        try (ChildJvm serve = ChildJvm.start("serve", storeDir.toString(), "--port", "0",
+            "--pg-port", "0", "--threads", "2")) {
             final Http http = new Http(serve.awaitPort());
             final TreeSet<Long> seen = new TreeSet<>();
             long last = 0;

@@ -328,7 +328,7 @@ final class SqlAggregateQuery {
     // -------------------------------------------------------------------------------------------- having, order
 
     private Filter having() {
-        final SqlFilters f = new SqlFilters(new HavingOperands(), "HAVING");
+        final SqlFilters f = new SqlFilters(new HavingOperands(), "HAVING", t.parameters);
         final Filter filter = f.filter(t.select.getHaving(), SqlPos.START);
         f.paths(filter, "/having", t.positions);
         return filter;

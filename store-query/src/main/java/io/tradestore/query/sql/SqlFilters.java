@@ -61,16 +61,19 @@ final class SqlFilters {
 
     private final Operands operands;
     private final String clause;
+    private final SqlParameters parameters;
     /** Each filter node: where it was written ("") and where its fields were ("col", "value", "values/0", "gt"...). */
     private final Map<Filter, Map<String, SqlPos>> places = new IdentityHashMap<>();
 
     /**
      * @param operands resolves operands.
-     * @param clause   WHERE or HAVING, for messages.
+     * @param clause     WHERE or HAVING, for messages.
+     * @param parameters the values of {@code $n} placeholders.
      */
-    SqlFilters(final Operands operands, final String clause) {
+    SqlFilters(final Operands operands, final String clause, final SqlParameters parameters) {
         this.operands = operands;
         this.clause = clause;
+        this.parameters = parameters;
     }
 
     /**
@@ -219,6 +222,9 @@ final class SqlFilters {
         if (operands.operand(e, at) != null) {
             throw new SqlException(ErrorCode.INVALID_QUERY, "'" + echo(e) + "' is a column; the engine compares a "
                 + "column with a value (" + at + ")", at);
+        }
+        if (SqlParameters.isParameter(e)) {
+            return parameters.compared(e, o.timestamp(), operands.twoValues(o.name(), at)[0] instanceof String, at);
         }
         return SqlValues.value(e, o.timestamp(), at);
     }

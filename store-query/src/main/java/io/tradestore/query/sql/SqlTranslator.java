@@ -53,10 +53,12 @@ public final class SqlTranslator implements SqlAggregates.Columns, SqlFilters.Op
     final String alias;
     final Map<String, SqlPos> positions = new HashMap<>();
     final SqlText.Parsed parsed;
+    final SqlParameters parameters;
     private final SqlAggregateQuery aggregates;
 
-    private SqlTranslator(final SqlText.Parsed parsed, final Schemas schemas) {
+    private SqlTranslator(final SqlText.Parsed parsed, final Schemas schemas, final SqlParameters parameters) {
         this.parsed = parsed;
+        this.parameters = parameters;
         this.select = parsed.select();
         refuseUnsupportedClauses();
         if (!(select.getFromItem() instanceof Table t)) {
@@ -88,7 +90,21 @@ public final class SqlTranslator implements SqlAggregates.Columns, SqlFilters.Op
      * @throws SqlException what cannot be translated, at its place in the text.
      */
     public static SqlQuery translate(final String sql, final Schemas schemas) {
-        return new SqlTranslator(SqlText.parse(sql), schemas).translate();
+        return translate(sql, schemas, SqlParameters.NONE);
+    }
+
+    /**
+     * Translates a statement with {@code $n} placeholders: the text is parsed once (its parse is cached by the text),
+     * each call binds its own values where the placeholders stand ({@link SqlParameters}).
+     *
+     * @param sql        the SQL text.
+     * @param schemas    looks up the table it names.
+     * @param parameters the placeholders' values.
+     * @return the translated query.
+     * @throws SqlException what cannot be translated, at its place in the text.
+     */
+    public static SqlQuery translate(final String sql, final Schemas schemas, final SqlParameters parameters) {
+        return new SqlTranslator(SqlText.parse(sql), schemas, parameters).translate();
     }
 
     private SqlQuery translate() {
@@ -112,7 +128,7 @@ public final class SqlTranslator implements SqlAggregates.Columns, SqlFilters.Op
     }
 
     private Filter where(final Expression e) {
-        final SqlFilters f = new SqlFilters(this, "WHERE");
+        final SqlFilters f = new SqlFilters(this, "WHERE", parameters);
         final Filter filter = f.filter(e, SqlPos.START);
         f.paths(filter, "/filter", positions);
         return filter;
@@ -174,7 +190,7 @@ public final class SqlTranslator implements SqlAggregates.Columns, SqlFilters.Op
         return new int[] {limit, offset};
     }
 
-    private static int count(final Expression e, final String clause) {
+    private int count(final Expression e, final String clause) {
         final SqlPos pos = SqlPos.of(e, SqlPos.START);
         if (e instanceof LongValue v) {
             final java.math.BigInteger b = new java.math.BigInteger(v.getStringValue());
@@ -182,8 +198,22 @@ public final class SqlTranslator implements SqlAggregates.Columns, SqlFilters.Op
                 return b.intValue();
             }
         }
+        final Object v = SqlParameters.isParameter(e) ? parameters.count(e, pos)
+            : e instanceof LongValue ? null : literal(e, pos);
+        if (v instanceof Long l && l >= 0 && l <= Integer.MAX_VALUE) {
+            return (int) (long) l;
+        }
         throw new SqlException(ErrorCode.INVALID_QUERY, clause + " takes a whole number from 0 to "
             + Integer.MAX_VALUE + ", not " + SqlFilters.echo(e) + " (" + pos + ")", pos);
+    }
+
+    /** @return a literal count written otherwise ({@code ('3'::int4)}, as clients bind it), or null. */
+    private static Object literal(final Expression e, final SqlPos pos) {
+        try {
+            return SqlValues.value(e, false, pos);
+        } catch (final SqlException ex) {
+            return null;
+        }
     }
 
     // ------------------------------------------------------------------------------------- columns and operands

@@ -100,9 +100,42 @@ final class SqlValues {
         if (isTimestamp(e)) {
             return timestamp(e, pos);
         }
+        if (e instanceof CastExpression c) {
+            return cast(c, ts, pos);
+        }
         throw new SqlException(ErrorCode.INVALID_QUERY, "'" + StoreException.echo(e.toString())
             + "' is not a value: comparisons are between a column and a number, a string or a timestamp (" + pos
             + ")", pos);
+    }
+
+    /**
+     * A literal cast to a number or text type, as clients that bind values into the text write them
+     * ({@code '60.5'::numeric}, {@code 42::int8}, {@code 'XLON'::varchar}).
+     */
+    private static Object cast(final CastExpression c, final boolean ts, final SqlPos pos) {
+        final String type = c.getColDataType().getDataType().toLowerCase(Locale.ROOT);
+        final Object v = value(c.getLeftExpression(), ts, pos);
+        if (type.startsWith("int") || type.equals("bigint") || type.equals("smallint")
+            || type.startsWith("numeric") || type.startsWith("decimal") || type.startsWith("float")
+            || type.startsWith("double") || type.equals("real")) {
+            if (v instanceof String s) {
+                final BigDecimal d = decimal(s.strip(), pos);
+                if (d.scale() <= 0 && d.precision() - d.scale() < 19) {
+                    return d.longValueExact();
+                }
+                return d;
+            }
+            return v;
+        }
+        if (type.startsWith("timestamp") || type.equals("date")) {
+            return v instanceof String s ? literal(s, pos) : v;
+        }
+        if (type.equals("text") || type.startsWith("varchar") || type.startsWith("char")
+            || type.startsWith("character") || type.equals("name") || type.equals("bpchar")) {
+            return v instanceof BigDecimal b ? b.toPlainString() : v.toString();
+        }
+        throw new SqlException(ErrorCode.INVALID_QUERY, "a cast to " + StoreException.echo(type) + " is not "
+            + "supported; casts of a literal to a number, text or timestamp type are (" + pos + ")", pos);
     }
 
     private static Object negate(final BigInteger b) {
@@ -198,7 +231,13 @@ final class SqlValues {
      * @return epoch nanoseconds, or null when the text is not such a timestamp.
      */
     static Long isoNanos(final String text) {
-        final String t = text.strip().replace(' ', 'T');
+        final String spaced = text.strip();
+        // PostgreSQL writes a whole-hour offset as +00 (timestamptz's text form): ISO-8601 wants +00:00
+        final int n = spaced.length();
+        final boolean shortOffset = n > 13 && (spaced.charAt(n - 3) == '+' || spaced.charAt(n - 3) == '-')
+            && Character.isDigit(spaced.charAt(n - 2)) && Character.isDigit(spaced.charAt(n - 1))
+            && spaced.indexOf(':') > 0;
+        final String t = (shortOffset ? spaced + ":00" : spaced).replace(' ', 'T');
         try {
             if (t.length() <= 10) {
                 return nanos(LocalDate.parse(t).atStartOfDay().toInstant(ZoneOffset.UTC), SqlPos.START);

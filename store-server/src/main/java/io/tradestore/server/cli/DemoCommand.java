@@ -30,19 +30,21 @@ import io.tradestore.core.sample.TradeGenerator;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.server.http.QueryServer;
 import io.tradestore.server.http.ServerConfig;
+import io.tradestore.server.pg.PgConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code tradestore demo}: generates trades into a temporary store, loads them, serves them on 127.0.0.1, prints three
- * ready-to-paste curl queries with their answers, serves until Ctrl-C, then removes the temporary store.
+ * {@code tradestore demo}: generates trades into a temporary store, loads them, serves them on 127.0.0.1 over HTTP and
+ * the PostgreSQL wire protocol, prints three ready-to-paste curl queries with their answers and a psql line, serves
+ * until Ctrl-C, then removes the temporary store.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-    description = {"Generates sample trades into a temporary store, loads them, serves HTTP on 127.0.0.1 "
-        + "and prints example",
-        "curl queries with their answers. Serves until Ctrl-C, then removes the temporary store."})
+    description = {"Generates sample trades into a temporary store, loads them, serves HTTP and the PostgreSQL wire "
+        + "protocol on 127.0.0.1 and prints example",
+        "curl queries with their answers and a psql line. Serves until Ctrl-C, then removes the temporary store."})
 final class DemoCommand implements Callable<Integer> {
     /** The demo's seed: the same rows on every run. */
     static final long SEED = 42;
@@ -54,6 +56,11 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "8080",
         description = "TCP port on 127.0.0.1 (0 picks a free one; default ${DEFAULT-VALUE})")
     private int port;
+
+    @Option(names = "--pg-port", defaultValue = "8812",
+        description = "PostgreSQL wire protocol port on 127.0.0.1 (0 picks a free one, -1 none; default "
+            + "${DEFAULT-VALUE})")
+    private int pgPort;
 
     @Option(names = "--dir", description = "where to put the temporary store (default: the system temporary directory)")
     private Path parent;
@@ -69,6 +76,11 @@ final class DemoCommand implements Callable<Integer> {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
         final ServerConfig config = CliSupport.checkOptions(spec, () -> ServerConfig.defaults().withPort(port));
+        if (pgPort < -1 || pgPort > 65535) {
+            throw CliSupport.badValue(spec, "--pg-port", pgPort + " must be between 0 and 65535, or -1 for none");
+        }
+        final PgConfig pg = pgPort < 0 ? null
+            : PgConfig.of(config, pgPort, PgConfig.DEFAULT_MAX_CONNECTIONS);
         final Path dir = parent == null ? Files.createTempDirectory("tradestore-demo-")
             : Files.createTempDirectory(parent, "tradestore-demo-");
         try {
@@ -88,8 +100,8 @@ final class DemoCommand implements Callable<Integer> {
                     loaded.rowsLoaded(), loaded.elapsedNanos() / 1e9, loaded.rowsPerSecond());
                 err.flush();
                 try (QueryEngine engine = new QueryEngine(store)) {
-                    ServeCommand.serve(store, engine, config, java.time.Duration.ofSeconds(5), err,
-                        server -> examples(server, out, err));
+                    ServeCommand.serve(store, engine, config, pg, java.time.Duration.ofSeconds(5), err,
+                        (server, pgServerPort) -> examples(server, pgServerPort, out, err));
                 }
             }
         } finally {
@@ -144,7 +156,8 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** Runs the examples over HTTP against the server just started, and prints each curl line and its answer. */
-    private static void examples(final QueryServer server, final PrintWriter out, final PrintWriter err) {
+    private static void examples(final QueryServer server, final int pgServerPort, final PrintWriter out,
+        final PrintWriter err) {
         final String base = "http://127.0.0.1:" + server.port();
         final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         out.println();
@@ -162,7 +175,13 @@ final class DemoCommand implements Callable<Integer> {
             }
         }
         out.println();
-        out.println("More: curl -s " + base + "/v1/tables/trades ; curl -s " + base + "/metrics ; docs/http-api.md");
+        if (pgServerPort >= 0) {
+            out.println("# SQL with psql, JDBC or psycopg over the PostgreSQL wire protocol (any password)");
+            out.println("psql -h 127.0.0.1 -p " + pgServerPort + " -U tradestore -d tradestore");
+        }
+        out.println();
+        out.println("More: curl -s " + base + "/v1/tables/trades ; curl -s " + base + "/metrics ; docs/http-api.md"
+            + " ; docs/sql.md");
         out.flush();
         err.println("tradestore demo: serving until Ctrl-C");
         err.flush();

@@ -10,8 +10,12 @@ import java.util.concurrent.CountDownLatch;
 import io.tradestore.core.Store;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.server.http.QueryServer;
+import io.tradestore.server.http.QueryService;
 import io.tradestore.server.http.LogSettings;
 import io.tradestore.server.http.ServerConfig;
+import io.tradestore.server.pg.PgConfig;
+import io.tradestore.server.pg.PgServer;
+import io.tradestore.server.pg.StoreCatalog;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -19,8 +23,8 @@ import picocli.CommandLine.Parameters;
 /** {@code tradestore serve STORE}: the HTTP/JSON query server, until Ctrl-C or SIGTERM. */
 @Command(name = "serve", mixinStandardHelpOptions = true,
     description = {"Serves the store's tables over HTTP/JSON until Ctrl-C or SIGTERM.",
-        "Endpoints: POST /v1/query, GET /v1/query?q=, GET /v1/tables, GET /v1/tables/{name}, "
-            + "GET /metrics, GET /health.",
+        "Endpoints: POST /v1/query, GET /v1/query?q=, POST /v1/sql, GET /v1/sql?q=, GET /v1/tables, "
+            + "GET /v1/tables/{name}, GET /metrics, GET /health; the PostgreSQL wire protocol on --pg-port.",
         "Queries see the latest commit, so rows loaded by another process appear without a restart."})
 final class ServeCommand implements Callable<Integer> {
     /** The environment variable that may hold the token (not visible in the process list, as --token is). */
@@ -94,6 +98,15 @@ final class ServeCommand implements Callable<Integer> {
             + "Origin headers")
     private List<String> allowedHosts = new ArrayList<>();
 
+    @Option(names = "--pg-port", defaultValue = "8812",
+        description = "PostgreSQL wire protocol port, on the same address (0 picks a free one, -1 none; default "
+            + "${DEFAULT-VALUE}); psql, JDBC and psycopg connect there, with the token as password when there is one")
+    private int pgPort;
+
+    @Option(names = "--pg-max-connections", defaultValue = "64",
+        description = "PostgreSQL connections open at most; one more is refused with 53300 (default ${DEFAULT-VALUE})")
+    private int pgMaxConnections;
+
     @Option(names = "--stop-grace-ms", defaultValue = "5000",
         description = "on Ctrl-C or SIGTERM, how long queries in flight may take to finish before they are cancelled "
             + "and answered 503 (default ${DEFAULT-VALUE})")
@@ -120,6 +133,11 @@ final class ServeCommand implements Callable<Integer> {
             () -> new ServerConfig(bind, port, threads == null ? cores : threads, queue, maxBody, timeoutMs, secret,
                 new ServerConfig.Limits(maxConnections, requestTimeoutMs, writeTimeoutMs,
                     maxAnswerBytes != null ? maxAnswerBytes : defaults.maxAnswerBytes(), maxGroups, allowedHosts)));
+        if (pgPort < -1 || pgPort > 65535) {
+            throw CliSupport.badValue(spec, "--pg-port", pgPort + " must be between 0 and 65535, or -1 for none");
+        }
+        final PgConfig pg = pgPort < 0 ? null
+            : CliSupport.checkOptions(spec, () -> PgConfig.of(config, pgPort, pgMaxConnections));
         if (stopGraceMs < 0) {
             throw CliSupport.badValue(spec, "--stop-grace-ms", stopGraceMs + " must be 0 or more");
         }
@@ -141,7 +159,7 @@ final class ServeCommand implements Callable<Integer> {
         final int scan = scanThreads != null ? scanThreads : Math.max(1, cores / config.threads());
         try (Store s = CliSupport.openExisting(store); QueryEngine engine = new QueryEngine(s, scan)) {
             engine.maxGroupsLimit(config.limits().maxGroups());
-            serve(s, engine, config, Duration.ofMillis(stopGraceMs), spec.commandLine().getErr(), null);
+            serve(s, engine, config, pg, Duration.ofMillis(stopGraceMs), spec.commandLine().getErr(), null);
         } finally {
             LogSettings.closeAccessLog();
         }
@@ -179,31 +197,43 @@ final class ServeCommand implements Callable<Integer> {
      * @param s       the store.
      * @param engine  the engine.
      * @param config  server configuration.
+     * @param pg      the PostgreSQL front end's configuration, or null for none.
      * @param grace   how long queries in flight may take to finish once the signal came.
      * @param err     where messages go.
-     * @param started run once the server listens (the demo prints its examples then), or null.
+     * @param started run once the servers listen with the HTTP server and the PostgreSQL port (-1 for none): the
+     *                demo prints its examples then; or null.
      * @throws InterruptedException when interrupted while waiting.
      */
-    static void serve(final Store s, final QueryEngine engine, final ServerConfig config, final Duration grace,
-                      final java.io.PrintWriter err, final java.util.function.Consumer<QueryServer> started)
+    static void serve(final Store s, final QueryEngine engine, final ServerConfig config, final PgConfig pg,
+                      final Duration grace, final java.io.PrintWriter err,
+                      final java.util.function.BiConsumer<QueryServer, Integer> started)
         throws InterruptedException {
         final CountDownLatch stopped = new CountDownLatch(1);
         final CountDownLatch signal = CliSupport.terminationSignal(stopped);
         final QueryServer server = QueryServer.start(s, engine, config);
+        PgServer pgServer = null;
         try {
+            // the PostgreSQL front end shares the HTTP server's workers, admission, timeout, token and metrics
+            pgServer = pg == null ? null
+                : PgServer.start(pg, QueryService.of(engine), new StoreCatalog(s), server.workers());
             err.println("tradestore: serving " + s.directory() + " (tables " + s.tableNames() + ") on http://"
-                + config.bind() + ":" + server.port() + "  threads=" + config.threads() + " scanThreads="
+                + config.bind() + ":" + server.port()
+                + (pgServer != null ? " and postgresql://" + config.bind() + ":" + pgServer.port() : "")
+                + "  threads=" + config.threads() + " scanThreads="
                 + engine.threads() + " queue=" + config.queue() + " timeoutMs=" + config.timeoutMs()
                 + (config.token() != null ? " token required" : "") + "; Ctrl-C stops");
             err.flush();
             if (started != null) {
-                started.accept(server);
+                started.accept(server, pgServer != null ? pgServer.port() : -1);
             }
             signal.await();
             err.println("tradestore: stopping: finishing queries in flight (up to " + grace.toMillis() + " ms)");
             err.flush();
         } finally {
             server.stop(grace);
+            if (pgServer != null) {
+                pgServer.close();
+            }
             stopped.countDown();
         }
         err.println("tradestore: stopped after " + server.requestCount() + " requests");

@@ -12,6 +12,8 @@ enum Endpoint {
     SQL("/v1/sql"),
     TABLES("/v1/tables"),
     TABLE("/v1/tables/{name}"),
+    /** A statement over the PostgreSQL wire protocol, counted with the HTTP status its outcome would have had. */
+    PG("pg"),
     /** Any other path (answered 404), and a request that could not be read far enough to know its path. */
     OTHER("other");
 

@@ -30,6 +30,8 @@ import io.tradestore.query.QueryException;
 import io.tradestore.query.QueryResult;
 import io.tradestore.query.sql.SqlException;
 import io.tradestore.query.sql.SqlPos;
+import io.tradestore.server.admission.AdmittedQuery;
+import io.tradestore.server.admission.QueryWorkers;
 
 /**
  * Admits queries and runs them on the worker pool: at most threads running plus queue waiting (beyond: 503 at once),
@@ -37,7 +39,7 @@ import io.tradestore.query.sql.SqlPos;
  * grace is over. Everything here that reaches into the query module's internals (the body check, the index summary
  * metrics) sits in this one class.
  */
-final class QueryAdmission {
+final class QueryAdmission implements QueryWorkers {
     static final String STOPPING_MESSAGE =
         "the server is stopping; retry against another server or after it restarts";
     /**
@@ -66,6 +68,8 @@ final class QueryAdmission {
     private final AtomicInteger admitted = new AtomicInteger();
     /** Queries admitted and not finished: the stop cancels and answers them once its grace is over. */
     private final Set<QueryTask> inFlight = ConcurrentHashMap.newKeySet();
+    /** Queries of other front ends (PostgreSQL) admitted and not finished, stopped with the HTTP ones. */
+    private final Set<AdmittedQuery> othersInFlight = ConcurrentHashMap.newKeySet();
     /** Set once the stop's grace is over: queued queries are answered 503 instead of run. */
     private volatile boolean cancelling;
 
@@ -261,6 +265,66 @@ final class QueryAdmission {
         }
     }
 
+    @Override
+    public boolean submit(final AdmittedQuery query) {
+        if (answers.stopping) {
+            return false;
+        }
+        if (admitted.incrementAndGet() > config.threads() + config.queue()) {
+            admitted.decrementAndGet();
+            return false;
+        }
+        othersInFlight.add(query);
+        try {
+            workers.execute(() -> {
+                try {
+                    if (cancelling) {
+                        query.stopNow(); // taken from the queue after the stop's grace: never started
+                    } else {
+                        activeQueries.incrementAndGet();
+                        try {
+                            query.run();
+                        } finally {
+                            activeQueries.decrementAndGet();
+                        }
+                    }
+                } finally {
+                    admitted.decrementAndGet();
+                    othersInFlight.remove(query);
+                }
+            });
+            return true;
+        } catch (final RejectedExecutionException e) { // stopping
+            admitted.decrementAndGet();
+            othersInFlight.remove(query);
+            return false;
+        }
+    }
+
+    @Override
+    public long timeoutMs() {
+        return config.timeoutMs();
+    }
+
+    @Override
+    public int admitted() {
+        return admitted.get();
+    }
+
+    @Override
+    public String overloadedMessage() {
+        return "all " + config.threads() + " workers are busy and " + config.queue() + " queries are waiting; retry "
+            + "later";
+    }
+
+    @Override
+    public void statementDone(final int status, final long latencyNs, final long scanned, final long matched) {
+        metrics.record(Endpoint.PG, status, latencyNs);
+        if (scanned > 0 || matched > 0) {
+            metrics.rows(scanned, matched);
+        }
+    }
+
     private void overloaded(final Call call) {
         call.header("Retry-After", Integer.toString(AnswerWriter.RETRY_AFTER_SECONDS));
         answers.error(call, 503, "OVERLOADED", "all " + config.threads() + " workers are busy and " + config.queue()
@@ -377,12 +441,25 @@ final class QueryAdmission {
     void drain(final Duration grace) {
         answers.stopping = true;
         workers.shutdown(); // never shutdownNow: an interrupt would close the store's file channels
-        answers.awaitAnswers(System.nanoTime() + grace.toNanos());
+        final long graceEndNs = System.nanoTime() + grace.toNanos();
+        answers.awaitAnswers(graceEndNs);
+        // the other front ends' queries have the same grace
+        while (!othersInFlight.isEmpty() && System.nanoTime() - graceEndNs < 0) {
+            try {
+                Thread.sleep(5);
+            } catch (final InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
         cancelling = true; // before the copy below: a task the workers take from now on is answered 503, not run
         if (!inFlight.isEmpty()) {
             for (final QueryTask t : List.copyOf(inFlight)) {
                 t.stopNow();
             }
+        }
+        for (final AdmittedQuery q : List.copyOf(othersInFlight)) {
+            q.stopNow();
         }
         boolean idle;
         try {

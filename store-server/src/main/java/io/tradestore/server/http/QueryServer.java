@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
 import io.tradestore.query.QueryEngine;
+import io.tradestore.server.admission.QueryWorkers;
 
 /**
  * The HTTP/JSON front of a store, on Netty's HTTP/1.1 codec (see docs/http-api.md for why).
@@ -84,6 +85,14 @@ public final class QueryServer implements AutoCloseable {
     /** @return the address the server listens on (with the real port when 0 was asked for). */
     public InetSocketAddress address() {
         return front.address();
+    }
+
+    /**
+     * @return the server's query workers, for another front end (the PostgreSQL wire protocol) to share: the same
+     *     threads, admission bound, timeout, stop and metrics.
+     */
+    public QueryWorkers workers() {
+        return admission;
     }
 
     /** @return the port the server listens on. */

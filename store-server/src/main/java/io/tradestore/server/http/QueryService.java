@@ -4,10 +4,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import io.tradestore.query.QueryCancel;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryResult;
+import io.tradestore.query.ResultColumn;
+import io.tradestore.query.sql.SqlParameters;
 
 /**
  * What the server calls to answer a query: {@link #of(QueryEngine)} in production; tests wrap a lambda over the text to
@@ -90,6 +93,42 @@ public interface QueryService {
     }
 
     /**
+     * Runs SQL text with {@code $n} placeholders bound to values, as {@link #executeSql(String, long, QueryCancel)}
+     * runs SQL text: the PostgreSQL front end's prepared statements. This default refuses; {@link #of(QueryEngine)}
+     * binds the values into the cached parse of the text ({@link QueryEngine#executeSql(String, SqlParameters, long,
+     * QueryCancel)}).
+     *
+     * @param sql        the SQL text.
+     * @param parameters the placeholders' values.
+     * @param timeoutMs  the longest it may still run.
+     * @param cancel     cancelled by the server when it stops or the client asks.
+     * @return the result.
+     * @throws io.tradestore.query.QueryException when the query is bad, too big, too slow or cancelled.
+     */
+    default QueryResult executeSql(final String sql, final SqlParameters parameters, final long timeoutMs,
+        final QueryCancel cancel) {
+        if (parameters == SqlParameters.NONE) {
+            return executeSql(sql, timeoutMs, cancel);
+        }
+        throw new io.tradestore.query.QueryException(io.tradestore.query.ErrorCode.INTERNAL,
+            "this query service binds no parameters", "");
+    }
+
+    /**
+     * The columns a SQL statement answers with, without running it ({@link QueryEngine#describeSql}). This default
+     * refuses; {@link #of(QueryEngine)} plans the statement on the engine.
+     *
+     * @param sql        the SQL text.
+     * @param parameters the placeholders' values, or {@link SqlParameters#describing()}.
+     * @return the columns.
+     * @throws io.tradestore.query.QueryException when the statement is bad.
+     */
+    default List<ResultColumn> describeSql(final String sql, final SqlParameters parameters) {
+        throw new io.tradestore.query.QueryException(io.tradestore.query.ErrorCode.INTERNAL,
+            "this query service describes no SQL", "");
+    }
+
+    /**
      * The production service: queries run on an engine, a POST body parsed by Jackson from its bytes.
      *
      * @param engine the engine (not closed by the server).
@@ -120,6 +159,17 @@ public interface QueryService {
             @Override
             public QueryResult executeSql(final String sql, final long timeoutMs, final QueryCancel cancel) {
                 return engine.executeSql(sql, timeoutMs, cancel);
+            }
+
+            @Override
+            public QueryResult executeSql(final String sql, final SqlParameters parameters, final long timeoutMs,
+                final QueryCancel cancel) {
+                return engine.executeSql(sql, parameters, timeoutMs, cancel);
+            }
+
+            @Override
+            public List<ResultColumn> describeSql(final String sql, final SqlParameters parameters) {
+                return engine.describeSql(sql, parameters);
             }
         };
     }

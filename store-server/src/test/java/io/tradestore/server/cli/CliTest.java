@@ -303,7 +303,8 @@ class CliTest {
     @Test
     void shouldServeUntilSigtermThenExitZero() throws Exception {
         TestStores.writeTrades(dir, 3000, 1);
-        try (ChildJvm child = ChildJvm.start("serve", dir.toString(), "--port", "0", "--threads", "2")) {
+        try (ChildJvm child = ChildJvm.start("serve", dir.toString(), "--port", "0",
+            "--pg-port", "0", "--threads", "2")) {
             final int port = child.awaitPort();
             final Http.Response r = new Http(port).get("/v1/tables");
             assertThat(r.status()).isEqualTo(200);
@@ -319,7 +320,8 @@ class CliTest {
     void shouldRunTheDemoAnswerItsExamplesAndCleanUp() throws Exception {
         final Path parent = dir.resolve("demo");
         Files.createDirectories(parent);
-        try (ChildJvm child = ChildJvm.start("demo", "--rows", "30000", "--port", "0", "--dir", parent.toString())) {
+        try (ChildJvm child = ChildJvm.start("demo", "--rows", "30000", "--port", "0",
+            "--pg-port", "0", "--dir", parent.toString())) {
             child.awaitLine("out: More: curl", 120); // printed on stdout after the three answers
             final String out = child.output();
             assertThat(out).contains("# Notional by side").contains("# VWAP of the 10 most traded instruments")
@@ -329,6 +331,12 @@ class CliTest {
             final int port =
                 Integer.parseInt(out.replaceAll("(?s).*server is at http://127\\.0\\.0\\.1:(\\d+).*", "$1"));
             assertThat(new Http(port).get("/v1/tables/trades").json().path("rows").asLong()).isEqualTo(30_000);
+            // and the psql line names the PostgreSQL port the demo listens on
+            final int pgPort = Integer.parseInt(out.replaceAll(
+                "(?s).*out: psql -h 127\\.0\\.0\\.1 -p (\\d+) -U tradestore -d tradestore.*", "$1"));
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", pgPort)) {
+                assertThat(s.isConnected()).isTrue();
+            }
             child.terminate();
             assertThat(child.waitFor(30)).as(child.output()).isZero();
             assertThat(child.output()).contains("removed");

@@ -60,7 +60,8 @@ class ServeCommandTest {
     @Test
     void shouldAnswerEveryClientAndExitZeroOnSigtermDuringQueriesLongerThanTheGrace() throws Exception {
         try (ChildJvm child =
-            ChildJvm.start("serve", big.toString(), "--port", "0", "--threads", "1", "--scan-threads", "1",
+            ChildJvm.start("serve", big.toString(), "--port", "0",
+                "--pg-port", "0", "--threads", "1", "--scan-threads", "1",
             "--queue", "8", "--timeout-ms", "120000", "--stop-grace-ms", "200")) {
             final Http h = new Http(child.awaitPort());
             final List<CompletableFuture<Http.Response>> answers = new ArrayList<>();
@@ -99,7 +100,8 @@ class ServeCommandTest {
     @Test
     void shouldKeepAcceptingWhenConnectionsReachTheDescriptorLimit() throws Exception {
         try (ChildJvm child =
-            ChildJvm.startCli(Map.of(), 256, "serve", small.toString(), "--port", "0", "--threads", "1")) {
+            ChildJvm.startCli(Map.of(), 256, "serve", small.toString(), "--port", "0",
+                "--pg-port", "0", "--threads", "1")) {
             final int port = child.awaitPort();
             final List<Socket> open = new ArrayList<>();
             int refused = 0;
@@ -148,7 +150,8 @@ class ServeCommandTest {
         final Path file = files.resolve("token");
         Files.writeString(file, "from-a-file\n");
         try (ChildJvm child =
-            ChildJvm.start("serve", small.toString(), "--port", "0", "--token-file", file.toString())) {
+            ChildJvm.start("serve", small.toString(), "--port", "0",
+                "--pg-port", "0", "--token-file", file.toString())) {
             final int port = child.awaitPort();
             assertThat(new Http(port).get("/health").status()).isEqualTo(401);
             assertThat(new Http(port, "from-a-file").get("/health").status()).isEqualTo(200);
@@ -157,7 +160,8 @@ class ServeCommandTest {
             assertThat(child.waitFor(30)).isZero();
         }
         try (ChildJvm child =
-            ChildJvm.startCli(Map.of("TRADESTORE_TOKEN", "from-env"), 0, "serve", small.toString(), "--port", "0")) {
+            ChildJvm.startCli(Map.of("TRADESTORE_TOKEN", "from-env"), 0, "serve", small.toString(), "--port", "0",
+                "--pg-port", "0")) {
             final int port = child.awaitPort();
             assertThat(new Http(port).get("/health").status()).isEqualTo(401);
             assertThat(new Http(port, "from-env").get("/health").status()).isEqualTo(200);
@@ -166,6 +170,7 @@ class ServeCommandTest {
         }
         try (ChildJvm both =
             ChildJvm.startCli(Map.of("TRADESTORE_TOKEN", "from-env"), 0, "serve", small.toString(), "--port", "0",
+                "--pg-port", "0",
             "--token-file", file.toString())) {
             assertThat(both.waitFor(30)).isEqualTo(2);
             assertThat(both.output()).contains("give the token one way only");
@@ -176,7 +181,8 @@ class ServeCommandTest {
     void shouldWriteTheAccessLogAndCapGroups() throws Exception {
         final Path access = files.resolve("access.log");
         try (ChildJvm child =
-            ChildJvm.start("serve", small.toString(), "--port", "0", "--access-log", access.toString(),
+            ChildJvm.start("serve", small.toString(), "--port", "0",
+                "--pg-port", "0", "--access-log", access.toString(),
             "--max-groups", "10", "--log-level", "warn")) {
             final Http h = new Http(child.awaitPort());
             assertThat(h.get("/health").status()).isEqualTo(200);
@@ -196,7 +202,8 @@ class ServeCommandTest {
             + "200 \\d+ \\d+\\.\\d{3}");
         assertThat(lines.get(1)).contains(" POST /v1/query /v1/query 200 ");
         assertThat(lines.get(2)).contains(" POST /v1/query /v1/query 400 ");
-        try (ChildJvm bad = ChildJvm.start("serve", small.toString(), "--port", "0", "--log-level", "loud")) {
+        try (ChildJvm bad = ChildJvm.start("serve", small.toString(), "--port", "0",
+            "--pg-port", "0", "--log-level", "loud")) {
             assertThat(bad.waitFor(30)).isEqualTo(2);
             assertThat(bad.output()).contains("log level 'loud' is not one of error, warn, info, debug, trace");
         }

@@ -1,0 +1,148 @@
+package io.tradestore.server.pg;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.netty.buffer.ByteBuf;
+
+import io.tradestore.query.QueryResult;
+import io.tradestore.query.ResultColumn;
+
+/**
+ * The rows a statement answers, from the engine's {@link QueryResult} (typed values, read in place: no JSON between)
+ * or from the catalog's {@link PgAnswer} (text), written as DataRow messages in each column's format; a portal
+ * executed with a row limit resumes where the last Execute stopped.
+ */
+final class PgRows {
+    private final List<PgColumn> columns;
+    private final QueryResult result;
+    private final PgAnswer answer;
+    private final String tag;
+    private int next;
+
+    private PgRows(final List<PgColumn> columns, final QueryResult result, final PgAnswer answer, final String tag) {
+        this.columns = columns;
+        this.result = result;
+        this.answer = answer;
+        this.tag = tag;
+    }
+
+    /** @param result an engine answer. @return its rows. */
+    static PgRows of(final QueryResult result) {
+        return new PgRows(columns(result.columns()), result, null, "SELECT");
+    }
+
+    /** @param answer a catalog answer. @return its rows. */
+    static PgRows of(final PgAnswer answer) {
+        return new PgRows(answer.columns(), null, answer, answer.commandTag());
+    }
+
+    /**
+     * @param engine the engine's columns.
+     * @return them as PostgreSQL columns: integers int8, f64 float8, decimals numeric, timestamps timestamptz,
+     *     symbols and chars text.
+     */
+    static List<PgColumn> columns(final List<ResultColumn> engine) {
+        final List<PgColumn> out = new ArrayList<>(engine.size());
+        for (final ResultColumn c : engine) {
+            out.add(new PgColumn(c.name(), type(c.type())));
+        }
+        return List.copyOf(out);
+    }
+
+    /** @param engineType {@code i64}, {@code decimal(6)}... @return its PostgreSQL type. */
+    static PgType type(final String engineType) {
+        switch (engineType) {
+            case "i8":
+            case "i16":
+            case "i32":
+            case "i64":
+                return PgType.INT8;
+            case "f64":
+                return PgType.FLOAT8;
+            case "timestamp":
+                return PgType.TIMESTAMPTZ;
+            default:
+                return engineType.startsWith("decimal") ? PgType.NUMERIC : PgType.TEXT;
+        }
+    }
+
+    List<PgColumn> columns() {
+        return columns;
+    }
+
+    /** @return whether the catalog found the statement empty (answered EmptyQueryResponse, not CommandComplete). */
+    boolean empty() {
+        return answer != null && answer.commandTag().isEmpty();
+    }
+
+    /** @return whether the statement returns rows (a SET does not: NoData, no RowDescription). */
+    boolean hasRows() {
+        return !columns.isEmpty();
+    }
+
+    private int rowCount() {
+        return result != null ? result.rowCount() : answer.rows().size();
+    }
+
+    /**
+     * Writes DataRows from where the last call stopped.
+     *
+     * @param out     where.
+     * @param formats each column's format.
+     * @param maxRows most rows to write; 0 for all.
+     * @return whether rows are left (the portal is suspended).
+     */
+    boolean write(final PgOutput out, final short[] formats, final int maxRows) {
+        final int count = rowCount();
+        final int end = maxRows > 0 ? (int) Math.min(count, (long) next + maxRows) : count;
+        final int width = columns.size();
+        for (int r = next; r < end; r++) {
+            out.begin('D').int16(width);
+            try {
+                row(out.buffer(), formats, r, width);
+            } catch (final RuntimeException e) {
+                out.abandon();
+                throw e;
+            }
+            out.end();
+        }
+        next = end;
+        return end < count;
+    }
+
+    private void row(final ByteBuf buf, final short[] formats, final int r, final int width) {
+        for (int c = 0; c < width; c++) {
+            final Object v = result != null ? result.value(r, c) : answer.rows().get(r).get(c);
+            if (v == null) {
+                buf.writeInt(-1);
+            } else if (formats[c] == 1) {
+                PgValues.binary(buf, columns.get(c).type(), v);
+            } else {
+                final String text = result != null ? PgValues.text(columns.get(c).type(), v) : (String) v;
+                final int at = buf.writerIndex();
+                buf.writeInt(0);
+                final int length = buf.writeCharSequence(text, StandardCharsets.UTF_8);
+                buf.setInt(at, length);
+            }
+        }
+    }
+
+    /** @return the CommandComplete tag: {@code SELECT n} with the rows written, or the catalog's tag. */
+    String tag() {
+        if (tag.equals("SELECT") || tag.startsWith("SELECT ") && hasRows()) {
+            return "SELECT " + next;
+        }
+        return tag;
+    }
+
+    /** @return rows the engine looked at and matched, for the metrics. */
+    long scanned() {
+        return result == null ? 0 : result.stats().rowsScanned();
+    }
+
+    long matched() {
+        return result == null ? 0 : result.stats().rowsMatched();
+    }
+}
