@@ -126,7 +126,8 @@ class ClientCatalogQueriesTest {
     @Test
     void shouldListTheDatabaseAndSchemaForPsql() {
         assertThat(answer("psql \\l", "pg_database").rows())
-            .containsExactly(Arrays.asList("tradestore", "tradestore", "UTF8", "C.UTF-8", "C.UTF-8", null, "libc", null));
+            .containsExactly(Arrays.asList("tradestore", "tradestore", "UTF8", "C.UTF-8", "C.UTF-8", null, "libc",
+                null));
         assertThat(answer("psql \\dn", "pg_namespace").rows()).containsExactly(List.of("public", "tradestore"));
     }
 
@@ -202,8 +203,8 @@ class ClientCatalogQueriesTest {
     @Test
     void shouldMapEveryStoreTypeToItsPostgresqlType() {
         final PgAnswer a = catalog.answer("SELECT a.attname, a.atttypid, format_type(a.atttypid, a.atttypmod), "
-            + "t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid JOIN pg_class c ON c.oid = a.attrelid "
-            + "WHERE c.relname = $1 ORDER BY a.attnum", List.of("quotes"));
+            + "t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
+            + "JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = $1 ORDER BY a.attnum", List.of("quotes"));
         assertThat(a.rows()).containsExactly(List.of("ts", "1184", "timestamp with time zone", "timestamptz"),
             List.of("bid", "701", "double precision", "float8"), List.of("size", "23", "integer", "int4"),
             List.of("level", "21", "smallint", "int2"), List.of("depth", "21", "smallint", "int2"),
