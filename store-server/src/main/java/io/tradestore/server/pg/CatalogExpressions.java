@@ -24,6 +24,7 @@ import net.sf.jsqlparser.expression.NullValue;
 import net.sf.jsqlparser.expression.SignedExpression;
 import net.sf.jsqlparser.expression.StringValue;
 import net.sf.jsqlparser.expression.TimeKeyExpression;
+import net.sf.jsqlparser.expression.TrimFunction;
 import net.sf.jsqlparser.expression.WhenClause;
 import net.sf.jsqlparser.expression.operators.arithmetic.Addition;
 import net.sf.jsqlparser.expression.operators.arithmetic.Concat;
@@ -56,6 +57,7 @@ final class CatalogExpressions {
     private final CatalogSelect select;
     private final List<String> parameters;
     private int nextQuestionMark;
+    private List<CatalogRow> group;
 
     /**
      * @param select     the evaluator of subqueries.
@@ -64,6 +66,13 @@ final class CatalogExpressions {
     CatalogExpressions(final CatalogSelect select, final List<String> parameters) {
         this.select = select;
         this.parameters = parameters;
+    }
+
+    /**
+     * @param rows the rows of the group whose aggregates are evaluated next, or {@code null} outside a group.
+     */
+    void group(final List<CatalogRow> rows) {
+        this.group = rows;
     }
 
     /** @return the relations of the catalog being read. */
@@ -184,6 +193,9 @@ final class CatalogExpressions {
         if (e instanceof Function f) {
             return function(f, row);
         }
+        if (e instanceof TrimFunction t) {
+            return trim(t, row);
+        }
         if (e instanceof TimeKeyExpression t) {
             return CatalogFunctions.call(t.getStringValue().toLowerCase(Locale.ROOT), List.of(), this);
         }
@@ -206,18 +218,38 @@ final class CatalogExpressions {
             return values;
         }
         if (e instanceof ArrayExpression a && a.getIndexExpression() != null) {
-            final Object array = eval(a.getObjExpression(), row);
-            final Object index = eval(a.getIndexExpression(), row);
-            if (!(array instanceof List<?> list) || index == null) {
-                return null;
-            }
-            final long i = CatalogValues.toLong(index);
-            return i < 1 || i > list.size() ? null : list.get((int) i - 1);
+            return element(eval(a.getObjExpression(), row), eval(a.getIndexExpression(), row));
         }
         if (e instanceof AnalyticExpression a) {
             return select.window(a, row);
         }
         throw CatalogQueries.refuse("the expression " + e + " is not supported in catalog queries");
+    }
+
+    private Object trim(final TrimFunction t, final CatalogRow row) {
+        final Object target = eval(t.isUsingFromKeyword() || t.getFromExpression() != null ? t.getFromExpression()
+            : t.getExpression(), row);
+        final Object chars = t.isUsingFromKeyword() || t.getFromExpression() != null
+            ? t.getExpression() == null ? " " : eval(t.getExpression(), row) : " ";
+        if (target == null || chars == null) {
+            return null;
+        }
+        final String s = CatalogValues.text(target);
+        final String c = CatalogValues.text(chars);
+        final TrimFunction.TrimSpecification spec = t.getTrimSpecification();
+        int from = 0;
+        int to = s.length();
+        if (spec != TrimFunction.TrimSpecification.TRAILING) {
+            while (from < to && c.indexOf(s.charAt(from)) >= 0) {
+                from++;
+            }
+        }
+        if (spec != TrimFunction.TrimSpecification.LEADING) {
+            while (to > from && c.indexOf(s.charAt(to - 1)) >= 0) {
+                to--;
+            }
+        }
+        return s.substring(from, to);
     }
 
     private static String string(final StringValue s) {
@@ -236,7 +268,8 @@ final class CatalogExpressions {
             final int[] at = r.find(qualifier, name);
             if (at != null) {
                 final Object[] values = r.values(at[0]);
-                return values == null ? null : values[at[1]];
+                final Object v = values == null ? null : values[at[1]];
+                return c.getArrayConstructor() == null ? v : subscript(v, c.getArrayConstructor(), row);
             }
         }
         if (qualifier == null) {
@@ -253,6 +286,22 @@ final class CatalogExpressions {
             }
         }
         throw CatalogQueries.refuse("column " + c + " does not exist in tradestore's catalog");
+    }
+
+    private Object subscript(final Object array, final ArrayConstructor index, final CatalogRow row) {
+        Object v = array;
+        for (final Expression i : index.getExpressions()) {
+            v = element(v, eval(i, row));
+        }
+        return v;
+    }
+
+    private static Object element(final Object array, final Object index) {
+        if (!(array instanceof List<?> list) || index == null) {
+            return null;
+        }
+        final long i = CatalogValues.toLong(index);
+        return i < 1 || i > list.size() ? null : list.get((int) i - 1);
     }
 
     /**
@@ -449,6 +498,18 @@ final class CatalogExpressions {
 
     private Object function(final Function f, final CatalogRow row) {
         final String name = functionName(f);
+        if (CatalogGroups.AGGREGATES.contains(name)) {
+            if (group == null) {
+                throw CatalogQueries.refuse("the aggregate " + name + "() is supported in a select list only");
+            }
+            final List<CatalogRow> rows = group;
+            group = null;
+            try {
+                return CatalogGroups.aggregate(name, f, rows, this);
+            } finally {
+                group = rows;
+            }
+        }
         final List<Object> args = new ArrayList<>();
         if (f.getParameters() != null) {
             for (final Expression x : f.getParameters()) {

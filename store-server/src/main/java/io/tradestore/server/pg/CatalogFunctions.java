@@ -3,6 +3,7 @@ package io.tradestore.server.pg;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * The functions catalog queries call, as PostgreSQL 15 answers them for tradestore's catalog: one database
@@ -78,6 +79,18 @@ final class CatalogFunctions {
 
     private static Object more(final String name, final List<Object> args, final CatalogExpressions expressions) {
         switch (name) {
+            case "to_regtype":
+            case "to_regclass":
+            case "to_regnamespace":
+                return toReg(name.substring(3), args.get(0), expressions);
+            case "parse_ident":
+                return args.get(0) == null ? null : parseIdent(CatalogValues.text(args.get(0)));
+            case "string_to_array":
+                return args.get(0) == null ? null
+                    : List.of((Object[]) CatalogValues.text(args.get(0)).split(Pattern.quote(
+                        CatalogValues.text(args.get(1))), -1));
+            case "array_lower":
+                return args.get(0) instanceof List<?> l && !l.isEmpty() ? (Object) 1L : null;
             case "quote_ident":
                 return args.get(0) == null ? null : quoteIdent(CatalogValues.text(args.get(0)));
             case "lower":
@@ -138,6 +151,10 @@ final class CatalogFunctions {
             case "pg_is_in_recovery":
             case "pg_relation_is_publishable":
                 return PgType.BOOL;
+            case "to_regtype":
+            case "to_regclass":
+            case "to_regnamespace":
+                return PgType.OID;
             case "pg_backend_pid":
             case "length":
             case "char_length":
@@ -236,6 +253,41 @@ final class CatalogFunctions {
             default:
                 return PgType.TEXT;
         }
+    }
+
+    private static Object toReg(final String type, final Object name, final CatalogExpressions expressions) {
+        if (name == null) {
+            return null;
+        }
+        try {
+            return expressions.tables().reg(type, name);
+        } catch (final io.tradestore.query.QueryException e) {
+            return null;
+        }
+    }
+
+    private static List<Object> parseIdent(final String name) {
+        final List<Object> parts = new ArrayList<>();
+        final StringBuilder part = new StringBuilder();
+        boolean quoted = false;
+        for (int i = 0; i < name.length(); i++) {
+            final char c = name.charAt(i);
+            if (c == '"') {
+                if (quoted && i + 1 < name.length() && name.charAt(i + 1) == '"') {
+                    part.append('"');
+                    i++;
+                } else {
+                    quoted = !quoted;
+                }
+            } else if (c == '.' && !quoted) {
+                parts.add(part.toString());
+                part.setLength(0);
+            } else {
+                part.append(quoted ? c : Character.toLowerCase(c));
+            }
+        }
+        parts.add(part.toString());
+        return parts;
     }
 
     private static Object setting(final List<Object> args) {

@@ -3,13 +3,20 @@ package io.tradestore.server.pg;
 import java.util.Locale;
 
 import net.sf.jsqlparser.expression.AnalyticExpression;
+import net.sf.jsqlparser.expression.BinaryExpression;
 import net.sf.jsqlparser.expression.BooleanValue;
 import net.sf.jsqlparser.expression.CaseExpression;
 import net.sf.jsqlparser.expression.CastExpression;
 import net.sf.jsqlparser.expression.Expression;
 import net.sf.jsqlparser.expression.Function;
 import net.sf.jsqlparser.expression.LongValue;
+import net.sf.jsqlparser.expression.NotExpression;
 import net.sf.jsqlparser.expression.TimeKeyExpression;
+import net.sf.jsqlparser.expression.TrimFunction;
+import net.sf.jsqlparser.expression.operators.arithmetic.Addition;
+import net.sf.jsqlparser.expression.operators.arithmetic.Division;
+import net.sf.jsqlparser.expression.operators.arithmetic.Multiplication;
+import net.sf.jsqlparser.expression.operators.arithmetic.Subtraction;
 import net.sf.jsqlparser.expression.operators.conditional.AndExpression;
 import net.sf.jsqlparser.expression.operators.conditional.OrExpression;
 import net.sf.jsqlparser.expression.operators.relational.ComparisonOperator;
@@ -19,7 +26,6 @@ import net.sf.jsqlparser.expression.operators.relational.InExpression;
 import net.sf.jsqlparser.expression.operators.relational.IsNullExpression;
 import net.sf.jsqlparser.expression.operators.relational.LikeExpression;
 import net.sf.jsqlparser.expression.operators.relational.RegExpMatchOperator;
-import net.sf.jsqlparser.expression.NotExpression;
 import net.sf.jsqlparser.schema.Column;
 import net.sf.jsqlparser.statement.select.ParenthesedSelect;
 import net.sf.jsqlparser.statement.select.SelectItem;
@@ -64,6 +70,10 @@ final class CatalogNames {
         if (e instanceof CaseExpression) {
             return "case";
         }
+        if (e instanceof TrimFunction t) {
+            return t.getTrimSpecification() == TrimFunction.TrimSpecification.LEADING ? "ltrim"
+                : t.getTrimSpecification() == TrimFunction.TrimSpecification.TRAILING ? "rtrim" : "btrim";
+        }
         if (e instanceof ExistsExpression) {
             return "exists";
         }
@@ -100,6 +110,12 @@ final class CatalogNames {
         }
         if (e instanceof AnalyticExpression) {
             return PgType.INT8;
+        }
+        if (e instanceof Addition || e instanceof Subtraction || e instanceof Multiplication
+            || e instanceof Division) {
+            final PgType left = type(((BinaryExpression) e).getLeftExpression(), shape);
+            final PgType right = type(((BinaryExpression) e).getRightExpression(), shape);
+            return left == PgType.INT8 || right == PgType.INT8 ? PgType.INT8 : PgType.INT4;
         }
         if (e instanceof BooleanValue || e instanceof ComparisonOperator || e instanceof AndExpression
             || e instanceof OrExpression || e instanceof NotExpression || e instanceof InExpression

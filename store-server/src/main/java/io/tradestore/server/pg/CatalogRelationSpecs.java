@@ -56,6 +56,8 @@ final class CatalogRelationSpecs {
             + " extrelocatable:bool extversion:text extconfig:text extcondition:text"),
         Map.entry("pg_catalog.pg_proc", "oid:oid proname:name pronamespace:oid proowner:oid prolang:oid"
             + " prokind:char prorettype:oid proargtypes:text proretset:bool"),
+        Map.entry("pg_catalog.pg_opclass", "oid:oid opcmethod:oid opcname:name opcnamespace:oid opcowner:oid"
+            + " opcfamily:oid opcintype:oid opcdefault:bool opckeytype:oid"),
         Map.entry("information_schema.views", "table_catalog:name table_schema:name table_name:name"
             + " view_definition:text check_option:text is_updatable:text is_insertable_into:text"),
         Map.entry("information_schema.table_constraints", "constraint_catalog:name constraint_schema:name"

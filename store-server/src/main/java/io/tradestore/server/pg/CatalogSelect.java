@@ -28,6 +28,7 @@ import net.sf.jsqlparser.statement.select.Select;
 import net.sf.jsqlparser.statement.select.SelectItem;
 import net.sf.jsqlparser.statement.select.SetOperation;
 import net.sf.jsqlparser.statement.select.SetOperationList;
+import net.sf.jsqlparser.statement.select.TableFunction;
 import net.sf.jsqlparser.statement.select.UnionOp;
 
 /**
@@ -91,9 +92,6 @@ final class CatalogSelect {
     }
 
     private CatalogRelation plain(final PlainSelect s, final CatalogRow outer) {
-        if (s.getGroupBy() != null || s.getHaving() != null) {
-            throw CatalogQueries.refuse("GROUP BY and HAVING are not supported in catalog queries");
-        }
         final List<CatalogRow> rows = from(s, outer);
         final List<CatalogRow> kept = new ArrayList<>();
         for (final CatalogRow r : rows) {
@@ -111,18 +109,41 @@ final class CatalogSelect {
             }
         }
         final List<Object[]> out = new ArrayList<>();
-        for (final CatalogRow r : kept) {
-            final Object[] v = new Object[items.size()];
-            for (int i = 0; i < v.length; i++) {
-                v[i] = expressions.eval(items.get(i), r);
+        final List<CatalogRow> inputs;
+        if (s.getGroupBy() != null || s.getHaving() != null || CatalogGroups.aggregates(items)) {
+            inputs = new ArrayList<>();
+            for (final List<CatalogRow> group : CatalogGroups.group(s, kept, shape, expressions)) {
+                final CatalogRow first = group.isEmpty() ? shape : group.get(0);
+                expressions.group(group);
+                try {
+                    if (s.getHaving() == null || CatalogValues.isTrue(expressions.eval(s.getHaving(), first))) {
+                        out.add(project(items, first));
+                        inputs.add(first);
+                    }
+                } finally {
+                    expressions.group(null);
+                }
             }
-            out.add(v);
+        } else {
+            inputs = kept;
+            for (final CatalogRow r : kept) {
+                out.add(project(items, r));
+            }
         }
         CatalogRelation result = new CatalogRelation("select", columns, out);
         if (s.getDistinct() != null) {
             result = distinct(result);
+            return orderAndLimit(s, result, null, outer);
         }
-        return orderAndLimit(s, result, kept, outer);
+        return orderAndLimit(s, result, inputs, outer);
+    }
+
+    private Object[] project(final List<Expression> items, final CatalogRow r) {
+        final Object[] v = new Object[items.size()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = expressions.eval(items.get(i), r);
+        }
+        return v;
     }
 
     private List<CatalogRow> from(final PlainSelect s, final CatalogRow outer) {
@@ -156,8 +177,7 @@ final class CatalogSelect {
     }
 
     private List<CatalogRow> join(final List<CatalogRow> left, final Join j, final int k, final CatalogRelation right) {
-        if (j.isRight() || j.isFull() || j.isNatural() || j.getUsingColumns() != null && !j.getUsingColumns().isEmpty()
-            || j.isApply()) {
+        if (j.isRight() || j.isFull() || j.isNatural() || j.isApply()) {
             throw CatalogQueries.refuse("the join " + j + " is not supported in catalog queries");
         }
         final List<CatalogRow> out = new ArrayList<>();
@@ -181,12 +201,43 @@ final class CatalogSelect {
     }
 
     private boolean on(final Join j, final CatalogRow row) {
+        if (j.getUsingColumns() != null) {
+            for (final Column c : j.getUsingColumns()) {
+                if (!using(c.getUnquotedColumnName().toLowerCase(Locale.ROOT), row)) {
+                    return false;
+                }
+            }
+        }
         for (final Expression e : j.getOnExpressions()) {
             if (!CatalogValues.isTrue(expressions.eval(e, row))) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** {@code JOIN ... USING (c)}: the newest relation's {@code c} equals the first earlier one's. */
+    private static boolean using(final String column, final CatalogRow row) {
+        Object left = null;
+        Object right = null;
+        boolean found = false;
+        int last = row.width() - 1;
+        while (last > 0 && row.values(last) == null) {
+            last--;
+        }
+        for (int i = 0; i < last; i++) {
+            final int c = row.relation(i).indexOf(column);
+            if (c >= 0 && !found) {
+                left = row.values(i) == null ? null : row.values(i)[c];
+                found = true;
+            }
+        }
+        final int c = row.relation(last).indexOf(column);
+        if (!found || c < 0) {
+            throw CatalogQueries.refuse("column \"" + column + "\" in USING is not in both relations");
+        }
+        right = row.values(last)[c];
+        return Boolean.TRUE.equals(CatalogValues.equal(left, right));
     }
 
     private CatalogRow shape(final PlainSelect s, final CatalogRow outer) {
@@ -227,6 +278,9 @@ final class CatalogSelect {
         }
         if (item instanceof ParenthesedSelect p) {
             return run(p.getSelect(), outer);
+        }
+        if (item instanceof TableFunction f) {
+            return CatalogGroups.tableFunction(f, outer == null ? CatalogRow.NONE : outer, expressions);
         }
         throw CatalogQueries.refuse("the FROM item " + item + " is not supported in catalog queries");
     }

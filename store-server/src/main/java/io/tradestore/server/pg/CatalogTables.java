@@ -108,7 +108,8 @@ final class CatalogTables {
             case "regtype":
                 return byOid ? CatalogTypes.formatType(CatalogValues.toLong(value), -1) : typeOid(value);
             default:
-                throw CatalogQueries.refuse("a cast to " + type + " is not supported in catalog queries");
+                final String proc = CatalogValues.text(value).strip();
+                return proc.startsWith("pg_catalog.") ? proc.substring("pg_catalog.".length()) : proc;
         }
     }
 

@@ -3,7 +3,8 @@ package io.tradestore.server.pg;
 import io.tradestore.core.schema.Column;
 
 /**
- * How tradestore's column types appear in the catalog: {@code i64} as {@code int8}, {@code decimal(s)} as
+ * How tradestore's column types appear in the catalog, as the wire layer sends their values: every integer type
+ * ({@code i8} to {@code i64}) as {@code int8}, {@code decimal(s)} as
  * {@code numeric(18,s)} (a long mantissa holds 18 digits), {@code f64} as {@code float8}, {@code timestamp} as
  * {@code timestamptz} (nanoseconds since the epoch, UTC), {@code symbol} and {@code char} as {@code text}.
  */
@@ -24,9 +25,7 @@ final class CatalogTypes {
         switch (column.type()) {
             case I8:
             case I16:
-                return PgType.INT2;
             case I32:
-                return PgType.INT4;
             case I64:
                 return PgType.INT8;
             case F64:

@@ -102,11 +102,20 @@ final class CatalogValues {
             for (int i = 0; i < list.size(); i++) {
                 s.append(i == 0 ? "" : ",");
                 final Object e = list.get(i);
-                s.append(e == null ? "NULL" : text(e));
+                s.append(e == null ? "NULL" : element(text(e)));
             }
             return s.append('}').toString();
         }
         return v.toString();
+    }
+
+    private static String element(final String e) {
+        boolean quote = e.isEmpty() || e.equalsIgnoreCase("NULL");
+        for (int i = 0; i < e.length() && !quote; i++) {
+            final char c = e.charAt(i);
+            quote = c == '{' || c == '}' || c == ',' || c == '"' || c == '\\' || Character.isWhitespace(c);
+        }
+        return quote ? '"' + e.replace("\\", "\\\\").replace("\"", "\\\"") + '"' : e;
     }
 
     /**

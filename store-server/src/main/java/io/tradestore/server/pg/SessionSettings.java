@@ -24,6 +24,7 @@ final class SessionSettings {
         put("client_encoding", "UTF8");
         put("client_min_messages", "notice");
         put("DateStyle", "ISO, MDY");
+        put("default_table_access_method", "heap");
         put("default_transaction_isolation", "read committed");
         put("default_transaction_read_only", "on");
         put("extra_float_digits", "1");
