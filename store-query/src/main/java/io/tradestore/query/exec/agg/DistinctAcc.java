@@ -23,7 +23,6 @@ public final class DistinctAcc extends Acc {
     private long[] pairCounts;
     /** {@link #pairs} by group, built when another worker's accumulator first merges this one's groups. */
     private long[][] byGroup;
-    private int groupCapacity = 1;
     private Object[] doubles = new Object[1];
 
     private final Product product;
@@ -64,9 +63,8 @@ public final class DistinctAcc extends Acc {
 
     @Override
     public void grow(final int capacity) {
-        if (capacity > groupCapacity) {
-            final int n = Math.max(capacity, groupCapacity * 2);
-            groupCapacity = n;
+        if (capacity > doubles.length) {
+            final int n = Math.max(capacity, doubles.length * 2);
             doubles = Arrays.copyOf(doubles, n);
             dense = Arrays.copyOf(dense, n);
         }
@@ -215,7 +213,7 @@ public final class DistinctAcc extends Acc {
         }
         if (o.pairs.size() > 0) {
             if (o.byGroup == null) {
-                o.byGroup = o.pairs.byGroup(o.groupCapacity);
+                o.byGroup = o.pairs.byGroup(o.doubles.length);
             }
             final long[] start = o.byGroup[0];
             final long[] values = o.byGroup[1];
@@ -261,7 +259,7 @@ public final class DistinctAcc extends Acc {
         }
         if (pairCounts == null) {
             // one walk of the set counts every group's pairs
-            final long[] counts = new long[groupCapacity];
+            final long[] counts = new long[doubles.length];
             for (int i = 0, n = pairs.capacity(); i < n; i++) {
                 final int pg = pairs.groupAt(i);
                 if (pg >= 0 && !inDense(pg, pairs.valueAt(i))) {

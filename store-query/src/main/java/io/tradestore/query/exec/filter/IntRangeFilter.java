@@ -126,17 +126,10 @@ public final class IntRangeFilter extends FilterNode {
                 out[k] = r;
                 k += (int) ((((v - l) | (h - v)) >>> 63) ^ 1);
             }
-        } else if (width == 1) {
-            for (int i = from; i < to; i++) {
-                final int r = sel == null ? start + i : sel[i];
-                final long v = NativeMemory.getByte(a + r * s);
-                out[k] = r;
-                k += (int) ((((v - l) | (h - v)) >>> 63) ^ 1);
-            }
         } else {
             for (int i = from; i < to; i++) {
                 final int r = sel == null ? start + i : sel[i];
-                final long v = NativeMemory.getShort(a + r * s);
+                final long v = NativeMemory.getSigned(a + r * s, width);
                 out[k] = r;
                 k += (int) ((((v - l) | (h - v)) >>> 63) ^ 1);
             }
