@@ -351,7 +351,8 @@ final class AggregateBinder {
         final int owner = percentileOwners.computeIfAbsent(c.index() + "*" + (cs.length > 1 ? cs[1].index() : -1),
             k -> aggregates);
         final int self = aggregates;
-        return () -> new PercentileAcc(s, f64, c.scale(), pct, prod, owner == self ? -1 : owner);
+        final long exactBudget = PercentileAcc.exactBudgetBytes();
+        return () -> new PercentileAcc(s, f64, c.scale(), pct, prod, owner == self ? -1 : owner, exactBudget);
     }
 
     /** @return the accumulator of a count of distinct values; {@code out[0]} receives its output column. */
