@@ -24,6 +24,7 @@ import io.tradestore.query.exec.agg.PercentileAcc;
 import io.tradestore.query.exec.agg.Product;
 import io.tradestore.query.exec.agg.ProductMinMaxAcc;
 import io.tradestore.query.exec.agg.RowCountAcc;
+import io.tradestore.query.exec.agg.SameAcc;
 import io.tradestore.query.exec.agg.SumAcc;
 import io.tradestore.query.exec.agg.VwapAcc;
 import io.tradestore.query.exec.filter.RowPredicate;
@@ -38,6 +39,8 @@ final class AggregateBinder {
     private int aggregates;
     /** Per percentile operand ("column*column", -1 for none): the index of its first percentile's accumulator. */
     private final Map<String, Integer> percentileOwners = new HashMap<>();
+    /** The first aggregate of each operation and operand bound so far, by {@link #identity}. */
+    private final Map<String, Integer> firstOfSame = new HashMap<>();
     /** The output columns the having bound so far reads. */
     private final BitSet havingReads = new BitSet();
 
@@ -102,8 +105,15 @@ final class AggregateBinder {
      */
     Supplier<Acc> aggregate(final Agg a, final String p, final ResultColumn[] out) {
         final Supplier<Acc> acc = bind(a, p, out);
-        aggregates++;
-        return acc;
+        final int self = aggregates++;
+        final int first = firstOfSame.computeIfAbsent(identity(a), k -> self);
+        return first == self ? acc : () -> new SameAcc(first);
+    }
+
+    /** @return what an aggregate computes, whatever its name: its operation, operand and percentile. */
+    private static String identity(final Agg a) {
+        final String col = a.col() == null ? "" : a.col().replace(" ", "");
+        return AggOp.of(a.op()) + "(" + col + ")" + (a.p() == null ? "" : "p" + a.p());
     }
 
     private Supplier<Acc> bind(final Agg a, final String p, final ResultColumn[] out) {

@@ -9,6 +9,7 @@ import io.tradestore.query.exec.BatchContext;
 import io.tradestore.query.exec.agg.Acc;
 import io.tradestore.query.exec.agg.Int128;
 import io.tradestore.query.exec.agg.RowCountAcc;
+import io.tradestore.query.exec.agg.SameAcc;
 import io.tradestore.query.exec.agg.SumAcc;
 import io.tradestore.query.exec.agg.VwapAcc;
 import io.tradestore.query.exec.group.KeySpec;
@@ -192,7 +193,7 @@ public final class DenseSumKernel {
                     term(termList, v.qtySlot(), v.qtyCol(), -1, -1)});
             } else if (a instanceof RowCountAcc) {
                 countRows = true;
-            } else {
+            } else if (!(a instanceof SameAcc)) {
                 return null;
             }
         }
