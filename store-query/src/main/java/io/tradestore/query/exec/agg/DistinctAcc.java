@@ -107,7 +107,12 @@ public final class DistinctAcc extends Acc {
             if (d >= 0 && d <= span) {
                 final long[] w = denseOf(g);
                 if (w != null) {
-                    w[(int) (d >>> 6)] |= 1L << d;
+                    // test before setting: a value seen before (most rows, once a group has met its values) is a
+                    // load, where an unconditional or-store makes each row wait on the last store to the same word
+                    final int word = (int) (d >>> 6);
+                    if ((w[word] & 1L << d) == 0) {
+                        w[word] |= 1L << d;
+                    }
                     continue;
                 }
             }
