@@ -65,7 +65,11 @@ public final class FirstLastAcc extends Acc {
         final long rowBase = c.segmentRowBase;
         final long b = product == null ? 0 : c.viewAddr[product.slotB];
         final long sb = product == null ? 0 : c.viewStride[product.slotB];
-        for (int i = 0; i < n; i++) {
+        // last walks the batch backwards: on rows in time order a group's best row then comes first and every later
+        // row only loads and compares, where walking forwards would store each row over the one before
+        final boolean back = last;
+        for (int k = 0; k < n; k++) {
+            final int i = back ? n - 1 - k : k;
             final long t = NativeMemory.getLong(ta + i * tst);
             final long v = NativeMemory.getLong(a + i * s);
             final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);
