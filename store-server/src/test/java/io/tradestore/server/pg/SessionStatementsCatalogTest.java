@@ -15,7 +15,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import io.tradestore.core.Store;
-import io.tradestore.query.QueryException;
 import io.tradestore.server.TestStores;
 
 /** The session statements clients send when they connect, answered as PostgreSQL 15 answers them. */
@@ -38,7 +37,7 @@ class SessionStatementsCatalogTest {
     }
 
     private static PgAnswer answer(final String sql) {
-        return catalog.answer(sql, List.of());
+        return catalog.answer(sql, List.of(), new SessionSettings());
     }
 
     @ParameterizedTest
@@ -102,9 +101,10 @@ class SessionStatementsCatalogTest {
 
     @Test
     void shouldRefuseAnUnknownParameterAndAnEncodingOtherThanUtf8() {
-        assertThatThrownBy(() -> answer("SHOW no_such_thing")).isInstanceOf(QueryException.class)
-            .hasMessage("unrecognized configuration parameter \"no_such_thing\"");
-        assertThatThrownBy(() -> answer("SET client_encoding = 'LATIN1'")).isInstanceOf(QueryException.class)
+        assertThatThrownBy(() -> answer("SHOW no_such_thing")).isInstanceOf(PgFailure.class)
+            .hasMessage("unrecognized configuration parameter \"no_such_thing\"")
+            .extracting(e -> ((PgFailure) e).error().sqlState()).isEqualTo("42704");
+        assertThatThrownBy(() -> answer("SET client_encoding = 'LATIN1'")).isInstanceOf(PgFailure.class)
             .hasMessageContaining("UTF8 only");
     }
 
