@@ -64,6 +64,7 @@ public final class SessionSettings {
         put("lock_timeout", "0");
         put("max_connections", "100");
         put("max_identifier_length", "63");
+        put("role", "none");
         put("search_path", "\"$user\", public");
         put("server_encoding", "UTF8");
         put("server_version", SERVER_VERSION);
