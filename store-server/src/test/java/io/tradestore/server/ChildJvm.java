@@ -96,7 +96,9 @@ public final class ChildJvm implements AutoCloseable {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = r.readLine()) != null) {
-                    all.append(prefix).append(line).append('\n');
+                    // one append per line: the stdout and stderr pumps append to the same buffer, and three
+                    // appends could interleave with the other pump's, leaving "out: err: ..." lines
+                    all.append(prefix + line + '\n');
                     lines.add(prefix + line);
                 }
             } catch (final IOException e) {

@@ -138,7 +138,10 @@ final class SqlAggregateQuery {
             if (containsAggregate(item.getExpression())) {
                 value = arith(item.getExpression(), SqlPos.of(item, SqlPos.START), name);
             } else {
-                value = new SqlResult.Ref(selectedKey(item).name());
+                final SqlBuckets.Bucket b = SqlBuckets.of(item.getExpression(), t, SqlPos.of(item, SqlPos.START));
+                final String key = selectedKey(item).name();
+                value = b != null && b.secondsScale() >= 0 ? new SqlResult.Seconds(key, b.secondsScale())
+                    : new SqlResult.Ref(key);
             }
             outputs.add(new SqlResult.Output(name, value));
             outputsByName.putIfAbsent(name, value);
@@ -410,6 +413,9 @@ final class SqlAggregateQuery {
     private static String refName(final SqlResult.Arith a, final SqlPos pos, final String clause) {
         if (a instanceof SqlResult.Ref r) {
             return r.name();
+        }
+        if (a instanceof SqlResult.Seconds s) {
+            return s.name(); // seconds sort as the timestamps they come from
         }
         throw new SqlException(ErrorCode.INVALID_QUERY, clause + " over an output computed from aggregates is not "
             + "supported; " + clause + " takes an aggregate, a group key or an output that is one (" + pos + ")", pos);

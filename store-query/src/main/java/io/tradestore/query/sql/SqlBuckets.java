@@ -4,8 +4,12 @@ import java.util.List;
 import java.util.Locale;
 
 import net.sf.jsqlparser.expression.Expression;
+import net.sf.jsqlparser.expression.ExtractExpression;
 import net.sf.jsqlparser.expression.Function;
 import net.sf.jsqlparser.expression.StringValue;
+import net.sf.jsqlparser.expression.operators.arithmetic.Division;
+import net.sf.jsqlparser.expression.operators.arithmetic.Multiplication;
+import net.sf.jsqlparser.expression.operators.relational.ParenthesedExpressionList;
 
 import io.tradestore.core.StoreException;
 import io.tradestore.query.ErrorCode;
@@ -30,8 +34,14 @@ final class SqlBuckets {
      * @param col    the timestamp column.
      * @param colPos where the column is.
      * @param pos    where the width is.
+     * @param secondsScale for Grafana's {@code floor(extract(epoch from ts)/N)*N}, whose value is the bucket's start
+     *                     in epoch seconds: the scale of that number (0 for whole seconds, 9 for fractions); -1 for
+     *                     a bucket whose value is a timestamp.
      */
-    record Bucket(String width, String col, SqlPos colPos, SqlPos pos) {
+    record Bucket(String width, String col, SqlPos colPos, SqlPos pos, int secondsScale) {
+        Bucket(final String width, final String col, final SqlPos colPos, final SqlPos pos) {
+            this(width, col, colPos, pos, -1);
+        }
     }
 
     /**
@@ -41,6 +51,9 @@ final class SqlBuckets {
      * @return the bucket, or null when e is not a bucket function.
      */
     static Bucket of(final Expression e, final SqlAggregates.Columns columns, final SqlPos fallback) {
+        if (e instanceof Multiplication m) {
+            return epochGroup(m, columns, fallback);
+        }
         if (!(e instanceof Function f) || f.getParameters() == null) {
             return null;
         }
@@ -53,7 +66,10 @@ final class SqlBuckets {
                     + "(INTERVAL '5 minutes', ts, TIMESTAMP '1970-01-01') (" + pos + ")", pos);
             }
             final SqlPos widthPos = SqlPos.of(args.get(0), pos);
-            final SqlValues.Interval i = SqlValues.interval(args.get(0), widthPos);
+            // TimescaleDB's spelling, which Grafana's $__timeGroup writes: time_bucket('300.000s', ts)
+            final SqlValues.Interval i = args.get(0) instanceof StringValue s
+                ? SqlValues.interval(SqlValues.text(s).toLowerCase(Locale.ROOT), widthPos)
+                : SqlValues.interval(args.get(0), widthPos);
             final SqlPos colPos = SqlPos.of(args.get(1), pos);
             final String col = columns.argument(args.get(1), colPos);
             checkOrigin(i, args.size() == 3 ? args.get(2) : null, pos);
@@ -69,6 +85,43 @@ final class SqlBuckets {
                 columns.argument(args.get(1), colPos), colPos, unitPos);
         }
         return null;
+    }
+
+    /**
+     * Grafana's {@code $__timeGroup(ts, '5m')}, which it expands to {@code floor(extract(epoch from ts)/300)*300}:
+     * epoch seconds bucketed by 300, which is the engine's epoch-aligned bucket of 300 seconds, shown in seconds.
+     */
+    private static Bucket epochGroup(final Multiplication m, final SqlAggregates.Columns columns,
+        final SqlPos fallback) {
+        final Expression by = m.getRightExpression();
+        if (!(m.getLeftExpression() instanceof Function floor) || !floor.getName().equalsIgnoreCase("floor")
+            || floor.getParameters() == null || floor.getParameters().size() != 1
+            || !(unwrap(floor.getParameters().get(0)) instanceof Division d)
+            || !(unwrap(d.getLeftExpression()) instanceof ExtractExpression x) || !x.getName().equalsIgnoreCase("epoch")
+            || !SqlValues.isNumber(by) || !SqlValues.isNumber(d.getRightExpression())) {
+            return null;
+        }
+        final SqlPos pos = SqlPos.of(m, fallback);
+        final java.math.BigDecimal seconds = new java.math.BigDecimal(String.valueOf(by));
+        if (seconds.compareTo(new java.math.BigDecimal(String.valueOf(d.getRightExpression()))) != 0
+            || seconds.signum() <= 0) {
+            throw new SqlException(ErrorCode.INVALID_QUERY, "floor(extract(epoch from ts)/N)*N takes the same "
+                + "positive N twice, as Grafana's $__timeGroup writes it (" + pos + ")", pos);
+        }
+        final java.math.BigDecimal nanos = seconds.movePointRight(9);
+        if (nanos.stripTrailingZeros().scale() > 0
+            || nanos.compareTo(java.math.BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+            throw new SqlException(ErrorCode.INVALID_QUERY, "a bucket of " + seconds.toPlainString() + " seconds is "
+                + "not a whole number of nanoseconds (" + pos + ")", pos);
+        }
+        final SqlPos colPos = SqlPos.of(x.getExpression(), pos);
+        final String col = columns.argument(x.getExpression(), colPos);
+        final long n = nanos.longValueExact();
+        return new Bucket(n + "ns", col, colPos, SqlPos.of(by, pos), n % 1_000_000_000L == 0 ? 0 : 9);
+    }
+
+    private static Expression unwrap(final Expression e) {
+        return e instanceof ParenthesedExpressionList<?> p && p.size() == 1 ? unwrap(p.get(0)) : e;
     }
 
     /**

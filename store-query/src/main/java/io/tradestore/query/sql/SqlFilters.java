@@ -55,8 +55,12 @@ final class SqlFilters {
      *
      * @param name      the column or output name in the model.
      * @param timestamp whether its values are timestamps.
+     * @param epochSeconds whether it is {@code extract(epoch from ts)}: a timestamp compared with epoch seconds.
      */
-    record Operand(String name, boolean timestamp) {
+    record Operand(String name, boolean timestamp, boolean epochSeconds) {
+        Operand(final String name, final boolean timestamp) {
+            this(name, timestamp, false);
+        }
     }
 
     private final Operands operands;
@@ -222,6 +226,14 @@ final class SqlFilters {
         if (operands.operand(e, at) != null) {
             throw new SqlException(ErrorCode.INVALID_QUERY, "'" + echo(e) + "' is a column; the engine compares a "
                 + "column with a value (" + at + ")", at);
+        }
+        if (o.epochSeconds()) {
+            if (!SqlValues.isNumber(e)) {
+                throw new SqlException(ErrorCode.INVALID_QUERY, "extract(epoch from ...) is compared with a number "
+                    + "of seconds, not '" + echo(e) + "' (" + at + ")", at);
+            }
+            // x >= N seconds is ts >= N * 10^9 nanoseconds exactly, for every operator
+            return SqlValues.epochSeconds(e, at);
         }
         if (SqlParameters.isParameter(e)) {
             return parameters.compared(e, o.timestamp(), operands.twoValues(o.name(), at)[0] instanceof String, at);

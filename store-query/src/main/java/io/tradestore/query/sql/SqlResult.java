@@ -34,7 +34,16 @@ public final class SqlResult implements QueryResult {
     }
 
     /** An expression over the model's outputs. */
-    public sealed interface Arith permits Ref, Num, Op {
+    public sealed interface Arith permits Ref, Num, Op, Seconds {
+    }
+
+    /**
+     * A timestamp output in epoch seconds: the value of Grafana's {@code floor(extract(epoch from ts)/N)*N}.
+     *
+     * @param name  a model output of type timestamp.
+     * @param scale 0 for whole seconds (i64), 9 for fractions of a second (decimal(9)).
+     */
+    public record Seconds(String name, int scale) implements Arith {
     }
 
     /** @param name a model output. */
@@ -87,6 +96,10 @@ public final class SqlResult implements QueryResult {
     }
 
     private static Bound bind(final Arith a, final List<ResultColumn> cols) {
+        if (a instanceof Seconds s) {
+            bind(new Ref(s.name()), cols);
+            return s.scale() == 0 ? new Bound(a, -1, "i64", 0) : new Bound(a, -1, "decimal(9)", 9);
+        }
         if (a instanceof Ref r) {
             for (int i = 0; i < cols.size(); i++) {
                 if (cols.get(i).name().equals(r.name())) {
@@ -147,6 +160,10 @@ public final class SqlResult implements QueryResult {
     }
 
     private Object eval(final Arith a, final int row) {
+        if (a instanceof Seconds s) {
+            final Object nanos = eval(new Ref(s.name()), row);
+            return nanos == null ? null : BigDecimal.valueOf((Long) nanos, 9);
+        }
         if (a instanceof Ref r) {
             for (int i = 0; i < source.columns().size(); i++) {
                 if (source.columns().get(i).name().equals(r.name())) {

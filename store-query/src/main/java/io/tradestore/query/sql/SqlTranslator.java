@@ -290,6 +290,15 @@ public final class SqlTranslator implements SqlAggregates.Columns, SqlFilters.Op
         if (c != null) {
             return new SqlFilters.Operand(c, type(c) == ColumnType.TIMESTAMP);
         }
+        if (e instanceof net.sf.jsqlparser.expression.ExtractExpression x && x.getName().equalsIgnoreCase("epoch")) {
+            final SqlPos at = SqlPos.of(x.getExpression(), pos);
+            final String ts = column(x.getExpression(), at);
+            if (ts == null || type(ts) != ColumnType.TIMESTAMP) {
+                throw new SqlException(ErrorCode.INVALID_QUERY, "extract(epoch from ...) takes a timestamp column ("
+                    + at + ")", at);
+            }
+            return new SqlFilters.Operand(ts, true, true);
+        }
         if (aggregates.isAggregate(e)) {
             throw new SqlException(ErrorCode.INVALID_QUERY, "aggregates are not allowed in WHERE; filter groups "
                 + "with HAVING (" + pos + ")", pos);

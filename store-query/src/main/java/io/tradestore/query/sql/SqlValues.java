@@ -143,7 +143,8 @@ final class SqlValues {
         return n.bitLength() < 64 ? (Object) n.longValue() : n;
     }
 
-    private static boolean isNumber(final Expression e) {
+    /** @param e an expression. @return whether it is a number literal. */
+    static boolean isNumber(final Expression e) {
         return e instanceof LongValue || e instanceof DoubleValue;
     }
 
@@ -173,7 +174,9 @@ final class SqlValues {
         }
         if (e instanceof Function f) {
             final String name = f.getName().toLowerCase(Locale.ROOT);
-            return (name.equals("now") || name.equals("current_timestamp")) && f.getParameters() == null;
+            return (name.equals("now") || name.equals("current_timestamp")) && f.getParameters() == null
+                || name.equals("to_timestamp") && f.getParameters() != null && f.getParameters().size() == 1
+                && isNumber(f.getParameters().get(0));
         }
         if (e instanceof Addition || e instanceof Subtraction) {
             final net.sf.jsqlparser.expression.BinaryExpression b = (net.sf.jsqlparser.expression.BinaryExpression) e;
@@ -200,6 +203,10 @@ final class SqlValues {
             throw new SqlException(ErrorCode.INVALID_QUERY, StoreException.echo(k.getStringValue())
                 + " is not supported; use now() or CURRENT_TIMESTAMP (" + pos + ")", pos);
         }
+        if (e instanceof Function f && f.getParameters() != null) {
+            // to_timestamp(epoch seconds), as Grafana's users write with $__unixEpochFrom()
+            return epochSeconds(f.getParameters().get(0), SqlPos.of(f, pos));
+        }
         if (e instanceof Function || e instanceof TimeKeyExpression) {
             final Instant now = Instant.now();
             return Math.addExact(Math.multiplyExact(now.getEpochSecond(), NANOS_PER_SECOND), now.getNano());
@@ -214,6 +221,22 @@ final class SqlValues {
             return nanos(t.toInstant(), pos);
         }
         return base + sign * i.nanos();
+    }
+
+    /**
+     * @param e   a number literal of epoch seconds.
+     * @param pos where it is.
+     * @return epoch nanoseconds.
+     * @throws SqlException INVALID_QUERY when it has more than nine decimals or is outside the nanosecond range.
+     */
+    static long epochSeconds(final Expression e, final SqlPos pos) {
+        final BigDecimal nanos = new BigDecimal(String.valueOf(e)).movePointRight(9);
+        try {
+            return nanos.longValueExact();
+        } catch (final ArithmeticException ex) {
+            throw new SqlException(ErrorCode.INVALID_QUERY, "epoch seconds " + StoreException.echo(String.valueOf(e))
+                + " are not a whole number of nanoseconds within years 1677-2262 (" + pos + ")", pos);
+        }
     }
 
     private static long literal(final String text, final SqlPos pos) {

@@ -43,7 +43,7 @@ final class CatalogFunctions {
             case "pg_get_userbyid":
                 return USER;
             case "current_setting":
-                return setting(args);
+                return setting(args, expressions.tables().settings());
             case "pg_backend_pid":
                 return 1L;
             case "pg_is_in_recovery":
@@ -290,11 +290,15 @@ final class CatalogFunctions {
         return parts;
     }
 
-    private static Object setting(final List<Object> args) {
+    private static Object setting(final List<Object> args, final SessionSettings settings) {
         final String name = CatalogValues.text(args.get(0));
-        final String value = name == null ? null : SessionSettings.value(name);
+        if (name == null) {
+            return null; // strict, as PostgreSQL's
+        }
+        final String value = settings.value(name);
         if (value == null && (args.size() < 2 || !CatalogValues.isTrue(args.get(1)))) {
-            throw CatalogQueries.refuse("unrecognized configuration parameter \"" + name + "\"");
+            throw new PgFailure(PgError.of(SessionSettings.UNDEFINED_OBJECT, "unrecognized configuration parameter \""
+                + name + "\""));
         }
         return value;
     }

@@ -62,13 +62,14 @@ final class CatalogQueries {
     /**
      * @param sql        a query that reads the catalog, or no table at all.
      * @param parameters the bound values of {@code $1..$n}.
+     * @param settings   the session's parameters.
      * @return its answer, or {@code null} when it reads the store's tables.
      */
-    PgAnswer answer(final String sql, final List<String> parameters) {
+    PgAnswer answer(final String sql, final List<String> parameters, final SessionSettings settings) {
         final Select select = parse(sql);
         final CatalogRelation r;
         try {
-            r = new CatalogSelect(new CatalogTables(store), parameters).run(select, null);
+            r = new CatalogSelect(new CatalogTables(store, settings), parameters).run(select, null);
         } catch (final EngineQuery e) {
             return null;
         } catch (final StackOverflowError e) {

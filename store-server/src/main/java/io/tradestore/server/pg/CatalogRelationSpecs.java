@@ -116,7 +116,7 @@ final class CatalogRelationSpecs {
                         new Object[] {100L, "default", CatalogTables.PG_CATALOG_OID, CatalogTables.USER_OID, "d", true,
                             -1L, null, null}));
             case "pg_catalog.pg_settings":
-                return settings(qualified);
+                return settings(qualified, tables.settings());
             default:
                 return CatalogInformationSchema.build(qualified, tables);
         }
@@ -192,11 +192,13 @@ final class CatalogRelationSpecs {
                     -1L, "********", null, false, null}));
     }
 
-    private static CatalogRelation settings(final String name) {
+    private static CatalogRelation settings(final String name, final SessionSettings settings) {
         final List<Object[]> rows = new ArrayList<>();
-        for (final Map.Entry<String, String> e : SessionSettings.all().entrySet()) {
-            rows.add(new Object[] {SessionSettings.name(e.getKey()), e.getValue(), null, "", "", null, "user",
-                "string", "default", null, null, null, e.getValue(), e.getValue(), null, null, false});
+        for (final String key : SessionSettings.names()) {
+            final String value = settings.value(key);
+            final String reset = settings.resetValue(key);
+            rows.add(new Object[] {SessionSettings.name(key), value, null, "", "", null, "user", "string",
+                value.equals(reset) ? "default" : "session", null, null, null, reset, reset, null, null, false});
         }
         return relation(name, "name:text setting:text unit:text category:text short_desc:text extra_desc:text"
             + " context:text vartype:text source:text min_val:text max_val:text enumvals:text boot_val:text"

@@ -30,14 +30,22 @@ final class CatalogTables {
     static final long FIRST_TABLE_OID = 16_384;
 
     private final Store store;
+    private final SessionSettings settings;
     private final Map<String, CatalogRelation> built = new HashMap<>();
     private List<Schema> schemas;
 
     /**
-     * @param store the store described.
+     * @param store    the store described.
+     * @param settings the session's parameters ({@code pg_settings}, {@code current_setting}).
      */
-    CatalogTables(final Store store) {
+    CatalogTables(final Store store, final SessionSettings settings) {
         this.store = store;
+        this.settings = settings;
+    }
+
+    /** @return the parameters of the session whose query this is. */
+    SessionSettings settings() {
+        return settings;
     }
 
     /**

@@ -13,9 +13,10 @@ public interface PgCatalog {
      *
      * @param sql        the statement's text, as the client sent it (with {@code $n} placeholders in extended query).
      * @param parameters the bound values of {@code $1..$n} in text form ({@code null} for NULL); empty in simple query.
+     * @param settings   the session's parameters: {@code SHOW} reads them, {@code SET} and {@code RESET} change them.
      * @return the answer, or {@code null} when the statement is for the engine.
      * @throws io.tradestore.query.QueryException when it is a catalog statement tradestore cannot answer; its message
      *                                            names the construct.
      */
-    PgAnswer answer(String sql, List<String> parameters);
+    PgAnswer answer(String sql, List<String> parameters, SessionSettings settings);
 }

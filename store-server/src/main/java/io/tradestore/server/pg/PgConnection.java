@@ -210,29 +210,43 @@ final class PgConnection extends ChannelInboundHandlerAdapter {
 
     private void ready() {
         out.begin('R').int32(0).end(); // AuthenticationOk
-        // the version the catalog answers to, by which psql, pgjdbc and psycopg pick their catalog queries
-        out.parameterStatus("server_version", StoreCatalog.SERVER_VERSION);
-        out.parameterStatus("server_encoding", "UTF8");
-        out.parameterStatus("client_encoding", "UTF8");
-        out.parameterStatus("DateStyle", "ISO, MDY");
-        out.parameterStatus("IntervalStyle", "postgres");
-        out.parameterStatus("TimeZone", "UTC");
-        out.parameterStatus("integer_datetimes", "on");
-        out.parameterStatus("standard_conforming_strings", "on");
-        out.parameterStatus("is_superuser", "off");
-        out.parameterStatus("session_authorization", user);
-        out.parameterStatus("application_name", startupParameters.getOrDefault("application_name", ""));
+        final SessionSettings settings = startupSettings();
+        // server_version among them: the version the catalog answers to, by which clients pick their catalog queries
+        for (final Map.Entry<String, String> e : settings.changedReported().entrySet()) {
+            out.parameterStatus(e.getKey(), e.getValue());
+        }
         final int[] key = server.register(this);
         pid = key[0];
         secret = key[1];
         out.begin('K').int32(pid).int32(secret).end(); // BackendKeyData
         out.readyForQuery('I');
         out.flush();
-        session = new PgSession(services, out);
+        session = new PgSession(services, out, settings);
         state = State.READY;
         if (loginTimer != null) {
             loginTimer.cancel(false);
         }
+    }
+
+    /**
+     * The session's parameters from its startup message, as PostgreSQL sets them. A value tradestore does not take
+     * is left at the default, which the ParameterStatus that follows tells the client: pgjdbc sends the JVM's
+     * TimeZone, and a connection must not fail for a zone the server does not write timestamps in.
+     */
+    private SessionSettings startupSettings() {
+        final SessionSettings settings = new SessionSettings();
+        settings.startup("session_authorization", user);
+        for (final Map.Entry<String, String> e : startupParameters.entrySet()) {
+            if (!e.getKey().equals("user") && !e.getKey().equals("database") && !e.getKey().equals("options")
+                && !e.getKey().equals("replication") && SessionSettings.name(e.getKey()) != null) {
+                try {
+                    settings.startup(e.getKey(), e.getValue());
+                } catch (final PgFailure ignored) {
+                    // the default stays, and the client hears it
+                }
+            }
+        }
+        return settings;
     }
 
     // ------------------------------------------------------------------------------------------------ batches

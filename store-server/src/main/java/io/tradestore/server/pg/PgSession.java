@@ -33,6 +33,8 @@ import io.tradestore.query.sql.SqlParameters;
 final class PgSession {
     private final PgServer.Services services;
     private final PgOutput out;
+    /** The session's run-time parameters: SET changes them, SHOW and current_setting read them. */
+    private final SessionSettings settings;
     private final Map<String, Prepared> statements = new HashMap<>();
     private final Map<String, Portal> portals = new HashMap<>();
     /** An error in an extended batch: messages are skipped up to the next Sync. */
@@ -74,9 +76,18 @@ final class PgSession {
         }
     }
 
-    PgSession(final PgServer.Services services, final PgOutput out) {
+    PgSession(final PgServer.Services services, final PgOutput out, final SessionSettings settings) {
         this.services = services;
         this.out = out;
+        this.settings = settings;
+    }
+
+    /** ReadyForQuery, after a ParameterStatus for each reported parameter the batch changed, as PostgreSQL 15 does. */
+    private void readyForQuery() {
+        for (final Map.Entry<String, String> e : settings.changedReported().entrySet()) {
+            out.parameterStatus(e.getKey(), e.getValue());
+        }
+        out.readyForQuery(transaction);
     }
 
     /**
@@ -141,7 +152,7 @@ final class PgSession {
                     if (transaction == 'I') {
                         portals.clear(); // the implicit transaction ends, and its portals with it
                     }
-                    out.readyForQuery(transaction);
+                    readyForQuery();
                     out.flush();
                     return true;
                 case 'H':
@@ -156,7 +167,7 @@ final class PgSession {
                 case 'F':
                     out.error(PgError.of(PgError.FEATURE_NOT_SUPPORTED, "the function call protocol is not "
                         + "supported; run SQL"));
-                    out.readyForQuery(transaction);
+                    readyForQuery();
                     return true;
                 default:
                     // 'p' (a password) once the session is ready
@@ -188,7 +199,7 @@ final class PgSession {
             in.end();
         } catch (final PgFailure e) {
             out.error(e.error());
-            out.readyForQuery(transaction);
+            readyForQuery();
             out.flush();
             return;
         }
@@ -225,7 +236,7 @@ final class PgSession {
                 break; // the rest of the string is not run, as PostgreSQL does
             }
         }
-        out.readyForQuery(transaction);
+        readyForQuery();
         out.flush();
     }
 
@@ -244,7 +255,7 @@ final class PgSession {
                 + "commands ignored until end of transaction block"));
         }
         try {
-            final PgAnswer answer = services.catalog().answer(sql, parameters.texts());
+            final PgAnswer answer = services.catalog().answer(sql, parameters.texts(), settings);
             if (answer != null) {
                 transactionTag(answer.commandTag());
                 return PgRows.of(answer);
@@ -266,7 +277,9 @@ final class PgSession {
         final long queued = batchQueuedNs;
         batchQueuedNs = 0;
         final long waitedMs = queued == 0 ? 0 : TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - queued);
-        final long timeoutMs = services.workers().timeoutMs();
+        final long serverMs = services.workers().timeoutMs();
+        final long sessionMs = settings.statementTimeoutMs();
+        final long timeoutMs = sessionMs > 0 ? Math.min(serverMs, sessionMs + waitedMs) : serverMs;
         final QueryCancel cancel = new QueryCancel();
         running = cancel;
         try {
@@ -282,6 +295,13 @@ final class PgSession {
                 throw cancel.failure();
             }
             return services.queries().executeSql(sql, parameters, timeoutMs - waitedMs, cancel);
+        } catch (final QueryException e) {
+            if (e.code() == ErrorCode.TIMEOUT && timeoutMs < serverMs && !PgError.CANCELED_BY_USER.equals(
+                e.getMessage())) {
+                // the session's statement_timeout stopped it, not the server's limit: say so as PostgreSQL does
+                throw new QueryException(ErrorCode.TIMEOUT, "canceling statement due to statement timeout", "");
+            }
+            throw e;
         } finally {
             running = null;
         }
@@ -319,7 +339,10 @@ final class PgSession {
     private void transactionTag(final String tag) {
         if (tag.equals("BEGIN") || tag.equals("START TRANSACTION")) {
             transaction = 'T';
+            settings.begin();
         } else if (tag.equals("COMMIT") || tag.equals("ROLLBACK")) {
+            // a failed block's COMMIT rolls back, its SETs with it
+            settings.end(tag.equals("COMMIT") && transaction == 'T');
             transaction = 'I';
         }
     }
@@ -451,7 +474,9 @@ final class PgSession {
             return List.of();
         }
         try {
-            final PgAnswer answer = services.catalog().answer(p.sql, PgParameters.unbound(p.types.length).texts());
+            // a copy: describing a SET must not set anything
+            final PgAnswer answer = services.catalog().answer(p.sql, PgParameters.unbound(p.types.length).texts(),
+                settings.copy());
             if (answer != null) {
                 return answer.columns();
             }
@@ -459,6 +484,8 @@ final class PgSession {
             return PgRows.columns(services.queries().describeSql(p.sql, describing));
         } catch (final QueryException e) {
             throw new PgFailure(PgError.of(e, p.sql, 0));
+        } catch (final PgFailure e) {
+            throw e;
         } catch (final RuntimeException | StackOverflowError e) {
             throw new PgFailure(PgError.internal(e));
         }

@@ -33,16 +33,16 @@ public final class StoreCatalog implements PgCatalog {
     }
 
     @Override
-    public PgAnswer answer(final String sql, final List<String> parameters) {
+    public PgAnswer answer(final String sql, final List<String> parameters, final SessionSettings settings) {
         final int start = CatalogText.skipBlanks(sql, 0);
         if (start >= sql.length() || CatalogText.statement(sql, start).isEmpty()) {
             return EMPTY;
         }
         final String first = CatalogText.word(sql, start).toLowerCase(Locale.ROOT);
         if (first.equals("select") || first.equals("with") || first.equals("values") || first.equals("(")) {
-            return CatalogText.readsCatalog(sql, start) ? queries.answer(CatalogText.statement(sql, start), parameters)
-                : null;
+            return CatalogText.readsCatalog(sql, start)
+                ? queries.answer(CatalogText.statement(sql, start), parameters, settings) : null;
         }
-        return SessionStatements.answer(CatalogText.statement(sql, start), first);
+        return SessionStatements.answer(CatalogText.statement(sql, start), first, settings);
     }
 }

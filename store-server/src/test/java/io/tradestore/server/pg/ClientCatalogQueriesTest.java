@@ -59,7 +59,7 @@ class ClientCatalogQueriesTest {
     private static PgAnswer answer(final String client, final String containing) {
         for (final ClientQueries.Query q : ClientQueries.all()) {
             if (q.client().equals(client) && q.sql().contains(containing)) {
-                return catalog.answer(q.sql(TRADES_OID), q.parameters());
+                return catalog.answer(q.sql(TRADES_OID), q.parameters(), new SessionSettings());
             }
         }
         throw new AssertionError("no captured statement of " + client + " contains " + containing);
@@ -86,7 +86,7 @@ class ClientCatalogQueriesTest {
     @ParameterizedTest
     @MethodSource("queries")
     void shouldAnswerEveryCapturedClientStatement(final ClientQueries.Query q) {
-        final PgAnswer a = catalog.answer(q.sql(TRADES_OID), q.parameters());
+        final PgAnswer a = catalog.answer(q.sql(TRADES_OID), q.parameters(), new SessionSettings());
         assertThat(a).as(q.sql()).isNotNull();
         assertThat(a.commandTag()).isNotNull();
         for (final List<String> row : a.rows()) {
@@ -204,7 +204,8 @@ class ClientCatalogQueriesTest {
     void shouldMapEveryStoreTypeToItsPostgresqlType() {
         final PgAnswer a = catalog.answer("SELECT a.attname, a.atttypid, format_type(a.atttypid, a.atttypmod), "
             + "t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
-            + "JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = $1 ORDER BY a.attnum", List.of("quotes"));
+            + "JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = $1 ORDER BY a.attnum", List.of("quotes"),
+            new SessionSettings());
         assertThat(a.rows()).containsExactly(List.of("ts", "1184", "timestamp with time zone", "timestamptz"),
             List.of("bid", "701", "double precision", "float8"), List.of("size", "20", "bigint", "int8"),
             List.of("level", "20", "bigint", "int8"), List.of("depth", "20", "bigint", "int8"),

@@ -135,6 +135,33 @@ class PgCancelTest {
     }
 
     @Test
+    void shouldStopAStatementPastTheSessionsStatementTimeoutOnlyInThatSession() throws Exception {
+        try (PgServed served = serve(60_000); Connection c = served.connect("");
+            Connection other = served.connect("")) {
+            try (Statement s = c.createStatement()) {
+                s.execute("SET statement_timeout = '200ms'");
+            }
+            final long startNs = System.nanoTime();
+            assertThatThrownBy(() -> {
+                try (Statement s = c.createStatement()) {
+                    s.executeQuery(SLOW).close();
+                }
+            }).isInstanceOfSatisfying(SQLException.class, e -> {
+                assertThat(e.getSQLState()).isEqualTo("57014");
+                assertThat(e.getMessage()).contains("canceling statement due to statement timeout");
+            });
+            // stopped by the session's 200 ms, long before the server's minute
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs)).isLessThan(WAIT_MS);
+            assertCountIsServed(c);
+            try (Statement s = other.createStatement(); ResultSet rs = s.executeQuery("SHOW statement_timeout")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo("0");
+            }
+            awaitIdle(served);
+        }
+    }
+
+    @Test
     void shouldFreeTheWorkerOfAClientThatDisconnectsMidStatement() throws Exception {
         try (PgServed served = serve(60_000)) {
             try (PgRawClient raw = new PgRawClient(served.pg().port(), (int) WAIT_MS)) {

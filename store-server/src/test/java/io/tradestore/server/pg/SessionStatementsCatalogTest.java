@@ -15,7 +15,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import io.tradestore.core.Store;
-import io.tradestore.query.QueryException;
 import io.tradestore.server.TestStores;
 
 /** The session statements clients send when they connect, answered as PostgreSQL 15 answers them. */
@@ -38,7 +37,7 @@ class SessionStatementsCatalogTest {
     }
 
     private static PgAnswer answer(final String sql) {
-        return catalog.answer(sql, List.of());
+        return catalog.answer(sql, List.of(), new SessionSettings());
     }
 
     @ParameterizedTest
@@ -51,6 +50,12 @@ class SessionStatementsCatalogTest {
         "SET client_encoding TO 'UTF8'|SET",
         "SET NAMES 'utf-8'|SET",
         "RESET ALL|RESET",
+        "RESET ROLE|RESET",
+        "RESET TIME ZONE|RESET",
+        "RESET SESSION AUTHORIZATION|RESET",
+        "SET ROLE tradestore|SET",
+        "SET search_path = public, \"$user\"|SET",
+        "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE|SET",
         "BEGIN|BEGIN",
         "begin transaction read only|BEGIN",
         "START TRANSACTION ISOLATION LEVEL REPEATABLE READ|START TRANSACTION",
@@ -102,9 +107,10 @@ class SessionStatementsCatalogTest {
 
     @Test
     void shouldRefuseAnUnknownParameterAndAnEncodingOtherThanUtf8() {
-        assertThatThrownBy(() -> answer("SHOW no_such_thing")).isInstanceOf(QueryException.class)
-            .hasMessage("unrecognized configuration parameter \"no_such_thing\"");
-        assertThatThrownBy(() -> answer("SET client_encoding = 'LATIN1'")).isInstanceOf(QueryException.class)
+        assertThatThrownBy(() -> answer("SHOW no_such_thing")).isInstanceOf(PgFailure.class)
+            .hasMessage("unrecognized configuration parameter \"no_such_thing\"")
+            .extracting(e -> ((PgFailure) e).error().sqlState()).isEqualTo("42704");
+        assertThatThrownBy(() -> answer("SET client_encoding = 'LATIN1'")).isInstanceOf(PgFailure.class)
             .hasMessageContaining("UTF8 only");
     }
 
