@@ -12,7 +12,7 @@ import io.tradestore.core.schema.Schema;
 
 /** Small, seeded trade stores for the server and CLI tests. */
 public final class TestStores {
-    /** Start of the generated trades: 2026-11-17T08:00:00Z in epoch nanos. */
+    /** Start of the generated trades: 2026-11-23T08:00:00Z in epoch nanos. */
     public static final long START_NS = 1_795_420_800_000_000_000L;
     /** Venues used. */
     public static final String[] VENUES = {"XLON", "XPAR", "XETR", "BATE"};
