@@ -6,9 +6,9 @@ import java.util.Arrays;
  * The k-th smallest of a range of longs in linear time. Large ranges go by radix: one pass finds the smallest and
  * largest value, one counts the values in 2^16 equal slices of that span, one copies out the slice holding the rank,
  * and the slice (n/65,536 values for spread data) is searched the same way until it is small. Every pass reads the
- * values in order with no data-dependent branch, where a quickselect's partitions mispredict about every other value
- * (3.5x slower on 2.5M random prices). Small ranges go by quickselect in place, with a median-of-three pivot and a
- * three-way partition so that runs of equal values and sorted input stay linear.
+ * values in order with no data-dependent branch, where a quickselect's partitions take one per value, mispredicted
+ * on spread data. Small ranges go by quickselect in place, with a median-of-three pivot and a three-way partition so
+ * that runs of equal values and sorted input stay linear.
  */
 final class LongSelect {
     /** Partition rounds before the rest of the range is sorted instead: bounds the worst case at n log n. */
@@ -53,7 +53,7 @@ final class LongSelect {
                 return min;
             }
             if (len < RADIX_MIN) {
-                return quickselect(src == a ? Arrays.copyOf(a, len) : src, len, rank);
+                return quickselect(src, len, rank); // src is a slice copied out: a holds at least RADIX_MIN values
             }
             final int shift = Math.max(0, 64 - Long.numberOfLeadingZeros(span) - BITS);
             final int slices = (int) (span >>> shift) + 1;
