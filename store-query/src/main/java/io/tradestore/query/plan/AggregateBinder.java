@@ -373,12 +373,12 @@ final class AggregateBinder {
         final Product prod = product(cs);
         out[0] = new ResultColumn(name, "i64");
         final int s = binder.slot(c.index());
-        final int kind = c.type() == ColumnType.F64 ? 2 : c.width() <= 4 ? 0 : 1;
-        final long[] range = prod == null && kind != 2 ? valueRange(c) : null;
+        final boolean f64 = c.type() == ColumnType.F64;
+        final long[] range = prod == null && !f64 ? valueRange(c) : null;
         if (range == null) {
-            return () -> new DistinctAcc(s, kind, prod);
+            return () -> new DistinctAcc(s, f64, prod);
         }
-        return () -> new DistinctAcc(s, kind, null).withRange(range[0], range[1]);
+        return () -> new DistinctAcc(s, f64, null).withRange(range[0], range[1]);
     }
 
     /** @return the smallest and largest value of an integral column in the snapshot (symbol codes: the dictionary). */

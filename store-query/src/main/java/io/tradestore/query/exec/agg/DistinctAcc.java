@@ -16,14 +16,16 @@ public final class DistinctAcc extends Acc {
     /** Bitset memory per accumulator (one per worker): past it, further groups use Roaring bitmaps. */
     private static final long DENSE_BUDGET_BYTES = 32L << 20;
     private final int slot;
-    private final int kind;
+    /** Whether the values (or the product) are f64: counted in a set of their bits per group. */
+    private final boolean f64;
     /** The values outside the bitsets, with their groups. */
     private final PairSet pairs = new PairSet();
     /** Per group: pairs not also in its bitset, counted at the first result after the last change; null: stale. */
     private long[] pairCounts;
     /** {@link #pairs} by group, built when another worker's accumulator first merges this one's groups. */
-    private long[][] byGroup;
-    private Object[] doubles = new Object[1];
+    private PairSet.Grouped byGroup;
+    /** Per group: a set of f64 bits, or of integral products beyond 64 bits (BigIntegers), or null. */
+    private Object[] sets = new Object[1];
 
     private final Product product;
     /** First value of the dense range (see {@link #withRange}); meaningful only when {@link #denseSpan} >= 0. */
@@ -35,12 +37,11 @@ public final class DistinctAcc extends Acc {
     private long denseBytes;
 
     /**
-     * @param slot value slot. @param kind 0: fits in 32 bits, 1: 64-bit, 2: f64. @param product a product operand or
-     * null.
+     * @param slot value slot. @param f64 whether the column is f64. @param product a product operand or null.
      */
-    public DistinctAcc(final int slot, final int kind, final Product product) {
+    public DistinctAcc(final int slot, final boolean f64, final Product product) {
         this.slot = slot;
-        this.kind = product == null ? kind : product.isDouble() ? 2 : 1;
+        this.f64 = product == null ? f64 : product.isDouble();
         this.product = product;
     }
 
@@ -54,7 +55,7 @@ public final class DistinctAcc extends Acc {
      * @return this.
      */
     public DistinctAcc withRange(final long lo, final long hi) {
-        if (product == null && kind != 2 && lo <= hi && hi - lo >= 0 && hi - lo < DENSE_MAX_VALUES) {
+        if (product == null && !f64 && lo <= hi && hi - lo >= 0 && hi - lo < DENSE_MAX_VALUES) {
             denseLo = lo;
             denseSpan = hi - lo;
         }
@@ -63,9 +64,9 @@ public final class DistinctAcc extends Acc {
 
     @Override
     public void grow(final int capacity) {
-        if (capacity > doubles.length) {
-            final int n = Math.max(capacity, doubles.length * 2);
-            doubles = Arrays.copyOf(doubles, n);
+        if (capacity > sets.length) {
+            final int n = Math.max(capacity, sets.length * 2);
+            sets = Arrays.copyOf(sets, n);
             dense = Arrays.copyOf(dense, n);
         }
     }
@@ -142,7 +143,7 @@ public final class DistinctAcc extends Acc {
         for (int i = 0; i < n; i++) {
             final long v = NativeMemory.getLong(a + i * s);
             final int g = gid == null ? 0 : gid[i];
-            if (kind == 2) {
+            if (f64) {
                 final double d = Double.longBitsToDouble(v);
                 if (d == d) {
                     set(g).add(Double.doubleToLongBits(d == 0.0 ? 0.0 : d));
@@ -153,7 +154,7 @@ public final class DistinctAcc extends Acc {
         }
     }
 
-    /** Products: exact 128-bit values; those beyond 64 bits go to a set of BigIntegers (the f64 case to doubles). */
+    /** Products: exact 128-bit values, those beyond 64 bits in a set of BigIntegers; f64 products as doubles. */
     private void updateProduct(final BatchContext c, final int[] gid) {
         final int n = c.n;
         final long a = c.viewAddr[slot];
@@ -167,7 +168,7 @@ public final class DistinctAcc extends Acc {
                 continue;
             }
             final int g = gid == null ? 0 : gid[i];
-            if (kind == 2) {
+            if (f64) {
                 final double d = product.asDouble(x, y);
                 if (d == d) {
                     set(g).add(Double.doubleToLongBits(d == 0.0 ? 0.0 : d));
@@ -177,7 +178,7 @@ public final class DistinctAcc extends Acc {
             final long hi = Math.multiplyHigh(x, y);
             final long lo = x * y;
             if (hi == (lo >> 63)) {
-                addSparse(g, lo); // kind 1: every integral product is a 64-bit value
+                addSparse(g, lo);
             } else {
                 wide(g).add(java.math.BigInteger.valueOf(x).multiply(java.math.BigInteger.valueOf(y)));
             }
@@ -186,18 +187,18 @@ public final class DistinctAcc extends Acc {
 
     @SuppressWarnings("unchecked")
     private HashSet<java.math.BigInteger> wide(final int g) {
-        if (doubles[g] == null) {
-            doubles[g] = new HashSet<java.math.BigInteger>();
+        if (sets[g] == null) {
+            sets[g] = new HashSet<java.math.BigInteger>();
         }
-        return (HashSet<java.math.BigInteger>) doubles[g];
+        return (HashSet<java.math.BigInteger>) sets[g];
     }
 
     @SuppressWarnings("unchecked")
     private HashSet<Long> set(final int g) {
-        if (doubles[g] == null) {
-            doubles[g] = new HashSet<Long>();
+        if (sets[g] == null) {
+            sets[g] = new HashSet<Long>();
         }
-        return (HashSet<Long>) doubles[g];
+        return (HashSet<Long>) sets[g];
     }
 
     @Override
@@ -218,16 +219,16 @@ public final class DistinctAcc extends Acc {
         }
         if (o.pairs.size() > 0) {
             if (o.byGroup == null) {
-                o.byGroup = o.pairs.byGroup(o.doubles.length);
+                o.byGroup = o.pairs.byGroup(o.sets.length);
             }
-            final long[] start = o.byGroup[0];
-            final long[] values = o.byGroup[1];
-            for (int i = (int) start[srcGid], end = (int) start[srcGid + 1]; i < end; i++) {
+            final int[] start = o.byGroup.start();
+            final long[] values = o.byGroup.values();
+            for (int i = start[srcGid], end = start[srcGid + 1]; i < end; i++) {
                 addSparse(dst, values[i]);
             }
         }
-        if (o.doubles[srcGid] != null) {
-            if (kind == 2) {
+        if (o.sets[srcGid] != null) {
+            if (f64) {
                 set(dst).addAll(o.set(srcGid));
             } else {
                 wide(dst).addAll(o.wide(srcGid));
@@ -237,14 +238,10 @@ public final class DistinctAcc extends Acc {
 
     @Override
     public Object result(final int gid, final long rows) {
-        switch (kind) {
-            case 0:
-                return denseCount(gid) + sparseCount(gid);
-            case 1:
-                return denseCount(gid) + sparseCount(gid) + (doubles[gid] == null ? 0L : wide(gid).size());
-            default:
-                return doubles[gid] == null ? 0L : (long) set(gid).size();
+        if (f64) {
+            return sets[gid] == null ? 0L : (long) set(gid).size();
         }
+        return denseCount(gid) + sparseCount(gid) + (sets[gid] == null ? 0L : wide(gid).size());
     }
 
     private long denseCount(final int g) {
@@ -264,7 +261,7 @@ public final class DistinctAcc extends Acc {
         }
         if (pairCounts == null) {
             // one walk of the set counts every group's pairs
-            final long[] counts = new long[doubles.length];
+            final long[] counts = new long[sets.length];
             for (int i = 0, n = pairs.capacity(); i < n; i++) {
                 final int pg = pairs.groupAt(i);
                 if (pg >= 0 && !inDense(pg, pairs.valueAt(i))) {

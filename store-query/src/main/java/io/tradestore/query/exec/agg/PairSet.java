@@ -84,14 +84,13 @@ final class PairSet {
     }
 
     /**
-     * The values by group, for merging this worker's groups one at a time into another's: group {@code g}'s values
-     * are {@code values[start[g]..start[g + 1])}.
+     * The values by group, for merging this worker's groups one at a time into another's.
      *
      * @param groupCount groups of the accumulator.
-     * @return {@code {start as long[], values}}: a counting sort of the pairs by group.
+     * @return a counting sort of the pairs by group.
      */
-    long[][] byGroup(final int groupCount) {
-        final long[] start = new long[groupCount + 1];
+    Grouped byGroup(final int groupCount) {
+        final int[] start = new int[groupCount + 1];
         for (final int t : groups) {
             if (t != 0) {
                 start[t]++;
@@ -100,13 +99,17 @@ final class PairSet {
         for (int g = 0; g < groupCount; g++) {
             start[g + 1] += start[g];
         }
-        final long[] at = Arrays.copyOf(start, groupCount);
+        final int[] at = Arrays.copyOf(start, groupCount);
         final long[] out = new long[size];
         for (int i = 0; i < groups.length; i++) {
             if (groups[i] != 0) {
-                out[(int) at[groups[i] - 1]++] = values[i];
+                out[at[groups[i] - 1]++] = values[i];
             }
         }
-        return new long[][] {start, out};
+        return new Grouped(start, out);
+    }
+
+    /** The pairs' values sorted by group: group {@code g}'s are {@code values[start[g]..start[g + 1])}. */
+    record Grouped(int[] start, long[] values) {
     }
 }
