@@ -12,6 +12,8 @@ import io.tradestore.query.exec.kernel.NullFreeBlocks;
 public final class IntRangeFilter extends FilterNode {
     /** Rows of a batch tried first, to tell whether a branch per row would be predicted. */
     static final int SAMPLE = 64;
+    /** Values within +-2^62: {@code v - lo} and {@code hi - v} of such values and clamped bounds do not overflow. */
+    private static final long SAFE = 1L << 62;
     public final int col;
     final int width;
     final long nul;
@@ -35,9 +37,8 @@ public final class IntRangeFilter extends FilterNode {
         // the null sentinel of every integral type is at or below its smallest value (type minimum, symbol -1, char
         // 0), so a positive range starting above it excludes null by itself
         this.nullBelow = !negated && (width == 8 && nul == Long.MIN_VALUE || lo > nul || floorNull(width, nul));
-        // a positive range never passes null: below a floor sentinel, its bounds can start above it
-        // both bounds clamped into +-(2^62 + 1): values within +-2^62 are in the clamped range exactly when in the
-        // range, and no subtraction of the test overflows
+        // bounds clamped into +-(2^62 + 1), so no subtraction of the test overflows and values within +-2^62 pass
+        // exactly when in the range; a positive range over a floor sentinel starts above it, so null fails the test
         this.fastLo = clampSafe(negated || !floorNull(width, nul) ? lo : Math.max(lo, nul + 1));
         this.fastHi = clampSafe(hi);
     }
@@ -54,9 +55,6 @@ public final class IntRangeFilter extends FilterNode {
     private static long clampSafe(final long v) {
         return Math.max(-SAFE - 1, Math.min(SAFE + 1, v));
     }
-
-    /** Values within +-2^62: {@code v - lo} and {@code hi - v} of such values and clamped bounds do not overflow. */
-    private static final long SAFE = 1L << 62;
 
     @Override
     int column() {
