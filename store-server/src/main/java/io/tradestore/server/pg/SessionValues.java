@@ -54,8 +54,7 @@ final class SessionValues {
             case "search_path":
                 final StringBuilder b = new StringBuilder();
                 for (final String v : values) {
-                    b.append(b.length() == 0 ? "" : ", ").append(v.equals("$user") ? "\"$user\""
-                        : CatalogFunctions.quoteIdent(v));
+                    b.append(b.length() == 0 ? "" : ", ").append(CatalogFunctions.quoteIdent(v));
                 }
                 return b.toString();
             default:
@@ -96,7 +95,7 @@ final class SessionValues {
         final String unit = m.group(2) == null ? "ms" : m.group(2);
         final long ms;
         if (unit.equals("us")) {
-            ms = n / 1_000 + (n % 1_000 == 0 ? 0 : 1); // PostgreSQL rounds a part of a millisecond up
+            ms = (long) Math.rint(n / 1_000.0); // PostgreSQL's parse_int rounds to the nearest millisecond
         } else {
             long per = 1;
             for (int i = 0; i < UNITS.length; i++) {
