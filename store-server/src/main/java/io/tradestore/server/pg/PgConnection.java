@@ -237,8 +237,7 @@ final class PgConnection extends ChannelInboundHandlerAdapter {
         final SessionSettings settings = new SessionSettings();
         settings.startup("session_authorization", user);
         for (final Map.Entry<String, String> e : startupParameters.entrySet()) {
-            if (!e.getKey().equals("user") && !e.getKey().equals("database") && !e.getKey().equals("options")
-                && !e.getKey().equals("replication") && SessionSettings.name(e.getKey()) != null) {
+            if (SessionSettings.name(e.getKey()) != null) {
                 try {
                     settings.startup(e.getKey(), e.getValue());
                 } catch (final PgFailure ignored) {

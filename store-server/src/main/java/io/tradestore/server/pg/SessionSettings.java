@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * The run-time parameters of one PostgreSQL session, as PostgreSQL 15 names and shows them: what {@code SHOW},
@@ -28,6 +29,8 @@ public final class SessionSettings {
     /** A parameter that cannot be set in a session. */
     static final String CANT_CHANGE_RUNTIME_PARAM = "55P02";
 
+    /** Runs of blanks in a name ({@code SET TIME   ZONE}): compiled once, since names are looked up per statement. */
+    private static final Pattern BLANKS = Pattern.compile("\\s+");
     private static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
     private static final Map<String, String> NAMES = new LinkedHashMap<>();
     /** Parameters a session cannot change (PostgreSQL's internal and postmaster ones). */
@@ -89,6 +92,8 @@ public final class SessionSettings {
     private Map<String, String> atBegin;
     /** The reported parameters' values as the client last heard them. */
     private final Map<String, String> reported = new HashMap<>();
+    /** Whether a value may have changed since {@link #changedReported} last looked: most statements change none. */
+    private boolean changed = true;
 
     /** Creates a session's settings, every parameter at its default. */
     SessionSettings() {
@@ -163,8 +168,9 @@ public final class SessionSettings {
      * @throws PgFailure as {@link #set} does.
      */
     void startup(final String name, final String value) {
-        final String k = known(name);
+        final String k = changeable(name);
         startup.put(k, SessionValues.normalise(k, name(k), List.of(value), resetValue(k)));
+        changed = true;
     }
 
     /**
@@ -177,11 +183,8 @@ public final class SessionSettings {
      *                   a value it does not take.
      */
     void set(final String name, final List<String> values, final boolean isLocal) {
-        final String k = known(name);
-        if (FIXED.contains(k)) {
-            throw new PgFailure(PgError.of(CANT_CHANGE_RUNTIME_PARAM, "parameter \"" + name(k)
-                + "\" cannot be changed"));
-        }
+        changed = true;
+        final String k = changeable(name);
         if (values.isEmpty()) {
             reset(k, isLocal);
             return;
@@ -203,16 +206,13 @@ public final class SessionSettings {
      * @param name the parameter's name in any case, or {@code all}.
      */
     void reset(final String name) {
+        changed = true;
         if (name.equalsIgnoreCase("all")) {
             session.clear();
             local.clear();
             return;
         }
-        final String k = known(name);
-        if (FIXED.contains(k)) {
-            throw new PgFailure(PgError.of(CANT_CHANGE_RUNTIME_PARAM, "parameter \"" + name(k)
-                + "\" cannot be changed"));
-        }
+        final String k = changeable(name);
         reset(k, false);
     }
 
@@ -240,6 +240,7 @@ public final class SessionSettings {
      * @param committed whether it committed (its SETs stay) or rolled back (they are undone).
      */
     void end(final boolean committed) {
+        changed = true;
         if (atBegin != null && !committed) {
             session = atBegin;
         }
@@ -259,14 +260,28 @@ public final class SessionSettings {
      * @return name as PostgreSQL writes it, and value, in a stable order.
      */
     Map<String, String> changedReported() {
-        final Map<String, String> changed = new LinkedHashMap<>();
+        if (!changed) {
+            return Map.of();
+        }
+        changed = false;
+        final Map<String, String> out = new LinkedHashMap<>();
         for (final String k : REPORTED) {
             final String v = value(k);
             if (!v.equals(reported.put(k, v))) {
-                changed.put(name(k), v);
+                out.put(name(k), v);
             }
         }
-        return changed;
+        return out;
+    }
+
+    /** @return the key of a parameter a session may set (at startup too: {@code server_version} is the server's). */
+    private static String changeable(final String name) {
+        final String k = known(name);
+        if (FIXED.contains(k)) {
+            throw new PgFailure(PgError.of(CANT_CHANGE_RUNTIME_PARAM, "parameter \"" + name(k)
+                + "\" cannot be changed"));
+        }
+        return k;
     }
 
     private static String known(final String name) {
@@ -279,7 +294,7 @@ public final class SessionSettings {
     }
 
     private static String key(final String name) {
-        final String k = name.strip().toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
+        final String k = BLANKS.matcher(name.strip().toLowerCase(Locale.ROOT)).replaceAll(" ");
         switch (k) {
             case "transaction isolation level":
                 return "transaction_isolation";
