@@ -6,7 +6,7 @@
 #        [--warmups 5] [--warmup-ms 2000] [--out docs/benchmarks.md] [--dir /path/for/store] [--segment-rows N]
 #        [--seed N] [--floor-mib 2048] [--shape-seed 27] [--shape-count 24] [--hand-written] [--list]
 # --seed seeds the data, --shape-seed the shapes (which also depend on the data: literals are drawn from a sample of
-# its rows); --hand-written runs the 31 hand-written shapes of earlier reports instead; --list prints the drawn shapes
+# its rows); --hand-written runs a fixed list of 31 hand-written shapes instead; --list prints the drawn shapes
 # without loading anything.
 # Prints progress on stderr and the Markdown report on stdout. TRADESTORE_BENCH_HEAP sets -Xmx (default 4g).
 # Runs from the bench module's shaded jar (as bin/tradestore bench does), so it needs no Maven dependency plugin.

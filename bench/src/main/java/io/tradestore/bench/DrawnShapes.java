@@ -19,10 +19,10 @@ import io.tradestore.query.gen.QueryGenerator;
 
 /**
  * Query shapes drawn by the differential test's grammar ({@link QueryGenerator}) with a fixed seed, until every
- * {@linkplain #CLASSES class} of the grammar the issue names has appeared: query {@code i} of seed {@code s} is
- * {@code new QueryGenerator(table, s * 1_000_003 + i, ...)}, as in the difftest, and a drawn query is kept when it
- * brings a class no kept query has, or, once every class is in, until there are enough. Also the shapes' short form
- * and the columns each reads.
+ * {@linkplain #CLASSES class} has appeared: query {@code i} of seed {@code s} is
+ * {@code new QueryGenerator(table, s * 1_000_003 + i, ...)} (the difftest's seeds for its first table), and a drawn
+ * query is kept when it brings a class no kept query has, or, once every class is in, until there are enough. Also
+ * the shapes' short form and the columns each reads.
  */
 final class DrawnShapes {
     /** The default seed of the shapes ({@code --shape-seed}). */

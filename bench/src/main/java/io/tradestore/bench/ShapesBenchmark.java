@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
  * every column type, not/or trees, one to four group keys of every kind, every aggregate, having and limits, until
  * each class has appeared; each is translated to DuckDB SQL by the difftest's translation and its answers compared
  * with DuckDB's by the difftest's {@link ResultChecker} before it is timed. DuckDB's symbol columns are ENUMs
- * ({@link DuckEnums}). {@code --hand-written} runs the 31 hand-written shapes of earlier reports instead.
+ * ({@link DuckEnums}). {@code --hand-written} runs a fixed list of 31 hand-written shapes instead.
  *
  * <pre>
  * flock /tmp/tradestore-bench.lock bench/shapes-benchmark.sh [--rows 50000000] [--threads 2] [--runs 7] \
@@ -119,7 +119,7 @@ public final class ShapesBenchmark {
         int shapeCount = DrawnShapes.DEFAULT_COUNT;
 
         @Option(names = "--hand-written",
-            description = "run the 31 hand-written shapes of earlier reports instead of drawn ones")
+            description = "run a fixed list of 31 hand-written shapes instead of drawn ones")
         boolean handWritten;
 
         @Option(names = "--list",
@@ -199,11 +199,6 @@ public final class ShapesBenchmark {
         groups(s, p);
         aggregates(s, p);
         return s;
-    }
-
-    /** @return the shapes' queries. */
-    public static List<BenchQuery> queries(final List<Shape> shapes) {
-        return shapes.stream().map(Shape::query).toList();
     }
 
     private static void add(final List<Shape> s, final String title, final String columns, final String plan,
@@ -459,14 +454,6 @@ public final class ShapesBenchmark {
             }
         }
         return timings;
-    }
-
-    /**
-     * Runs the drawn shapes with the default seed and count; see {@link #run(Options, boolean, long, int,
-     * PrintStream)}.
-     */
-    public static Report run(final Options o, final PrintStream progress) throws Exception {
-        return run(o, false, DrawnShapes.DEFAULT_SEED, DrawnShapes.DEFAULT_COUNT, progress);
     }
 
     /**

@@ -11,7 +11,7 @@ import io.tradestore.query.gen.GenQuery;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The drawn query shapes: the default seed's list covers every class of the grammar the issue names, is aggregates
+ * The drawn query shapes: the default seed's list covers every class in {@link DrawnShapes#CLASSES}, is aggregates
  * only, is the same on every draw, and classifies filters and keys by column type.
  */
 class DrawnShapesTest {

@@ -2,6 +2,7 @@ package io.tradestore.query.gen;
 
 import java.math.BigDecimal;
 import java.time.Instant;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -21,6 +22,8 @@ import io.tradestore.core.schema.ColumnType;
  * the translation to SQL is literal. {@link #eval3} implements the same logic in Java.
  */
 public abstract class Pred {
+    /** DuckDB's TIMESTAMP literal text: built once, a query writes many literals. */
+    private static final DateTimeFormatter SQL_TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS");
     static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     /** @return the filter in tradestore's JSON. */
@@ -238,7 +241,7 @@ public abstract class Pred {
             final Instant at = Instant.ofEpochSecond(Math.floorDiv(ns, 1_000_000_000L), Math.floorMod(ns,
                 1_000_000_000L));
             return "TIMESTAMP '" + java.time.LocalDateTime.ofInstant(at, java.time.ZoneOffset.UTC)
-                .format(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS")) + "'";
+                .format(SQL_TIMESTAMP) + "'";
         }
 
         private static int compare(final Object a, final Object b) {

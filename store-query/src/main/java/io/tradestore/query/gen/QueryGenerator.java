@@ -19,8 +19,8 @@ import io.tradestore.query.gen.GenQuery.Output;
  * Draws random queries from the whole grammar of docs/query-language.md (filters eq ne in range and or not on every
  * type, time ranges, up to four group keys with at most one time bucket, every aggregate on columns and products,
  * having, orderBy on several keys, limit, scans) over a {@link GenTable}, and translates each to DuckDB SQL over the
- * same rows. The table's {@link GenProfile} names the columns each part draws from and bounds the draw; with the
- * differential test's profile a seed draws what it always drew.
+ * same rows. The table's {@link GenProfile} names the columns each part draws from and bounds the draw; the
+ * differential test's profile keeps a seed's draws reproducible, so a failing seed replays.
  *
  * <p>Translation rules (where SQL and our language differ), in the {@link GenProfile.Dialect#ORACLE} dialect:
  * <ul>
@@ -65,8 +65,8 @@ public final class QueryGenerator {
 
     /**
      * Percentiles only where a query has at most this many groups (estimated from the keys' cardinalities). Unlimited
-     * by default; the switch exists because an engine keeping a full HdrHistogram per group ran a 1 GB JVM out of heap
-     * on tens of thousands of groups (query-bugs.md 2026-11-21 09:00, fixed in query@a77e4ac).
+     * by default; the switch bounds the heap a test JVM needs when an engine change keeps a large structure per group
+     * (a full HdrHistogram per group runs a 1 GB JVM out of heap on tens of thousands of groups).
      */
     static final long MAX_PERCENTILE_GROUPS = Long.getLong("tradestore.difftest.maxPercentileGroups", Long.MAX_VALUE);
     /** Whether first/last are asked of symbol and char columns too. */
@@ -80,8 +80,8 @@ public final class QueryGenerator {
     private boolean percentileAllowed = true;
     /**
      * A global aggregate of an eq/in on an indexable column with count/sum/min/max/avg/vwap of non-f64 operands: the
-     * shape the value summaries answer (BitmapIndexes.summary). Decided by a random source of its own, so that adding
-     * it left every other query as it was.
+     * shape the value summaries answer (BitmapIndexes.summary). Decided by a random source of its own, so that the
+     * other draws of a seed do not depend on it.
      */
     private final boolean summaryShaped;
     /**
