@@ -55,6 +55,15 @@ final class FilterBinder {
                 conj.add(f);
             }
         }
+        // a range on the designated timestamp among the conjuncts bounds it as the time range does (SQL's
+        // ts >= a AND ts < b): keys on the timestamp are then sized to it, not to the whole table's span
+        final int ts = binder.schema.timestampIndex();
+        for (final FilterNode n : conj) {
+            if (n instanceof IntRangeFilter r && r.col == ts && !r.negated) {
+                binder.timeLo = Math.max(binder.timeLo, r.lo);
+                binder.timeHi = Math.min(binder.timeHi, r.hi);
+            }
+        }
         final int time = binder.q.time() != null ? 1 : 0;
         if (conj.size() == time + 1) {
             conj.set(time, positive(conj.get(time)));
