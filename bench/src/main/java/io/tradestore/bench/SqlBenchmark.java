@@ -3,11 +3,7 @@ package io.tradestore.bench;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.math.BigDecimal;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
+import java.net.InetSocketAddress;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -25,8 +21,6 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 import org.HdrHistogram.Histogram;
 
@@ -53,10 +47,13 @@ import picocli.CommandLine.Option;
  * <pre>
  *  overhead  the eight reference queries of QueryBenchmark written in SQL, each answer first checked equal to the JSON
  *            answer, then timed in rounds that alternate POST /v1/query (JSON), POST /v1/sql and a JDBC prepared
- *            statement over PG wire; per query the median of each and what each SQL layer adds to the JSON median
- *  load      the HTTP benchmark's selective workloads (client, window) as JDBC prepared statements over PG wire at a
- *            fixed rate, latency from each request's intended send time (coordinated omission corrected); the highest
- *            sustained rate by doubling and bisecting (HttpBenchmark.findMax), and the percentiles at half of it
+ *            statement over PG wire, each client reading the whole answer (the HTTP ones over one raw keep-alive
+ *            connection, parsed by Jackson; JDBC reading every cell as text); per query the median of each and what
+ *            each SQL layer adds to the JSON median
+ *  load      the HTTP benchmark's selective workloads (client, window) as prepared statements over PG wire (the
+ *            messages the JDBC driver sends, from the HTTP benchmark's one-thread generator) at a fixed rate, latency
+ *            from each request's intended send time (coordinated omission corrected); the highest sustained rate
+ *            by doubling and bisecting (HttpBenchmark.findMax), and the percentiles at half of it
  * </pre>
  *
  * <pre>
@@ -73,6 +70,10 @@ public final class SqlBenchmark {
     private static final String JDBC_OPTIONS = "sslmode=disable&prepareThreshold=1&connectTimeout=30&socketTimeout=120";
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Type OIDs of the load's parameters, as the JDBC driver declares a long, a String and an OffsetDateTime. */
+    private static final int PG_INT8 = 20;
+    private static final int PG_VARCHAR = 1043;
+    private static final int PG_TIMESTAMPTZ = 1184;
 
     private SqlBenchmark() {
     }
@@ -203,7 +204,8 @@ public final class SqlBenchmark {
                     o.httpMs() - o.jsonMs(), o.pgMs() - o.jsonMs(), o.allowedMs(), o.withinBar() ? "yes" : "no"));
             }
             if (!load.isEmpty()) {
-                b.append("\nSelective queries over PG wire (JDBC prepared statements), fixed rate, latency from each "
+                b.append("\nSelective queries over PG wire (prepared statements: Bind, Execute, Sync as the JDBC "
+                    + "driver sends them, the connections from one selector thread), fixed rate, latency from each "
                     + "request's intended send time:\n\n");
                 b.append("| query | max sustained q/s | rate at half q/s | p50 ms | p99 ms | p99.9 ms | max ms |\n"
                     + "|---|---|---|---|---|---|---|\n");
@@ -247,17 +249,17 @@ public final class SqlBenchmark {
                  http.workers())) {
             final String url = "jdbc:postgresql://127.0.0.1:" + pg.port() + "/tradestore?" + JDBC_OPTIONS;
             final List<Overhead> overheads = new ArrayList<>();
-            final HttpClient web = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            final URI base = URI.create("http://127.0.0.1:" + http.address().getPort());
-            try (Connection c = connect(url)) {
+            try (Connection c = connect(url); LoopbackHttp web = new LoopbackHttp(
+                new InetSocketAddress("127.0.0.1", http.address().getPort()))) {
                 for (final QueryBenchmark.BenchQuery q : QueryBenchmark.queries(inst, client)) {
-                    overheads.add(overhead(q, sqlOf(q.number()), sqlParameter(q.number(), inst, client), web, base,
-                        c, warmups, runs, log));
+                    overheads.add(overhead(q, sqlOf(q.number()), sqlParameter(q.number(), inst, client), web, c,
+                        warmups, runs, log));
                 }
             }
             final List<HttpBenchmark.KindResult> load = new ArrayList<>();
             for (final String kind : loadKinds) {
-                load.add(load(url, kind, seconds, connections, fixedRate, log));
+                load.add(load(new InetSocketAddress("127.0.0.1", pg.port()), kind, seconds, connections, fixedRate,
+                    log));
             }
             return new Report(store.table("trades").reader().snapshot().rowCount(), overheads, load);
         }
@@ -315,13 +317,10 @@ public final class SqlBenchmark {
     }
 
     private static Overhead overhead(final QueryBenchmark.BenchQuery q, final String sql, final Object parameter,
-        final HttpClient web, final URI base, final Connection c, final int warmups, final int runs,
+        final LoopbackHttp web, final Connection c, final int warmups, final int runs,
         final PrintStream log) throws Exception {
-        final HttpRequest json = HttpRequest.newBuilder(base.resolve("/v1/query"))
-            .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(q.json())).build();
-        final HttpRequest sqlRequest = HttpRequest.newBuilder(base.resolve("/v1/sql"))
-            .header("Content-Type", "application/sql")
-            .POST(HttpRequest.BodyPublishers.ofString(inlined(sql, parameter))).build();
+        final byte[] json = LoopbackHttp.request("POST", "/v1/query", "application/json", q.json());
+        final byte[] sqlRequest = LoopbackHttp.request("POST", "/v1/sql", "application/sql", inlined(sql, parameter));
         try (PreparedStatement ps = c.prepareStatement(sql.replace("$1", "?"))) {
             if (parameter != null) {
                 ps.setObject(1, parameter);
@@ -334,20 +333,21 @@ public final class SqlBenchmark {
             }
             checkSame(q.number(), expected, ps);
             for (int w = 0; w < warmups; w++) {
-                send(web, json);
-                send(web, sqlRequest);
+                JSON.readTree(send(web, json));
+                JSON.readTree(send(web, sqlRequest));
                 drain(ps);
             }
             final double[] jsonMs = new double[runs];
             final double[] httpMs = new double[runs];
             final double[] pgMs = new double[runs];
-            // the three paths alternate run by run, so that drift on a shared machine falls on each alike
+            // the three paths alternate run by run, so that drift on a shared machine falls on each alike; each client
+            // reads the whole answer as a user's would (Jackson's tree of the JSON, every cell of the JDBC result set)
             for (int r = 0; r < runs; r++) {
                 long t0 = System.nanoTime();
-                send(web, json);
+                JSON.readTree(send(web, json));
                 jsonMs[r] = (System.nanoTime() - t0) / 1e6;
                 t0 = System.nanoTime();
-                send(web, sqlRequest);
+                JSON.readTree(send(web, sqlRequest));
                 httpMs[r] = (System.nanoTime() - t0) / 1e6;
                 t0 = System.nanoTime();
                 drain(ps);
@@ -367,13 +367,8 @@ public final class SqlBenchmark {
         return sorted[sorted.length / 2];
     }
 
-    private static String send(final HttpClient web, final HttpRequest request) throws IOException,
-        InterruptedException {
-        final HttpResponse<String> r = web.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-        if (r.statusCode() != 200) {
-            throw new IllegalStateException(request.uri().getPath() + " answered " + r.statusCode() + ": " + r.body());
-        }
-        return r.body();
+    private static String send(final LoopbackHttp web, final byte[] request) throws IOException {
+        return web.send(request);
     }
 
     /** Executes and reads every cell, as a client that uses the answer does; returns the rows read. */
@@ -447,10 +442,9 @@ public final class SqlBenchmark {
      * The HTTP benchmark's selective workload {@code kind} over PG wire: warm-up, an unloaded run at 20/s, the search
      * for the highest sustained rate (unless {@code fixedRate > 0}), and a run at half of it.
      */
-    private static HttpBenchmark.KindResult load(final String url, final String kind, final int seconds,
-        final int connections, final double fixedRate, final PrintStream log) throws Exception {
-        final PgLoad load = new PgLoad(url, kind, connections);
-        try {
+    private static HttpBenchmark.KindResult load(final InetSocketAddress address, final String kind,
+        final int seconds, final int connections, final double fixedRate, final PrintStream log) throws Exception {
+        try (PgLoad load = new PgLoad(address, kind, connections)) {
             log.println("== PG wire " + kind + ": " + PgLoad.sql(kind));
             load.medianLimitNs = Long.MAX_VALUE;
             load.run(200, Math.min(3, seconds));
@@ -463,55 +457,49 @@ public final class SqlBenchmark {
             final HttpBenchmark.Run half = load.run(max / 2, seconds);
             log.println("   at half of max: " + half.line());
             return new HttpBenchmark.KindResult(kind, PgLoad.sql(kind), max, half);
-        } finally {
-            load.close();
         }
     }
 
     /**
-     * A fixed-rate load over PG wire: one thread per connection, each with its prepared statement; request i is due
-     * at {@code start + i / rate} and whichever thread is free takes it, waits for that time and measures its latency
-     * from it, so a stalled server is charged for every request it delayed. Parameters come from the HTTP workload's
-     * random draws ({@link HttpWorkload#SEED}), so both loads ask for the same clients and windows.
+     * A fixed-rate load over PG wire from one selector thread ({@link NioLoad}, as the HTTP benchmark's), each
+     * connection with the workload's statement prepared once; a request is the Bind, Execute and Sync that the JDBC
+     * driver sends for a prepared statement ({@link PgWire}). Parameters come from the HTTP workload's random draws
+     * ({@link HttpWorkload#SEED}), so both loads ask for the same clients and windows.
      */
     private static final class PgLoad implements AutoCloseable {
-        private final Connection[] connections;
-        private final PreparedStatement[] statements;
-        private final Object[][] parameters;
+        private final NioLoad nio;
+        private final byte[][] requests;
         long medianLimitNs = Long.MAX_VALUE;
 
-        PgLoad(final String url, final String kind, final int count) throws SQLException {
-            connections = new Connection[count];
-            statements = new PreparedStatement[count];
-            for (int i = 0; i < count; i++) {
-                connections[i] = connect(url);
-                statements[i] = connections[i].prepareStatement(sql(kind));
-            }
-            parameters = parameters(kind);
+        PgLoad(final InetSocketAddress address, final String kind, final int connections) throws IOException {
+            final PgWire wire = "client".equals(kind) ? new PgWire(sql(kind), PG_INT8)
+                : new PgWire(sql(kind), PG_VARCHAR, PG_TIMESTAMPTZ, PG_TIMESTAMPTZ);
+            requests = requests(kind, wire);
+            nio = new NioLoad(address, connections, wire);
         }
 
         static String sql(final String kind) {
             return "client".equals(kind)
-                ? "SELECT count(*) AS trades, sum(quantity) AS volume FROM trades WHERE client_id = ?"
+                ? "SELECT count(*) AS trades, sum(quantity) AS volume FROM trades WHERE client_id = $1"
                 : "SELECT count(*) AS trades, sum(price * quantity) / sum(quantity) AS vwap, max(price) AS high, "
-                    + "min(price) AS low FROM trades WHERE instrument = ? AND ts >= ? AND ts < ?";
+                    + "min(price) AS low FROM trades WHERE instrument = $1 AND ts >= $2 AND ts < $3";
         }
 
         /** The same draws, in the same order, as {@link HttpWorkload#queryJson}. */
-        private static Object[][] parameters(final String kind) {
+        private static byte[][] requests(final String kind, final PgWire wire) {
             final Random rnd = new Random(HttpWorkload.SEED);
-            final Object[][] out = new Object[HttpWorkload.REQUEST_COUNT][];
+            final byte[][] out = new byte[HttpWorkload.REQUEST_COUNT][];
             for (int i = 0; i < out.length; i++) {
                 if ("client".equals(kind)) {
-                    out[i] = new Object[] {
-                        TradeGenerator.FIRST_CLIENT_ID + rnd.nextInt(TradeGenerator.CLIENTS)};
+                    out[i] = wire.request(Long.toString(
+                        TradeGenerator.FIRST_CLIENT_ID + rnd.nextInt(TradeGenerator.CLIENTS)));
                 } else {
                     final int day = 16 + rnd.nextInt(5);
                     final int hour = 8 + rnd.nextInt(7);
                     final String inst = String.format(Locale.ROOT, "SYM%03d", rnd.nextInt(TradeGenerator.INSTRUMENTS));
-                    out[i] = new Object[] {inst,
-                        OffsetDateTime.parse(String.format(Locale.ROOT, "2026-11-%02dT%02d:00:00Z", day, hour)),
-                        OffsetDateTime.parse(String.format(Locale.ROOT, "2026-11-%02dT%02d:00:00Z", day, hour + 2))};
+                    out[i] = wire.request(inst,
+                        String.format(Locale.ROOT, "2026-11-%02d %02d:00:00+00", day, hour),
+                        String.format(Locale.ROOT, "2026-11-%02d %02d:00:00+00", day, hour + 2));
                 }
             }
             return out;
@@ -522,74 +510,23 @@ public final class SqlBenchmark {
             final double periodNs = 1e9 / rate;
             final long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
             final long giveUp = start + TimeUnit.SECONDS.toNanos(seconds) * 2 + TimeUnit.SECONDS.toNanos(5);
-            final AtomicLong next = new AtomicLong();
-            final AtomicLong errors = new AtomicLong();
-            final AtomicLong lastEnd = new AtomicLong(start);
-            final Histogram[][] hist = new Histogram[statements.length][3];
-            final Thread[] threads = new Thread[statements.length];
-            final boolean[] aborted = new boolean[1];
-            for (int t = 0; t < threads.length; t++) {
-                final Histogram[] h = hist[t];
-                for (int j = 0; j < 3; j++) {
-                    h[j] = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
-                }
-                final PreparedStatement ps = statements[t];
-                threads[t] = new Thread(() -> {
-                    for (long i = next.getAndIncrement(); i < total; i = next.getAndIncrement()) {
-                        final long intended = start + (long) (i * periodNs);
-                        long now = System.nanoTime();
-                        if (now > giveUp) {
-                            aborted[0] = true;
-                            return;
-                        }
-                        while (now < intended) {
-                            LockSupport.parkNanos(intended - now);
-                            now = System.nanoTime();
-                        }
-                        try {
-                            final Object[] p = parameters[(int) (i % parameters.length)];
-                            for (int k = 0; k < p.length; k++) {
-                                ps.setObject(k + 1, p[k]);
-                            }
-                            drain(ps);
-                            final long end = System.nanoTime();
-                            final long latency = Math.min(end - intended, TimeUnit.SECONDS.toNanos(60));
-                            h[0].recordValue(latency);
-                            h[i < total / 2 ? 1 : 2].recordValue(latency);
-                            lastEnd.accumulateAndGet(end, Math::max);
-                        } catch (final SQLException e) {
-                            errors.incrementAndGet();
-                        }
-                    }
-                }, "pg-load-" + t);
-                threads[t].start();
+            NioLoad.Outcome o;
+            try {
+                o = nio.run(requests, total, periodNs, start, giveUp, false);
+            } catch (final IOException e) {
+                System.out.println("   load generator failed: " + e);
+                o = new NioLoad.Outcome();
+                o.aborted = true;
+                o.lastEnd = System.nanoTime();
             }
-            for (final Thread t : threads) {
-                try {
-                    t.join();
-                } catch (final InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    aborted[0] = true;
-                }
-            }
-            final Histogram all = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
-            final Histogram first = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
-            final Histogram second = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
-            for (final Histogram[] h : hist) {
-                all.add(h[0]);
-                first.add(h[1]);
-                second.add(h[2]);
-            }
-            final double elapsed = Math.max(1, lastEnd.get() - start) / 1e9;
-            return new HttpBenchmark.Run(rate, (all.getTotalCount() + errors.get()) / elapsed, all.getTotalCount(),
-                errors.get(), all, first, second, aborted[0], medianLimitNs);
+            final double elapsed = Math.max(1, o.lastEnd - start) / 1e9;
+            return new HttpBenchmark.Run(rate, (o.ok + o.errors) / elapsed, o.ok, o.errors, o.latency, o.firstHalf,
+                o.secondHalf, o.aborted, medianLimitNs);
         }
 
         @Override
-        public void close() throws SQLException {
-            for (final Connection c : connections) {
-                c.close();
-            }
+        public void close() throws IOException {
+            nio.close();
         }
     }
 }
