@@ -51,6 +51,39 @@ class PgValuesTest {
     }
 
     @Test
+    void shouldReadUtcTimestampsWithoutTheFormatterAsTheFormatterDoes() {
+        final Random r = new Random(17);
+        final String[] zones = {"+00", "+00:00", "Z", "", "+01", "-05:30", "z"};
+        for (int i = 0; i < 50_000; i++) {
+            final long nanos = 1_000_000_000_000_000_000L
+                + (r.nextLong() & Long.MAX_VALUE) % 1_000_000_000_000_000_000L;
+            final String iso = java.time.Instant.ofEpochSecond(nanos / 1_000_000_000L, nanos % 1_000_000_000L)
+                .toString();
+            final String local = iso.substring(0, iso.length() - 1);
+            final String text = local.substring(0, 10) + (r.nextBoolean() ? ' ' : 'T') + local.substring(11)
+                + zones[r.nextInt(zones.length)];
+            assertThat(PgValues.timestampNanos(text)).as(text).isEqualTo(PgValues.timestampNanosViaFormatter(text));
+        }
+        for (final String bad : new String[] {"2026-02-30 00:00:00+00", "2026-11-16 24:00:00", "2026-11-16 8:00:00+00",
+            "2026-11-16 08:00:00.+00", "2026-11-16 08:00:00.1234567891Z"}) {
+            // left to the formatter, which refuses them or reads them its own way (24:00 as the next midnight)
+            Object viaFormatter;
+            try {
+                viaFormatter = PgValues.timestampNanosViaFormatter(bad);
+            } catch (final PgFailure e) {
+                viaFormatter = e.getMessage();
+            }
+            Object got;
+            try {
+                got = PgValues.timestampNanos(bad);
+            } catch (final PgFailure e) {
+                got = e.getMessage();
+            }
+            assertThat(got).as(bad).isEqualTo(viaFormatter);
+        }
+    }
+
+    @Test
     void shouldReadBackEveryNumericItWrites() {
         final Random r = new Random(11);
         for (int i = 0; i < 20_000; i++) {
