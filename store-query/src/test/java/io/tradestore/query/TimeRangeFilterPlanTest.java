@@ -11,12 +11,14 @@ import io.tradestore.core.Store;
 import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.TestRows;
 import io.tradestore.core.schema.Layout;
+import io.tradestore.query.exec.filter.IntRangeFilter;
 import io.tradestore.query.plan.Binder;
 import io.tradestore.query.plan.Plan;
 
 /**
  * A range filter on the designated timestamp (what SQL's {@code ts >= a AND ts < b} translates to) sizes time-bucket
- * keys to the range, as {@code time} does, instead of to the whole table's span; the answers stay the same.
+ * keys to the range, as {@code time} does, instead of to the whole table's span, and its two bounds are one range;
+ * the answers stay the same.
  */
 class TimeRangeFilterPlanTest {
     @TempDir
@@ -46,6 +48,13 @@ class TimeRangeFilterPlanTest {
                 final Plan open = Binder.bind(QueryEngine.parse(unbounded), snap, System.nanoTime());
                 assertThat(time.denseSize).isBetween(10L, 13L);
                 assertThat(filter.denseSize).isEqualTo(time.denseSize);
+                // the two bounds on ts are one range, tested once a row, as time's is
+                final int ts = snap.schema().timestampIndex();
+                assertThat(filter.conjuncts).hasSize(2)
+                    .filteredOn(f -> f instanceof IntRangeFilter r && r.col == ts).singleElement().satisfies(f -> {
+                        assertThat(((IntRangeFilter) f).lo).isEqualTo(from);
+                        assertThat(((IntRangeFilter) f).hi).isEqualTo(to - 1);
+                    });
                 // bounded below only: from the range's start to the table's last bucket
                 assertThat(open.denseSize).isBetween(70L, 75L);
                 final QueryResult a = engine.execute(byFilter);
