@@ -154,6 +154,9 @@ public final class SqlBenchmark {
         }
     }
 
+    /** The PG wire workloads (the HTTP benchmark's selective ones). */
+    static final List<String> LOAD_KINDS = List.of("client", "window");
+
     /** A load workload over PG wire, or none. */
     static final class LoadKind extends BenchCli.OneOf {
         LoadKind() {
