@@ -51,6 +51,8 @@ import picocli.CommandLine.TypeConversionException;
  *   shapes    ShapesBenchmark         24+ query shapes drawn by the difftest's grammar, same tables, same timing,
  *                                     answers compared (DrawnShapes; --shape-seed, --shape-count)
  *   http      HttpBenchmark.measure   fixed-rate POST /v1/query on the same store, coordinated omission corrected
+ *   sql       SqlBenchmark.measure    the reference queries over /v1/sql and PG wire against the JSON path, and the
+ *                                     HTTP step's workloads over PG wire at fixed rates, on the same store
  * </pre>
  *
  * The generated Markdown goes between {@link #SECTION_START} and {@link #SECTION_END} of the output file, so
@@ -64,7 +66,8 @@ public final class BenchCommand {
     /** Marks its end. */
     public static final String SECTION_END = "<!-- tradestore-bench:end -->";
     /** The steps, in the order they run. */
-    public static final List<String> STEPS = List.of("floor", "layouts", "load", "queries", "shapes", "http");
+    public static final List<String> STEPS = List.of("floor", "layouts", "load", "queries", "shapes", "http",
+        "sql");
     private static final boolean LOAD_STATS = Boolean.getBoolean("tradestore.loadStats");
 
     private BenchCommand() {
@@ -114,7 +117,7 @@ public final class BenchCommand {
 
         @Option(names = "--skip", paramLabel = "STEP", split = ",", converter = StepName.class,
             description = "steps to leave out: floor, layouts,"
-            + " load, queries, shapes, http (default: none)")
+            + " load, queries, shapes, http, sql (default: none)")
         Set<String> skip = new LinkedHashSet<>();
 
         @Option(names = "--shape-seed", paramLabel = "N",
@@ -145,6 +148,16 @@ public final class BenchCommand {
             + " workloads: client, window, pruned (HTTP and planning, no scan), health (HTTP alone) (default: "
             + "client,window)")
         List<String> httpQueries = List.of("client", "window");
+
+        @Option(names = "--sql-runs", paramLabel = "N", converter = BenchCli.Count.class,
+            description = "timed runs of each reference query on each path of the sql step, after --sql-warmups "
+                + "(default: ${DEFAULT-VALUE})")
+        int sqlRuns = 31;
+
+        @Option(names = "--sql-warmups", paramLabel = "N", converter = BenchCli.NonNegative.class,
+            description = "untimed runs of each reference query on each path of the sql step first: a server answers "
+                + "its thousandth query the fast way (default: ${DEFAULT-VALUE})")
+        int sqlWarmups = 200;
 
         @Option(names = "--duckdb-memory", paramLabel = "SIZE", converter = MemoryLimit.class,
             description = "DuckDB's memory_limit"
@@ -226,6 +239,7 @@ public final class BenchCommand {
         String queryInstrument;
         long queryClient;
         List<HttpBenchmark.KindResult> http;
+        SqlBenchmark.Report sql;
         String duckVersion = "";
         double totalSeconds;
         double loadAverage = Double.NaN;
@@ -306,7 +320,7 @@ public final class BenchCommand {
                     r.floorN = best(r.floorN, r.layouts.floor2GBps * 1e9);
                 }
             }
-            if (o.runs("load") || o.runs("queries") || o.runs("shapes") || o.runs("http")) {
+            if (o.runs("load") || o.runs("queries") || o.runs("shapes") || o.runs("http") || o.runs("sql")) {
                 dataSteps(o, r, work, step, progress);
             }
         } finally {
@@ -443,16 +457,33 @@ public final class BenchCommand {
                 try (Statement st = duck.createStatement()) {
                     st.execute("DROP TABLE IF EXISTS trades"); // give DuckDB's memory back before the server runs
                 }
-                if (o.runs("http")) {
-                    step.begin("http",
-                        String.format(Locale.ROOT, "fixed-rate POST /v1/query, %s, %d s a step", o.httpRate > 0
-                        ? String.format(Locale.ROOT, "%.0f/s", o.httpRate) : "searching the highest sustained rate",
-                        o.httpSeconds));
-                    try (QueryEngine engine = new QueryEngine(store, o.threads)) {
-                        r.http = HttpBenchmark.measure(store, engine, o.httpQueries, o.httpSeconds, 32, o.threads,
-                            o.httpRate, progress);
-                    }
-                }
+                serverSteps(o, r, store, step, progress);
+            }
+        }
+    }
+
+    /** The http and sql steps: servers over the store the load step left, in this process. */
+    private static void serverSteps(final Options o, final Results r, final Store store, final Step step,
+        final PrintStream progress) throws Exception {
+        if (o.runs("http")) {
+            step.begin("http",
+                String.format(Locale.ROOT, "fixed-rate POST /v1/query, %s, %d s a step", o.httpRate > 0
+                ? String.format(Locale.ROOT, "%.0f/s", o.httpRate) : "searching the highest sustained rate",
+                o.httpSeconds));
+            try (QueryEngine engine = new QueryEngine(store, o.threads)) {
+                r.http = HttpBenchmark.measure(store, engine, o.httpQueries, o.httpSeconds, 32, o.threads,
+                    o.httpRate, progress);
+            }
+        }
+        if (o.runs("sql")) {
+            final List<String> kinds = o.httpQueries.stream().filter(SqlBenchmark.LOAD_KINDS::contains)
+                .toList();
+            step.begin("sql", String.format(Locale.ROOT, "the reference queries over /v1/sql and PG wire, %d "
+                + "runs each; %s over PG wire", o.sqlRuns, kinds.isEmpty() ? "no load" : "fixed-rate "
+                + String.join(", ", kinds)));
+            try (QueryEngine engine = new QueryEngine(store, o.threads)) {
+                r.sql = SqlBenchmark.measure(store, engine, o.threads, o.sqlWarmups, o.sqlRuns, kinds,
+                    o.httpSeconds, 32, o.httpRate, progress);
             }
         }
     }

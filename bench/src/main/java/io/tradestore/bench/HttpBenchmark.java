@@ -295,7 +295,8 @@ public final class HttpBenchmark {
                 half = bench.run(requests, fixedRate, seconds);
                 log.print(times.stop());
             } else {
-                max = bench.findMax(requests, Math.max(1, seconds / 2));
+                final int stepSeconds = Math.max(1, seconds / 2);
+                max = findMax(rate -> bench.run(requests, rate, stepSeconds), log);
                 half = bench.run(requests, max / 2, seconds);
             }
             log.println("   at half of max: " + half.line());
@@ -303,12 +304,20 @@ public final class HttpBenchmark {
         }
     }
 
-    private double findMax(final byte[][] requests, final int seconds) {
+    /**
+     * The highest sustained rate: up by doubling from 250/s (down by halving when even that is too much), then three
+     * bisections; shared by the HTTP and the PostgreSQL loads.
+     *
+     * @param run runs a fixed-rate step at the rate it is given.
+     * @param log where each step's line goes.
+     * @return the highest rate that was sustained (0 when none was).
+     */
+    static double findMax(final java.util.function.DoubleFunction<Run> run, final PrintStream log) {
         double good = 0;
         double bad = 0;
         // up by doubling from 250/s; when even 250/s is too much, down by halving
         for (double rate = 250; rate <= 256_000 && rate >= 2; ) {
-            final Run r = run(requests, rate, seconds);
+            final Run r = run.apply(rate);
             log.println("   " + r.line());
             if (r.sustained()) {
                 good = rate;
@@ -330,7 +339,7 @@ public final class HttpBenchmark {
         }
         for (int step = 0; step < 3; step++) {
             final double mid = (good + bad) / 2;
-            final Run r = run(requests, mid, seconds);
+            final Run r = run.apply(mid);
             log.println("   " + r.line());
             if (r.sustained()) {
                 good = mid;
@@ -382,7 +391,7 @@ public final class HttpBenchmark {
     }
 
     /** Generates and loads trades when the store has no trades table (50M rows: about a minute and 2.5 GB). */
-    private static void ensureTrades(final Store store, final long rows) throws Exception {
+    static void ensureTrades(final Store store, final long rows) throws Exception {
         if (store.hasTable("trades") && store.table("trades").reader().snapshot().rowCount() >= rows) {
             return;
         }

@@ -14,12 +14,13 @@ import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
 /**
- * The fixed-rate load of {@link HttpBenchmark} from one thread: {@code connections} non-blocking keep-alive HTTP/1.1
- * connections on one selector, one request in flight per connection (wrk2's model). Request {@code i} is due at
- * {@code start + i / rate} and its latency runs from that intended time to the last byte of its answer, so a request
- * that waits for a free connection is charged for the wait (coordinated omission corrected). One thread instead of one
- * per connection: the generator shares the two cores with the server, and 32 threads parking, waking and blocking on
- * reads cost it ~50 us of CPU a request (thread groups of the fixed-rate runs); a selector loop costs a fraction.
+ * The fixed-rate load of {@link HttpBenchmark} and {@link SqlBenchmark} from one thread: {@code connections}
+ * non-blocking keep-alive connections (HTTP/1.1, or PostgreSQL's wire protocol: {@link Wire}) on one selector, one
+ * request in flight per connection (wrk2's model). Request {@code i} is due at {@code start + i / rate} and its
+ * latency runs from that intended time to the last byte of its answer, so a request that waits for a free connection
+ * is charged for the wait (coordinated omission corrected). One thread instead of one per connection: the generator
+ * shares the two cores with the server, and 32 threads parking, waking and blocking on reads cost it ~50 us of CPU a
+ * request (thread groups of the fixed-rate runs); a selector loop costs a fraction.
  *
  * <p>The connections and their receive buffers are opened once and kept across runs (reopened only after a run that
  * broke off with requests in flight), as a long-lived client's pool would be. The generator shares the server's JVM:
@@ -33,18 +34,64 @@ final class NioLoad implements AutoCloseable {
     private static final byte[] CONTENT_LENGTH = "content-length:".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final InetSocketAddress address;
+    private final Wire wire;
     private final Conn[] conns;
     private Selector sel;
 
+    /** What a protocol adds to the loop: a connection's setup, and where an answer ends. */
+    interface Wire {
+        /**
+         * Readies a new connection, still in blocking mode, for requests (a login, a prepared statement).
+         *
+         * @param ch the connection.
+         * @throws IOException when the server refuses or the connection breaks.
+         */
+        void handshake(SocketChannel ch) throws IOException;
+
+        /**
+         * @param in     the answer's bytes so far.
+         * @param filled how many.
+         * @return 0 while the answer is incomplete, 200 once it is complete and good, another positive code once it
+         *         is complete and an error.
+         * @throws IOException when the bytes are not a valid answer.
+         */
+        int status(byte[] in, int filled) throws IOException;
+    }
+
+    /** HTTP/1.1: no setup; an answer ends after its Content-Length; its status is the status line's. */
+    static final Wire HTTP = new Wire() {
+        @Override
+        public void handshake(final SocketChannel ch) {
+        }
+
+        @Override
+        public int status(final byte[] in, final int filled) throws IOException {
+            return httpStatus(in, filled);
+        }
+    };
+
     /**
-     * Opens the connections.
+     * Opens HTTP/1.1 connections.
      *
      * @param address     the server.
      * @param connections keep-alive connections.
      * @throws IOException when a connection cannot be opened.
      */
     NioLoad(final InetSocketAddress address, final int connections) throws IOException {
+        this(address, connections, HTTP);
+    }
+
+    /**
+     * Opens the connections.
+     *
+     * @param address     the server.
+     * @param connections keep-alive connections.
+     * @param wire        the protocol.
+     * @throws IOException when a connection cannot be opened.
+     */
+    NioLoad(final InetSocketAddress address, final int connections, final Wire wire) throws IOException {
         this.address = address;
+        this.wire = wire;
         this.conns = new Conn[connections];
         open();
     }
@@ -54,6 +101,7 @@ final class NioLoad implements AutoCloseable {
         for (int c = 0; c < conns.length; c++) {
             final SocketChannel ch = SocketChannel.open(address);
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            wire.handshake(ch);
             ch.configureBlocking(false);
             conns[c] = new Conn(ch, conns[c] == null ? new byte[1 << 16] : conns[c].in);
             ch.register(sel, SelectionKey.OP_READ, conns[c]);
@@ -179,7 +227,7 @@ final class NioLoad implements AutoCloseable {
                     final SelectionKey k = keys.next();
                     keys.remove();
                     final Conn c = (Conn) k.attachment();
-                    final int status = read(c);
+                    final int status = read(c, wire);
                     if (status == 0) {
                         continue;
                     }
@@ -216,31 +264,36 @@ final class NioLoad implements AutoCloseable {
     }
 
     /** @return the answer's status once it is complete, 0 while it is not, -1 when the connection broke. */
-    private static int read(final Conn c) throws IOException {
+    private static int read(final Conn c, final Wire wire) throws IOException {
         final int n = c.ch.read(ByteBuffer.wrap(c.in, c.filled, c.in.length - c.filled));
         if (n < 0 || !c.busy) {
             return -1;
         }
         c.filled += n;
-        final int head = headEnd(c.in, c.filled);
+        final int status = wire.status(c.in, c.filled);
+        if (status == 0 && c.filled == c.in.length) {
+            throw new IOException("an answer does not fit the " + c.in.length + "-byte buffer");
+        }
+        return status;
+    }
+
+    private static int httpStatus(final byte[] in, final int filled) throws IOException {
+        final int head = headEnd(in, filled);
         if (head < 0) {
-            if (c.filled == c.in.length) {
-                throw new IOException("an answer's headers are longer than " + c.in.length + " bytes");
-            }
             return 0;
         }
-        final long length = contentLength(c.in, head);
-        if (head + length > c.in.length) {
-            throw new IOException("an answer of " + (head + length) + " bytes does not fit the " + c.in.length
+        final long length = contentLength(in, head);
+        if (head + length > in.length) {
+            throw new IOException("an answer of " + (head + length) + " bytes does not fit the " + in.length
                 + "-byte buffer");
         }
-        if (c.filled < head + length) {
+        if (filled < head + length) {
             return 0;
         }
-        if (c.filled > head + length) {
+        if (filled > head + length) {
             throw new IOException("the server sent more than one answer to one request");
         }
-        return (c.in[9] - '0') * 100 + (c.in[10] - '0') * 10 + (c.in[11] - '0');
+        return (in[9] - '0') * 100 + (in[10] - '0') * 10 + (in[11] - '0');
     }
 
     /** @return the index after the blank line ending the headers, or -1. */

@@ -37,6 +37,11 @@ import picocli.CommandLine.Option;
         + "and engine"
         + " the median, min and max in ms and the median CPU time of the calling thread."})
 public final class ReferenceQueryProbe implements Callable<Integer> {
+    /** The instrument of queries 3 and 6 on a store of generated trades: the full command's pick for seed 42. */
+    static final String DEFAULT_INSTRUMENT = "SYM262";
+    /** The client of query 7 on a store of generated trades: the full command's pick for seed 42. */
+    static final long DEFAULT_CLIENT = 108_882L;
+
     @Mixin
     BenchCli.StoreOption storeOption = new BenchCli.StoreOption();
 
@@ -73,12 +78,12 @@ public final class ReferenceQueryProbe implements Callable<Integer> {
     @Option(names = "--inst", paramLabel = "SYM",
         description = "the instrument of queries 3 and 6 (default: ${DEFAULT-VALUE}, the full"
         + " command's pick for seed 42)")
-    String inst = "SYM262";
+    String inst = DEFAULT_INSTRUMENT;
 
     @Option(names = "--client", paramLabel = "N",
         description = "the client of query 7 (default: ${DEFAULT-VALUE}, the full command's pick"
         + " for seed 42)")
-    long client = 108_882L;
+    long client = DEFAULT_CLIENT;
 
     @Option(names = "--queries", paramLabel = "Q", split = ",", converter = QueryNumber.class,
         description = "which of the eight queries"

@@ -37,14 +37,14 @@ class BenchCommandTest {
             "--warmup-ms", "20",
             "--load-runs", "2", "--segment-rows", "4096", "--floor-mib", "16", "--http-seconds", "1", "--http-rate",
             "100",
-            "--http-queries", "client,window,health", "--duckdb-memory", "1GB",
+            "--http-queries", "client,window,health", "--sql-runs", "2", "--sql-warmups", "1", "--duckdb-memory", "1GB",
             "--dir", dir.resolve("work").toString(), "--out", out.toString()});
         final ByteArrayOutputStream progress = new ByteArrayOutputStream();
         final BenchCommand.Results r = BenchCommand.run(o, new PrintStream(progress, true, StandardCharsets.UTF_8));
 
         assertThat(progress.toString(StandardCharsets.UTF_8))
-            .contains("[1/6", "floor", "[2/6", "layouts", "[3/6", "load", "[4/6", "queries",
-            "[5/6", "shapes", "[6/6", "http", "Median DuckDB / tradestore over the");
+            .contains("[1/7", "floor", "[2/7", "layouts", "[3/7", "load", "[4/7", "queries",
+            "[5/7", "shapes", "[6/7", "http", "[7/7", "sql", "Median DuckDB / tradestore over the");
         assertThat(r.floor1).isPositive();
         assertThat(r.layouts.results).extracting(x -> x.name).anyMatch(n -> n.startsWith("Java objects"))
             .anyMatch(n -> n.startsWith("ROW"))
@@ -57,12 +57,18 @@ class BenchCommandTest {
             .allSatisfy(t -> assertThat(t.engineMs()).hasSize(2));
         assertThat(r.load.tradestoreSeconds()).hasSize(2);
         assertThat(r.http).hasSize(3).allSatisfy(k -> assertThat(k.atHalf().ok()).isPositive());
+        // the sql step: every reference query's SQL answer equal to the JSON one (a difference throws), all three
+        // paths timed; the HTTP step's selective workloads over PG wire (health has no SQL twin)
+        assertThat(r.sql.overheads()).hasSize(8).allSatisfy(x -> assertThat(x.pgMs()).isPositive());
+        assertThat(r.sql.load()).extracting(HttpBenchmark.KindResult::kind).containsExactly("client", "window");
+        assertThat(r.sql.load()).allSatisfy(k -> assertThat(k.atHalf().ok()).isPositive());
 
         final String md = Files.readString(out);
         assertThat(md)
             .contains("hand-written intro", "hand-written tail", "## How to reproduce", "### Memory-bandwidth floor",
             "### Storage layouts",
-            "### CSV load", "### Queries vs DuckDB", "### HTTP", "| 8 |", "| median of 2 (min–max) |",
+            "### CSV load", "### Queries vs DuckDB", "### HTTP", "### SQL and PostgreSQL wire", "| PG overhead |",
+            "| 8 |", "| median of 2 (min–max) |",
             "img/bench-queries.svg", "img/bench-http-latency.svg", "### Query shapes\n",
             ShapesBenchmark.SECTION_START, "### Query shapes vs DuckDB", "drawn by the differential test",
             ShapesBenchmark.SECTION_END,
@@ -84,7 +90,7 @@ class BenchCommandTest {
     void shouldLeaveOutSkippedSteps() throws Exception {
         final Path out = dir.resolve("benchmarks.md");
         final BenchCommand.Options o =
-            BenchCommand.Options.parse(new String[] {"--rows", "5000", "--skip", "layouts,load,queries,shapes,http",
+            BenchCommand.Options.parse(new String[] {"--rows", "5000", "--skip", "layouts,load,queries,shapes,http,sql",
             "--floor-mib", "8", "--out", out.toString()});
         final BenchCommand.Results r =
             BenchCommand.run(o, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
@@ -92,7 +98,8 @@ class BenchCommandTest {
         assertThat(r.queries).isNull();
         assertThat(r.shapeTimings).isNull();
         assertThat(Files.readString(out)).contains("### Memory-bandwidth floor")
-            .doesNotContain("### Storage layouts", "### HTTP", "### Query shapes", ShapesBenchmark.SECTION_START);
+            .doesNotContain("### Storage layouts", "### HTTP", "### SQL", "### Query shapes",
+                ShapesBenchmark.SECTION_START);
     }
 
     @Test

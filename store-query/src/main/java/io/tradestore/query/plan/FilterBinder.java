@@ -55,6 +55,16 @@ final class FilterBinder {
                 conj.add(f);
             }
         }
+        mergeRanges(conj);
+        // a range on the designated timestamp among the conjuncts bounds it as the time range does (SQL's
+        // ts >= a AND ts < b): keys on the timestamp are then sized to it, not to the whole table's span
+        final int ts = binder.schema.timestampIndex();
+        for (final FilterNode n : conj) {
+            if (n instanceof IntRangeFilter r && r.col == ts && !r.negated) {
+                binder.timeLo = Math.max(binder.timeLo, r.lo);
+                binder.timeHi = Math.min(binder.timeHi, r.hi);
+            }
+        }
         final int time = binder.q.time() != null ? 1 : 0;
         if (conj.size() == time + 1) {
             conj.set(time, positive(conj.get(time)));
@@ -62,6 +72,29 @@ final class FilterBinder {
         binder.plan.conjuncts = conj.toArray(new FilterNode[0]);
         binder.plan.filter = conj.isEmpty() ? null : conj.size() == 1 ? conj.get(0) : new LogicFilter(true,
             binder.plan.conjuncts);
+    }
+
+    /**
+     * Replaces positive ranges on one column among the conjuncts by their intersection, in the first one's place:
+     * SQL's {@code ts >= a AND ts < b} (two conjuncts) then costs one test a row, as {@code time} does.
+     */
+    private static void mergeRanges(final List<FilterNode> conj) {
+        for (int i = 0; i < conj.size(); i++) {
+            if (!(conj.get(i) instanceof IntRangeFilter first)) {
+                continue;
+            }
+            IntRangeFilter merged = first;
+            for (int j = conj.size() - 1; j > i; j--) {
+                if (conj.get(j) instanceof IntRangeFilter r) {
+                    final IntRangeFilter both = merged.intersect(r);
+                    if (both != null) {
+                        merged = both;
+                        conj.remove(j);
+                    }
+                }
+            }
+            conj.set(i, merged);
+        }
     }
 
     private FilterNode filter(final Filter f, final String p, final boolean negate) {

@@ -21,7 +21,6 @@ import io.tradestore.query.ResultJson;
 public final class SqlResult implements QueryResult {
     private final QueryResult source;
     private final List<ResultColumn> columns;
-    private final Arith[] outputs;
     private final int offset;
 
     /**
@@ -58,8 +57,14 @@ public final class SqlResult implements QueryResult {
     public record Op(char op, Arith left, Arith right) implements Arith {
     }
 
-    /** A bound expression: column indexes resolved, result type known. */
-    private record Bound(Arith arith, int index, String type, int scale) {
+    /**
+     * A bound expression: result type known, and the model output's index resolved once (a Ref's or a Seconds' in
+     * {@code source}, else -1), so that reading a cell does no lookup by name.
+     */
+    private record Bound(Arith arith, int index, String type, int scale, Bound left, Bound right) {
+        Bound(final Arith arith, final int index, final String type, final int scale) {
+            this(arith, index, type, scale, null, null);
+        }
     }
 
     private final Bound[] bound;
@@ -67,13 +72,11 @@ public final class SqlResult implements QueryResult {
     private SqlResult(final QueryResult source, final List<Output> outputs, final int offset) {
         this.source = source;
         this.offset = offset;
-        this.outputs = new Arith[outputs.size()];
         this.bound = new Bound[outputs.size()];
         final List<ResultColumn> cols = new ArrayList<>();
         for (int i = 0; i < outputs.size(); i++) {
-            this.outputs[i] = outputs.get(i).value();
             bound[i] = bind(outputs.get(i).value(), source.columns());
-            final ResultColumn from = bound[i].index >= 0 ? source.columns().get(bound[i].index) : null;
+            final ResultColumn from = bound[i].arith instanceof Ref ? source.columns().get(bound[i].index) : null;
             cols.add(from != null ? new ResultColumn(outputs.get(i).name(), from.type(), from.approximate(),
                 from.relativeError()) : new ResultColumn(outputs.get(i).name(), bound[i].type));
         }
@@ -97,8 +100,8 @@ public final class SqlResult implements QueryResult {
 
     private static Bound bind(final Arith a, final List<ResultColumn> cols) {
         if (a instanceof Seconds s) {
-            bind(new Ref(s.name()), cols);
-            return s.scale() == 0 ? new Bound(a, -1, "i64", 0) : new Bound(a, -1, "decimal(9)", 9);
+            final int index = bind(new Ref(s.name()), cols).index;
+            return s.scale() == 0 ? new Bound(a, index, "i64", 0) : new Bound(a, index, "decimal(9)", 9);
         }
         if (a instanceof Ref r) {
             for (int i = 0; i < cols.size(); i++) {
@@ -118,13 +121,13 @@ public final class SqlResult implements QueryResult {
         final Bound l = bind(o.left(), cols);
         final Bound r = bind(o.right(), cols);
         if (o.op() == '/' || l.type.equals("f64") || r.type.equals("f64") || !exact(l.type) || !exact(r.type)) {
-            return new Bound(a, -1, "f64", 0);
+            return new Bound(a, -1, "f64", 0, l, r);
         }
         if (l.type.equals("i64") && r.type.equals("i64")) {
-            return new Bound(a, -1, "i64", 0);
+            return new Bound(a, -1, "i64", 0, l, r);
         }
         final int scale = o.op() == '*' ? l.scale + r.scale : Math.max(l.scale, r.scale);
-        return new Bound(a, -1, "decimal(" + scale + ")", scale);
+        return new Bound(a, -1, "decimal(" + scale + ")", scale, l, r);
     }
 
     private static boolean exact(final String type) {
@@ -148,9 +151,12 @@ public final class SqlResult implements QueryResult {
             throw new IndexOutOfBoundsException("row=" + row + " rowCount=" + rowCount());
         }
         final Bound b = bound[column];
-        final Object v = eval(b.arith, row + offset);
-        if (v == null || b.index >= 0) {
-            return v;
+        if (b.arith instanceof Ref) {
+            return source.value(row + offset, b.index);
+        }
+        final Object v = eval(b, row + offset);
+        if (v == null) {
+            return null;
         }
         if (b.type.equals("f64")) {
             return v instanceof Double ? v : ((BigDecimal) v).doubleValue();
@@ -159,25 +165,21 @@ public final class SqlResult implements QueryResult {
         return b.type.equals("i64") && d.toBigInteger().bitLength() < 64 ? (Object) d.longValue() : d.setScale(b.scale);
     }
 
-    private Object eval(final Arith a, final int row) {
-        if (a instanceof Seconds s) {
-            final Object nanos = eval(new Ref(s.name()), row);
+    private Object eval(final Bound b, final int row) {
+        final Arith a = b.arith;
+        if (a instanceof Seconds) {
+            final Object nanos = source.value(row, b.index);
             return nanos == null ? null : BigDecimal.valueOf((Long) nanos, 9);
         }
-        if (a instanceof Ref r) {
-            for (int i = 0; i < source.columns().size(); i++) {
-                if (source.columns().get(i).name().equals(r.name())) {
-                    return source.value(row, i);
-                }
-            }
-            throw new IllegalStateException("no output " + r.name());
+        if (a instanceof Ref) {
+            return source.value(row, b.index);
         }
         if (a instanceof Num n) {
             return n.value() instanceof Long l ? BigDecimal.valueOf(l) : n.value();
         }
         final Op o = (Op) a;
-        final Object l = eval(o.left(), row);
-        final Object r = eval(o.right(), row);
+        final Object l = eval(b.left, row);
+        final Object r = eval(b.right, row);
         if (l == null || r == null) {
             return null;
         }

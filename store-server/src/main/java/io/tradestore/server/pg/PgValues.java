@@ -12,6 +12,7 @@ import java.time.format.DateTimeFormatterBuilder;
 import java.time.temporal.ChronoField;
 
 import io.netty.buffer.ByteBuf;
+import io.tradestore.query.plan.Literals;
 
 /**
  * Values in PostgreSQL's text and binary forms: the engine's answers (Long, BigDecimal, Double, String, epoch
@@ -180,8 +181,71 @@ final class PgValues {
         return b.longValue();
     }
 
-    /** Writes a numeric in base-10000 digits: integral groups from the point leftwards, fraction groups rightwards. */
+    /** 10^0 .. 10^18. */
+    private static final long[] POW10 = new long[19];
+
+    static {
+        POW10[0] = 1;
+        for (int i = 1; i < POW10.length; i++) {
+            POW10[i] = POW10[i - 1] * 10;
+        }
+    }
+
+    /**
+     * Writes a numeric in base-10000 digits. A value whose unscaled magnitude fits a long with a scale up to 15 (every
+     * decimal column's value, and their sums up to 10^18) is split by arithmetic, without text; others go through
+     * {@link #numericViaText}.
+     */
     static void numeric(final ByteBuf out, final BigDecimal value) {
+        final int scale = value.scale();
+        if (scale < 0 || scale > 15 || value.precision() > 18) {
+            numericViaText(out, value);
+            return;
+        }
+        final long magnitude = Math.abs(value.unscaledValue().longValue());
+        final long intPart = magnitude / POW10[scale];
+        // the fraction padded on the right to whole groups of four digits: < 10^(scale + 3) <= 10^18
+        final int fracGroups = (scale + 3) / 4;
+        long frac = (magnitude - intPart * POW10[scale]) * POW10[fracGroups * 4 - scale];
+        int intGroups = 0;
+        for (long v = intPart; v != 0; v /= 10_000) {
+            intGroups++;
+        }
+        // groups most significant first: intGroups + fracGroups <= 5 + 4
+        final short[] digits = new short[intGroups + fracGroups];
+        long v = intPart;
+        for (int g = intGroups - 1; g >= 0; g--) {
+            digits[g] = (short) (v % 10_000);
+            v /= 10_000;
+        }
+        for (int g = digits.length - 1; g >= intGroups; g--) {
+            digits[g] = (short) (frac % 10_000);
+            frac /= 10_000;
+        }
+        writeNumeric(out, digits, intGroups, value.signum(), scale);
+    }
+
+    private static void writeNumeric(final ByteBuf out, final short[] digits, final int intGroups, final int signum,
+        final int dscale) {
+        int first = 0;
+        int last = digits.length;
+        while (first < last && digits[first] == 0) {
+            first++;
+        }
+        while (last > first && digits[last - 1] == 0) {
+            last--;
+        }
+        final int ndigits = last - first;
+        final int weight = ndigits == 0 ? 0 : intGroups - 1 - first;
+        out.writeInt(8 + 2 * ndigits).writeShort(ndigits).writeShort(weight)
+            .writeShort(signum < 0 ? NUMERIC_NEG : NUMERIC_POS).writeShort(dscale);
+        for (int i = first; i < last; i++) {
+            out.writeShort(digits[i]);
+        }
+    }
+
+    /** Writes a numeric in base-10000 digits: integral groups from the point leftwards, fraction groups rightwards. */
+    static void numericViaText(final ByteBuf out, final BigDecimal value) {
         final int dscale = Math.max(0, value.scale());
         final String plain = value.abs().setScale(dscale).toPlainString();
         final int point = plain.indexOf('.');
@@ -201,21 +265,7 @@ final class PgValues {
         for (int g = 0; g < fracGroups; g++) {
             digits[intGroups + g] = Short.parseShort(paddedFrac.substring(g * 4, g * 4 + 4));
         }
-        int first = 0;
-        int last = digits.length;
-        while (first < last && digits[first] == 0) {
-            first++;
-        }
-        while (last > first && digits[last - 1] == 0) {
-            last--;
-        }
-        final int ndigits = last - first;
-        final int weight = ndigits == 0 ? 0 : intGroups - 1 - first;
-        out.writeInt(8 + 2 * ndigits).writeShort(ndigits).writeShort(weight)
-            .writeShort(value.signum() < 0 ? NUMERIC_NEG : NUMERIC_POS).writeShort(dscale);
-        for (int i = first; i < last; i++) {
-            out.writeShort(digits[i]);
-        }
+        writeNumeric(out, digits, intGroups, value.signum(), dscale);
     }
 
     // ------------------------------------------------------------------------------------------- parameters in
@@ -304,6 +354,29 @@ final class PgValues {
      * @throws PgFailure 22P02 when the text is no timestamp.
      */
     static long timestampNanos(final String text) {
+        final long utc = utcNanos(text);
+        return utc != Long.MIN_VALUE ? utc : timestampNanosViaFormatter(text);
+    }
+
+    /**
+     * The forms clients send for a UTC instant ({@code 2026-11-16 08:00:00[.f]} followed by {@code +00} as the JDBC
+     * driver writes an OffsetDateTime, {@code +00:00} as psycopg, {@code Z}, or nothing) read without java.time, whose
+     * parser was 9% of a prepared time-window query's server time.
+     *
+     * @return epoch nanoseconds, or Long.MIN_VALUE for any other form (which the formatter then reads or refuses).
+     */
+    private static long utcNanos(final String text) {
+        final String s = text.strip();
+        final int n = s.length();
+        final int end = s.endsWith("+00:00") ? n - 6 : s.endsWith("+00") ? n - 3 : s.endsWith("Z") ? n - 1 : n;
+        if (end < 19 || s.charAt(10) != ' ' && s.charAt(10) != 'T') {
+            return Long.MIN_VALUE;
+        }
+        return Literals.utc(s.substring(0, 10) + 'T' + s.substring(11, end) + 'Z');
+    }
+
+    /** The general reading: any offset, a date alone, minutes without seconds, either case. */
+    static long timestampNanosViaFormatter(final String text) {
         try {
             final var parsed = PG_TIMESTAMP.parse(text.strip());
             final LocalDateTime local = LocalDateTime.from(parsed);

@@ -10,6 +10,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,6 +31,56 @@ class PgValuesTest {
         // 10^8: one digit 1 at weight 2
         assertThat(numericBytes(new BigDecimal("100000000"))).containsExactly(0, 0, 0, 10, 0, 1, 0, 2, 0, 0, 0, 0,
             0, 1);
+    }
+
+    @Test
+    void shouldWriteSmallNumericsByArithmeticExactlyAsThroughText() {
+        final Random r = new Random(5);
+        for (int i = 0; i < 50_000; i++) {
+            final long unscaled = switch (i % 4) {
+                case 0 -> r.nextLong() % 1_000_000_000_000_000_000L;
+                case 1 -> r.nextInt(100_000) * (long) Math.pow(10, r.nextInt(12));
+                case 2 -> r.nextInt(20_001) - 10_000;
+                default -> 999_999_999_999_999_999L - r.nextInt(10);
+            };
+            final BigDecimal v = BigDecimal.valueOf(r.nextBoolean() ? unscaled : -unscaled, r.nextInt(19) - 1);
+            final ByteBuf viaText = Unpooled.buffer();
+            PgValues.numericViaText(viaText, v);
+            assertThat(numericBytes(v)).as("%s", v).containsExactly(ByteBufUtil.getBytes(viaText));
+        }
+    }
+
+    @Test
+    void shouldReadUtcTimestampsWithoutTheFormatterAsTheFormatterDoes() {
+        final Random r = new Random(17);
+        final String[] zones = {"+00", "+00:00", "Z", "", "+01", "-05:30", "z"};
+        for (int i = 0; i < 50_000; i++) {
+            final long nanos = 1_000_000_000_000_000_000L
+                + (r.nextLong() & Long.MAX_VALUE) % 1_000_000_000_000_000_000L;
+            final String iso = java.time.Instant.ofEpochSecond(nanos / 1_000_000_000L, nanos % 1_000_000_000L)
+                .toString();
+            final String local = iso.substring(0, iso.length() - 1);
+            final String text = local.substring(0, 10) + (r.nextBoolean() ? ' ' : 'T') + local.substring(11)
+                + zones[r.nextInt(zones.length)];
+            assertThat(PgValues.timestampNanos(text)).as(text).isEqualTo(PgValues.timestampNanosViaFormatter(text));
+        }
+        for (final String bad : new String[] {"2026-02-30 00:00:00+00", "2026-11-16 24:00:00", "2026-11-16 8:00:00+00",
+            "2026-11-16 08:00:00.+00", "2026-11-16 08:00:00.1234567891Z"}) {
+            // left to the formatter, which refuses them or reads them its own way (24:00 as the next midnight)
+            Object viaFormatter;
+            try {
+                viaFormatter = PgValues.timestampNanosViaFormatter(bad);
+            } catch (final PgFailure e) {
+                viaFormatter = e.getMessage();
+            }
+            Object got;
+            try {
+                got = PgValues.timestampNanos(bad);
+            } catch (final PgFailure e) {
+                got = e.getMessage();
+            }
+            assertThat(got).as(bad).isEqualTo(viaFormatter);
+        }
     }
 
     @Test

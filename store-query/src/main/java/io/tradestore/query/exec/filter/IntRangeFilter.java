@@ -44,6 +44,20 @@ public final class IntRangeFilter extends FilterNode {
     }
 
     /**
+     * @param other a range on the same column.
+     * @return one positive range that holds exactly the rows both positive ranges hold, or null when either is
+     *     negated, the columns differ, or the intersection is empty (left to the two filters, which answer it).
+     */
+    public IntRangeFilter intersect(final IntRangeFilter other) {
+        final long l = Math.max(lo, other.lo);
+        final long h = Math.min(hi, other.hi);
+        if (negated || other.negated || col != other.col || width != other.width || nul != other.nul || l > h) {
+            return null;
+        }
+        return new IntRangeFilter(col, width, nul, l, h, false);
+    }
+
+    /**
      * @param width a column width. @param nul its null sentinel. @return whether every value read from the column is
      * above the sentinel: the signed minimum of a 2- or 4-byte integer, a symbol's -1 (codes count from 0).
      */
