@@ -12,7 +12,7 @@ import java.time.format.DateTimeFormatterBuilder;
 import java.time.temporal.ChronoField;
 
 import io.netty.buffer.ByteBuf;
-import io.tradestore.query.plan.Literals;
+import io.tradestore.query.Timestamps;
 
 /**
  * Values in PostgreSQL's text and binary forms: the engine's answers (Long, BigDecimal, Double, String, epoch
@@ -372,7 +372,7 @@ final class PgValues {
         if (end < 19 || s.charAt(10) != ' ' && s.charAt(10) != 'T') {
             return Long.MIN_VALUE;
         }
-        return Literals.utc(s.substring(0, 10) + 'T' + s.substring(11, end) + 'Z');
+        return Timestamps.utcNanos(s.substring(0, 10) + 'T' + s.substring(11, end) + 'Z');
     }
 
     /** The general reading: any offset, a date alone, minutes without seconds, either case. */
