@@ -4,11 +4,16 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
+import io.tradestore.query.QueryException;
+import io.tradestore.query.model.Agg;
 import io.tradestore.query.model.Filter;
+import io.tradestore.query.model.GroupKey;
 import io.tradestore.query.exec.filter.DoubleFilter;
 import io.tradestore.query.exec.filter.FilterNode;
 import io.tradestore.query.exec.filter.IntRangeFilter;
@@ -55,6 +60,7 @@ final class FilterBinder {
                 conj.add(f);
             }
         }
+        havingOnKeys(conj);
         mergeRanges(conj);
         // a range on the designated timestamp among the conjuncts bounds it as the time range does (SQL's
         // ts >= a AND ts < b): keys on the timestamp are then sized to it, not to the whole table's span
@@ -72,6 +78,111 @@ final class FilterBinder {
         binder.plan.conjuncts = conj.toArray(new FilterNode[0]);
         binder.plan.filter = conj.isEmpty() ? null : conj.size() == 1 ? conj.get(0) : new LogicFilter(true,
             binder.plan.conjuncts);
+    }
+
+    /**
+     * A having condition on plain group keys alone (SQL's {@code HAVING side = 'S'} over {@code GROUP BY side}) holds
+     * for a group exactly when it holds for each of the group's rows, so it is also applied to the rows, as a
+     * conjunct of the filter: the rows of the groups it drops are never aggregated, and its sets and ranges prune
+     * blocks and use bitmaps as any filter does. The having itself stays, so the answer is the same either way.
+     * Only the parts that bind as a filter are added; the having binder reports anything wrong with the others.
+     */
+    private void havingOnKeys(final List<FilterNode> conj) {
+        final var q = binder.q;
+        if (q.aggs().isEmpty() || q.groupBy().isEmpty() || q.having() == null) {
+            return;
+        }
+        final Map<String, String> keys = new HashMap<>();
+        for (final GroupKey g : q.groupBy()) {
+            if (g.bucket() == null && g.col() != null && binder.schema.indexOf(g.col()) >= 0) {
+                keys.put(g.outputName(), g.col());
+            }
+        }
+        for (final Agg a : q.aggs()) {
+            if (a.name() != null && keys.containsKey(a.name())) {
+                return; // an output name used twice: the binder refuses the query
+            }
+        }
+        final Filter h = q.having();
+        if (h instanceof Filter.And a) {
+            for (int i = 0; i < a.args().size(); i++) {
+                pushDown(conj, a.args().get(i), keys, "/having/args/" + i);
+            }
+        } else {
+            pushDown(conj, h, keys, "/having");
+        }
+    }
+
+    private void pushDown(final List<FilterNode> conj, final Filter f, final Map<String, String> keys,
+        final String path) {
+        if (!onKeys(f, keys, 0)) {
+            return;
+        }
+        final FilterNode n;
+        try {
+            n = filter(onColumns(f, keys), path, false);
+        } catch (final QueryException e) {
+            return;
+        }
+        if (n instanceof LogicFilter l && l.and) {
+            conj.addAll(Arrays.asList(l.args));
+        } else {
+            conj.add(n);
+        }
+    }
+
+    /** @return whether every leaf of {@code f} names a key of {@code keys} (and the tree is not absurdly deep). */
+    private static boolean onKeys(final Filter f, final Map<String, String> keys, final int depth) {
+        if (f == null || depth > 64) {
+            return false;
+        }
+        if (f instanceof Filter.And a) {
+            return !a.args().isEmpty() && a.args().stream().allMatch(x -> onKeys(x, keys, depth + 1));
+        }
+        if (f instanceof Filter.Or o) {
+            return !o.args().isEmpty() && o.args().stream().allMatch(x -> onKeys(x, keys, depth + 1));
+        }
+        if (f instanceof Filter.Not n) {
+            return onKeys(n.arg(), keys, depth + 1);
+        }
+        return keys.containsKey(leafColumn(f));
+    }
+
+    private static String leafColumn(final Filter f) {
+        if (f instanceof Filter.Eq e) {
+            return e.col();
+        }
+        if (f instanceof Filter.Ne e) {
+            return e.col();
+        }
+        if (f instanceof Filter.In e) {
+            return e.col();
+        }
+        return ((Filter.Range) f).col();
+    }
+
+    /** @return {@code f} with each key's output name replaced by its column's name. */
+    private static Filter onColumns(final Filter f, final Map<String, String> keys) {
+        if (f instanceof Filter.And a) {
+            return new Filter.And(a.args().stream().map(x -> onColumns(x, keys)).toList());
+        }
+        if (f instanceof Filter.Or o) {
+            return new Filter.Or(o.args().stream().map(x -> onColumns(x, keys)).toList());
+        }
+        if (f instanceof Filter.Not n) {
+            return new Filter.Not(onColumns(n.arg(), keys));
+        }
+        if (f instanceof Filter.Eq e) {
+            return new Filter.Eq(keys.get(e.col()), e.value());
+        }
+        if (f instanceof Filter.Ne e) {
+            return new Filter.Ne(keys.get(e.col()), e.value());
+        }
+        if (f instanceof Filter.In e) {
+            return new Filter.In(keys.get(e.col()), e.values());
+        }
+        final Filter.Range r = (Filter.Range) f;
+        return new Filter.Range(keys.get(r.col()), r.gt(), r.gte(), r.lt(), r.lte());
     }
 
     /**
