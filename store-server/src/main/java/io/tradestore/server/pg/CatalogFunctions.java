@@ -297,8 +297,7 @@ final class CatalogFunctions {
         }
         final String value = settings.value(name);
         if (value == null && (args.size() < 2 || !CatalogValues.isTrue(args.get(1)))) {
-            throw new PgFailure(PgError.of(SessionSettings.UNDEFINED_OBJECT, "unrecognized configuration parameter \""
-                + name + "\""));
+            throw SessionSettings.unrecognized(name);
         }
         return value;
     }

@@ -35,6 +35,12 @@ record PgError(String severity, String sqlState, String message, int position) {
     static final String DUPLICATE_PREPARED_STATEMENT = "42P05";
     static final String IN_FAILED_TRANSACTION = "25P02";
     static final String INTERNAL_ERROR = "XX000";
+    /** What PostgreSQL says of a configuration parameter it does not have. */
+    static final String UNDEFINED_OBJECT = "42704";
+    /** A value a configuration parameter does not take. */
+    static final String INVALID_PARAMETER_VALUE = "22023";
+    /** A configuration parameter that cannot be set in a session. */
+    static final String CANT_CHANGE_RUNTIME_PARAM = "55P02";
     /** The message a client's CancelRequest stops its query with, as PostgreSQL words it. */
     static final String CANCELED_BY_USER = "canceling statement due to user request";
 

@@ -22,12 +22,6 @@ public final class SessionSettings {
     static final String SERVER_VERSION = "15.0 (tradestore)";
     /** {@link #SERVER_VERSION} as {@code server_version_num}. */
     static final String SERVER_VERSION_NUM = "150000";
-    /** What PostgreSQL says of a parameter it does not have (SQLSTATE 42704). */
-    static final String UNDEFINED_OBJECT = "42704";
-    /** A value a parameter does not take. */
-    static final String INVALID_PARAMETER_VALUE = "22023";
-    /** A parameter that cannot be set in a session. */
-    static final String CANT_CHANGE_RUNTIME_PARAM = "55P02";
 
     /** Runs of blanks in a name ({@code SET TIME   ZONE}): compiled once, since names are looked up per statement. */
     private static final Pattern BLANKS = Pattern.compile("\\s+");
@@ -278,17 +272,25 @@ public final class SessionSettings {
     private static String changeable(final String name) {
         final String k = known(name);
         if (FIXED.contains(k)) {
-            throw new PgFailure(PgError.of(CANT_CHANGE_RUNTIME_PARAM, "parameter \"" + name(k)
+            throw new PgFailure(PgError.of(PgError.CANT_CHANGE_RUNTIME_PARAM, "parameter \"" + name(k)
                 + "\" cannot be changed"));
         }
         return k;
     }
 
+    /**
+     * @param name a name that is no configuration parameter, as written.
+     * @return PostgreSQL's refusal of it (SQLSTATE 42704), which SET, SHOW and current_setting() give alike.
+     */
+    static PgFailure unrecognized(final String name) {
+        return new PgFailure(PgError.of(PgError.UNDEFINED_OBJECT, "unrecognized configuration parameter \"" + name
+            + "\""));
+    }
+
     private static String known(final String name) {
         final String k = key(name);
         if (!DEFAULTS.containsKey(k)) {
-            throw new PgFailure(PgError.of(UNDEFINED_OBJECT, "unrecognized configuration parameter \""
-                + name.strip() + "\""));
+            throw unrecognized(name.strip());
         }
         return k;
     }

@@ -121,8 +121,7 @@ final class SessionStatements {
         }
         final String value = settings.value(parameter);
         if (value == null) {
-            throw new PgFailure(PgError.of(SessionSettings.UNDEFINED_OBJECT,
-                "unrecognized configuration parameter \"" + parameter + "\""));
+            throw SessionSettings.unrecognized(parameter);
         }
         final List<List<String>> rows = new ArrayList<>();
         rows.add(List.of(value));

@@ -106,7 +106,7 @@ final class SessionValues {
             ms = n > Integer.MAX_VALUE / per ? Long.MAX_VALUE : n * per;
         }
         if (ms < 0 || ms > Integer.MAX_VALUE) {
-            throw new PgFailure(PgError.of(SessionSettings.INVALID_PARAMETER_VALUE, n + " " + unit
+            throw new PgFailure(PgError.of(PgError.INVALID_PARAMETER_VALUE, n + " " + unit
                 + " is outside the valid range for parameter \"" + name + "\" (0 .. 2147483647)"));
         }
         if (ms == 0) {
@@ -125,11 +125,11 @@ final class SessionValues {
         try {
             n = Integer.parseInt(value.strip());
         } catch (final NumberFormatException e) {
-            throw new PgFailure(PgError.of(SessionSettings.INVALID_PARAMETER_VALUE, "invalid value for parameter \""
+            throw new PgFailure(PgError.of(PgError.INVALID_PARAMETER_VALUE, "invalid value for parameter \""
                 + name + "\": \"" + value + "\""));
         }
         if (n < min || n > max) {
-            throw new PgFailure(PgError.of(SessionSettings.INVALID_PARAMETER_VALUE, n + " is outside the valid range"
+            throw new PgFailure(PgError.of(PgError.INVALID_PARAMETER_VALUE, n + " is outside the valid range"
                 + " for parameter \"" + name + "\" (" + min + " .. " + max + ")"));
         }
         return Integer.toString(n);
@@ -144,7 +144,7 @@ final class SessionValues {
         try {
             java.time.ZoneId.of(v);
         } catch (final java.time.DateTimeException e) {
-            throw new PgFailure(PgError.of(SessionSettings.INVALID_PARAMETER_VALUE, "invalid value for parameter "
+            throw new PgFailure(PgError.of(PgError.INVALID_PARAMETER_VALUE, "invalid value for parameter "
                 + "\"TimeZone\": \"" + v + "\""));
         }
         // date_trunc, zone-less literals and the text of timestamps would all have to follow the zone
@@ -180,7 +180,7 @@ final class SessionValues {
                         throw new PgFailure(PgError.of(PgError.FEATURE_NOT_SUPPORTED, "tradestore writes dates in "
                             + "the ISO style only; DateStyle " + part.strip() + " is not supported"));
                     default:
-                        throw new PgFailure(PgError.of(SessionSettings.INVALID_PARAMETER_VALUE, "invalid value for "
+                        throw new PgFailure(PgError.of(PgError.INVALID_PARAMETER_VALUE, "invalid value for "
                             + "parameter \"DateStyle\": \"" + String.join(", ", values) + "\""));
                 }
             }
@@ -198,7 +198,7 @@ final class SessionValues {
     }
 
     private static PgFailure invalid(final String name, final String value, final String hint) {
-        return new PgFailure(PgError.of(SessionSettings.INVALID_PARAMETER_VALUE, "invalid value for parameter \""
+        return new PgFailure(PgError.of(PgError.INVALID_PARAMETER_VALUE, "invalid value for parameter \""
             + name + "\": \"" + value + "\"" + (hint.isEmpty() ? "" : "; " + hint)));
     }
 }
