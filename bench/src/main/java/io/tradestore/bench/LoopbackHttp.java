@@ -11,7 +11,7 @@ import java.util.Arrays;
 /**
  * One blocking keep-alive HTTP/1.1 connection that sends prepared request bytes and reads the whole answer: the
  * cheapest client there is, so that the difference between two endpoints' medians is the server's, not a client
- * library's (java.net.http's client adds ~1 ms a request here, with a spread that hides a 0.2 ms difference).
+ * library's (docs/benchmarks.md, "SQL and PostgreSQL wire", says what java.net.http's client added).
  */
 final class LoopbackHttp implements AutoCloseable {
     private final SocketChannel ch;
@@ -66,11 +66,11 @@ final class LoopbackHttp implements AutoCloseable {
                 throw new IOException("the server closed the connection");
             }
             filled += n;
-            final int head = headEnd(in, filled);
+            final int head = NioLoad.headEnd(in, filled);
             if (head < 0) {
                 continue;
             }
-            final int length = contentLength(in, head);
+            final int length = Math.toIntExact(NioLoad.contentLength(in, head));
             if (head + length > in.length) {
                 in = Arrays.copyOf(in, head + length);
             }
@@ -84,25 +84,6 @@ final class LoopbackHttp implements AutoCloseable {
             }
             return text;
         }
-    }
-
-    private static int headEnd(final byte[] b, final int n) {
-        for (int i = 3; i < n; i++) {
-            if (b[i] == '\n' && b[i - 1] == '\r' && b[i - 2] == '\n' && b[i - 3] == '\r') {
-                return i + 1;
-            }
-        }
-        return -1;
-    }
-
-    private static int contentLength(final byte[] b, final int head) {
-        final String headers = new String(b, 0, head, StandardCharsets.US_ASCII).toLowerCase(java.util.Locale.ROOT);
-        final int at = headers.indexOf("\r\ncontent-length:");
-        if (at < 0) {
-            throw new IllegalStateException("an answer without Content-Length: " + headers);
-        }
-        final int end = headers.indexOf('\r', at + 2);
-        return Integer.parseInt(headers.substring(at + "\r\ncontent-length:".length(), end).strip());
     }
 
     @Override

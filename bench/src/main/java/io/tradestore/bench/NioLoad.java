@@ -297,7 +297,7 @@ final class NioLoad implements AutoCloseable {
     }
 
     /** @return the index after the blank line ending the headers, or -1. */
-    private static int headEnd(final byte[] b, final int n) {
+    static int headEnd(final byte[] b, final int n) {
         for (int i = 3; i < n; i++) {
             if (b[i] == '\n' && b[i - 1] == '\r' && b[i - 2] == '\n' && b[i - 3] == '\r') {
                 return i + 1;
@@ -307,7 +307,7 @@ final class NioLoad implements AutoCloseable {
     }
 
     /** @return the Content-Length header's value (0 when absent). */
-    private static long contentLength(final byte[] b, final int head) {
+    static long contentLength(final byte[] b, final int head) {
         final byte[] name = CONTENT_LENGTH;
         int line = 0;
         while (line < head) {

@@ -328,16 +328,16 @@ public final class SqlBenchmark {
             if (parameter != null) {
                 ps.setObject(1, parameter);
             }
-            final JsonNode expected = JSON.readTree(send(web, json)).get("rows");
-            final JsonNode viaHttp = JSON.readTree(send(web, sqlRequest)).get("rows");
+            final JsonNode expected = JSON.readTree(web.send(json)).get("rows");
+            final JsonNode viaHttp = JSON.readTree(web.send(sqlRequest)).get("rows");
             if (!expected.equals(viaHttp)) {
                 throw new IllegalStateException("query " + q.number() + ": POST /v1/sql answered " + viaHttp
                     + " but POST /v1/query answered " + expected);
             }
             checkSame(q.number(), expected, ps);
             for (int w = 0; w < warmups; w++) {
-                JSON.readTree(send(web, json));
-                JSON.readTree(send(web, sqlRequest));
+                JSON.readTree(web.send(json));
+                JSON.readTree(web.send(sqlRequest));
                 drain(ps);
             }
             final double[] jsonMs = new double[runs];
@@ -347,10 +347,10 @@ public final class SqlBenchmark {
             // reads the whole answer as a user's would (Jackson's tree of the JSON, every cell of the JDBC result set)
             for (int r = 0; r < runs; r++) {
                 long t0 = System.nanoTime();
-                JSON.readTree(send(web, json));
+                JSON.readTree(web.send(json));
                 jsonMs[r] = (System.nanoTime() - t0) / 1e6;
                 t0 = System.nanoTime();
-                JSON.readTree(send(web, sqlRequest));
+                JSON.readTree(web.send(sqlRequest));
                 httpMs[r] = (System.nanoTime() - t0) / 1e6;
                 t0 = System.nanoTime();
                 drain(ps);
@@ -368,10 +368,6 @@ public final class SqlBenchmark {
         final double[] sorted = ms.clone();
         Arrays.sort(sorted);
         return sorted[sorted.length / 2];
-    }
-
-    private static String send(final LoopbackHttp web, final byte[] request) throws IOException {
-        return web.send(request);
     }
 
     /** Executes and reads every cell, as a client that uses the answer does; returns the rows read. */

@@ -360,8 +360,8 @@ final class PgValues {
 
     /**
      * The forms clients send for a UTC instant ({@code 2026-11-16 08:00:00[.f]} followed by {@code +00} as the JDBC
-     * driver writes an OffsetDateTime, {@code +00:00} as psycopg, {@code Z}, or nothing) read without java.time, whose
-     * parser was 9% of a prepared time-window query's server time.
+     * driver writes an OffsetDateTime, {@code +00:00} as psycopg, {@code Z}, or nothing) read by the engine's
+     * allocation-free reader instead of java.time's parser, which is costly per parameter.
      *
      * @return epoch nanoseconds, or Long.MIN_VALUE for any other form (which the formatter then reads or refuses).
      */
