@@ -24,8 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The filter loops chosen per segment give the rows a plain comparison gives: the sign-bit range test (8-byte values
  * within +-2^62 by the zone map, and its fallback beyond), the one-word test of values within 63 of each other (and
  * its fallback for wider segments), nulls, negation, bounds at the extremes, ANDs whose argument order each worker
- * learns and ORs united in bit masks, nested. Segments alternate between narrow values and extreme ones, so both
- * loops of each filter run in one query.
+ * learns and ORs united in bit masks, {@code in} lists too wide for a bitset, nested. Segments alternate between
+ * narrow values and extreme ones, so both loops of each filter run in one query.
  */
 class FilterLoopsTest {
     private static final int SEGMENT_ROWS = 256;
@@ -176,6 +176,25 @@ class FilterLoopsTest {
             }
             leaf = count == 1 ? "{\"op\":\"eq\",\"col\":\"" + name + "\",\"value\":" + vs + "}"
                 : "{\"op\":\"in\",\"col\":\"" + name + "\",\"values\":[" + vs + "]}";
+            p = v -> {
+                for (final long s : set) {
+                    if (s == v) {
+                        return true;
+                    }
+                }
+                return false;
+            };
+        } else if (col == 0 && r.nextInt(3) == 0) {
+            // in on the 8-byte column: values spread too far apart for a bitset, compared one by one (up to eight)
+            // or searched (more), drawn from the rows so that some pass
+            final int count = 1 + r.nextInt(12);
+            final long[] set = new long[count];
+            final StringBuilder vs = new StringBuilder();
+            for (int i = 0; i < count; i++) {
+                set[i] = r.nextInt(4) == 0 ? EXTREMES[r.nextInt(EXTREMES.length)] : values[0][r.nextInt(ROWS)];
+                vs.append(i == 0 ? "" : ",").append(set[i]);
+            }
+            leaf = "{\"op\":\"in\",\"col\":\"x\",\"values\":[" + vs + "]}";
             p = v -> {
                 for (final long s : set) {
                     if (s == v) {
