@@ -12,34 +12,114 @@ import io.tradestore.query.exec.group.KeyTable;
  * wider buckets and values under ~2.2e-311 answer 0). HdrHistogram's {@code DoubleHistogram} covered at most a
  * 2^53 ratio between a group's largest and smallest values and failed beyond it (price*price from 10^-12 to
  * 10^6).
+ *
+ * <p>The 1,024 buckets of one exponent are counted in a plain array (8 KiB) while the caller's memory budget allows,
+ * an index where the hash table costs a probe per value; buckets of exponents without such a row go to the table.
  */
 public final class MagnitudeBuckets {
     /** Mantissa bits dropped from a value's bits to make its bucket. */
     static final int SHIFT = 42;
-    /** Small at first and doubled as buckets appear: a query may hold one of these per group and sign. */
-    private final KeyTable table = new KeyTable(1, 16);
-    private long[] counts = new long[16];
+    /** Bucket bits below the exponent: a row holds the buckets of one exponent. */
+    private static final int ROW_BITS = 52 - SHIFT;
+    private static final int ROW = 1 << ROW_BITS;
+    /** Bytes of one row of counts. */
+    static final long ROW_BYTES = 8L * ROW;
+    /** Buckets of exponents without a row, or null before the first; small at first and doubled as buckets appear. */
+    private KeyTable table;
+    private long[] counts;
+    /** Per exponent from {@link #rowLo}: the counts of its buckets, or null. */
+    private long[][] rows;
+    private int rowLo;
     private long total;
 
-    /** @param magnitude a non-negative, non-NaN value. */
+    /** @param magnitude a non-negative, non-NaN value, counted with no memory budget. */
     public void record(final double magnitude) {
-        add(Double.doubleToRawLongBits(magnitude) >>> SHIFT, 1);
+        record(magnitude, Long.MAX_VALUE);
     }
 
-    private void add(final long bucket, final long n) {
+    /**
+     * @param magnitude a non-negative, non-NaN value.
+     * @param budget    bytes of new rows this may allocate.
+     * @return the bytes allocated.
+     */
+    public long record(final double magnitude, final long budget) {
+        return add(Double.doubleToRawLongBits(magnitude) >>> SHIFT, 1, budget);
+    }
+
+    private long add(final long bucket, final long n, final long budget) {
+        total += n;
+        final int e = (int) (bucket >>> ROW_BITS);
+        final int at = e - rowLo;
+        final int low = (int) bucket & (ROW - 1);
+        if (rows != null && at >= 0 && at < rows.length && rows[at] != null) {
+            rows[at][low] += n;
+            return 0;
+        }
+        if (budget >= ROW_BYTES) {
+            row(e)[low] += n;
+            return ROW_BYTES;
+        }
+        if (table == null) {
+            table = new KeyTable(1, 16);
+            counts = new long[16];
+        }
         final int id = table.put(bucket);
         if (id >= counts.length) {
             counts = Arrays.copyOf(counts, Math.max(id + 1, counts.length * 2));
         }
         counts[id] += n;
-        total += n;
+        return 0;
+    }
+
+    /** @return exponent {@code e}'s row, allocated now. */
+    private long[] row(final int e) {
+        if (rows == null) {
+            rows = new long[1][];
+            rowLo = e;
+        } else if (e < rowLo) {
+            final long[][] grown = new long[rows.length + rowLo - e][];
+            System.arraycopy(rows, 0, grown, rowLo - e, rows.length);
+            rows = grown;
+            rowLo = e;
+        } else if (e - rowLo >= rows.length) {
+            rows = Arrays.copyOf(rows, e - rowLo + 1);
+        }
+        final long[] r = new long[ROW];
+        rows[e - rowLo] = r;
+        return r;
     }
 
     /** @param other buckets to add to these. */
     public void addAll(final MagnitudeBuckets other) {
-        for (int i = 0; i < other.table.size(); i++) {
-            add(other.table.keys[i], other.counts[i]);
+        addAll(other, Long.MAX_VALUE);
+    }
+
+    /**
+     * @param other  buckets to add to these.
+     * @param budget bytes of new rows this may allocate.
+     * @return the bytes allocated.
+     */
+    public long addAll(final MagnitudeBuckets other, final long budget) {
+        long used = 0;
+        if (other.table != null) {
+            for (int i = 0; i < other.table.size(); i++) {
+                used += add(other.table.keys[i], other.counts[i], budget - used);
+            }
         }
+        if (other.rows != null) {
+            for (int at = 0; at < other.rows.length; at++) {
+                final long[] r = other.rows[at];
+                if (r != null) {
+                    final long high = (long) (other.rowLo + at) << ROW_BITS;
+                    for (int low = 0; low < ROW; low++) {
+                        if (r[low] != 0) {
+                            used += add(high | low, r[low], budget - used);
+                        }
+                    }
+                }
+            }
+        }
+        return used;
     }
 
     /** @return values recorded. */
@@ -52,18 +132,40 @@ public final class MagnitudeBuckets {
      * @return the rank-th smallest value, as its bucket's midpoint (0 for the bucket of zero, infinity for infinity's).
      */
     public double valueAtRank(final long rank) {
-        final int n = table.size();
-        // buckets are 22-bit numbers and ids below 2^22: one sort of (bucket, id) pairs packed in a long
-        final long[] order = new long[n];
+        final int n = table == null ? 0 : table.size();
+        // buckets are 22-bit numbers and ids below 2^22: one sort of (bucket, id) pairs packed in a long; a bucket in
+        // both a row and the table comes twice, next to itself
+        long[] order = new long[n];
+        long[] found = n == 0 ? new long[0] : Arrays.copyOf(counts, n);
+        int k = 0;
         for (int i = 0; i < n; i++) {
-            order[i] = table.keys[i] << 32 | i;
+            order[k++] = table.keys[i] << 32 | i;
         }
-        Arrays.sort(order);
+        if (rows != null) {
+            for (int at = 0; at < rows.length; at++) {
+                final long[] r = rows[at];
+                if (r != null) {
+                    final long high = (long) (rowLo + at) << ROW_BITS;
+                    for (int low = 0; low < ROW; low++) {
+                        if (r[low] != 0) {
+                            if (k == order.length) {
+                                order = Arrays.copyOf(order, Math.max(16, k * 2));
+                                found = Arrays.copyOf(found, order.length);
+                            }
+                            found[k] = r[low];
+                            order[k] = (high | low) << 32 | k;
+                            k++;
+                        }
+                    }
+                }
+            }
+        }
+        Arrays.sort(order, 0, k);
         long seen = 0;
-        for (final long o : order) {
-            seen += counts[(int) o];
+        for (int i = 0; i < k; i++) {
+            seen += found[(int) order[i]];
             if (seen >= rank) {
-                return value(o >>> 32);
+                return value(order[i] >>> 32);
             }
         }
         throw new IllegalArgumentException("rank=" + rank + " total=" + total);

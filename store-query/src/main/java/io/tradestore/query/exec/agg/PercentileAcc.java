@@ -51,7 +51,10 @@ public final class PercentileAcc extends Acc {
     private MagnitudeBuckets[] dpos = new MagnitudeBuckets[1];
     private IntBuckets[] ipos = new IntBuckets[1];
     private IntBuckets[] ineg = new IntBuckets[1];
-    /** Bytes of this accumulator's {@link IntBuckets}; past {@link #DENSE_BUDGET}, new ones are packed histograms. */
+    /**
+     * Bytes of this accumulator's {@link IntBuckets} and {@link MagnitudeBuckets} rows; past {@link #DENSE_BUDGET}, new
+     * integer buckets are packed histograms and new f64 buckets go to hash tables.
+     */
     private long denseBytes;
     private MagnitudeBuckets[] dneg = new MagnitudeBuckets[1];
 
@@ -208,9 +211,9 @@ public final class PercentileAcc extends Acc {
         if (f64) {
             final double d = unsortable(raw);
             if (d < 0) {
-                mb(dneg, g).record(-d);
+                denseBytes += mb(dneg, g).record(-d, DENSE_BUDGET - denseBytes);
             } else {
-                mb(dpos, g).record(d);
+                denseBytes += mb(dpos, g).record(d, DENSE_BUDGET - denseBytes);
             }
         } else if (raw < 0) {
             record(ineg, neg, g, raw == Long.MIN_VALUE + 1 ? Long.MAX_VALUE : -raw);
@@ -309,10 +312,10 @@ public final class PercentileAcc extends Acc {
         merge(ipos, pos, dst, o.ipos[srcGid], o.pos[srcGid]);
         merge(ineg, neg, dst, o.ineg[srcGid], o.neg[srcGid]);
         if (o.dpos[srcGid] != null) {
-            mb(dpos, dst).addAll(o.dpos[srcGid]);
+            denseBytes += mb(dpos, dst).addAll(o.dpos[srcGid], DENSE_BUDGET - denseBytes);
         }
         if (o.dneg[srcGid] != null) {
-            mb(dneg, dst).addAll(o.dneg[srcGid]);
+            denseBytes += mb(dneg, dst).addAll(o.dneg[srcGid], DENSE_BUDGET - denseBytes);
         }
     }
 
