@@ -1,0 +1,56 @@
+package io.tradestore.query.exec.agg;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PairSetTest {
+    /**
+     * Through many doublings the set holds each (group, value) pair once, says which adds were new, and walks and
+     * groups exactly the pairs a hash set of them holds.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 100, 5_000, 300_000})
+    void shouldHoldEachPairOnceAsAHashSetWould(final int adds) {
+        final SplittableRandom r = new SplittableRandom(adds);
+        final int groups = 1 + r.nextInt(500);
+        final PairSet set = new PairSet();
+        final Map<Integer, Set<Long>> want = new HashMap<>();
+        for (int i = 0; i < adds; i++) {
+            final int g = r.nextInt(groups);
+            // repeats within and across groups, extremes, and values sharing their low bits
+            final long v = switch (r.nextInt(4)) {
+                case 0 -> r.nextInt(1000);
+                case 1 -> r.nextLong();
+                case 2 -> (long) r.nextInt(1000) << 40;
+                default -> Long.MIN_VALUE + r.nextInt(4);
+            };
+            final boolean fresh = want.computeIfAbsent(g, k -> new HashSet<>()).add(v);
+            assertThat(set.add(g, v)).as("add %d of (%d, %d)", i, g, v).isEqualTo(fresh);
+        }
+        final Map<Integer, Set<Long>> walked = new HashMap<>();
+        for (int i = 0; i < set.capacity(); i++) {
+            final int g = set.groupAt(i);
+            if (g >= 0) {
+                assertThat(walked.computeIfAbsent(g, k -> new HashSet<>()).add(set.valueAt(i))).isTrue();
+            }
+        }
+        assertThat(walked).isEqualTo(want);
+        final PairSet.Grouped byGroup = set.byGroup(groups);
+        for (int g = 0; g < groups; g++) {
+            final Set<Long> got = new HashSet<>();
+            for (int i = byGroup.start()[g]; i < byGroup.start()[g + 1]; i++) {
+                got.add(byGroup.values()[i]);
+            }
+            assertThat(got).as("group %d", g).isEqualTo(want.getOrDefault(g, Set.of()));
+        }
+        assertThat(set.size()).isEqualTo(want.values().stream().mapToInt(Set::size).sum());
+    }
+}
