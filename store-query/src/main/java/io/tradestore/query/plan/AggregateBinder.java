@@ -216,9 +216,10 @@ final class AggregateBinder {
         }
         final Column[] cs = operand(a.col(), p + "/col", true, "count");
         final Column c = cs[0];
-        final int s = binder.slot(c.index());
         final boolean f64 = c.type() == ColumnType.F64;
         final Product prod = product(cs);
+        // an integral column alone is read where it is stored (no slot, so no batch copy unless another reads it)
+        final int s = f64 || prod != null ? binder.slot(c.index()) : -1;
         final int colB = cs.length < 2 ? -1 : cs[1].index();
         return () -> new CountAcc(s, f64, prod, c.index(), colB);
     }

@@ -15,6 +15,14 @@ public final class CountAcc extends Acc {
     private final int colB;
     private long[] nulls = new long[1];
 
+    /**
+     * @param slot    the values' slot, or -1 to read column {@code colA} where it is stored (an integral column
+     *                without a product: no batch copy of its values is needed to tell its nulls).
+     * @param f64     whether the column is f64.
+     * @param product the product operand, or null.
+     * @param colA    the column.
+     * @param colB    the product's second column, or -1.
+     */
     public CountAcc(final int slot, final boolean f64, final Product product, final int colA, final int colB) {
         this.slot = slot;
         this.f64 = f64;
@@ -42,6 +50,10 @@ public final class CountAcc extends Acc {
 
     @Override
     public void update(final BatchContext c, final int[] gid) {
+        if (slot < 0) {
+            updateStored(c, gid);
+            return;
+        }
         final int n = c.n;
         final long a = c.viewAddr[slot];
         final long s = c.viewStride[slot];
@@ -53,6 +65,39 @@ public final class CountAcc extends Acc {
                 : f64 ? Double.isNaN(Double.longBitsToDouble(v)) : v == Long.MIN_VALUE;
             if (isNull) {
                 nulls[gid == null ? 0 : gid[i]]++;
+            }
+        }
+    }
+
+    /** Tells nulls in the column's own bytes: a byte per row for side, four for a symbol, instead of a long. */
+    private void updateStored(final BatchContext c, final int[] gid) {
+        final int n = c.n;
+        final long a = c.base[colA];
+        final long s = c.stride[colA];
+        final long z = c.nul[colA];
+        final int w = c.width[colA];
+        final int[] rows = c.rows;
+        final int start = c.start;
+        if (gid == null) {
+            long nn = 0;
+            if (rows == null && w == 1) { // side and other chars over whole blocks: a byte a row, nothing else
+                final long from = a + (long) start * s;
+                for (int i = 0; i < n; i++) {
+                    nn += NativeMemory.getByte(from + i * s) == z ? 1 : 0;
+                }
+            } else {
+                for (int i = 0; i < n; i++) {
+                    final long at = a + (long) (rows == null ? start + i : rows[i]) * s;
+                    nn += NativeMemory.getSigned(at, w) == z ? 1 : 0;
+                }
+            }
+            nulls[0] += nn;
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            final long at = a + (long) (rows == null ? start + i : rows[i]) * s;
+            if (NativeMemory.getSigned(at, w) == z) {
+                nulls[gid[i]]++;
             }
         }
     }
