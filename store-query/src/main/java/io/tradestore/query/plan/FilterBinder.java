@@ -48,9 +48,9 @@ final class FilterBinder {
             final long to = binder.q.time().to() == null ? Long.MAX_VALUE : Literals.timestamp(binder.q.time().to(),
                 "/time/to");
             final Column c = binder.schema.column(ts);
-            binder.timeLo = from;
-            binder.timeHi = to == Long.MIN_VALUE ? Long.MIN_VALUE : to - 1;
-            conj.add(new IntRangeFilter(ts, c.width(), c.type().nullBits(), binder.timeLo, binder.timeHi, false));
+            // bounds the keys on the timestamp with the filter's ranges on it, below
+            conj.add(new IntRangeFilter(ts, c.width(), c.type().nullBits(), from,
+                to == Long.MIN_VALUE ? Long.MIN_VALUE : to - 1, false));
         }
         if (binder.q.filter() != null) {
             final FilterNode f = filter(binder.q.filter(), "/filter", false);
@@ -62,8 +62,8 @@ final class FilterBinder {
         }
         havingOnKeys(conj);
         mergeRanges(conj);
-        // a range on the designated timestamp among the conjuncts bounds it as the time range does (SQL's
-        // ts >= a AND ts < b): keys on the timestamp are then sized to it, not to the whole table's span
+        // the time range, and any range on the designated timestamp among the conjuncts (SQL's ts >= a AND ts < b),
+        // bound the timestamp: keys on it are then sized to the bounds, not to the whole table's span
         final int ts = binder.schema.timestampIndex();
         for (final FilterNode n : conj) {
             if (n instanceof IntRangeFilter r && r.col == ts && !r.negated) {
