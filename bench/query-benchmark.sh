@@ -8,10 +8,6 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 mvn -B -q -o -DskipTests -Dcheckstyle.skip -pl bench -am package dependency:build-classpath \
   -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime >&2
-exec java -Xmx"${TRADESTORE_BENCH_HEAP:-4g}" -XX:+IgnoreUnrecognizedVMOptions \
-  --add-opens=java.base/java.lang.reflect=ALL-UNNAMED \
-  --add-exports=java.base/sun.nio.ch=ALL-UNNAMED \
-  --enable-native-access=ALL-UNNAMED \
-  --sun-misc-unsafe-memory-access=allow \
-  -Dchronicle.analytics.disable=true -Dtradestore.boundsChecks=false \
+source bench/jvm-flags.sh
+exec java -Xmx"${TRADESTORE_BENCH_HEAP:-4g}" "${CHRONICLE_FLAGS[@]}" -Dtradestore.boundsChecks=false \
   -cp "bench/target/classes:$(cat bench/target/classpath.txt)" io.tradestore.bench.QueryBenchmark "$@"

@@ -9,14 +9,13 @@ cd "$(dirname "$0")/.."
 ROWS="${1:-50000000}"
 shift || true
 mvn -B -o -q -pl bench -am package -DskipTests
-mvn -B -o -q -pl store-core dependency:build-classpath -Dmdep.outputFile="$PWD/bench/target/core-classpath.txt" >/dev/null
-CP="bench/target/classes:store-core/target/classes:$(cat bench/target/core-classpath.txt)"
-FLAGS="-XX:+IgnoreUnrecognizedVMOptions --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-exports=java.base/sun.nio.ch=ALL-UNNAMED"
-FLAGS="$FLAGS --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow -Dchronicle.analytics.disable=true"
-FLAGS="$FLAGS -Dtradestore.boundsChecks=false -XX:+UseG1GC"
+# the bench module's shaded jar: LayoutsBenchmark's options need picocli, which store-core's classpath lacks
+CP="bench/target/tradestore-bench.jar"
+source bench/jvm-flags.sh
+FLAGS=("${CHRONICLE_FLAGS[@]}" -Dtradestore.boundsChecks=false -XX:+UseG1GC)
 echo "== all variants, -Xmx8g (the Java-objects variant needs the heap)"
-flock /tmp/tradestore-bench.lock java $FLAGS -Xmx8g -cp "$CP" io.tradestore.bench.LayoutsBenchmark --rows "$ROWS" "$@"
+flock /tmp/tradestore-bench.lock java "${FLAGS[@]}" -Xmx8g -cp "$CP" io.tradestore.bench.LayoutsBenchmark --rows "$ROWS" "$@"
 echo
 echo "== off-heap variants only, -Xmx64m"
-flock /tmp/tradestore-bench.lock java $FLAGS -Xms64m -Xmx64m -cp "$CP" io.tradestore.bench.LayoutsBenchmark --rows "$ROWS" \
+flock /tmp/tradestore-bench.lock java "${FLAGS[@]}" -Xms64m -Xmx64m -cp "$CP" io.tradestore.bench.LayoutsBenchmark --rows "$ROWS" \
   --variants floor,row,column "$@"

@@ -14,10 +14,6 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 mvn -B -q -o -DskipTests -Dcheckstyle.skip -pl bench -am package >&2
-exec java -Xmx"${TRADESTORE_BENCH_HEAP:-4g}" -XX:+IgnoreUnrecognizedVMOptions -XX:+UseG1GC \
-  --add-opens=java.base/java.lang.reflect=ALL-UNNAMED \
-  --add-exports=java.base/sun.nio.ch=ALL-UNNAMED \
-  --enable-native-access=ALL-UNNAMED \
-  --sun-misc-unsafe-memory-access=allow \
-  -Dchronicle.analytics.disable=true -Dtradestore.boundsChecks=false \
+source bench/jvm-flags.sh
+exec java -Xmx"${TRADESTORE_BENCH_HEAP:-4g}" "${CHRONICLE_FLAGS[@]}" -XX:+UseG1GC -Dtradestore.boundsChecks=false \
   -cp "bench/target/tradestore-bench.jar" io.tradestore.bench.ShapesBenchmark "$@"

@@ -6,7 +6,6 @@
 # The server runs with the heap settings of `bin/tradestore serve` (G1, a heap floor of 4% of RAM; see there).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-exec java -XX:+IgnoreUnrecognizedVMOptions --add-opens=java.base/java.lang.reflect=ALL-UNNAMED \
-  --add-exports=java.base/sun.nio.ch=ALL-UNNAMED --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
-  -Dchronicle.analytics.disable=true -Xmx2g -XX:+UseG1GC -XX:InitialRAMPercentage=4 ${BENCH_JAVA_OPTS:-} \
+source "$here/bench/jvm-flags.sh"
+exec java "${CHRONICLE_FLAGS[@]}" -Xmx2g -XX:+UseG1GC -XX:InitialRAMPercentage=4 ${BENCH_JAVA_OPTS:-} \
   -cp "$here/bench/target/tradestore-bench.jar" io.tradestore.bench.SqlBenchmark "$@"
