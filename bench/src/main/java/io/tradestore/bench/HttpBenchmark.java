@@ -356,23 +356,16 @@ public final class HttpBenchmark {
      * selector thread ({@link NioLoad}).
      */
     private Run run(final byte[][] requests, final double rate, final int seconds) {
-        final long total = Math.max(1, (long) (rate * seconds));
-        final double periodNs = 1e9 / rate;
-        final long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
-        final long giveUp = start + TimeUnit.SECONDS.toNanos(seconds) * 2 + TimeUnit.SECONDS.toNanos(5);
-        NioLoad.Outcome o;
         try {
             if (load == null) {
                 load = new NioLoad(address, connections);
             }
-            o = load.run(requests, total, periodNs, start, giveUp, tracePrefix != null);
         } catch (final IOException e) {
             log.println("   load generator failed: " + e);
-            o = new NioLoad.Outcome();
-            o.aborted = true;
-            o.lastEnd = System.nanoTime();
+            return failed(rate, medianLimitNs);
         }
-        final double elapsed = Math.max(1, o.lastEnd - start) / 1e9;
+        final Measured m = fixedRate(load, requests, rate, seconds, tracePrefix != null, log, medianLimitNs);
+        final NioLoad.Outcome o = m.outcome();
         if (o.traceIndex != null) {
             final String file = tracePrefix + "-" + (++traceRuns) + ".tsv";
             try (PrintStream w = new PrintStream(new java.io.FileOutputStream(file), false, StandardCharsets.UTF_8)) {
@@ -386,8 +379,50 @@ public final class HttpBenchmark {
                 log.println("   trace not written: " + e);
             }
         }
-        return new Run(rate, (o.ok + o.errors) / elapsed, o.ok, o.errors, o.latency, o.firstHalf, o.secondHalf,
-            o.aborted, medianLimitNs);
+        return m.run();
+    }
+
+    /** A run and what the load generator saw (its trace, when asked for). */
+    record Measured(Run run, NioLoad.Outcome outcome) {
+    }
+
+    /**
+     * One fixed-rate run of a load generator, over HTTP or PG wire: {@code rate * seconds} requests (cycling through
+     * {@code requests}) at their intended send times from 50 ms on, given up on after twice the time and 5 s more.
+     *
+     * @param load          the generator, connected.
+     * @param requests      the requests' bytes.
+     * @param rate          requests a second.
+     * @param seconds       how long to send.
+     * @param trace         whether to keep each request's timings.
+     * @param log           where a generator failure is told.
+     * @param medianLimitNs the median latency a sustained run stays under.
+     * @return the run.
+     */
+    static Measured fixedRate(final NioLoad load, final byte[][] requests, final double rate, final int seconds,
+        final boolean trace, final PrintStream log, final long medianLimitNs) {
+        final long total = Math.max(1, (long) (rate * seconds));
+        final double periodNs = 1e9 / rate;
+        final long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+        final long giveUp = start + TimeUnit.SECONDS.toNanos(seconds) * 2 + TimeUnit.SECONDS.toNanos(5);
+        NioLoad.Outcome o;
+        try {
+            o = load.run(requests, total, periodNs, start, giveUp, trace);
+        } catch (final IOException e) {
+            log.println("   load generator failed: " + e);
+            o = new NioLoad.Outcome();
+            o.aborted = true;
+            o.lastEnd = System.nanoTime();
+        }
+        final double elapsed = Math.max(1, o.lastEnd - start) / 1e9;
+        return new Measured(new Run(rate, (o.ok + o.errors) / elapsed, o.ok, o.errors, o.latency, o.firstHalf,
+            o.secondHalf, o.aborted, medianLimitNs), o);
+    }
+
+    /** @return a run whose generator could not start: aborted, nothing sent. */
+    private static Run failed(final double rate, final long medianLimitNs) {
+        final NioLoad.Outcome o = new NioLoad.Outcome();
+        return new Run(rate, 0, 0, 0, o.latency, o.firstHalf, o.secondHalf, true, medianLimitNs);
     }
 
     /** Generates and loads trades when the store has no trades table (50M rows: about a minute and 2.5 GB). */

@@ -505,22 +505,7 @@ public final class SqlBenchmark {
         }
 
         HttpBenchmark.Run run(final double rate, final int seconds) {
-            final long total = Math.max(1, (long) (rate * seconds));
-            final double periodNs = 1e9 / rate;
-            final long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
-            final long giveUp = start + TimeUnit.SECONDS.toNanos(seconds) * 2 + TimeUnit.SECONDS.toNanos(5);
-            NioLoad.Outcome o;
-            try {
-                o = nio.run(requests, total, periodNs, start, giveUp, false);
-            } catch (final IOException e) {
-                System.out.println("   load generator failed: " + e);
-                o = new NioLoad.Outcome();
-                o.aborted = true;
-                o.lastEnd = System.nanoTime();
-            }
-            final double elapsed = Math.max(1, o.lastEnd - start) / 1e9;
-            return new HttpBenchmark.Run(rate, (o.ok + o.errors) / elapsed, o.ok, o.errors, o.latency, o.firstHalf,
-                o.secondHalf, o.aborted, medianLimitNs);
+            return HttpBenchmark.fixedRate(nio, requests, rate, seconds, false, System.out, medianLimitNs).run();
         }
 
         @Override
