@@ -6,6 +6,7 @@ import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.TypeConversionException;
 
 /**
@@ -70,6 +71,34 @@ final class BenchCli {
             description = "store with a trades table of generated trades, the one bench/http-bench.sh"
             + " fills (default: ${DEFAULT-VALUE})")
         Path dir = BENCH_STORE;
+    }
+
+    /** The fixed-rate load's options, the same for the HTTP and the SQL harness. */
+    static final class LoadOptions {
+        @Option(names = "--seconds", paramLabel = "S", converter = Count.class,
+            description = "seconds per measured load step (default: ${DEFAULT-VALUE})")
+        int seconds = 10;
+
+        @Option(names = "--connections", paramLabel = "C", converter = Count.class,
+            description = "client connections of the load (default: ${DEFAULT-VALUE})")
+        int connections = 32;
+
+        @Option(names = "--server-threads", paramLabel = "T", converter = Count.class,
+            description = "server worker threads (default: the cores, ${DEFAULT-VALUE})")
+        int serverThreads = Runtime.getRuntime().availableProcessors();
+
+        @Option(names = "--rate", paramLabel = "R",
+            description = "skip the search and load at R requests/s; bench/http-bench.sh then also prints the CPU "
+            + "time of each thread group (default: search)")
+        double fixedRate;
+
+        /** @param command the command these options belong to. */
+        void check(final Object command) {
+            if (fixedRate < 0 || Double.isNaN(fixedRate)) {
+                throw new ParameterException(new CommandLine(command), "--rate " + fixedRate
+                    + " must not be negative");
+            }
+        }
     }
 
     /** A whole number within bounds, written with optional underscores between digits ({@code 50_000_000}). */

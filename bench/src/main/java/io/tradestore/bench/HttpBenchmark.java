@@ -132,30 +132,13 @@ public final class HttpBenchmark {
             + " planning), health (GET /health: HTTP alone) (default: client,window)")
         List<String> kinds = List.of("client", "window");
 
-        @Option(names = "--seconds", paramLabel = "S", converter = BenchCli.Count.class,
-            description = "seconds per measured step"
-            + " (default: ${DEFAULT-VALUE})")
-        int seconds = 10;
-
-        @Option(names = "--connections", paramLabel = "C", converter = BenchCli.Count.class,
-            description = "client connections"
-            + " (default: ${DEFAULT-VALUE})")
-        int connections = 32;
-
-        @Option(names = "--server-threads", paramLabel = "T", converter = BenchCli.Count.class,
-            description = "server worker threads"
-            + " (default: the cores, ${DEFAULT-VALUE})")
-        int serverThreads = Runtime.getRuntime().availableProcessors();
+        @Mixin
+        BenchCli.LoadOptions load = new BenchCli.LoadOptions();
 
         @Option(names = "--scan-threads", paramLabel = "S", converter = BenchCli.Count.class,
             description = "threads one query may use"
             + " (default: as tradestore serve, cores / server threads)")
         Integer scanThreads;
-
-        @Option(names = "--rate", paramLabel = "R",
-            description = "skip the search and measure at R requests/s, printing the CPU time of each"
-            + " thread group (default: search)")
-        double fixedRate;
 
         @Option(names = "--trace", paramLabel = "PREFIX",
             description = "write per-request traces of every run to PREFIX-requests-KIND.txt and"
@@ -164,6 +147,8 @@ public final class HttpBenchmark {
 
         @Override
         public Integer call() throws Exception {
+            load.check(this);
+            final int serverThreads = load.serverThreads;
             // as `tradestore serve` does: workers x scan threads ~ cores
             final int engineThreads = scanThreads != null ? scanThreads
                 : Math.max(1, Runtime.getRuntime().availableProcessors() / serverThreads);
@@ -175,10 +160,10 @@ public final class HttpBenchmark {
                         "HTTP benchmark: %,d trades, %d cores, server threads %d, scan threads %d, %d connections, "
                         + "JDK %s, load average %.1f%n", tableRows, Runtime.getRuntime().availableProcessors(),
                         serverThreads, engineThreads,
-                        connections, System.getProperty("java.version"),
+                        load.connections, System.getProperty("java.version"),
                         java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
                     final List<KindResult> results =
-                        measure(store, engine, kinds, seconds, connections, serverThreads, fixedRate,
+                        measure(store, engine, kinds, load.seconds, load.connections, serverThreads, load.fixedRate,
                         System.out, tracePrefix);
                     System.out.println();
                     System.out.println(

@@ -113,28 +113,13 @@ public final class SqlBenchmark {
             description = "fixed-rate PG wire workloads: client, window; none skips the load (default: client,window)")
         List<String> loadKinds = List.of("client", "window");
 
-        @Option(names = "--seconds", paramLabel = "S", converter = BenchCli.Count.class,
-            description = "seconds per measured load step (default: ${DEFAULT-VALUE})")
-        int seconds = 10;
-
-        @Option(names = "--connections", paramLabel = "C", converter = BenchCli.Count.class,
-            description = "PG wire connections of the load (default: ${DEFAULT-VALUE})")
-        int connections = 32;
-
-        @Option(names = "--server-threads", paramLabel = "T", converter = BenchCli.Count.class,
-            description = "server worker threads (default: the cores, ${DEFAULT-VALUE})")
-        int serverThreads = Runtime.getRuntime().availableProcessors();
-
-        @Option(names = "--rate", paramLabel = "R",
-            description = "skip the search and load at R queries/s (default: search)")
-        double fixedRate;
+        @Mixin
+        BenchCli.LoadOptions load = new BenchCli.LoadOptions();
 
         @Override
         public Integer call() throws Exception {
-            if (fixedRate < 0) {
-                throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-                    "--rate " + fixedRate + " must not be negative");
-            }
+            load.check(this);
+            final int serverThreads = load.serverThreads;
             final int engineThreads = Math.max(1, Runtime.getRuntime().availableProcessors() / serverThreads);
             try (Store store = Store.open(storeOption.dir)) {
                 HttpBenchmark.ensureTrades(store, rows);
@@ -144,8 +129,8 @@ public final class SqlBenchmark {
                         + "threads %d, JDK %s%n", tableRows, Runtime.getRuntime().availableProcessors(),
                         serverThreads, engineThreads, System.getProperty("java.version"));
                     final Report r = measure(store, engine, serverThreads, warmups, runs,
-                        loadKinds.contains("none") ? List.of() : loadKinds, seconds, connections, fixedRate,
-                        System.out);
+                        loadKinds.contains("none") ? List.of() : loadKinds, load.seconds, load.connections,
+                        load.fixedRate, System.out);
                     System.out.println();
                     System.out.print(r.markdown());
                 }

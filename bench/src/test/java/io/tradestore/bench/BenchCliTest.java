@@ -182,17 +182,31 @@ class BenchCliTest {
         assertThat(c.seed).isEqualTo(5);
     }
 
+    /** A negative --rate is refused by both load harnesses before anything runs (the HTTP one took it as search). */
+    @Test
+    void shouldRefuseANegativeRateInBothLoadHarnesses() {
+        final HttpBenchmark.Cli http = BenchCli.parse(new HttpBenchmark.Cli(), "--rate", "-5");
+        assertThatThrownBy(() -> http.load.check(http)).isInstanceOf(CommandLine.ParameterException.class)
+            .hasMessage("--rate -5.0 must not be negative");
+        final SqlBenchmark.Cli sql = BenchCli.parse(new SqlBenchmark.Cli(), "--rate", "-0.5");
+        assertThatThrownBy(() -> sql.load.check(sql)).isInstanceOf(CommandLine.ParameterException.class)
+            .hasMessage("--rate -0.5 must not be negative");
+        final SqlBenchmark.Cli fine = BenchCli.parse(new SqlBenchmark.Cli(), "--rate", "0");
+        fine.load.check(fine);
+        assertThat(fine.load.fixedRate).isZero();
+    }
+
     @Test
     void shouldParseTheHttpBenchmarkScriptsOptions() {
         HttpBenchmark.Cli c = BenchCli.parse(new HttpBenchmark.Cli(), "--store", STORE, "--rows", "50000000");
         assertThat(c.storeOption.dir).isEqualTo(Path.of(STORE));
         assertThat(c.rows).isEqualTo(50_000_000L);
         assertThat(c.kinds).containsExactly("client", "window");
-        assertThat(c.seconds).isEqualTo(10);
-        assertThat(c.connections).isEqualTo(32);
-        assertThat(c.serverThreads).isEqualTo(Runtime.getRuntime().availableProcessors());
+        assertThat(c.load.seconds).isEqualTo(10);
+        assertThat(c.load.connections).isEqualTo(32);
+        assertThat(c.load.serverThreads).isEqualTo(Runtime.getRuntime().availableProcessors());
         assertThat(c.scanThreads).isNull();
-        assertThat(c.fixedRate).isZero();
+        assertThat(c.load.fixedRate).isZero();
         assertThat(c.tracePrefix).isNull();
 
         c = BenchCli.parse(new HttpBenchmark.Cli(), "--query", "client,window,pruned,health", "--seconds", "3",
@@ -200,11 +214,11 @@ class BenchCliTest {
             "--server-threads", "2", "--scan-threads", "1", "--rate", "500", "--trace", "/tmp/trace");
         assertThat(c.storeOption.dir).isEqualTo(BenchCli.BENCH_STORE);
         assertThat(c.kinds).containsExactly("client", "window", "pruned", "health");
-        assertThat(c.seconds).isEqualTo(3);
-        assertThat(c.connections).isEqualTo(8);
-        assertThat(c.serverThreads).isEqualTo(2);
+        assertThat(c.load.seconds).isEqualTo(3);
+        assertThat(c.load.connections).isEqualTo(8);
+        assertThat(c.load.serverThreads).isEqualTo(2);
         assertThat(c.scanThreads).isEqualTo(1);
-        assertThat(c.fixedRate).isEqualTo(500);
+        assertThat(c.load.fixedRate).isEqualTo(500);
         assertThat(c.tracePrefix).isEqualTo("/tmp/trace");
     }
 
