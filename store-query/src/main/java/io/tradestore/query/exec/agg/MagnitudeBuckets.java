@@ -100,26 +100,31 @@ public final class MagnitudeBuckets {
      * @return the bytes allocated.
      */
     public long addAll(final MagnitudeBuckets other, final long budget) {
-        long used = 0;
-        if (other.table != null) {
-            for (int i = 0; i < other.table.size(); i++) {
-                used += add(other.table.keys[i], other.counts[i], budget - used);
-            }
-        }
-        if (other.rows != null) {
-            for (int at = 0; at < other.rows.length; at++) {
-                final long[] r = other.rows[at];
-                if (r != null) {
-                    final long high = (long) (other.rowLo + at) << ROW_BITS;
-                    for (int low = 0; low < ROW; low++) {
-                        if (r[low] != 0) {
-                            used += add(high | low, r[low], budget - used);
-                        }
-                    }
+        final long[] used = {0};
+        other.forEach((bucket, n) -> used[0] += add(bucket, n, budget - used[0]));
+        return used[0];
+    }
+
+    /** A bucket and its count. */
+    @FunctionalInterface
+    private interface BucketCount {
+        void accept(long bucket, long n);
+    }
+
+    /** Calls {@code to} with every bucket counted, those of the rows, then those of the table. */
+    private void forEach(final BucketCount to) {
+        for (int at = 0; rows != null && at < rows.length; at++) {
+            final long[] r = rows[at];
+            final long high = (long) (rowLo + at) << ROW_BITS;
+            for (int low = 0; r != null && low < ROW; low++) {
+                if (r[low] != 0) {
+                    to.accept(high | low, r[low]);
                 }
             }
         }
-        return used;
+        for (int i = 0; table != null && i < table.size(); i++) {
+            to.accept(table.keys[i], counts[i]);
+        }
     }
 
     /** @return values recorded. */
@@ -132,43 +137,39 @@ public final class MagnitudeBuckets {
      * @return the rank-th smallest value, as its bucket's midpoint (0 for the bucket of zero, infinity for infinity's).
      */
     public double valueAtRank(final long rank) {
-        final int n = table == null ? 0 : table.size();
-        // buckets are 22-bit numbers and ids below 2^22: one sort of (bucket, id) pairs packed in a long; a bucket in
-        // both a row and the table comes twice, next to itself
-        long[] order = new long[n];
-        long[] found = n == 0 ? new long[0] : Arrays.copyOf(counts, n);
-        int k = 0;
-        for (int i = 0; i < n; i++) {
-            order[k++] = table.keys[i] << 32 | i;
-        }
-        if (rows != null) {
-            for (int at = 0; at < rows.length; at++) {
-                final long[] r = rows[at];
-                if (r != null) {
-                    final long high = (long) (rowLo + at) << ROW_BITS;
-                    for (int low = 0; low < ROW; low++) {
-                        if (r[low] != 0) {
-                            if (k == order.length) {
-                                order = Arrays.copyOf(order, Math.max(16, k * 2));
-                                found = Arrays.copyOf(found, order.length);
-                            }
-                            found[k] = r[low];
-                            order[k] = (high | low) << 32 | k;
-                            k++;
-                        }
-                    }
-                }
-            }
-        }
-        Arrays.sort(order, 0, k);
+        final Listed all = new Listed();
+        forEach(all);
+        // a bucket in both a row and the table comes twice, next to itself
+        Arrays.sort(all.order, 0, all.size);
         long seen = 0;
-        for (int i = 0; i < k; i++) {
-            seen += found[(int) order[i]];
+        for (int i = 0; i < all.size; i++) {
+            seen += all.counts[(int) all.order[i]];
             if (seen >= rank) {
-                return value(order[i] >>> 32);
+                return value(all.order[i] >>> 32);
             }
         }
         throw new IllegalArgumentException("rank=" + rank + " total=" + total);
+    }
+
+    /**
+     * Buckets listed for a sort: buckets are 22-bit numbers and there are fewer than 2^22 of them, so each is one
+     * long, the bucket above its index into the counts.
+     */
+    private static final class Listed implements BucketCount {
+        long[] order = new long[16];
+        long[] counts = new long[16];
+        int size;
+
+        @Override
+        public void accept(final long bucket, final long n) {
+            if (size == order.length) {
+                order = Arrays.copyOf(order, size * 2);
+                counts = Arrays.copyOf(counts, size * 2);
+            }
+            counts[size] = n;
+            order[size] = bucket << 32 | size;
+            size++;
+        }
     }
 
     /** @param bucket a bucket. @return the value that stands for it. */
