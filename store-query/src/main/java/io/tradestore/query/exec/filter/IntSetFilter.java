@@ -102,7 +102,7 @@ public final class IntSetFilter extends FilterNode {
         int k = 0;
         if (values.length <= SMALL_SET && width == 8) {
             // a few timestamps or ids: compares with no branch per row, where a binary search mispredicts each
-            // row's path (ts in [a, b, c] was a fifth of a full scan's time searching)
+            // row's path
             final long[] vs = values;
             for (int i = 0; i < n; i++) {
                 final int r = sel == null ? start + i : sel[i];
