@@ -1,7 +1,6 @@
 package io.tradestore.bench;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,10 +24,6 @@ import org.openjdk.jmh.annotations.Warmup;
 import io.tradestore.core.Store;
 import io.tradestore.core.TableReader;
 import io.tradestore.core.TableSnapshot;
-import io.tradestore.core.TableWriter;
-import io.tradestore.core.flyweight.TradesSchema;
-import io.tradestore.core.ingest.CsvLoader;
-import io.tradestore.core.ingest.LoadOptions;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.query.QueryEngine;
@@ -92,11 +87,7 @@ public class FusedKernelBenchmark {
     @Setup(Level.Trial)
     public void setUp() throws Exception {
         dir = Files.createTempDirectory("tradestore-jmh");
-        store = Store.open(dir);
-        try (TableWriter w = store.createTable(TradesSchema.SCHEMA).writer();
-            InputStream in = QueryKernelBenchmark.generated(rows)) {
-            CsvLoader.load(w, "generated", in, LoadOptions.defaults(), null);
-        }
+        store = QueryKernelBenchmark.generatedStore(dir, rows);
         engine = new QueryEngine(store, 1);
         // no bitmap index or summary answers: the batch interpreter against the fused loop, row for row
         engine.useIndexes(false);
@@ -110,12 +101,10 @@ public class FusedKernelBenchmark {
         tradeVenue = s.indexOf("venue");
         venueNull = s.column(tradeVenue).type().nullBits();
         final QueryResult filter = engineFilter();
-        check("filter", new long[] {((Number) filter.value(0, 0)).longValue(),
-            ((Number) filter.value(0, 1)).longValue(),
-            ((BigDecimal) filter.value(0, 2)).movePointRight(6).longValueExact()}, fusedFilter());
-        check("filter, branch-free", new long[] {((Number) filter.value(0, 0)).longValue(),
-            ((Number) filter.value(0, 1)).longValue(),
-            ((BigDecimal) filter.value(0, 2)).movePointRight(6).longValueExact()}, fusedFilterBranchFree());
+        final long[] filtered = {((Number) filter.value(0, 0)).longValue(), ((Number) filter.value(0, 1)).longValue(),
+            ((BigDecimal) filter.value(0, 2)).movePointRight(6).longValueExact()};
+        check("filter", filtered, fusedFilter());
+        check("filter, branch-free", filtered, fusedFilterBranchFree());
         check("hash", totals(engineHash(), 2), fusedHash());
         check("dense", totals(engineDense(), 2), fusedDense());
     }

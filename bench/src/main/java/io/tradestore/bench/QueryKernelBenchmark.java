@@ -71,10 +71,7 @@ public class QueryKernelBenchmark {
     @Setup(Level.Trial)
     public void setUp() throws Exception {
         dir = Files.createTempDirectory("tradestore-jmh");
-        store = Store.open(dir);
-        try (TableWriter w = store.createTable(TradesSchema.SCHEMA).writer(); InputStream in = generated(rows)) {
-            CsvLoader.load(w, "generated", in, LoadOptions.defaults(), null);
-        }
+        store = generatedStore(dir, rows);
         engine = new QueryEngine(store, 1);
     }
 
@@ -130,6 +127,21 @@ public class QueryKernelBenchmark {
         return engine
             .execute("{\"table\":\"trades\",\"aggs\":[{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\""
             + "}]}");
+    }
+
+    /**
+     * @param dir  an empty directory.
+     * @param rows trades to generate.
+     * @return a store there whose trades table holds {@code rows} generated trades, loaded as {@code tradestore load}
+     *     loads a CSV.
+     * @throws IOException when loading fails.
+     */
+    static Store generatedStore(final Path dir, final long rows) throws IOException {
+        final Store store = Store.open(dir);
+        try (TableWriter w = store.createTable(TradesSchema.SCHEMA).writer(); InputStream in = generated(rows)) {
+            CsvLoader.load(w, "generated", in, LoadOptions.defaults(), null);
+        }
+        return store;
     }
 
     /** @return generated CSV of {@code rows} trades, streamed from a thread. */

@@ -3,7 +3,6 @@ package io.tradestore.bench;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,10 +23,6 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import io.tradestore.core.Store;
-import io.tradestore.core.TableWriter;
-import io.tradestore.core.flyweight.TradesSchema;
-import io.tradestore.core.ingest.CsvLoader;
-import io.tradestore.core.ingest.LoadOptions;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryResult;
 import io.tradestore.query.model.Query;
@@ -83,11 +78,7 @@ public class QueryOverheadBenchmark {
     @Setup(Level.Trial)
     public void setUp() throws Exception {
         dir = Files.createTempDirectory("tradestore-jmh");
-        store = Store.open(dir);
-        try (TableWriter w = store.createTable(TradesSchema.SCHEMA).writer();
-             InputStream in = QueryKernelBenchmark.generated(rows)) {
-            CsvLoader.load(w, "generated", in, LoadOptions.defaults(), null);
-        }
+        store = QueryKernelBenchmark.generatedStore(dir, rows);
         engine = new QueryEngine(store, 2);
         answer = engine.execute(QUERY);
     }
