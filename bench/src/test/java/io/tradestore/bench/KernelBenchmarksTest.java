@@ -28,6 +28,24 @@ class KernelBenchmarksTest {
         }
     }
 
+    /** The setup compares each fused loop's answer with the engine's and throws on a difference. */
+    @Test
+    void shouldAnswerEveryFusedQueryAsTheEngineDoes() throws Exception {
+        final FusedKernelBenchmark b = new FusedKernelBenchmark();
+        b.rows = 50_000;
+        b.setUp();
+        try {
+            assertThat(b.fusedFilter()).isEqualTo(b.fusedFilterBranchFree());
+            assertThat(b.fusedFilter()[0]).isPositive();
+            assertThat(b.fusedHash()[0]).isEqualTo(b.engineHash().rowCount());
+            assertThat(b.fusedDense()[1]).isEqualTo(50_000);
+            assertThat(b.engineDense().rowCount()).isBetween(2, 16);
+            assertThat(b.engineFilter().rowCount()).isEqualTo(1);
+        } finally {
+            b.tearDown();
+        }
+    }
+
     @Test
     void shouldAnswerTheOverheadQueryInEveryWay() throws Exception {
         final QueryOverheadBenchmark b = new QueryOverheadBenchmark();
