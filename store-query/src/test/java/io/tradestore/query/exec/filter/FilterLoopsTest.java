@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.LongPredicate;
+import java.util.stream.LongStream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -176,14 +177,7 @@ class FilterLoopsTest {
             }
             leaf = count == 1 ? "{\"op\":\"eq\",\"col\":\"" + name + "\",\"value\":" + vs + "}"
                 : "{\"op\":\"in\",\"col\":\"" + name + "\",\"values\":[" + vs + "]}";
-            p = v -> {
-                for (final long s : set) {
-                    if (s == v) {
-                        return true;
-                    }
-                }
-                return false;
-            };
+            p = v -> LongStream.of(set).anyMatch(x -> x == v);
         } else if (col == 0 && r.nextInt(3) == 0) {
             // in on the 8-byte column: values spread too far apart for a bitset, compared one by one (up to eight)
             // or searched (more), drawn from the rows so that some pass
@@ -195,14 +189,7 @@ class FilterLoopsTest {
                 vs.append(i == 0 ? "" : ",").append(set[i]);
             }
             leaf = "{\"op\":\"in\",\"col\":\"x\",\"values\":[" + vs + "]}";
-            p = v -> {
-                for (final long s : set) {
-                    if (s == v) {
-                        return true;
-                    }
-                }
-                return false;
-            };
+            p = v -> LongStream.of(set).anyMatch(x -> x == v);
         } else if (col == 4) {
             final char ch = (char) ('A' + r.nextInt(26));
             leaf = "{\"op\":\"eq\",\"col\":\"c\",\"value\":\"" + ch + "\"}";
