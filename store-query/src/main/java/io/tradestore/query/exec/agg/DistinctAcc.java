@@ -13,7 +13,7 @@ import io.tradestore.query.exec.BatchContext;
 public final class DistinctAcc extends Acc {
     /** Widest value range counted in bitsets: 2^20 values, 128 KiB a group. */
     private static final long DENSE_MAX_VALUES = 1L << 20;
-    /** Bitset memory per accumulator (one per worker): past it, further groups use Roaring bitmaps. */
+    /** Bitset memory per accumulator (one per worker): past it, further groups go to the pair set. */
     private static final long DENSE_BUDGET_BYTES = 32L << 20;
     private final int slot;
     /** Whether the values (or the product) are f64: counted in a set of their bits per group. */
@@ -30,7 +30,7 @@ public final class DistinctAcc extends Acc {
     private final Product product;
     /** First value of the dense range (see {@link #withRange}); meaningful only when {@link #denseSpan} >= 0. */
     private long denseLo;
-    /** Values in the dense range minus one, or -1 when values go to Roaring bitmaps only. */
+    /** Values in the dense range minus one, or -1 when values go to the pair set only. */
     private long denseSpan = -1;
     /** Per group: a bit per value of the dense range, or null (no value yet, or the budget was spent). */
     private long[][] dense = new long[1][];
@@ -47,8 +47,8 @@ public final class DistinctAcc extends Acc {
 
     /**
      * Counts integral values of {@code [lo, hi]} (the zone maps' range of the column, or a symbol column's codes) in a
-     * bitset per group, a bit set per row, instead of a Roaring add per row; groups past the memory budget, and any
-     * value outside the range, still go to the bitmaps, and the result counts their union.
+     * bitset per group, a bit set per row, instead of a hash-set insert per row; groups past the memory budget, and any
+     * value outside the range, still go to the pair set, and the result counts their union.
      *
      * @param lo the smallest value the column holds.
      * @param hi the largest.
