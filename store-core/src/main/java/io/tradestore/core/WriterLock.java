@@ -38,8 +38,8 @@ final class WriterLock {
     static WriterLock acquire(final Path dir, final String table) {
         final Path lockPath = lockKey(dir.resolve(TableFiles.LOCK));
         if (!HELD_LOCKS.add(lockPath)) {
-            throw new StoreException("table '" + table + "' already has a writer in this process (lock " + lockPath
-                + " is held); only one writer per table, in any process");
+            throw new TableLockedException("table '" + table + "' already has a writer in this process (lock "
+                + lockPath + " is held); only one writer per table, in any process");
         }
         FileChannel ch = null;
         FileLock l = null;
@@ -56,7 +56,7 @@ final class WriterLock {
         if (l == null) {
             closeQuietly(ch);
             HELD_LOCKS.remove(lockPath);
-            throw new StoreException("table '" + table + "' already has a writer (lock " + lockPath
+            throw new TableLockedException("table '" + table + "' already has a writer (lock " + lockPath
                 + " is held by another process); only one writer per table, in any process");
         }
         return new WriterLock(lockPath, ch, l);

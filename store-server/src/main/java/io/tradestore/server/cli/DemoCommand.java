@@ -100,7 +100,8 @@ final class DemoCommand implements Callable<Integer> {
                     loaded.rowsLoaded(), loaded.elapsedNanos() / 1e9, loaded.rowsPerSecond());
                 err.flush();
                 try (QueryEngine engine = new QueryEngine(store)) {
-                    ServeCommand.serve(store, engine, config, pg, java.time.Duration.ofSeconds(5), err,
+                    ServeCommand.serve(store, engine, config, io.tradestore.server.ingest.IngestConfig.defaults(), pg,
+                        java.time.Duration.ofSeconds(5), err,
                         (server, pgServerPort) -> examples(server, pgServerPort, out, err));
                 }
             }

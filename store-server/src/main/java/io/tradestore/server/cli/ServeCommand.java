@@ -7,12 +7,15 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
+import io.tradestore.core.Durability;
 import io.tradestore.core.Store;
+import io.tradestore.core.schema.Schema;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.server.http.QueryServer;
 import io.tradestore.server.http.QueryService;
 import io.tradestore.server.http.LogSettings;
 import io.tradestore.server.http.ServerConfig;
+import io.tradestore.server.ingest.IngestConfig;
 import io.tradestore.server.pg.PgConfig;
 import io.tradestore.server.pg.PgServer;
 import io.tradestore.server.pg.StoreCatalog;
@@ -24,7 +27,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "serve", mixinStandardHelpOptions = true,
     description = {"Serves the store's tables over HTTP/JSON until Ctrl-C or SIGTERM.",
         "Endpoints: POST /v1/query, GET /v1/query?q=, POST /v1/sql, GET /v1/sql?q=, GET /v1/tables, "
-            + "GET /v1/tables/{name}, GET /metrics, GET /health; the PostgreSQL wire protocol on --pg-port.",
+            + "GET /v1/tables/{name}, POST /v1/tables/{name}/import (CSV), POST /write and /api/v2/write (InfluxDB "
+            + "line protocol), GET /metrics, GET /health; the PostgreSQL wire protocol on --pg-port.",
         "Queries see the latest commit, so rows loaded by another process appear without a restart."})
 final class ServeCommand implements Callable<Integer> {
     /** The environment variable that may hold the token (not visible in the process list, as --token is). */
@@ -121,6 +125,30 @@ final class ServeCommand implements Callable<Integer> {
             + "milliseconds")
     private Path accessLog;
 
+    @Option(names = "--max-ingest-body", defaultValue = "67108864", paramLabel = "BYTES",
+        description = "largest body of POST /write and POST /v1/tables/{name}/import; beyond that 413 (default "
+            + "${DEFAULT-VALUE})")
+    private int maxIngestBody;
+
+    @Option(names = "--ingest-create", defaultValue = "true", arity = "1", paramLabel = "true|false",
+        description = "create a table a line of line protocol names and the store lacks, with a schema inferred from "
+            + "that line (default ${DEFAULT-VALUE})")
+    private boolean ingestCreate;
+
+    @Option(names = "--ingest-wait-ms", defaultValue = "5000",
+        description = "longest an ingest request waits for a table's writer busy with other requests; beyond that 503 "
+            + "(default ${DEFAULT-VALUE})")
+    private long ingestWaitMs;
+
+    @Option(names = "--ingest-threads", description = "ingest requests run at once (default: one per two cores, at "
+        + "least 1; each table takes one at a time)")
+    private Integer ingestThreads;
+
+    @Option(names = "--durability", defaultValue = "none", paramLabel = "none|sync",
+        description = "what each ingest request's commit waits for: none (the page cache; survives the process) or "
+            + "sync (msync first; survives power loss) (default ${DEFAULT-VALUE})")
+    private String durability;
+
     @picocli.CommandLine.Spec
     private picocli.CommandLine.Model.CommandSpec spec;
 
@@ -157,9 +185,23 @@ final class ServeCommand implements Callable<Integer> {
         // Workers x scan threads ~ cores: under load every core runs one query instead of every query fanning out and
         // paying hand-offs between threads.
         final int scan = scanThreads != null ? scanThreads : Math.max(1, cores / config.threads());
+        final Durability sync;
+        switch (durability.toLowerCase(java.util.Locale.ROOT)) {
+            case "none":
+                sync = Durability.NONE;
+                break;
+            case "sync":
+                sync = Durability.SYNC;
+                break;
+            default:
+                throw CliSupport.badValue(spec, "--durability", "'" + durability + "' is not none or sync");
+        }
+        final IngestConfig ingest = CliSupport.checkOptions(spec, () -> new IngestConfig(maxIngestBody, ingestCreate,
+            ingestWaitMs, sync, ingestThreads != null ? ingestThreads : Math.max(1, cores / 2),
+            IngestConfig.DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS));
         try (Store s = CliSupport.openExisting(store); QueryEngine engine = new QueryEngine(s, scan)) {
             engine.maxGroupsLimit(config.limits().maxGroups());
-            serve(s, engine, config, pg, Duration.ofMillis(stopGraceMs), spec.commandLine().getErr(), null);
+            serve(s, engine, config, ingest, pg, Duration.ofMillis(stopGraceMs), spec.commandLine().getErr(), null);
         } finally {
             LogSettings.closeAccessLog();
         }
@@ -197,6 +239,7 @@ final class ServeCommand implements Callable<Integer> {
      * @param s       the store.
      * @param engine  the engine.
      * @param config  server configuration.
+     * @param ingest  ingest limits and policies.
      * @param pg      the PostgreSQL front end's configuration, or null for none.
      * @param grace   how long queries in flight may take to finish once the signal came.
      * @param err     where messages go.
@@ -204,13 +247,14 @@ final class ServeCommand implements Callable<Integer> {
      *                demo prints its examples then; or null.
      * @throws InterruptedException when interrupted while waiting.
      */
-    static void serve(final Store s, final QueryEngine engine, final ServerConfig config, final PgConfig pg,
+    static void serve(final Store s, final QueryEngine engine, final ServerConfig config, final IngestConfig ingest,
+                      final PgConfig pg,
                       final Duration grace, final java.io.PrintWriter err,
                       final java.util.function.BiConsumer<QueryServer, Integer> started)
         throws InterruptedException {
         final CountDownLatch stopped = new CountDownLatch(1);
         final CountDownLatch signal = CliSupport.terminationSignal(stopped);
-        final QueryServer server = QueryServer.start(s, engine, config);
+        final QueryServer server = QueryServer.start(s, engine, config, ingest);
         PgServer pgServer = null;
         try {
             // the PostgreSQL front end shares the HTTP server's workers, admission, timeout, token and metrics

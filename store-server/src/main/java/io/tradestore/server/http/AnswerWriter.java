@@ -29,6 +29,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 
 import io.tradestore.core.StoreException;
+import io.tradestore.core.ingest.LoadException;
+import io.tradestore.core.ingest.line.LineProtocolException;
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.sql.SqlException;
@@ -92,6 +94,34 @@ final class AnswerWriter {
         }
     }
 
+    /**
+     * Answers a refused line of line protocol: 400 with {@code "position":{"line","column"}} (the byte in the line)
+     * and the table column the value was meant for, when there was one.
+     *
+     * @param call the request.
+     * @param e    the refusal.
+     */
+    void lineError(final Call call, final LineProtocolException e) {
+        send(call, 400, JSON_TYPE, errorBody("INVALID_LINE", e.getMessage(), null, null, (int) Math.min(
+            Integer.MAX_VALUE, e.line()), Math.max(1, e.position()), e.column()));
+    }
+
+    /**
+     * Answers a refused CSV body: 400 with its line and column ({@code "position"}), as {@code tradestore load}
+     * reports them.
+     *
+     * @param call the request.
+     * @param e    the refusal.
+     */
+    void csvError(final Call call, final LoadException e) {
+        if (e.line() > 0) {
+            send(call, 400, JSON_TYPE, errorBody("INVALID_CSV", e.getMessage(), null, null, (int) Math.min(
+                Integer.MAX_VALUE, e.line()), (int) Math.max(1, Math.min(Integer.MAX_VALUE, e.column())), null));
+        } else {
+            error(call, 400, "INVALID_CSV", e.getMessage(), "");
+        }
+    }
+
     private void error(final Call call, final int status, final String code, final String message, final String path,
         final String id) {
         send(call, status, JSON_TYPE, errorBody(code, message, path, id));
@@ -108,6 +138,12 @@ final class AnswerWriter {
      */
     private static ByteBuf errorBody(final String code, final String message, final String path, final String id,
         final int line, final int column) {
+        return errorBody(code, message, path, id, line, column, null);
+    }
+
+    /** As above, with the table column a refused value was meant for, when there is one. */
+    private static ByteBuf errorBody(final String code, final String message, final String path, final String id,
+        final int line, final int column, final String tableColumn) {
         final ByteBufOutputStream buf = body(128);
         try (JsonGenerator g = JSON.createGenerator((OutputStream) buf)) {
             g.writeStartObject();
@@ -121,6 +157,9 @@ final class AnswerWriter {
                 g.writeEndObject();
             } else {
                 g.writeStringField("path", path == null ? "" : path);
+            }
+            if (tableColumn != null) {
+                g.writeStringField("column", tableColumn);
             }
             if (id != null) {
                 g.writeStringField("id", id);
@@ -167,8 +206,10 @@ final class AnswerWriter {
             : new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status),
                 call.head ? Unpooled.EMPTY_BUFFER : body);
         final HttpHeaders h = response.headers();
-        h.set(HttpHeaderNames.CONTENT_TYPE, contentType);
-        h.setInt(HttpHeaderNames.CONTENT_LENGTH, length);
+        if (status != 204) { // a 204 has neither body nor Content-Length (RFC 9110, 8.6)
+            h.set(HttpHeaderNames.CONTENT_TYPE, contentType);
+            h.setInt(HttpHeaderNames.CONTENT_LENGTH, length);
+        }
         synchronized (call) {
             if (call.extraHeaders != null) {
                 h.add(call.extraHeaders);

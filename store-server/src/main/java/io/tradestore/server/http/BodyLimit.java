@@ -1,10 +1,14 @@
 package io.tradestore.server.http;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpMessage;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
@@ -12,16 +16,36 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 
 /**
- * Assembles a request's body up to the server's limit. A longer one becomes a request marked {@link TooLarge},
- * answered 413 (JSON) in its turn and then the connection closed. {@code Expect: 100-continue} gets its 100 only when
- * the body fits and no answer is pending before it; other expectations are ignored.
+ * Assembles a request's body up to its endpoint's limit: the query limit, or the larger ingest limit for the endpoints
+ * that carry rows. A longer one becomes a request marked {@link TooLarge}, answered 413 (JSON) in its turn and then
+ * the connection closed: at once when its Content-Length says so, and otherwise (chunked) with the bytes past the
+ * limit dropped as they arrive, so a connection never holds more than its limit. {@code Expect: 100-continue} gets
+ * its 100 only when the body fits and no answer is pending before it; other expectations are ignored.
  */
 final class BodyLimit extends HttpObjectAggregator {
     private final PipelinedConnection connection;
+    private final int queryLimit;
+    private final int ingestLimit;
+    /** The limit of the request being assembled, and whether its body went past it (then dropped). */
+    private int currentLimit;
+    private boolean overflowed;
 
-    BodyLimit(final int maxBytes, final PipelinedConnection connection) {
-        super(maxBytes);
+    BodyLimit(final int maxBytes, final int ingestMaxBytes, final PipelinedConnection connection) {
+        super(Math.max(maxBytes, ingestMaxBytes));
         this.connection = connection;
+        this.queryLimit = maxBytes;
+        this.ingestLimit = ingestMaxBytes;
+    }
+
+    private int limitFor(final HttpMessage start) {
+        if (start instanceof HttpRequest r) {
+            final String uri = r.uri();
+            final int q = uri.indexOf('?');
+            if (Endpoint.of(q < 0 ? uri : uri.substring(0, q)).ingests()) {
+                return ingestLimit;
+            }
+        }
+        return queryLimit;
     }
 
     /**
@@ -38,13 +62,50 @@ final class BodyLimit extends HttpObjectAggregator {
     }
 
     @Override
+    protected boolean isContentLengthInvalid(final HttpMessage start, final int maxContentLength) {
+        return super.isContentLengthInvalid(start, limitFor(start));
+    }
+
+    @Override
     protected Object newContinueResponse(final HttpMessage start, final int maxContentLength,
         final ChannelPipeline pipeline) {
+        final int limit = limitFor(start);
         if (!HttpUtil.is100ContinueExpected(start) || connection.busy
-            || HttpUtil.getContentLength(start, -1L) > maxContentLength) {
+            || HttpUtil.getContentLength(start, -1L) > limit) {
             return null; // an over-long body is answered 413 in its turn; no 100 may overtake an earlier answer
         }
-        return super.newContinueResponse(start, maxContentLength, pipeline);
+        return super.newContinueResponse(start, limit, pipeline);
+    }
+
+    @Override
+    protected FullHttpMessage beginAggregation(final HttpMessage start, final ByteBuf content) throws Exception {
+        currentLimit = limitFor(start);
+        overflowed = false;
+        return super.beginAggregation(start, content);
+    }
+
+    @Override
+    protected void aggregate(final FullHttpMessage aggregated, final HttpContent content) throws Exception {
+        final ByteBuf body = aggregated.content();
+        if (overflowed || body.readableBytes() > currentLimit) {
+            // a chunked body past its endpoint's limit: drop what came, keep dropping, answer 413 at its end
+            overflowed = true;
+            body.readerIndex(body.writerIndex());
+            if (body instanceof CompositeByteBuf c) {
+                c.discardReadComponents();
+            } else {
+                body.discardReadBytes();
+            }
+        }
+        super.aggregate(aggregated, content);
+    }
+
+    @Override
+    protected void finishAggregation(final FullHttpMessage aggregated) throws Exception {
+        super.finishAggregation(aggregated);
+        if (overflowed) {
+            aggregated.setDecoderResult(DecoderResult.failure(new TooLarge()));
+        }
     }
 
     @Override

@@ -12,6 +12,14 @@ enum Endpoint {
     SQL("/v1/sql"),
     TABLES("/v1/tables"),
     TABLE("/v1/tables/{name}"),
+    /** Line protocol, at InfluxDB's and QuestDB's paths ({@code /write}, {@code /api/v2/write}). */
+    WRITE("/write"),
+    /** CSV into a table. */
+    IMPORT("/v1/tables/{name}/import"),
+    /** The settings QuestDB's clients ask for before they send line protocol. */
+    SETTINGS("/settings"),
+    /** InfluxDB's liveness check, which its clients send first. */
+    PING("/ping"),
     /** A statement over the PostgreSQL wire protocol, counted with the HTTP status its outcome would have had. */
     PG("pg"),
     /** Any other path (answered 404), and a request that could not be read far enough to know its path. */
@@ -33,6 +41,11 @@ enum Endpoint {
         return label;
     }
 
+    /** @return whether requests here carry rows, and so may have bodies up to the ingest limit. */
+    boolean ingests() {
+        return this == WRITE || this == IMPORT;
+    }
+
     /**
      * @param path a request's raw path.
      * @return the endpoint that answers it.
@@ -49,8 +62,18 @@ enum Endpoint {
                 return SQL;
             case "/v1/tables":
                 return TABLES;
+            case "/write":
+            case "/api/v2/write":
+                return WRITE;
+            case "/settings":
+                return SETTINGS;
+            case "/ping":
+                return PING;
             default:
-                return path.startsWith("/v1/tables/") ? TABLE : OTHER;
+                if (path.startsWith("/v1/tables/")) {
+                    return path.endsWith("/import") ? IMPORT : TABLE;
+                }
+                return OTHER;
         }
     }
 

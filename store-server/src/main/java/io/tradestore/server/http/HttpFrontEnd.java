@@ -56,6 +56,7 @@ import io.tradestore.core.schema.Schema;
 final class HttpFrontEnd {
     private static final String PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
     private static final String TABLE_PREFIX = "/v1/tables/";
+    private static final String IMPORT_SUFFIX = "/import";
     private static final String TABLE_NAME_PATTERN = "[a-z_][a-z0-9_]{0,62}";
     private static final int BACKLOG = 1024;
     /** Request line plus headers at most (beyond: 400). */
@@ -72,6 +73,7 @@ final class HttpFrontEnd {
     private final Store store;
     private final ServerConfig config;
     private final QueryAdmission admission;
+    private final IngestAdmission ingest;
     private final AnswerWriter answers;
     private final RequestAuth auth;
     private final ServerMetrics metrics;
@@ -93,14 +95,16 @@ final class HttpFrontEnd {
      * @param store             the store whose tables are served.
      * @param config            address, limits and token.
      * @param admission         where queries go.
+     * @param ingest            where rows go.
      * @param pipelinedRequests requests read ahead of the one in flight, over all connections.
      * @throws IOException when the address cannot be bound.
      */
     HttpFrontEnd(final Store store, final ServerConfig config, final QueryAdmission admission,
-        final AtomicInteger pipelinedRequests) throws IOException {
+        final IngestAdmission ingest, final AtomicInteger pipelinedRequests) throws IOException {
         this.store = store;
         this.config = config;
         this.admission = admission;
+        this.ingest = ingest;
         this.answers = admission.answers();
         this.metrics = admission.metrics();
         this.auth = new RequestAuth(config, answers);
@@ -135,6 +139,7 @@ final class HttpFrontEnd {
         } catch (final RuntimeException e) {
             loops.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             admission.shutdownNow();
+            ingest.shutdownNow();
             throw new IOException(e.getMessage() == null ? e.toString() : e.getMessage(), e);
         }
     }
@@ -159,7 +164,8 @@ final class HttpFrontEnd {
         // the write timeout and the request deadline sit at the socket's end, where bytes come and go
         ch.pipeline().addLast(new WriteTimeoutHandler(config.limits().writeTimeoutMs(), TimeUnit.MILLISECONDS),
             deadline, new IdleStateHandler(IDLE_SECONDS, 0, 0), new HttpServerCodec(decoder, Integer.MAX_VALUE),
-            new ChunkedWriteHandler(), new BodyLimit(config.maxBodyLength(), connection), connection);
+            new ChunkedWriteHandler(), new BodyLimit(config.maxBodyLength(), ingest.maxBodyLength(), connection),
+            connection);
     }
 
     /** @return the address the server listens on (with the real port when 0 was asked for). */
@@ -181,9 +187,16 @@ final class HttpFrontEnd {
     private void route(final Call call) throws IOException {
         if (call.request.decoderResult().cause() instanceof BodyLimit.TooLarge
             || call.request.decoderResult().cause() instanceof TooLongHttpLineException) {
-            call.endpoint = Endpoint.QUERY;
+            final String target = call.request.uri();
+            final int q = target.indexOf('?');
+            call.endpoint = Endpoint.of(q < 0 ? target : target.substring(0, q));
             call.keepAlive = false; // the body (or the rest of the request line) was not read
-            admission.tooLarge(call);
+            if (call.endpoint.ingests()) {
+                ingest.tooLarge(call);
+            } else {
+                call.endpoint = Endpoint.QUERY;
+                admission.tooLarge(call);
+            }
             return;
         }
         if (call.request.decoderResult().isFailure()) {
@@ -297,11 +310,43 @@ final class HttpFrontEnd {
                     methodNotAllowed(call, "GET, HEAD, POST");
                 }
                 return;
+            case WRITE:
+                if ("POST".equals(method)) {
+                    ingest.postLines(call);
+                } else {
+                    methodNotAllowed(call, "POST");
+                }
+                return;
+            case IMPORT:
+                if ("POST".equals(method)) {
+                    final String name = path.substring(TABLE_PREFIX.length(), path.length() - IMPORT_SUFFIX.length());
+                    if (!name.matches(TABLE_NAME_PATTERN)) {
+                        answers.error(call, 404, "UNKNOWN_TABLE", "no table '" + StoreException.echo(name)
+                            + "'; tables are " + store.tableNames(), "");
+                    } else {
+                        ingest.postCsv(call, name);
+                    }
+                } else {
+                    methodNotAllowed(call, "POST");
+                }
+                return;
+            case SETTINGS:
+                if (allowGet(call, get)) {
+                    // QuestDB's clients read the protocol versions from here: version 1 is line protocol as text
+                    answers.send(call, 200, AnswerWriter.JSON_TYPE, ("{\"config\":{\"line.proto.support.versions\":"
+                        + "[1],\"ilp.proto.transports\":[\"http\"]}}").getBytes(StandardCharsets.UTF_8));
+                }
+                return;
+            case PING:
+                if (allowGet(call, get)) {
+                    answers.send(call, 204, AnswerWriter.JSON_TYPE, Unpooled.EMPTY_BUFFER);
+                }
+                return;
             default:
                 answers.error(call, 404, "NOT_FOUND", "no endpoint " + StoreException.echo(path) + "; endpoints are "
                     + "POST /v1/query, GET /v1/query?q=, POST /v1/sql, GET /v1/sql?q=, "
-                    + "GET /v1/tables, GET /v1/tables/{name}, GET /metrics, "
-                    + "GET /health", "");
+                    + "GET /v1/tables, GET /v1/tables/{name}, POST /v1/tables/{name}/import, "
+                    + "POST /write (and /api/v2/write), GET /metrics, GET /health", "");
         }
     }
 

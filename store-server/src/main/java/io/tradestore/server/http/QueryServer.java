@@ -10,6 +10,7 @@ import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.server.admission.QueryWorkers;
+import io.tradestore.server.ingest.IngestConfig;
 
 /**
  * The HTTP/JSON front of a store, on Netty's HTTP/1.1 codec (see docs/http-api.md for why).
@@ -36,14 +37,16 @@ import io.tradestore.server.admission.QueryWorkers;
  */
 public final class QueryServer implements AutoCloseable {
     private final QueryAdmission admission;
+    private final IngestAdmission ingest;
     private final HttpFrontEnd front;
     private final AtomicBoolean stopped = new AtomicBoolean();
 
     private QueryServer(final Store store, final QueryService queries, final QueryEngine engine,
-        final ServerConfig config) throws IOException {
+        final ServerConfig config, final IngestConfig ingestConfig) throws IOException {
         final AtomicInteger pipelinedRequests = new AtomicInteger();
         this.admission = new QueryAdmission(queries, engine, config, pipelinedRequests);
-        this.front = new HttpFrontEnd(store, config, admission, pipelinedRequests);
+        this.ingest = new IngestAdmission(store, ingestConfig, admission.answers(), admission.metrics());
+        this.front = new HttpFrontEnd(store, config, admission, ingest, pipelinedRequests);
     }
 
     /**
@@ -55,7 +58,21 @@ public final class QueryServer implements AutoCloseable {
      * @return the running server.
      */
     public static QueryServer start(final Store store, final QueryEngine engine, final ServerConfig config) {
-        return start(store, QueryService.of(engine), engine, config);
+        return start(store, QueryService.of(engine), engine, config, IngestConfig.defaults());
+    }
+
+    /**
+     * Starts serving queries on an engine and taking rows in (line protocol and CSV over HTTP).
+     *
+     * @param store  the store whose tables are served and written (not closed by the server).
+     * @param engine the engine over that store (not closed by the server).
+     * @param config address, limits and token.
+     * @param ingest ingest limits and policies.
+     * @return the running server.
+     */
+    public static QueryServer start(final Store store, final QueryEngine engine, final ServerConfig config,
+        final IngestConfig ingest) {
+        return start(store, QueryService.of(engine), engine, config, ingest);
     }
 
     /**
@@ -67,14 +84,14 @@ public final class QueryServer implements AutoCloseable {
      * @return the running server.
      */
     public static QueryServer start(final Store store, final QueryService queries, final ServerConfig config) {
-        return start(store, queries, null, config);
+        return start(store, queries, null, config, IngestConfig.defaults());
     }
 
     private static QueryServer start(final Store store, final QueryService queries, final QueryEngine engine,
-        final ServerConfig config) {
+        final ServerConfig config, final IngestConfig ingest) {
         final QueryServer s;
         try {
-            s = new QueryServer(store, queries, engine, config);
+            s = new QueryServer(store, queries, engine, config, ingest);
         } catch (final IOException e) {
             throw new StoreException("cannot listen on " + config.bind() + ":" + config.port() + ": " + e.getMessage()
                 + (config.port() != 0 ? "; is another server running there? choose another --port" : ""), e);
@@ -128,7 +145,10 @@ public final class QueryServer implements AutoCloseable {
         if (!stopped.compareAndSet(false, true)) {
             return;
         }
+        final long startNs = System.nanoTime();
         admission.drain(grace);
+        // ingest requests had the queries' grace to finish alongside them; those still running get what is left
+        ingest.drain(Duration.ofNanos(Math.max(0, grace.toNanos() - (System.nanoTime() - startNs))));
         front.close();
     }
 

@@ -69,6 +69,7 @@ final class ServerMetrics {
     private final AtomicReferenceArray<Latency> latencies = new AtomicReferenceArray<>(Endpoint.COUNT);
     private final Counter rowsScanned;
     private final Counter rowsMatched;
+    private final Counter rowsIngested;
     private final Counter rejected;
     private final Counter timedOut;
 
@@ -96,6 +97,8 @@ final class ServerMetrics {
         registry.register((MultiCollector) this::lifetimeLatencies);
         rowsScanned = counter("tradestore_rows_scanned_total", "Rows the query kernels looked at.");
         rowsMatched = counter("tradestore_rows_matched_total", "Rows that passed the filters and time range.");
+        rowsIngested = counter("tradestore_rows_ingested_total",
+            "Rows committed by ingest requests (line protocol and CSV over HTTP).");
         rejected = counter("tradestore_queries_rejected_total",
             "Queries answered 503 OVERLOADED because the queue was full.");
         timedOut = counter("tradestore_queries_timed_out_total", "Queries answered 504 TIMEOUT.");
@@ -204,6 +207,10 @@ final class ServerMetrics {
     void rows(final long scanned, final long matched) {
         rowsScanned.inc(scanned);
         rowsMatched.inc(matched);
+    }
+
+    void ingested(final long rows) {
+        rowsIngested.inc(rows);
     }
 
     /** @return total requests answered so far, for tests and logs. */

@@ -1,0 +1,79 @@
+package io.tradestore.server.ingest;
+
+import io.tradestore.core.Durability;
+import io.tradestore.core.StoreException;
+import io.tradestore.core.schema.Schema;
+
+/**
+ * How the server takes rows in.
+ *
+ * @param maxBodyLength largest ingest body (line protocol or CSV); beyond it 413.
+ * @param create        whether a table a line names and the store lacks is created from that line.
+ * @param waitMs        longest a request waits for a table's writer held by another request; beyond it 503.
+ * @param durability    what each request's commit waits for.
+ * @param threads       requests ingested at once (each table takes one at a time).
+ * @param queue         requests that may wait for an ingest thread; beyond it 503.
+ * @param segmentRows   rows per segment of a table created from lines.
+ */
+public record IngestConfig(int maxBodyLength, boolean create, long waitMs, Durability durability, int threads,
+    int queue, int segmentRows) {
+    /** Default ingest body limit: 64 MiB. */
+    public static final int DEFAULT_MAX_BODY_LENGTH = 64 << 20;
+    /** Default wait for a busy writer. */
+    public static final long DEFAULT_WAIT_MS = 5_000;
+    /** Default queue of ingest requests. */
+    public static final int DEFAULT_QUEUE = 16;
+
+    /** Validates the values; throws {@link StoreException} with what is allowed. */
+    public IngestConfig {
+        if (maxBodyLength < 16) {
+            throw new StoreException("maxIngestBody=" + maxBodyLength + " must be at least 16 bytes");
+        }
+        if (waitMs < 0) {
+            throw new StoreException("ingestWaitMs=" + waitMs + " must be 0 or more");
+        }
+        if (durability == null) {
+            throw new StoreException("durability must be given");
+        }
+        if (threads < 1 || threads > 64) {
+            throw new StoreException("ingestThreads=" + threads + " must be between 1 and 64");
+        }
+        if (queue < 0 || queue > 10_000) {
+            throw new StoreException("ingestQueue=" + queue + " must be between 0 and 10000");
+        }
+        if (segmentRows < 1 || Integer.bitCount(segmentRows) != 1 || segmentRows > Schema.MAX_SEGMENT_ROWS) {
+            throw new StoreException("segmentRows=" + segmentRows + " must be a power of two up to "
+                + Schema.MAX_SEGMENT_ROWS);
+        }
+    }
+
+    /** @return the defaults: 64 MiB bodies, tables created from lines, 5 s wait, no sync, one thread per two cores. */
+    public static IngestConfig defaults() {
+        return new IngestConfig(DEFAULT_MAX_BODY_LENGTH, true, DEFAULT_WAIT_MS, Durability.NONE,
+            Math.max(1, Runtime.getRuntime().availableProcessors() / 2), DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS);
+    }
+
+    /**
+     * @param rows rows per segment of tables created from lines.
+     * @return a copy with that segment size.
+     */
+    public IngestConfig withSegmentRows(final int rows) {
+        return new IngestConfig(maxBodyLength, create, waitMs, durability, threads, queue, rows);
+    }
+
+    /**
+     * @param value whether tables are created from lines.
+     * @return a copy with that setting.
+     */
+    public IngestConfig withCreate(final boolean value) {
+        return new IngestConfig(maxBodyLength, value, waitMs, durability, threads, queue, segmentRows);
+    }
+
+    /**
+     * @param ms longest wait for a busy writer.
+     * @return a copy with that wait.
+     */
+    public IngestConfig withWaitMs(final long ms) {
+        return new IngestConfig(maxBodyLength, create, ms, durability, threads, queue, segmentRows);
+    }
+}

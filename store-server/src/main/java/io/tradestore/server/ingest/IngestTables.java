@@ -1,0 +1,168 @@
+package io.tradestore.server.ingest;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.StoreException;
+import io.tradestore.core.TableWriter;
+import io.tradestore.core.ingest.line.LineIngest;
+import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.Schema;
+
+/**
+ * The writers the server ingests through: one per table, opened on the first request for the table and kept until the
+ * server stops (the table's one-writer rule then keeps other processes from writing it). Requests take a table's writer
+ * one at a time, in the order their lines name tables; a request that waits longer than the configured bound is
+ * refused with 503, which also ends any wait-for cycle between two requests naming the same tables in opposite order.
+ */
+public final class IngestTables implements AutoCloseable {
+    private final Store store;
+    private final IngestConfig config;
+    private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /** One table's writer and the lock a request holds while it writes. */
+    private static final class Slot {
+        final ReentrantLock lock = new ReentrantLock(true);
+        /** Guarded by {@link #lock}. */
+        TableWriter writer;
+    }
+
+    /**
+     * @param store  the store.
+     * @param config limits and policies.
+     */
+    public IngestTables(final Store store, final IngestConfig config) {
+        this.store = store;
+        this.config = config;
+    }
+
+    /** @return the configuration. */
+    public IngestConfig config() {
+        return config;
+    }
+
+    /** @return the store. */
+    public Store store() {
+        return store;
+    }
+
+    /**
+     * Starts a request: its tables are taken as it names them and given back by {@link Request#close()}.
+     *
+     * @param startNs   when the request arrived ({@link System#nanoTime()}); the wait for writers counts from here.
+     * @param cancelled whether the request is to stop (the server stops).
+     * @return the request's view of the tables.
+     */
+    public Request request(final long startNs, final BooleanSupplier cancelled) {
+        return new Request(startNs + TimeUnit.MILLISECONDS.toNanos(config.waitMs()), cancelled);
+    }
+
+    /** One request's tables; not thread-safe (one request runs on one thread). */
+    public final class Request implements LineIngest.Tables, AutoCloseable {
+        private final long deadlineNs;
+        private final BooleanSupplier cancelled;
+        private final List<Slot> held = new ArrayList<>(2);
+
+        private Request(final long deadlineNs, final BooleanSupplier cancelled) {
+            this.deadlineNs = deadlineNs;
+            this.cancelled = cancelled;
+        }
+
+        @Override
+        public Schema schema(final String name) {
+            return store.hasTable(name) ? store.table(name).schema() : null;
+        }
+
+        @Override
+        public TableWriter writer(final String name) {
+            if (closed) {
+                throw new IngestRefusedException("the server is stopping; send the request again after it restarts");
+            }
+            if (!store.hasTable(name)) {
+                return null;
+            }
+            final Slot slot = slots.computeIfAbsent(name, n -> new Slot());
+            if (!slot.lock.isHeldByCurrentThread()) {
+                final boolean got;
+                try {
+                    got = slot.lock.tryLock(Math.max(0, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (final InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IngestRefusedException("interrupted while waiting for the writer of table '" + name
+                        + "'");
+                }
+                if (!got) {
+                    throw new IngestRefusedException("the writer of table '" + name + "' has been busy with other "
+                        + "requests for " + config.waitMs() + " ms (--ingest-wait-ms); retry later");
+                }
+                held.add(slot);
+            }
+            if (slot.writer == null || !slot.writer.isOpen()) {
+                slot.writer = store.table(name).writer(config.durability());
+            }
+            return slot.writer;
+        }
+
+        @Override
+        public boolean mayCreate() {
+            return config.create();
+        }
+
+        @Override
+        public void create(final Schema schema) {
+            synchronized (IngestTables.this) {
+                if (!store.hasTable(schema.name())) {
+                    final int rows = config.segmentRows();
+                    store.createTable(schema.with(schema.name(), Layout.COLUMN, rows,
+                        Math.min(rows, Schema.DEFAULT_BLOCK_ROWS)));
+                }
+            }
+        }
+
+        @Override
+        public void checkCancelled() {
+            if (cancelled.getAsBoolean()) {
+                throw new IngestRefusedException("the server is stopping: nothing of this request was kept; send it "
+                    + "again after the server restarts");
+            }
+        }
+
+        /** Gives back the writers this request took. */
+        @Override
+        public void close() {
+            for (final Slot s : held) {
+                s.lock.unlock();
+            }
+            held.clear();
+        }
+    }
+
+    /** Closes every writer once the requests using them are done (the caller has stopped taking requests). */
+    @Override
+    public void close() {
+        closed = true;
+        RuntimeException failure = null;
+        for (final Slot s : slots.values()) {
+            s.lock.lock();
+            try {
+                if (s.writer != null) {
+                    s.writer.close();
+                    s.writer = null;
+                }
+            } catch (final StoreException e) {
+                failure = failure == null ? e : failure;
+            } finally {
+                s.lock.unlock();
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}
