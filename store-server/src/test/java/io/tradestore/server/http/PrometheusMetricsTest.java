@@ -132,7 +132,8 @@ class PrometheusMetricsTest {
             .containsEntry("tradestore_http_write_failures", "counter")
             .containsEntry("tradestore_http_answers_refused", "counter")
             .containsEntry("tradestore_http_unread_answer_bytes", "gauge")
-            .hasSize(22);
+            .containsEntry("tradestore_rows_ingested", "counter")
+            .hasSize(23);
     }
 
     /**
