@@ -59,10 +59,19 @@ final class StoreTables implements LineIngest.Tables, AutoCloseable {
      *     themselves, decimals as plain BigDecimal text with the scale, f64 as Double.toString, the rest as integers.
      */
     List<List<String>> rows(final String table) {
+        return rows(table, 0);
+    }
+
+    /**
+     * @param table a table.
+     * @param from  the first row wanted.
+     * @return its committed rows from {@code from} on, as {@link #rows(String)} gives them.
+     */
+    List<List<String>> rows(final String table, final long from) {
         final List<List<String>> out = new ArrayList<>();
         try (TableReader r = store.table(table).reader()) {
             final TableSnapshot s = r.snapshot();
-            for (long row = 0; row < s.rowCount(); row++) {
+            for (long row = from; row < s.rowCount(); row++) {
                 final List<String> values = new ArrayList<>();
                 for (final Column c : s.schema().columns()) {
                     values.add(value(s, c, NativeMemory.getSigned(s.rowAddress(row, c.index()), c.width())));
