@@ -32,6 +32,22 @@ final class LineCursor {
     /** A timestamp field in microseconds ({@code 1700000000000000t}); its value is in {@link #valueLong}. */
     static final byte MICROS = 6;
 
+    /** Byte classes, so that each scanning loop tests one table entry per byte. */
+    private static final byte END = 1;
+    private static final byte EQUALS = 2;
+    private static final byte BACKSLASH = 4;
+    private static final byte TAB = 8;
+    private static final byte[] CLASS = classes();
+    /** Eight bytes of the body read as one little-endian long. */
+    private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
+        long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long COMMAS = 0x2C2C2C2C2C2C2C2CL;
+    private static final long SPACES = 0x2020202020202020L;
+    private static final long NEWLINES = 0x0A0A0A0A0A0A0A0AL;
+    private static final long RETURNS = 0x0D0D0D0D0D0D0D0DL;
+    /** {@code Long.MIN_VALUE / 10}: digits accumulate negatively, and one more digit below this overflows. */
+    private static final long MIN_DIV_10 = Long.MIN_VALUE / 10;
+
     private byte[] buf;
     private int limit;
     private int pos;
@@ -55,9 +71,69 @@ final class LineCursor {
     boolean[] valueEscaped = new boolean[16];
     byte[] kind = new byte[16];
     long[] valueLong = new long[16];
+    /**
+     * The key the k-th entry had on the previous line of the same table, with its column ({@link #expect}): a key
+     * that repeats it is taken at once, without a byte-by-byte scan and a name lookup. Lines of a feed name the same
+     * columns in the same order, line after line.
+     */
+    private byte[][] expected = new byte[16][];
+    private int[] expectedColumn = new int[16];
+    /** Who set the expectations (a table's mapper), and the column each entry of this line got from them, or -1. */
+    private Object expectedBy;
+    int[] keyColumn = new int[16];
     boolean hasTimestamp;
     long timestamp;
     int timestampStart;
+
+    private static byte[] classes() {
+        final byte[] c = new byte[256];
+        c[','] = END;
+        c[' '] = END;
+        c['\n'] = END;
+        c['\r'] = END;
+        c['='] = EQUALS;
+        c['\\'] = BACKSLASH;
+        c['\t'] = TAB;
+        return c;
+    }
+
+    /**
+     * @return the offset of the first byte from {@code from} that ends an unquoted field value (',' ' ' '\n' '\r'),
+     *     or the limit: eight bytes at a time (a zero-byte test per delimiter on the word), then the tail byte by byte.
+     */
+    private int scanValue(final int from) {
+        final byte[] b = buf;
+        int p = from;
+        while (p + 8 <= limit) {
+            final long w = (long) LONGS.get(b, p);
+            final long hits = zeroBytes(w ^ COMMAS) | zeroBytes(w ^ SPACES) | zeroBytes(w ^ NEWLINES)
+                | zeroBytes(w ^ RETURNS);
+            if (hits != 0) {
+                return p + (Long.numberOfTrailingZeros(hits) >>> 3);
+            }
+            p += 8;
+        }
+        return scan(p, END);
+    }
+
+    /**
+     * @return the high bit set in each byte of {@code x} that is zero (exact for the lowest such byte; a byte above it
+     *     may be flagged by the borrow, which the callers never look past).
+     */
+    private static long zeroBytes(final long x) {
+        return (x - 0x0101010101010101L) & ~x & 0x8080808080808080L;
+    }
+
+    /** @return the offset of the first byte from {@code from} whose class is in {@code mask}, or the limit. */
+    private int scan(final int from, final int mask) {
+        final byte[] b = buf;
+        final int end = limit;
+        int p = from;
+        while (p < end && (CLASS[b[p] & 0xff] & mask) == 0) {
+            p++;
+        }
+        return p;
+    }
 
     /**
      * Starts reading a body.
@@ -128,17 +204,9 @@ final class LineCursor {
         int p = from;
         measurementStart = p;
         boolean escaped = false;
-        while (p < limit) {
-            final byte c = b[p];
-            if (c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-                break;
-            }
-            if (c == '\\') {
-                escaped = true;
-                p = escape(p);
-            } else {
-                p++;
-            }
+        while ((p = scan(p, END | TAB | BACKSLASH)) < limit && b[p] == '\\') {
+            escaped = true;
+            p = escape(p);
         }
         measurementEnd = p;
         measurementEscaped = escaped;
@@ -210,25 +278,38 @@ final class LineCursor {
         return p + 2;
     }
 
+    private boolean startsWith(final int p, final byte[] name) {
+        final byte[] b = buf;
+        int k = 0;
+        // the caller has checked that p + name.length < limit: whole words of the name compare as longs
+        for (; k + 8 <= name.length; k += 8) {
+            if ((long) LONGS.get(b, p + k) != (long) LONGS.get(name, k)) {
+                return false;
+            }
+        }
+        for (; k < name.length; k++) {
+            if (b[p + k] != name[k]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private int tag(final int from) {
         final int i = entry();
         int p = key(from, i, "tag");
         valueStart[i] = p;
         boolean escaped = false;
-        while (p < limit) {
+        while ((p = scan(p, END | EQUALS | BACKSLASH)) < limit) {
             final byte c = buf[p];
-            if (c == ',' || c == ' ' || c == '\n' || c == '\r') {
-                break;
-            }
             if (c == '=') {
                 throw error(p, "'=' in the value of tag '" + text(keyStart[i], keyEnd[i]) + "': escape it as \\=");
             }
-            if (c == '\\') {
-                escaped = true;
-                p = escape(p);
-            } else {
-                p++;
+            if (c != '\\') {
+                break;
             }
+            escaped = true;
+            p = escape(p);
         }
         if (p == valueStart[i]) {
             throw error(p, "tag '" + text(keyStart[i], keyEnd[i]) + "' has no value");
@@ -240,25 +321,57 @@ final class LineCursor {
     }
 
     /** Reads a key up to its '=' for entry {@code i}; returns the offset of the value. */
+    /**
+     * Says that entry {@code i} of the next lines is likely named {@code name}, column {@code column} of the table of
+     * {@code owner}.
+     */
+    void expect(final int i, final byte[] name, final int column) {
+        expected[i] = name;
+        expectedColumn[i] = column;
+    }
+
+    /**
+     * Makes {@code owner} the one whose expectations the next lines are read with, dropping another's.
+     *
+     * @param owner a table's mapper.
+     * @return whether the current line was read with {@code owner}'s expectations (its {@link #keyColumn}s are then
+     *     {@code owner}'s columns).
+     */
+    boolean claim(final Object owner) {
+        if (expectedBy == owner) {
+            return true;
+        }
+        Arrays.fill(expected, null);
+        expectedBy = owner;
+        return false;
+    }
+
     private int key(final int from, final int i, final String what) {
         int p = from;
         keyStart[i] = p;
+        final byte[] e = expected[i];
+        if (e != null) {
+            final int end = p + e.length;
+            if (end < limit && buf[end] == '=' && startsWith(p, e)) {
+                keyEnd[i] = end;
+                keyEscaped[i] = false;
+                keyColumn[i] = expectedColumn[i];
+                return end + 1;
+            }
+        }
+        keyColumn[i] = -1;
         boolean escaped = false;
-        while (p < limit) {
+        while ((p = scan(p, END | EQUALS | BACKSLASH)) < limit) {
             final byte c = buf[p];
             if (c == '=') {
                 break;
             }
-            if (c == ',' || c == ' ' || c == '\n' || c == '\r') {
+            if (c != '\\') {
                 throw error(p, p == from ? "expected a " + what + " name, found '" + shown(p) + "'"
                     : what + " '" + text(from, p) + "' has no '=' and value");
             }
-            if (c == '\\') {
-                escaped = true;
-                p = escape(p);
-            } else {
-                p++;
-            }
+            escaped = true;
+            p = escape(p);
         }
         if (p >= limit) {
             throw error(p, p == from ? "expected a " + what + " name at the end of the body"
@@ -280,13 +393,7 @@ final class LineCursor {
         if (p < limit && buf[p] == '"') {
             return string(p, i);
         }
-        while (p < limit) {
-            final byte c = buf[p];
-            if (c == ',' || c == ' ' || c == '\n' || c == '\r') {
-                break;
-            }
-            p++;
-        }
+        p = scanValue(p);
         valueEnd[i] = p;
         if (p == valueStart[i]) {
             throw error(p, "field '" + text(keyStart[i], keyEnd[i]) + "' has no value");
@@ -399,15 +506,22 @@ final class LineCursor {
                 + "' with no digits before its '" + (char) buf[e] + "'");
         }
         long v = 0;
+        // 18 digits cannot overflow: only the digits past them are checked
+        final int unchecked = Math.min(e, p + 18);
+        for (; p < unchecked; p++) {
+            final int d = buf[p] - '0';
+            if (d < 0 || d > 9) {
+                throw notInteger(s, e, i);
+            }
+            v = v * 10 - d;
+        }
         for (; p < e; p++) {
             final int d = buf[p] - '0';
             if (d < 0 || d > 9) {
-                throw error(s, "field '" + text(keyStart[i], keyEnd[i]) + "' has value '" + text(s, e + 1)
-                    + "', which is not " + (buf[e] == 'i' ? "an integer (12i)" : buf[e] == 'u'
-                    ? "an unsigned integer (12u)" : "a timestamp in microseconds (1700000000000000t)"));
+                throw notInteger(s, e, i);
             }
             // accumulate negatively so that Long.MIN_VALUE itself is readable
-            if (v < (Long.MIN_VALUE + d) / 10) {
+            if (v < MIN_DIV_10 || v == MIN_DIV_10 && d > 8) {
                 throw error(s, "field '" + text(keyStart[i], keyEnd[i]) + "' has value '" + text(s, e + 1)
                     + "', which is beyond the 64-bit integer range");
             }
@@ -421,6 +535,12 @@ final class LineCursor {
             v = -v;
         }
         return v;
+    }
+
+    private LineProtocolException notInteger(final int s, final int e, final int i) {
+        return error(s, "field '" + text(keyStart[i], keyEnd[i]) + "' has value '" + text(s, e + 1)
+            + "', which is not " + (buf[e] == 'i' ? "an integer (12i)" : buf[e] == 'u'
+            ? "an unsigned integer (12u)" : "a timestamp in microseconds (1700000000000000t)"));
     }
 
     /** Whether the bytes are a float: {@code [+-]?(d+(.d*)?|.d+)([eE][+-]?d+)?}, NaN or [+-]Infinity (or inf). */
@@ -476,9 +596,15 @@ final class LineCursor {
         }
         final int digitsFrom = p;
         long v = 0;
+        // 18 digits cannot overflow: only the digits past them are checked
+        final int unchecked = Math.min(limit, p + 18);
+        while (p < unchecked && isDigit(buf[p])) {
+            v = v * 10 - (buf[p] - '0');
+            p++;
+        }
         while (p < limit && isDigit(buf[p])) {
             final int d = buf[p] - '0';
-            if (v < (Long.MIN_VALUE + d) / 10) {
+            if (v < MIN_DIV_10 || v == MIN_DIV_10 && d > 8) {
                 throw error(from, "the timestamp '" + text(from, p + 1) + "...' is beyond the 64-bit range");
             }
             v = v * 10 - d;
@@ -521,6 +647,9 @@ final class LineCursor {
             valueEscaped = Arrays.copyOf(valueEscaped, n);
             kind = Arrays.copyOf(kind, n);
             valueLong = Arrays.copyOf(valueLong, n);
+            expected = Arrays.copyOf(expected, n);
+            expectedColumn = Arrays.copyOf(expectedColumn, n);
+            keyColumn = Arrays.copyOf(keyColumn, n);
         }
         entryCount = i + 1;
         return i;

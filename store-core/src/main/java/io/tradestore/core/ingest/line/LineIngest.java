@@ -2,7 +2,6 @@ package io.tradestore.core.ingest.line;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -169,7 +168,15 @@ public final class LineIngest {
     }
 
     private static boolean sameName(final byte[] name, final byte[] b, final int s, final int e) {
-        return name.length == e - s && Arrays.equals(name, 0, name.length, b, s, e);
+        if (name.length != e - s) {
+            return false;
+        }
+        for (int k = 0; k < name.length; k++) {
+            if (name[k] != b[s + k]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private LineTable table(final LineCursor c, final Tables tables, final boolean dry,

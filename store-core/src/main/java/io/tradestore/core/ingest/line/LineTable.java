@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 import io.tradestore.core.TableWriter;
+import io.tradestore.core.dict.SymbolDictionary;
 import io.tradestore.core.dict.SymbolDictionaryDescriptor;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
@@ -26,8 +27,6 @@ final class LineTable {
     private final int[] scales;
     private final String[] columnNames;
     private final int timestampIndex;
-    /** The column the k-th entry of the previous line named: lines mostly repeat their order. */
-    private int[] hints = new int[16];
     private final long[] seen;
     private final LineValues values = new LineValues();
     private byte[] scratch = new byte[256];
@@ -78,11 +77,9 @@ final class LineTable {
         Arrays.fill(seen, 0L);
         final long row = writer != null ? writer.appendRow() : -1;
         final int count = c.entryCount;
-        if (hints.length < count) {
-            hints = Arrays.copyOf(hints, Math.max(count, hints.length * 2));
-        }
+        final boolean trusted = c.claim(this);
         for (int i = 0; i < count; i++) {
-            final int col = column(c, i);
+            final int col = trusted && c.keyColumn[i] >= 0 ? c.keyColumn[i] : column(c, i);
             final long bit = 1L << col;
             if ((seen[col >>> 6] & bit) != 0) {
                 throw c.error(c.keyStart[i], (i < c.tagCount ? "tag" : "field") + " '" + columnNames[col]
@@ -125,8 +122,14 @@ final class LineTable {
         rows++;
     }
 
-    /** Finds entry i's column, first where the previous line had it. */
+    /** Finds entry i's column by name, and tells the cursor to expect it there on the next lines. */
     private int column(final LineCursor c, final int i) {
+        final int col = lookup(c, i);
+        c.expect(i, names[col], col);
+        return col;
+    }
+
+    private int lookup(final LineCursor c, final int i) {
         final byte[] b;
         int s = c.keyStart[i];
         int length = c.keyEnd[i] - s;
@@ -138,13 +141,8 @@ final class LineTable {
         } else {
             b = c.buffer();
         }
-        final int hint = hints[i];
-        if (hint < names.length && matches(names[hint], b, s, length)) {
-            return hint;
-        }
         for (int k = 0; k < names.length; k++) {
             if (matches(names[k], b, s, length)) {
-                hints[i] = k;
                 return k;
             }
         }
@@ -153,8 +151,17 @@ final class LineTable {
             + schema.columnNames() + "); tradestore does not add columns to an existing table");
     }
 
+    /** A plain loop: names are a few bytes, shorter than what the vectorised Arrays.equals pays to set up. */
     private static boolean matches(final byte[] name, final byte[] b, final int s, final int length) {
-        return name.length == length && Arrays.equals(name, 0, length, b, s, s + length);
+        if (name.length != length) {
+            return false;
+        }
+        for (int k = 0; k < length; k++) {
+            if (name[k] != b[s + k]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private byte[] scratch(final int length) {
@@ -228,11 +235,16 @@ final class LineTable {
             throw c.error(c.valueStart[i], "a symbol of " + length + " bytes is longer than the limit of "
                 + SymbolDictionaryDescriptor.MAX_SYMBOL_LENGTH, columnNames[col]);
         }
-        if (!Utf8.valid(b, s, s + length)) {
+        final SymbolDictionary dict = writer != null ? writer.dictionary(col) : null;
+        int code = dict != null ? dict.find(b, s, length) : -1;
+        // a symbol the dictionary holds is valid UTF-8 already: only a new one is checked
+        if (code < 0 && !Utf8.valid(b, s, s + length)) {
             throw c.error(c.valueStart[i], "the value is not valid UTF-8", columnNames[col]);
         }
-        if (writer != null) {
-            final int code = writer.dictionary(col).intern(b, s, length);
+        if (dict != null) {
+            if (code < 0) {
+                code = dict.intern(b, s, length);
+            }
             NativeMemory.putInt(writer.rowAddress(row, col), code);
         }
     }

@@ -45,6 +45,47 @@ final class LineValues {
     long decimal(final byte[] b, final int s, final int e, final int scale) {
         error = OK;
         int p = s;
+        final boolean minus = b[p] == '-';
+        if (minus || b[p] == '+') {
+            p++;
+        }
+        // the common form, up to 18 digits with or without a point and no exponent: one pass, no overflow possible
+        long m = 0;
+        final int intFrom = p;
+        int d;
+        while (p < e && (d = b[p] - '0') >= 0 && d <= 9) {
+            m = m * 10 + d;
+            p++;
+        }
+        int digits = p - intFrom;
+        int fraction = 0;
+        if (p < e && b[p] == '.') {
+            final int fracFrom = ++p;
+            while (p < e && (d = b[p] - '0') >= 0 && d <= 9) {
+                m = m * 10 + d;
+                p++;
+            }
+            fraction = p - fracFrom;
+            digits += fraction;
+        }
+        if (p == e && digits > 0 && digits <= 18 && fraction <= scale) {
+            fractionDigits = fraction;
+            final int up = scale - fraction;
+            if (up > 0) {
+                if (m > Long.MAX_VALUE / POW10[up]) {
+                    error = E_RANGE;
+                    return 0;
+                }
+                m *= POW10[up];
+            }
+            return minus ? -m : m;
+        }
+        return decimalSlow(b, s, e, scale);
+    }
+
+    /** {@link #decimal} for the other forms: exponents, more than 18 digits, fraction digits past the scale. */
+    private long decimalSlow(final byte[] b, final int s, final int e, final int scale) {
+        int p = s;
         final boolean negative = b[p] == '-';
         if (negative || b[p] == '+') {
             p++;

@@ -212,6 +212,20 @@ class LineIngestTest {
         assertThat(tables.rows("all")).hasSize(150).extracting(v -> v.get(5)).last().isEqualTo("149");
     }
 
+    /** Lines that change their keys' order, or alternate between tables whose columns share positions. */
+    @Test
+    void shouldMapKeysWhateverTheirOrderAndTable() {
+        final Schema other = Schema.builder("other").column("x", "i64").column("l", "decimal(2)").column("ts",
+            "timestamp").timestamp("ts").segmentRows(64).blockRows(16).build();
+        store.createTable(other);
+        send("all l=1i,d=2 1\nall l=3i,d=4 2\nother x=5i,l=6 3\nall l=7i,d=8 4\nall d=9,l=10i 5\n"
+            + "other l=11,x=12i 6\nall d=13,l=14i 7\n");
+        assertThat(tables.rows("all")).extracting(v -> v.get(5) + "/" + v.get(6)).containsExactly("1/2.000000",
+            "3/4.000000", "7/8.000000", "10/9.000000", "14/13.000000");
+        assertThat(tables.rows("other")).extracting(v -> v.get(0) + "/" + v.get(1)).containsExactly("5/6.00",
+            "12/11.00");
+    }
+
     @Test
     void shouldCreateATableFromItsFirstLineOnlyWhenTheWholeRequestIsGood() {
         assertThatThrownBy(() -> send("fresh,venue=XLON qty=1i,px=1.5,ok=t,note=\"n\",at=5t 7\nfresh qty=x\n"))
