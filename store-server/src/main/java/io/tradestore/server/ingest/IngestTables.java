@@ -9,16 +9,20 @@ import java.util.function.BooleanSupplier;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
+import io.tradestore.core.Table;
 import io.tradestore.core.TableWriter;
 import io.tradestore.core.ingest.line.LineIngest;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
+import io.tradestore.query.BackgroundIndexer;
 
 /**
  * The writers the server ingests through: one per table, opened on the first request for the table and kept until the
- * server stops (the table's one-writer rule then keeps other processes from writing it). Requests take a table's writer
- * one at a time, in the order their lines name tables; a request that waits longer than the configured bound is
- * refused with 503, which also ends any wait-for cycle between two requests naming the same tables in opposite order.
+ * server stops (the table's one-writer rule then keeps other processes from writing it), each with a background
+ * indexer that builds the bitmap indexes of the segments it seals, as {@code tradestore load} does. Requests take a
+ * table's writer one at a time, in the order their lines name tables; a request that waits longer than the configured
+ * bound is refused with 503, which also ends any wait-for cycle between two requests naming the same tables in opposite
+ * order.
  */
 public final class IngestTables implements AutoCloseable {
     private final Store store;
@@ -31,6 +35,22 @@ public final class IngestTables implements AutoCloseable {
         final ReentrantLock lock = new ReentrantLock(true);
         /** Guarded by {@link #lock}. */
         TableWriter writer;
+        /** Builds the bitmap indexes of the segments the writer seals, so that no query waits for them. */
+        BackgroundIndexer indexer;
+
+        void close() {
+            try {
+                if (indexer != null) {
+                    indexer.close();
+                }
+            } finally {
+                indexer = null;
+                if (writer != null) {
+                    writer.close();
+                    writer = null;
+                }
+            }
+        }
     }
 
     /**
@@ -104,7 +124,9 @@ public final class IngestTables implements AutoCloseable {
                 held.add(slot);
             }
             if (slot.writer == null || !slot.writer.isOpen()) {
-                slot.writer = store.table(name).writer(config.durability());
+                final Table table = store.table(name);
+                slot.writer = table.writer(config.durability());
+                slot.indexer = BackgroundIndexer.attach(table, slot.writer);
             }
             return slot.writer;
         }
@@ -151,10 +173,7 @@ public final class IngestTables implements AutoCloseable {
         for (final Slot s : slots.values()) {
             s.lock.lock();
             try {
-                if (s.writer != null) {
-                    s.writer.close();
-                    s.writer = null;
-                }
+                s.close();
             } catch (final StoreException e) {
                 failure = failure == null ? e : failure;
             } finally {
