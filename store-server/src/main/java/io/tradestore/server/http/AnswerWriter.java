@@ -42,6 +42,8 @@ import io.tradestore.query.sql.SqlException;
 final class AnswerWriter {
     static final String JSON_TYPE = "application/json";
     static final int RETRY_AFTER_SECONDS = 1;
+    /** How long a connection closing after a refused, unread body drops what its client still sends. */
+    static final long LINGER_MS = 2_000;
     static final JsonFactory JSON = new JsonFactory();
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(QueryServer.class);
     private static final org.slf4j.Logger ACCESS = org.slf4j.LoggerFactory.getLogger(LogSettings.ACCESS_LOGGER);
@@ -244,6 +246,8 @@ final class AnswerWriter {
             }
             if (keepAlive) {
                 call.connection.next(call.ctx);
+            } else if (call.bodyUnread) {
+                f.addListener(sent -> lingeringClose(call.ctx));
             } else {
                 f.addListener(ChannelFutureListener.CLOSE);
             }
@@ -259,6 +263,23 @@ final class AnswerWriter {
                     heldAnswerBytes.addAndGet(-length);
                 }
             }
+        }
+    }
+
+    /**
+     * Closes a connection whose client may still be sending a body the server refused unread (413 by Content-Length):
+     * closing at once would answer the client's next bytes with a reset, which can destroy the answer in its receive
+     * buffer before it reads it (a 256 KiB body over the limit, from Java's HttpClient: "header parser received no
+     * bytes" instead of the 413). So the server stops sending (FIN), reads and drops what still comes for up to
+     * {@link #LINGER_MS}, then closes: the lingering close of HTTP servers.
+     */
+    private static void lingeringClose(final ChannelHandlerContext ctx) {
+        if (ctx.channel() instanceof io.netty.channel.socket.SocketChannel ch && ch.isActive()) {
+            ch.config().setAutoRead(true);
+            ch.shutdownOutput();
+            ctx.executor().schedule(() -> ctx.close(), LINGER_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } else {
+            ctx.close();
         }
     }
 

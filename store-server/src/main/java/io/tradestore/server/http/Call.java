@@ -22,6 +22,11 @@ final class Call {
     Endpoint endpoint = Endpoint.OTHER;
     String rawQuery;
     boolean keepAlive;
+    /**
+     * Whether the client may still be sending a body the server did not read (refused by its Content-Length): the
+     * connection then closes gently after the answer, so that the client reads it before the close.
+     */
+    boolean bodyUnread;
     HttpHeaders extraHeaders;
 
     Call(final PipelinedConnection connection, final ChannelHandlerContext ctx, final FullHttpRequest request,

@@ -191,6 +191,7 @@ final class HttpFrontEnd {
             final int q = target.indexOf('?');
             call.endpoint = Endpoint.of(q < 0 ? target : target.substring(0, q));
             call.keepAlive = false; // the body (or the rest of the request line) was not read
+            call.bodyUnread = true;
             if (call.endpoint.ingests()) {
                 ingest.tooLarge(call);
             } else {
