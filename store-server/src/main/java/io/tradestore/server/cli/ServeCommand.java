@@ -140,6 +140,11 @@ final class ServeCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE})")
     private long ingestWaitMs;
 
+    @Option(names = "--ingest-idle-ms", defaultValue = "10000",
+        description = "a table's writer unused this long is closed, so that another process may write the table; the "
+            + "next ingest request opens it again (0 keeps writers open; default ${DEFAULT-VALUE})")
+    private long ingestIdleMs;
+
     @Option(names = "--ingest-threads", description = "ingest requests run at once (default: one per two cores, at "
         + "least 1; each table takes one at a time)")
     private Integer ingestThreads;
@@ -198,7 +203,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         final IngestConfig ingest = CliSupport.checkOptions(spec, () -> new IngestConfig(maxIngestBody, ingestCreate,
             ingestWaitMs, sync, ingestThreads != null ? ingestThreads : Math.max(1, cores / 2),
-            IngestConfig.DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS));
+            IngestConfig.DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS, ingestIdleMs));
         try (Store s = CliSupport.openExisting(store); QueryEngine engine = new QueryEngine(s, scan)) {
             engine.maxGroupsLimit(config.limits().maxGroups());
             serve(s, engine, config, ingest, pg, Duration.ofMillis(stopGraceMs), spec.commandLine().getErr(), null);

@@ -49,6 +49,8 @@ final class IngestAdmission {
     private final ThreadPoolExecutor workers;
     private final AtomicInteger admitted = new AtomicInteger();
     private final ThreadLocal<Worker> worker = ThreadLocal.withInitial(Worker::new);
+    /** Closes writers left unused ({@link IngestConfig#idleMs()}); null when they stay open. */
+    private final java.util.concurrent.ScheduledExecutorService idleCheck;
     /** Set once the stop's grace is over: requests in flight roll back and answer 503. */
     private volatile boolean cancelling;
 
@@ -67,6 +69,14 @@ final class IngestAdmission {
         this.workers = new ThreadPoolExecutor(config.threads(), config.threads(), 0, TimeUnit.MILLISECONDS,
             new LinkedBlockingQueue<>(), QueryAdmission.daemonThreads("tradestore-ingest-", 0),
             new ThreadPoolExecutor.AbortPolicy());
+        if (config.idleMs() > 0) {
+            final long periodMs = Math.max(50, config.idleMs() / 4);
+            idleCheck = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                QueryAdmission.daemonThreads("tradestore-ingest-idle-", 0));
+            idleCheck.scheduleWithFixedDelay(this::closeIdle, periodMs, periodMs, TimeUnit.MILLISECONDS);
+        } else {
+            idleCheck = null;
+        }
     }
 
     /** @return the largest ingest body. */
@@ -212,6 +222,14 @@ final class IngestAdmission {
         }
     }
 
+    private void closeIdle() {
+        try {
+            tables.closeIdle();
+        } catch (final RuntimeException e) {
+            LOG.warn("closing an unused table writer failed: {}", e.getMessage());
+        }
+    }
+
     private void overloaded(final Call call, final String message) {
         call.header("Retry-After", Integer.toString(AnswerWriter.RETRY_AFTER_SECONDS));
         answers.error(call, 503, "OVERLOADED", message, "");
@@ -229,6 +247,9 @@ final class IngestAdmission {
      * @param grace how long requests in flight may take.
      */
     void drain(final Duration grace) {
+        if (idleCheck != null) {
+            idleCheck.shutdownNow();
+        }
         workers.shutdown();
         try {
             if (!workers.awaitTermination(grace.toNanos(), TimeUnit.NANOSECONDS)) {
@@ -245,6 +266,9 @@ final class IngestAdmission {
 
     /** Ends the workers at once, for a server that never started. */
     void shutdownNow() {
+        if (idleCheck != null) {
+            idleCheck.shutdownNow();
+        }
         workers.shutdownNow();
         tables.close();
     }

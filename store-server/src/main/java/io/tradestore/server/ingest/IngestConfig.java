@@ -14,15 +14,19 @@ import io.tradestore.core.schema.Schema;
  * @param threads       requests ingested at once (each table takes one at a time).
  * @param queue         requests that may wait for an ingest thread; beyond it 503.
  * @param segmentRows   rows per segment of a table created from lines.
+ * @param idleMs        a table's writer unused this long is closed (then other processes may write the table); 0
+ *                      keeps writers open until the server stops.
  */
 public record IngestConfig(int maxBodyLength, boolean create, long waitMs, Durability durability, int threads,
-    int queue, int segmentRows) {
+    int queue, int segmentRows, long idleMs) {
     /** Default ingest body limit: 64 MiB. */
     public static final int DEFAULT_MAX_BODY_LENGTH = 64 << 20;
     /** Default wait for a busy writer. */
     public static final long DEFAULT_WAIT_MS = 5_000;
     /** Default queue of ingest requests. */
     public static final int DEFAULT_QUEUE = 16;
+    /** Default time a writer may stay unused before it is closed. */
+    public static final long DEFAULT_IDLE_MS = 10_000;
 
     /** Validates the values; throws {@link StoreException} with what is allowed. */
     public IngestConfig {
@@ -41,16 +45,23 @@ public record IngestConfig(int maxBodyLength, boolean create, long waitMs, Durab
         if (queue < 0 || queue > 10_000) {
             throw new StoreException("ingestQueue=" + queue + " must be between 0 and 10000");
         }
+        if (idleMs < 0) {
+            throw new StoreException("ingestIdleMs=" + idleMs + " must be 0 (never) or more");
+        }
         if (segmentRows < 1 || Integer.bitCount(segmentRows) != 1 || segmentRows > Schema.MAX_SEGMENT_ROWS) {
             throw new StoreException("segmentRows=" + segmentRows + " must be a power of two up to "
                 + Schema.MAX_SEGMENT_ROWS);
         }
     }
 
-    /** @return the defaults: 64 MiB bodies, tables created from lines, 5 s wait, no sync, one thread per two cores. */
+    /**
+     * @return the defaults: 64 MiB bodies, tables created from lines, 5 s wait, no sync, one thread per two cores,
+     *     writers closed after 10 s unused.
+     */
     public static IngestConfig defaults() {
         return new IngestConfig(DEFAULT_MAX_BODY_LENGTH, true, DEFAULT_WAIT_MS, Durability.NONE,
-            Math.max(1, Runtime.getRuntime().availableProcessors() / 2), DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS);
+            Math.max(1, Runtime.getRuntime().availableProcessors() / 2), DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS,
+            DEFAULT_IDLE_MS);
     }
 
     /**
@@ -58,7 +69,7 @@ public record IngestConfig(int maxBodyLength, boolean create, long waitMs, Durab
      * @return a copy with that segment size.
      */
     public IngestConfig withSegmentRows(final int rows) {
-        return new IngestConfig(maxBodyLength, create, waitMs, durability, threads, queue, rows);
+        return new IngestConfig(maxBodyLength, create, waitMs, durability, threads, queue, rows, idleMs);
     }
 
     /**
@@ -66,7 +77,7 @@ public record IngestConfig(int maxBodyLength, boolean create, long waitMs, Durab
      * @return a copy with that setting.
      */
     public IngestConfig withCreate(final boolean value) {
-        return new IngestConfig(maxBodyLength, value, waitMs, durability, threads, queue, segmentRows);
+        return new IngestConfig(maxBodyLength, value, waitMs, durability, threads, queue, segmentRows, idleMs);
     }
 
     /**
@@ -74,6 +85,6 @@ public record IngestConfig(int maxBodyLength, boolean create, long waitMs, Durab
      * @return a copy with that wait.
      */
     public IngestConfig withWaitMs(final long ms) {
-        return new IngestConfig(maxBodyLength, create, ms, durability, threads, queue, segmentRows);
+        return new IngestConfig(maxBodyLength, create, ms, durability, threads, queue, segmentRows, idleMs);
     }
 }

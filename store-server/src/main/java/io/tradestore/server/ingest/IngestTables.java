@@ -37,6 +37,8 @@ public final class IngestTables implements AutoCloseable {
         TableWriter writer;
         /** Builds the bitmap indexes of the segments the writer seals, so that no query waits for them. */
         BackgroundIndexer indexer;
+        /** When a request last gave the writer back ({@link System#nanoTime()}). */
+        volatile long lastUsedNs = System.nanoTime();
 
         void close() {
             try {
@@ -158,11 +160,42 @@ public final class IngestTables implements AutoCloseable {
         /** Gives back the writers this request took. */
         @Override
         public void close() {
+            final long now = System.nanoTime();
             for (final Slot s : held) {
+                s.lastUsedNs = now;
                 s.lock.unlock();
             }
             held.clear();
         }
+    }
+
+    /**
+     * Closes the writers no request has used for {@link IngestConfig#idleMs()}, so that another process (a
+     * {@code tradestore load}) may write those tables while the feed is quiet; the next request opens the writer
+     * again. A writer a request holds or waits for is left alone.
+     *
+     * @return writers closed.
+     */
+    public int closeIdle() {
+        if (config.idleMs() == 0 || closed) {
+            return 0;
+        }
+        final long idleNs = TimeUnit.MILLISECONDS.toNanos(config.idleMs());
+        int n = 0;
+        for (final Slot s : slots.values()) {
+            if (s.writer != null && System.nanoTime() - s.lastUsedNs >= idleNs && !s.lock.hasQueuedThreads()
+                && s.lock.tryLock()) {
+                try {
+                    if (s.writer != null && System.nanoTime() - s.lastUsedNs >= idleNs) {
+                        s.close();
+                        n++;
+                    }
+                } finally {
+                    s.lock.unlock();
+                }
+            }
+        }
+        return n;
     }
 
     /** Closes every writer once the requests using them are done (the caller has stopped taking requests). */

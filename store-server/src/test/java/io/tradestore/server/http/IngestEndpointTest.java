@@ -37,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class IngestEndpointTest {
     private static final String TRADES = "trades";
     private static final int BODY_LIMIT = 256 << 10;
+    private static final long IDLE_MS = 300;
     /** Reads decimals as BigDecimal, so that sums compare exactly. */
     private static final ObjectMapper EXACT = new ObjectMapper()
         .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
@@ -54,7 +55,7 @@ class IngestEndpointTest {
         store = Store.open(dir);
         engine = new QueryEngine(store, 2);
         server = QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null),
-            new IngestConfig(BODY_LIMIT, true, 2_000, Durability.NONE, 1, 16, 1 << 12));
+            new IngestConfig(BODY_LIMIT, true, 2_000, Durability.NONE, 1, 16, 1 << 12, IDLE_MS));
         http = new Http(server.port());
     }
 
