@@ -41,9 +41,12 @@ enum Endpoint {
         return label;
     }
 
-    /** @return whether requests here carry rows, and so may have bodies up to the ingest limit. */
+    /**
+     * @return whether requests here carry rows or schemas (a PUT of a table), and so may have bodies up to the ingest
+     *     limit.
+     */
     boolean ingests() {
-        return this == WRITE || this == IMPORT;
+        return this == WRITE || this == IMPORT || this == TABLE;
     }
 
     /**

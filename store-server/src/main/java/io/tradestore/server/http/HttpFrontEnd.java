@@ -292,8 +292,19 @@ final class HttpFrontEnd {
                 }
                 return;
             case TABLE:
-                if (allowGet(call, get)) {
-                    table(call, path.substring(TABLE_PREFIX.length()));
+                final String name = path.substring(TABLE_PREFIX.length());
+                if ("PUT".equals(method)) {
+                    if (!name.matches(TABLE_NAME_PATTERN)) {
+                        answers.error(call, 400, "INVALID_SCHEMA", "'" + StoreException.echo(name) + "' is not a valid "
+                            + "table name: lower-case letters, digits and _, starting with a letter or _, at most 63",
+                            "");
+                    } else {
+                        ingest.putTable(call, name);
+                    }
+                } else if (get) {
+                    table(call, name);
+                } else {
+                    methodNotAllowed(call, "GET, HEAD, PUT");
                 }
                 return;
             case QUERY:
@@ -320,12 +331,13 @@ final class HttpFrontEnd {
                 return;
             case IMPORT:
                 if ("POST".equals(method)) {
-                    final String name = path.substring(TABLE_PREFIX.length(), path.length() - IMPORT_SUFFIX.length());
-                    if (!name.matches(TABLE_NAME_PATTERN)) {
-                        answers.error(call, 404, "UNKNOWN_TABLE", "no table '" + StoreException.echo(name)
+                    final String target = path.substring(TABLE_PREFIX.length(),
+                        path.length() - IMPORT_SUFFIX.length());
+                    if (!target.matches(TABLE_NAME_PATTERN)) {
+                        answers.error(call, 404, "UNKNOWN_TABLE", "no table '" + StoreException.echo(target)
                             + "'; tables are " + store.tableNames(), "");
                     } else {
-                        ingest.postCsv(call, name);
+                        ingest.postCsv(call, target);
                     }
                 } else {
                     methodNotAllowed(call, "POST");

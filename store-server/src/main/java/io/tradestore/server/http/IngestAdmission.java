@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
@@ -41,6 +42,8 @@ final class IngestAdmission {
     /** A worker keeps a body buffer up to this size between requests; a larger one is let go after its request. */
     private static final int KEPT_BUFFER_LENGTH = 8 << 20;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(QueryServer.class);
+    private static final com.fasterxml.jackson.databind.ObjectMapper SCHEMA_JSON =
+        new com.fasterxml.jackson.databind.ObjectMapper();
 
     private final IngestTables tables;
     private final IngestConfig config;
@@ -113,6 +116,70 @@ final class IngestAdmission {
      */
     void postCsv(final Call call, final String table) {
         submit(call, () -> csv(call, table));
+    }
+
+    /**
+     * {@code PUT /v1/tables/{name}}: creates a table from a schema (the JSON of {@code tradestore create --schema};
+     * its {@code name} may be left out, or must be the path's). 201 with the table's description; 409 when it exists.
+     *
+     * @param call  the request.
+     * @param table the table name.
+     */
+    void putTable(final Call call, final String table) {
+        submit(call, () -> create(call, table));
+    }
+
+    private void create(final Call call, final String table) {
+        final Store store = tables.store();
+        final io.tradestore.core.schema.Schema schema;
+        try {
+            final com.fasterxml.jackson.databind.JsonNode root = SCHEMA_JSON.readTree(
+                new ByteBufInputStream(call.request.content().duplicate()));
+            if (root == null || !root.isObject()) {
+                answers.error(call, 400, "INVALID_SCHEMA", "the body must be a schema: a JSON object with columns, "
+                    + "as tradestore create --schema takes", "");
+                return;
+            }
+            final ObjectNode o = (ObjectNode) root;
+            if (!o.has("name")) {
+                o.put("name", table);
+            } else if (!table.equals(o.path("name").asText())) {
+                answers.error(call, 400, "INVALID_SCHEMA", "the schema names table '" + StoreException.echo(
+                    o.path("name").asText()) + "' but the path names '" + table + "'", "/name");
+                return;
+            }
+            schema = io.tradestore.core.schema.SchemaCodec.parse(SCHEMA_JSON.writeValueAsString(o), "schema");
+        } catch (final IOException e) {
+            answers.error(call, 400, "INVALID_SCHEMA", "the body is not JSON: " + StoreException.echo(
+                String.valueOf(e.getMessage())), "");
+            return;
+        } catch (final StoreException e) {
+            answers.error(call, 400, "INVALID_SCHEMA", e.getMessage(), "");
+            return;
+        }
+        synchronized (tables) {
+            if (store.hasTable(table)) {
+                answers.error(call, 409, "TABLE_EXISTS", "table '" + table + "' exists already", "");
+                return;
+            }
+            try {
+                store.createTable(schema);
+            } catch (final StoreException e) {
+                answers.error(call, 500, "WRITE_FAILED", e.getMessage(), "");
+                return;
+            }
+        }
+        final ByteBufOutputStream buf = AnswerWriter.body(128);
+        try (JsonGenerator g = AnswerWriter.JSON.createGenerator((OutputStream) buf)) {
+            g.writeStartObject();
+            g.writeStringField("name", table);
+            g.writeBooleanField("created", true);
+            g.writeStringField("schema", io.tradestore.core.schema.SchemaCodec.toJson(schema, false));
+            g.writeEndObject();
+        } catch (final IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        answers.send(call, 201, AnswerWriter.JSON_TYPE, buf.buffer());
     }
 
     private void submit(final Call call, final Runnable work) {

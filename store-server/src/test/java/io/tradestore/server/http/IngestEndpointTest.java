@@ -194,6 +194,52 @@ class IngestEndpointTest {
         }
     }
 
+    @Test
+    void shouldCreateATableFromASchemaPut() {
+        final String schema = "{\"columns\":[{\"name\":\"sym\",\"type\":\"symbol\"},{\"name\":\"px\",\"type\":"
+            + "\"decimal(4)\"},{\"name\":\"ts\",\"type\":\"timestamp\"}],\"timestamp\":\"ts\",\"segmentRows\":1024}";
+        final Http.Response created = put("/v1/tables/quotes", schema);
+        assertThat(created.status()).as(created.body()).isEqualTo(201);
+        assertThat(put("/v1/tables/quotes", schema).status()).isEqualTo(409);
+        assertThat(put("/v1/tables/other", "{\"name\":\"quotes\",\"columns\":[]}").json().path("error")
+            .path("code").asText()).isEqualTo("INVALID_SCHEMA");
+        assertThat(put("/v1/tables/bad", "{\"columns\":[{\"name\":\"x\",\"type\":\"i65\"}]}").status())
+            .isEqualTo(400);
+        assertThat(put("/v1/tables/bad", "not json").status()).isEqualTo(400);
+        assertThat(store.hasTable("bad")).isFalse();
+        assertThat(write("/write", "quotes,sym=EURUSD px=1.0841 5\n").status()).isEqualTo(204);
+        assertThat(sql("SELECT sym, px FROM quotes").get(0).get(1).decimalValue()).isEqualByComparingTo("1.0841");
+        assertThat(http.send(http.builder("/v1/tables/quotes").DELETE()).status()).isEqualTo(405);
+    }
+
+    private Http.Response put(final String path, final String body) {
+        return http.send(http.builder(path).PUT(HttpRequest.BodyPublishers.ofString(body))
+            .header("Content-Type", "application/json"));
+    }
+
+    /** A writer the feed has left unused is closed, so that another process can write the table meanwhile. */
+    @Test
+    void shouldHandTheTableBackOnceItsWriterIsIdle() throws InterruptedException {
+        assertThat(write("/write", line(1, TestStores.START_NS, "1", 1)).status()).isEqualTo(204);
+        final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        TableWriter taken = null;
+        try (Store other = Store.open(dir)) {
+            while (taken == null && System.nanoTime() < until) {
+                try {
+                    taken = other.table(TRADES).writer();
+                } catch (final io.tradestore.core.TableLockedException stillHeld) {
+                    Thread.sleep(20);
+                }
+            }
+            assertThat(taken).as("the server's writer was closed after %d ms unused", IDLE_MS).isNotNull();
+            assertThat(taken.committedRows()).isEqualTo(11);
+            taken.close();
+        }
+        // the next request opens the writer again
+        assertThat(write("/write", line(2, TestStores.START_NS, "1", 1)).status()).isEqualTo(204);
+        assertThat(sql("SELECT count(*) FROM trades").get(0).get(0).asLong()).isEqualTo(12);
+    }
+
     /**
      * Many requests of 500 rows while queries run: every query sees whole requests only, and at the end the count and
      * the exact decimal sum equal what was sent.
