@@ -320,10 +320,9 @@ final class LineCursor {
         return p;
     }
 
-    /** Reads a key up to its '=' for entry {@code i}; returns the offset of the value. */
     /**
-     * Says that entry {@code i} of the next lines is likely named {@code name}, column {@code column} of the table of
-     * {@code owner}.
+     * Says that entry {@code i} of the next lines is likely named {@code name}, column {@code column} of the table
+     * that {@link #claim}ed the expectations.
      */
     void expect(final int i, final byte[] name, final int column) {
         expected[i] = name;
@@ -346,6 +345,7 @@ final class LineCursor {
         return false;
     }
 
+    /** Reads a key up to its '=' for entry {@code i}; returns the offset of the value. */
     private int key(final int from, final int i, final String what) {
         int p = from;
         keyStart[i] = p;
