@@ -7,10 +7,13 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 
 /**
  * Who may ask: the Host and Origin a request names (see {@link HostPolicy}) and, when the server has one, its bearer
- * token. Each check answers a refused request itself and says so by returning false.
+ * token (on the line protocol paths also as InfluxDB's {@code Authorization: Token ...}). Each check answers a
+ * refused request itself and says so by returning false.
  */
 final class RequestAuth {
     private static final String BEARER = "Bearer ";
+    /** InfluxDB 2's scheme, which its clients and Telegraf send with their token: taken on the line protocol paths. */
+    private static final String TOKEN = "Token ";
 
     private final byte[] expectedAuthorization;
     private final HostPolicy hosts;
@@ -63,8 +66,12 @@ final class RequestAuth {
      */
     private boolean authorized(final Call call) {
         final String h = call.request.headers().get(HttpHeaderNames.AUTHORIZATION);
-        return h != null && h.regionMatches(true, 0, BEARER, 0, BEARER.length())
-            && MessageDigest.isEqual(expectedAuthorization,
-                h.substring(BEARER.length()).getBytes(StandardCharsets.UTF_8));
+        if (h == null) {
+            return false;
+        }
+        final String scheme = h.regionMatches(true, 0, BEARER, 0, BEARER.length()) ? BEARER
+            : call.endpoint == Endpoint.WRITE && h.regionMatches(true, 0, TOKEN, 0, TOKEN.length()) ? TOKEN : null;
+        return scheme != null && MessageDigest.isEqual(expectedAuthorization,
+            h.substring(scheme.length()).getBytes(StandardCharsets.UTF_8));
     }
 }

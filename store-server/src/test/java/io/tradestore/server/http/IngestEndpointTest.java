@@ -194,6 +194,23 @@ class IngestEndpointTest {
         }
     }
 
+    /** With a token, the line protocol paths also take InfluxDB's "Token" scheme, which its clients send. */
+    @Test
+    void shouldTakeInfluxDbsTokenSchemeOnTheWritePathsOnly() {
+        try (QueryServer guarded = QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20,
+            10_000, "s3cret"), IngestConfig.defaults())) {
+            final Http h = new Http(guarded.port());
+            final java.util.function.BiFunction<String, String, Integer> post = (path, auth) -> h.send(h.builder(path)
+                .header("Authorization", auth).POST(HttpRequest.BodyPublishers.ofString(line(7, TestStores.START_NS,
+                    "1", 1)))).status();
+            assertThat(post.apply("/api/v2/write", "Token s3cret")).isEqualTo(204);
+            assertThat(post.apply("/write", "Bearer s3cret")).isEqualTo(204);
+            assertThat(post.apply("/write", "Token wrong")).isEqualTo(401);
+            assertThat(h.send(h.builder("/v1/tables").header("Authorization", "Token s3cret").GET()).status())
+                .isEqualTo(401);
+        }
+    }
+
     @Test
     void shouldCreateATableFromASchemaPut() {
         final String schema = "{\"columns\":[{\"name\":\"sym\",\"type\":\"symbol\"},{\"name\":\"px\",\"type\":"
