@@ -24,15 +24,8 @@ final class FieldParser {
     /** The largest zone offset, in seconds either way (18 hours, as {@code ZoneOffset.MAX}). */
     private static final int MAX_OFFSET_SECONDS = 18 * 3600;
 
-    static final long[] POW10 = {
-        1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L, 100_000_000L, 1_000_000_000L,
-        10_000_000_000L, 100_000_000_000L, 1_000_000_000_000L, 10_000_000_000_000L, 100_000_000_000_000L,
-        1_000_000_000_000_000L, 10_000_000_000_000_000L, 100_000_000_000_000_000L, 1_000_000_000_000_000_000L,
-    };
-    private static final double[] DOUBLE_POW10 = {
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-        1e20, 1e21, 1e22,
-    };
+    static final long[] POW10 = TenPowers.LONGS;
+    private static final double[] DOUBLE_POW10 = TenPowers.DOUBLES;
     private static final long MAX_DIV_10 = Long.MAX_VALUE / 10;
     /** Years whose nanosecond timestamps fit a long on both ends of every day (1677-09-21 .. 2262-04-11). */
     private static final int MIN_YEAR = 1678;

@@ -1,5 +1,9 @@
 package io.tradestore.core.ingest.line;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -39,8 +43,8 @@ final class LineCursor {
     private static final byte TAB = 8;
     private static final byte[] CLASS = classes();
     /** Eight bytes of the body read as one little-endian long. */
-    private static final java.lang.invoke.VarHandle LONGS = java.lang.invoke.MethodHandles.byteArrayViewVarHandle(
-        long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class,
+        ByteOrder.LITTLE_ENDIAN);
     private static final long COMMAS = 0x2C2C2C2C2C2C2C2CL;
     private static final long SPACES = 0x2020202020202020L;
     private static final long NEWLINES = 0x0A0A0A0A0A0A0A0AL;
@@ -83,6 +87,8 @@ final class LineCursor {
     int[] keyColumn = new int[16];
     boolean hasTimestamp;
     long timestamp;
+    /** The value {@link #digits} read last, negated. */
+    private long negated;
     int timestampStart;
 
     private static byte[] classes() {
@@ -244,14 +250,10 @@ final class LineCursor {
     /** Skips a run of spaces from {@code p} (which holds one). */
     private int spaces(final int from) {
         int p = from;
-        while (p < limit && b(p) == ' ') {
+        while (p < limit && buf[p] == ' ') {
             p++;
         }
         return p;
-    }
-
-    private byte b(final int p) {
-        return buf[p];
     }
 
     /** Checks that the line ends at {@code p}; returns the offset of the next line. */
@@ -496,45 +498,49 @@ final class LineCursor {
 
     /** Reads {@code -?digits} (no sign when unsigned) between s and e as a long, refusing overflow. */
     private long integer(final int s, final int e, final boolean signed, final int i) {
-        int p = s;
-        final boolean negative = signed && p < e && buf[p] == '-';
-        if (negative) {
-            p++;
-        }
+        final boolean negative = signed && s < e && buf[s] == '-';
+        final int p = negative ? s + 1 : s;
         if (p >= e) {
             throw error(s, "field '" + text(keyStart[i], keyEnd[i]) + "' has value '" + text(s, e + 1)
                 + "' with no digits before its '" + (char) buf[e] + "'");
         }
+        final int end = digits(p, e);
+        if (end == p - 1) {
+            throw error(s, "field '" + text(keyStart[i], keyEnd[i]) + "' has value '" + text(s, e + 1)
+                + "', which is beyond the 64-bit integer range");
+        }
+        if (end != e) {
+            throw notInteger(s, e, i);
+        }
+        if (!negative && negated == Long.MIN_VALUE) {
+            throw error(s, "field '" + text(keyStart[i], keyEnd[i]) + "' has value '" + text(s, e + 1)
+                + "', which is beyond the 64-bit integer range");
+        }
+        return negative ? negated : -negated;
+    }
+
+    /**
+     * Reads the digits from {@code p} on, up to the first other byte or {@code e}, into {@link #negated} (the value
+     * negated, so that Long.MIN_VALUE itself is readable); 18 digits cannot overflow, only those past them are checked.
+     *
+     * @return where the digits end, or {@code p - 1} when they overflow.
+     */
+    private int digits(final int from, final int e) {
+        int p = from;
         long v = 0;
-        // 18 digits cannot overflow: only the digits past them are checked
         final int unchecked = Math.min(e, p + 18);
-        for (; p < unchecked; p++) {
-            final int d = buf[p] - '0';
-            if (d < 0 || d > 9) {
-                throw notInteger(s, e, i);
-            }
-            v = v * 10 - d;
+        while (p < unchecked && isDigit(buf[p])) {
+            v = v * 10 - (buf[p++] - '0');
         }
-        for (; p < e; p++) {
-            final int d = buf[p] - '0';
-            if (d < 0 || d > 9) {
-                throw notInteger(s, e, i);
-            }
-            // accumulate negatively so that Long.MIN_VALUE itself is readable
+        while (p < e && isDigit(buf[p])) {
+            final int d = buf[p++] - '0';
             if (v < MIN_DIV_10 || v == MIN_DIV_10 && d > 8) {
-                throw error(s, "field '" + text(keyStart[i], keyEnd[i]) + "' has value '" + text(s, e + 1)
-                    + "', which is beyond the 64-bit integer range");
+                return from - 1;
             }
             v = v * 10 - d;
         }
-        if (!negative) {
-            if (v == Long.MIN_VALUE) {
-                throw error(s, "field '" + text(keyStart[i], keyEnd[i]) + "' has value '" + text(s, e + 1)
-                    + "', which is beyond the 64-bit integer range");
-            }
-            v = -v;
-        }
-        return v;
+        negated = v;
+        return p;
     }
 
     private LineProtocolException notInteger(final int s, final int e, final int i) {
@@ -589,35 +595,17 @@ final class LineCursor {
     }
 
     private int timestamp(final int from) {
-        int p = from;
-        final boolean negative = buf[p] == '-';
-        if (negative) {
-            p++;
-        }
-        final int digitsFrom = p;
-        long v = 0;
-        // 18 digits cannot overflow: only the digits past them are checked
-        final int unchecked = Math.min(limit, p + 18);
-        while (p < unchecked && isDigit(buf[p])) {
-            v = v * 10 - (buf[p] - '0');
-            p++;
-        }
-        while (p < limit && isDigit(buf[p])) {
-            final int d = buf[p] - '0';
-            if (v < MIN_DIV_10 || v == MIN_DIV_10 && d > 8) {
-                throw error(from, "the timestamp '" + text(from, p + 1) + "...' is beyond the 64-bit range");
-            }
-            v = v * 10 - d;
-            p++;
+        final boolean negative = buf[from] == '-';
+        final int digitsFrom = negative ? from + 1 : from;
+        int p = digits(digitsFrom, limit);
+        if (p == digitsFrom - 1 || !negative && negated == Long.MIN_VALUE) {
+            throw error(from, "the timestamp '" + text(from, wordEnd(from)) + "' is beyond the 64-bit range");
         }
         if (p == digitsFrom || p < limit && buf[p] != ' ' && buf[p] != '\n' && buf[p] != '\r') {
             throw error(from, "expected an integer timestamp after the fields, found '" + text(from, wordEnd(from))
                 + "'");
         }
-        if (!negative && v == Long.MIN_VALUE) {
-            throw error(from, "the timestamp '" + text(from, p) + "' is beyond the 64-bit range");
-        }
-        timestamp = negative ? v : -v;
+        timestamp = negative ? negated : -negated;
         timestampStart = from;
         hasTimestamp = true;
         while (p < limit && buf[p] == ' ') {
@@ -686,7 +674,7 @@ final class LineCursor {
     String text(final int s, final int e) {
         final int end = Math.min(e, limit);
         final int shown = Math.min(end - s, 200);
-        return new String(buf, s, Math.max(0, shown), java.nio.charset.StandardCharsets.UTF_8)
+        return new String(buf, s, Math.max(0, shown), StandardCharsets.UTF_8)
             + (end - s > shown ? "..." : "");
     }
 
@@ -696,7 +684,7 @@ final class LineCursor {
         }
         final byte c = buf[p];
         return c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : c < 32 || c == 127
-            ? String.format("\\x%02x", c & 0xff) : new String(buf, p, 1, java.nio.charset.StandardCharsets.ISO_8859_1);
+            ? String.format("\\x%02x", c & 0xff) : new String(buf, p, 1, StandardCharsets.ISO_8859_1);
     }
 
     /** @return an error at byte offset {@code p} of the current line. */

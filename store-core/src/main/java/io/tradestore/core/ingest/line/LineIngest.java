@@ -98,17 +98,17 @@ public final class LineIngest {
         try {
             long rows;
             try {
-                rows = pass(body, length, precision, nowNanos, tables, false, touched);
+                rows = pass(body, length, precision, nowNanos, tables, touched, null);
             } catch (final MissingTable missing) {
                 rollback(touched);
                 touched.clear();
                 final List<Schema> created = new ArrayList<>();
-                pass(body, length, precision, nowNanos, tables, true, null, created);
+                pass(body, length, precision, nowNanos, tables, null, created);
                 for (final Schema s : created) {
                     tables.create(s);
                 }
                 try {
-                    rows = pass(body, length, precision, nowNanos, tables, false, touched);
+                    rows = pass(body, length, precision, nowNanos, tables, touched, null);
                 } catch (final MissingTable again) {
                     throw new StoreException("a table this request created was dropped while the request ran; "
                         + "send it again");
@@ -136,17 +136,13 @@ public final class LineIngest {
         }
     }
 
-    private long pass(final byte[] body, final int length, final Precision precision, final long nowNanos,
-        final Tables tables, final boolean dry, final List<LineTable> touched) {
-        return pass(body, length, precision, nowNanos, tables, dry, touched, null);
-    }
-
     /**
-     * One pass over the body: stores every line (or, dry, checks it against the existing tables and the schemas
-     * inferred for the missing ones, which it adds to {@code created}).
+     * One pass over the body: stores every line into the tables' writers, adding each table to {@code touched}; or,
+     * given {@code created} instead (a dry run), checks every line against the existing tables and the schemas
+     * inferred for the missing ones, which it adds to {@code created}.
      */
     private long pass(final byte[] body, final int length, final Precision precision, final long nowNanos,
-        final Tables tables, final boolean dry, final List<LineTable> touched, final List<Schema> created) {
+        final Tables tables, final List<LineTable> touched, final List<Schema> created) {
         final LineCursor c = cursor;
         c.reset(body, length);
         final Map<String, LineTable> byName = new HashMap<>();
@@ -157,9 +153,9 @@ public final class LineIngest {
                 tables.checkCancelled();
             }
             LineTable t = last;
-            if (t == null || c.measurementEscaped || !sameName(t.nameBytes, body, c.measurementStart,
-                c.measurementEnd)) {
-                t = table(c, tables, dry, byName, touched, created);
+            if (t == null || c.measurementEscaped || !LineTable.matches(t.nameBytes, body, c.measurementStart,
+                c.measurementEnd - c.measurementStart)) {
+                t = table(c, tables, byName, touched, created);
                 last = t;
             }
             t.append(c, precision, nowNanos);
@@ -167,27 +163,15 @@ public final class LineIngest {
         return rows;
     }
 
-    private static boolean sameName(final byte[] name, final byte[] b, final int s, final int e) {
-        if (name.length != e - s) {
-            return false;
-        }
-        for (int k = 0; k < name.length; k++) {
-            if (name[k] != b[s + k]) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private LineTable table(final LineCursor c, final Tables tables, final boolean dry,
-        final Map<String, LineTable> byName, final List<LineTable> touched, final List<Schema> created) {
+    private LineTable table(final LineCursor c, final Tables tables, final Map<String, LineTable> byName,
+        final List<LineTable> touched, final List<Schema> created) {
         final String name = measurement(c);
         final LineTable known = byName.get(name);
         if (known != null) {
             return known;
         }
         final LineTable t;
-        if (dry) {
+        if (created != null) {
             Schema s = tables.schema(name);
             if (s == null) {
                 s = infer(c, name);

@@ -2,10 +2,12 @@ package io.tradestore.core.ingest.line;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Locale;
 
 import io.tradestore.core.TableWriter;
 import io.tradestore.core.dict.SymbolDictionary;
 import io.tradestore.core.dict.SymbolDictionaryDescriptor;
+import io.tradestore.core.ingest.TenPowers;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
@@ -26,12 +28,12 @@ final class LineTable {
     private final ColumnType[] types;
     private final int[] scales;
     private final String[] columnNames;
+    /** Each column's type as the schema writes it ({@code decimal(6)}), for messages. */
+    private final String[] typeNames;
     private final int timestampIndex;
     private final long[] seen;
     private final LineValues values = new LineValues();
     private byte[] scratch = new byte[256];
-    /** Rows stored (or checked, in a dry run). */
-    long rows;
 
     /**
      * @param schema the table's schema.
@@ -46,11 +48,13 @@ final class LineTable {
         this.types = new ColumnType[n];
         this.scales = new int[n];
         this.columnNames = new String[n];
+        this.typeNames = new String[n];
         for (final Column c : schema.columns()) {
             names[c.index()] = c.name().getBytes(StandardCharsets.UTF_8);
             types[c.index()] = c.type();
             scales[c.index()] = c.scale();
             columnNames[c.index()] = c.name();
+            typeNames[c.index()] = c.typeName();
         }
         this.timestampIndex = schema.timestampIndex();
         this.seen = new long[(n + 63) >>> 6];
@@ -59,11 +63,6 @@ final class LineTable {
     /** @return the writer, or null in a dry run. */
     TableWriter writer() {
         return writer;
-    }
-
-    /** @return the schema. */
-    Schema schema() {
-        return schema;
     }
 
     /**
@@ -95,21 +94,11 @@ final class LineTable {
         if (timestampIndex >= 0) {
             long ts = nowNanos;
             if (c.hasTimestamp) {
-                ts = c.timestamp;
-                final long unit = precision.nanos();
-                if (unit != 1) {
-                    final long hi = Math.multiplyHigh(ts, unit);
-                    final long lo = ts * unit;
-                    if (hi != (lo >> 63)) {
-                        throw c.error(c.timestampStart, "the timestamp " + c.timestamp + " in " + precision.name()
-                            .toLowerCase(java.util.Locale.ROOT) + " is beyond the range of nanoseconds since 1970 "
-                            + "(years 1677 to 2262)", columnNames[timestampIndex]);
-                    }
-                    ts = lo;
-                }
+                ts = nanos(c.timestamp, precision.nanos());
                 if (ts == Long.MIN_VALUE) {
-                    throw c.error(c.timestampStart, "the timestamp " + c.timestamp + " is the null value",
-                        columnNames[timestampIndex]);
+                    throw c.error(c.timestampStart, "the timestamp " + c.timestamp + " in " + precision.name()
+                        .toLowerCase(Locale.ROOT) + " is beyond the range of nanoseconds since 1970 (years 1677 to "
+                        + "2262)", columnNames[timestampIndex]);
                 }
             }
             if (writer != null) {
@@ -119,7 +108,17 @@ final class LineTable {
             throw c.error(c.timestampStart, "table '" + schema.name() + "' has no designated timestamp: send the "
                 + "line without one");
         }
-        rows++;
+    }
+
+    /**
+     * @param value a time in some unit.
+     * @param unit  nanoseconds per unit.
+     * @return it in nanoseconds, or {@code Long.MIN_VALUE} (the timestamp null, never a value) when that overflows.
+     */
+    private static long nanos(final long value, final long unit) {
+        final long hi = Math.multiplyHigh(value, unit);
+        final long lo = value * unit;
+        return hi != (lo >> 63) ? Long.MIN_VALUE : lo;
     }
 
     /** Finds entry i's column by name, and tells the cursor to expect it there on the next lines. */
@@ -151,8 +150,8 @@ final class LineTable {
             + schema.columnNames() + "); tradestore does not add columns to an existing table");
     }
 
-    /** A plain loop: names are a few bytes, shorter than what the vectorised Arrays.equals pays to set up. */
-    private static boolean matches(final byte[] name, final byte[] b, final int s, final int length) {
+    /** @return whether {@code b[s, s + length)} holds {@code name}. */
+    static boolean matches(final byte[] name, final byte[] b, final int s, final int length) {
         if (name.length != length) {
             return false;
         }
@@ -198,13 +197,13 @@ final class LineTable {
                 if (kind != LineCursor.MICROS) {
                     throw refused(c, i, col, "a timestamp field in microseconds, such as 1700000000000000t");
                 }
-                final long micros = c.valueLong[i];
-                if (micros > Long.MAX_VALUE / 1000 || micros < -(Long.MAX_VALUE / 1000)) {
-                    throw c.error(c.valueStart[i], "the timestamp " + micros + "t is beyond the range of nanoseconds "
-                        + "since 1970 (years 1677 to 2262)", columnNames[col]);
+                final long ts = nanos(c.valueLong[i], Precision.MICROS.nanos());
+                if (ts == Long.MIN_VALUE) {
+                    throw c.error(c.valueStart[i], "the timestamp " + c.valueLong[i] + "t is beyond the range of "
+                        + "nanoseconds since 1970 (years 1677 to 2262)", columnNames[col]);
                 }
                 if (writer != null) {
-                    NativeMemory.putLong(writer.rowAddress(row, col), micros * 1000);
+                    NativeMemory.putLong(writer.rowAddress(row, col), ts);
                 }
                 return;
             default:
@@ -283,7 +282,7 @@ final class LineTable {
         } else if (kind == LineCursor.FLOAT) {
             v = values.plainInteger(c.buffer(), c.valueStart[i], c.valueEnd[i]);
             if (values.error != LineValues.OK) {
-                throw c.error(c.valueStart[i], "column '" + columnNames[col] + "' is " + type.label() + " and '"
+                throw c.error(c.valueStart[i], "column '" + columnNames[col] + "' is " + typeNames[col] + " and '"
                     + c.text(c.valueStart[i], c.valueEnd[i]) + "' is not an integer"
                     + (values.error == LineValues.E_RANGE ? " within 64 bits" : "; send integers as 12i"),
                     columnNames[col]);
@@ -296,7 +295,7 @@ final class LineTable {
         final long max = -(min + 1);
         if (v <= min || v > max) {
             throw c.error(c.valueStart[i], "value " + v + " is outside the range of column '" + columnNames[col]
-                + "' (" + type.label() + ": " + (min + 1) + " to " + max + ")", columnNames[col]);
+                + "' (" + typeNames[col] + ": " + (min + 1) + " to " + max + ")", columnNames[col]);
         }
         if (writer != null) {
             final long a = writer.rowAddress(row, col);
@@ -319,20 +318,20 @@ final class LineTable {
             m = values.decimal(c.buffer(), c.valueStart[i], c.valueEnd[i], scale);
             if (values.error == LineValues.E_SCALE) {
                 throw c.error(c.valueStart[i], "'" + c.text(c.valueStart[i], c.valueEnd[i]) + "' has "
-                    + values.fractionDigits + " fraction digits and column '" + columnNames[col] + "' is decimal("
-                    + scale + "): it would have to be rounded", columnNames[col]);
+                    + values.fractionDigits + " fraction digits and column '" + columnNames[col] + "' is "
+                    + typeNames[col] + ": it would have to be rounded", columnNames[col]);
             }
             if (values.error != LineValues.OK) {
                 throw c.error(c.valueStart[i], "'" + c.text(c.valueStart[i], c.valueEnd[i]) + "' is "
                     + (values.error == LineValues.E_RANGE ? "beyond the range of" : "not a number for")
-                    + " column '" + columnNames[col] + "' (decimal(" + scale + "))", columnNames[col]);
+                    + " column '" + columnNames[col] + "' (" + typeNames[col] + ")", columnNames[col]);
             }
         } else if (kind == LineCursor.INTEGER || kind == LineCursor.UNSIGNED) {
             final long v = c.valueLong[i];
-            final long unit = pow10(scale);
+            final long unit = TenPowers.of(scale);
             if (v > Long.MAX_VALUE / unit || v < -(Long.MAX_VALUE / unit)) {
                 throw c.error(c.valueStart[i], "value " + v + " is beyond the range of column '" + columnNames[col]
-                    + "' (decimal(" + scale + "))", columnNames[col]);
+                    + "' (" + typeNames[col] + ")", columnNames[col]);
             }
             m = v * unit;
         } else {
@@ -341,14 +340,6 @@ final class LineTable {
         if (writer != null) {
             NativeMemory.putLong(writer.rowAddress(row, col), m);
         }
-    }
-
-    private static long pow10(final int scale) {
-        long p = 1;
-        for (int k = 0; k < scale; k++) {
-            p *= 10;
-        }
-        return p;
     }
 
     private void floating(final LineCursor c, final int i, final int col, final long row, final byte kind) {
@@ -390,11 +381,7 @@ final class LineTable {
                 what = "a float";
         }
         final int at = c.kind[i] == LineCursor.STRING ? c.valueStart[i] - 1 : c.valueStart[i];
-        return c.error(at, "column '" + columnNames[col] + "' is " + label(col) + " and takes " + wanted + ", not "
+        return c.error(at, "column '" + columnNames[col] + "' is " + typeNames[col] + " and takes " + wanted + ", not "
             + what + " ('" + c.text(c.valueStart[i], c.valueEnd[i]) + "')", columnNames[col]);
-    }
-
-    private String label(final int col) {
-        return types[col] == ColumnType.DECIMAL ? "decimal(" + scales[col] + ")" : types[col].label();
     }
 }

@@ -2,6 +2,8 @@ package io.tradestore.core.ingest.line;
 
 import java.nio.charset.StandardCharsets;
 
+import io.tradestore.core.ingest.TenPowers;
+
 /**
  * Numbers of line protocol read exactly from their bytes: decimals into fixed-point mantissas (never through a
  * double), doubles by the exact fast path where it applies, plain integers. Each returns its value, or sets
@@ -16,15 +18,6 @@ final class LineValues {
     /** More fraction digits than the column's scale. */
     static final int E_SCALE = 3;
 
-    private static final long[] POW10 = {
-        1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L, 100_000_000L, 1_000_000_000L,
-        10_000_000_000L, 100_000_000_000L, 1_000_000_000_000L, 10_000_000_000_000L, 100_000_000_000_000L,
-        1_000_000_000_000_000L, 10_000_000_000_000_000L, 100_000_000_000_000_000L, 1_000_000_000_000_000_000L,
-    };
-    private static final double[] DOUBLE_POW10 = {
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-        1e20, 1e21, 1e22,
-    };
     /** Doubles hold integers exactly up to 2^53. */
     private static final long EXACT_DOUBLE_INTEGER = 1L << 53;
 
@@ -32,6 +25,12 @@ final class LineValues {
     int error;
     /** Fraction digits the last decimal had (after its exponent), for the scale message. */
     int fractionDigits;
+    // the number {@link #read} read last: value = (negative ? -1 : 1) * mantissa * 10^exponent10
+    private boolean negative;
+    private long mantissa;
+    private int exponent10;
+    /** Whether it had more than 18 significant digits (then {@link #mantissa} holds none of them). */
+    private boolean tooLong;
 
     /**
      * Reads a float token ({@code [+-]?digits[.digits][e[+-]digits]}) as a decimal mantissa of {@code scale}.
@@ -72,11 +71,11 @@ final class LineValues {
             fractionDigits = fraction;
             final int up = scale - fraction;
             if (up > 0) {
-                if (m > Long.MAX_VALUE / POW10[up]) {
+                if (m > Long.MAX_VALUE / TenPowers.of(up)) {
                     error = E_RANGE;
                     return 0;
                 }
-                m *= POW10[up];
+                m *= TenPowers.of(up);
             }
             return minus ? -m : m;
         }
@@ -85,8 +84,72 @@ final class LineValues {
 
     /** {@link #decimal} for the other forms: exponents, more than 18 digits, fraction digits past the scale. */
     private long decimalSlow(final byte[] b, final int s, final int e, final int scale) {
+        if (!read(b, s, e)) {
+            error = E_SYNTAX;
+            return 0;
+        }
+        if (tooLong) {
+            error = E_RANGE;
+            return 0;
+        }
+        long m = mantissa;
+        final int frac = -exponent10;
+        fractionDigits = frac;
+        if (frac > scale) {
+            if (m == 0) {
+                return 0; // 0.0000000 is zero at any scale
+            }
+            error = E_SCALE;
+            return 0;
+        }
+        final int up = scale - frac;
+        if (m != 0) {
+            if (up >= TenPowers.LONG_COUNT || m > Long.MAX_VALUE / TenPowers.of(up)) {
+                error = E_RANGE;
+                return 0;
+            }
+            m *= TenPowers.of(up);
+        }
+        return negative ? -m : m;
+    }
+
+    /**
+     * Reads a float token as a double: exactly by the fast path (a mantissa below 2^53 times or over a power of ten up
+     * to 10^22, each exact, so the one rounding is correct), otherwise through {@link Double#parseDouble}.
+     *
+     * @param b the body.
+     * @param s first byte.
+     * @param e end.
+     * @return the value.
+     */
+    double toDouble(final byte[] b, final int s, final int e) {
+        error = OK;
+        final int p = b[s] == '-' || b[s] == '+' ? s + 1 : s;
+        if (p < e && (b[p] == 'N' || b[p] == 'I' || b[p] == 'i')) {
+            return b[p] == 'N' ? Double.NaN : b[s] == '-' ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
+        }
+        if (!read(b, s, e) || tooLong) {
+            return slowDouble(b, s, e);
+        }
+        final long m = mantissa;
+        final int e10 = exponent10;
+        if (m >= EXACT_DOUBLE_INTEGER || e10 < -22 || e10 > 22) {
+            return m == 0 ? (negative ? -0.0 : 0.0) : slowDouble(b, s, e);
+        }
+        final double v = e10 < 0 ? m / TenPowers.exactDouble(-e10) : m * TenPowers.exactDouble(e10);
+        return negative ? -v : v;
+    }
+
+    /**
+     * Reads {@code [+-]?digits[.digits][(e|E)[+-]digits]} (at least one digit) into {@link #negative},
+     * {@link #mantissa}, {@link #exponent10} and {@link #tooLong}: the one reading both decimals and doubles use
+     * past their fast paths.
+     *
+     * @return whether the bytes are such a number.
+     */
+    private boolean read(final byte[] b, final int s, final int e) {
         int p = s;
-        final boolean negative = b[p] == '-';
+        negative = b[p] == '-';
         if (negative || b[p] == '+') {
             p++;
         }
@@ -113,14 +176,14 @@ final class LineValues {
                 continue; // leading zeros count as fraction digits but not toward the mantissa's size
             }
             if (++significant > 18) {
-                error = E_RANGE;
-                return 0;
+                tooLong = true;
+                return true;
             }
             m = m * 10 + d;
         }
+        tooLong = false;
         if (!digits) {
-            error = E_SYNTAX;
-            return 0;
+            return false;
         }
         int exponent = 0;
         if (p < e && (b[p] == 'e' || b[p] == 'E')) {
@@ -133,8 +196,7 @@ final class LineValues {
             for (; p < e; p++) {
                 final int d = b[p] - '0';
                 if (d < 0 || d > 9) {
-                    error = E_SYNTAX;
-                    return 0;
+                    return false;
                 }
                 exponent = Math.min(exponent * 10 + d, 1000);
             }
@@ -142,95 +204,9 @@ final class LineValues {
                 exponent = -exponent;
             }
         }
-        if (p != e) {
-            error = E_SYNTAX;
-            return 0;
-        }
-        final int frac = fraction - exponent;
-        fractionDigits = frac;
-        if (frac > scale) {
-            if (m == 0) {
-                return 0; // 0.0000000 is zero at any scale
-            }
-            error = E_SCALE;
-            return 0;
-        }
-        final int up = scale - frac;
-        if (m != 0) {
-            if (up >= POW10.length || m > Long.MAX_VALUE / POW10[up]) {
-                error = E_RANGE;
-                return 0;
-            }
-            m *= POW10[up];
-        }
-        return negative ? -m : m;
-    }
-
-    /**
-     * Reads a float token as a double: exactly by the fast path (a mantissa below 2^53 times or over a power of ten up
-     * to 10^22, each exact, so the one rounding is correct), otherwise through {@link Double#parseDouble}.
-     *
-     * @param b the body.
-     * @param s first byte.
-     * @param e end.
-     * @return the value.
-     */
-    double toDouble(final byte[] b, final int s, final int e) {
-        error = OK;
-        int p = s;
-        final boolean negative = b[p] == '-';
-        if (negative || b[p] == '+') {
-            p++;
-        }
-        if (p < e && (b[p] == 'N' || b[p] == 'I' || b[p] == 'i')) {
-            return b[p] == 'N' ? Double.NaN : negative ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY;
-        }
-        long m = 0;
-        int significant = 0;
-        int fraction = 0;
-        boolean point = false;
-        for (; p < e; p++) {
-            final byte c = b[p];
-            if (c == '.') {
-                point = true;
-                continue;
-            }
-            final int d = c - '0';
-            if (d < 0 || d > 9) {
-                break;
-            }
-            if (point) {
-                fraction++;
-            }
-            if (m == 0 && d == 0) {
-                continue;
-            }
-            if (++significant > 18) {
-                return slowDouble(b, s, e);
-            }
-            m = m * 10 + d;
-        }
-        int exponent = 0;
-        if (p < e) { // an exponent (the syntax was checked by the cursor)
-            p++;
-            boolean expNegative = false;
-            if (b[p] == '-' || b[p] == '+') {
-                expNegative = b[p] == '-';
-                p++;
-            }
-            for (; p < e; p++) {
-                exponent = Math.min(exponent * 10 + (b[p] - '0'), 1000);
-            }
-            if (expNegative) {
-                exponent = -exponent;
-            }
-        }
-        final int e10 = exponent - fraction;
-        if (m >= EXACT_DOUBLE_INTEGER || e10 < -22 || e10 > 22) {
-            return m == 0 ? (negative ? -0.0 : 0.0) : slowDouble(b, s, e);
-        }
-        final double v = e10 < 0 ? m / DOUBLE_POW10[-e10] : m * DOUBLE_POW10[e10];
-        return negative ? -v : v;
+        mantissa = m;
+        exponent10 = exponent - fraction;
+        return p == e;
     }
 
     private static double slowDouble(final byte[] b, final int s, final int e) {
