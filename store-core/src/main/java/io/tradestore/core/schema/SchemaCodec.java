@@ -54,8 +54,19 @@ public final class SchemaCodec {
         if (root == null || !root.isObject()) {
             throw new StoreException(source + ": a schema must be a JSON object");
         }
+        return parse((ObjectNode) root, source);
+    }
+
+    /**
+     * Parses a schema already read as JSON (a request body, say).
+     *
+     * @param root   the schema object.
+     * @param source where it came from, used in messages.
+     * @return the validated schema.
+     */
+    public static Schema parse(final ObjectNode root, final String source) {
         try {
-            return parse((ObjectNode) root);
+            return parse(root);
         } catch (final StoreException e) {
             throw new StoreException(source + ": " + e.getMessage());
         }

@@ -190,19 +190,13 @@ final class ServeCommand implements Callable<Integer> {
         // Workers x scan threads ~ cores: under load every core runs one query instead of every query fanning out and
         // paying hand-offs between threads.
         final int scan = scanThreads != null ? scanThreads : Math.max(1, cores / config.threads());
-        final Durability sync;
-        switch (durability.toLowerCase(java.util.Locale.ROOT)) {
-            case "none":
-                sync = Durability.NONE;
-                break;
-            case "sync":
-                sync = Durability.SYNC;
-                break;
-            default:
-                throw CliSupport.badValue(spec, "--durability", "'" + durability + "' is not none or sync");
-        }
+        final Durability sync = switch (durability.toLowerCase(java.util.Locale.ROOT)) {
+            case "none" -> Durability.NONE;
+            case "sync" -> Durability.SYNC;
+            default -> throw CliSupport.badValue(spec, "--durability", "'" + durability + "' is not none or sync");
+        };
         final IngestConfig ingest = CliSupport.checkOptions(spec, () -> new IngestConfig(maxIngestBody, ingestCreate,
-            ingestWaitMs, sync, ingestThreads != null ? ingestThreads : Math.max(1, cores / 2),
+            ingestWaitMs, sync, ingestThreads != null ? ingestThreads : IngestConfig.defaultThreads(),
             IngestConfig.DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS, ingestIdleMs));
         try (Store s = CliSupport.openExisting(store); QueryEngine engine = new QueryEngine(s, scan)) {
             engine.maxGroupsLimit(config.limits().maxGroups());

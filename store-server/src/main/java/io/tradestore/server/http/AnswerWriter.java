@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -17,6 +18,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -182,6 +184,11 @@ final class AnswerWriter {
         return new ByteBufOutputStream(Unpooled.buffer(initial));
     }
 
+    /** Answers 204 No Content: neither body nor Content-Type. */
+    void noContent(final Call call) {
+        send(call, 204, JSON_TYPE, Unpooled.EMPTY_BUFFER);
+    }
+
     void send(final Call call, final int status, final String contentType, final byte[] body) {
         send(call, status, contentType, Unpooled.wrappedBuffer(body));
     }
@@ -274,10 +281,10 @@ final class AnswerWriter {
      * {@link #LINGER_MS}, then closes: the lingering close of HTTP servers.
      */
     private static void lingeringClose(final ChannelHandlerContext ctx) {
-        if (ctx.channel() instanceof io.netty.channel.socket.SocketChannel ch && ch.isActive()) {
+        if (ctx.channel() instanceof SocketChannel ch && ch.isActive()) {
             ch.config().setAutoRead(true);
             ch.shutdownOutput();
-            ctx.executor().schedule(() -> ctx.close(), LINGER_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+            ctx.executor().schedule(() -> ctx.close(), LINGER_MS, TimeUnit.MILLISECONDS);
         } else {
             ctx.close();
         }

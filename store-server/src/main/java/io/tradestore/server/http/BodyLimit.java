@@ -26,7 +26,11 @@ final class BodyLimit extends HttpObjectAggregator {
     private final PipelinedConnection connection;
     private final int queryLimit;
     private final int ingestLimit;
-    /** The limit of the request being assembled, and whether its body went past it (then dropped). */
+    /**
+     * The request being assembled: whether it has the ingest limit, that limit or the query one, and whether its body
+     * went past it (then dropped).
+     */
+    private boolean currentIngests;
     private int currentLimit;
     private boolean overflowed;
 
@@ -37,15 +41,17 @@ final class BodyLimit extends HttpObjectAggregator {
         this.ingestLimit = ingestMaxBytes;
     }
 
-    private int limitFor(final HttpMessage start) {
-        if (start instanceof HttpRequest r) {
-            final String uri = r.uri();
-            final int q = uri.indexOf('?');
-            if (Endpoint.of(q < 0 ? uri : uri.substring(0, q)).ingests()) {
-                return ingestLimit;
-            }
+    /** @return whether a request carries rows or a schema (line protocol, CSV, a table's PUT): the ingest limit. */
+    private static boolean ingests(final HttpMessage start) {
+        if (!(start instanceof HttpRequest r)) {
+            return false;
         }
-        return queryLimit;
+        final Endpoint e = Endpoint.ofTarget(r.uri());
+        return e == Endpoint.WRITE || e == Endpoint.IMPORT || e == Endpoint.TABLE && HttpMethod.PUT.equals(r.method());
+    }
+
+    private int limitFor(final HttpMessage start) {
+        return ingests(start) ? ingestLimit : queryLimit;
     }
 
     /**
@@ -79,7 +85,8 @@ final class BodyLimit extends HttpObjectAggregator {
 
     @Override
     protected FullHttpMessage beginAggregation(final HttpMessage start, final ByteBuf content) throws Exception {
-        currentLimit = limitFor(start);
+        currentIngests = ingests(start);
+        currentLimit = currentIngests ? ingestLimit : queryLimit;
         overflowed = false;
         return super.beginAggregation(start, content);
     }
@@ -104,7 +111,7 @@ final class BodyLimit extends HttpObjectAggregator {
     protected void finishAggregation(final FullHttpMessage aggregated) throws Exception {
         super.finishAggregation(aggregated);
         if (overflowed) {
-            aggregated.setDecoderResult(DecoderResult.failure(new TooLarge()));
+            aggregated.setDecoderResult(DecoderResult.failure(new TooLarge(currentIngests)));
         }
     }
 
@@ -113,16 +120,21 @@ final class BodyLimit extends HttpObjectAggregator {
         final HttpRequest r = (HttpRequest) oversized;
         final DefaultFullHttpRequest marker = new DefaultFullHttpRequest(r.protocolVersion(), HttpMethod.POST, r.uri(),
             Unpooled.EMPTY_BUFFER);
-        marker.setDecoderResult(DecoderResult.failure(new TooLarge()));
+        marker.setDecoderResult(DecoderResult.failure(new TooLarge(ingests(oversized))));
         ctx.fireChannelRead(marker);
     }
 
-    /** The decoder result of a request whose body was over the limit (answered 413 in its turn, by the router). */
+    /**
+     * The decoder result of a request whose body was over its limit (answered 413 in its turn, by the router), and
+     * which limit: the ingest one or the query one.
+     */
     static final class TooLarge extends RuntimeException {
         private static final long serialVersionUID = 1L;
+        final boolean ingest;
 
-        TooLarge() {
+        TooLarge(final boolean ingest) {
             super("body over the limit", null, false, false);
+            this.ingest = ingest;
         }
     }
 }

@@ -42,11 +42,12 @@ enum Endpoint {
     }
 
     /**
-     * @return whether requests here carry rows or schemas (a PUT of a table), and so may have bodies up to the ingest
-     *     limit.
+     * @param target a request target in origin form, its query (after '?') included or not.
+     * @return the endpoint that answers it.
      */
-    boolean ingests() {
-        return this == WRITE || this == IMPORT || this == TABLE;
+    static Endpoint ofTarget(final String target) {
+        final int q = target.indexOf('?');
+        return of(q < 0 ? target : target.substring(0, q));
     }
 
     /**

@@ -57,6 +57,9 @@ final class HttpFrontEnd {
     private static final String PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
     private static final String TABLE_PREFIX = "/v1/tables/";
     private static final String IMPORT_SUFFIX = "/import";
+    /** What {@code GET /settings} answers QuestDB's clients: line protocol version 1, text, over HTTP. */
+    private static final byte[] QUESTDB_SETTINGS = ("{\"config\":{\"line.proto.support.versions\":[1],"
+        + "\"ilp.proto.transports\":[\"http\"]}}").getBytes(StandardCharsets.UTF_8);
     private static final String TABLE_NAME_PATTERN = "[a-z_][a-z0-9_]{0,62}";
     private static final int BACKLOG = 1024;
     /** Request line plus headers at most (beyond: 400). */
@@ -187,12 +190,10 @@ final class HttpFrontEnd {
     private void route(final Call call) throws IOException {
         if (call.request.decoderResult().cause() instanceof BodyLimit.TooLarge
             || call.request.decoderResult().cause() instanceof TooLongHttpLineException) {
-            final String target = call.request.uri();
-            final int q = target.indexOf('?');
-            call.endpoint = Endpoint.of(q < 0 ? target : target.substring(0, q));
             call.keepAlive = false; // the body (or the rest of the request line) was not read
             call.bodyUnread = true;
-            if (call.endpoint.ingests()) {
+            if (call.request.decoderResult().cause() instanceof BodyLimit.TooLarge t && t.ingest) {
+                call.endpoint = Endpoint.ofTarget(call.request.uri());
                 ingest.tooLarge(call);
             } else {
                 call.endpoint = Endpoint.QUERY;
@@ -345,14 +346,12 @@ final class HttpFrontEnd {
                 return;
             case SETTINGS:
                 if (allowGet(call, get)) {
-                    // QuestDB's clients read the protocol versions from here: version 1 is line protocol as text
-                    answers.send(call, 200, AnswerWriter.JSON_TYPE, ("{\"config\":{\"line.proto.support.versions\":"
-                        + "[1],\"ilp.proto.transports\":[\"http\"]}}").getBytes(StandardCharsets.UTF_8));
+                    answers.send(call, 200, AnswerWriter.JSON_TYPE, QUESTDB_SETTINGS);
                 }
                 return;
             case PING:
                 if (allowGet(call, get)) {
-                    answers.send(call, 204, AnswerWriter.JSON_TYPE, Unpooled.EMPTY_BUFFER);
+                    answers.noContent(call);
                 }
                 return;
             default:

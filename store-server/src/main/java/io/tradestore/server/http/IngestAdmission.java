@@ -2,14 +2,20 @@ package io.tradestore.server.http;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.netty.buffer.ByteBuf;
@@ -27,6 +33,8 @@ import io.tradestore.core.ingest.LoadResult;
 import io.tradestore.core.ingest.line.LineIngest;
 import io.tradestore.core.ingest.line.LineProtocolException;
 import io.tradestore.core.ingest.line.Precision;
+import io.tradestore.core.schema.Schema;
+import io.tradestore.core.schema.SchemaCodec;
 import io.tradestore.server.ingest.IngestConfig;
 import io.tradestore.server.ingest.IngestRefusedException;
 import io.tradestore.server.ingest.IngestTables;
@@ -42,8 +50,7 @@ final class IngestAdmission {
     /** A worker keeps a body buffer up to this size between requests; a larger one is let go after its request. */
     private static final int KEPT_BUFFER_LENGTH = 8 << 20;
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(QueryServer.class);
-    private static final com.fasterxml.jackson.databind.ObjectMapper SCHEMA_JSON =
-        new com.fasterxml.jackson.databind.ObjectMapper();
+    private static final ObjectMapper SCHEMA_JSON = new ObjectMapper();
 
     private final IngestTables tables;
     private final IngestConfig config;
@@ -53,7 +60,7 @@ final class IngestAdmission {
     private final AtomicInteger admitted = new AtomicInteger();
     private final ThreadLocal<Worker> worker = ThreadLocal.withInitial(Worker::new);
     /** Closes writers left unused ({@link IngestConfig#idleMs()}); null when they stay open. */
-    private final java.util.concurrent.ScheduledExecutorService idleCheck;
+    private final ScheduledExecutorService idleCheck;
     /** Set once the stop's grace is over: requests in flight roll back and answer 503. */
     private volatile boolean cancelling;
 
@@ -74,7 +81,7 @@ final class IngestAdmission {
             new ThreadPoolExecutor.AbortPolicy());
         if (config.idleMs() > 0) {
             final long periodMs = Math.max(50, config.idleMs() / 4);
-            idleCheck = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+            idleCheck = Executors.newSingleThreadScheduledExecutor(
                 QueryAdmission.daemonThreads("tradestore-ingest-idle-", 0));
             idleCheck.scheduleWithFixedDelay(this::closeIdle, periodMs, periodMs, TimeUnit.MILLISECONDS);
         } else {
@@ -130,11 +137,9 @@ final class IngestAdmission {
     }
 
     private void create(final Call call, final String table) {
-        final Store store = tables.store();
-        final io.tradestore.core.schema.Schema schema;
+        final Schema schema;
         try {
-            final com.fasterxml.jackson.databind.JsonNode root = SCHEMA_JSON.readTree(
-                new ByteBufInputStream(call.request.content().duplicate()));
+            final JsonNode root = SCHEMA_JSON.readTree(new ByteBufInputStream(call.request.content().duplicate()));
             if (root == null || !root.isObject()) {
                 answers.error(call, 400, "INVALID_SCHEMA", "the body must be a schema: a JSON object with columns, "
                     + "as tradestore create --schema takes", "");
@@ -148,7 +153,7 @@ final class IngestAdmission {
                     o.path("name").asText()) + "' but the path names '" + table + "'", "/name");
                 return;
             }
-            schema = io.tradestore.core.schema.SchemaCodec.parse(SCHEMA_JSON.writeValueAsString(o), "schema");
+            schema = SchemaCodec.parse(o, "schema");
         } catch (final IOException e) {
             answers.error(call, 400, "INVALID_SCHEMA", "the body is not JSON: " + StoreException.echo(
                 String.valueOf(e.getMessage())), "");
@@ -157,27 +162,24 @@ final class IngestAdmission {
             answers.error(call, 400, "INVALID_SCHEMA", e.getMessage(), "");
             return;
         }
-        synchronized (tables) {
-            if (store.hasTable(table)) {
+        try {
+            if (!tables.createTable(schema)) {
                 answers.error(call, 409, "TABLE_EXISTS", "table '" + table + "' exists already", "");
                 return;
             }
-            try {
-                store.createTable(schema);
-            } catch (final StoreException e) {
-                answers.error(call, 500, "WRITE_FAILED", e.getMessage(), "");
-                return;
-            }
+        } catch (final StoreException e) {
+            answers.error(call, 500, "WRITE_FAILED", e.getMessage(), "");
+            return;
         }
         final ByteBufOutputStream buf = AnswerWriter.body(128);
         try (JsonGenerator g = AnswerWriter.JSON.createGenerator((OutputStream) buf)) {
             g.writeStartObject();
             g.writeStringField("name", table);
             g.writeBooleanField("created", true);
-            g.writeStringField("schema", io.tradestore.core.schema.SchemaCodec.toJson(schema, false));
+            g.writeStringField("schema", SchemaCodec.toJson(schema, false));
             g.writeEndObject();
         } catch (final IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
         answers.send(call, 201, AnswerWriter.JSON_TYPE, buf.buffer());
     }
@@ -227,7 +229,7 @@ final class IngestAdmission {
         try (IngestTables.Request r = tables.request(call.startNs, () -> cancelling)) {
             final LineIngest.Result result = w.lines.ingest(w.body, length, precision, nowNanos(), r);
             metrics.ingested(result.rows());
-            answers.send(call, 204, AnswerWriter.JSON_TYPE, io.netty.buffer.Unpooled.EMPTY_BUFFER);
+            answers.noContent(call);
         } catch (final LineProtocolException e) {
             answers.lineError(call, e);
         } catch (final RuntimeException e) {
@@ -303,7 +305,7 @@ final class IngestAdmission {
     }
 
     private static long nowNanos() {
-        final java.time.Instant now = java.time.Instant.now();
+        final Instant now = Instant.now();
         return now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 

@@ -60,31 +60,11 @@ public record IngestConfig(int maxBodyLength, boolean create, long waitMs, Durab
      */
     public static IngestConfig defaults() {
         return new IngestConfig(DEFAULT_MAX_BODY_LENGTH, true, DEFAULT_WAIT_MS, Durability.NONE,
-            Math.max(1, Runtime.getRuntime().availableProcessors() / 2), DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS,
-            DEFAULT_IDLE_MS);
+            defaultThreads(), DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS, DEFAULT_IDLE_MS);
     }
 
-    /**
-     * @param rows rows per segment of tables created from lines.
-     * @return a copy with that segment size.
-     */
-    public IngestConfig withSegmentRows(final int rows) {
-        return new IngestConfig(maxBodyLength, create, waitMs, durability, threads, queue, rows, idleMs);
-    }
-
-    /**
-     * @param value whether tables are created from lines.
-     * @return a copy with that setting.
-     */
-    public IngestConfig withCreate(final boolean value) {
-        return new IngestConfig(maxBodyLength, value, waitMs, durability, threads, queue, segmentRows, idleMs);
-    }
-
-    /**
-     * @param ms longest wait for a busy writer.
-     * @return a copy with that wait.
-     */
-    public IngestConfig withWaitMs(final long ms) {
-        return new IngestConfig(maxBodyLength, create, ms, durability, threads, queue, segmentRows, idleMs);
+    /** @return ingest threads by default: one per two cores, at least one (a table takes one request at a time). */
+    public static int defaultThreads() {
+        return Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
     }
 }

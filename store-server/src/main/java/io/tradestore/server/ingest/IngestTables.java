@@ -64,14 +64,23 @@ public final class IngestTables implements AutoCloseable {
         this.config = config;
     }
 
-    /** @return the configuration. */
-    public IngestConfig config() {
-        return config;
-    }
-
     /** @return the store. */
     public Store store() {
         return store;
+    }
+
+    /**
+     * Creates a table, one creation at a time, unless it exists.
+     *
+     * @param schema its schema.
+     * @return false when the table exists already.
+     */
+    public synchronized boolean createTable(final Schema schema) {
+        if (store.hasTable(schema.name())) {
+            return false;
+        }
+        store.createTable(schema);
+        return true;
     }
 
     /**
@@ -138,15 +147,11 @@ public final class IngestTables implements AutoCloseable {
             return config.create();
         }
 
+        /** Creates a table inferred from lines, with the configured segment size, unless it exists meanwhile. */
         @Override
         public void create(final Schema schema) {
-            synchronized (IngestTables.this) {
-                if (!store.hasTable(schema.name())) {
-                    final int rows = config.segmentRows();
-                    store.createTable(schema.with(schema.name(), Layout.COLUMN, rows,
-                        Math.min(rows, Schema.DEFAULT_BLOCK_ROWS)));
-                }
-            }
+            final int rows = config.segmentRows();
+            createTable(schema.with(schema.name(), Layout.COLUMN, rows, Math.min(rows, Schema.DEFAULT_BLOCK_ROWS)));
         }
 
         @Override
