@@ -96,7 +96,7 @@ public final class IngestBenchmark implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        deleteRecursively(dir);
+        BenchCommand.deleteTree(dir);
         Files.createDirectories(dir);
         final List<byte[]> requests = new ArrayList<>();
         final Path csv = dir.resolve("trades.csv");
@@ -314,18 +314,5 @@ public final class IngestBenchmark implements Callable<Integer> {
             }
         }
         return rate;
-    }
-
-    private static void deleteRecursively(final Path p) throws IOException {
-        if (!Files.exists(p)) {
-            return;
-        }
-        try (java.util.stream.Stream<Path> s = Files.walk(p)) {
-            final List<Path> all = new ArrayList<>();
-            s.forEach(all::add);
-            for (int i = all.size() - 1; i >= 0; i--) {
-                Files.delete(all.get(i));
-            }
-        }
     }
 }
