@@ -14,6 +14,11 @@ public interface RecordAccess {
     /** @return rows that may be addressed: the snapshot's committed rows, or the writer's appended rows. */
     long rowLimit();
 
+    /** @return the first row that may be addressed: rows below it were dropped by retention (0 when none was). */
+    default long firstRow() {
+        return 0;
+    }
+
     /**
      * Returns the address of a column's value in row 0 of a segment; no checks (callers check the row first).
      *

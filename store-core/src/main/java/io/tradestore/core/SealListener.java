@@ -17,6 +17,15 @@ public interface SealListener {
     void sealed(int from, int to);
 
     /**
+     * Called on the writer's thread right after retention dropped the segments below {@code first} (see
+     * {@link TableWriter#dropOlderThan}): a listener's reader lets go of them.
+     *
+     * @param first the first segment kept.
+     */
+    default void dropped(final int first) {
+    }
+
+    /**
      * Called when the writer closes, first, while every segment file is still mapped (a store or table closing
      * closes its writer before its readers): work on the segments must end here.
      */

@@ -90,6 +90,34 @@ final class SegmentDirectories {
     }
 
     /**
+     * Deletes the segment directories below {@code first}, which retention dropped: the files of a drop that a crash
+     * interrupted after its commit, or of one just committed.
+     *
+     * @param tableDir the table directory.
+     * @param first    the first segment kept.
+     * @return how many segment directories were deleted.
+     * @throws StoreException when one cannot be deleted (the drop is committed; the next writer retries).
+     */
+    static int deleteBelow(final Path tableDir, final int first) {
+        int n = 0;
+        for (final Path sd : from(tableDir, 0)) {
+            if (index(sd.getFileName().toString()) < first) {
+                try {
+                    delete(sd);
+                } catch (final IOException e) {
+                    throw new StoreException("cannot delete segment " + sd + ", which retention dropped: "
+                        + StoreException.reason(e) + "; the next writer of the table retries", e);
+                }
+                n++;
+            }
+        }
+        if (n > 0) {
+            io.tradestore.core.memory.MappedFile.syncDirectory(tableDir);
+        }
+        return n;
+    }
+
+    /**
      * @return the segment directories of a table from index {@code first} on (a crash may leave gaps, so the directory
      * is listed).
      */

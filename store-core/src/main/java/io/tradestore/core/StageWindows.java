@@ -9,6 +9,20 @@ import io.tradestore.core.segment.StagingArea;
  * {@link StageFlusher} copies into the segment files while the writer fills the other (double buffering). The writer
  * keeps the window's row bounds itself, in fields its per-row path reads; this class owns the memory and the hand-off.
  *
+ * <p>Row appends ({@link TableWriter#append}, {@link TableWriter#appendRow()}) go through a small <b>staging area</b>
+ * where write(2) is available (Linux with net.openhft:posix; property {@code tradestore.append.staging}, default true):
+ * the flyweight's setters write into a window of {@value TableWriter#DEFAULT_STAGE_ROWS} rows laid out like the segment
+ * files, which stays in the L2 cache, and the window is copied into the segment files with write(2) when it is full, at
+ * {@link TableWriter#commit()} (before the row count is published), and before the mapped addresses are handed out
+ * ({@link TableWriter#columnAddress}, {@link TableWriter#reserve}). The zone maps are widened from the staged values
+ * while they are in cache. write(2) lands in the same page cache as the mappings, so readers in any process see the
+ * rows through their mappings, and a crash leaves the files as stores would have. What it saves: page faults,
+ * zero-filling of fresh pages that are then overwritten, cache misses on 8 column streams, and a second pass over
+ * mapped memory for the zone maps. Flyweights bound to the writer are re-pointed ({@link Flyweight#refresh()}) whenever
+ * staged rows move into the files. A writer whose mapped column addresses are asked for ({@link
+ * TableWriter#columnAddress}, {@link TableWriter#reserve}) copies its staged rows out and appends through the mappings
+ * from then on.
+ *
  * <p>The flusher runs for segments of 65,536 rows or more (property {@code tradestore.append.stageThread}); the writer
  * copies the files that thread has not reached when it needs the window back, and waits for it before a commit, a
  * rollback, mapped addresses or close. Only the appending flyweight may point into a window in flight: another

@@ -72,7 +72,22 @@ public final class Store implements AutoCloseable {
         } catch (final IOException e) {
             throw new StoreException("cannot create store directory " + directory + ": " + StoreException.reason(e), e);
         }
+        removeDropped(directory);
         return new Store(directory, allocator);
+    }
+
+    /** Finishes drops a crash interrupted: their directories are out of the table namespace, only files remain. */
+    private static void removeDropped(final Path directory) {
+        try (Stream<Path> s = Files.list(directory)) {
+            for (final Path p : (Iterable<Path>) s::iterator) {
+                if (p.getFileName().toString().endsWith(TableFiles.DROPPED_SUFFIX) && Files.isDirectory(p)) {
+                    deleteRecursively(p);
+                }
+            }
+        } catch (final IOException e) {
+            throw new StoreException("cannot remove the files of a dropped table in " + directory + ": "
+                + StoreException.reason(e), e);
+        }
     }
 
     /** @return the store directory. */
@@ -222,6 +237,65 @@ public final class Store implements AutoCloseable {
                 + " (types in " + t.directory().resolve(TableFiles.SCHEMA) + ")");
         }
         return t;
+    }
+
+    /**
+     * Drops a table: its directory is renamed out of the table namespace (the one atomic step: after a crash the table
+     * is either whole or gone), then its files are deleted. Readers of the table, in this process or another, finish
+     * what they read from their mappings (the files' blocks are freed when the last mapping goes) and fail with
+     * "dropped" at their next snapshot after a commit; this process's readers should be closed by their owners.
+     *
+     * @param name the table name.
+     * @throws StoreException         when the table does not exist or this process has its writer open.
+     * @throws TableLockedException   when another process holds the table's writer.
+     */
+    public void dropTable(final String name) {
+        final Path dir;
+        final Path gone;
+        synchronized (this) {
+            checkOpen();
+            if (!hasTable(name)) {
+                throw new StoreException("unknown table '" + StoreException.echo(name) + "' in " + directory
+                    + "; tables are " + tableNames());
+            }
+            final Table open = tables.get(name);
+            if (open != null) {
+                open.markDropped();
+            }
+            dir = directory.resolve(name);
+            gone = directory.resolve(name + "." + Long.toHexString(System.nanoTime()) + TableFiles.DROPPED_SUFFIX);
+            final WriterLock lock;
+            try {
+                lock = WriterLock.acquire(dir, name);
+            } catch (final RuntimeException e) {
+                if (open != null) {
+                    open.unmarkDropped();
+                }
+                throw e;
+            }
+            try {
+                Files.move(dir, gone, StandardCopyOption.ATOMIC_MOVE);
+                MappedFile.syncDirectory(directory);
+            } catch (final IOException e) {
+                if (open != null) {
+                    open.unmarkDropped();
+                }
+                throw new StoreException("cannot drop table '" + name + "': renaming " + dir + " failed: "
+                    + StoreException.reason(e), e);
+            } finally {
+                lock.release();
+            }
+            if (open != null) {
+                tables.remove(name, open);
+            }
+        }
+        try {
+            deleteRecursively(gone);
+            MappedFile.syncDirectory(directory);
+        } catch (final IOException e) {
+            throw new StoreException("table '" + name + "' is dropped, but deleting its files under " + gone
+                + " failed (the next open of the store retries): " + StoreException.reason(e), e);
+        }
     }
 
     synchronized void tableClosed(final Table t) {

@@ -19,6 +19,7 @@ public final class Table implements AutoCloseable {
     private final List<TableReader> readers = new ArrayList<>();
     private TableWriter writer;
     private boolean closed;
+    private boolean dropped;
 
     Table(final Store store, final Schema schema, final Path directory, final FileAllocator allocator) {
         this.store = store;
@@ -40,6 +41,27 @@ public final class Table implements AutoCloseable {
     /** @return the table directory. */
     public Path directory() {
         return directory;
+    }
+
+    /** @return the table's TTL in nanoseconds (see {@link RetentionRule}), 0 when it has none. */
+    public long ttlNanos() {
+        return RetentionRule.read(directory);
+    }
+
+    /**
+     * Sets or clears the table's TTL, which {@code tradestore serve} applies on a schedule.
+     *
+     * @param nanos the TTL in nanoseconds, 0 for none.
+     */
+    public synchronized void ttlNanos(final long nanos) {
+        checkOpen();
+        if (nanos < 0) {
+            throw new IllegalArgumentException("ttl=" + nanos + " must be 0 (none) or above");
+        }
+        if (nanos > 0 && schema.timestampIndex() < 0) {
+            throw new StoreException("table '" + name() + "' has no designated timestamp; a TTL drops by time");
+        }
+        RetentionRule.write(directory, nanos);
     }
 
     /** @return a writer with {@link Durability#NONE}. */
@@ -70,6 +92,19 @@ public final class Table implements AutoCloseable {
         return r;
     }
 
+    /** Refuses new readers and writers from the start of a drop; fails when this process's writer is open. */
+    synchronized void markDropped() {
+        if (writer != null) {
+            throw new StoreException("cannot drop table '" + name() + "': this process has its writer open; close it "
+                + "first");
+        }
+        dropped = true;
+    }
+
+    synchronized void unmarkDropped() {
+        dropped = false;
+    }
+
     synchronized void writerClosed(final TableWriter w) {
         if (writer == w) {
             writer = null;
@@ -83,6 +118,9 @@ public final class Table implements AutoCloseable {
     private void checkOpen() {
         if (closed) {
             throw new StoreException("table '" + name() + "' is closed");
+        }
+        if (dropped) {
+            throw new TableDroppedException("table '" + name() + "' was dropped");
         }
     }
 

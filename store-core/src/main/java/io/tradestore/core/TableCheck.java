@@ -141,7 +141,7 @@ public final class TableCheck {
      * @return this.
      */
     public TableCheck fileLengths(final TableSnapshot snap) {
-        for (int i = 0; i < snap.segmentCount() && !full(); i++) {
+        for (int i = snap.firstSegment(); i < snap.segmentCount() && !full(); i++) {
             final String cut = snap.segment(i).truncatedFile();
             if (cut != null) {
                 problem("segment " + i + " file " + cut
@@ -177,7 +177,7 @@ public final class TableCheck {
 
     /** Checks, segment by segment, the symbol columns or the others. */
     private void segments(final TableSnapshot snap, final boolean symbols) {
-        for (int i = 0; i < snap.segmentCount(); i++) {
+        for (int i = snap.firstSegment(); i < snap.segmentCount(); i++) {
             for (final Column c : snap.schema().columns()) {
                 if ((c.type() == ColumnType.SYMBOL) == symbols) {
                     segment(snap, i, c);

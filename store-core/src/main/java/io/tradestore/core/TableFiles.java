@@ -11,6 +11,8 @@ final class TableFiles {
     static final String LOCK = "_lock";
     /** Suffix of the scratch directory a table is built in before it is renamed into place. */
     static final String CREATING_SUFFIX = ".creating";
+    /** Suffix of a dropped table's directory, renamed out of the table namespace before its files are deleted. */
+    static final String DROPPED_SUFFIX = ".dropped";
 
     private TableFiles() {
     }

@@ -1,6 +1,10 @@
 package io.tradestore.core;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -36,10 +40,17 @@ public final class TableReader implements AutoCloseable {
     private final Schema schema;
     private final Path dir;
     private final TxnFile txn;
+    /** The transaction file's identity (inode), to tell a drop or a drop and re-create by another process. */
+    private final Object txnKey;
     private final SymbolDictionary[] dictionaries;
     private final int[] symbolSlot;
     private final int[] strides;
+    /** Mapped segments by index; null below the first segment once retention dropped one and no snapshot spans it. */
     private final List<Segment> segments = new ArrayList<>();
+    /** Snapshots acquired and not released: the segments they span stay mapped. */
+    private final List<TableSnapshot> handedOut = new ArrayList<>();
+    /** The lowest first segment of a snapshot from {@link #snapshot()}, which is never given back. */
+    private int pinnedFirst = Integer.MAX_VALUE;
     private TableSnapshot current;
     private volatile boolean closed;
 
@@ -53,6 +64,7 @@ public final class TableReader implements AutoCloseable {
             strides[c.index()] = SegmentDescriptor.stride(schema, c);
         }
         this.txn = TxnFile.open(dir.resolve(TxnDescriptor.FILE_NAME), schema.symbolColumnCount(), schema.hash(), false);
+        this.txnKey = txnKey();
         this.dictionaries = new SymbolDictionary[schema.symbolColumnCount()];
         try {
             final TxnState s = txn.read();
@@ -71,11 +83,61 @@ public final class TableReader implements AutoCloseable {
     }
 
     /**
-     * Reads the latest commit and returns a snapshot of it (the previous one when nothing changed).
+     * Reads the latest commit and returns a snapshot of it (the previous one when nothing changed). The snapshot stays
+     * valid until this reader is closed: segments that retention drops later stay mapped for it. A reader that lives
+     * long beside retention (a server) takes its snapshots with {@link #acquire()} instead.
      *
      * @return the snapshot.
      */
     public synchronized TableSnapshot snapshot() {
+        final TableSnapshot snap = latest();
+        pinnedFirst = Math.min(pinnedFirst, snap.firstSegment());
+        return snap;
+    }
+
+    /**
+     * Reads the latest commit and returns a snapshot of it, valid until {@link #release(TableSnapshot)}: the segments
+     * that retention dropped are unmapped once no snapshot that spans them is held.
+     *
+     * @return the snapshot; release it exactly once.
+     */
+    public synchronized TableSnapshot acquire() {
+        final TableSnapshot snap = latest();
+        if (snap.leases++ == 0) {
+            handedOut.add(snap);
+        }
+        return snap;
+    }
+
+    /**
+     * Gives back a snapshot taken with {@link #acquire()}.
+     *
+     * @param snap the snapshot.
+     * @return how many dropped segments were unmapped because of it.
+     */
+    public synchronized int release(final TableSnapshot snap) {
+        if (snap.leases <= 0) {
+            throw new IllegalStateException("snapshot of sequence " + snap.sequence() + " released more often than "
+                + "acquired");
+        }
+        if (--snap.leases == 0) {
+            handedOut.remove(snap);
+        }
+        return closed ? 0 : unmapRetired();
+    }
+
+    /** @return segments dropped by retention that this reader still maps for a snapshot in use. */
+    public synchronized int retiredSegments() {
+        int n = 0;
+        for (int i = 0; i < current.firstSegment() && i < segments.size(); i++) {
+            if (segments.get(i) != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private TableSnapshot latest() {
         checkOpen();
         final TxnState s = txn.read();
         if (current == null || s.sequence() != current.sequence()) {
@@ -83,6 +145,11 @@ public final class TableReader implements AutoCloseable {
         }
         final long now = System.nanoTime();
         if (now - filesCheckedAt >= fileCheckNanos) {
+            final Object key = txnKey();
+            if (key == null || !key.equals(txnKey)) {
+                throw new TableDroppedException("table '" + schema.name() + "' was dropped"
+                    + (key == null ? "" : " and created again") + " while this reader had it open");
+            }
             final List<String> cut = new TableCheck(schema.name(), 1).fileLengths(current).problems();
             if (!cut.isEmpty()) {
                 throw new StoreException("damaged data in " + cut.get(0));
@@ -92,13 +159,69 @@ public final class TableReader implements AutoCloseable {
         return current;
     }
 
-    private void refresh(final TxnState s) {
-        final int needed = (int) ((s.rowCount() + schema.segmentRows() - 1) >>> schema.segmentShift());
-        while (segments.size() < needed) {
-            segments.add(Segment.open(schema, dir, segments.size(), false));
+    /**
+     * Unmaps the dropped segments no snapshot in use spans: those below the first segment of every snapshot handed
+     * out and not given back.
+     */
+    private int unmapRetired() {
+        int keepFrom = Math.min(current.firstSegment(), pinnedFirst);
+        for (final TableSnapshot h : handedOut) {
+            keepFrom = Math.min(keepFrom, h.firstSegment());
         }
+        int n = 0;
+        for (int i = 0; i < keepFrom && i < segments.size(); i++) {
+            final Segment seg = segments.get(i);
+            if (seg != null) {
+                seg.close();
+                segments.set(i, null);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** @return the transaction file's identity, null when it is gone. */
+    private Object txnKey() {
+        try {
+            final BasicFileAttributes a = Files.readAttributes(txn.path(), BasicFileAttributes.class,
+                LinkOption.NOFOLLOW_LINKS);
+            return a.fileKey() != null ? a.fileKey() : a.creationTime();
+        } catch (final IOException e) {
+            return null;
+        }
+    }
+
+    private void refresh(final TxnState state) {
+        TxnState s = state;
+        final int needed = (int) ((s.rowCount() + schema.segmentRows() - 1) >>> schema.segmentShift());
+        if (s.firstRow() % schema.segmentRows() != 0) {
+            throw new StoreException("corrupted transaction file " + txn.path() + ": firstRow=" + s.firstRow()
+                + " is not a segment boundary (segments of " + schema.segmentRows() + " rows)");
+        }
+        while (segments.size() < needed) {
+            final int i = segments.size();
+            if (i < (int) (s.firstRow() >>> schema.segmentShift())) {
+                segments.add(null); // dropped before this reader needed it
+                continue;
+            }
+            try {
+                segments.add(Segment.open(schema, dir, i, false));
+            } catch (final StoreException e) {
+                // retention may have dropped it after the state was read: read again, and skip it if so
+                final TxnState again = txn.read();
+                if (again.firstRow() <= ((long) i << schema.segmentShift())) {
+                    throw e;
+                }
+                s = again;
+            }
+        }
+        if (s != state) {
+            refresh(s);
+            return;
+        }
+        final int first = (int) (s.firstRow() >>> schema.segmentShift());
         // the zone maps the snapshot's scans skip with: each block once per reader, when its commit fills it
-        for (int i = 0; i < needed; i++) {
+        for (int i = first; i < needed; i++) {
             final long start = (long) i << schema.segmentShift();
             segments.get(i).verifyZones((int) Math.min(schema.segmentRows(), s.rowCount() - start));
         }
@@ -107,13 +230,19 @@ public final class TableReader implements AutoCloseable {
             dictionaries[i].refresh(s.dictCounts()[i], s.dictBytes()[i]);
             sizes[i] = (int) s.dictCounts()[i];
         }
-        current = new TableSnapshot(this, schema, s.sequence(), s.rowCount(), segments, dictionaries, sizes, symbolSlot,
-            strides);
+        current = new TableSnapshot(this, schema, s.sequence(), s.rowCount(), first, segments, dictionaries, sizes,
+            symbolSlot, strides);
+        unmapRetired();
     }
 
     /** @return the schema. */
     public Schema schema() {
         return schema;
+    }
+
+    /** @return whether the reader was closed. */
+    public boolean isClosed() {
+        return closed;
     }
 
     boolean isOpen() {
@@ -139,9 +268,12 @@ public final class TableReader implements AutoCloseable {
 
     private void closeResources() {
         for (final Segment seg : segments) {
-            seg.close();
+            if (seg != null) {
+                seg.close();
+            }
         }
         segments.clear();
+        handedOut.clear();
         for (final SymbolDictionary d : dictionaries) {
             if (d != null) {
                 d.close();

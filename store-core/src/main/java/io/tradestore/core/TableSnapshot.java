@@ -16,6 +16,9 @@ public final class TableSnapshot implements RecordAccess {
     private final Schema schema;
     private final long sequence;
     private final long rowCount;
+    private final int firstSegment;
+    /** Holders from {@link TableReader#acquire()} not yet released; guarded by the reader. */
+    int leases;
     private final Segment[] segments;
     private final SymbolDictionary[] dictionaries;
     private final int[] dictionarySizes;
@@ -24,13 +27,14 @@ public final class TableSnapshot implements RecordAccess {
     private final TableReader reader;
 
     TableSnapshot(final TableReader reader, final Schema schema, final long sequence, final long rowCount,
-        final List<Segment> segs,
+        final int firstSegment, final List<Segment> segs,
                   final SymbolDictionary[] dictionaries, final int[] dictionarySizes, final int[] symbolSlot,
                   final int[] strides) {
         this.reader = reader;
         this.schema = schema;
         this.sequence = sequence;
         this.rowCount = rowCount;
+        this.firstSegment = firstSegment;
         final int n = (int) ((rowCount + schema.segmentRows() - 1) >>> schema.segmentShift());
         this.segments = segs.subList(0, n).toArray(new Segment[0]);
         this.dictionaries = dictionaries;
@@ -54,9 +58,27 @@ public final class TableSnapshot implements RecordAccess {
         return rowCount;
     }
 
-    /** @return segments holding committed rows. */
+    /**
+     * @return segments holding committed rows, including those retention dropped: valid segment indexes run from
+     *     {@link #firstSegment()} to this, exclusive.
+     */
     public int segmentCount() {
         return segments.length;
+    }
+
+    /** @return the first segment not dropped by retention (0 when none was). */
+    public int firstSegment() {
+        return firstSegment;
+    }
+
+    /** @return the first row not dropped by retention: rows run from it to {@link #rowCount()}, exclusive. */
+    public long firstRow() {
+        return (long) firstSegment << schema.segmentShift();
+    }
+
+    /** @return rows held: committed rows less those retention dropped. */
+    public long liveRows() {
+        return rowCount - firstRow();
     }
 
     /**
@@ -69,6 +91,10 @@ public final class TableSnapshot implements RecordAccess {
         reader.checkOpen();
         if (Bounds.SHOULD_BOUNDS_CHECK) {
             Bounds.checkIndex("segment", index, segments.length, "segmentCount");
+        }
+        if (index < firstSegment) {
+            throw new IndexOutOfBoundsException("segment " + index + " was dropped by retention; segments of this "
+                + "snapshot run from " + firstSegment + " to " + segments.length);
         }
         return segments[index];
     }

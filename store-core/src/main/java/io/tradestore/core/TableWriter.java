@@ -18,23 +18,11 @@ import io.tradestore.core.txn.TxnState;
  * process is refused. Not thread-safe: one thread appends and commits.
  *
  * <p>Row appends ({@link #append}, {@link #appendRow()}) go through a small <b>staging area</b> where write(2) is
- * available (Linux with net.openhft:posix; property {@code tradestore.append.staging}, default true): the flyweight's
- * setters write into a window of {@value #DEFAULT_STAGE_ROWS} rows laid out like the segment files, which stays in
- * the L2 cache, and the window is copied into the segment files with write(2) when it is full, at {@link #commit()}
- * (before the row count is published), and before the mapped addresses are handed out ({@link #columnAddress},
- * {@link #reserve}). The zone maps are widened from the staged values while they are in cache. write(2) lands in the
- * same page cache as the mappings, so readers in any process see the rows through their mappings, and a crash
- * leaves the files as stores would have. What it saves: page faults, zero-filling of fresh pages that are then
- * overwritten, cache misses on 8 column streams, and a second pass over mapped memory for the zone maps. Flyweights
- * bound to the writer are re-pointed ({@link Flyweight#refresh()}) whenever staged rows move into the files. A writer
- * whose mapped column addresses are asked for ({@link #columnAddress}, {@link #reserve}) copies its staged rows out
- * and appends through the mappings from then on. For segments of 65,536 rows or more a full window is copied by a
- * second thread while the writer fills a second window ({@link StageWindows}).
+ * available (property {@code tradestore.append.staging}, default true): a window of {@value #DEFAULT_STAGE_ROWS} rows
+ * laid out like the segment files, copied into them with write(2); {@link StageWindows} says why and when.
  *
- * <p><b>Zone maps</b> are widened once per row where it is cheap: from the staged values when a window is copied, from
- * the mappings when appends pass a block's end (mapped path), by {@link #writeColumn} from the values it writes, and
- * at {@link #commit()} for the rest; {@link ZoneWatermark} says how a write that comes after a row's widening is
- * caught.
+ * <p><b>Zone maps</b> are widened once per row where it is cheap (staged values, block ends, {@link #writeColumn},
+ * commit); {@link ZoneWatermark} says how a write that comes after a row's widening is caught.
  *
  * <pre>
  *   appendRow()/reserve()     commit()                               rollback() / close() / crash
@@ -52,11 +40,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     static final int DEFAULT_STAGE_ROWS = 16_384;
     /** Property that turns the staging area off ({@code false}: row appends store into the mappings). */
     public static final String STAGING_PROPERTY = "tradestore.append.staging";
-    /**
-     * Property that turns the staging thread on or off (default: on for segments of at least 65,536 rows). Off, full
-     * windows are copied into the files on the writer's thread instead of by a second thread while the writer fills its
-     * other window.
-     */
+    /** Property that turns the staging thread on or off (default: on for segments of at least 65,536 rows). */
     public static final String STAGE_THREAD_PROPERTY = "tradestore.append.stageThread";
     /** Property that sets the staging area's rows (a power of two; for measurements). */
     public static final String STAGE_ROWS_PROPERTY = "tradestore.append.stageRows";
@@ -139,7 +123,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             this.pendingRows = committedRows;
             this.zones = new ZoneWatermark(segments, shift, segmentRows, blockMask + 1L, committedRows);
             this.nulledRows = committedRows;
-            segments.openCommitted(committedRows);
+            segments.openCommitted(committedRows, state.firstRow());
             if (staging) {
                 // staged rows reach the files by write(2): nothing is faulted in ahead of them
                 segments.stopPrefaultAll();
@@ -425,10 +409,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     }
 
     /**
-     * Sets whether the background thread faults segments in ahead of the writer: only for a writer that stores into the
-     * mappings. A staging writer and column writes copy with write(2), which allocates the pages itself; and a writer
-     * that ever staged rows never lets the background thread prepare chunks again: it could null-fill a chunk the
-     * staged rows were written into (the writer claimed none of them).
+     * Lets the background thread fault segments in only for a writer that stores into the mappings: staging and column
+     * writes use write(2), and after staging a prepared chunk could null-fill rows the staged rows were written into.
      */
     private void updatePrefault() {
         segments.prefault(!staging && !columnWritesOn && !stagedAny);
@@ -447,7 +429,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     public void writeColumn(final int segment, final int column, final int rowInSegment, final long src,
         final int rows) {
         checkOpen();
-        Bounds.checkIndex("segment", segment, segments.count(), "segmentCount");
+        segments.check(segment);
         Bounds.checkIndex("column", column, schema.columnCount(), "columnCount");
         final long first = ((long) segment << shift) + rowInSegment;
         if (rowInSegment < 0 || rows < 0 || first < committedRows || first + rows > pendingRows) {
@@ -473,12 +455,8 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     }
 
     /**
-     * Returns the time this writer's thread spent creating segments, waiting for the background creation of the next
-     * one, faulting in chunks of rows the background thread had not reached yet, or waiting for a chunk it was
-     * null-filling, or waiting for the staging thread to finish copying a window into the files: with fast appends the
-     * first touch of fresh pages, not the writer, sets the pace.
-     *
-     * @return nanoseconds since the writer opened.
+     * @return nanoseconds this writer's thread waited for segments since it opened: their creation, chunks of fresh
+     *     pages, the staging thread's copies (with fast appends the first touch of fresh pages sets the pace).
      */
     public long segmentWaitNanos() {
         return segments.waitNanos();
@@ -559,6 +537,31 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     }
 
     /**
+     * Drops the oldest sealed segments whose newest row is before {@code cutNanos} ({@link WriterSegments#keptFrom}),
+     * committed and synced before any file is deleted: a crash leaves the old or the new set of segments. Files go when
+     * no reader maps them. Uncommitted rows stay pending.
+     *
+     * @param cutNanos epoch nanoseconds on the designated timestamp.
+     * @return what was dropped.
+     */
+    public Retention dropOlderThan(final long cutNanos) {
+        checkOpen();
+        final int from = (int) (state.firstRow() >>> shift);
+        final int first = segments.keptFrom(from, (int) (state.rowCount() >>> shift), cutNanos);
+        if (first > from) {
+            state = txn.dropBelow(state, (long) first << shift);
+            attached.refresh(null);
+            segments.dropBelow(first, sealListener);
+        }
+        return new Retention(first - from, (long) (first - from) << shift, state.firstRow());
+    }
+
+    @Override
+    public long firstRow() {
+        return state.firstRow();
+    }
+
+    /**
      * Sets the listener told when commits seal segments (the query module's {@code SealIndexer} builds the segments'
      * bitmap indexes then, as {@code tradestore load} does).
      *
@@ -598,11 +601,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     }
 
     /**
-     * Rolls back as {@link #rollback()} does, then closes and deletes every segment that holds no committed row, those
-     * created ahead included, so that the space reserved for them goes back to the file system: segment files are
-     * created at full size, and a failed bulk load (the CSV loader calls this) would otherwise leave a small disk full.
-     * The next append creates the segment again. Addresses from {@link #columnAddress} of a deleted segment are invalid
-     * afterwards; a flyweight left on one of its rows points at a scratch row of this writer until it moves.
+     * Rolls back, then closes and deletes every segment holding no committed row (those created ahead too): segment
+     * files are created at full size, and a failed bulk load would otherwise leave a small disk full. Addresses from
+     * {@link #columnAddress} of a deleted segment are invalid afterwards; a flyweight left on one of its rows points at
+     * a scratch row of this writer until it moves.
      */
     public void rollbackAndDeleteSegments() {
         rollback();
@@ -650,7 +652,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     @Override
     public long columnAddress(final int segment, final int column) {
         checkOpen();
-        Bounds.checkIndex("segment", segment, segments.count(), "segmentCount");
+        segments.check(segment);
         Bounds.checkIndex("column", column, schema.columnCount(), "columnCount");
         if (staging) {
             stopStaging();
@@ -673,7 +675,7 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
      */
     public void releaseColumnAddresses(final int segment) {
         checkOpen();
-        Bounds.checkIndex("segment", segment, segments.count(), "segmentCount");
+        segments.check(segment);
         zones.rawAddressesReleased(segment);
     }
 

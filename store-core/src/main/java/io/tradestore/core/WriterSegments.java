@@ -75,11 +75,18 @@ final class WriterSegments {
      * entry is refused before this writer builds on it.
      *
      * @param committedRows the table's committed rows.
+     * @param firstRow      the first row retention kept: segments below it are not opened, and deleted if a crash
+     *                      left them.
      */
-    void openCommitted(final long committedRows) {
+    void openCommitted(final long committedRows, final long firstRow) {
         final int segCount = holding(committedRows);
         SegmentDirectories.clearPastCommit(dir, (int) (committedRows >>> shift), segCount);
-        for (int i = 0; i < segCount; i++) {
+        final int first = (int) (firstRow >>> shift);
+        SegmentDirectories.deleteBelow(dir, first);
+        for (int i = 0; i < first; i++) {
+            segments.add(null);
+        }
+        for (int i = first; i < segCount; i++) {
             segments.add(Segment.open(schema, dir, i, true));
             segments.get(i).verifyZones((int) Math.min(segmentRows, committedRows - ((long) i << shift)));
         }
@@ -99,6 +106,19 @@ final class WriterSegments {
     /** @return the open segment {@code index}. */
     Segment get(final int index) {
         return segments.get(index);
+    }
+
+    /**
+     * Checks a segment index a caller gave.
+     *
+     * @param index the segment index.
+     * @throws IndexOutOfBoundsException when no segment has it, or retention dropped it.
+     */
+    void check(final int index) {
+        Bounds.checkIndex("segment", index, segments.size(), "segmentCount");
+        if (segments.get(index) == null) {
+            throw new IndexOutOfBoundsException("segment " + index + " was dropped by retention");
+        }
     }
 
     /** @return the segment holding table row {@code row}. */
@@ -271,7 +291,9 @@ final class WriterSegments {
     /** Stops the background thread's pre-faulting of every segment, open or created ahead. */
     void stopPrefaultAll() {
         for (final Segment s : segments) {
-            s.stopPrefault();
+            if (s != null) {
+                s.stopPrefault();
+            }
         }
         for (final CompletableFuture<Segment> next : ahead) {
             if (next.isDone() && !next.isCompletedExceptionally()) {
@@ -393,9 +415,57 @@ final class WriterSegments {
     /** Closes the open segments (a writer that failed to open: none was created ahead yet). */
     void closeOpen() {
         for (final Segment s : segments) {
-            s.close();
+            if (s != null) {
+                s.close();
+            }
         }
         segments.clear();
+    }
+
+    /**
+     * The first segment retention keeps: from {@code from}, segments go as long as they are sealed and their newest
+     * designated timestamp is below the cut (a segment with a newer row stops the drop, even if later ones are older).
+     *
+     * @param from     the first segment kept now.
+     * @param sealed   the segments wholly committed.
+     * @param cutNanos epoch nanoseconds.
+     * @return the first segment to keep.
+     * @throws StoreException when the table has no designated timestamp.
+     */
+    int keptFrom(final int from, final int sealed, final long cutNanos) {
+        final int ts = schema.timestampIndex();
+        if (ts < 0) {
+            throw new StoreException("table '" + schema.name() + "' has no designated timestamp; retention drops by "
+                + "time");
+        }
+        int first = from;
+        while (first < sealed && segments.get(first).zoneMax(-1, ts) < cutNanos) {
+            first++;
+        }
+        return first;
+    }
+
+    /**
+     * Unmaps the segments below {@code first}, which retention dropped (sealed: the background thread no longer touches
+     * them), and deletes their directories.
+     *
+     * @param first    the first segment kept.
+     * @param listener told after the deletion (its reader lets go of them), or null.
+     * @return how many segment directories were deleted.
+     */
+    int dropBelow(final int first, final SealListener listener) {
+        for (int i = 0; i < first && i < segments.size(); i++) {
+            final Segment s = segments.get(i);
+            if (s != null) {
+                s.close();
+                segments.set(i, null);
+            }
+        }
+        final int deleted = SegmentDirectories.deleteBelow(dir, first);
+        if (listener != null) {
+            listener.dropped(first);
+        }
+        return deleted;
     }
 
     /**

@@ -96,6 +96,8 @@ public final class AllTypesFlyweight implements Flyweight {
     private boolean writable;
     private long row = -1;
     private long limit;
+    /** The first row the source holds: rows below it were dropped by retention. */
+    private long first;
     private long runEnd;
     private long bAddress = NativeMemory.SCRATCH_ADDRESS;
     private int bStride;
@@ -125,7 +127,8 @@ public final class AllTypesFlyweight implements Flyweight {
         }
         this.access = access;
         this.writable = access.writable();
-        this.row = -1;
+        this.first = access.firstRow();
+        this.row = first - 1;
         this.limit = access.rowLimit();
         toScratch();
         bStride = access.columnStride(0);
@@ -150,7 +153,11 @@ public final class AllTypesFlyweight implements Flyweight {
         writable = access.writable();
         if (access.isOpen()) {
             limit = access.rowLimit();
-            if (row >= 0) {
+            first = access.firstRow();
+            if (row < first - 1) {
+                row = first - 1;
+            }
+            if (row >= first) {
                 position(row);
                 return;
             }
@@ -185,7 +192,7 @@ public final class AllTypesFlyweight implements Flyweight {
 
     @Override
     public AllTypesFlyweight wrap(final long row) {
-        if (row < 0 || row >= limit || !access.isOpen()) {
+        if (row < first || row >= limit || !access.isOpen()) {
             checkRow(row);
         }
         if (row == this.row + 1 && row < runEnd) {
@@ -223,8 +230,10 @@ public final class AllTypesFlyweight implements Flyweight {
             throw unbound();
         }
         limit = access.rowLimit();
-        if (r < 0 || r >= limit) {
-            throw new IndexOutOfBoundsException("row=" + r + " rowLimit=" + limit);
+        first = access.firstRow();
+        if (r < first || r >= limit) {
+            throw new IndexOutOfBoundsException("row=" + r + " rowLimit=" + limit
+                + (r >= 0 && r < first ? " (rows below " + first + " were dropped by retention)" : ""));
         }
     }
 

@@ -66,6 +66,24 @@ public final class StoreChild {
                     out.println("REFUSED " + e.getMessage());
                 }
                 break;
+            case "drop":
+                try (Store store = Store.open(dir)) {
+                    out.println("DROPPING");
+                    out.flush();
+                    final long start = System.nanoTime();
+                    store.dropTable(schema.name());
+                    out.println("DROPPED " + (System.nanoTime() - start) / 1000);
+                }
+                break;
+            case "retain":
+                try (Store store = Store.open(dir); TableWriter w = store.table(schema.name()).writer()) {
+                    out.println("RETAINING");
+                    out.flush();
+                    final long start = System.nanoTime();
+                    final Retention r = w.dropOlderThan(Long.MAX_VALUE);
+                    out.println("RETAINED " + r.segments() + " " + (System.nanoTime() - start) / 1000);
+                }
+                break;
             default:
                 throw new IllegalArgumentException("unknown mode " + args[0]);
         }

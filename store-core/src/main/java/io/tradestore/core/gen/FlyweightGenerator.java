@@ -109,6 +109,8 @@ public final class FlyweightGenerator {
         o.append("    private boolean writable;\n");
         o.append("    private long row = -1;\n");
         o.append("    private long limit;\n");
+        o.append("    /** The first row the source holds: rows below it were dropped by retention. */\n");
+        o.append("    private long first;\n");
         o.append("    private long runEnd;\n");
         for (final Column c : schema.columns()) {
             final String f = field(c.name());
@@ -126,7 +128,8 @@ public final class FlyweightGenerator {
             .append("'\");\n");
         o.append("        }\n");
         o.append("        this.access = access;\n        this.writable = access.writable();\n");
-        o.append("        this.row = -1;\n        this.limit = access.rowLimit();\n        toScratch();\n");
+        o.append("        this.first = access.firstRow();\n        this.row = first - 1;\n");
+        o.append("        this.limit = access.rowLimit();\n        toScratch();\n");
         for (final Column c : schema.columns()) {
             o.append("        ").append(field(c.name())).append("Stride = access.columnStride(").append(c.index()).append(");\n");
         }
@@ -134,7 +137,8 @@ public final class FlyweightGenerator {
         o.append("        return this;\n    }\n");
         o.append("\n    @Override\n    public void refresh() {\n        if (access == null) {\n            return;\n        }\n");
         o.append("        writable = access.writable();\n        if (access.isOpen()) {\n            limit = access.rowLimit();\n");
-        o.append("            if (row >= 0) {\n                position(row);\n                return;\n            }\n        }\n");
+        o.append("            first = access.firstRow();\n            if (row < first - 1) {\n                row = first - 1;\n            }\n");
+        o.append("            if (row >= first) {\n                position(row);\n                return;\n            }\n        }\n");
         o.append("        toScratch();\n    }\n");
         o.append("\n    /** Points every column at scratch memory: no run of rows until the next position. */\n");
         o.append("    private void toScratch() {\n        runEnd = 0;\n");
@@ -149,7 +153,7 @@ public final class FlyweightGenerator {
     /** Positioning over rows (wrap, next, advance, position) and the exceptions they and the setters throw. */
     private static void positioning(final StringBuilder o, final Schema schema, final String className) {
         o.append("\n    @Override\n    public ").append(className).append(" wrap(final long row) {\n");
-        o.append("        if (row < 0 || row >= limit || !access.isOpen()) {\n            checkRow(row);\n        }\n");
+        o.append("        if (row < first || row >= limit || !access.isOpen()) {\n            checkRow(row);\n        }\n");
         o.append("        if (row == this.row + 1 && row < runEnd) {\n            advance();\n        } else {\n            position(row);\n        }\n");
         o.append("        this.row = row;\n        return this;\n    }\n");
         o.append("\n    @Override\n    public boolean next() {\n        final long r = row + 1;\n");
@@ -158,8 +162,10 @@ public final class FlyweightGenerator {
         o.append("        if (r < runEnd) {\n            advance();\n        } else {\n            position(r);\n        }\n");
         o.append("        row = r;\n        return true;\n    }\n");
         o.append("\n    private void checkRow(final long r) {\n        if (access == null) {\n            throw unbound();\n        }\n");
-        o.append("        limit = access.rowLimit();\n        if (r < 0 || r >= limit) {\n");
-        o.append("            throw new IndexOutOfBoundsException(\"row=\" + r + \" rowLimit=\" + limit);\n        }\n    }\n");
+        o.append("        limit = access.rowLimit();\n        first = access.firstRow();\n        if (r < first || r >= limit) {\n");
+        o.append("            throw new IndexOutOfBoundsException(\"row=\" + r + \" rowLimit=\" + limit\n");
+        o.append("                + (r >= 0 && r < first ? \" (rows below \" + first + \" were dropped by retention)\" : \"\"));\n");
+        o.append("        }\n    }\n");
         o.append("\n    private void advance() {\n");
         for (final Column c : schema.columns()) {
             final String f = field(c.name());

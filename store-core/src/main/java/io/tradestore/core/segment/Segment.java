@@ -784,6 +784,11 @@ public final class Segment implements AutoCloseable {
         checkRange(from, to);
     }
 
+    /** @return whether the segment was closed (unmapped): what caches keyed by it may forget. */
+    public boolean isClosed() {
+        return closed;
+    }
+
     @Override
     public void close() {
         closed = true;

@@ -12,7 +12,7 @@ package io.tradestore.core.txn;
  *  +---------------------------------------+
  *  |      sequence i64 (published txn)     |   slot in use = sequence &amp; 1
  *  +---------------------------------------+
- *  |            reserved i64               |
+ *  |            firstRow i64               |   rows below it were dropped by retention (format 2)
  *  +---------------------------------------+  SLOTS_OFFSET (32)
  *  | slot 0, SLOT_LENGTH bytes             |
  *  | slot 1, SLOT_LENGTH bytes             |
@@ -24,10 +24,17 @@ package io.tradestore.core.txn;
  *  16 checksum i64     over every other long of the slot
  *  24 per symbol column: entryCount i64, byteLength i64 (committed dictionary entries and file bytes)
  * </pre>
+ *
+ * Format 2 gave the header's reserved long a meaning, {@code firstRow}: whole segments below it were dropped by
+ * retention. It lives outside the slots because it only grows and only covers sealed rows, which never change: a reader
+ * that pairs a newer {@code firstRow} with an older slot sees a state between two commits, never a hole. A format 1
+ * file reads as format 2 with {@code firstRow} 0 (the reserved long was always zero).
  */
 public final class TxnDescriptor {
     /** The current format. */
-    public static final int FORMAT_VERSION = 1;
+    public static final int FORMAT_VERSION = 2;
+    /** The first format, still read: no rows were ever dropped from its tables. */
+    public static final int FORMAT_VERSION_1 = 1;
     /** File name within the table directory. */
     public static final String FILE_NAME = "_txn";
 
@@ -39,8 +46,10 @@ public final class TxnDescriptor {
     public static final int SCHEMA_HASH_OFFSET = SYMBOL_COLUMNS_OFFSET + 4;
     /** Offset of the published sequence. */
     public static final int SEQUENCE_OFFSET = SCHEMA_HASH_OFFSET + 8;
+    /** Offset of the first row not dropped (format 2). */
+    public static final int FIRST_ROW_OFFSET = SEQUENCE_OFFSET + 8;
     /** Offset of the first slot. */
-    public static final int SLOTS_OFFSET = SEQUENCE_OFFSET + 16;
+    public static final int SLOTS_OFFSET = FIRST_ROW_OFFSET + 8;
 
     /** Slot-relative offset of the slot's sequence. */
     public static final int SLOT_SEQUENCE_OFFSET = 0;

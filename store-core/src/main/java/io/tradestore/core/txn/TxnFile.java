@@ -82,7 +82,7 @@ public final class TxnFile implements AutoCloseable {
             throw new StoreException("transaction file " + path + " has format version " + version
                 + ", newer than this tradestore supports (" + TxnDescriptor.FORMAT_VERSION + "); upgrade tradestore");
         }
-        if (version < 1) {
+        if (version < TxnDescriptor.FORMAT_VERSION_1) {
             throw new StoreException("corrupted transaction file " + path + ": formatVersion=" + version);
         }
         if (symbols != symbolColumns || hash != schemaHash) {
@@ -116,6 +116,7 @@ public final class TxnFile implements AutoCloseable {
             final long slotSeq = NativeMemory.getLong(slot + TxnDescriptor.SLOT_SEQUENCE_OFFSET);
             final long rows = NativeMemory.getLong(slot + TxnDescriptor.SLOT_ROW_COUNT_OFFSET);
             final long checksum = NativeMemory.getLong(slot + TxnDescriptor.SLOT_CHECKSUM_OFFSET);
+            final long firstRow = NativeMemory.getLongVolatile(base + TxnDescriptor.FIRST_ROW_OFFSET);
             for (int i = 0; i < symbolColumns; i++) {
                 final long e = slot + TxnDescriptor.SLOT_DICTIONARIES_OFFSET
                     + (long) i * TxnDescriptor.DICTIONARY_ENTRY_LENGTH;
@@ -135,7 +136,11 @@ public final class TxnFile implements AutoCloseable {
             if (rows < 0) {
                 throw new StoreException("corrupted transaction file " + file.path() + ": rowCount=" + rows);
             }
-            return new TxnState(seq, rows, counts.clone(), bytes.clone());
+            if (firstRow < 0 || firstRow > rows) {
+                throw new StoreException("corrupted transaction file " + file.path() + ": firstRow=" + firstRow
+                    + " outside [0, rowCount=" + rows + "]");
+            }
+            return new TxnState(seq, rows, counts.clone(), bytes.clone(), firstRow);
         }
         throw new StoreException("transaction file " + file.path() + " kept changing while being read");
     }
@@ -160,7 +165,27 @@ public final class TxnFile implements AutoCloseable {
         if (sync) {
             file.sync(0, file.length());
         }
-        return new TxnState(seq, rowCount, dictCounts.clone(), dictBytes.clone());
+        return new TxnState(seq, rowCount, dictCounts.clone(), dictBytes.clone(), previous.firstRow());
+    }
+
+    /**
+     * Drops the rows below {@code firstRow} (whole sealed segments) and publishes that as a new transaction with the
+     * same rows, synced before it returns whatever the durability mode: the segments' files are deleted after this, and
+     * a crash must never find them gone while the transaction file still counts them. Single writer only.
+     *
+     * @param previous the state being replaced.
+     * @param firstRow the new first row, at least the previous one and at most its committed rows.
+     * @return the new state.
+     */
+    public TxnState dropBelow(final TxnState previous, final long firstRow) {
+        if (firstRow < previous.firstRow() || firstRow > previous.rowCount()) {
+            throw new IllegalArgumentException("firstRow=" + firstRow + " outside [" + previous.firstRow() + ", "
+                + previous.rowCount() + "]");
+        }
+        NativeMemory.putInt(base + TxnDescriptor.FORMAT_VERSION_OFFSET, TxnDescriptor.FORMAT_VERSION);
+        NativeMemory.putLongOrdered(base + TxnDescriptor.FIRST_ROW_OFFSET, firstRow);
+        final TxnState next = publish(previous, previous.rowCount(), previous.dictCounts(), previous.dictBytes(), true);
+        return new TxnState(next.sequence(), next.rowCount(), next.dictCounts(), next.dictBytes(), firstRow);
     }
 
     private void writeSlot(final int slotIndex, final long seq, final long rows, final long[] counts,

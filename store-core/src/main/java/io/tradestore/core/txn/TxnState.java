@@ -7,6 +7,7 @@ package io.tradestore.core.txn;
  * @param rowCount     committed rows.
  * @param dictCounts   committed entries per symbol column (in symbol-column order).
  * @param dictBytes    committed dictionary file bytes per symbol column.
+ * @param firstRow     the first row not dropped by retention (a segment boundary; 0 when none was dropped).
  */
-public record TxnState(long sequence, long rowCount, long[] dictCounts, long[] dictBytes) {
+public record TxnState(long sequence, long rowCount, long[] dictCounts, long[] dictBytes, long firstRow) {
 }

@@ -106,7 +106,7 @@ public final class Executor {
     private Result execute(final ExecutorService pool, final int threads, final long startNanos) {
         final TableSnapshot snap = plan.snap;
         final List<Integer> keep = new ArrayList<>();
-        for (int i = 0; i < snap.segmentCount(); i++) {
+        for (int i = snap.firstSegment(); i < snap.segmentCount(); i++) {
             if (plan.filter == null || plan.filter.mayMatch(snap.segment(i), -1)) {
                 keep.add(i);
             } else {

@@ -390,7 +390,7 @@ final class AggregateBinder {
         }
         long lo = Long.MAX_VALUE;
         long hi = Long.MIN_VALUE;
-        for (int i = 0; i < snap.segmentCount(); i++) {
+        for (int i = snap.firstSegment(); i < snap.segmentCount(); i++) {
             lo = Math.min(lo, snap.segment(i).zoneMin(-1, c.index()));
             hi = Math.max(hi, snap.segment(i).zoneMax(-1, c.index()));
         }

@@ -359,7 +359,7 @@ public final class Binder {
             } else {
                 lo = Long.MAX_VALUE;
                 hi = Long.MIN_VALUE;
-                for (int s = 0; s < snap.segmentCount(); s++) {
+                for (int s = snap.firstSegment(); s < snap.segmentCount(); s++) {
                     lo = Math.min(lo, snap.segment(s).zoneMin(-1, k.col.index()));
                     hi = Math.max(hi, snap.segment(s).zoneMax(-1, k.col.index()));
                 }
