@@ -4,10 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,8 +15,8 @@ import java.util.function.LongSupplier;
 import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
 import io.tradestore.core.TableCheck;
-import io.tradestore.core.TableReader;
 import io.tradestore.core.TableSnapshot;
+import io.tradestore.core.schema.Schema;
 import io.tradestore.query.exec.QueryRunner;
 import io.tradestore.query.index.BitmapIndexes;
 import io.tradestore.query.model.Options;
@@ -45,8 +43,8 @@ public final class QueryEngine implements AutoCloseable {
     private final Store store;
     private final int threads;
     private final ExecutorService pool;
-    private final Map<String, TableReader> readers = new HashMap<>();
     private final BitmapIndexes indexes = new BitmapIndexes();
+    private final TableReaders readers;
     private volatile boolean useIndexes = true;
     private volatile int morselRows;
     private volatile long smallQueryRows = -1;
@@ -77,6 +75,7 @@ public final class QueryEngine implements AutoCloseable {
             throw new IllegalArgumentException("threads=" + threads + " must be at least 1");
         }
         this.store = store;
+        this.readers = new TableReaders(store, indexes);
         this.threads = threads;
         final AtomicInteger n = new AtomicInteger();
         this.pool = Executors.newFixedThreadPool(Math.max(1, threads - 1), r -> {
@@ -210,7 +209,7 @@ public final class QueryEngine implements AutoCloseable {
      * @throws QueryException as {@link #translateSql(String)}.
      */
     public SqlQuery translateSql(final String sql, final SqlParameters parameters) {
-        return SqlTranslator.translate(sql, table -> snapshot(table).schema(), parameters);
+        return SqlTranslator.translate(sql, this::schema, parameters);
     }
 
     /**
@@ -224,9 +223,8 @@ public final class QueryEngine implements AutoCloseable {
      */
     public List<ResultColumn> describeSql(final String sql, final SqlParameters parameters) {
         final SqlQuery q = translateSql(sql, parameters);
-        try {
-            final List<ResultColumn> planned = Binder.bind(q.query(), snapshot(q.query().table()), clock.getAsLong())
-                .columns;
+        try (TableReaders.Lease lease = readers.lend(q.query().table())) {
+            final List<ResultColumn> planned = Binder.bind(q.query(), lease.snapshot(), clock.getAsLong()).columns;
             return q.shape(new NoRows(planned)).columns();
         } catch (final QueryException e) {
             throw q.locate(e);
@@ -340,7 +338,12 @@ public final class QueryEngine implements AutoCloseable {
     }
 
     private QueryResult run(final Query query, final long start, final QueryCancel cancel) {
-        final TableSnapshot snap = snapshot(query.table());
+        try (TableReaders.Lease lease = readers.lend(query.table())) {
+            return run(query, lease.snapshot(), start, cancel);
+        }
+    }
+
+    private QueryResult run(final Query query, final TableSnapshot snap, final long start, final QueryCancel cancel) {
         try {
             return QueryRunner.run(query, snap, pool, threads, useIndexes ? indexes : null, start, morselRows,
                 smallQueryRows, clock, cancel);
@@ -380,44 +383,49 @@ public final class QueryEngine implements AutoCloseable {
     }
 
     /**
-     * Takes a snapshot of a table's latest commit.
+     * Takes a snapshot of a table's latest commit, valid until this engine closes (its segments stay mapped until then,
+     * even those retention drops: for tests and tools, not for a long-lived caller).
      *
      * @param table the table name.
      * @return the snapshot.
      * @throws QueryException UNKNOWN_TABLE, or INTERNAL when the table's files cannot be read (missing, damaged).
      */
     public TableSnapshot snapshot(final String table) {
-        final TableReader reader;
-        synchronized (this) {
-            if (closed) {
-                throw new QueryException(ErrorCode.INTERNAL, "the query engine is closed", "");
-            }
-            TableReader r = readers.get(table);
-            if (r == null) {
-                if (table == null || !store.hasTable(table)) {
-                    throw new QueryException(ErrorCode.UNKNOWN_TABLE,
-                        "unknown table '" + StoreException.echo(table) + "'; tables are " + store.tableNames(),
-                        "/table");
-                }
-                try {
-                    r = store.table(table).reader();
-                } catch (final StoreException e) {
-                    // the table exists but its files do not open: the store's fault (500), not the query's (404)
-                    throw damaged(table, e);
-                }
-                readers.put(table, r);
-            }
-            reader = r;
-        }
-        try {
-            return reader.snapshot();
-        } catch (final StoreException e) {
-            throw damaged(table, e);
+        try (TableReaders.Lease lease = readers.lend(table)) {
+            return lease.pin();
         }
     }
 
-    private static QueryException damaged(final String table, final StoreException e) {
-        return QueryException.storeProblem("cannot read table '" + table + "': " + e.getMessage(), e);
+    /** @return a table's schema, from a snapshot lent for the moment. */
+    private Schema schema(final String table) {
+        try (TableReaders.Lease lease = readers.lend(table)) {
+            return lease.snapshot().schema();
+        }
+    }
+
+    /**
+     * Forgets a table that was dropped: queries that started before finish on their snapshot, later ones find the table
+     * unknown (or, created again, afresh), and the reader is closed when the last of the earlier ones ends.
+     *
+     * @param table the table name.
+     */
+    public void forgetTable(final String table) {
+        readers.forget(table);
+    }
+
+    /**
+     * Reads a table's latest commit now (when this engine has it open), so that segments retention dropped are unmapped
+     * at once when no query spans them, not at the table's next query.
+     *
+     * @param table the table name.
+     */
+    public void refreshTable(final String table) {
+        readers.refresh(table);
+    }
+
+    /** @return segments retention dropped that this engine still maps for queries in flight. */
+    public int retiredSegments() {
+        return readers.retiredSegments();
     }
 
     /**
@@ -517,10 +525,7 @@ public final class QueryEngine implements AutoCloseable {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
-            for (final TableReader r : readers.values()) {
-                r.close();
-            }
-            readers.clear();
+            readers.close();
         }
         pool.shutdownNow();
     }

@@ -239,6 +239,20 @@ public final class BitmapIndexes implements SegmentSelector {
         bucketAsks.clear();
     }
 
+    /**
+     * Forgets everything held for segments that were closed since: the segments of a dropped table, or those retention
+     * dropped, once no snapshot spans them. Their mapped index files would otherwise keep the deleted files' blocks.
+     */
+    public void evictClosed() {
+        cache.keySet().removeIf(k -> k.segment().isClosed());
+        heldOverBudget.keySet().removeIf(k -> k.segment().isClosed());
+        open.keySet().removeIf(Segment::isClosed);
+        outOfOrder.removeIf(Segment::isClosed);
+        overBudget.keySet().removeIf(k -> k.segment().isClosed());
+        bucketAsks.keySet().removeIf(k -> k.segment().isClosed());
+        summaryCache.evictClosed();
+    }
+
     /** @param s segment. @param c column. @return the index file of the column in the segment. */
     public static Path file(final Segment s, final Column c) {
         return BitmapIndexFiles.file(s, c);

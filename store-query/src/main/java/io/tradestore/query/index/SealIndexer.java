@@ -2,6 +2,8 @@ package io.tradestore.query.index;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -71,25 +73,62 @@ public final class SealIndexer implements SealListener, AutoCloseable {
         if (closed) {
             return; // commits after close() (or the writer's close): not indexed here; queries build what they need
         }
-        // the snapshot of the commit that sealed them (taken on the writer's thread: it is the latest now)
+        // the snapshot of the commit that sealed them (taken on the writer's thread: it is the latest now), lent until
+        // the last of its builds ends, so that retention can unmap the segments it spans afterwards
         final TableSnapshot snap;
         try {
-            snap = reader.snapshot();
+            snap = reader.acquire();
         } catch (final RuntimeException e) {
             failure.compareAndSet(null, e); // the commit is done: told at close(), never thrown into it
             return;
         }
+        final List<Integer> symbols = new ArrayList<>();
+        for (int c = 0; c < snap.schema().columnCount(); c++) {
+            if (snap.schema().column(c).type() == ColumnType.SYMBOL) {
+                symbols.add(c);
+            }
+        }
+        final int total = (to - from) * symbols.size();
+        final AtomicInteger pending = new AtomicInteger(total + 1);
+        int queued = 0;
         for (int si = from; si < to; si++) {
-            for (int c = 0; c < snap.schema().columnCount(); c++) {
-                if (snap.schema().column(c).type() == ColumnType.SYMBOL) {
-                    final int segment = si;
-                    final int column = c;
-                    try {
-                        thread.execute(() -> build(snap, segment, column));
-                    } catch (final RejectedExecutionException e) {
-                        return; // closed meanwhile
-                    }
+            for (final int c : symbols) {
+                final int segment = si;
+                try {
+                    thread.execute(() -> {
+                        try {
+                            build(snap, segment, c);
+                        } finally {
+                            done(snap, pending, 1);
+                        }
+                    });
+                    queued++;
+                } catch (final RejectedExecutionException e) {
+                    // closed meanwhile: the builds not queued will not run
+                    done(snap, pending, total - queued + 1);
+                    return;
                 }
+            }
+        }
+        done(snap, pending, 1);
+    }
+
+    /** Takes and gives back a snapshot, so that the reader unmaps what retention dropped once no build spans it. */
+    @Override
+    public void dropped(final int first) {
+        try {
+            reader.release(reader.acquire());
+        } catch (final RuntimeException e) {
+            // closed meanwhile, or the table is unreadable: the next build says so
+        }
+    }
+
+    private void done(final TableSnapshot snap, final AtomicInteger pending, final int n) {
+        if (n > 0 && pending.addAndGet(-n) == 0) {
+            try {
+                reader.release(snap);
+            } catch (final RuntimeException e) {
+                failure.compareAndSet(null, e);
             }
         }
     }
@@ -99,8 +138,8 @@ public final class SealIndexer implements SealListener, AutoCloseable {
         if (failure.get() != null || !snap.segmentSealed(segment) || rows < BitmapIndexes.DEFAULT_MIN_SEGMENT_ROWS) {
             return;
         }
+        final Segment s = snap.segment(segment);
         try {
-            final Segment s = snap.segment(segment);
             final Column col = snap.schema().column(column);
             final Path path = BitmapIndexes.file(s, col);
             if (!Files.exists(path)) {
@@ -108,7 +147,9 @@ public final class SealIndexer implements SealListener, AutoCloseable {
                 built.incrementAndGet();
             }
         } catch (final RuntimeException e) {
-            failure.compareAndSet(null, e);
+            if (Files.isDirectory(s.directory())) {
+                failure.compareAndSet(null, e);
+            } // else retention dropped the segment meanwhile: nothing to index
         }
     }
 

@@ -127,6 +127,21 @@ final class SummaryCache {
         drain(buckets);
     }
 
+    /** Forgets the held indexes and summaries of closed segments (dropped tables and segments). */
+    void evictClosed() {
+        drainIf(held, k -> k.segment().isClosed());
+        drainIf(summaries, k -> k.segment().isClosed());
+        drainIf(buckets, k -> k.segment().isClosed());
+    }
+
+    private <K, S extends CachedSummary> void drainIf(final Map<K, S> map, final Predicate<K> gone) {
+        for (final Map.Entry<K, S> e : map.entrySet()) {
+            if (gone.test(e.getKey()) && map.remove(e.getKey(), e.getValue())) {
+                summaryBytes.addAndGet(-e.getValue().bytes());
+            }
+        }
+    }
+
     /** Removes every summary of a map, taking its bytes off the count (a build publishing meanwhile stays counted). */
     private <K, S extends CachedSummary> void drain(final Map<K, S> map) {
         for (final Map.Entry<K, S> e : map.entrySet()) {
