@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
+import io.tradestore.core.RetentionRule;
 import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
 import io.tradestore.core.Table;
@@ -79,12 +80,17 @@ final class InfoCommand implements Callable<Integer> {
         final Schema schema = t.schema();
         try (TableReader r = t.reader()) {
             final TableSnapshot snap = r.snapshot();
-            final long rows = snap.rowCount();
+            final long rows = snap.liveRows();
             final long disk = diskBytes(t.directory());
             out.println("table      " + t.name());
             out.println("rows       " + rows + " (commit " + snap.sequence() + ")");
-            out.println("segments   " + snap.segmentCount() + " of " + schema.segmentRows() + " rows, blocks of "
-                + schema.blockRows() + " rows, layout " + schema.layout());
+            out.println("segments   " + (snap.segmentCount() - snap.firstSegment()) + " of " + schema.segmentRows()
+                + " rows, blocks of " + schema.blockRows() + " rows, layout " + schema.layout());
+            final long ttl = t.ttlNanos();
+            if (snap.firstRow() > 0 || ttl > 0) {
+                out.println("retention  " + (ttl > 0 ? "ttl " + RetentionRule.format(ttl) : "no ttl") + "; "
+                    + snap.firstRow() + " rows (" + snap.firstSegment() + " segments) dropped so far");
+            }
             out.println("bytes/row  " + schema.bytesPerRow() + " in data files"
                 + (rows > 0 ? String.format(java.util.Locale.ROOT,
                     "; %.1f of file space per committed row (segments are preallocated)",

@@ -145,6 +145,11 @@ final class ServeCommand implements Callable<Integer> {
             + "next ingest request opens it again (0 keeps writers open; default ${DEFAULT-VALUE})")
     private long ingestIdleMs;
 
+    @Option(names = "--retention-interval-ms", defaultValue = "60000",
+        description = "how often the tables' TTLs (tradestore retain --ttl) are applied: whole sealed segments older "
+            + "than the TTL are dropped (0 never; default ${DEFAULT-VALUE})")
+    private long retentionIntervalMs;
+
     @Option(names = "--ingest-threads", description = "ingest requests run at once (default: one per two cores, at "
         + "least 1; each table takes one at a time)")
     private Integer ingestThreads;
@@ -197,7 +202,7 @@ final class ServeCommand implements Callable<Integer> {
         };
         final IngestConfig ingest = CliSupport.checkOptions(spec, () -> new IngestConfig(maxIngestBody, ingestCreate,
             ingestWaitMs, sync, ingestThreads != null ? ingestThreads : IngestConfig.defaultThreads(),
-            IngestConfig.DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS, ingestIdleMs));
+            IngestConfig.DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS, ingestIdleMs, retentionIntervalMs));
         try (Store s = CliSupport.openExisting(store); QueryEngine engine = new QueryEngine(s, scan)) {
             engine.maxGroupsLimit(config.limits().maxGroups());
             serve(s, engine, config, ingest, pg, Duration.ofMillis(stopGraceMs), spec.commandLine().getErr(), null);

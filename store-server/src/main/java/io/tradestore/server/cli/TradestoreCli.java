@@ -13,7 +13,8 @@ import picocli.CommandLine.Command;
     description = "Off-heap columnar trade store with a vectorised query engine.",
     subcommands = {CommandLine.HelpCommand.class, CreateCommand.class, LoadCommand.class, GenerateCommand.class,
         QueryCommand.class,
-        ServeCommand.class, InfoCommand.class, CheckCommand.class, DemoCommand.class})
+        ServeCommand.class, InfoCommand.class, CheckCommand.class, DropCommand.class, RetainCommand.class,
+        DemoCommand.class})
 public final class TradestoreCli implements Runnable {
     /** Exit code of a failed operation. */
     public static final int EXIT_FAILED = 1;

@@ -6,9 +6,6 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -42,9 +39,8 @@ import io.netty.handler.timeout.WriteTimeoutHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 
 import io.tradestore.core.Store;
+import io.tradestore.core.RetentionRule;
 import io.tradestore.core.StoreException;
-import io.tradestore.core.TableReader;
-import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Schema;
@@ -83,7 +79,7 @@ final class HttpFrontEnd {
     /** Event loops: accept, read and decode requests, route them, answer cheap endpoints and write every response. */
     private final EventLoopGroup loops;
     private final Channel listener;
-    private final Map<String, TableReader> readers = new ConcurrentHashMap<>();
+    private final TableViews views;
     /** Every open connection, closed by the stop once its answers are in the socket. */
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     /** Connections open now, and the most allowed (beyond: 503 and close, before the descriptors run out). */
@@ -105,6 +101,7 @@ final class HttpFrontEnd {
     HttpFrontEnd(final Store store, final ServerConfig config, final QueryAdmission admission,
         final IngestAdmission ingest, final AtomicInteger pipelinedRequests) throws IOException {
         this.store = store;
+        this.views = new TableViews(store);
         this.config = config;
         this.admission = admission;
         this.ingest = ingest;
@@ -302,10 +299,17 @@ final class HttpFrontEnd {
                     } else {
                         ingest.putTable(call, name);
                     }
+                } else if ("DELETE".equals(method)) {
+                    if (!name.matches(TABLE_NAME_PATTERN) || !store.hasTable(name)) {
+                        answers.error(call, 404, "UNKNOWN_TABLE", "no table '" + StoreException.echo(name)
+                            + "'; tables are " + store.tableNames(), "");
+                    } else {
+                        ingest.deleteTable(call, name);
+                    }
                 } else if (get) {
                     table(call, name);
                 } else {
-                    methodNotAllowed(call, "GET, HEAD, PUT");
+                    methodNotAllowed(call, "GET, HEAD, PUT, DELETE");
                 }
                 return;
             case QUERY:
@@ -386,9 +390,13 @@ final class HttpFrontEnd {
                 g.writeStartObject();
                 g.writeStringField("name", name);
                 try {
-                    final TableSnapshot s = reader(name).snapshot();
-                    g.writeNumberField("rows", s.rowCount());
-                    g.writeNumberField("segments", s.segmentCount());
+                    final TableViews.View v = views.view(name);
+                    if (v == null) {
+                        g.writeStringField("error", "dropped while it was being listed");
+                    } else {
+                        g.writeNumberField("rows", v.rows());
+                        g.writeNumberField("segments", v.segments());
+                    }
                 } catch (final StoreException e) {
                     // one table whose files do not open leaves the others listed
                     g.writeStringField("error", e.getMessage());
@@ -408,15 +416,23 @@ final class HttpFrontEnd {
                 + store.tableNames(), "");
             return;
         }
-        final TableSnapshot s = reader(name).snapshot();
+        final TableViews.View s = views.view(name);
+        if (s == null) {
+            answers.error(call, 404, "UNKNOWN_TABLE", "table '" + name + "' was dropped", "");
+            return;
+        }
         final Schema schema = s.schema();
         final ByteBufOutputStream buf = AnswerWriter.body(512);
         try (JsonGenerator g = AnswerWriter.JSON.createGenerator((OutputStream) buf)) {
             g.writeStartObject();
             g.writeStringField("name", name);
-            g.writeNumberField("rows", s.rowCount());
-            g.writeNumberField("segments", s.segmentCount());
-            g.writeNumberField("commit", s.sequence());
+            g.writeNumberField("rows", s.rows());
+            g.writeNumberField("firstRow", s.firstRow());
+            g.writeNumberField("segments", s.segments());
+            g.writeNumberField("commit", s.commit());
+            if (s.ttlNanos() > 0) {
+                g.writeStringField("ttl", RetentionRule.format(s.ttlNanos()));
+            }
             g.writeStringField("layout", schema.layout().name());
             g.writeNumberField("segmentRows", schema.segmentRows());
             g.writeNumberField("blockRows", schema.blockRows());
@@ -430,7 +446,7 @@ final class HttpFrontEnd {
                 g.writeStringField("name", c.name());
                 g.writeStringField("type", c.typeName());
                 if (c.type() == ColumnType.SYMBOL) {
-                    g.writeNumberField("distinct", s.dictionarySize(c.index()));
+                    g.writeNumberField("distinct", s.distinct()[c.index()]);
                 }
                 g.writeEndObject();
             }
@@ -440,8 +456,9 @@ final class HttpFrontEnd {
         answers.send(call, 200, AnswerWriter.JSON_TYPE, buf.buffer());
     }
 
-    private TableReader reader(final String name) {
-        return readers.computeIfAbsent(name, n -> store.table(n).reader());
+    /** @param name a table dropped: the reader of its description is closed. */
+    void forget(final String name) {
+        views.forget(name);
     }
 
     // ---------------------------------------------------------------------------------------------------- closing
@@ -456,10 +473,7 @@ final class HttpFrontEnd {
         loops.shutdownGracefully(0, QueryAdmission.FLUSH_WAIT_MS, TimeUnit.MILLISECONDS)
             .awaitUninterruptibly(2 * QueryAdmission.FLUSH_WAIT_MS, TimeUnit.MILLISECONDS);
         // the readers are used on the event loops only (table listings), which have ended
-        for (final TableReader r : List.copyOf(readers.values())) {
-            r.close();
-        }
-        readers.clear();
+        views.close();
     }
 
     private static byte[] tooManyConnections() {

@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -22,6 +23,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.ByteBufOutputStream;
 
+import io.tradestore.core.Retention;
+import io.tradestore.core.RetentionRule;
 import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
 import io.tradestore.core.TableLockedException;
@@ -59,8 +62,15 @@ final class IngestAdmission {
     private final ThreadPoolExecutor workers;
     private final AtomicInteger admitted = new AtomicInteger();
     private final ThreadLocal<Worker> worker = ThreadLocal.withInitial(Worker::new);
-    /** Closes writers left unused ({@link IngestConfig#idleMs()}); null when they stay open. */
+    /**
+     * Closes writers left unused ({@link IngestConfig#idleMs()}) and applies the tables' TTLs
+     * ({@link IngestConfig#retentionMs()}); null when neither is asked for.
+     */
     private final ScheduledExecutorService idleCheck;
+    /** Told the name of each table dropped, after the drop: the readers of it are closed. */
+    private volatile Consumer<String> onDropped = name -> { };
+    /** Told the name of each table retention trimmed: its readers let go of the dropped segments. */
+    private volatile Consumer<String> onRetained = name -> { };
     /** Set once the stop's grace is over: requests in flight roll back and answer 503. */
     private volatile boolean cancelling;
 
@@ -79,13 +89,19 @@ final class IngestAdmission {
         this.workers = new ThreadPoolExecutor(config.threads(), config.threads(), 0, TimeUnit.MILLISECONDS,
             new LinkedBlockingQueue<>(), QueryAdmission.daemonThreads("tradestore-ingest-", 0),
             new ThreadPoolExecutor.AbortPolicy());
-        if (config.idleMs() > 0) {
-            final long periodMs = Math.max(50, config.idleMs() / 4);
+        if (config.idleMs() > 0 || config.retentionMs() > 0) {
             idleCheck = Executors.newSingleThreadScheduledExecutor(
-                QueryAdmission.daemonThreads("tradestore-ingest-idle-", 0));
-            idleCheck.scheduleWithFixedDelay(this::closeIdle, periodMs, periodMs, TimeUnit.MILLISECONDS);
+                QueryAdmission.daemonThreads("tradestore-ingest-housekeeping-", 0));
         } else {
             idleCheck = null;
+        }
+        if (config.idleMs() > 0) {
+            final long periodMs = Math.max(50, config.idleMs() / 4);
+            idleCheck.scheduleWithFixedDelay(this::closeIdle, periodMs, periodMs, TimeUnit.MILLISECONDS);
+        }
+        if (config.retentionMs() > 0) {
+            idleCheck.scheduleWithFixedDelay(this::applyTtls, Math.min(config.retentionMs(), 1000),
+                config.retentionMs(), TimeUnit.MILLISECONDS);
         }
     }
 
@@ -134,6 +150,75 @@ final class IngestAdmission {
      */
     void putTable(final Call call, final String table) {
         submit(call, () -> create(call, table));
+    }
+
+    /** @param listener told the name of each table dropped, after the drop. */
+    void onDropped(final Consumer<String> listener) {
+        this.onDropped = listener;
+    }
+
+    /** @param listener told the name of each table retention trimmed, after the drop. */
+    void onRetained(final Consumer<String> listener) {
+        this.onRetained = listener;
+    }
+
+    /**
+     * {@code DELETE /v1/tables/{name}}: drops a table (see {@link IngestTables#dropTable}). 204 once it is gone; 409
+     * while another process writes it; 503 when this server's requests keep its writer busy.
+     *
+     * @param call  the request.
+     * @param table the table name.
+     */
+    void deleteTable(final Call call, final String table) {
+        submit(call, () -> drop(call, table));
+    }
+
+    private void drop(final Call call, final String table) {
+        if (!tables.store().hasTable(table)) {
+            answers.error(call, 404, "UNKNOWN_TABLE", "no table '" + table + "'; tables are "
+                + tables.store().tableNames(), "");
+            return;
+        }
+        try {
+            tables.dropTable(table, call.startNs);
+        } catch (final TableLockedException e) {
+            answers.error(call, 409, "TABLE_LOCKED", e.getMessage() + "; stop the other writer first", "");
+            return;
+        } catch (final RuntimeException e) {
+            refused(call, e);
+            return;
+        }
+        onDropped.accept(table);
+        metrics.tableDropped();
+        LOG.info("dropped table {}", table);
+        answers.noContent(call);
+    }
+
+    /** Applies each table's TTL, if it has one, with the table's writer (see {@link IngestTables#retain}). */
+    private void applyTtls() {
+        final Store store = tables.store();
+        try {
+            for (final String name : store.tableNames()) {
+                try {
+                    final long ttl = store.hasTable(name) ? store.table(name).ttlNanos() : 0;
+                    if (ttl > 0) {
+                        final Retention r = tables.retain(name, ttl, nowNanos(), System.nanoTime());
+                        if (r.segments() > 0) {
+                            onRetained.accept(name);
+                            metrics.retained(name, r);
+                            LOG.info("retention dropped {} segments ({} rows) of table {}, older than its TTL of {}",
+                                r.segments(), r.rows(), name, RetentionRule.format(ttl));
+                        }
+                    }
+                } catch (final TableLockedException | IngestRefusedException e) {
+                    LOG.debug("TTL of table {} not applied this time: {}", name, e.getMessage());
+                } catch (final RuntimeException e) {
+                    LOG.warn("applying the TTL of table {} failed: {}", name, e.getMessage());
+                }
+            }
+        } catch (final RuntimeException e) {
+            LOG.warn("applying the tables' TTLs failed: {}", e.getMessage());
+        }
     }
 
     private void create(final Call call, final String table) {

@@ -47,6 +47,21 @@ public final class QueryServer implements AutoCloseable {
         this.admission = new QueryAdmission(queries, engine, config, pipelinedRequests);
         this.ingest = new IngestAdmission(store, ingestConfig, admission.answers(), admission.metrics());
         this.front = new HttpFrontEnd(store, config, admission, ingest, pipelinedRequests);
+        ingest.onDropped(name -> {
+            if (engine != null) {
+                engine.forgetTable(name);
+            }
+            front.forget(name);
+        });
+        ingest.onRetained(name -> {
+            if (engine != null) {
+                engine.refreshTable(name);
+            }
+            front.forget(name); // the description's reader opens afresh at the next look, without the dropped segments
+        });
+        if (engine != null) {
+            admission.metrics().retiredSegments(engine::retiredSegments);
+        }
     }
 
     /**

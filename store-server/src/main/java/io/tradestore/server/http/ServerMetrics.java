@@ -72,6 +72,9 @@ final class ServerMetrics {
     private final Counter rowsIngested;
     private final Counter rejected;
     private final Counter timedOut;
+    private final Counter tablesDropped;
+    private final Counter retentionSegments;
+    private final Counter retentionRows;
 
     /**
      * @param queueDepth        queries waiting for a worker.
@@ -102,6 +105,11 @@ final class ServerMetrics {
         rejected = counter("tradestore_queries_rejected_total",
             "Queries answered 503 OVERLOADED because the queue was full.");
         timedOut = counter("tradestore_queries_timed_out_total", "Queries answered 504 TIMEOUT.");
+        tablesDropped = counter("tradestore_tables_dropped_total", "Tables dropped through DELETE /v1/tables/{name}.");
+        retentionSegments = counter("tradestore_retention_segments_dropped_total",
+            "Segments the tables' TTLs dropped, by table.", "table");
+        retentionRows = counter("tradestore_retention_rows_dropped_total", "Rows the tables' TTLs dropped, by table.",
+            "table");
         gauge("tradestore_query_queue_depth", "Queries waiting for a worker.", queueDepth);
         gauge("tradestore_queries_active", "Queries running on a worker.", activeQueries);
         gauge("tradestore_http_requests_pipelined",
@@ -153,6 +161,32 @@ final class ServerMetrics {
         gauge("tradestore_http_unread_answer_bytes",
             "Answer bytes handed to connections whose clients have not taken them yet.",
             unreadAnswerBytes);
+    }
+
+    /**
+     * Registers the engine's count of segments retention dropped that stay mapped for queries in flight.
+     *
+     * @param retired the count now.
+     */
+    void retiredSegments(final LongSupplier retired) {
+        gauge("tradestore_retired_segments", "Segments retention dropped that stay mapped until the queries reading "
+            + "them end.", retired);
+    }
+
+    /** Counts a table dropped. */
+    void tableDropped() {
+        tablesDropped.inc();
+    }
+
+    /**
+     * Counts what a TTL dropped.
+     *
+     * @param table     the table.
+     * @param retention what went.
+     */
+    void retained(final String table, final io.tradestore.core.Retention retention) {
+        retentionSegments.labelValues(table).inc(retention.segments());
+        retentionRows.labelValues(table).inc(retention.rows());
     }
 
     private Counter counter(final String name, final String help, final String... labels) {

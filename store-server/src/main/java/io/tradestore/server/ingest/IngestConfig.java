@@ -16,9 +16,10 @@ import io.tradestore.core.schema.Schema;
  * @param segmentRows   rows per segment of a table created from lines.
  * @param idleMs        a table's writer unused this long is closed (then other processes may write the table); 0
  *                      keeps writers open until the server stops.
+ * @param retentionMs   how often the tables' TTLs are applied (see {@code RetentionRule}); 0: never.
  */
 public record IngestConfig(int maxBodyLength, boolean create, long waitMs, Durability durability, int threads,
-    int queue, int segmentRows, long idleMs) {
+    int queue, int segmentRows, long idleMs, long retentionMs) {
     /** Default ingest body limit: 64 MiB. */
     public static final int DEFAULT_MAX_BODY_LENGTH = 64 << 20;
     /** Default wait for a busy writer. */
@@ -27,6 +28,8 @@ public record IngestConfig(int maxBodyLength, boolean create, long waitMs, Durab
     public static final int DEFAULT_QUEUE = 16;
     /** Default time a writer may stay unused before it is closed. */
     public static final long DEFAULT_IDLE_MS = 10_000;
+    /** Default period of the TTL check. */
+    public static final long DEFAULT_RETENTION_MS = 60_000;
 
     /** Validates the values; throws {@link StoreException} with what is allowed. */
     public IngestConfig {
@@ -45,6 +48,9 @@ public record IngestConfig(int maxBodyLength, boolean create, long waitMs, Durab
         if (queue < 0 || queue > 10_000) {
             throw new StoreException("ingestQueue=" + queue + " must be between 0 and 10000");
         }
+        if (retentionMs < 0) {
+            throw new StoreException("retentionMs=" + retentionMs + " must be 0 (never) or more");
+        }
         if (idleMs < 0) {
             throw new StoreException("ingestIdleMs=" + idleMs + " must be 0 (never) or more");
         }
@@ -56,11 +62,11 @@ public record IngestConfig(int maxBodyLength, boolean create, long waitMs, Durab
 
     /**
      * @return the defaults: 64 MiB bodies, tables created from lines, 5 s wait, no sync, one thread per two cores,
-     *     writers closed after 10 s unused.
+     *     writers closed after 10 s unused, TTLs applied every minute.
      */
     public static IngestConfig defaults() {
         return new IngestConfig(DEFAULT_MAX_BODY_LENGTH, true, DEFAULT_WAIT_MS, Durability.NONE,
-            defaultThreads(), DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS, DEFAULT_IDLE_MS);
+            defaultThreads(), DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS, DEFAULT_IDLE_MS, DEFAULT_RETENTION_MS);
     }
 
     /** @return ingest threads by default: one per two cores, at least one (a table takes one request at a time). */

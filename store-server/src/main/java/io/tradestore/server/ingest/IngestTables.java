@@ -7,6 +7,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
+import io.tradestore.core.Retention;
+import io.tradestore.core.RetentionRule;
 import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
 import io.tradestore.core.Table;
@@ -39,6 +41,8 @@ public final class IngestTables implements AutoCloseable {
         BackgroundIndexer indexer;
         /** When a request last gave the writer back ({@link System#nanoTime()}). */
         volatile long lastUsedNs = System.nanoTime();
+        /** Set under {@link #lock} when the table was dropped: a request that waited for this slot takes a new one. */
+        boolean dropped;
 
         void close() {
             try {
@@ -118,21 +122,19 @@ public final class IngestTables implements AutoCloseable {
             if (!store.hasTable(name)) {
                 return null;
             }
-            final Slot slot = slots.computeIfAbsent(name, n -> new Slot());
-            if (!slot.lock.isHeldByCurrentThread()) {
-                final boolean got;
-                try {
-                    got = slot.lock.tryLock(Math.max(0, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (final InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IngestRefusedException("interrupted while waiting for the writer of table '" + name
-                        + "'");
+            Slot slot = slots.computeIfAbsent(name, n -> new Slot());
+            while (!slot.lock.isHeldByCurrentThread()) {
+                take(slot, name, deadlineNs);
+                if (slot.dropped) {
+                    // dropped while this request waited: the table is gone, or another request created it again
+                    slot.lock.unlock();
+                    if (!store.hasTable(name)) {
+                        return null;
+                    }
+                    slot = slots.computeIfAbsent(name, n -> new Slot());
+                } else {
+                    held.add(slot);
                 }
-                if (!got) {
-                    throw new IngestRefusedException("the writer of table '" + name + "' has been busy with other "
-                        + "requests for " + config.waitMs() + " ms (--ingest-wait-ms); retry later");
-                }
-                held.add(slot);
             }
             if (slot.writer == null || !slot.writer.isOpen()) {
                 final Table table = store.table(name);
@@ -171,6 +173,79 @@ public final class IngestTables implements AutoCloseable {
                 s.lock.unlock();
             }
             held.clear();
+        }
+    }
+
+    private void take(final Slot slot, final String name, final long deadlineNs) {
+        final boolean got;
+        try {
+            got = slot.lock.tryLock(Math.max(0, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IngestRefusedException("interrupted while waiting for the writer of table '" + name + "'");
+        }
+        if (!got) {
+            throw new IngestRefusedException("the writer of table '" + name + "' has been busy with other requests for "
+                + config.waitMs() + " ms (--ingest-wait-ms); retry later");
+        }
+    }
+
+    /**
+     * Drops a table: waits for the request writing it (as a request waits), closes the server's writer of it, then
+     * has the store drop it (see {@link Store#dropTable}).
+     *
+     * @param name    the table.
+     * @param startNs when the drop was asked for; the wait for the writer counts from here.
+     * @throws StoreException         when the table does not exist.
+     * @throws io.tradestore.core.TableLockedException when another process writes it.
+     * @throws IngestRefusedException when requests kept its writer busy past the wait bound.
+     */
+    public void dropTable(final String name, final long startNs) {
+        if (!store.hasTable(name)) {
+            throw new StoreException("unknown table '" + StoreException.echo(name) + "'; tables are "
+                + store.tableNames());
+        }
+        final Slot slot = slots.computeIfAbsent(name, n -> new Slot());
+        take(slot, name, startNs + TimeUnit.MILLISECONDS.toNanos(config.waitMs()));
+        try {
+            slot.close();
+            synchronized (this) { // not while a request creates a table of the same name
+                store.dropTable(name);
+            }
+            slot.dropped = true;
+            slots.remove(name, slot);
+        } finally {
+            slot.lock.unlock();
+        }
+    }
+
+    /**
+     * Applies retention to a table with its writer, taken as a request takes it: the server's own if it has one open,
+     * otherwise one opened for this and closed after it (another process may want the table between feeds).
+     *
+     * @param name      the table.
+     * @param olderThan the duration kept, in nanoseconds (see {@link RetentionRule}).
+     * @param nowNanos  the wall clock, epoch nanoseconds.
+     * @param startNs   when it was asked for; the wait for the writer counts from here.
+     * @return what was dropped.
+     * @throws io.tradestore.core.TableLockedException when another process writes the table.
+     */
+    public Retention retain(final String name, final long olderThan, final long nowNanos, final long startNs) {
+        final Slot slot = slots.computeIfAbsent(name, n -> new Slot());
+        take(slot, name, startNs + TimeUnit.MILLISECONDS.toNanos(config.waitMs()));
+        try {
+            if (slot.dropped || !store.hasTable(name)) {
+                return new Retention(0, 0, 0);
+            }
+            final Table table = store.table(name);
+            if (slot.writer != null && slot.writer.isOpen()) {
+                return RetentionRule.apply(table, slot.writer, olderThan, nowNanos);
+            }
+            try (TableWriter w = table.writer(config.durability())) {
+                return RetentionRule.apply(table, w, olderThan, nowNanos);
+            }
+        } finally {
+            slot.lock.unlock();
         }
     }
 
