@@ -51,7 +51,9 @@ public final class TableReader implements AutoCloseable {
     private final List<TableSnapshot> handedOut = new ArrayList<>();
     /** The lowest first segment of a snapshot from {@link #snapshot()}, which is never given back. */
     private int pinnedFirst = Integer.MAX_VALUE;
-    private TableSnapshot current;
+    private volatile TableSnapshot current;
+    /** Segments below this are unmapped (dropped by retention and no longer spanned, or never mapped). */
+    private volatile int mappedFrom;
     private volatile boolean closed;
 
     TableReader(final Table table) {
@@ -129,12 +131,21 @@ public final class TableReader implements AutoCloseable {
     /** @return segments dropped by retention that this reader still maps for a snapshot in use. */
     public synchronized int retiredSegments() {
         int n = 0;
-        for (int i = 0; i < current.firstSegment() && i < segments.size(); i++) {
+        for (int i = mappedFrom; i < current.firstSegment() && i < segments.size(); i++) {
             if (segments.get(i) != null) {
                 n++;
             }
         }
         return n;
+    }
+
+    /**
+     * @return whether a release may unmap dropped segments now (a hint, read without the lock: unmapping pages of
+     *     files already unlinked frees them, which a caller on a latency path may want to leave to another thread).
+     */
+    public boolean mayUnmap() {
+        final TableSnapshot c = current;
+        return c != null && mappedFrom < c.firstSegment();
     }
 
     private TableSnapshot latest() {
@@ -169,7 +180,8 @@ public final class TableReader implements AutoCloseable {
             keepFrom = Math.min(keepFrom, h.firstSegment());
         }
         int n = 0;
-        for (int i = 0; i < keepFrom && i < segments.size(); i++) {
+        int i = mappedFrom;
+        for (; i < keepFrom && i < segments.size(); i++) {
             final Segment seg = segments.get(i);
             if (seg != null) {
                 seg.close();
@@ -177,6 +189,7 @@ public final class TableReader implements AutoCloseable {
                 n++;
             }
         }
+        mappedFrom = i;
         return n;
     }
 

@@ -93,8 +93,11 @@ final class WriterSegments {
         if (segCount > 0) {
             endRow = (long) segCount << shift;
             final int committedInSegment = (int) (committedRows - ((long) (segCount - 1) << shift));
-            resetTail(segments.get(segCount - 1), committedInSegment);
-            segments.get(segCount - 1).claimChunksBelow(committedInSegment);
+            final Segment last = segments.get(segCount - 1);
+            if (last != null) { // null: full, and dropped by retention with every segment before it
+                resetTail(last, committedInSegment);
+                last.claimChunksBelow(committedInSegment);
+            }
         }
     }
 

@@ -129,6 +129,37 @@ class RetentionTest {
     }
 
     @Test
+    void shouldDropEverySegmentOfAFullTableAndAppendAfterIt() {
+        for (final Layout layout : Layout.values()) {
+            final Path storeDir = dir.resolve("full-" + layout);
+            try (Store store = Store.open(storeDir)) {
+                final Table t = store.createTable(schema(layout));
+                try (TableWriter w = t.writer()) {
+                    append(w, 0, 3 * SEGMENT);
+                    assertThat(w.dropOlderThan(Long.MAX_VALUE).segments()).isEqualTo(3);
+                    try (TableReader r = t.reader()) {
+                        assertThat(r.snapshot().liveRows()).isZero();
+                        assertThat(sumQuantity(r.snapshot())).isZero();
+                    }
+                    append(w, 3 * SEGMENT, 3 * SEGMENT + 7);
+                }
+                try (TableWriter w = t.writer()) {
+                    append(w, 3 * SEGMENT + 7, 4 * SEGMENT);
+                    assertThat(w.dropOlderThan(Long.MAX_VALUE).segments()).isEqualTo(1);
+                }
+                // every segment is dropped and the table ends on a segment boundary: a writer opens on nothing mapped
+                try (TableWriter w = t.writer()) {
+                    append(w, 4 * SEGMENT, 4 * SEGMENT + 2);
+                }
+                try (TableReader r = t.reader()) {
+                    assertThat(r.snapshot().firstRow()).isEqualTo(4L * SEGMENT);
+                    assertThat(sumQuantity(r.snapshot())).isEqualTo(expected(4 * SEGMENT, 4 * SEGMENT + 2));
+                }
+            }
+        }
+    }
+
+    @Test
     void shouldStopAtTheFirstSegmentWithANewerRow() {
         try (Store store = Store.open(dir)) {
             final Table t = store.createTable(schema(Layout.COLUMN));

@@ -4,6 +4,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
@@ -22,6 +26,12 @@ final class TableReaders {
     private final BitmapIndexes indexes;
     private final Map<String, Entry> entries = new HashMap<>();
     private boolean closed;
+    /** Releases snapshots whose release unmaps dropped segments, off the query threads. */
+    private final ExecutorService unmapper = Executors.newSingleThreadExecutor(r -> {
+        final Thread t = new Thread(r, "tradestore-unmap");
+        t.setDaemon(true);
+        return t;
+    });
 
     /** A table's reader and the snapshots lent from it. */
     private static final class Entry {
@@ -81,7 +91,29 @@ final class TableReaders {
      * @throws QueryException UNKNOWN_TABLE (also for a table another process dropped), or INTERNAL when its files do
      *                        not open.
      */
-    synchronized Lease lend(final String table) {
+    Lease lend(final String table) {
+        final Entry e = entry(table);
+        final TableSnapshot snap;
+        try {
+            // outside this object's monitor: a snapshot that maps new segments holds up no other table's queries
+            snap = e.reader.acquire();
+        } catch (final TableDroppedException dropped) {
+            done(e, 0);
+            // another process dropped it (and maybe created it again): forget this reader, ask again
+            forget(table);
+            if (store.hasTable(table)) {
+                return lend(table);
+            }
+            throw unknown(table);
+        } catch (final StoreException damaged) {
+            done(e, 0);
+            throw damaged(table, damaged);
+        }
+        return new Lease(this, e, snap);
+    }
+
+    /** @return the table's entry, opened when new, with one more lease counted (so that it stays open). */
+    private synchronized Entry entry(final String table) {
         if (closed) {
             throw new QueryException(ErrorCode.INTERNAL, "the query engine is closed", "");
         }
@@ -100,31 +132,36 @@ final class TableReaders {
             }
             entries.put(table, e);
         }
-        final TableSnapshot snap;
-        try {
-            snap = e.reader.acquire();
-        } catch (final TableDroppedException dropped) {
-            // another process dropped it (and maybe created it again): forget this reader, ask again
-            forget(table);
-            if (store.hasTable(table)) {
-                return lend(table);
-            }
-            throw unknown(table);
-        } catch (final StoreException damaged) {
-            throw damaged(table, damaged);
-        }
         e.lent++;
-        return new Lease(this, e, snap);
+        return e;
     }
 
-    private synchronized void giveBack(final Lease lease) {
-        final Entry e = lease.entry;
-        e.lent--;
-        if (e.reader.release(lease.snapshot) > 0) {
-            indexes.evictClosed();
+    private void giveBack(final Lease lease) {
+        // the reader cannot close meanwhile: this lease is still counted
+        if (lease.entry.reader.mayUnmap()) {
+            // unmapping segments whose files retention unlinked frees their pages (hundreds of milliseconds for a
+            // day of trades): not on the thread that answers the query
+            try {
+                unmapper.execute(() -> done(lease.entry, lease.entry.reader.release(lease.snapshot)));
+                return;
+            } catch (final RejectedExecutionException closing) {
+                // the engine is closing: release here
+            }
         }
-        if (e.forgotten && e.lent == 0) {
+        done(lease.entry, lease.entry.reader.release(lease.snapshot));
+    }
+
+    /** Counts a lease given back; closes a forgotten table's reader after its last one. */
+    private void done(final Entry e, final int unmapped) {
+        final boolean close;
+        synchronized (this) {
+            e.lent--;
+            close = e.forgotten && e.lent == 0;
+        }
+        if (close) {
             e.reader.close();
+        }
+        if (unmapped > 0 || close) {
             indexes.evictClosed();
         }
     }
@@ -147,9 +184,12 @@ final class TableReaders {
     }
 
     /** @param table a table whose reader, if open, reads its latest commit now (see {@link Lease}). */
-    synchronized void refresh(final String table) {
-        final Entry e = entries.get(table);
-        if (e != null) {
+    void refresh(final String table) {
+        final boolean open;
+        synchronized (this) {
+            open = entries.containsKey(table);
+        }
+        if (open) {
             try {
                 lend(table).close();
             } catch (final QueryException gone) {
@@ -168,7 +208,18 @@ final class TableReaders {
     }
 
     /** Closes every reader; the engine calls it once no query runs. */
-    synchronized void close() {
+    void close() {
+        unmapper.shutdown();
+        try {
+            // the releases handed over finish first: no reader is closed under one
+            unmapper.awaitTermination(1, TimeUnit.MINUTES);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        closeReaders();
+    }
+
+    private synchronized void closeReaders() {
         closed = true;
         final List<Entry> all = new ArrayList<>(entries.values());
         entries.clear();
