@@ -74,14 +74,15 @@ final class TableChecker {
         }
         try (reader) {
             final Schema schema = table.schema();
-            rows = snap.rowCount();
-            segments = snap.segmentCount();
-            final long expectedSegments = (rows + schema.segmentRows() - 1) / schema.segmentRows();
-            if (expectedSegments != segments) {
-                problems.add(name + ": rowCount=" + rows + " needs " + expectedSegments + " segments but " + segments
-                    + " are mapped");
+            // rows and segments held: retention may have dropped the first ones (their directories are gone)
+            rows = snap.liveRows();
+            segments = snap.segmentCount() - snap.firstSegment();
+            final long expectedSegments = (snap.rowCount() + schema.segmentRows() - 1) / schema.segmentRows();
+            if (expectedSegments != snap.segmentCount()) {
+                problems.add(name + ": rowCount=" + snap.rowCount() + " needs " + expectedSegments + " segments but "
+                    + snap.segmentCount() + " are mapped");
             }
-            for (int i = 0; i < segments; i++) {
+            for (int i = snap.firstSegment(); i < snap.segmentCount(); i++) {
                 final Path dir = SegmentDescriptor.directory(table.directory(), i);
                 if (!Files.isDirectory(dir)) {
                     problems.add(name + ": segment " + i + " holds committed rows but " + dir + " is missing");

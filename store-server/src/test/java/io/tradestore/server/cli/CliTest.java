@@ -45,7 +45,7 @@ class CliTest {
 
     @Test
     void shouldPrintHelpForEveryCommand() {
-        for (final String c : new String[] {"create", "query", "serve", "info", "check", "demo"}) {
+        for (final String c : new String[] {"create", "query", "serve", "info", "check", "retain", "drop", "demo"}) {
             final Run r = run(c, "--help");
             assertThat(r.code()).as(c).isZero();
             assertThat(r.out()).as(c).contains("Usage: tradestore " + c);
@@ -107,6 +107,31 @@ class CliTest {
         assertThat(r.out()).contains("trades: ok (3000 rows, 3 segments");
         assertThat(run("check").code()).isEqualTo(2);
         assertThat(run("check", dir.toString(), "nosuch").code()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldRetainAndDropFromTheCommandLine() {
+        TestStores.writeTrades(dir, 3000, 1); // 300 s of trades in segments of 1024 rows
+        Run r = run("retain", dir.toString(), "--table", "trades", "--older-than", "60s");
+        assertThat(r.code()).as(r.err()).isZero();
+        // the newest row is 299.9 s in; segments 0 and 1 end before 239.9 s, segment 2 is still filling
+        assertThat(r.err()).contains("dropped 2 segments (2048 rows)");
+        r = run("check", dir.toString());
+        assertThat(r.code()).as(r.out()).isZero();
+        assertThat(r.out()).contains("trades: ok (952 rows, 1 segments");
+        assertThat(run("retain", dir.toString(), "--table", "trades", "--ttl", "1h").code()).isZero();
+        r = run("info", dir.toString(), "trades");
+        assertThat(r.out()).contains("rows       952").contains("retention  ttl 1h; 2048 rows (2 segments) dropped");
+        r = run("retain", dir.toString(), "--table", "trades", "--ttl", "3M");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("--ttl").contains("months");
+        assertThat(run("retain", dir.toString(), "--table", "trades").code()).isEqualTo(2);
+        r = run("drop", dir.toString(), "--table", "trades");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(Files.exists(dir.resolve("trades"))).isFalse();
+        r = run("drop", dir.toString(), "--table", "trades");
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.err()).contains("unknown table 'trades'");
     }
 
     /** A directory that is not a store has nothing to check: that is a failure, never a silent exit 0. */
