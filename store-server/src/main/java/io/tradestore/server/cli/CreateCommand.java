@@ -3,6 +3,7 @@ package io.tradestore.server.cli;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
+import io.tradestore.core.RetentionRule;
 import io.tradestore.core.Store;
 import io.tradestore.core.Table;
 import io.tradestore.core.flyweight.TradesSchema;
@@ -41,6 +42,10 @@ final class CreateCommand implements Callable<Integer> {
     @Option(names = "--block-rows", description = "rows per zone-map block, a power of two (default: the schema's)")
     private Integer blockRows;
 
+    @Option(names = "--ttl", paramLabel = "DURATION", description = "the table's TTL, which tradestore serve applies "
+        + "(see tradestore retain): 30d, 36h, 2w or ISO-8601")
+    private String ttl;
+
     @Spec
     private CommandSpec spec;
 
@@ -56,11 +61,27 @@ final class CreateCommand implements Callable<Integer> {
             schema = CliSupport.checkOptions(spec, () -> base.with(table == null ? base.name() : table,
                 layout == null ? base.layout() : layout, segRows, blkRows));
         }
+        long ttlNanos = 0;
+        if (ttl != null) {
+            try {
+                ttlNanos = RetentionRule.parse(ttl);
+            } catch (final IllegalArgumentException e) {
+                throw CliSupport.badValue(spec, "--ttl", e.getMessage());
+            }
+            if (schema.timestampIndex() < 0) {
+                throw CliSupport.badValue(spec, "--ttl", "table '" + schema.name() + "' has no designated timestamp; "
+                    + "a TTL drops by time");
+            }
+        }
         try (Store s = Store.open(store)) {
             final Table t = s.createTable(schema);
+            if (ttlNanos > 0) {
+                t.ttlNanos(ttlNanos);
+            }
             spec.commandLine().getErr().println("created table '" + t.name() + "' (" + schema.columnCount()
                 + " columns, "
-                + schema.layout() + " layout, " + schema.segmentRows() + " rows per segment) in " + store);
+                + schema.layout() + " layout, " + schema.segmentRows() + " rows per segment"
+                + (ttlNanos > 0 ? ", TTL " + RetentionRule.format(ttlNanos) : "") + ") in " + store);
             spec.commandLine().getErr().flush();
         }
         return 0;

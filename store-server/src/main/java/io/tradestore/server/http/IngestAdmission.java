@@ -223,6 +223,7 @@ final class IngestAdmission {
 
     private void create(final Call call, final String table) {
         final Schema schema;
+        long ttl = 0;
         try {
             final JsonNode root = SCHEMA_JSON.readTree(new ByteBufInputStream(call.request.content().duplicate()));
             if (root == null || !root.isObject()) {
@@ -238,7 +239,21 @@ final class IngestAdmission {
                     o.path("name").asText()) + "' but the path names '" + table + "'", "/name");
                 return;
             }
+            final JsonNode ttlNode = o.remove("ttl"); // the table's, not the schema's: kept beside it
+            if (ttlNode != null) {
+                try {
+                    ttl = RetentionRule.parse(ttlNode.isTextual() ? ttlNode.asText() : ttlNode.toString());
+                } catch (final IllegalArgumentException e) {
+                    answers.error(call, 400, "INVALID_SCHEMA", e.getMessage(), "/ttl");
+                    return;
+                }
+            }
             schema = SchemaCodec.parse(o, "schema");
+            if (ttl > 0 && schema.timestampIndex() < 0) {
+                answers.error(call, 400, "INVALID_SCHEMA", "a ttl needs a designated timestamp (\"timestamp\"): "
+                    + "retention drops by time", "/ttl");
+                return;
+            }
         } catch (final IOException e) {
             answers.error(call, 400, "INVALID_SCHEMA", "the body is not JSON: " + StoreException.echo(
                 String.valueOf(e.getMessage())), "");
@@ -252,6 +267,9 @@ final class IngestAdmission {
                 answers.error(call, 409, "TABLE_EXISTS", "table '" + table + "' exists already", "");
                 return;
             }
+            if (ttl > 0) {
+                tables.store().table(table).ttlNanos(ttl);
+            }
         } catch (final StoreException e) {
             answers.error(call, 500, "WRITE_FAILED", e.getMessage(), "");
             return;
@@ -262,6 +280,9 @@ final class IngestAdmission {
             g.writeStringField("name", table);
             g.writeBooleanField("created", true);
             g.writeStringField("schema", SchemaCodec.toJson(schema, false));
+            if (ttl > 0) {
+                g.writeStringField("ttl", RetentionRule.format(ttl));
+            }
             g.writeEndObject();
         } catch (final IOException e) {
             throw new UncheckedIOException(e);

@@ -126,6 +126,11 @@ class CliTest {
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("--ttl").contains("months");
         assertThat(run("retain", dir.toString(), "--table", "trades").code()).isEqualTo(2);
+        r = run("create", dir.toString(), "--table", "kept", "--ttl", "30d");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.err()).contains("TTL 30d");
+        assertThat(run("info", dir.toString(), "kept").out()).contains("retention  ttl 30d; 0 rows");
+        assertThat(run("create", dir.toString(), "--table", "bad", "--ttl", "soon").code()).isEqualTo(2);
         r = run("drop", dir.toString(), "--table", "trades");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(Files.exists(dir.resolve("trades"))).isFalse();

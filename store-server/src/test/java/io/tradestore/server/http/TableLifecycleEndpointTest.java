@@ -179,6 +179,27 @@ class TableLifecycleEndpointTest {
     }
 
     @Test
+    void shouldCreateATableWithATtl() {
+        final String withTtl = SCHEMA.substring(0, SCHEMA.length() - 1) + ",\"ttl\":\"2w\"}";
+        final Http.Response r = http.send(http.builder("/v1/tables/kept").PUT(HttpRequest.BodyPublishers
+            .ofString(withTtl)).header("Content-Type", "application/json"));
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        assertThat(r.json().path("ttl").asText()).isEqualTo("2w");
+        assertThat(store.table("kept").ttlNanos()).isEqualTo(TimeUnit.DAYS.toNanos(14));
+        assertThat(http.get("/v1/tables/kept").json().path("ttl").asText()).isEqualTo("2w");
+        final Http.Response bad = http.send(http.builder("/v1/tables/other").PUT(HttpRequest.BodyPublishers
+            .ofString(SCHEMA.substring(0, SCHEMA.length() - 1) + ",\"ttl\":\"3 months\"}"))
+            .header("Content-Type", "application/json"));
+        assertThat(bad.status()).isEqualTo(400);
+        assertThat(bad.json().path("error").path("path").asText()).isEqualTo("/ttl");
+        assertThat(store.hasTable("other")).isFalse();
+        final String noTimestamp = "{\"columns\":[{\"name\":\"x\",\"type\":\"i64\"}],\"ttl\":\"1d\"}";
+        assertThat(http.send(http.builder("/v1/tables/other").PUT(HttpRequest.BodyPublishers.ofString(noTimestamp))
+            .header("Content-Type", "application/json")).body()).contains("designated timestamp");
+        assertThat(store.hasTable("other")).isFalse();
+    }
+
+    @Test
     void shouldRefuseTheDropWhileAnotherWriterHoldsTheTable() {
         assertThat(create("held").status()).isEqualTo(201);
         try (Store other = Store.open(dir); TableWriter w = other.table("held").writer()) {
