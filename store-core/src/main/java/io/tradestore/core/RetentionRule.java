@@ -122,20 +122,44 @@ public final class RetentionRule {
      */
     public static Retention apply(final Table table, final TableWriter writer, final long olderThan,
                                   final long nowNanos) {
+        return writer.dropOlderThan(cut(table, olderThan, nowNanos)[0]);
+    }
+
+    /**
+     * Tells, from a reader, whether {@link #apply} would drop anything now: a caller without the writer open (a
+     * schedule) opens it only then, since opening a writer maps every segment and may create the next one.
+     *
+     * @param table     the table.
+     * @param olderThan nanoseconds kept.
+     * @param nowNanos  the wall clock, epoch nanoseconds.
+     * @return whether the first segment held is sealed and older than the cut.
+     */
+    public static boolean due(final Table table, final long olderThan, final long nowNanos) {
+        return cut(table, olderThan, nowNanos)[1] != 0;
+    }
+
+    /** @return the cut, and 1 when the first segment held would go (0 otherwise). */
+    private static long[] cut(final Table table, final long olderThan, final long nowNanos) {
         final int ts = table.schema().timestampIndex();
         if (ts < 0) {
             throw new StoreException("table '" + table.name() + "' has no designated timestamp; retention drops by "
                 + "time");
         }
-        long newest = Long.MIN_VALUE;
         try (TableReader r = table.reader()) {
             final TableSnapshot s = r.snapshot();
+            long newest = Long.MIN_VALUE;
             for (int i = s.firstSegment(); i < s.segmentCount(); i++) {
                 newest = Math.max(newest, s.segment(i).zoneMax(-1, ts));
             }
+            if (newest == Long.MIN_VALUE) {
+                return new long[] {Long.MIN_VALUE, 0};
+            }
+            final long cut = cut(newest, nowNanos, olderThan);
+            final int first = s.firstSegment();
+            final boolean due = first < s.segmentCount() && s.segmentSealed(first)
+                && s.segment(first).zoneMax(-1, ts) < cut;
+            return new long[] {cut, due ? 1 : 0};
         }
-        return newest == Long.MIN_VALUE ? writer.dropOlderThan(Long.MIN_VALUE)
-            : writer.dropOlderThan(cut(newest, nowNanos, olderThan));
     }
 
     /** @param tableDir a table directory. @return its TTL in nanoseconds, 0 when it has none. */

@@ -77,6 +77,10 @@ class RetentionTest {
                 final TableReader reader = t.reader();
                 try (TableWriter w = t.writer()) {
                     append(w, 0, 5 * SEGMENT + 10);
+                    // the newest row is hour 5S+9 (in the past, so the reference): keeping 5S+9 hours keeps row 0
+                    final long now = System.currentTimeMillis() * 1_000_000L;
+                    assertThat(RetentionRule.due(t, (5 * SEGMENT + 9) * HOUR, now)).isFalse();
+                    assertThat(RetentionRule.due(t, (3 * SEGMENT + 10) * HOUR, now)).isTrue();
                     final TableSnapshot before = reader.acquire();
                     assertThat(sumQuantity(before)).isEqualTo(expected(0, 5 * SEGMENT + 10));
                     // the cut falls inside segment 2: segments 0 and 1 go, segment 2 stays (its newest row is newer)

@@ -241,6 +241,9 @@ public final class IngestTables implements AutoCloseable {
             if (slot.writer != null && slot.writer.isOpen()) {
                 return RetentionRule.apply(table, slot.writer, olderThan, nowNanos);
             }
+            if (!RetentionRule.due(table, olderThan, nowNanos)) {
+                return new Retention(0, 0, 0); // nothing to drop: no writer opened (it would map every segment)
+            }
             try (TableWriter w = table.writer(config.durability())) {
                 return RetentionRule.apply(table, w, olderThan, nowNanos);
             }
