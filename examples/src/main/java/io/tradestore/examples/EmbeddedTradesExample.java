@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import io.tradestore.core.RetentionRule;
 import io.tradestore.core.Store;
 import io.tradestore.core.Table;
 import io.tradestore.core.TableReader;
@@ -11,6 +12,7 @@ import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.TableWriter;
 import io.tradestore.core.flyweight.TradeFlyweight;
 import io.tradestore.core.flyweight.TradesSchema;
+import io.tradestore.core.schema.Layout;
 
 /**
  * The embedded API end to end: create a store and the trades table, append trades through the generated flyweight,
@@ -64,6 +66,35 @@ public final class EmbeddedTradesExample {
                 return notional;
             }
             // [reader]
+        }
+    }
+
+    /**
+     * Trims the trades table {@link #run} wrote: drops the segments older than a cut, applies a 30-day TTL once and
+     * keeps it for {@code tradestore serve}, and drops a scratch table.
+     *
+     * @param dir           the store directory.
+     * @param cutEpochNanos segments whose newest row is before this go.
+     * @param nowEpochNanos the wall clock.
+     * @return the rows the trades table holds afterwards.
+     */
+    public static long retain(final Path dir, final long cutEpochNanos, final long nowEpochNanos) {
+        try (Store store = Store.open(dir)) {
+            final Table trades = store.table("trades");
+            store.createTable(TradesSchema.SCHEMA.with("scratch", Layout.COLUMN, 1024, 128));
+            // [retention]
+            try (TableWriter w = trades.writer()) {
+                // whole sealed segments whose newest row is before the cut; one synced commit, then the files go
+                w.dropOlderThan(cutEpochNanos);
+                // or by age, as QuestDB's TTL: older than 30 days before min(newest row, now)
+                RetentionRule.apply(trades, w, RetentionRule.parse("30d"), nowEpochNanos);
+            }
+            trades.ttlNanos(RetentionRule.parse("30d"));   // a TTL that tradestore serve applies on its schedule
+            store.dropTable("scratch");                      // refused while a writer, in any process, holds it
+            // [retention]
+            try (TableReader reader = trades.reader()) {
+                return reader.snapshot().liveRows();
+            }
         }
     }
 

@@ -34,6 +34,18 @@ class ExamplesTest {
     }
 
     @Test
+    void shouldTrimTheTradesAndDropTheScratchTable() {
+        EmbeddedTradesExample.run(dir, 1000);
+        // one open segment: nothing is sealed, so nothing goes, however late the cut
+        assertThat(EmbeddedTradesExample.retain(dir, Long.MAX_VALUE, System.currentTimeMillis() * 1_000_000L))
+            .isEqualTo(1000);
+        try (io.tradestore.core.Store store = io.tradestore.core.Store.open(dir)) {
+            assertThat(store.hasTable("scratch")).isFalse();
+            assertThat(store.table("trades").ttlNanos()).isEqualTo(java.util.concurrent.TimeUnit.DAYS.toNanos(30));
+        }
+    }
+
+    @Test
     void shouldWriteAndReadTheUserDefinedQuotesRecord() {
         assertThat(QuotesExample.run(dir, 1000)).isEqualTo(10 + 12);
         assertThat(QuotesExample.schema().layout().name()).isEqualTo("ROW");
