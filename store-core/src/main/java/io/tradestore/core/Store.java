@@ -197,7 +197,12 @@ public final class Store implements AutoCloseable {
         checkOpen();
         final Table open = tables.get(name);
         if (open != null) {
-            return open;
+            if (open.sameFiles()) {
+                return open;
+            }
+            // another process dropped it, and maybe created it again: this one's readers and writers are stale
+            open.detach();
+            tables.remove(name, open);
         }
         if (!hasTable(name)) {
             if (validName(name) && Files.isDirectory(directory.resolve(name))) {

@@ -6,6 +6,7 @@ import java.util.List;
 
 import io.tradestore.core.memory.FileAllocator;
 import io.tradestore.core.schema.Schema;
+import io.tradestore.core.txn.TxnDescriptor;
 
 /**
  * One table of a store: its schema and directory, and the writer and readers opened on it. Closing the table closes
@@ -20,12 +21,25 @@ public final class Table implements AutoCloseable {
     private TableWriter writer;
     private boolean closed;
     private boolean dropped;
+    /** The transaction file's identity when the table was opened. */
+    private final Object txnKey;
 
     Table(final Store store, final Schema schema, final Path directory, final FileAllocator allocator) {
         this.store = store;
         this.schema = schema;
         this.directory = directory;
         this.allocator = allocator;
+        this.txnKey = TableFiles.identity(directory.resolve(TxnDescriptor.FILE_NAME));
+    }
+
+    /** @return whether the files at the table's path are still this table's (not dropped, or dropped and re-made). */
+    boolean sameFiles() {
+        return txnKey != null && txnKey.equals(TableFiles.identity(directory.resolve(TxnDescriptor.FILE_NAME)));
+    }
+
+    /** Refuses new readers and writers: another process dropped the table (see {@link Store#table}). */
+    synchronized void detach() {
+        dropped = true;
     }
 
     /** @return the table name. */

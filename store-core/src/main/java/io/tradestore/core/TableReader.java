@@ -1,10 +1,6 @@
 package io.tradestore.core;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -195,13 +191,7 @@ public final class TableReader implements AutoCloseable {
 
     /** @return the transaction file's identity, null when it is gone. */
     private Object txnKey() {
-        try {
-            final BasicFileAttributes a = Files.readAttributes(txn.path(), BasicFileAttributes.class,
-                LinkOption.NOFOLLOW_LINKS);
-            return a.fileKey() != null ? a.fileKey() : a.creationTime();
-        } catch (final IOException e) {
-            return null;
-        }
+        return TableFiles.identity(txn.path());
     }
 
     private void refresh(final TxnState state) {

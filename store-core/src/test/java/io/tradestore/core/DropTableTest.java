@@ -92,6 +92,24 @@ class DropTableTest {
     }
 
     @Test
+    void shouldOpenTheNewTableAfterAnotherProcessDroppedAndRemadeIt() {
+        try (Store store = Store.open(dir); Store other = Store.open(dir)) {
+            fill(store.createTable(SCHEMA), 10);
+            final Table old = store.table("trades");
+            other.dropTable("trades");
+            assertThatThrownBy(() -> store.table("trades")).hasMessageContaining("unknown table 'trades'");
+            assertThatThrownBy(old::reader).isInstanceOf(TableDroppedException.class);
+            other.createTable(SCHEMA.with("trades", Layout.ROW, 128, 16));
+            final Table made = store.table("trades");
+            assertThat(made).isNotSameAs(old);
+            assertThat(made.schema().layout()).isEqualTo(Layout.ROW);
+            try (TableReader r = made.reader()) {
+                assertThat(r.snapshot().rowCount()).isZero();
+            }
+        }
+    }
+
+    @Test
     void shouldRefuseTheDropWhileAWriterHoldsTheTable() {
         try (Store store = Store.open(dir); Store other = Store.open(dir)) {
             final Table t = store.createTable(SCHEMA);
