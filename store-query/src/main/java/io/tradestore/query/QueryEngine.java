@@ -383,8 +383,9 @@ public final class QueryEngine implements AutoCloseable {
     }
 
     /**
-     * Takes a snapshot of a table's latest commit, valid until this engine closes (its segments stay mapped until then,
-     * even those retention drops: for tests and tools, not for a long-lived caller).
+     * Takes a snapshot of a table's latest commit, valid until this engine closes or {@link #forgetTable} forgets the
+     * table (its segments stay mapped until then, even those retention drops: for tests and tools, not for a
+     * long-lived caller).
      *
      * @param table the table name.
      * @return the snapshot.
