@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import io.tradestore.core.memory.MappedFile;
 import io.tradestore.core.segment.SegmentDescriptor;
 import io.tradestore.core.segment.ZoneMapDescriptor;
 
@@ -112,7 +113,7 @@ final class SegmentDirectories {
             }
         }
         if (n > 0) {
-            io.tradestore.core.memory.MappedFile.syncDirectory(tableDir);
+            MappedFile.syncDirectory(tableDir);
         }
         return n;
     }

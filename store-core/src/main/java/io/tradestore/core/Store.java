@@ -269,26 +269,23 @@ public final class Store implements AutoCloseable {
             }
             dir = directory.resolve(name);
             gone = directory.resolve(name + "." + Long.toHexString(System.nanoTime()) + TableFiles.DROPPED_SUFFIX);
-            final WriterLock lock;
+            boolean renamed = false;
             try {
-                lock = WriterLock.acquire(dir, name);
-            } catch (final RuntimeException e) {
-                if (open != null) {
-                    open.unmarkDropped();
+                final WriterLock lock = WriterLock.acquire(dir, name);
+                try {
+                    Files.move(dir, gone, StandardCopyOption.ATOMIC_MOVE);
+                    renamed = true;
+                    MappedFile.syncDirectory(directory);
+                } finally {
+                    lock.release();
                 }
-                throw e;
-            }
-            try {
-                Files.move(dir, gone, StandardCopyOption.ATOMIC_MOVE);
-                MappedFile.syncDirectory(directory);
             } catch (final IOException e) {
-                if (open != null) {
-                    open.unmarkDropped();
-                }
                 throw new StoreException("cannot drop table '" + name + "': renaming " + dir + " failed: "
                     + StoreException.reason(e), e);
             } finally {
-                lock.release();
+                if (open != null && !renamed) {
+                    open.unmarkDropped();
+                }
             }
             if (open != null) {
                 tables.remove(name, open);

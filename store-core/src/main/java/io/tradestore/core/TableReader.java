@@ -194,8 +194,7 @@ public final class TableReader implements AutoCloseable {
         return TableFiles.identity(txn.path());
     }
 
-    private void refresh(final TxnState state) {
-        TxnState s = state;
+    private void refresh(final TxnState s) {
         final int needed = (int) ((s.rowCount() + schema.segmentRows() - 1) >>> schema.segmentShift());
         if (s.firstRow() % schema.segmentRows() != 0) {
             throw new StoreException("corrupted transaction file " + txn.path() + ": firstRow=" + s.firstRow()
@@ -210,17 +209,14 @@ public final class TableReader implements AutoCloseable {
             try {
                 segments.add(Segment.open(schema, dir, i, false));
             } catch (final StoreException e) {
-                // retention may have dropped it after the state was read: read again, and skip it if so
+                // retention may have dropped it after the state was read: start again from the state that says so
                 final TxnState again = txn.read();
                 if (again.firstRow() <= ((long) i << schema.segmentShift())) {
                     throw e;
                 }
-                s = again;
+                refresh(again);
+                return;
             }
-        }
-        if (s != state) {
-            refresh(s);
-            return;
         }
         final int first = (int) (s.firstRow() >>> schema.segmentShift());
         // the zone maps the snapshot's scans skip with: each block once per reader, when its commit fills it
@@ -243,12 +239,8 @@ public final class TableReader implements AutoCloseable {
         return schema;
     }
 
-    /** @return whether the reader was closed. */
-    public boolean isClosed() {
-        return closed;
-    }
-
-    boolean isOpen() {
+    /** @return whether the reader is open (not closed). */
+    public boolean isOpen() {
         return !closed;
     }
 

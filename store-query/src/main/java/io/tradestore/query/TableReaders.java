@@ -139,8 +139,8 @@ final class TableReaders {
     private void giveBack(final Lease lease) {
         // the reader cannot close meanwhile: this lease is still counted
         if (lease.entry.reader.mayUnmap()) {
-            // unmapping segments whose files retention unlinked frees their pages (hundreds of milliseconds for a
-            // day of trades): not on the thread that answers the query
+            // the last unmapping of an unlinked file frees its pages, which shows in a query's latency
+            // (docs/benchmarks.md, Retention): not on the thread that answers the query
             try {
                 unmapper.execute(() -> done(lease.entry, lease.entry.reader.release(lease.snapshot)));
                 return;

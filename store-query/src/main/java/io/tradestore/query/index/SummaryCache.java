@@ -144,11 +144,7 @@ final class SummaryCache {
 
     /** Removes every summary of a map, taking its bytes off the count (a build publishing meanwhile stays counted). */
     private <K, S extends CachedSummary> void drain(final Map<K, S> map) {
-        for (final Map.Entry<K, S> e : map.entrySet()) {
-            if (map.remove(e.getKey(), e.getValue())) {
-                summaryBytes.addAndGet(-e.getValue().bytes());
-            }
-        }
+        drainIf(map, k -> true);
     }
 
     /** The value summary cached under a key, or one built now: see {@link #cached}. */

@@ -74,7 +74,7 @@ final class TableViews {
             } catch (final TableDroppedException e) {
                 forget(name); // dropped by another process, maybe created again: a fresh reader tells
             } catch (final StoreException e) {
-                if (r.isClosed()) {
+                if (!r.isOpen()) {
                     continue; // closed by a drop in this process meanwhile
                 }
                 throw e;
