@@ -112,7 +112,8 @@ public final class RetentionRule {
     }
 
     /**
-     * Drops what is older than a duration before the reference time (see the class comment).
+     * Drops what is older than a duration before the reference time (see the class comment), read from a reader
+     * opened for the call.
      *
      * @param table     the table.
      * @param writer    its writer.
@@ -122,44 +123,46 @@ public final class RetentionRule {
      */
     public static Retention apply(final Table table, final TableWriter writer, final long olderThan,
                                   final long nowNanos) {
-        return writer.dropOlderThan(cut(table, olderThan, nowNanos)[0]);
+        final long cut;
+        try (TableReader r = table.reader()) {
+            cut = cut(r.snapshot(), olderThan, nowNanos);
+        }
+        return writer.dropOlderThan(cut);
     }
 
     /**
-     * Tells, from a reader, whether {@link #apply} would drop anything now: a caller without the writer open (a
-     * schedule) opens it only then, since opening a writer maps every segment and may create the next one.
+     * The cut of a snapshot: {@link #cut(long, long, long)} of its newest designated timestamp.
      *
-     * @param table     the table.
+     * @param s         a snapshot of the table.
      * @param olderThan nanoseconds kept.
      * @param nowNanos  the wall clock, epoch nanoseconds.
-     * @return whether the first segment held is sealed and older than the cut.
+     * @return epoch nanoseconds, or {@code Long.MIN_VALUE} when the table holds no row.
      */
-    public static boolean due(final Table table, final long olderThan, final long nowNanos) {
-        return cut(table, olderThan, nowNanos)[1] != 0;
+    public static long cut(final TableSnapshot s, final long olderThan, final long nowNanos) {
+        final int ts = s.schema().timestampIndex();
+        if (ts < 0) {
+            throw new StoreException("table '" + s.schema().name() + "' has no designated timestamp; retention drops "
+                + "by time");
+        }
+        long newest = Long.MIN_VALUE;
+        for (int i = s.firstSegment(); i < s.segmentCount(); i++) {
+            newest = Math.max(newest, s.segment(i).zoneMax(-1, ts));
+        }
+        return newest == Long.MIN_VALUE ? Long.MIN_VALUE : cut(newest, nowNanos, olderThan);
     }
 
-    /** @return the cut, and 1 when the first segment held would go (0 otherwise). */
-    private static long[] cut(final Table table, final long olderThan, final long nowNanos) {
-        final int ts = table.schema().timestampIndex();
-        if (ts < 0) {
-            throw new StoreException("table '" + table.name() + "' has no designated timestamp; retention drops by "
-                + "time");
-        }
-        try (TableReader r = table.reader()) {
-            final TableSnapshot s = r.snapshot();
-            long newest = Long.MIN_VALUE;
-            for (int i = s.firstSegment(); i < s.segmentCount(); i++) {
-                newest = Math.max(newest, s.segment(i).zoneMax(-1, ts));
-            }
-            if (newest == Long.MIN_VALUE) {
-                return new long[] {Long.MIN_VALUE, 0};
-            }
-            final long cut = cut(newest, nowNanos, olderThan);
-            final int first = s.firstSegment();
-            final boolean due = first < s.segmentCount() && s.segmentSealed(first)
-                && s.segment(first).zoneMax(-1, ts) < cut;
-            return new long[] {cut, due ? 1 : 0};
-        }
+    /**
+     * Tells whether {@link TableWriter#dropOlderThan} would drop anything at a cut: a caller without the writer open (a
+     * schedule) opens it only then, since opening a writer maps every segment and may create the next one.
+     *
+     * @param s   a snapshot of the table.
+     * @param cut the cut.
+     * @return whether the first segment held is sealed and its newest row before the cut.
+     */
+    public static boolean due(final TableSnapshot s, final long cut) {
+        final int first = s.firstSegment();
+        return first < s.segmentCount() && s.segmentSealed(first)
+            && s.segment(first).zoneMax(-1, s.schema().timestampIndex()) < cut;
     }
 
     /** @param tableDir a table directory. @return its TTL in nanoseconds, 0 when it has none. */

@@ -12,6 +12,8 @@ import io.tradestore.core.RetentionRule;
 import io.tradestore.core.Store;
 import io.tradestore.core.StoreException;
 import io.tradestore.core.Table;
+import io.tradestore.core.TableReader;
+import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.TableWriter;
 import io.tradestore.core.ingest.line.LineIngest;
 import io.tradestore.core.schema.Layout;
@@ -39,10 +41,22 @@ public final class IngestTables implements AutoCloseable {
         TableWriter writer;
         /** Builds the bitmap indexes of the segments the writer seals, so that no query waits for them. */
         BackgroundIndexer indexer;
+        /**
+         * The TTL runs' reader, kept between runs (opening one maps every segment and checks its zone maps); closed
+         * with the table's drop or the server. Guarded by {@link #lock}.
+         */
+        TableReader ttlReader;
         /** When a request last gave the writer back ({@link System#nanoTime()}). */
         volatile long lastUsedNs = System.nanoTime();
         /** Set under {@link #lock} when the table was dropped: a request that waited for this slot takes a new one. */
         boolean dropped;
+
+        void closeReader() {
+            if (ttlReader != null) {
+                ttlReader.close();
+                ttlReader = null;
+            }
+        }
 
         void close() {
             try {
@@ -209,6 +223,7 @@ public final class IngestTables implements AutoCloseable {
         take(slot, name, startNs + TimeUnit.MILLISECONDS.toNanos(config.waitMs()));
         try {
             slot.close();
+            slot.closeReader();
             synchronized (this) { // not while a request creates a table of the same name
                 store.dropTable(name);
             }
@@ -238,15 +253,31 @@ public final class IngestTables implements AutoCloseable {
                 return new Retention(0, 0, 0);
             }
             final Table table = store.table(name);
+            if (slot.ttlReader == null) {
+                slot.ttlReader = table.reader();
+            }
+            final TableSnapshot snap = slot.ttlReader.acquire();
+            final long cut;
+            final boolean due;
+            try {
+                cut = RetentionRule.cut(snap, olderThan, nowNanos);
+                due = RetentionRule.due(snap, cut);
+            } finally {
+                slot.ttlReader.release(snap);
+            }
+            if (!due) {
+                return new Retention(0, 0, snap.firstRow());
+            }
+            final Retention r;
             if (slot.writer != null && slot.writer.isOpen()) {
-                return RetentionRule.apply(table, slot.writer, olderThan, nowNanos);
+                r = slot.writer.dropOlderThan(cut);
+            } else {
+                try (TableWriter w = table.writer(config.durability())) {
+                    r = w.dropOlderThan(cut);
+                }
             }
-            if (!RetentionRule.due(table, olderThan, nowNanos)) {
-                return new Retention(0, 0, 0); // nothing to drop: no writer opened (it would map every segment)
-            }
-            try (TableWriter w = table.writer(config.durability())) {
-                return RetentionRule.apply(table, w, olderThan, nowNanos);
-            }
+            slot.ttlReader.release(slot.ttlReader.acquire()); // lets go of the segments just dropped
+            return r;
         } finally {
             slot.lock.unlock();
         }
@@ -290,6 +321,7 @@ public final class IngestTables implements AutoCloseable {
             s.lock.lock();
             try {
                 s.close();
+                s.closeReader();
             } catch (final StoreException e) {
                 failure = failure == null ? e : failure;
             } finally {
