@@ -246,7 +246,11 @@ class TableLifecycleEndpointTest {
             Thread.sleep(20);
             info = http.get("/v1/tables/ticks").json();
         }
-        Thread.sleep(200);
+        // the counters move after the drop has deleted the segments' files, a while after the commit shows it
+        final String dropped = "tradestore_retention_segments_dropped_total{table=\"ticks\"} 16.0";
+        while (!server.metricsText().contains(dropped) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
         stop.set(true);
         assertThat(queries.get(30, TimeUnit.SECONDS)).isPositive();
         pool.shutdown();
@@ -256,7 +260,7 @@ class TableLifecycleEndpointTest {
         assertThat(info.path("ttl").asText()).isEqualTo("3d");
         assertThat(countAndSum("ticks").get(0).asLong()).isEqualTo(5L * SEGMENT);
         assertThat(server.metricsText())
-            .contains("tradestore_retention_segments_dropped_total{table=\"ticks\"} 16.0")
+            .contains(dropped)
             .contains("tradestore_retention_rows_dropped_total{table=\"ticks\"} " + 16.0 * SEGMENT);
         assertThat(Files.exists(dir.resolve("ticks").resolve("seg-000015"))).isFalse();
         // the queries have ended: the dropped segments are unmapped, their blocks free, the store a quarter its size
