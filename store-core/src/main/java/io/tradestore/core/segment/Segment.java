@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BooleanSupplier;
 
 import io.tradestore.core.Bounds;
@@ -21,15 +20,7 @@ import io.tradestore.core.schema.Schema;
 /**
  * One mapped segment: each column as (base address, stride), plus the zone map. Created at full size (blocks
  * reserved), mapped once, unmapped once on {@link #close()}. A writer's segment is prepared in chunks of
- * {@link #PREFAULT_CHUNK_ROWS} rows (all files): the writer's background thread faults chunks in ahead of the writer
- * (and null-fills them for a row-by-row writer), and the writer takes a chunk that is still free itself, so both cores
- * fault fresh pages in while rows are appended. Each chunk is claimed exactly once, by compare-and-set:
- *
- * <pre>
- *   FREE --background faults it in--> READY, or CLAIMED --null fill--> NULLED (every row null)
- *   FREE --writer------> WRITER (the writer faults it in and writes it)
- *   READY/NULLED --writer enters the chunk--> WRITER       the writer waits while a chunk is CLAIMED
- * </pre>
+ * {@link #PREFAULT_CHUNK_ROWS} rows ({@link SegmentChunks}).
  */
 public final class Segment implements AutoCloseable {
     /**
@@ -38,11 +29,6 @@ public final class Segment implements AutoCloseable {
      * background thread, takes the next chunk itself instead of writing into pages that are not faulted in yet.
      */
     public static final int PREFAULT_CHUNK_ROWS = 1 << 16;
-    private static final int CHUNK_FREE = 0;
-    private static final int CHUNK_CLAIMED = 1;
-    private static final int CHUNK_READY = 2;
-    private static final int CHUNK_NULLED = 3;
-    private static final int CHUNK_WRITER = 4;
 
     private final Schema schema;
     private final int index;
@@ -55,11 +41,7 @@ public final class Segment implements AutoCloseable {
     private final long zoneBase;
     private final boolean writable;
     private final long[] nullRecord;
-    private final int prefaultChunkRows;
-    private final int prefaultChunks;
-    /** Per chunk: CHUNK_FREE, CHUNK_CLAIMED, CHUNK_READY, CHUNK_NULLED or CHUNK_WRITER (see the class comment). */
-    private final AtomicIntegerArray chunkState;
-    private volatile boolean prefaultStopped;
+    private final SegmentChunks chunks;
     private boolean closed;
     /** Whether the zone map carries checksums (format 2 on; format 1 files are read without). */
     private final boolean checksummed;
@@ -85,9 +67,8 @@ public final class Segment implements AutoCloseable {
         this.zoneBase = zone.address();
         this.writable = zone.writable();
         this.nullRecord = nullRecord(schema);
-        this.prefaultChunkRows = Math.min(schema.segmentRows(), Math.max(schema.blockRows(), PREFAULT_CHUNK_ROWS));
-        this.prefaultChunks = schema.segmentRows() / prefaultChunkRows;
-        this.chunkState = new AtomicIntegerArray(writable ? prefaultChunks : 0);
+        this.chunks = new SegmentChunks(Math.min(schema.segmentRows(), Math.max(schema.blockRows(),
+            PREFAULT_CHUNK_ROWS)), schema.segmentRows(), writable);
         this.checksummed = zoneVersion >= ZoneMapDescriptor.CHECKSUM_VERSION;
         this.verifier = checksummed ? new ZoneMapVerifier(schema, index, zone) : null;
     }
@@ -234,68 +215,24 @@ public final class Segment implements AutoCloseable {
     }
 
     /**
-     * Background side: faults every free chunk in, in row order, then claims it and, when {@code nullFill} says so at
-     * that moment, fills it with null sentinels; returns at the end of the segment or when pre-faulting is stopped.
-     * Chunks the writer has taken are skipped. Does nothing on a read-only (reader's) segment.
+     * Background side: see {@link SegmentChunks#prepare}; does nothing on a read-only (reader's) segment.
      *
      * @param nullFill whether the writer hands out null rows (appendRow), asked per chunk.
      */
     public void prepareChunks(final BooleanSupplier nullFill) {
-        if (!writable) {
-            return;
-        }
-        for (int c = 0; c < prefaultChunks && !prefaultStopped; c++) {
-            if (chunkState.get(c) != CHUNK_FREE) {
-                continue;
-            }
-            // Fault the chunk in before claiming it (faulting never changes content, so it may race the writer): the
-            // writer only ever waits for the short null fill below, not for the page faults.
-            populateChunk(c);
-            if (!nullFill.getAsBoolean()) {
-                chunkState.compareAndSet(c, CHUNK_FREE, CHUNK_READY);
-            } else if (chunkState.compareAndSet(c, CHUNK_FREE, CHUNK_CLAIMED)) {
-                boolean nulled = false;
-                try {
-                    fillNulls(c * prefaultChunkRows, (c + 1) * prefaultChunkRows);
-                    nulled = true;
-                } finally {
-                    chunkState.set(c, nulled ? CHUNK_NULLED : CHUNK_READY);
-                }
-            }
+        if (writable) {
+            chunks.prepare(nullFill, this::populateChunk, this::fillNulls);
         }
     }
 
     /**
-     * Writer side, at the first row of a chunk it is about to write: takes the chunk. A free chunk is faulted in here,
-     * on the writer's thread (one madvise call per file instead of one trap per page; pages the background thread has
-     * faulted in already cost nothing); a chunk the background thread is null-filling is waited for (one pass of
-     * stores over 3.2 MB), so that its null fill never races the writer's rows.
+     * Writer side, at the first row of a chunk it is about to write: takes the chunk ({@link SegmentChunks#claim}).
      *
      * @param rowInSegment the chunk's first row in this segment (a multiple of {@link #prefaultChunkRows()}).
-     * @return whether every row of the chunk holds null sentinels (the background filled it and the writer never wrote
-     *     into it before).
+     * @return whether every row of the chunk holds null sentinels.
      */
     public boolean claimChunk(final int rowInSegment) {
-        if (!writable) {
-            return false;
-        }
-        final int c = rowInSegment / prefaultChunkRows;
-        while (true) {
-            final int state = chunkState.get(c);
-            if (state == CHUNK_FREE) {
-                if (chunkState.compareAndSet(c, CHUNK_FREE, CHUNK_WRITER)) {
-                    populateChunk(c);
-                    return false;
-                }
-            } else if (state == CHUNK_CLAIMED) {
-                Thread.yield();
-            } else {
-                if (state != CHUNK_WRITER) {
-                    chunkState.set(c, CHUNK_WRITER);
-                }
-                return state == CHUNK_NULLED;
-            }
-        }
+        return writable && chunks.claim(rowInSegment, this::populateChunk);
     }
 
     /**
@@ -306,17 +243,14 @@ public final class Segment implements AutoCloseable {
      * @param row rows below this are the writer's.
      */
     public void claimChunksBelow(final int row) {
-        final int end = Math.min(prefaultChunks, (row + prefaultChunkRows - 1) / prefaultChunkRows);
-        for (int c = 0; c < end && c < chunkState.length(); c++) {
-            chunkState.set(c, CHUNK_WRITER);
-        }
+        chunks.claimBelow(row);
     }
 
     private void populateChunk(final int c) {
-        final long from = (long) c * prefaultChunkRows;
+        final long from = (long) c * chunks.chunkRows();
         for (int i = 0; i < files.length; i++) {
             final long width = schema.layout() == Layout.ROW ? schema.rowLength() : schema.column(i).width();
-            files[i].populate(from * width, prefaultChunkRows * width);
+            files[i].populate(from * width, chunks.chunkRows() * width);
         }
     }
 
@@ -441,12 +375,12 @@ public final class Segment implements AutoCloseable {
 
     /** Stops pre-faulting: a {@link #prepareChunks} running in another thread returns after its current chunk. */
     public void stopPrefault() {
-        prefaultStopped = true;
+        chunks.stop();
     }
 
     /** @return rows per pre-fault chunk in this segment. */
     public int prefaultChunkRows() {
-        return prefaultChunkRows;
+        return chunks.chunkRows();
     }
 
     /**
