@@ -2,11 +2,8 @@ package io.tradestore.core;
 
 import java.nio.file.Path;
 
-import io.tradestore.core.dict.SymbolDictionary;
 import io.tradestore.core.memory.FileAllocator;
 import io.tradestore.core.memory.MappedFile;
-import io.tradestore.core.schema.Column;
-import io.tradestore.core.schema.Schema;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.core.segment.StagingArea;
 import io.tradestore.core.txn.TxnFile;
@@ -30,7 +27,7 @@ import io.tradestore.core.txn.TxnState;
  *                             sequence++ : committedRows = pending    dictionaries cut back
  * </pre>
  */
-public final class TableWriter implements RecordAccess, AutoCloseable {
+public final class TableWriter extends WriterAccess implements AutoCloseable {
     /** Rows null-filled at a time ahead of {@link #appendRow()}: 256 trades are 12.5 KB, well inside L1/L2. */
     private static final int NULL_CHUNK_ROWS = 256;
     /**
@@ -45,20 +42,12 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     /** Property that sets the staging area's rows (a power of two; for measurements). */
     public static final String STAGE_ROWS_PROPERTY = "tradestore.append.stageRows";
     private final Table table;
-    private final Schema schema;
     private final Path dir;
     private final Durability durability;
     private final WriterLock lock;
     private final TxnFile txn;
-    private final WriterDictionaries dictionaries;
-    private final WriterSegments segments;
-    private final ZoneWatermark zones;
-    private final int shift;
-    private final long segmentRows;
     private final int blockMask;
-    private final int[] strides;
     private TxnState state;
-    private long committedRows;
     private long pendingRows;
     /** Rows below this (from committedRows on) hold nulls or the caller's data; appendRow nulls ahead from here. */
     private long nulledRows;
@@ -66,38 +55,21 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
     private boolean columnWritesOn;
     /** Whether rows were appended one by one, so that appendRow reads no volatile field to tell the segments once. */
     private boolean rowAppendsSeen;
-    private boolean closed;
     /** Whether row appends go through the staging area now (see the class comment). */
     private boolean staging;
     /** Whether a staging window was ever opened: then the background thread never prepares chunks again. */
     private boolean stagedAny;
-    private final StageWindows windows;
     /** Whether full windows are copied by a second thread ({@link StageFlusher}). */
     private final boolean stageThread;
     /** Told when a commit makes segments wholly committed, or null. */
     private SealListener sealListener;
-    private final int stageRows;
-    /** The row of staged row 0 (a multiple of stageRows). */
-    private long stageBase;
-    /** Rows from here to pendingRows are held in the staging area only (not yet in the segment files). */
-    private long stageFrom = Long.MIN_VALUE;
-    /** End of the staging window; appendRow takes its slow path from here (always, when not staging). */
-    private long stageEnd = Long.MIN_VALUE;
-    /** Flyweights bound to this writer, re-pointed when staged rows move, and their scratch row. */
-    private final AttachedFlyweights attached;
 
     TableWriter(final Table table, final Durability durability, final FileAllocator allocator) {
+        super(table.schema(), new WriterSegments(table.schema(), table.directory(), allocator));
         this.table = table;
-        this.schema = table.schema();
         this.dir = table.directory();
         this.durability = durability;
-        this.shift = schema.segmentShift();
-        this.segmentRows = schema.segmentRows();
         this.blockMask = schema.blockRows() - 1;
-        this.segments = new WriterSegments(schema, dir, allocator);
-        this.stageRows = (int) Math.min(segmentRows, StageWindows.rowsProperty());
-        this.windows = new StageWindows(schema, stageRows, segments);
-        this.attached = new AttachedFlyweights(this, schema.columnCount());
         this.staging = Boolean.parseBoolean(System.getProperty(STAGING_PROPERTY, "true"))
             && MappedFile.writeAvailable();
         updatePrefault();
@@ -105,10 +77,6 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         // would be a hand-over to another thread and back
         this.stageThread = Boolean.parseBoolean(
             System.getProperty(STAGE_THREAD_PROPERTY, Boolean.toString(segments.background())));
-        this.strides = new int[schema.columnCount()];
-        for (final Column c : schema.columns()) {
-            strides[c.index()] = io.tradestore.core.segment.SegmentDescriptor.stride(schema, c);
-        }
         this.lock = WriterLock.acquire(dir, schema.name());
         TxnFile t = null;
         WriterDictionaries dicts = null;
@@ -118,10 +86,10 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             state = t.read();
             dicts = WriterDictionaries.open(schema, dir, state);
             this.txn = t;
-            this.dictionaries = dicts;
-            this.committedRows = state.rowCount();
+            dictionaries = dicts;
+            committedRows = state.rowCount();
             this.pendingRows = committedRows;
-            this.zones = new ZoneWatermark(segments, shift, segmentRows, blockMask + 1L, committedRows);
+            zones = new ZoneWatermark(segments, shift, segmentRows, blockMask + 1L, committedRows);
             this.nulledRows = committedRows;
             segments.openCommitted(committedRows, state.firstRow());
             if (staging) {
@@ -144,11 +112,6 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
             lock.release();
             throw e;
         }
-    }
-
-    /** @return the schema. */
-    public Schema schema() {
-        return schema;
     }
 
     /** @return rows published by the last commit. */
@@ -614,26 +577,6 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         attached.refresh(null);
     }
 
-    /**
-     * Returns the writer's dictionary of a symbol column.
-     *
-     * @param column a symbol column index.
-     * @return its dictionary.
-     */
-    public SymbolDictionary dictionary(final int column) {
-        return dictionaries.get(column);
-    }
-
-    @Override
-    public long columnsHash() {
-        return schema.columnsHash();
-    }
-
-    @Override
-    public int segmentShift() {
-        return shift;
-    }
-
     @Override
     public long rowLimit() {
         checkOpen();
@@ -677,96 +620,6 @@ public final class TableWriter implements RecordAccess, AutoCloseable {
         checkOpen();
         segments.check(segment);
         zones.rawAddressesReleased(segment);
-    }
-
-    @Override
-    public long rowAddress(final long row, final int column) {
-        if (row >= stageFrom && row < stageEnd) {
-            return windows.stage().address(column, (int) (row - stageBase));
-        }
-        if (row >= windows.flightFrom() && row < stageFrom) {
-            // a row the stage flusher is copying: once it is in the files, its place is the mapping
-            windows.awaitFlight();
-        }
-        if (row >= segments.endRow()) {
-            // a flyweight left on a row of a segment deleted since (rollbackAndDeleteSegments): its writes go nowhere
-            return attached.detachedAddress(column);
-        }
-        final int seg = (int) (row >>> shift);
-        return segments.get(seg).columnBase(column) + (row - ((long) seg << shift)) * strides[column];
-    }
-
-    /**
-     * {@inheritDoc} For a mapped row, also records that the run's uncommitted rows whose zone maps were already widened
-     * (below the zone watermark) may be written through the mappings from now on: their zone maps are widened from the
-     * files again at commit (see {@link ZoneWatermark}). Once per positioning, not once per column address.
-     */
-    @Override
-    public long addressRunEnd(final long row) {
-        if (row >= stageFrom && row < stageEnd) {
-            return stageEnd;
-        }
-        if (row >= windows.flightFrom() && row < stageFrom) {
-            windows.awaitFlight();
-        }
-        final long end = mappedRunEnd(row);
-        // a committed row's run may reach into uncommitted rows; rows from the watermark on are widened at their block
-        // end (mapped path) or are not in the files yet (staging)
-        final long zoneRow = zones.row();
-        if (row < zoneRow) { // an append positions at or past the watermark: nothing to record, no call per row
-            final long widenedEnd = Math.min(end, zoneRow);
-            if (widenedEnd > committedRows) {
-                zones.mayWrite(Math.max(row, committedRows), widenedEnd);
-            }
-        }
-        return end;
-    }
-
-    /** @return the end of the run of mapped rows from {@code row}: a row neither staged nor in flight. */
-    private long mappedRunEnd(final long row) {
-        if (row >= segments.endRow()) {
-            return row + 1; // the scratch row of a deleted segment's row: a run of one, so that no next() steps past it
-        }
-        // rows from the window in flight (or the open window) on are not read from the mappings
-        final long fileEnd = Math.min(windows.flightFrom(), stageFrom);
-        final long segEnd = ((row >>> shift) + 1) << shift;
-        return row < fileEnd ? Math.min(segEnd, fileEnd) : segEnd;
-    }
-
-    @Override
-    public void attach(final Flyweight flyweight) {
-        attached.add(flyweight);
-    }
-
-    @Override
-    public int columnStride(final int column) {
-        return strides[column];
-    }
-
-    @Override
-    public boolean isOpen() {
-        return !closed;
-    }
-
-    @Override
-    public boolean writable() {
-        return !closed;
-    }
-
-    @Override
-    public String symbolValue(final int column, final int code) {
-        return code == -1 ? null : dictionary(column).value(code);
-    }
-
-    @Override
-    public int symbolCode(final int column, final CharSequence value) {
-        return value == null ? -1 : dictionary(column).intern(value);
-    }
-
-    private void checkOpen() {
-        if (closed) {
-            throw new StoreException("writer of table '" + schema.name() + "' is closed");
-        }
     }
 
     /**

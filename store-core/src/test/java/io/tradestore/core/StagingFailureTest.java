@@ -46,14 +46,14 @@ class StagingFailureTest {
     /** The data file of segment 0 that holds column {@code column} (the only file in the ROW layout). */
     private static MappedFile dataFile(final TableWriter w, final int column) throws ReflectiveOperationException {
         @SuppressWarnings("unchecked")
-        final List<Segment> segments = (List<Segment>) field(field(w, "segments"), "segments");
+        final List<Segment> segments = (List<Segment>) field(w.segments, "segments");
         final MappedFile[] files = (MappedFile[]) field(segments.get(0), "files");
         return files[files.length == 1 ? 0 : column];
     }
 
     /** Waits (bounded) until the writer's stage flusher has tried every file of the window in flight. */
     private static void awaitStageFlusher(final TableWriter w) throws Exception {
-        final Object flusher = field(field(w, "windows"), "flusher");
+        final Object flusher = field(w.windows, "flusher");
         assertThat(flusher).as("the window was handed to the stage flusher").isNotNull();
         final int files = (Integer) field(flusher, "files");
         final java.util.concurrent.atomic.AtomicInteger done =
