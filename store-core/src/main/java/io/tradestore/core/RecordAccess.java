@@ -20,6 +20,17 @@ public interface RecordAccess {
     }
 
     /**
+     * Skips the rows a segment ended early never holds (a partitioned table's writer ends a segment when a row of
+     * another period comes; the row numbers up to the next segment stay unused). A flyweight asks at each run's end.
+     *
+     * @param row a row below {@link #rowLimit()}.
+     * @return {@code row}, or the next segment's first row when {@code row} lies in such an unused tail.
+     */
+    default long liveRow(final long row) {
+        return row;
+    }
+
+    /**
      * Returns the address of a column's value in row 0 of a segment; no checks (callers check the row first).
      *
      * @param segment segment index, below {@code ceil(rowLimit / segmentRows)}.

@@ -15,6 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.tradestore.core.memory.MappedFile;
+import io.tradestore.core.schema.PartitionBy;
 
 /**
  * Retention by age, as QuestDB's TTL: whole sealed segments go when their newest row is older than a duration before
@@ -136,7 +137,8 @@ public final class RetentionRule {
      * @param s         a snapshot of the table.
      * @param olderThan nanoseconds kept.
      * @param nowNanos  the wall clock, epoch nanoseconds.
-     * @return epoch nanoseconds, or {@code Long.MIN_VALUE} when the table holds no row.
+     * @return epoch nanoseconds, or {@code Long.MIN_VALUE} when the table holds no row; for a partitioned table, the
+     *     start of the period holding the cut, so that only whole periods go.
      */
     public static long cut(final TableSnapshot s, final long olderThan, final long nowNanos) {
         final int ts = s.schema().timestampIndex();
@@ -148,7 +150,13 @@ public final class RetentionRule {
         for (int i = s.firstSegment(); i < s.segmentCount(); i++) {
             newest = Math.max(newest, s.segment(i).zoneMax(-1, ts));
         }
-        return newest == Long.MIN_VALUE ? Long.MIN_VALUE : cut(newest, nowNanos, olderThan);
+        if (newest == Long.MIN_VALUE) {
+            return Long.MIN_VALUE;
+        }
+        final long cut = cut(newest, nowNanos, olderThan);
+        // a partitioned table loses whole periods: those that end at or before the cut
+        return s.schema().partitionBy() == PartitionBy.NONE || cut == Long.MIN_VALUE ? cut
+            : s.schema().partitionBy().floor(cut);
     }
 
     /**

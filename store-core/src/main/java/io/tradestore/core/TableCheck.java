@@ -122,6 +122,11 @@ public final class TableCheck {
                 segMax = Math.max(segMax, mm[1]);
             }
         }
+        final io.tradestore.core.schema.PartitionBy by = schema.partitionBy();
+        if (c.index() == schema.timestampIndex() && segMin <= segMax && by.floor(segMin) != by.floor(segMax)) {
+            problem("segment " + segment + " (" + file + ") holds rows of " + by.label(by.floor(segMin)) + " and "
+                + by.label(by.floor(segMax)) + ", but the table is partitioned by " + by);
+        }
         if (!full() && !covers(f64, seg.zoneMin(-1, c.index()), seg.zoneMax(-1, c.index()), segMin, segMax)) {
             problem("segment " + segment + " column '" + c.name() + "' (" + file + "): segment zone map ["
                 + show(f64, seg.zoneMin(-1, c.index()))

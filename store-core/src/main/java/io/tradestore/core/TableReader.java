@@ -221,8 +221,9 @@ public final class TableReader implements AutoCloseable {
         final int first = (int) (s.firstRow() >>> schema.segmentShift());
         // the zone maps the snapshot's scans skip with: each block once per reader, when its commit fills it
         for (int i = first; i < needed; i++) {
-            final long start = (long) i << schema.segmentShift();
-            segments.get(i).verifyZones((int) Math.min(schema.segmentRows(), s.rowCount() - start));
+            final long held = s.rowCount() - ((long) i << schema.segmentShift());
+            final Segment seg = segments.get(i);
+            seg.verifyZones((int) (held >= schema.segmentRows() ? seg.sealedRows() : held));
         }
         final int[] sizes = new int[dictionaries.length];
         for (int i = 0; i < dictionaries.length; i++) {

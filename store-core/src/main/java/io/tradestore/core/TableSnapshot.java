@@ -20,6 +20,10 @@ public final class TableSnapshot implements RecordAccess {
     /** Holders from {@link TableReader#acquire()} not yet released; guarded by the reader. */
     int leases;
     private final Segment[] segments;
+    /** Committed rows per segment (fewer than segmentRows in a segment ended early, or the last one). */
+    private final int[] segmentRows;
+    /** Rows held: rows from {@link #firstRow()} less the unused tails of segments ended early. */
+    private final long liveRows;
     private final SymbolDictionary[] dictionaries;
     private final int[] dictionarySizes;
     private final int[] symbolSlot;
@@ -37,6 +41,16 @@ public final class TableSnapshot implements RecordAccess {
         this.firstSegment = firstSegment;
         final int n = (int) ((rowCount + schema.segmentRows() - 1) >>> schema.segmentShift());
         this.segments = segs.subList(0, n).toArray(new Segment[0]);
+        this.segmentRows = new int[n];
+        long live = 0;
+        for (int i = firstSegment; i < n; i++) {
+            final long start = (long) i << schema.segmentShift();
+            // a segment commits have moved past holds all its rows unless its writer ended it early
+            segmentRows[i] = rowCount - start >= schema.segmentRows() ? segments[i].sealedRows()
+                : (int) (rowCount - start);
+            live += segmentRows[i];
+        }
+        this.liveRows = live;
         this.dictionaries = dictionaries;
         this.dictionarySizes = dictionarySizes;
         this.symbolSlot = symbolSlot;
@@ -76,9 +90,9 @@ public final class TableSnapshot implements RecordAccess {
         return (long) firstSegment << schema.segmentShift();
     }
 
-    /** @return rows held: committed rows less those retention dropped. */
+    /** @return rows held: committed rows less those retention dropped and the unused tails of segments ended early. */
     public long liveRows() {
-        return rowCount - firstRow();
+        return liveRows;
     }
 
     /**
@@ -104,13 +118,16 @@ public final class TableSnapshot implements RecordAccess {
         if (Bounds.SHOULD_BOUNDS_CHECK) {
             Bounds.checkIndex("segment", index, segments.length, "segmentCount");
         }
-        final long start = (long) index << schema.segmentShift();
-        return (int) Math.min(schema.segmentRows(), rowCount - start);
+        return segmentRows[index];
     }
 
-    /** @param index segment index. @return whether the segment is full (its rows can never change or grow). */
+    /**
+     * @param index segment index.
+     * @return whether the segment is sealed: commits have moved past it (it is full, or its writer ended it early), so
+     *     its rows can never change or grow.
+     */
     public boolean segmentSealed(final int index) {
-        return segmentRowCount(index) == schema.segmentRows();
+        return rowCount - ((long) index << schema.segmentShift()) >= schema.segmentRows();
     }
 
     /** @param column a symbol column. @return committed dictionary entries. */
@@ -170,7 +187,16 @@ public final class TableSnapshot implements RecordAccess {
 
     @Override
     public long addressRunEnd(final long row) {
-        return ((row >>> schema.segmentShift()) + 1) << schema.segmentShift();
+        final int segment = (int) (row >>> schema.segmentShift());
+        return ((long) segment << schema.segmentShift()) + segmentRows[segment];
+    }
+
+    @Override
+    public long liveRow(final long row) {
+        final int segment = (int) (row >>> schema.segmentShift());
+        final long start = (long) segment << schema.segmentShift();
+        return segment < segmentRows.length && row - start >= segmentRows[segment] && segmentSealed(segment)
+            ? start + schema.segmentRows() : row;
     }
 
     @Override

@@ -4,6 +4,8 @@ import java.nio.file.Path;
 
 import io.tradestore.core.memory.FileAllocator;
 import io.tradestore.core.memory.MappedFile;
+import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.PartitionBy;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.core.segment.StagingArea;
 import io.tradestore.core.txn.TxnFile;
@@ -47,6 +49,12 @@ public final class TableWriter extends WriterAccess implements AutoCloseable {
     private final WriterLock lock;
     private final TxnFile txn;
     private final int blockMask;
+    private final PartitionBy partitionBy;
+    /** The designated timestamp's column, or -1. */
+    private final int tsColumn;
+    /** The period of the open segment's rows, [partStart, partEnd); empty (MAX, MIN) while it has none. */
+    private long partStart = Long.MAX_VALUE;
+    private long partEnd = Long.MIN_VALUE;
     private TxnState state;
     private long pendingRows;
     /** Rows below this (from committedRows on) hold nulls or the caller's data; appendRow nulls ahead from here. */
@@ -70,6 +78,8 @@ public final class TableWriter extends WriterAccess implements AutoCloseable {
         this.dir = table.directory();
         this.durability = durability;
         this.blockMask = schema.blockRows() - 1;
+        this.partitionBy = schema.partitionBy();
+        this.tsColumn = schema.timestampIndex();
         this.staging = Boolean.parseBoolean(System.getProperty(STAGING_PROPERTY, "true"))
             && MappedFile.writeAvailable();
         updatePrefault();
@@ -92,6 +102,7 @@ public final class TableWriter extends WriterAccess implements AutoCloseable {
             zones = new ZoneWatermark(segments, shift, segmentRows, blockMask + 1L, committedRows);
             this.nulledRows = committedRows;
             segments.openCommitted(committedRows, state.firstRow());
+            periodFromCommitted();
             if (staging) {
                 // staged rows reach the files by write(2): nothing is faulted in ahead of them
                 segments.stopPrefaultAll();
@@ -132,6 +143,103 @@ public final class TableWriter extends WriterAccess implements AutoCloseable {
      */
     public long appendRow() {
         return nextRow(null);
+    }
+
+    /**
+     * Appends one row of null values with its designated timestamp set (in a new segment when the table is partitioned
+     * and the open one holds rows of another period: see {@link #partition}).
+     *
+     * @param timestamp the designated timestamp, epoch nanoseconds.
+     * @return the new row's index.
+     */
+    public long appendRow(final long timestamp) {
+        requireTimestamp();
+        partition(timestamp);
+        final long row = nextRow(null);
+        NativeMemory.putLong(rowAddress(row, tsColumn), timestamp);
+        return row;
+    }
+
+    /**
+     * Says which period the next rows belong to. On a table partitioned by time, when the open segment holds rows of
+     * another period, it is ended after them and the next row starts the next segment (the row numbers up to it stay
+     * unused, and the disk blocks behind them are given back); on an unpartitioned table, or for a null timestamp, it
+     * does nothing. {@link #appendRow(long)} and {@link #append(Flyweight, long)} call it; bulk writers call it before
+     * each run of rows of one period they {@link #reserve}. A commit refuses a segment whose rows span two periods.
+     *
+     * @param timestamp the designated timestamp of the next rows, epoch nanoseconds.
+     */
+    public void partition(final long timestamp) {
+        if (timestamp >= partStart && timestamp < partEnd || partitionBy == PartitionBy.NONE
+            || timestamp == Long.MIN_VALUE) {
+            return;
+        }
+        checkOpen();
+        endSegment();
+        partStart = partitionBy.floor(timestamp);
+        partEnd = partitionBy.next(partStart);
+    }
+
+    /** Ends the open segment after its rows, if it has any (see {@link #partition}). */
+    private void endSegment() {
+        final long row = pendingRows;
+        final long segStart = row & -segmentRows;
+        if (row == segStart) {
+            return; // the next row starts a segment anyway
+        }
+        if (staging) {
+            copyStage(false);
+        }
+        final long next = segStart + segmentRows;
+        segments.get((int) (row >>> shift)).endAt((int) (row - segStart), durability == Durability.SYNC);
+        if (zones.row() == row) {
+            zones.row(next);
+        }
+        pendingRows = next;
+        nulledRows = next;
+        if (staging) {
+            emptyWindow(next);
+        }
+        attached.refresh(null);
+    }
+
+    /** Takes the open segment's period from its committed rows (when the writer opens, or after a rollback). */
+    private void periodFromCommitted() {
+        partStart = Long.MAX_VALUE;
+        partEnd = Long.MIN_VALUE;
+        if (partitionBy != PartitionBy.NONE && (committedRows & (segmentRows - 1)) != 0) {
+            final long min = segments.get((int) (committedRows >>> shift)).zoneMin(-1, tsColumn);
+            if (min != Long.MAX_VALUE) {
+                partStart = partitionBy.floor(min);
+                partEnd = partitionBy.next(partStart);
+            }
+        }
+    }
+
+    /**
+     * Refuses rows that put two periods in one segment of a partitioned table (a timestamp set after {@link
+     * #partition} placed its row), from the segments' zone maps, before anything is published.
+     */
+    private void checkPeriods() {
+        final int last = (int) ((pendingRows - 1) >>> shift);
+        for (int seg = (int) (committedRows >>> shift); seg <= last; seg++) {
+            final Segment s = segments.get(seg);
+            final long min = s.zoneMin(-1, tsColumn);
+            final long max = s.zoneMax(-1, tsColumn);
+            if (min <= max && partitionBy.floor(min) != partitionBy.floor(max)) {
+                throw new StoreException("cannot commit table '" + schema.name() + "' (partitioned by " + partitionBy
+                    + "): segment " + seg + " would hold rows of " + partitionBy.label(partitionBy.floor(min)) + " and "
+                    + partitionBy.label(partitionBy.floor(max)) + "; append rows with appendRow(timestamp) or "
+                    + "append(flyweight, timestamp), or call partition(timestamp) before a row of another period; "
+                    + "rollback() and append them again");
+            }
+        }
+    }
+
+    private void requireTimestamp() {
+        if (tsColumn < 0) {
+            throw new StoreException("table '" + schema.name() + "' has no designated timestamp");
+        }
     }
 
     /**
@@ -295,6 +403,23 @@ public final class TableWriter extends WriterAccess implements AutoCloseable {
             flyweight.bind(this);
         }
         return (F) flyweight.wrap(nextRow(flyweight));
+    }
+
+    /**
+     * Appends one row with its designated timestamp set, as {@link #appendRow(long)} does, and points a flyweight at
+     * it.
+     *
+     * @param flyweight a flyweight of this table's columns (bound here if it is not yet).
+     * @param timestamp the designated timestamp, epoch nanoseconds.
+     * @param <F>       its type.
+     * @return the flyweight, at the new row.
+     */
+    public <F extends Flyweight> F append(final F flyweight, final long timestamp) {
+        requireTimestamp();
+        partition(timestamp);
+        final F f = append(flyweight);
+        NativeMemory.putLong(rowAddress(f.row(), tsColumn), timestamp);
+        return f;
     }
 
     /**
@@ -473,6 +598,9 @@ public final class TableWriter extends WriterAccess implements AutoCloseable {
             attached.refresh(null);
         }
         zones.flushTo(pendingRows);
+        if (partitionBy != PartitionBy.NONE) {
+            checkPeriods();
+        }
         // the blocks these rows fill never change again: their checksums, which readers verify, are written once here
         segments.forEach(committedRows, pendingRows, Segment::checksumZones);
         final long[] counts = dictionaries.counts();
@@ -502,13 +630,21 @@ public final class TableWriter extends WriterAccess implements AutoCloseable {
     /**
      * Drops the oldest sealed segments whose newest row is before {@code cutNanos} ({@link WriterSegments#keptFrom}),
      * committed and synced before any file is deleted: a crash leaves the old or the new set of segments. Files go when
-     * no reader maps them. Uncommitted rows stay pending.
+     * no reader maps them. Uncommitted rows stay pending. A partitioned table loses whole periods only: those that end
+     * at or before the cut.
      *
      * @param cutNanos epoch nanoseconds on the designated timestamp.
      * @return what was dropped.
      */
     public Retention dropOlderThan(final long cutNanos) {
         checkOpen();
+        if (partitionBy != PartitionBy.NONE && cutNanos != Long.MIN_VALUE) {
+            return dropBelowCut(partitionBy.floor(cutNanos)); // whole periods only
+        }
+        return dropBelowCut(cutNanos);
+    }
+
+    private Retention dropBelowCut(final long cutNanos) {
         final int from = (int) (state.firstRow() >>> shift);
         final int first = segments.keptFrom(from, (int) (state.rowCount() >>> shift), cutNanos);
         if (first > from) {
@@ -553,6 +689,7 @@ public final class TableWriter extends WriterAccess implements AutoCloseable {
         }
         segments.resetTails(committedRows, pendingRows);
         pendingRows = committedRows;
+        periodFromCommitted();
         zones.row(committedRows);
         nulledRows = committedRows;
         if (staging) {

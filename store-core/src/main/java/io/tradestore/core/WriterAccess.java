@@ -123,8 +123,19 @@ abstract class WriterAccess implements RecordAccess {
         }
         // rows from the window in flight (or the open window) on are not read from the mappings
         final long fileEnd = Math.min(windows.flightFrom(), stageFrom);
-        final long segEnd = ((row >>> shift) + 1) << shift;
+        final int seg = (int) (row >>> shift);
+        final long segEnd = ((long) seg << shift) + segments.get(seg).sealedRows(); // short when ended early
         return row < fileEnd ? Math.min(segEnd, fileEnd) : segEnd;
+    }
+
+    @Override
+    public long liveRow(final long row) {
+        final int seg = (int) (row >>> shift);
+        if (row >= segments.endRow() || segments.get(seg) == null) {
+            return row;
+        }
+        final long start = (long) seg << shift;
+        return row - start >= segments.get(seg).sealedRows() ? start + segmentRows : row;
     }
 
     @Override

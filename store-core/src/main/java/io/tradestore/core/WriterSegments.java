@@ -87,8 +87,13 @@ final class WriterSegments {
             segments.add(null);
         }
         for (int i = first; i < segCount; i++) {
-            segments.add(Segment.open(schema, dir, i, true));
-            segments.get(i).verifyZones((int) Math.min(segmentRows, committedRows - ((long) i << shift)));
+            final Segment s = Segment.open(schema, dir, i, true);
+            segments.add(s);
+            final long held = committedRows - ((long) i << shift);
+            if (held < segmentRows) {
+                s.clearEnd(); // an early end no commit moved past: a crash or rollback left it (see ZoneMapDescriptor)
+            }
+            s.verifyZones((int) Math.min(s.sealedRows(), held));
         }
         if (segCount > 0) {
             endRow = (long) segCount << shift;
@@ -191,6 +196,7 @@ final class WriterSegments {
         final int lastSeg = (int) ((pendingRows - 1) >>> shift);
         for (int seg = firstSeg; seg <= lastSeg && seg < segments.size(); seg++) {
             final long segStart = (long) seg << shift;
+            segments.get(seg).clearEnd(); // ended after the commit (a partitioned table): it goes on where it was
             resetTail(segments.get(seg), (int) Math.max(0, committedRows - segStart));
         }
     }
@@ -352,15 +358,21 @@ final class WriterSegments {
         void apply(Segment segment, int from, int to);
     }
 
-    /** Applies {@code action} to table rows {@code [from, to)}, one call per segment they span. */
+    /**
+     * Applies {@code action} to table rows {@code [from, to)}, one call per segment they span, leaving out the rows
+     * after the end of a segment ended early (a partitioned table's), which hold nothing.
+     */
     void forEach(final long from, final long to, final SegmentRows action) {
         long at = from;
         while (at < to) {
             final int seg = (int) (at >>> shift);
             final long segStart = (long) seg << shift;
-            final long end = Math.min(to, segStart + segmentRows);
-            action.apply(segments.get(seg), (int) (at - segStart), (int) (end - segStart));
-            at = end;
+            final Segment s = segments.get(seg);
+            final long end = Math.min(to, segStart + s.sealedRows());
+            if (end > at) {
+                action.apply(s, (int) (at - segStart), (int) (end - segStart));
+            }
+            at = Math.min(to, segStart + segmentRows);
         }
     }
 

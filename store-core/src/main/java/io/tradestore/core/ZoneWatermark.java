@@ -200,7 +200,9 @@ final class ZoneWatermark {
     /** Recomputes the blocks starting at table rows {@code [from, to)}, all in one segment, counting rows below it. */
     private void recomputeBlocks(final long from, final long to) {
         final long segStart = from & -segmentRows;
-        segments.at(from).recomputeBlocks((int) ((from - segStart) / blockRows), (int) ((to - segStart) / blockRows),
-            (int) (Math.min(Math.max(row, segStart), segStart + segmentRows) - segStart));
+        final Segment s = segments.at(from);
+        // rows past the end of a segment ended early hold nothing and count for nothing
+        s.recomputeBlocks((int) ((from - segStart) / blockRows), (int) ((to - segStart) / blockRows),
+            (int) (Math.min(Math.max(row, segStart), segStart + s.sealedRows()) - segStart));
     }
 }

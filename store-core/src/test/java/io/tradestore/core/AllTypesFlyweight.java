@@ -206,7 +206,7 @@ public final class AllTypesFlyweight implements Flyweight {
 
     @Override
     public boolean next() {
-        final long r = row + 1;
+        long r = row + 1;
         if (r >= limit || !access.isOpen()) {
             if (access == null) {
                 throw unbound();
@@ -219,6 +219,14 @@ public final class AllTypesFlyweight implements Flyweight {
         if (r < runEnd) {
             advance();
         } else {
+            // past a run: the rest of a segment ended early (a partitioned table's) holds no row
+            r = access.liveRow(r);
+            if (r >= limit) {
+                limit = access.rowLimit();
+                if (r >= limit) {
+                    return false;
+                }
+            }
             position(r);
         }
         row = r;

@@ -184,7 +184,7 @@ public final class TradeFlyweight implements Flyweight {
 
     @Override
     public boolean next() {
-        final long r = row + 1;
+        long r = row + 1;
         if (r >= limit || !access.isOpen()) {
             if (access == null) {
                 throw unbound();
@@ -197,6 +197,14 @@ public final class TradeFlyweight implements Flyweight {
         if (r < runEnd) {
             advance();
         } else {
+            // past a run: the rest of a segment ended early (a partitioned table's) holds no row
+            r = access.liveRow(r);
+            if (r >= limit) {
+                limit = access.rowLimit();
+                if (r >= limit) {
+                    return false;
+                }
+            }
             position(r);
         }
         row = r;

@@ -156,10 +156,14 @@ public final class FlyweightGenerator {
         o.append("        if (row < first || row >= limit || !access.isOpen()) {\n            checkRow(row);\n        }\n");
         o.append("        if (row == this.row + 1 && row < runEnd) {\n            advance();\n        } else {\n            position(row);\n        }\n");
         o.append("        this.row = row;\n        return this;\n    }\n");
-        o.append("\n    @Override\n    public boolean next() {\n        final long r = row + 1;\n");
+        o.append("\n    @Override\n    public boolean next() {\n        long r = row + 1;\n");
         o.append("        if (r >= limit || !access.isOpen()) {\n            if (access == null) {\n                throw unbound();\n            }\n");
         o.append("            limit = access.rowLimit();\n            if (r >= limit) {\n                return false;\n            }\n        }\n");
-        o.append("        if (r < runEnd) {\n            advance();\n        } else {\n            position(r);\n        }\n");
+        o.append("        if (r < runEnd) {\n            advance();\n        } else {\n");
+        o.append("            // past a run: the rest of a segment ended early (a partitioned table's) holds no row\n");
+        o.append("            r = access.liveRow(r);\n            if (r >= limit) {\n                limit = access.rowLimit();\n");
+        o.append("                if (r >= limit) {\n                    return false;\n                }\n            }\n");
+        o.append("            position(r);\n        }\n");
         o.append("        row = r;\n        return true;\n    }\n");
         o.append("\n    private void checkRow(final long r) {\n        if (access == null) {\n            throw unbound();\n        }\n");
         o.append("        limit = access.rowLimit();\n        first = access.firstRow();\n        if (r < first || r >= limit) {\n");

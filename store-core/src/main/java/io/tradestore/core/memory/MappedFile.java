@@ -35,6 +35,8 @@ public final class MappedFile implements AutoCloseable {
     /** Only the JNR implementation is known to pass open/lseek/write through with Linux's flag values. */
     private static final boolean WRITE_AVAILABLE = POPULATE_WRITE_TRIED && PosixAPI.posix().getClass().getName()
         .contains(".jnr.");
+    /** fallocate(2) mode FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE (Linux). */
+    private static final int FALLOC_PUNCH_HOLE_KEEP_SIZE = 3;
     /** open(2) flag O_WRONLY on Linux (net.openhft.posix's OpenFlag carries BSD values). */
     private static final int O_WRONLY = 1;
     /**
@@ -242,6 +244,49 @@ public final class MappedFile implements AutoCloseable {
         }
         // appends write each file's rows in order: the next write usually starts here and needs no lseek
         writePosition = offset + bytes;
+    }
+
+    /**
+     * Gives back the disk blocks of the file from {@code offset} (rounded up to a page) to its end, keeping its length:
+     * those bytes read as zeros afterwards, in every mapping. Best effort: false where the OS or file system cannot.
+     *
+     * @param offset the first byte not needed any more.
+     * @return whether the blocks were freed.
+     */
+    public boolean punchFrom(final long offset) {
+        return fallocateFrom(offset, FALLOC_PUNCH_HOLE_KEEP_SIZE);
+    }
+
+    /**
+     * Reserves the disk blocks of the file from {@code offset} (rounded up to a page) to its end again after {@link
+     * #punchFrom}, so that stores there cannot fault on a full disk. Best effort, as that is.
+     *
+     * @param offset the first byte needed again.
+     * @return whether the blocks were reserved.
+     */
+    public boolean reserveFrom(final long offset) {
+        return fallocateFrom(offset, 0);
+    }
+
+    private boolean fallocateFrom(final long offset, final int mode) {
+        if (!writable || address == 0 || !WRITE_AVAILABLE) {
+            return false;
+        }
+        final long page = OS.pageSize();
+        final long start = (offset + page - 1) & -page;
+        if (start >= length) {
+            return true;
+        }
+        final PosixAPI posix = PosixAPI.posix();
+        final int fd = posix.open(path.toString(), O_WRONLY, 0);
+        if (fd < 0) {
+            return false;
+        }
+        try {
+            return posix.fallocate(fd, mode, start, length - start) == 0;
+        } finally {
+            posix.close(fd);
+        }
     }
 
     /**

@@ -32,13 +32,15 @@ public final class Schema {
     private final int blockRows;
     private final List<Column> columns;
     private final int timestampIndex;
+    private final PartitionBy partitionBy;
     private final int rowLength;
     private final long hash;
     private final long columnsHash;
 
     private Schema(final String name, final Layout layout, final int segmentRows, final int blockRows,
-                   final List<Column> columns, final int timestampIndex) {
+                   final List<Column> columns, final int timestampIndex, final PartitionBy partitionBy) {
         this.name = name;
+        this.partitionBy = partitionBy;
         this.layout = layout;
         this.segmentRows = segmentRows;
         this.blockRows = blockRows;
@@ -164,6 +166,11 @@ public final class Schema {
         return timestampIndex;
     }
 
+    /** @return how rows are split by time (NONE unless the table was created partitioned). */
+    public PartitionBy partitionBy() {
+        return partitionBy;
+    }
+
     /** @return the record length of the {@code ROW} layout in bytes (a multiple of 8). */
     public int rowLength() {
         return rowLength;
@@ -215,6 +222,22 @@ public final class Schema {
      * @return the new schema.
      */
     public Schema with(final String tableName, final Layout newLayout, final int newSegRows, final int newBlockRows) {
+        return copy(tableName, newLayout, newSegRows, newBlockRows, partitionBy);
+    }
+
+    /**
+     * Returns the same schema partitioned another way.
+     *
+     * @param by how rows are split by time.
+     * @return the new schema.
+     * @throws StoreException when it is partitioned but has no designated timestamp.
+     */
+    public Schema with(final PartitionBy by) {
+        return copy(name, layout, segmentRows, blockRows, by);
+    }
+
+    private Schema copy(final String tableName, final Layout newLayout, final int newSegRows, final int newBlockRows,
+        final PartitionBy by) {
         final Builder b = builder(tableName).layout(newLayout).segmentRows(newSegRows).blockRows(newBlockRows);
         for (final Column c : columns) {
             b.column(c.name(), c.typeName());
@@ -222,7 +245,7 @@ public final class Schema {
         if (timestampIndex >= 0) {
             b.timestamp(columns.get(timestampIndex).name());
         }
-        return b.build();
+        return b.partitionBy(by).build();
     }
 
     @Override
@@ -249,6 +272,7 @@ public final class Schema {
         private boolean blockRowsSet;
         private final List<String[]> columns = new ArrayList<>();
         private String timestamp;
+        private PartitionBy partitionBy = PartitionBy.NONE;
 
         private Builder(final String name) {
             this.name = name;
@@ -288,6 +312,12 @@ public final class Schema {
         /** @param columnName the designated timestamp column. @return this */
         public Builder timestamp(final String columnName) {
             this.timestamp = columnName;
+            return this;
+        }
+
+        /** @param value how rows are split by time (needs a designated timestamp unless NONE). @return this */
+        public Builder partitionBy(final PartitionBy value) {
+            this.partitionBy = Objects.requireNonNull(value, "partitionBy");
             return this;
         }
 
@@ -358,7 +388,11 @@ public final class Schema {
                 throw new StoreException(pathPrefix + "/timestamp: designated timestamp '" + timestamp
                     + "' is not a column");
             }
-            return new Schema(name, layout, segmentRows, block, built, tsIndex);
+            if (partitionBy != PartitionBy.NONE && tsIndex < 0) {
+                throw new StoreException(pathPrefix + "/partitionBy: partitioning by " + partitionBy
+                    + " needs a designated timestamp (\"timestamp\")");
+            }
+            return new Schema(name, layout, segmentRows, block, built, tsIndex, partitionBy);
         }
 
         private static ColumnType parseType(final String t, final String where) {

@@ -31,7 +31,7 @@ import io.tradestore.core.StoreException;
 public final class SchemaCodec {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final Set<String> TOP_FIELDS = Set.of("formatVersion", "name", "layout", "segmentRows", "blockRows",
-        "timestamp", "columns");
+        "timestamp", "partitionBy", "columns");
     private static final Set<String> COLUMN_FIELDS = Set.of("name", "type");
 
     private SchemaCodec() {
@@ -133,6 +133,10 @@ public final class SchemaCodec {
         if (ts != null) {
             b.timestamp(ts);
         }
+        final String partitionBy = textField(root, "partitionBy", "", false);
+        if (partitionBy != null) {
+            b.partitionBy(PartitionBy.parse(partitionBy, "/partitionBy"));
+        }
         final JsonNode columns = root.get("columns");
         if (columns == null || !columns.isArray()) {
             throw new StoreException("/columns: required array of {\"name\", \"type\"} objects");
@@ -203,6 +207,11 @@ public final class SchemaCodec {
         root.put("blockRows", schema.blockRows());
         if (schema.timestampIndex() >= 0) {
             root.put("timestamp", schema.columns().get(schema.timestampIndex()).name());
+        }
+        if (schema.partitionBy() != PartitionBy.NONE) {
+            // written only when set: unpartitioned schemas keep their text and hash, and an older tradestore refuses a
+            // partitioned table (unknown field) instead of reading past its segments' ends
+            root.put("partitionBy", schema.partitionBy().name());
         }
         final ArrayNode cols = root.putArray("columns");
         for (final Column c : schema.columns()) {

@@ -204,6 +204,66 @@ public final class Segment implements AutoCloseable {
         return directory;
     }
 
+    /**
+     * @return the rows this segment holds once commits have moved past it: all of them unless its writer ended it early
+     *     ({@link #endAt}); meaningless for the last segment a table has committed rows in (see {@link
+     *     ZoneMapDescriptor}).
+     */
+    public int sealedRows() {
+        if (closed) {
+            throw new StoreException("segment " + directory + " is closed (its reader or writer was closed)");
+        }
+        final int n = NativeMemory.getInt(zoneBase + ZoneMapDescriptor.ENDED_ROWS_OFFSET);
+        return n > 0 && n < schema.segmentRows() ? n : schema.segmentRows();
+    }
+
+    /**
+     * Writer side: ends this segment after its first {@code rows} rows (a partitioned table's next row belongs to
+     * another period) and gives back the disk blocks of the rows after them, which are never written or read.
+     *
+     * @param rows rows the segment keeps, 1 to segmentRows - 1.
+     * @param sync whether to force the record to disk now (SYNC durability).
+     */
+    public void endAt(final int rows, final boolean sync) {
+        checkWritableRange(rows, rows);
+        if (rows < 1 || rows >= schema.segmentRows()) {
+            throw new IndexOutOfBoundsException("rows=" + rows + " segmentRows=" + schema.segmentRows());
+        }
+        chunks.takeFrom(rows); // the background thread must not fault in or null-fill pages about to be given back
+        NativeMemory.putInt(zoneBase + ZoneMapDescriptor.ENDED_ROWS_OFFSET, rows);
+        if (sync) {
+            zone.sync(0, ZoneMapDescriptor.ENTRIES_OFFSET);
+        }
+        if (schema.layout() == Layout.ROW) {
+            files[0].punchFrom((long) rows * schema.rowLength());
+        } else {
+            for (final Column c : schema.columns()) {
+                files[c.index()].punchFrom((long) rows * c.width());
+            }
+        }
+    }
+
+    /** Writer side: forgets an early end no commit moved past (a rollback, or a crash left it); see {@link #endAt}. */
+    public void clearEnd() {
+        checkWritableRange(0, 0);
+        final int rows = NativeMemory.getInt(zoneBase + ZoneMapDescriptor.ENDED_ROWS_OFFSET);
+        if (rows == 0) {
+            return;
+        }
+        NativeMemory.putInt(zoneBase + ZoneMapDescriptor.ENDED_ROWS_OFFSET, 0);
+        if (rows < 0 || rows >= schema.segmentRows()) {
+            return;
+        }
+        // the rows after the end will be written after all: their blocks, given back by endAt, are reserved again
+        if (schema.layout() == Layout.ROW) {
+            files[0].reserveFrom((long) rows * schema.rowLength());
+        } else {
+            for (final Column c : schema.columns()) {
+                files[c.index()].reserveFrom((long) rows * c.width());
+            }
+        }
+    }
+
     /** @param column column index (unchecked). @return address of the column's value in row 0 of this segment. */
     public long columnBase(final int column) {
         return columnBase[column];

@@ -112,4 +112,21 @@ final class SegmentChunks {
             state.set(c, WRITER);
         }
     }
+
+    /**
+     * Hands every chunk from the one holding {@code row} on to the writer without faulting them, after waiting for a
+     * null fill in progress: the background thread touches none of their pages afterwards.
+     */
+    void takeFrom(final int row) {
+        for (int c = row / chunkRows; c < state.length(); c++) {
+            while (true) {
+                final int s = state.get(c);
+                if (s == CLAIMED) {
+                    Thread.yield();
+                } else if (s == WRITER || state.compareAndSet(c, s, WRITER)) {
+                    break;
+                }
+            }
+        }
+    }
 }

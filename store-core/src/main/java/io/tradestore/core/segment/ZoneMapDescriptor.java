@@ -14,7 +14,7 @@ import io.tradestore.core.memory.NativeMemory;
  *  +-------------------+-------------------+
  *  | formatVersion i32 | columnCount i32   |
  *  +-------------------+-------------------+
- *  | blockCount i32    | reserved i32      |
+ *  | blockCount i32    | endedRows i32     |
  *  +-------------------+-------------------+  ENTRIES_OFFSET (16)
  *  | segment: min i64, max i64 per column  |  columnCount * 16 bytes
  *  | block 0: min i64, max i64 per column  |
@@ -31,6 +31,11 @@ import io.tradestore.core.memory.NativeMemory;
  * checksum at the commit that publishes its last rows (and when it recomputes or empties it), so a reader verifies
  * only the blocks whose rows its snapshot holds entirely, which never change again, and the segment's entries once the
  * segment is full.
+ *
+ * <p>{@code endedRows}: rows of a segment its writer ended before its last row (a partitioned table's next row
+ * belonged to another period), 0 for a segment that runs to its last row. It counts only once commits have moved past
+ * the segment: in the last segment a table has committed rows in, it is left from rows never committed and the writer
+ * clears it when it opens or rolls back.
  */
 public final class ZoneMapDescriptor {
     /** The current format: 2 added the checksums. */
@@ -45,6 +50,8 @@ public final class ZoneMapDescriptor {
     public static final int COLUMN_COUNT_OFFSET = FORMAT_VERSION_OFFSET + 4;
     /** Offset of the block count. */
     public static final int BLOCK_COUNT_OFFSET = COLUMN_COUNT_OFFSET + 4;
+    /** Offset of the rows of a segment ended early (0: none; see the class comment). */
+    public static final int ENDED_ROWS_OFFSET = BLOCK_COUNT_OFFSET + 4;
     /** Offset of the segment-wide entries. */
     public static final int ENTRIES_OFFSET = BLOCK_COUNT_OFFSET + 8;
     /** Bytes of one (min, max) entry. */

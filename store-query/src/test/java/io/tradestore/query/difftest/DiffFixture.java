@@ -14,6 +14,7 @@ import java.util.SplittableRandom;
 import io.tradestore.core.FileDamage;
 import io.tradestore.core.Store;
 import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.PartitionBy;
 import io.tradestore.query.gen.GenQuery;
 import io.tradestore.query.gen.QueryGenerator;
 
@@ -49,6 +50,9 @@ final class DiffFixture implements AutoCloseable {
         add(new DiffTable("t_empty", Layout.ROW, 8, 8, 0, 0.1, DiffTable.TsMode.UNIQUE, r.nextLong()), 50);
         add(new DiffTable("t_patchy", Layout.COLUMN, 4_096, 128, 12_000, 0.05, DiffTable.TsMode.PATCHY, r.nextLong()),
             120);
+        // segments ended at every hour (and for late rows): the unused row numbers between them must never count
+        add(new DiffTable("t_hourly", Layout.COLUMN, 1_024, 64, 6_000, 0.05, DiffTable.TsMode.PATCHY, r.nextLong(),
+            PartitionBy.HOUR), 120);
         dir = Files.createTempDirectory("tradestore-difftest");
         store = Store.open(dir);
         duck = DriverManager.getConnection("jdbc:duckdb:");

@@ -19,6 +19,7 @@ import io.tradestore.core.TableWriter;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.PartitionBy;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.query.gen.GenColumn;
 import io.tradestore.query.gen.GenProfile;
@@ -95,6 +96,8 @@ final class DiffTable implements GenTable {
     final double nullRate;
     final TsMode tsMode;
     final long seed;
+    /** How the tradestore table is split by time (its segments ended early at each new period). */
+    final PartitionBy partitionBy;
     /**
      * Per column: the raw stored value (f64 as raw bits, symbols and chars as an index into {@link #text}), or the null
      * sentinel / -1.
@@ -108,6 +111,12 @@ final class DiffTable implements GenTable {
     DiffTable(final String name, final Layout layout, final int segmentRows, final int blockRows, final int rows,
         final double nullRate,
               final TsMode tsMode, final long seed) {
+        this(name, layout, segmentRows, blockRows, rows, nullRate, tsMode, seed, PartitionBy.NONE);
+    }
+
+    DiffTable(final String name, final Layout layout, final int segmentRows, final int blockRows, final int rows,
+        final double nullRate, final TsMode tsMode, final long seed, final PartitionBy partitionBy) {
+        this.partitionBy = partitionBy;
         this.name = name;
         this.layout = layout;
         this.segmentRows = segmentRows;
@@ -125,7 +134,7 @@ final class DiffTable implements GenTable {
     public String toString() {
         return name + "{layout=" + layout + " segmentRows=" + segmentRows + " blockRows=" + blockRows + " rows=" + rows
             + " nullRate="
-            + nullRate + " ts=" + tsMode + " seed=" + seed + "}";
+            + nullRate + " ts=" + tsMode + " seed=" + seed + " partitionBy=" + partitionBy + "}";
     }
 
     @Override
@@ -171,7 +180,7 @@ final class DiffTable implements GenTable {
     /** @return the tradestore schema of this table. */
     Schema schema() {
         final Schema.Builder b = Schema.builder(name).layout(layout).segmentRows(segmentRows).blockRows(blockRows)
-            .timestamp("ts");
+            .timestamp("ts").partitionBy(partitionBy);
         for (final GenColumn c : COLUMNS) {
             b.column(c.name(), c.schemaType());
         }
@@ -347,7 +356,8 @@ final class DiffTable implements GenTable {
             final int mask = schema.segmentRows() - 1;
             int nextCommit = 1 + r.nextInt(500);
             for (int row = 0; row < rows; row++) {
-                final long at = w.appendRow();
+                // a partitioned table's writer places the row by its period (the raw write below stores it again)
+                final long at = w.appendRow(raw[index("ts")][row]);
                 final int seg = (int) (at >>> shift);
                 final long inSeg = at & mask;
                 for (int c = 0; c < COLUMNS.size(); c++) {
@@ -381,6 +391,9 @@ final class DiffTable implements GenTable {
                 }
             }
             w.commit();
+            if (partitionBy != PartitionBy.NONE && w.committedRows() <= rows) {
+                throw new IllegalStateException(name + ": no segment was ended early, so nothing is tested of that");
+            }
         }
     }
 

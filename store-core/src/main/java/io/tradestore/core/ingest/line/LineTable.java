@@ -74,7 +74,17 @@ final class LineTable {
      */
     void append(final LineCursor c, final Precision precision, final long nowNanos) {
         Arrays.fill(seen, 0L);
-        final long row = writer != null ? writer.appendRow() : -1;
+        long ts = nowNanos;
+        if (timestampIndex >= 0 && c.hasTimestamp) {
+            ts = nanos(c.timestamp, precision.nanos());
+            if (ts == Long.MIN_VALUE) {
+                throw c.error(c.timestampStart, "the timestamp " + c.timestamp + " in " + precision.name()
+                    .toLowerCase(Locale.ROOT) + " is beyond the range of nanoseconds since 1970 (years 1677 to "
+                    + "2262)", columnNames[timestampIndex]);
+            }
+        }
+        // the timestamp first: a partitioned table's writer places the row by its period
+        final long row = writer == null ? -1 : timestampIndex >= 0 ? writer.appendRow(ts) : writer.appendRow();
         final int count = c.entryCount;
         final boolean trusted = c.claim(this);
         for (int i = 0; i < count; i++) {
@@ -91,20 +101,7 @@ final class LineTable {
             }
             store(c, i, col, row);
         }
-        if (timestampIndex >= 0) {
-            long ts = nowNanos;
-            if (c.hasTimestamp) {
-                ts = nanos(c.timestamp, precision.nanos());
-                if (ts == Long.MIN_VALUE) {
-                    throw c.error(c.timestampStart, "the timestamp " + c.timestamp + " in " + precision.name()
-                        .toLowerCase(Locale.ROOT) + " is beyond the range of nanoseconds since 1970 (years 1677 to "
-                        + "2262)", columnNames[timestampIndex]);
-                }
-            }
-            if (writer != null) {
-                NativeMemory.putLong(writer.rowAddress(row, timestampIndex), ts);
-            }
-        } else if (c.hasTimestamp) {
+        if (timestampIndex < 0 && c.hasTimestamp) {
             throw c.error(c.timestampStart, "table '" + schema.name() + "' has no designated timestamp: send the "
                 + "line without one");
         }
