@@ -8,6 +8,7 @@ import io.tradestore.core.Store;
 import io.tradestore.core.Table;
 import io.tradestore.core.flyweight.TradesSchema;
 import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.PartitionBy;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.core.schema.SchemaCodec;
 import picocli.CommandLine.Command;
@@ -42,6 +43,10 @@ final class CreateCommand implements Callable<Integer> {
     @Option(names = "--block-rows", description = "rows per zone-map block, a power of two (default: the schema's)")
     private Integer blockRows;
 
+    @Option(names = "--partition-by", paramLabel = "PERIOD", description = "NONE, HOUR, DAY or MONTH: no segment "
+        + "holds rows of two periods of the designated timestamp (default: the schema's, NONE for trades)")
+    private String partitionBy;
+
     @Option(names = "--ttl", paramLabel = "DURATION", description = "the table's TTL, which tradestore serve applies "
         + "(see tradestore retain): 30d, 36h, 2w or ISO-8601")
     private String ttl;
@@ -60,6 +65,11 @@ final class CreateCommand implements Callable<Integer> {
             final int blkRows = blockRows == null ? Math.min(base.blockRows(), segRows) : blockRows;
             schema = CliSupport.checkOptions(spec, () -> base.with(table == null ? base.name() : table,
                 layout == null ? base.layout() : layout, segRows, blkRows));
+        }
+        if (partitionBy != null) {
+            final Schema unpartitioned = schema;
+            final PartitionBy by = CliSupport.checkOptions(spec, () -> PartitionBy.parse(partitionBy, "/partitionBy"));
+            schema = CliSupport.checkOptions(spec, () -> unpartitioned.with(by));
         }
         long ttlNanos = 0;
         if (ttl != null) {
@@ -81,6 +91,7 @@ final class CreateCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("created table '" + t.name() + "' (" + schema.columnCount()
                 + " columns, "
                 + schema.layout() + " layout, " + schema.segmentRows() + " rows per segment"
+                + (schema.partitionBy() != PartitionBy.NONE ? ", partitioned by " + schema.partitionBy() : "")
                 + (ttlNanos > 0 ? ", TTL " + RetentionRule.format(ttlNanos) : "") + ") in " + store);
             spec.commandLine().getErr().flush();
         }

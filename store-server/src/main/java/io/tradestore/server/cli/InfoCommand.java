@@ -17,6 +17,7 @@ import io.tradestore.core.TableReader;
 import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.schema.PartitionBy;
 import io.tradestore.core.schema.Schema;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -85,7 +86,8 @@ final class InfoCommand implements Callable<Integer> {
             out.println("table      " + t.name());
             out.println("rows       " + rows + " (commit " + snap.sequence() + ")");
             out.println("segments   " + (snap.segmentCount() - snap.firstSegment()) + " of " + schema.segmentRows()
-                + " rows, blocks of " + schema.blockRows() + " rows, layout " + schema.layout());
+                + " rows, blocks of " + schema.blockRows() + " rows, layout " + schema.layout()
+                + (schema.partitionBy() == PartitionBy.NONE ? "" : ", partitioned by " + schema.partitionBy()));
             final long ttl = t.ttlNanos();
             if (snap.firstRow() > 0 || ttl > 0) {
                 out.println("retention  " + (ttl > 0 ? "ttl " + RetentionRule.format(ttl) : "no ttl") + "; "

@@ -9,6 +9,7 @@ import java.util.concurrent.CountDownLatch;
 
 import io.tradestore.core.Durability;
 import io.tradestore.core.Store;
+import io.tradestore.core.schema.PartitionBy;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.server.http.QueryServer;
@@ -135,6 +136,11 @@ final class ServeCommand implements Callable<Integer> {
             + "that line (default ${DEFAULT-VALUE})")
     private boolean ingestCreate;
 
+    @Option(names = "--ingest-partition-by", defaultValue = "DAY", paramLabel = "PERIOD",
+        description = "how a table created from line protocol is split by time: NONE, HOUR, DAY or MONTH (default "
+            + "${DEFAULT-VALUE}, as QuestDB does)")
+    private String ingestPartitionBy;
+
     @Option(names = "--ingest-wait-ms", defaultValue = "5000",
         description = "longest an ingest request waits for a table's writer busy with other requests; beyond that 503 "
             + "(default ${DEFAULT-VALUE})")
@@ -202,7 +208,8 @@ final class ServeCommand implements Callable<Integer> {
         };
         final IngestConfig ingest = CliSupport.checkOptions(spec, () -> new IngestConfig(maxIngestBody, ingestCreate,
             ingestWaitMs, sync, ingestThreads != null ? ingestThreads : IngestConfig.defaultThreads(),
-            IngestConfig.DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS, ingestIdleMs, retentionIntervalMs));
+            IngestConfig.DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS, ingestIdleMs, retentionIntervalMs,
+            PartitionBy.parse(ingestPartitionBy, "--ingest-partition-by")));
         try (Store s = CliSupport.openExisting(store); QueryEngine engine = new QueryEngine(s, scan)) {
             engine.maxGroupsLimit(config.limits().maxGroups());
             serve(s, engine, config, ingest, pg, Duration.ofMillis(stopGraceMs), spec.commandLine().getErr(), null);

@@ -440,6 +440,7 @@ final class HttpFrontEnd {
             if (schema.timestampIndex() >= 0) {
                 g.writeStringField("timestamp", schema.column(schema.timestampIndex()).name());
             }
+            g.writeStringField("partitionBy", schema.partitionBy().name());
             g.writeArrayFieldStart("columns");
             for (final Column c : schema.columns()) {
                 g.writeStartObject();

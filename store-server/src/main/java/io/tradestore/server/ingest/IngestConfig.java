@@ -2,6 +2,7 @@ package io.tradestore.server.ingest;
 
 import io.tradestore.core.Durability;
 import io.tradestore.core.StoreException;
+import io.tradestore.core.schema.PartitionBy;
 import io.tradestore.core.schema.Schema;
 
 /**
@@ -17,9 +18,10 @@ import io.tradestore.core.schema.Schema;
  * @param idleMs        a table's writer unused this long is closed (then other processes may write the table); 0
  *                      keeps writers open until the server stops.
  * @param retentionMs   how often the tables' TTLs are applied (see {@code RetentionRule}); 0: never.
+ * @param partitionBy   how a table created from lines is split by time (DAY by default, as QuestDB does).
  */
 public record IngestConfig(int maxBodyLength, boolean create, long waitMs, Durability durability, int threads,
-    int queue, int segmentRows, long idleMs, long retentionMs) {
+    int queue, int segmentRows, long idleMs, long retentionMs, PartitionBy partitionBy) {
     /** Default ingest body limit: 64 MiB. */
     public static final int DEFAULT_MAX_BODY_LENGTH = 64 << 20;
     /** Default wait for a busy writer. */
@@ -39,8 +41,8 @@ public record IngestConfig(int maxBodyLength, boolean create, long waitMs, Durab
         if (waitMs < 0) {
             throw new StoreException("ingestWaitMs=" + waitMs + " must be 0 or more");
         }
-        if (durability == null) {
-            throw new StoreException("durability must be given");
+        if (durability == null || partitionBy == null) {
+            throw new StoreException("durability and partitioning must be given");
         }
         if (threads < 1 || threads > 64) {
             throw new StoreException("ingestThreads=" + threads + " must be between 1 and 64");
@@ -62,11 +64,12 @@ public record IngestConfig(int maxBodyLength, boolean create, long waitMs, Durab
 
     /**
      * @return the defaults: 64 MiB bodies, tables created from lines, 5 s wait, no sync, one thread per two cores,
-     *     writers closed after 10 s unused, TTLs applied every minute.
+     *     writers closed after 10 s unused, TTLs applied every minute, tables created from lines partitioned by day.
      */
     public static IngestConfig defaults() {
         return new IngestConfig(DEFAULT_MAX_BODY_LENGTH, true, DEFAULT_WAIT_MS, Durability.NONE,
-            defaultThreads(), DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS, DEFAULT_IDLE_MS, DEFAULT_RETENTION_MS);
+            defaultThreads(), DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS, DEFAULT_IDLE_MS, DEFAULT_RETENTION_MS,
+            PartitionBy.DAY);
     }
 
     /** @return ingest threads by default: one per two cores, at least one (a table takes one request at a time). */

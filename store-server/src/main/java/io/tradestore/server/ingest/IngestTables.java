@@ -163,11 +163,15 @@ public final class IngestTables implements AutoCloseable {
             return config.create();
         }
 
-        /** Creates a table inferred from lines, with the configured segment size, unless it exists meanwhile. */
+        /**
+         * Creates a table inferred from lines, with the configured segment size and partitioning, unless it exists
+         * meanwhile.
+         */
         @Override
         public void create(final Schema schema) {
             final int rows = config.segmentRows();
-            createTable(schema.with(schema.name(), Layout.COLUMN, rows, Math.min(rows, Schema.DEFAULT_BLOCK_ROWS)));
+            createTable(schema.with(schema.name(), Layout.COLUMN, rows, Math.min(rows, Schema.DEFAULT_BLOCK_ROWS))
+                .with(config.partitionBy()));
         }
 
         @Override

@@ -65,6 +65,13 @@ class CliTest {
         assertThat(run("create").code()).isEqualTo(2);
         assertThat(run("create", store.toString(), "--layout", "DIAGONAL").code()).isEqualTo(2);
         assertThat(run("create", dir.resolve("q").toString(), "--table", "quotes", "--layout", "ROW").code()).isZero();
+        final Run daily = run("create", store.toString(), "--table", "daily", "--partition-by", "day");
+        assertThat(daily.code()).as(daily.err()).isZero();
+        assertThat(daily.err()).contains("partitioned by DAY");
+        assertThat(run("info", store.toString(), "daily").out()).contains("partitioned by DAY");
+        final Run weekly = run("create", store.toString(), "--table", "weekly", "--partition-by", "WEEK");
+        assertThat(weekly.code()).isEqualTo(2);
+        assertThat(weekly.err()).contains("--partition-by").contains("unknown partitioning 'WEEK'");
     }
 
     @Test

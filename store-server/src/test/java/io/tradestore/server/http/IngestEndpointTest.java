@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.tradestore.core.Durability;
+import io.tradestore.core.schema.PartitionBy;
 import io.tradestore.core.Store;
 import io.tradestore.core.TableWriter;
 import io.tradestore.query.QueryEngine;
@@ -55,7 +56,7 @@ class IngestEndpointTest {
         store = Store.open(dir);
         engine = new QueryEngine(store, 2);
         server = QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 16, 1 << 20, 10_000, null),
-            new IngestConfig(BODY_LIMIT, true, 2_000, Durability.NONE, 1, 16, 1 << 12, IDLE_MS, 0));
+            new IngestConfig(BODY_LIMIT, true, 2_000, Durability.NONE, 1, 16, 1 << 12, IDLE_MS, 0, PartitionBy.DAY));
         http = new Http(server.port());
     }
 
@@ -131,6 +132,16 @@ class IngestEndpointTest {
         assertThat(t.status()).isEqualTo(200);
         assertThat(t.json().path("columns").toString()).contains("\"sym\"", "\"bid\"", "\"timestamp\"");
         assertThat(sql("SELECT sym, size FROM quotes").get(0).toString()).isEqualTo("[\"EURUSD\",1000000]");
+        // partitioned by day, as QuestDB makes such tables: a line of the next day (and a late one of the day before)
+        // each start a segment, and every row counts once
+        assertThat(t.json().path("partitionBy").asText()).isEqualTo("DAY");
+        final long day = 86_400_000_000_000L;
+        assertThat(write("/write", "quotes,sym=EURUSD size=2i " + (1700000000000000000L + day) + "\n"
+            + "quotes,sym=GBPUSD size=3i " + (1700000000000000000L + 1) + "\n").status()).isEqualTo(204);
+        final JsonNode after = http.get("/v1/tables/quotes").json();
+        assertThat(after.path("rows").asLong()).isEqualTo(3);
+        assertThat(after.path("segments").asLong()).isEqualTo(3);
+        assertThat(sql("SELECT count(*), sum(size) FROM quotes").get(0).toString()).isEqualTo("[3,1000005]");
     }
 
     @Test
@@ -225,6 +236,12 @@ class IngestEndpointTest {
         assertThat(put("/v1/tables/bad", "not json").status()).isEqualTo(400);
         assertThat(store.hasTable("bad")).isFalse();
         assertThat(write("/write", "quotes,sym=EURUSD px=1.0841 5\n").status()).isEqualTo(204);
+        assertThat(http.get("/v1/tables/quotes").json().path("partitionBy").asText()).isEqualTo("NONE");
+        final String hourly = schema.replace("\"segmentRows\":1024", "\"segmentRows\":1024,\"partitionBy\":\"HOUR\"");
+        assertThat(put("/v1/tables/hourly", hourly).status()).isEqualTo(201);
+        assertThat(http.get("/v1/tables/hourly").json().path("partitionBy").asText()).isEqualTo("HOUR");
+        assertThat(put("/v1/tables/weekly", schema.replace("\"segmentRows\":1024", "\"partitionBy\":\"WEEK\""))
+            .json().path("error").path("message").asText()).contains("/partitionBy", "WEEK");
         assertThat(sql("SELECT sym, px FROM quotes").get(0).get(1).decimalValue()).isEqualByComparingTo("1.0841");
         // dropped as it was made, over HTTP (TableLifecycleEndpointTest has the rest)
         assertThat(http.send(http.builder("/v1/tables/quotes").DELETE()).status()).isEqualTo(204);

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.tradestore.core.Durability;
+import io.tradestore.core.schema.PartitionBy;
 import io.tradestore.core.Store;
 import io.tradestore.core.TableWriter;
 import io.tradestore.query.QueryEngine;
@@ -52,7 +53,7 @@ class TableLifecycleEndpointTest {
         store = Store.open(dir);
         engine = new QueryEngine(store, 2);
         server = QueryServer.start(store, engine, new ServerConfig("127.0.0.1", 0, 2, 64, 1 << 20, 10_000, null),
-            new IngestConfig(64 << 20, true, 2_000, Durability.NONE, 1, 16, SEGMENT, 10_000, 100));
+            new IngestConfig(64 << 20, true, 2_000, Durability.NONE, 1, 16, SEGMENT, 10_000, 100, PartitionBy.NONE));
         http = new Http(server.port());
     }
 
