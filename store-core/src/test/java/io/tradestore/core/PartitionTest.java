@@ -223,6 +223,35 @@ class PartitionTest {
     }
 
     @Test
+    void shouldGiveBackTheDiskBlocksOfTheRowsASegmentEndedEarlyNeverHolds() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(MappedFile.writeAvailable(), "punching holes needs posix");
+        final Schema schema = schema(Layout.COLUMN, PartitionBy.DAY).with("big", Layout.COLUMN, 1 << 16, 1 << 12);
+        try (Store store = Store.open(dir)) {
+            final Table table = store.createTable(schema);
+            try (TableWriter w = table.writer()) {
+                final TradeFlyweight f = new TradeFlyweight();
+                for (int i = 0; i < 1000; i++) {
+                    w.append(f, T0 + i).tradeId(i);
+                }
+                w.append(f, T0 + DAY).tradeId(1000);
+                w.commit();
+                final long full = (long) schema.bytesPerRow() << 16;
+                // segment 0 keeps 1,000 rows of its 65,536: a few pages per file stay allocated
+                assertThat(allocated(table.directory().resolve("seg-000000"))).isLessThan(full / 8);
+                assertThat(allocated(table.directory().resolve("seg-000001"))).isGreaterThan(full / 2);
+            }
+        }
+    }
+
+    /** @return bytes of disk blocks the files under a directory hold (du). */
+    private static long allocated(final Path directory) throws IOException, InterruptedException {
+        final Process p = new ProcessBuilder("du", "-s", "-B1", directory.toString()).redirectErrorStream(true).start();
+        final String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(out).isZero();
+        return Long.parseLong(out.split("\\s+")[0]);
+    }
+
+    @Test
     void shouldDropWholePeriodsOnly() {
         try (Store store = Store.open(dir)) {
             final Table table = store.createTable(schema(Layout.COLUMN, PartitionBy.DAY));
