@@ -62,12 +62,22 @@ public final class IngestBenchmark implements Callable<Integer> {
     @Option(names = "--connections", description = "sender connections (default: ${DEFAULT-VALUE})")
     int connections = 2;
 
+    @Option(names = "--ingest-threads", description = "the server's ingest threads (default: the server's, "
+        + "${DEFAULT-VALUE})")
+    int ingestThreads = IngestConfig.defaultThreads();
+
     @Option(names = "--seconds", description = "seconds of the step under query load (default: ${DEFAULT-VALUE})")
     int seconds = 20;
 
     @Option(names = "--query-rate", description = "selective queries a second in the last step (default: "
         + "${DEFAULT-VALUE})")
     int queryRate = 100;
+
+    private IngestConfig ingestConfig() {
+        final IngestConfig d = IngestConfig.defaults();
+        return new IngestConfig(d.maxBodyLength(), d.create(), d.waitMs(), d.durability(), ingestThreads, d.queue(),
+            d.segmentRows(), d.idleMs(), d.retentionMs(), d.partitionBy());
+    }
 
     /**
      * Each pass over the requests moves their timestamps this much later, as a live feed's would be (the data set spans
@@ -109,7 +119,7 @@ public final class IngestBenchmark implements Callable<Integer> {
             store.createTable(TradesSchema.SCHEMA);
             try (QueryEngine engine = new QueryEngine(store, 1);
                  QueryServer server = QueryServer.start(store, engine,
-                     new ServerConfig("127.0.0.1", 0, 2, 64, 1 << 20, 10_000, null), IngestConfig.defaults())) {
+                     new ServerConfig("127.0.0.1", 0, 2, 64, 1 << 20, 10_000, null), ingestConfig())) {
                 final InetSocketAddress address = server.address();
                 // warm-up pass, then the measured pass of the same rows
                 send(address, requests, 0, 0, new AtomicBoolean());

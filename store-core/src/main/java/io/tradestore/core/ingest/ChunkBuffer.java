@@ -3,7 +3,6 @@ package io.tradestore.core.ingest;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Schema;
@@ -20,8 +19,10 @@ final class ChunkBuffer implements AutoCloseable {
 
     final Schema schema;
     final int[] widths;
+    /** The columns' native addresses (the same array as {@link #memory}'s). */
     final long[] columns;
     final LocalSymbols[] symbols;
+    private final NativeColumns memory;
     int capacity;
     int rows;
 
@@ -41,35 +42,24 @@ final class ChunkBuffer implements AutoCloseable {
     ChunkBuffer(final Schema schema, final int initialRows) {
         this.schema = schema;
         final int n = schema.columnCount();
-        this.widths = new int[n];
-        this.columns = new long[n];
+        final int[] w = new int[n];
         this.symbols = new LocalSymbols[n];
         for (final Column c : schema.columns()) {
-            widths[c.index()] = c.width();
+            w[c.index()] = c.width();
             if (c.type() == ColumnType.SYMBOL) {
                 symbols[c.index()] = new LocalSymbols();
             }
         }
-        allocate(Math.max(16, initialRows));
-    }
-
-    private void allocate(final int rowCapacity) {
-        for (int i = 0; i < columns.length; i++) {
-            columns[i] = NativeMemory.allocate((long) widths[i] * rowCapacity);
-        }
-        capacity = rowCapacity;
+        this.memory = new NativeColumns(w, Math.max(16, initialRows));
+        this.widths = memory.widths;
+        this.columns = memory.columns;
+        this.capacity = memory.capacity();
     }
 
     /** Doubles the row capacity, keeping the rows parsed so far. */
     void grow() {
-        final int newCapacity = capacity * 2;
-        for (int i = 0; i < columns.length; i++) {
-            final long a = NativeMemory.allocate((long) widths[i] * newCapacity);
-            NativeMemory.copy(columns[i], a, (long) widths[i] * rows);
-            NativeMemory.free(columns[i], (long) widths[i] * capacity);
-            columns[i] = a;
-        }
-        capacity = newCapacity;
+        memory.grow(rows);
+        capacity = memory.capacity();
     }
 
     void reset(final CsvInput in, final long start) {
@@ -91,13 +81,7 @@ final class ChunkBuffer implements AutoCloseable {
 
     @Override
     public void close() {
-        if (capacity == 0) {
-            return;
-        }
-        for (int i = 0; i < columns.length; i++) {
-            NativeMemory.free(columns[i], (long) widths[i] * capacity);
-            columns[i] = 0;
-        }
+        memory.close();
         capacity = 0;
     }
 }

@@ -572,8 +572,13 @@ public final class CsvLoader implements AutoCloseable {
         final long mask = schema.segmentRows() - 1L;
         int done = 0;
         while (done < count) {
-            final int want = schema.partitionBy() == PartitionBy.NONE ? count - done : periodRun(b, from + done,
-                count - done);
+            int want = count - done;
+            if (schema.partitionBy() != PartitionBy.NONE) {
+                // a run of one period: the writer ends the open segment when that period is another
+                final long timestamps = b.columns[schema.timestampIndex()] + (long) (from + done) * Long.BYTES;
+                writer.partition(NativeMemory.getLong(timestamps));
+                want = schema.partitionBy().run(timestamps, want);
+            }
             final long first = writer.pendingRows();
             final int n = writer.reserve(want);
             final int segment = (int) (first >>> shift);
@@ -618,35 +623,6 @@ public final class CsvLoader implements AutoCloseable {
                 writer.releaseColumnAddresses(segment);
             }
         }
-    }
-
-    /**
-     * Starts the run of a chunk's rows of one period (a partitioned table: {@link TableWriter#partition} ends the open
-     * segment when the run's period is another) and returns its length.
-     *
-     * @param b   the chunk.
-     * @param src the run's first row in the chunk.
-     * @param max rows left.
-     * @return rows from {@code src} on whose designated timestamps fall in the first one's period (nulls count in).
-     */
-    private int periodRun(final ChunkBuffer b, final int src, final int max) {
-        final long base = b.columns[schema.timestampIndex()];
-        final long first = NativeMemory.getLong(base + (long) src * Long.BYTES);
-        if (first == Long.MIN_VALUE) {
-            return 1; // a null timestamp stays in the open segment's period
-        }
-        writer.partition(first);
-        final long lo = schema.partitionBy().floor(first);
-        final long hi = schema.partitionBy().next(lo);
-        int n = 1;
-        while (n < max) {
-            final long ts = NativeMemory.getLong(base + (long) (src + n) * Long.BYTES);
-            if (ts != Long.MIN_VALUE && (ts < lo || ts >= hi)) {
-                break;
-            }
-            n++;
-        }
-        return n;
     }
 
     private void remap(final ChunkBuffer b, final int column, final long src, final long dst, final int stride,

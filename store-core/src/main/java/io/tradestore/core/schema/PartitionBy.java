@@ -7,6 +7,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
 import io.tradestore.core.StoreException;
+import io.tradestore.core.memory.NativeMemory;
 
 /**
  * How a table's rows are split by time: a segment of a partitioned table holds rows of one UTC hour, day or month of
@@ -72,6 +73,31 @@ public enum PartitionBy {
             return day > Long.MAX_VALUE / NANOS_PER_DAY ? Long.MAX_VALUE : day * NANOS_PER_DAY;
         }
         return floor > Long.MAX_VALUE - width ? Long.MAX_VALUE : floor + width;
+    }
+
+    /**
+     * Measures a run of timestamps of one period, for bulk writers that place runs (see {@code TableWriter#partition}).
+     *
+     * @param timestamps native address of epoch-nanosecond timestamps, 8 bytes each.
+     * @param count      how many there are (at least 1).
+     * @return how many from the first on fall in the first one's period (nulls count in; a null first: 1).
+     */
+    public int run(final long timestamps, final int count) {
+        final long first = NativeMemory.getLong(timestamps);
+        if (first == Long.MIN_VALUE) {
+            return 1;
+        }
+        final long lo = floor(first);
+        final long hi = next(lo);
+        int n = 1;
+        while (n < count) {
+            final long ts = NativeMemory.getLong(timestamps + 8L * n);
+            if (ts != Long.MIN_VALUE && (ts < lo || ts >= hi)) {
+                break;
+            }
+            n++;
+        }
+        return n;
     }
 
     /**

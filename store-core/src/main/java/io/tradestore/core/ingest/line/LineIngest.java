@@ -2,8 +2,8 @@ package io.tradestore.core.ingest.line;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,14 +14,14 @@ import io.tradestore.core.TableWriter;
 import io.tradestore.core.schema.Schema;
 
 /**
- * Appends a request of InfluxDB line protocol to its tables as one transaction: every line is stored, then every
- * table it touched is committed; the first bad line rolls every table back to its last commit and is reported with
- * its line number, position and column. A table the request names that does not exist is created, when the caller
- * allows it, with a schema inferred from its first line (tags and strings as symbols, integers as i64, floats as f64,
- * booleans as i8, microsecond timestamps as timestamps, and a designated timestamp column {@value #TIMESTAMP_COLUMN});
- * such a request is first checked whole without storing anything, so that a refused request creates no table.
+ * Appends a request of InfluxDB line protocol to its tables as one transaction: every line is parsed, then every table
+ * it touched takes its rows and is committed; the first bad line is reported with its line number, position and
+ * column, and nothing of the request is kept. A table the request names that does not exist is created, when the
+ * caller allows it, with a schema inferred from its first line (tags and strings as symbols, integers as i64, floats
+ * as f64, booleans as i8, microsecond timestamps as timestamps, and a designated timestamp column {@value
+ * #TIMESTAMP_COLUMN}), once the whole request parsed, so that a refused request creates no table.
  *
- * <p>One object per thread: it keeps its scratch space between requests and allocates nothing per line once warm.
+ * <p>One object per thread: it keeps its cursor and scratch space between requests.
  */
 public final class LineIngest {
     /** The designated timestamp column of a table created from a line. */
@@ -72,17 +72,11 @@ public final class LineIngest {
     public record Result(long rows, int tables) {
     }
 
-    /** A real pass met a table that does not exist yet and may be created: the request is checked and run again. */
-    private static final class MissingTable extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        MissingTable() {
-            super(null, null, false, false);
-        }
-    }
-
     /**
-     * Stores a request's lines and commits them, or none of them.
+     * Stores a request's lines and commits them, or none of them. The lines are parsed whole first, without any
+     * table's writer (so requests for one table parse on every ingest thread at once), into each table's rows; a
+     * table the request names and the store lacks is created then, from the schema inferred from its first line; only
+     * then is each table's writer taken, its rows copied in, and every table committed.
      *
      * @param body      the request body.
      * @param length    its length in bytes.
@@ -90,62 +84,60 @@ public final class LineIngest {
      * @param nowNanos  the designated timestamp of lines without one.
      * @param tables    where the tables come from.
      * @return what was committed.
-     * @throws LineProtocolException on a bad line (every table touched is back at its last commit).
+     * @throws LineProtocolException on a bad line (nothing of the request is kept).
      */
     public Result ingest(final byte[] body, final int length, final Precision precision, final long nowNanos,
         final Tables tables) {
-        final List<LineTable> touched = new ArrayList<>();
+        final Map<String, LineTable> parsed = new LinkedHashMap<>();
+        final List<TableWriter> writers = new ArrayList<>();
         try {
-            long rows;
-            try {
-                rows = pass(body, length, precision, nowNanos, tables, touched, null);
-            } catch (final MissingTable missing) {
-                rollback(touched);
-                touched.clear();
-                final List<Schema> created = new ArrayList<>();
-                pass(body, length, precision, nowNanos, tables, null, created);
-                for (final Schema s : created) {
-                    tables.create(s);
-                }
-                try {
-                    rows = pass(body, length, precision, nowNanos, tables, touched, null);
-                } catch (final MissingTable again) {
-                    throw new StoreException("a table this request created was dropped while the request ran; "
-                        + "send it again");
-                }
+            final List<Schema> created = new ArrayList<>();
+            final long rows = parse(body, length, precision, nowNanos, tables, parsed, created);
+            for (final Schema s : created) {
+                tables.create(s);
             }
-            for (final LineTable t : touched) {
-                t.writer().commit();
+            for (final LineTable t : parsed.values()) {
+                final String name = t.schema().name();
+                final TableWriter w = tables.writer(name);
+                if (w == null || w.schema().columnsHash() != t.schema().columnsHash()) {
+                    throw new StoreException("table '" + name + "' was dropped, or made again with other columns, "
+                        + "while this request was parsed; nothing of the request was kept: send it again");
+                }
+                writers.add(w);
+                t.rows().appendTo(w);
             }
-            return new Result(rows, touched.size());
+            for (final TableWriter w : writers) {
+                w.commit();
+            }
+            return new Result(rows, writers.size());
         } catch (final RuntimeException | Error e) {
-            try {
-                rollback(touched);
-            } catch (final RuntimeException suppressed) {
-                e.addSuppressed(suppressed);
+            for (final TableWriter w : writers) {
+                try {
+                    if (w.isOpen()) {
+                        w.rollback();
+                    }
+                } catch (final RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
             }
             throw e;
-        }
-    }
-
-    private static void rollback(final List<LineTable> touched) {
-        for (final LineTable t : touched) {
-            if (t.writer().isOpen()) {
-                t.writer().rollback();
+        } finally {
+            for (final LineTable t : parsed.values()) {
+                t.rows().close();
             }
         }
     }
 
     /**
-     * One pass over the body: stores every line into the tables' writers, adding each table to {@code touched}; or,
-     * given {@code created} instead (a dry run), checks every line against the existing tables and the schemas
-     * inferred for the missing ones, which it adds to {@code created}.
+     * Parses every line into its table's rows ({@code parsed}, in order of first appearance), inferring the schema of
+     * each table the store lacks from its first line (added to {@code created}).
+     *
+     * @return the lines parsed.
      */
-    private long pass(final byte[] body, final int length, final Precision precision, final long nowNanos,
-        final Tables tables, final List<LineTable> touched, final List<Schema> created) {
+    private long parse(final byte[] body, final int length, final Precision precision, final long nowNanos,
+        final Tables tables, final Map<String, LineTable> parsed, final List<Schema> created) {
         final LineCursor c = cursor;
         c.reset(body, length);
-        final Map<String, LineTable> byName = new HashMap<>();
         LineTable last = null;
         long rows = 0;
         while (c.next()) {
@@ -155,7 +147,7 @@ public final class LineIngest {
             LineTable t = last;
             if (t == null || c.measurementEscaped || !LineTable.matches(t.nameBytes, body, c.measurementStart,
                 c.measurementEnd - c.measurementStart)) {
-                t = table(c, tables, byName, touched, created);
+                t = table(c, tables, parsed, created);
                 last = t;
             }
             t.append(c, precision, nowNanos);
@@ -163,35 +155,25 @@ public final class LineIngest {
         return rows;
     }
 
-    private LineTable table(final LineCursor c, final Tables tables, final Map<String, LineTable> byName,
-        final List<LineTable> touched, final List<Schema> created) {
+    private LineTable table(final LineCursor c, final Tables tables, final Map<String, LineTable> parsed,
+        final List<Schema> created) {
         final String name = measurement(c);
-        final LineTable known = byName.get(name);
+        final LineTable known = parsed.get(name);
         if (known != null) {
             return known;
         }
-        final LineTable t;
-        if (created != null) {
-            Schema s = tables.schema(name);
-            if (s == null) {
-                s = infer(c, name);
-                created.add(s);
+        Schema s = tables.schema(name);
+        if (s == null) {
+            if (!tables.mayCreate()) {
+                throw c.error(c.measurementStart, "there is no table '" + name + "'; create it first (PUT "
+                    + "/v1/tables/" + name + " or tradestore create), or let the server create tables from "
+                    + "lines (--ingest-create=true)");
             }
-            t = new LineTable(s, null);
-        } else {
-            final TableWriter w = tables.writer(name);
-            if (w == null) {
-                if (!tables.mayCreate()) {
-                    throw c.error(c.measurementStart, "there is no table '" + name + "'; create it first (PUT "
-                        + "/v1/tables/" + name + " or tradestore create), or let the server create tables from "
-                        + "lines (--ingest-create=true)");
-                }
-                throw new MissingTable();
-            }
-            t = new LineTable(w.schema(), w);
-            touched.add(t);
+            s = infer(c, name);
+            created.add(s);
         }
-        byName.put(name, t);
+        final LineTable t = new LineTable(s, new LineRows(s));
+        parsed.put(name, t);
         return t;
     }
 

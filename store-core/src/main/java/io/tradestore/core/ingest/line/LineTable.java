@@ -4,8 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Locale;
 
-import io.tradestore.core.TableWriter;
-import io.tradestore.core.dict.SymbolDictionary;
 import io.tradestore.core.dict.SymbolDictionaryDescriptor;
 import io.tradestore.core.ingest.TenPowers;
 import io.tradestore.core.memory.NativeMemory;
@@ -16,13 +14,13 @@ import io.tradestore.core.schema.Schema;
 /**
  * One table's side of a line: finds each tag's and field's column by name, converts the value to the column's type
  * (exactly: decimals from their digits, integers within the column's width) and stores it into a new row of the
- * table's writer. A column a line does not name stays null; the designated timestamp comes from the line's timestamp,
- * or the request's time when the line has none. Without a writer (a dry run, to check a request before the tables it
- * creates exist) everything is checked and nothing is stored.
+ * request's rows of the table ({@link LineRows}, appended to the table's writer once the whole request parsed). A
+ * column a line does not name stays null; the designated timestamp comes from the line's timestamp, or the request's
+ * time when the line has none.
  */
 final class LineTable {
     private final Schema schema;
-    private final TableWriter writer;
+    private final LineRows rows;
     final byte[] nameBytes;
     private final byte[][] names;
     private final ColumnType[] types;
@@ -37,11 +35,11 @@ final class LineTable {
 
     /**
      * @param schema the table's schema.
-     * @param writer its writer, held for this request; null for a dry run.
+     * @param rows   where the request's rows of the table go.
      */
-    LineTable(final Schema schema, final TableWriter writer) {
+    LineTable(final Schema schema, final LineRows rows) {
         this.schema = schema;
-        this.writer = writer;
+        this.rows = rows;
         this.nameBytes = schema.name().getBytes(StandardCharsets.UTF_8);
         final int n = schema.columnCount();
         this.names = new byte[n][];
@@ -60,9 +58,14 @@ final class LineTable {
         this.seen = new long[(n + 63) >>> 6];
     }
 
-    /** @return the writer, or null in a dry run. */
-    TableWriter writer() {
-        return writer;
+    /** @return the schema the lines were parsed against. */
+    Schema schema() {
+        return schema;
+    }
+
+    /** @return the request's rows of the table. */
+    LineRows rows() {
+        return rows;
     }
 
     /**
@@ -83,8 +86,10 @@ final class LineTable {
                     + "2262)", columnNames[timestampIndex]);
             }
         }
-        // the timestamp first: a partitioned table's writer places the row by its period
-        final long row = writer == null ? -1 : timestampIndex >= 0 ? writer.appendRow(ts) : writer.appendRow();
+        final long row = rows.append();
+        if (timestampIndex >= 0) {
+            NativeMemory.putLong(rows.address(row, timestampIndex), ts);
+        }
         final int count = c.entryCount;
         final boolean trusted = c.claim(this);
         for (int i = 0; i < count; i++) {
@@ -199,9 +204,7 @@ final class LineTable {
                     throw c.error(c.valueStart[i], "the timestamp " + c.valueLong[i] + "t is beyond the range of "
                         + "nanoseconds since 1970 (years 1677 to 2262)", columnNames[col]);
                 }
-                if (writer != null) {
-                    NativeMemory.putLong(writer.rowAddress(row, col), ts);
-                }
+                NativeMemory.putLong(rows.address(row, col), ts);
                 return;
             default:
                 throw new IllegalStateException("type " + type);
@@ -231,18 +234,14 @@ final class LineTable {
             throw c.error(c.valueStart[i], "a symbol of " + length + " bytes is longer than the limit of "
                 + SymbolDictionaryDescriptor.MAX_SYMBOL_LENGTH, columnNames[col]);
         }
-        final SymbolDictionary dict = writer != null ? writer.dictionary(col) : null;
-        int code = dict != null ? dict.find(b, s, length) : -1;
-        // a symbol the dictionary holds is valid UTF-8 already: only a new one is checked
-        if (code < 0 && !Utf8.valid(b, s, s + length)) {
+        final RequestSymbols local = rows.symbols(col);
+        final int known = local.size();
+        final int code = local.intern(b, s, length);
+        // only a string new to this request is checked
+        if (local.size() != known && !Utf8.valid(b, s, s + length)) {
             throw c.error(c.valueStart[i], "the value is not valid UTF-8", columnNames[col]);
         }
-        if (dict != null) {
-            if (code < 0) {
-                code = dict.intern(b, s, length);
-            }
-            NativeMemory.putInt(writer.rowAddress(row, col), code);
-        }
+        NativeMemory.putInt(rows.address(row, col), code);
     }
 
     private void character(final LineCursor c, final int i, final int col, final long row) {
@@ -266,9 +265,7 @@ final class LineTable {
             throw c.error(s, "column '" + columnNames[col] + "' holds one ASCII character, not '"
                 + c.text(s, c.valueEnd[i]) + "'", columnNames[col]);
         }
-        if (writer != null) {
-            NativeMemory.putByte(writer.rowAddress(row, col), v);
-        }
+        NativeMemory.putByte(rows.address(row, col), v);
     }
 
     private void integer(final LineCursor c, final int i, final int col, final long row, final byte kind,
@@ -294,17 +291,15 @@ final class LineTable {
             throw c.error(c.valueStart[i], "value " + v + " is outside the range of column '" + columnNames[col]
                 + "' (" + typeNames[col] + ": " + (min + 1) + " to " + max + ")", columnNames[col]);
         }
-        if (writer != null) {
-            final long a = writer.rowAddress(row, col);
-            if (width == 8) {
-                NativeMemory.putLong(a, v);
-            } else if (width == 4) {
-                NativeMemory.putInt(a, (int) v);
-            } else if (width == 2) {
-                NativeMemory.putShort(a, (short) v);
-            } else {
-                NativeMemory.putByte(a, (byte) v);
-            }
+        final long a = rows.address(row, col);
+        if (width == 8) {
+            NativeMemory.putLong(a, v);
+        } else if (width == 4) {
+            NativeMemory.putInt(a, (int) v);
+        } else if (width == 2) {
+            NativeMemory.putShort(a, (short) v);
+        } else {
+            NativeMemory.putByte(a, (byte) v);
         }
     }
 
@@ -334,9 +329,7 @@ final class LineTable {
         } else {
             throw refused(c, i, col, "a number such as 101.25");
         }
-        if (writer != null) {
-            NativeMemory.putLong(writer.rowAddress(row, col), m);
-        }
+        NativeMemory.putLong(rows.address(row, col), m);
     }
 
     private void floating(final LineCursor c, final int i, final int col, final long row, final byte kind) {
@@ -348,9 +341,7 @@ final class LineTable {
         } else {
             throw refused(c, i, col, "a number such as 1.5");
         }
-        if (writer != null) {
-            NativeMemory.putDouble(writer.rowAddress(row, col), v);
-        }
+        NativeMemory.putDouble(rows.address(row, col), v);
     }
 
     private LineProtocolException refused(final LineCursor c, final int i, final int col, final String wanted) {
