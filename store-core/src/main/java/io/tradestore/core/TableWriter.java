@@ -647,12 +647,16 @@ public final class TableWriter extends WriterAccess implements AutoCloseable {
     private Retention dropBelowCut(final long cutNanos) {
         final int from = (int) (state.firstRow() >>> shift);
         final int first = segments.keptFrom(from, (int) (state.rowCount() >>> shift), cutNanos);
+        long rows = 0;
+        for (int i = from; i < first; i++) {
+            rows += segments.get(i).sealedRows(); // fewer than segmentRows where a segment was ended early
+        }
         if (first > from) {
             state = txn.dropBelow(state, (long) first << shift);
             attached.refresh(null);
             segments.dropBelow(first, sealListener);
         }
-        return new Retention(first - from, (long) (first - from) << shift, state.firstRow());
+        return new Retention(first - from, rows, state.firstRow());
     }
 
     @Override

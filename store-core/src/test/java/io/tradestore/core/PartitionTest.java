@@ -267,6 +267,7 @@ class PartitionTest {
                 // a cut in the middle of day 2 keeps day 2 whole
                 final Retention r = w.dropOlderThan(T0 + 2 * DAY + HOUR);
                 assertThat(r.segments()).isEqualTo(4);
+                assertThat(r.rows()).isEqualTo(200);
                 assertThat(r.firstRow()).isEqualTo(4L * SEGMENT);
             }
             try (TableReader reader = table.reader()) {

@@ -91,7 +91,7 @@ final class InfoCommand implements Callable<Integer> {
             final long ttl = t.ttlNanos();
             if (snap.firstRow() > 0 || ttl > 0) {
                 out.println("retention  " + (ttl > 0 ? "ttl " + RetentionRule.format(ttl) : "no ttl") + "; "
-                    + snap.firstRow() + " rows (" + snap.firstSegment() + " segments) dropped so far");
+                    + snap.firstSegment() + " segments dropped so far (the rows below row " + snap.firstRow() + ")");
             }
             out.println("bytes/row  " + schema.bytesPerRow() + " in data files"
                 + (rows > 0 ? String.format(java.util.Locale.ROOT,

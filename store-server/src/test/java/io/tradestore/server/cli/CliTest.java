@@ -128,7 +128,8 @@ class CliTest {
         assertThat(r.out()).contains("trades: ok (952 rows, 1 segments");
         assertThat(run("retain", dir.toString(), "--table", "trades", "--ttl", "1h").code()).isZero();
         r = run("info", dir.toString(), "trades");
-        assertThat(r.out()).contains("rows       952").contains("retention  ttl 1h; 2048 rows (2 segments) dropped");
+        assertThat(r.out()).contains("rows       952")
+            .contains("retention  ttl 1h; 2 segments dropped so far (the rows below row 2048)");
         r = run("retain", dir.toString(), "--table", "trades", "--ttl", "3M");
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("--ttl").contains("months");
@@ -136,7 +137,7 @@ class CliTest {
         r = run("create", dir.toString(), "--table", "kept", "--ttl", "30d");
         assertThat(r.code()).as(r.err()).isZero();
         assertThat(r.err()).contains("TTL 30d");
-        assertThat(run("info", dir.toString(), "kept").out()).contains("retention  ttl 30d; 0 rows");
+        assertThat(run("info", dir.toString(), "kept").out()).contains("retention  ttl 30d; 0 segments");
         assertThat(run("create", dir.toString(), "--table", "bad", "--ttl", "soon").code()).isEqualTo(2);
         r = run("drop", dir.toString(), "--table", "trades");
         assertThat(r.code()).as(r.err()).isZero();
