@@ -28,6 +28,7 @@ import io.tradestore.core.TableWriter;
 import io.tradestore.core.flyweight.TradesSchema;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.PartitionBy;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryResult;
@@ -358,13 +359,39 @@ public final class QueryBenchmark {
      * Generates the trades into a new {@code trades} table of the store and into DuckDB (appender, VARCHAR symbols),
      * then gives DuckDB's table ENUM symbol columns ({@link DuckEnums}).
      */
+    /**
+     * @return rows of the batch from {@code done} on to reserve next: the rest, or on a partitioned table the run of
+     *     one period (after telling the writer its period).
+     */
+    private static int periodRun(final TableWriter w, final BenchTrades.Batch b, final int done, final PartitionBy by) {
+        if (by == PartitionBy.NONE) {
+            return b.size - done;
+        }
+        final long first = b.tsMicros[done] * 1_000L;
+        w.partition(first);
+        final long lo = by.floor(first);
+        final long hi = by.next(lo);
+        int n = 1;
+        while (done + n < b.size && b.tsMicros[done + n] * 1_000L >= lo && b.tsMicros[done + n] * 1_000L < hi) {
+            n++;
+        }
+        return n;
+    }
+
     static void load(final Store store, final Connection duck, final BenchTrades gen, final Options o,
         final PrintStream progress)
         throws SQLException {
-        final Schema schema = o.segmentRows > 0
+        load(store, duck, gen, o, PartitionBy.NONE, progress);
+    }
+
+    /** As above, into a table partitioned by {@code by}. */
+    static void load(final Store store, final Connection duck, final BenchTrades gen, final Options o,
+        final PartitionBy by, final PrintStream progress)
+        throws SQLException {
+        final Schema schema = (o.segmentRows > 0
             ? TradesSchema.SCHEMA.with("trades", Layout.COLUMN, o.segmentRows,
             Math.min(o.segmentRows, TradesSchema.SCHEMA.blockRows()))
-            : TradesSchema.SCHEMA;
+            : TradesSchema.SCHEMA).with(by);
         try (Statement st = duck.createStatement()) {
             st.execute("CREATE TABLE trades (trade_id BIGINT, ts TIMESTAMP, client_id BIGINT, venue VARCHAR, "
                 + "instrument VARCHAR, side VARCHAR, "
@@ -401,8 +428,8 @@ public final class QueryBenchmark {
             while (gen.fill(b) > 0) {
                 int done = 0;
                 while (done < b.size) {
-                    final long start = w.pendingRows();
-                    final int n = w.reserve(b.size - done);
+                    final int n = w.reserve(periodRun(w, b, done, by));
+                    final long start = w.pendingRows() - n;
                     final int seg = (int) (start >>> shift);
                     final long in = start & mask;
                     final long aTrade = w.columnAddress(seg, cTrade) + in * w.columnStride(cTrade);

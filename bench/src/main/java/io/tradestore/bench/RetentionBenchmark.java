@@ -19,6 +19,7 @@ import io.tradestore.core.Retention;
 import io.tradestore.core.Store;
 import io.tradestore.core.Table;
 import io.tradestore.core.TableWriter;
+import io.tradestore.core.schema.PartitionBy;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryResult;
 import picocli.CommandLine;
@@ -27,12 +28,12 @@ import picocli.CommandLine.Option;
 
 /**
  * Retention on the BenchTrades data set (five trading days; at the default 50M rows, 10M rows a day): the oldest day is
- * dropped four times in a row, in tradestore by {@link TableWriter#dropOlderThan} (whole 1M-row segments, one synced
- * commit, then the files deleted) while a query loop runs against the table, and in DuckDB (file database, ENUM symbol
- * columns) by {@code DELETE ... WHERE ts < cut} and {@code CHECKPOINT} (what makes its delete durable and gives row
- * groups back), with nothing else running. Reports the median drop time of each, the rows each dropped, and the query
- * loop's latency before the drops, for the queries that overlapped a drop, and after. Run with
- * {@code bench/retention-bench.sh}.
+ * dropped four times in a row, in tradestore by {@link TableWriter#dropOlderThan} (a table partitioned by day in
+ * segments of at most 1M rows: the day's segments, one synced commit, then the files deleted) while a query loop
+ * runs against the table, and in DuckDB (file database, ENUM symbol columns) by {@code DELETE ... WHERE ts < cut} and
+ * {@code CHECKPOINT} (what makes its delete durable and gives row groups back), with nothing else running. Reports
+ * the median drop time of each, the rows each dropped, and the query loop's latency before the drops, for the queries
+ * that overlapped a drop, and after. Run with {@code bench/retention-bench.sh}.
  */
 @Command(name = "RetentionBenchmark", mixinStandardHelpOptions = true,
     description = "Dropping the oldest day: tradestore's segment drop against DuckDB's DELETE + CHECKPOINT.")
@@ -46,6 +47,9 @@ public final class RetentionBenchmark implements Callable<Integer> {
 
     @Option(names = "--dir", description = "scratch directory, emptied first (default: ${DEFAULT-VALUE})")
     Path dir = Path.of("/tmp/tradestore-retention-bench");
+
+    @Option(names = "--partition-by", description = "the tradestore table's partitioning (default: ${DEFAULT-VALUE})")
+    PartitionBy partitionBy = PartitionBy.DAY;
 
     @Option(names = "--rows", description = "trades over the five days (default: ${DEFAULT-VALUE})")
     long rows = 50_000_000;
@@ -80,9 +84,10 @@ public final class RetentionBenchmark implements Callable<Integer> {
             try (Statement st = duck.createStatement()) {
                 st.execute("SET threads=" + threads);
             }
-            out.printf("generating %,d trades into tradestore (1M-row segments) and DuckDB (file, ENUM symbols)%n",
+            out.printf("generating %,d trades into tradestore (by day, 1M-row segments) and DuckDB (file, ENUM "
+                + "symbols)%n",
                 rows);
-            QueryBenchmark.load(store, duck, new BenchTrades(rows, o.seed()), o, out);
+            QueryBenchmark.load(store, duck, new BenchTrades(rows, o.seed()), o, partitionBy, out);
             final Table table = store.table("trades");
             try (QueryEngine engine = new QueryEngine(store, threads)) {
                 final List<Run> before = new ArrayList<>();
@@ -189,8 +194,9 @@ public final class RetentionBenchmark implements Callable<Integer> {
     private String markdown(final double[] ours, final double[] theirs, final long[] ourRows, final long[] theirRows,
         final List<Run> before, final List<Run> during, final List<Run> after) throws IOException {
         final StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "Measured %s; %,d BenchTrades rows over five days (%,d a day), 1M-row "
-            + "segments, %d threads; DuckDB file database with ENUM symbol columns. Command: "
+        b.append(String.format(Locale.ROOT, "Measured %s; %,d BenchTrades rows over five days (%,d a day), "
+            + "partitioned by day in segments of at most 1M rows, %d threads; DuckDB file database with ENUM symbol "
+            + "columns. Command: "
             + "`flock /tmp/tradestore-bench.lock bench/retention-bench.sh --rows %d --report docs/benchmarks.md`.%n%n",
             java.time.LocalDate.now(), rows, rows / 5, threads, rows));
         b.append("| the oldest day dropped, four times | tradestore | DuckDB | DuckDB / tradestore |\n");
@@ -208,10 +214,10 @@ public final class RetentionBenchmark implements Callable<Integer> {
             b.append(String.format(Locale.ROOT, "| %s | %.2f ms | %.2f ms | %d |%n", row[0],
                 ms.length == 0 ? Double.NaN : median(ms), max(ms), ms.length));
         }
-        b.append("\ntradestore drops whole sealed segments (a segment whose newest row is before the cut), so it drops "
-            + "a little less than the day when a segment straddles midnight; DuckDB deletes exactly the day's rows. "
-            + "The tradestore time is the drop itself with the writer open (one synced commit, then the files "
-            + "unlinked); the DuckDB time is the DELETE and the CHECKPOINT that makes it durable.\n");
+        b.append("\ntradestore drops the day's segments whole (no segment of a table partitioned by day holds two "
+            + "days); DuckDB deletes the day's rows. The tradestore time is the drop itself with the writer open (one "
+            + "synced commit, then the files unlinked); the DuckDB time is the DELETE and the CHECKPOINT that makes it "
+            + "durable.\n");
         return b.toString();
     }
 }
