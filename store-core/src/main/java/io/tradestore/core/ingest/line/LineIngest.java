@@ -88,6 +88,31 @@ public final class LineIngest {
      */
     public Result ingest(final byte[] body, final int length, final Precision precision, final long nowNanos,
         final Tables tables) {
+        for (int attempt = 1;; attempt++) {
+            try {
+                return ingestOnce(body, length, precision, nowNanos, tables);
+            } catch (final SchemaChanged changed) {
+                // dropped, or made again with other columns, by someone else while this request parsed: parse again
+                // against what is there now (the lines may fit it, or be refused with their line numbers)
+                if (attempt == 3) {
+                    throw new StoreException("table '" + changed.getMessage() + "' kept being dropped or made again "
+                        + "while this request was parsed; nothing of the request was kept: send it again");
+                }
+            }
+        }
+    }
+
+    /** A table's columns are not those the request was parsed against: its message is the table's name. */
+    private static final class SchemaChanged extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        SchemaChanged(final String table) {
+            super(table, null, false, false);
+        }
+    }
+
+    private Result ingestOnce(final byte[] body, final int length, final Precision precision, final long nowNanos,
+        final Tables tables) {
         final Map<String, LineTable> parsed = new LinkedHashMap<>();
         final List<TableWriter> writers = new ArrayList<>();
         try {
@@ -100,8 +125,7 @@ public final class LineIngest {
                 final String name = t.schema().name();
                 final TableWriter w = tables.writer(name);
                 if (w == null || w.schema().columnsHash() != t.schema().columnsHash()) {
-                    throw new StoreException("table '" + name + "' was dropped, or made again with other columns, "
-                        + "while this request was parsed; nothing of the request was kept: send it again");
+                    throw new SchemaChanged(name);
                 }
                 writers.add(w);
                 t.rows().appendTo(w);

@@ -13,6 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import io.tradestore.core.Store;
+import io.tradestore.core.TableWriter;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 
@@ -272,5 +273,42 @@ class LineIngestTest {
         final byte[] b = "all,s=\u00ff l=1i\n".getBytes(StandardCharsets.ISO_8859_1);
         assertThatThrownBy(() -> ingest.ingest(b, b.length, Precision.NANOS, NOW, tables))
             .hasMessageContaining("not valid UTF-8");
+    }
+    @Test
+    void shouldParseAgainWhenATableIsMadeWithOtherColumnsWhileTheRequestParsed() {
+        // another request creates the table first, with a column this request's first line does not name
+        final LineIngest.Tables racing = new LineIngest.Tables() {
+            @Override
+            public Schema schema(final String name) {
+                return tables.schema(name);
+            }
+
+            @Override
+            public TableWriter writer(final String name) {
+                return tables.writer(name);
+            }
+
+            @Override
+            public boolean mayCreate() {
+                return true;
+            }
+
+            @Override
+            public void create(final Schema schema) {
+                if (!store.hasTable(schema.name())) {
+                    tables.create(Schema.builder(schema.name()).column("venue", "symbol").column("side", "char")
+                        .column("px", "f64").column("timestamp", "timestamp").timestamp("timestamp").build());
+                }
+            }
+
+            @Override
+            public void checkCancelled() {
+            }
+        };
+        final String body = "race,venue=XLON px=1.5 1700000000000000000\n";
+        final LineIngest.Result r = new LineIngest().ingest(body.getBytes(StandardCharsets.UTF_8),
+            body.length(), Precision.NANOS, 0, racing);
+        assertThat(r.rows()).isEqualTo(1);
+        assertThat(tables.rows("race")).containsExactly(Arrays.asList("XLON", null, "1.5", "1700000000000000000"));
     }
 }
