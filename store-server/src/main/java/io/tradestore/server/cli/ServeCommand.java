@@ -136,9 +136,9 @@ final class ServeCommand implements Callable<Integer> {
             + "that line (default ${DEFAULT-VALUE})")
     private boolean ingestCreate;
 
-    @Option(names = "--ingest-partition-by", defaultValue = "DAY", paramLabel = "PERIOD",
+    @Option(names = "--ingest-partition-by", defaultValue = "NONE", paramLabel = "PERIOD",
         description = "how a table created from line protocol is split by time: NONE, HOUR, DAY or MONTH (default "
-            + "${DEFAULT-VALUE}, as QuestDB does)")
+            + "${DEFAULT-VALUE}; a partitioned table makes a segment for each late row, see docs/ingest.md)")
     private String ingestPartitionBy;
 
     @Option(names = "--ingest-wait-ms", defaultValue = "5000",

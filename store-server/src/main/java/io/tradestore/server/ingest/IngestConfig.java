@@ -18,7 +18,7 @@ import io.tradestore.core.schema.Schema;
  * @param idleMs        a table's writer unused this long is closed (then other processes may write the table); 0
  *                      keeps writers open until the server stops.
  * @param retentionMs   how often the tables' TTLs are applied (see {@code RetentionRule}); 0: never.
- * @param partitionBy   how a table created from lines is split by time (DAY by default, as QuestDB does).
+ * @param partitionBy   how a table created from lines is split by time (NONE by default: see docs/ingest.md).
  */
 public record IngestConfig(int maxBodyLength, boolean create, long waitMs, Durability durability, int threads,
     int queue, int segmentRows, long idleMs, long retentionMs, PartitionBy partitionBy) {
@@ -64,12 +64,12 @@ public record IngestConfig(int maxBodyLength, boolean create, long waitMs, Durab
 
     /**
      * @return the defaults: 64 MiB bodies, tables created from lines, 5 s wait, no sync, one thread per two cores,
-     *     writers closed after 10 s unused, TTLs applied every minute, tables created from lines partitioned by day.
+     *     writers closed after 10 s unused, TTLs applied every minute, tables created from lines not partitioned.
      */
     public static IngestConfig defaults() {
         return new IngestConfig(DEFAULT_MAX_BODY_LENGTH, true, DEFAULT_WAIT_MS, Durability.NONE,
             defaultThreads(), DEFAULT_QUEUE, Schema.DEFAULT_SEGMENT_ROWS, DEFAULT_IDLE_MS, DEFAULT_RETENTION_MS,
-            PartitionBy.DAY);
+            PartitionBy.NONE);
     }
 
     /** @return ingest threads by default: one per two cores, at least one (a table takes one request at a time). */

@@ -132,8 +132,8 @@ class IngestEndpointTest {
         assertThat(t.status()).isEqualTo(200);
         assertThat(t.json().path("columns").toString()).contains("\"sym\"", "\"bid\"", "\"timestamp\"");
         assertThat(sql("SELECT sym, size FROM quotes").get(0).toString()).isEqualTo("[\"EURUSD\",1000000]");
-        // partitioned by day, as QuestDB makes such tables: a line of the next day (and a late one of the day before)
-        // each start a segment, and every row counts once
+        // this server partitions tables made from lines by day: a line of the next day (and a late one of the day
+        // before) each start a segment, and every row counts once
         assertThat(t.json().path("partitionBy").asText()).isEqualTo("DAY");
         final long day = 86_400_000_000_000L;
         assertThat(write("/write", "quotes,sym=EURUSD size=2i " + (1700000000000000000L + day) + "\n"
