@@ -110,6 +110,9 @@ final class LineRows implements AutoCloseable {
         final boolean columnWrites = w.columnWrites(true);
         try {
             remapSymbols(codes);
+            if (partitioned) {
+                groupByPeriod(w.schema().partitionBy());
+            }
             int done = 0;
             while (done < rows) {
                 int want = rows - done;
@@ -139,6 +142,71 @@ final class LineRows implements AutoCloseable {
         } finally {
             if (columnWrites) {
                 w.columnWrites(false);
+            }
+        }
+    }
+
+    /**
+     * Puts each period's rows together, in their order, periods in order of first appearance: a request that
+     * interleaves periods then ends the writer's segment once per period, not at every switch (a row's period sets its
+     * segment; the order of rows of different periods within one request means nothing more). A null timestamp stays
+     * with the row before it.
+     */
+    private void groupByPeriod(final PartitionBy by) {
+        final long ts = columns[schema.timestampIndex()];
+        if (rows == 0 || by.run(ts, rows) == rows) {
+            return; // one period: the common case, nothing to move
+        }
+        long[] periods = new long[4];
+        int periodCount = 0;
+        final int[] group = new int[rows];
+        int last = -1;
+        for (int r = 0; r < rows; r++) {
+            final long t = NativeMemory.getLong(ts + 8L * r);
+            if (t == Long.MIN_VALUE && last >= 0) {
+                group[r] = last;
+                continue;
+            }
+            final long floor = by.floor(t);
+            int g = last >= 0 && periods[last] == floor ? last : -1;
+            for (int k = 0; g < 0 && k < periodCount; k++) {
+                if (periods[k] == floor) {
+                    g = k;
+                }
+            }
+            if (g < 0) {
+                if (periodCount == periods.length) {
+                    periods = java.util.Arrays.copyOf(periods, periodCount * 2);
+                }
+                periods[periodCount] = floor;
+                g = periodCount++;
+            }
+            group[r] = g;
+            last = g;
+        }
+        // a stable counting sort by group: start[g] is where group g's rows go
+        final int[] start = new int[periodCount + 1];
+        for (int r = 0; r < rows; r++) {
+            start[group[r] + 1]++;
+        }
+        for (int g = 0; g < periodCount; g++) {
+            start[g + 1] += start[g];
+        }
+        final int[] to = new int[rows];
+        for (int r = 0; r < rows; r++) {
+            to[r] = start[group[r]]++;
+        }
+        for (int c = 0; c < columns.length; c++) {
+            final int width = widths[c];
+            final long bytes = (long) width * rows;
+            final long moved = NativeMemory.allocate(bytes);
+            try {
+                for (int r = 0; r < rows; r++) {
+                    NativeMemory.copy(columns[c] + (long) r * width, moved + (long) to[r] * width, width);
+                }
+                NativeMemory.copy(moved, columns[c], bytes);
+            } finally {
+                NativeMemory.free(moved, bytes);
             }
         }
     }

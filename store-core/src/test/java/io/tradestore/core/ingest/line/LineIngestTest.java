@@ -13,8 +13,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import io.tradestore.core.Store;
+import io.tradestore.core.TableReader;
+import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.TableWriter;
+import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.PartitionBy;
 import io.tradestore.core.schema.Schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -310,5 +314,33 @@ class LineIngestTest {
             body.length(), Precision.NANOS, 0, racing);
         assertThat(r.rows()).isEqualTo(1);
         assertThat(tables.rows("race")).containsExactly(Arrays.asList("XLON", null, "1.5", "1700000000000000000"));
+    }
+    @Test
+    void shouldPutARequestsRowsOfEachPeriodTogetherOnAPartitionedTable() {
+        store.createTable(Schema.builder("ticks").segmentRows(64).blockRows(16).column("px", "i64")
+            .column("timestamp", "timestamp").timestamp("timestamp").partitionBy(PartitionBy.DAY).build());
+        final long day = 86_400_000_000_000L;
+        final StringBuilder b = new StringBuilder();
+        for (int i = 0; i < 40; i++) {
+            b.append("ticks px=").append(i).append("i ").append(1_700_000_000_000_000_000L + i % 2 * day + i)
+                .append('\n');
+        }
+        final byte[] body = b.toString().getBytes(StandardCharsets.UTF_8);
+        assertThat(new LineIngest().ingest(body, body.length, Precision.NANOS, 0, tables).rows()).isEqualTo(40);
+        // the days alternate line by line, and still make one segment each, rows in their order
+        try (TableReader r = store.table("ticks").reader()) {
+            final TableSnapshot snap = r.snapshot();
+            assertThat(snap.liveRows()).isEqualTo(40);
+            assertThat(snap.segmentCount()).isEqualTo(2);
+            for (int seg = 0; seg < 2; seg++) {
+                final List<Long> px = new java.util.ArrayList<>();
+                for (int k = 0; k < snap.segmentRowCount(seg); k++) {
+                    px.add(NativeMemory.getLong(snap.rowAddress(((long) seg << 6) + k, 0)));
+                }
+                final int first = seg;
+                assertThat(px).containsExactlyElementsOf(
+                    java.util.stream.LongStream.range(0, 20).map(k -> 2 * k + first).boxed().toList());
+            }
+        }
     }
 }
