@@ -356,10 +356,6 @@ public final class QueryBenchmark {
     }
 
     /**
-     * Generates the trades into a new {@code trades} table of the store and into DuckDB (appender, VARCHAR symbols),
-     * then gives DuckDB's table ENUM symbol columns ({@link DuckEnums}).
-     */
-    /**
      * @return rows of the batch from {@code done} on to reserve next: the rest, or on a partitioned table the run of
      *     one period (after telling the writer its period).
      */
@@ -378,6 +374,10 @@ public final class QueryBenchmark {
         return n;
     }
 
+    /**
+     * Generates the trades into a new {@code trades} table of the store and into DuckDB (appender, VARCHAR symbols),
+     * then gives DuckDB's table ENUM symbol columns ({@link DuckEnums}).
+     */
     static void load(final Store store, final Connection duck, final BenchTrades gen, final Options o,
         final PrintStream progress)
         throws SQLException {
