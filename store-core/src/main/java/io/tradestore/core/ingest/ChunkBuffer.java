@@ -23,7 +23,6 @@ final class ChunkBuffer implements AutoCloseable {
     final long[] columns;
     final LocalSymbols[] symbols;
     private final NativeColumns memory;
-    int capacity;
     int rows;
 
     // what was parsed: file offsets (of the decompressed stream for gzip) and lines
@@ -53,13 +52,16 @@ final class ChunkBuffer implements AutoCloseable {
         this.memory = new NativeColumns(w, Math.max(16, initialRows));
         this.widths = memory.widths;
         this.columns = memory.columns;
-        this.capacity = memory.capacity();
+    }
+
+    /** @return rows there is room for. */
+    int capacity() {
+        return memory.capacity();
     }
 
     /** Doubles the row capacity, keeping the rows parsed so far. */
     void grow() {
         memory.grow(rows);
-        capacity = memory.capacity();
     }
 
     void reset(final CsvInput in, final long start) {
@@ -82,6 +84,5 @@ final class ChunkBuffer implements AutoCloseable {
     @Override
     public void close() {
         memory.close();
-        capacity = 0;
     }
 }

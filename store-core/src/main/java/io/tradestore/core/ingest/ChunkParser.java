@@ -122,7 +122,7 @@ final class ChunkParser implements AutoCloseable {
                 line++;
                 continue;
             }
-            if (buffer.rows == buffer.capacity) {
+            if (buffer.rows == buffer.capacity()) {
                 buffer.grow();
                 bindColumns();
             }

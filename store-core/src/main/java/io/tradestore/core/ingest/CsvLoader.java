@@ -572,13 +572,8 @@ public final class CsvLoader implements AutoCloseable {
         final long mask = schema.segmentRows() - 1L;
         int done = 0;
         while (done < count) {
-            int want = count - done;
-            if (schema.partitionBy() != PartitionBy.NONE) {
-                // a run of one period: the writer ends the open segment when that period is another
-                final long timestamps = b.columns[schema.timestampIndex()] + (long) (from + done) * Long.BYTES;
-                writer.partition(NativeMemory.getLong(timestamps));
-                want = schema.partitionBy().run(timestamps, want);
-            }
+            final int want = schema.partitionBy() == PartitionBy.NONE ? count - done : NativeColumns.periodRun(writer,
+                b.columns[schema.timestampIndex()] + (long) (from + done) * Long.BYTES, count - done);
             final long first = writer.pendingRows();
             final int n = writer.reserve(want);
             final int segment = (int) (first >>> shift);
@@ -611,10 +606,8 @@ public final class CsvLoader implements AutoCloseable {
                     }
                 } else if (columnWrites) {
                     writer.writeColumn(segment, i, (int) rowInSegment, srcAddress, n);
-                } else if (stride == width) {
-                    NativeMemory.copy(srcAddress, dst, (long) n * width);
                 } else {
-                    strided(srcAddress, dst, width, stride, n);
+                    NativeColumns.copy(srcAddress, dst, width, stride, n);
                 }
             }
             done += n;
@@ -638,27 +631,6 @@ public final class CsvLoader implements AutoCloseable {
                 }
             }
             NativeMemory.putInt(dst + (long) r * stride, code);
-        }
-    }
-
-    private static void strided(final long src, final long dst, final int width, final int stride, final int n) {
-        for (int r = 0; r < n; r++) {
-            final long s = src + (long) r * width;
-            final long d = dst + (long) r * stride;
-            switch (width) {
-                case 1:
-                    NativeMemory.putByte(d, NativeMemory.getByte(s));
-                    break;
-                case 2:
-                    NativeMemory.putShort(d, NativeMemory.getShort(s));
-                    break;
-                case 4:
-                    NativeMemory.putInt(d, NativeMemory.getInt(s));
-                    break;
-                default:
-                    NativeMemory.putLong(d, NativeMemory.getLong(s));
-                    break;
-            }
         }
     }
 

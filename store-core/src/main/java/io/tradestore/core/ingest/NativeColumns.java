@@ -1,24 +1,26 @@
 package io.tradestore.core.ingest;
 
+import io.tradestore.core.TableWriter;
 import io.tradestore.core.memory.NativeMemory;
 
 /**
- * Rows parsed ahead of a table's writer, column by column in native memory at the columns' widths, so that they reach
- * the segments by whole-column copies. Grows by doubling; freed exactly once by {@link #close()}. The arrays are the
- * buffer's own: {@link #columns} keeps its identity when it grows (its elements move).
+ * Rows parsed ahead of a table's writer (a CSV chunk, a line protocol request), column by column in native memory at
+ * the columns' widths, so that they reach the segments by whole-column copies. Grows by doubling; freed exactly once by
+ * {@link #close()}. The arrays are the buffer's own: {@link #columns} keeps its identity when it grows (its elements
+ * move).
  */
-public final class NativeColumns implements AutoCloseable {
+final class NativeColumns implements AutoCloseable {
     /** Bytes per value of each column. */
-    public final int[] widths;
+    final int[] widths;
     /** Native address of each column's row 0. */
-    public final long[] columns;
+    final long[] columns;
     private int capacity;
 
     /**
      * @param widths      bytes per value of each column.
      * @param initialRows rows room is made for now.
      */
-    public NativeColumns(final int[] widths, final int initialRows) {
+    NativeColumns(final int[] widths, final int initialRows) {
         this.widths = widths.clone();
         this.columns = new long[widths.length];
         for (int i = 0; i < columns.length; i++) {
@@ -28,7 +30,7 @@ public final class NativeColumns implements AutoCloseable {
     }
 
     /** @return rows there is room for. */
-    public int capacity() {
+    int capacity() {
         return capacity;
     }
 
@@ -37,7 +39,7 @@ public final class NativeColumns implements AutoCloseable {
      *
      * @param keep rows whose values move along.
      */
-    public void grow(final int keep) {
+    void grow(final int keep) {
         final int bigger = capacity * 2;
         for (int i = 0; i < columns.length; i++) {
             final long a = NativeMemory.allocate((long) widths[i] * bigger);
@@ -46,6 +48,49 @@ public final class NativeColumns implements AutoCloseable {
             columns[i] = a;
         }
         capacity = bigger;
+    }
+
+    /**
+     * Starts a run of rows of one period on a partitioned table: tells the writer the period of the first row (it ends
+     * its open segment when that period is another, see {@link TableWriter#partition}) and measures the run.
+     *
+     * @param w          the table's writer.
+     * @param timestamps native address of the rows' designated timestamps, 8 bytes each.
+     * @param count      rows left (at least 1).
+     * @return how many of them to reserve next: the rows from the first on in its period.
+     */
+    static int periodRun(final TableWriter w, final long timestamps, final int count) {
+        w.partition(NativeMemory.getLong(timestamps));
+        return w.schema().partitionBy().run(timestamps, count);
+    }
+
+    /**
+     * Copies {@code n} values of {@code width} bytes, back to back at {@code src}, to {@code stride} bytes apart at
+     * {@code dst} (a COLUMN segment's column, or a ROW segment's records).
+     */
+    static void copy(final long src, final long dst, final int width, final int stride, final int n) {
+        if (stride == width) {
+            NativeMemory.copy(src, dst, (long) n * width);
+            return;
+        }
+        for (int r = 0; r < n; r++) {
+            final long s = src + (long) r * width;
+            final long d = dst + (long) r * stride;
+            switch (width) {
+                case 1:
+                    NativeMemory.putByte(d, NativeMemory.getByte(s));
+                    break;
+                case 2:
+                    NativeMemory.putShort(d, NativeMemory.getShort(s));
+                    break;
+                case 4:
+                    NativeMemory.putInt(d, NativeMemory.getInt(s));
+                    break;
+                default:
+                    NativeMemory.putLong(d, NativeMemory.getLong(s));
+                    break;
+            }
+        }
     }
 
     @Override

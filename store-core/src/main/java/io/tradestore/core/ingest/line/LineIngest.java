@@ -11,6 +11,7 @@ import java.util.regex.Pattern;
 
 import io.tradestore.core.StoreException;
 import io.tradestore.core.TableWriter;
+import io.tradestore.core.ingest.ParsedRows;
 import io.tradestore.core.schema.Schema;
 
 /**
@@ -196,7 +197,7 @@ public final class LineIngest {
             s = infer(c, name);
             created.add(s);
         }
-        final LineTable t = new LineTable(s, new LineRows(s));
+        final LineTable t = new LineTable(s, new ParsedRows(s));
         parsed.put(name, t);
         return t;
     }

@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Locale;
 
 import io.tradestore.core.dict.SymbolDictionaryDescriptor;
+import io.tradestore.core.ingest.ParsedRows;
 import io.tradestore.core.ingest.TenPowers;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
@@ -14,13 +15,13 @@ import io.tradestore.core.schema.Schema;
 /**
  * One table's side of a line: finds each tag's and field's column by name, converts the value to the column's type
  * (exactly: decimals from their digits, integers within the column's width) and stores it into a new row of the
- * request's rows of the table ({@link LineRows}, appended to the table's writer once the whole request parsed). A
+ * request's rows of the table ({@link ParsedRows}, appended to the table's writer once the whole request parsed). A
  * column a line does not name stays null; the designated timestamp comes from the line's timestamp, or the request's
  * time when the line has none.
  */
 final class LineTable {
     private final Schema schema;
-    private final LineRows rows;
+    private final ParsedRows rows;
     final byte[] nameBytes;
     private final byte[][] names;
     private final ColumnType[] types;
@@ -37,7 +38,7 @@ final class LineTable {
      * @param schema the table's schema.
      * @param rows   where the request's rows of the table go.
      */
-    LineTable(final Schema schema, final LineRows rows) {
+    LineTable(final Schema schema, final ParsedRows rows) {
         this.schema = schema;
         this.rows = rows;
         this.nameBytes = schema.name().getBytes(StandardCharsets.UTF_8);
@@ -64,7 +65,7 @@ final class LineTable {
     }
 
     /** @return the request's rows of the table. */
-    LineRows rows() {
+    ParsedRows rows() {
         return rows;
     }
 
@@ -234,11 +235,10 @@ final class LineTable {
             throw c.error(c.valueStart[i], "a symbol of " + length + " bytes is longer than the limit of "
                 + SymbolDictionaryDescriptor.MAX_SYMBOL_LENGTH, columnNames[col]);
         }
-        final RequestSymbols local = rows.symbols(col);
-        final int known = local.size();
-        final int code = local.intern(b, s, length);
+        final int known = rows.symbolCount(col);
+        final int code = rows.symbol(col, b, s, length);
         // only a string new to this request is checked
-        if (local.size() != known && !Utf8.valid(b, s, s + length)) {
+        if (rows.symbolCount(col) != known && !Utf8.valid(b, s, s + length)) {
             throw c.error(c.valueStart[i], "the value is not valid UTF-8", columnNames[col]);
         }
         NativeMemory.putInt(rows.address(row, col), code);

@@ -1,7 +1,7 @@
-package io.tradestore.core.ingest.line;
+package io.tradestore.core.ingest;
 
 import io.tradestore.core.TableWriter;
-import io.tradestore.core.ingest.NativeColumns;
+import io.tradestore.core.dict.SymbolDictionaryDescriptor;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
@@ -9,79 +9,81 @@ import io.tradestore.core.schema.PartitionBy;
 import io.tradestore.core.schema.Schema;
 
 /**
- * One table's rows of a request, parsed without the table's writer: column by column in native memory at the
- * columns' widths, symbols as request-local codes. Requests for one table are parsed on as many threads as there are,
- * and only {@link #appendTo} (interning the symbols, copying whole columns into the segments) runs under the table's
- * writer. Freed by {@link #close()}.
+ * One table's rows of a line protocol request, parsed without the table's writer: column by column in native memory
+ * at the columns' widths, symbols as request-local codes ({@link LocalSymbols}, as the CSV loader's chunks keep them).
+ * Requests for one table are parsed on as many threads as there are, and only {@link #appendTo} (interning the
+ * symbols, copying whole columns into the segments) runs under the table's writer. Freed by {@link #close()}.
  */
-final class LineRows implements AutoCloseable {
+public final class ParsedRows implements AutoCloseable {
     private static final int INITIAL_ROWS = 256;
     private final Schema schema;
-    private final int[] widths;
-    private final long[] nulls;
     private final NativeColumns memory;
     /** The columns' native addresses (the same array as {@link #memory}'s). */
     private final long[] columns;
+    private final int[] widths;
     /** Per symbol column, its local codes; null for other columns. */
-    private final RequestSymbols[] symbols;
+    private final LocalSymbols[] symbols;
+    /** Native room for one symbol's bytes, which {@link LocalSymbols} reads in words of 8. */
+    private final long symbolScratch;
     private int rows;
 
-    LineRows(final Schema schema) {
+    /** @param schema the table's schema (or the one inferred for a table the request creates). */
+    public ParsedRows(final Schema schema) {
         this.schema = schema;
         final int n = schema.columnCount();
         final int[] w = new int[n];
-        this.nulls = new long[n];
-        this.symbols = new RequestSymbols[n];
+        this.symbols = new LocalSymbols[n];
         for (final Column c : schema.columns()) {
             w[c.index()] = c.width();
-            nulls[c.index()] = c.type().nullBits();
             if (c.type() == ColumnType.SYMBOL) {
-                symbols[c.index()] = new RequestSymbols();
+                symbols[c.index()] = new LocalSymbols();
             }
         }
         this.memory = new NativeColumns(w, INITIAL_ROWS);
-        this.widths = memory.widths;
         this.columns = memory.columns;
+        this.widths = memory.widths;
+        fillNulls(0, INITIAL_ROWS);
+        this.symbolScratch = NativeMemory.allocate(SymbolDictionaryDescriptor.MAX_SYMBOL_LENGTH + 8);
     }
 
-    /** @return rows parsed. */
-    int rows() {
-        return rows;
-    }
-
-    /** @return a new row of null values. */
-    long append() {
+    /** @return a new row of null values (rows are null-filled when their room is made, not one by one). */
+    public long append() {
         if (rows == memory.capacity()) {
             memory.grow(rows);
+            fillNulls(rows, memory.capacity());
         }
-        final long row = rows++;
-        for (int c = 0; c < columns.length; c++) {
-            final long a = columns[c] + row * widths[c];
-            switch (widths[c]) {
-                case 8:
-                    NativeMemory.putLong(a, nulls[c]);
-                    break;
-                case 4:
-                    NativeMemory.putInt(a, (int) nulls[c]);
-                    break;
-                case 2:
-                    NativeMemory.putShort(a, (short) nulls[c]);
-                    break;
-                default:
-                    NativeMemory.putByte(a, (byte) nulls[c]);
-            }
+        return rows++;
+    }
+
+    private void fillNulls(final int from, final int to) {
+        for (final Column c : schema.columns()) {
+            final int w = widths[c.index()];
+            NativeMemory.fillPattern(columns[c.index()] + (long) from * w, to - from, w, w, c.type().nullBits());
         }
-        return row;
     }
 
     /** @param row a row. @param column a column. @return where its value is. */
-    long address(final long row, final int column) {
+    public long address(final long row, final int column) {
         return columns[column] + row * widths[column];
     }
 
-    /** @param column a symbol column. @return its request-local codes. */
-    RequestSymbols symbols(final int column) {
-        return symbols[column];
+    /**
+     * Returns the request-local code of a symbol, adding it if new.
+     *
+     * @param column a symbol column.
+     * @param b      the bytes.
+     * @param start  the first byte.
+     * @param length byte count, at most {@link SymbolDictionaryDescriptor#MAX_SYMBOL_LENGTH}.
+     * @return the local code.
+     */
+    public int symbol(final int column, final byte[] b, final int start, final int length) {
+        NativeMemory.copy(b, start, symbolScratch, length);
+        return symbols[column].intern(symbolScratch, length, SymbolDictionaryDescriptor.MAX_SYMBOL_LENGTH + 8);
+    }
+
+    /** @param column a symbol column. @return distinct symbols of the column so far. */
+    public int symbolCount(final int column) {
+        return symbols[column].size();
     }
 
     /**
@@ -91,36 +93,22 @@ final class LineRows implements AutoCloseable {
      *
      * @param w the table's writer, of a table with this schema's columns.
      */
-    void appendTo(final TableWriter w) {
-        final int[][] codes = new int[columns.length][];
-        for (int c = 0; c < columns.length; c++) {
-            final RequestSymbols s = symbols[c];
-            if (s != null) {
-                codes[c] = new int[s.size()];
-                for (int local = 0; local < s.size(); local++) {
-                    codes[c][local] = w.dictionary(c).intern(s.arena(), s.offset(local), s.length(local));
-                }
-            }
-        }
+    public void appendTo(final TableWriter w) {
         final int shift = schema.segmentShift();
         final long mask = schema.segmentRows() - 1L;
-        final boolean partitioned = w.schema().partitionBy() != PartitionBy.NONE;
+        final PartitionBy by = w.schema().partitionBy();
         // write(2) into the segment files where the OS has it, as the CSV loader does: stores into the mappings would
         // cost every core a TLB shootdown per page at writeback, which queries running meanwhile feel
         final boolean columnWrites = w.columnWrites(true);
         try {
-            remapSymbols(codes);
-            if (partitioned) {
-                groupByPeriod(w.schema().partitionBy());
+            remapSymbols(w);
+            if (by != PartitionBy.NONE) {
+                groupByPeriod(by);
             }
             int done = 0;
             while (done < rows) {
-                int want = rows - done;
-                if (partitioned) {
-                    final long timestamps = columns[schema.timestampIndex()] + 8L * done;
-                    w.partition(NativeMemory.getLong(timestamps));
-                    want = w.schema().partitionBy().run(timestamps, want);
-                }
+                final int want = by == PartitionBy.NONE ? rows - done
+                    : NativeColumns.periodRun(w, columns[schema.timestampIndex()] + 8L * done, rows - done);
                 final long first = w.pendingRows();
                 final int n = w.reserve(want);
                 final int segment = (int) (first >>> shift);
@@ -130,8 +118,8 @@ final class LineRows implements AutoCloseable {
                     if (columnWrites) {
                         w.writeColumn(segment, c, inSegment, src, n);
                     } else {
-                        copy(src, w.columnAddress(segment, c) + (long) inSegment * w.columnStride(c), widths[c],
-                            w.columnStride(c), n);
+                        NativeColumns.copy(src, w.columnAddress(segment, c) + (long) inSegment * w.columnStride(c),
+                            widths[c], w.columnStride(c), n);
                     }
                 }
                 done += n;
@@ -142,6 +130,29 @@ final class LineRows implements AutoCloseable {
         } finally {
             if (columnWrites) {
                 w.columnWrites(false);
+            }
+        }
+    }
+
+    /**
+     * Interns each symbol column's local codes into the table's dictionary, in order of first appearance, and replaces
+     * them in place by the table's codes.
+     */
+    private void remapSymbols(final TableWriter w) {
+        for (int c = 0; c < columns.length; c++) {
+            final LocalSymbols s = symbols[c];
+            if (s == null) {
+                continue;
+            }
+            final int[] map = new int[s.size()];
+            for (int local = 0; local < map.length; local++) {
+                map[local] = w.dictionary(c).intern(s.arena(), s.offset(local), s.length(local));
+            }
+            for (long a = columns[c], end = a + 4L * rows; a < end; a += 4) {
+                final int local = NativeMemory.getInt(a);
+                if (local >= 0) {
+                    NativeMemory.putInt(a, map[local]);
+                }
             }
         }
     }
@@ -211,33 +222,11 @@ final class LineRows implements AutoCloseable {
         }
     }
 
-    /** Replaces each symbol column's local codes by the table's codes, in place. */
-    private void remapSymbols(final int[][] codes) {
-        for (int c = 0; c < columns.length; c++) {
-            final int[] map = codes[c];
-            if (map != null) {
-                for (long a = columns[c], end = a + 4L * rows; a < end; a += 4) {
-                    final int local = NativeMemory.getInt(a);
-                    if (local >= 0) {
-                        NativeMemory.putInt(a, map[local]);
-                    }
-                }
-            }
-        }
-    }
-
-    private static void copy(final long src, final long dst, final int width, final int stride, final int n) {
-        if (stride == width) {
-            NativeMemory.copy(src, dst, (long) n * width);
-        } else {
-            for (int r = 0; r < n; r++) {
-                NativeMemory.copy(src + (long) r * width, dst + (long) r * stride, width);
-            }
-        }
-    }
-
     @Override
     public void close() {
-        memory.close();
+        if (memory.capacity() > 0) {
+            memory.close();
+            NativeMemory.free(symbolScratch, SymbolDictionaryDescriptor.MAX_SYMBOL_LENGTH + 8);
+        }
     }
 }
