@@ -3,8 +3,6 @@ package io.tradestore.core.ingest;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.tradestore.core.schema.Column;
-import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.Schema;
 
 /**
@@ -40,16 +38,8 @@ final class ChunkBuffer implements AutoCloseable {
 
     ChunkBuffer(final Schema schema, final int initialRows) {
         this.schema = schema;
-        final int n = schema.columnCount();
-        final int[] w = new int[n];
-        this.symbols = new LocalSymbols[n];
-        for (final Column c : schema.columns()) {
-            w[c.index()] = c.width();
-            if (c.type() == ColumnType.SYMBOL) {
-                symbols[c.index()] = new LocalSymbols();
-            }
-        }
-        this.memory = new NativeColumns(w, Math.max(16, initialRows));
+        this.symbols = LocalSymbols.perColumn(schema);
+        this.memory = new NativeColumns(schema, Math.max(16, initialRows));
         this.widths = memory.widths;
         this.columns = memory.columns;
     }

@@ -3,6 +3,9 @@ package io.tradestore.core.ingest;
 import java.util.Arrays;
 
 import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.schema.Schema;
 
 /**
  * A chunk's private symbol table for one column: byte strings to local codes in first-appearance order, by open
@@ -25,6 +28,17 @@ final class LocalSymbols {
     // costs one cache line and no dependent load
     private long[] slots = newSlots(1024);
     private int shift = 64 - 10;
+
+    /** @param schema a table's schema. @return a table per symbol column, null for the other columns. */
+    static LocalSymbols[] perColumn(final Schema schema) {
+        final LocalSymbols[] tables = new LocalSymbols[schema.columnCount()];
+        for (final Column c : schema.columns()) {
+            if (c.type() == ColumnType.SYMBOL) {
+                tables[c.index()] = new LocalSymbols();
+            }
+        }
+        return tables;
+    }
 
     void clear() {
         if (size > 0) {

@@ -2,6 +2,8 @@ package io.tradestore.core.ingest;
 
 import io.tradestore.core.TableWriter;
 import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.schema.Column;
+import io.tradestore.core.schema.Schema;
 
 /**
  * Rows parsed ahead of a table's writer (a CSV chunk, a line protocol request), column by column in native memory at
@@ -17,11 +19,14 @@ final class NativeColumns implements AutoCloseable {
     private int capacity;
 
     /**
-     * @param widths      bytes per value of each column.
+     * @param schema      the table's schema: a column per column, at its width.
      * @param initialRows rows room is made for now.
      */
-    NativeColumns(final int[] widths, final int initialRows) {
-        this.widths = widths.clone();
+    NativeColumns(final Schema schema, final int initialRows) {
+        this.widths = new int[schema.columnCount()];
+        for (final Column c : schema.columns()) {
+            widths[c.index()] = c.width();
+        }
         this.columns = new long[widths.length];
         for (int i = 0; i < columns.length; i++) {
             columns[i] = NativeMemory.allocate((long) this.widths[i] * initialRows);

@@ -4,7 +4,6 @@ import io.tradestore.core.TableWriter;
 import io.tradestore.core.dict.SymbolDictionaryDescriptor;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
-import io.tradestore.core.schema.ColumnType;
 import io.tradestore.core.schema.PartitionBy;
 import io.tradestore.core.schema.Schema;
 
@@ -30,16 +29,8 @@ public final class ParsedRows implements AutoCloseable {
     /** @param schema the table's schema (or the one inferred for a table the request creates). */
     public ParsedRows(final Schema schema) {
         this.schema = schema;
-        final int n = schema.columnCount();
-        final int[] w = new int[n];
-        this.symbols = new LocalSymbols[n];
-        for (final Column c : schema.columns()) {
-            w[c.index()] = c.width();
-            if (c.type() == ColumnType.SYMBOL) {
-                symbols[c.index()] = new LocalSymbols();
-            }
-        }
-        this.memory = new NativeColumns(w, INITIAL_ROWS);
+        this.symbols = LocalSymbols.perColumn(schema);
+        this.memory = new NativeColumns(schema, INITIAL_ROWS);
         this.columns = memory.columns;
         this.widths = memory.widths;
         fillNulls(0, INITIAL_ROWS);
