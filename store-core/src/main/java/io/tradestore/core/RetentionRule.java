@@ -15,7 +15,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.tradestore.core.memory.MappedFile;
-import io.tradestore.core.schema.PartitionBy;
 
 /**
  * Retention by age, as QuestDB's TTL: whole sealed segments go when their newest row is older than a duration before
@@ -153,10 +152,8 @@ public final class RetentionRule {
         if (newest == Long.MIN_VALUE) {
             return Long.MIN_VALUE;
         }
-        final long cut = cut(newest, nowNanos, olderThan);
-        // a partitioned table loses whole periods: those that end at or before the cut
-        return s.schema().partitionBy() == PartitionBy.NONE || cut == Long.MIN_VALUE ? cut
-            : s.schema().partitionBy().floor(cut);
+        // a partitioned table loses whole periods, as the writer's drop does
+        return s.schema().partitionBy().wholePeriodsBefore(cut(newest, nowNanos, olderThan));
     }
 
     /**

@@ -6,6 +6,7 @@ import java.util.List;
 
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.schema.PartitionBy;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.core.segment.SegmentDescriptor;
@@ -122,7 +123,7 @@ public final class TableCheck {
                 segMax = Math.max(segMax, mm[1]);
             }
         }
-        final io.tradestore.core.schema.PartitionBy by = schema.partitionBy();
+        final PartitionBy by = schema.partitionBy();
         if (c.index() == schema.timestampIndex() && segMin <= segMax && by.floor(segMin) != by.floor(segMax)) {
             problem("segment " + segment + " (" + file + ") holds rows of " + by.label(by.floor(segMin)) + " and "
                 + by.label(by.floor(segMax)) + ", but the table is partitioned by " + by);

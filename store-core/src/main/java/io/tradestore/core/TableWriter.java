@@ -638,15 +638,9 @@ public final class TableWriter extends WriterAccess implements AutoCloseable {
      */
     public Retention dropOlderThan(final long cutNanos) {
         checkOpen();
-        if (partitionBy != PartitionBy.NONE && cutNanos != Long.MIN_VALUE) {
-            return dropBelowCut(partitionBy.floor(cutNanos)); // whole periods only
-        }
-        return dropBelowCut(cutNanos);
-    }
-
-    private Retention dropBelowCut(final long cutNanos) {
         final int from = (int) (state.firstRow() >>> shift);
-        final int first = segments.keptFrom(from, (int) (state.rowCount() >>> shift), cutNanos);
+        final int first = segments.keptFrom(from, (int) (state.rowCount() >>> shift),
+            partitionBy.wholePeriodsBefore(cutNanos));
         long rows = 0;
         for (int i = from; i < first; i++) {
             rows += segments.get(i).sealedRows(); // fewer than segmentRows where a segment was ended early

@@ -76,6 +76,17 @@ public enum PartitionBy {
     }
 
     /**
+     * The cut retention drops below (see {@code TableWriter#dropOlderThan}): whole periods only, those that end at or
+     * before {@code cut}.
+     *
+     * @param cut epoch nanoseconds.
+     * @return the start of the period holding {@code cut}; {@code cut} itself unpartitioned or for the null.
+     */
+    public long wholePeriodsBefore(final long cut) {
+        return this == NONE || cut == Long.MIN_VALUE ? cut : floor(cut);
+    }
+
+    /**
      * Measures a run of timestamps of one period, for bulk writers that place runs (see {@code TableWriter#partition}).
      *
      * @param timestamps native address of epoch-nanosecond timestamps, 8 bytes each.
