@@ -189,9 +189,12 @@ public final class Segment implements AutoCloseable {
 
     /** @return the full, preallocated length of data file {@code i}. */
     private static long dataFileLength(final Schema schema, final int i) {
-        return schema.layout() == Layout.ROW
-            ? (long) schema.rowLength() * schema.segmentRows()
-            : (long) schema.column(i).width() * schema.segmentRows();
+        return rowBytes(schema, i) * schema.segmentRows();
+    }
+
+    /** @return bytes a row takes in data file {@code i}: the record in the ROW layout, column i's value in COLUMN. */
+    private static long rowBytes(final Schema schema, final int i) {
+        return schema.layout() == Layout.ROW ? schema.rowLength() : schema.column(i).width();
     }
 
     /** @return the segment index. */
@@ -234,12 +237,8 @@ public final class Segment implements AutoCloseable {
         if (sync) {
             zone.sync(0, ZoneMapDescriptor.ENTRIES_OFFSET);
         }
-        if (schema.layout() == Layout.ROW) {
-            files[0].punchFrom((long) rows * schema.rowLength());
-        } else {
-            for (final Column c : schema.columns()) {
-                files[c.index()].punchFrom((long) rows * c.width());
-            }
+        for (int i = 0; i < files.length; i++) {
+            files[i].punchFrom(rows * rowBytes(schema, i));
         }
     }
 
@@ -255,12 +254,8 @@ public final class Segment implements AutoCloseable {
             return;
         }
         // the rows after the end will be written after all: their blocks, given back by endAt, are reserved again
-        if (schema.layout() == Layout.ROW) {
-            files[0].reserveFrom((long) rows * schema.rowLength());
-        } else {
-            for (final Column c : schema.columns()) {
-                files[c.index()].reserveFrom((long) rows * c.width());
-            }
+        for (int i = 0; i < files.length; i++) {
+            files[i].reserveFrom(rows * rowBytes(schema, i));
         }
     }
 
@@ -309,7 +304,7 @@ public final class Segment implements AutoCloseable {
     private void populateChunk(final int c) {
         final long from = (long) c * chunks.chunkRows();
         for (int i = 0; i < files.length; i++) {
-            final long width = schema.layout() == Layout.ROW ? schema.rowLength() : schema.column(i).width();
+            final long width = rowBytes(schema, i);
             files[i].populate(from * width, chunks.chunkRows() * width);
         }
     }
@@ -737,12 +732,8 @@ public final class Segment implements AutoCloseable {
      */
     public void sync(final int from, final int to) {
         checkWritableRange(from, to);
-        if (schema.layout() == Layout.ROW) {
-            files[0].sync((long) from * schema.rowLength(), (long) (to - from) * schema.rowLength());
-        } else {
-            for (final Column c : schema.columns()) {
-                files[c.index()].sync((long) from * c.width(), (long) (to - from) * c.width());
-            }
+        for (int i = 0; i < files.length; i++) {
+            files[i].sync(from * rowBytes(schema, i), (to - from) * rowBytes(schema, i));
         }
         zone.sync(0, zone.length());
     }
