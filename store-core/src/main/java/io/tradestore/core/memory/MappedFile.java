@@ -51,7 +51,10 @@ public final class MappedFile implements AutoCloseable {
     private final long length;
     private final boolean writable;
     private long address;
-    /** A descriptor for {@link #write}, opened on its first use and closed with the mapping; -1 when not open. */
+    /**
+     * A descriptor for {@link #write} and {@link #punchFrom}, opened on its first use and closed with the mapping; -1
+     * when not open.
+     */
     private int writeFd = -1;
     /**
      * The file offset of {@link #writeFd} after the last {@link #write}, so that sequential writes skip lseek; -1 when
@@ -220,13 +223,7 @@ public final class MappedFile implements AutoCloseable {
             return;
         }
         final PosixAPI posix = PosixAPI.posix();
-        if (writeFd < 0) {
-            final int fd = posix.open(path.toString(), O_WRONLY, 0);
-            if (fd < 0) {
-                throw new StoreException("cannot open " + path + " for writing: " + posix.lastErrorStr());
-            }
-            writeFd = fd;
-        }
+        openWriteFd();
         if (writePosition != offset) {
             if (posix.lseek(writeFd, offset, SEEK_SET) != offset) {
                 throw new StoreException("cannot seek in " + path + " to " + offset + ": " + posix.lastErrorStr());
@@ -277,15 +274,23 @@ public final class MappedFile implements AutoCloseable {
         if (start >= length) {
             return true;
         }
-        final PosixAPI posix = PosixAPI.posix();
-        final int fd = posix.open(path.toString(), O_WRONLY, 0);
-        if (fd < 0) {
+        try {
+            openWriteFd();
+        } catch (final StoreException e) {
             return false;
         }
-        try {
-            return posix.fallocate(fd, mode, start, length - start) == 0;
-        } finally {
-            posix.close(fd);
+        return PosixAPI.posix().fallocate(writeFd, mode, start, length - start) == 0;
+    }
+
+    /** Opens {@link #writeFd} unless it is open. */
+    private void openWriteFd() {
+        if (writeFd < 0) {
+            final PosixAPI posix = PosixAPI.posix();
+            final int fd = posix.open(path.toString(), O_WRONLY, 0);
+            if (fd < 0) {
+                throw new StoreException("cannot open " + path + " for writing: " + posix.lastErrorStr());
+            }
+            writeFd = fd;
         }
     }
 
