@@ -219,19 +219,18 @@ public final class TableReader implements AutoCloseable {
             }
         }
         final int first = (int) (s.firstRow() >>> schema.segmentShift());
-        // the zone maps the snapshot's scans skip with: each block once per reader, when its commit fills it
-        for (int i = first; i < needed; i++) {
-            final long held = s.rowCount() - ((long) i << schema.segmentShift());
-            final Segment seg = segments.get(i);
-            seg.verifyZones((int) (held >= schema.segmentRows() ? seg.sealedRows() : held));
-        }
         final int[] sizes = new int[dictionaries.length];
         for (int i = 0; i < dictionaries.length; i++) {
             dictionaries[i].refresh(s.dictCounts()[i], s.dictBytes()[i]);
             sizes[i] = (int) s.dictCounts()[i];
         }
-        current = new TableSnapshot(this, schema, s.sequence(), s.rowCount(), first, segments, dictionaries, sizes,
-            symbolSlot, strides);
+        final TableSnapshot next = new TableSnapshot(this, schema, s.sequence(), s.rowCount(), first, segments,
+            dictionaries, sizes, symbolSlot, strides);
+        // the zone maps the snapshot's scans skip with: each block once per reader, when its commit fills it
+        for (int i = first; i < needed; i++) {
+            segments.get(i).verifyZones(next.segmentRowCount(i));
+        }
+        current = next;
         unmapRetired();
     }
 

@@ -44,10 +44,7 @@ public final class TableSnapshot implements RecordAccess {
         this.segmentRows = new int[n];
         long live = 0;
         for (int i = firstSegment; i < n; i++) {
-            final long start = (long) i << schema.segmentShift();
-            // a segment commits have moved past holds all its rows unless its writer ended it early
-            segmentRows[i] = rowCount - start >= schema.segmentRows() ? segments[i].sealedRows()
-                : (int) (rowCount - start);
+            segmentRows[i] = segments[i].rowsHeld(rowCount - ((long) i << schema.segmentShift()));
             live += segmentRows[i];
         }
         this.liveRows = live;

@@ -93,7 +93,7 @@ final class WriterSegments {
             if (held < segmentRows) {
                 s.clearEnd(); // an early end no commit moved past: a crash or rollback left it (see ZoneMapDescriptor)
             }
-            s.verifyZones((int) Math.min(s.sealedRows(), held));
+            s.verifyZones(s.rowsHeld(held));
         }
         if (segCount > 0) {
             endRow = (long) segCount << shift;

@@ -221,6 +221,14 @@ public final class Segment implements AutoCloseable {
     }
 
     /**
+     * @param committed the table's committed rows counted from this segment's first row.
+     * @return the rows of them this segment holds: {@link #sealedRows()} once commits have moved past it, else all.
+     */
+    public int rowsHeld(final long committed) {
+        return committed >= schema.segmentRows() ? sealedRows() : (int) committed;
+    }
+
+    /**
      * Writer side: ends this segment after its first {@code rows} rows (a partitioned table's next row belongs to
      * another period) and gives back the disk blocks of the rows after them, which are never written or read.
      *
