@@ -88,8 +88,7 @@ public final class ParsedRows implements AutoCloseable {
         final int shift = schema.segmentShift();
         final long mask = schema.segmentRows() - 1L;
         final PartitionBy by = w.schema().partitionBy();
-        // write(2) into the segment files where the OS has it, as the CSV loader does: stores into the mappings would
-        // cost every core a TLB shootdown per page at writeback, which queries running meanwhile feel
+        // write(2) into the segment files where the OS has it, as the CSV loader does (TableWriter#columnWrites: why)
         final boolean columnWrites = w.columnWrites(true);
         try {
             remapSymbols(w);
