@@ -124,7 +124,8 @@ class DocsExamplesTest {
             if (command.equals("serve") || command.equals("demo")) {
                 continue; // long-running: CliTest runs both in a child JVM
             }
-            final String[] args = w.subList(1, w.size()).stream().map(a -> a.equals("data") ? store.toString() : a)
+            final String[] args = w.subList(1, w.size()).stream().map(a -> a.equals("data") ? store.toString()
+                : a.startsWith("exports") ? dir.resolve(a).toString() : a)
                 .toArray(String[]::new);
             final StringWriter out = new StringWriter();
             final StringWriter err = new StringWriter();
@@ -138,6 +139,9 @@ class DocsExamplesTest {
             }
         }
         assertThat(ran).isGreaterThanOrEqualTo(7);
+        // the export examples wrote the table, as Parquet, under the test's directory
+        assertThat(dir.resolve("exports/trades/_tradestore_export.json")).isRegularFile();
+        assertThat(dir.resolve("exports-spark/trades/_tradestore_export.json")).isRegularFile();
     }
 
     @Test

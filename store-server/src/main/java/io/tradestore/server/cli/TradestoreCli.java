@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
     subcommands = {CommandLine.HelpCommand.class, CreateCommand.class, LoadCommand.class, GenerateCommand.class,
         QueryCommand.class,
         ServeCommand.class, InfoCommand.class, CheckCommand.class, DropCommand.class, RetainCommand.class,
+        ExportCommand.class,
         DemoCommand.class})
 public final class TradestoreCli implements Runnable {
     /** Exit code of a failed operation. */
