@@ -16,6 +16,8 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import org.apache.parquet.conf.ParquetConfiguration;
+import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -43,6 +45,11 @@ public final class ParquetExport {
     /** The day of a null timestamp, below every real day. */
     private static final long NULL_DAY = Long.MIN_VALUE;
     private static final String LOCK_NAME = "_tradestore_export.lock";
+    /**
+     * One configuration for every writer: without it each builds a Hadoop Configuration, parsing its XML defaults
+     * again (milliseconds a file, with hundreds of small files per export).
+     */
+    private static final ParquetConfiguration CONF = new PlainParquetConfiguration();
 
     private ParquetExport() {
     }
@@ -260,7 +267,7 @@ public final class ParquetExport {
 
     private static ParquetWriter<RowCursor> writer(final OutputFile out, final SegmentWriteSupport support,
         final CompressionCodecName codec) throws IOException {
-        return new Builder(out, support).withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
+        return new Builder(out, support).withConf(CONF).withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
             .withCompressionCodec(codec).enableDictionaryEncoding().build();
     }
 
