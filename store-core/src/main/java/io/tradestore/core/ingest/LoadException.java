@@ -15,7 +15,14 @@ public final class LoadException extends StoreException {
     private final long column;
     private final long rowsCommitted;
 
-    LoadException(final String message, final String file, final long line, final long column,
+    /**
+     * @param message       the message, naming the place to blame.
+     * @param file          the input file, or null.
+     * @param line          the 1-based line (a row for a Parquet file), or 0.
+     * @param column        the 1-based column, or 0.
+     * @param rowsCommitted rows of the load committed before the failure.
+     */
+    public LoadException(final String message, final String file, final long line, final long column,
         final long rowsCommitted) {
         super(message);
         this.file = file;

@@ -20,17 +20,20 @@ import io.tradestore.core.ingest.LoadResult;
 import io.tradestore.core.ingest.OnError;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.core.schema.SchemaCodec;
+import io.tradestore.parquet.ParquetImport;
 import io.tradestore.query.BackgroundIndexer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code tradestore load STORE FILE...}: bulk-loads CSV files into a table, creating the table if needed. */
 @Command(name = "load", mixinStandardHelpOptions = true,
     description = {"Loads CSV files (plain or .gz; a directory loads its files in name order; - reads standard input) "
-        + "into a table, creating it with the trades schema (or --schema) when absent.",
+        + "or Parquet files (FILE.parquet, or a folder of them such as an export's day partitions, columns matched by "
+        + "name) into a table, creating it with the trades schema (or --schema) when absent.",
         "The header row names the columns in any order. By default the load is one transaction: the first bad row "
         + "stops it and the table stays exactly at its previous commit."})
 final class LoadCommand implements Callable<Integer> {
@@ -38,7 +41,7 @@ final class LoadCommand implements Callable<Integer> {
     private Path store;
 
     @Parameters(index = "1..*", arity = "1..*", paramLabel = "FILE",
-        description = "CSV files or directories, in load order; - for stdin")
+        description = "CSV or Parquet files or directories, in load order; - for stdin (CSV)")
     private List<String> files = new ArrayList<>();
 
     @Option(names = "--table", paramLabel = "NAME",
@@ -96,11 +99,19 @@ final class LoadCommand implements Callable<Integer> {
                 fileSchema.segmentRows(), fileSchema.blockRows()));
         final boolean stdin = files.size() == 1 && "-".equals(files.get(0));
         final List<Path> paths = new ArrayList<>();
+        boolean parquet = false;
         if (!stdin) {
             for (final String f : files) {
                 paths.add(Path.of(f));
             }
-            CsvLoader.expand(paths);
+            parquet = parquetInput(paths, mode);
+            if (parquet) {
+                final List<Path> found = ParquetImport.files(paths);
+                paths.clear();
+                paths.addAll(found);
+            } else {
+                CsvLoader.expand(paths);
+            }
         }
         try (Store s = Store.open(store)) {
             final Table t = openTable(s, newTable);
@@ -114,6 +125,7 @@ final class LoadCommand implements Callable<Integer> {
                 before = w.committedRows();
                 try {
                     r = stdin ? CsvLoader.load(w, "-", System.in, options, progress)
+                        : parquet ? ParquetImport.load(w, paths, options.commitEvery(), progress)
                         : CsvLoader.load(w, paths, options, progress);
                 } catch (final LoadException e) {
                     progress.clear();
@@ -156,6 +168,30 @@ final class LoadCommand implements Callable<Integer> {
             err.flush();
         }
         return 0;
+    }
+
+    /**
+     * @return whether the inputs are Parquet (files ending in .parquet, or folders holding some, as an export); a mix
+     *     with CSV, and the CSV-only skip mode, are refused.
+     */
+    private boolean parquetInput(final List<Path> paths, final OnError mode) {
+        int count = 0;
+        for (final Path p : paths) {
+            if (ParquetImport.isParquet(p)) {
+                count++;
+            }
+        }
+        if (count == 0) {
+            return false;
+        }
+        if (count != paths.size()) {
+            throw new ParameterException(spec.commandLine(), "the inputs mix Parquet and CSV; load them in two runs");
+        }
+        if (mode != OnError.FAIL || rejects != null || maxErrors != null) {
+            throw CliSupport.badValue(spec, "--on-error", "a Parquet load stops at the first value that does not fit "
+                + "(--on-error fail); skipping rows is for CSV");
+        }
+        return true;
     }
 
     /**
