@@ -171,6 +171,9 @@ class DocsExamplesTest {
                     switch (w.get(i)) {
                         case "-s":
                             break;
+                        case "-o":
+                            i++; // the file the answer goes to: the test reads it from the response
+                            break;
                         case "-G":
                             get = true;
                             break;

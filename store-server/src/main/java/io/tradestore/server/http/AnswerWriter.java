@@ -274,6 +274,48 @@ final class AnswerWriter {
     }
 
     /**
+     * Ends a {@link StreamedAnswer} on the connection's event loop: its last bytes go out (from {@code write}), the
+     * answer is counted, and the connection takes its next request or closes.
+     */
+    void streamEnded(final Call call, final int status, final long length, final boolean keepAlive,
+        final java.util.function.Supplier<ChannelFuture> write) {
+        final long tookNs = System.nanoTime() - call.startNs;
+        metrics.record(call.endpoint, status, tookNs);
+        if (ACCESS.isInfoEnabled()) {
+            ACCESS.info("{} {} {} {} {} {} {}", call.ctx.channel().remoteAddress(), call.request.method().name(),
+                StoreException.echo(call.request.uri()), call.endpoint.label(), status, length,
+                String.format("%.3f", tookNs / 1e6));
+        }
+        final Runnable end = () -> {
+            final ChannelFutureListener done = this::written;
+            final ChannelFuture f = write.get().addListener(done);
+            if (keepAlive) {
+                call.connection.next(call.ctx);
+            } else {
+                f.addListener(ChannelFutureListener.CLOSE);
+            }
+        };
+        if (call.ctx.executor().inEventLoop()) {
+            end.run();
+        } else {
+            try {
+                call.ctx.executor().execute(end);
+            } catch (final RejectedExecutionException e) {
+                unansweredRequests.decrementAndGet(); // the loops are gone: so is the connection
+            }
+        }
+    }
+
+    /** A {@link StreamedAnswer} cut off (client gone or stalled, or the stop): counted as answered, and closed. */
+    void streamAborted(final Call call, final long length) {
+        metrics.record(call.endpoint, 200, System.nanoTime() - call.startNs);
+        LOG.info("a streamed answer to {} ({}) was cut off after {} bytes", call.ctx.channel().remoteAddress(),
+            call.endpoint.label(), length);
+        unansweredRequests.decrementAndGet();
+        call.ctx.channel().close();
+    }
+
+    /**
      * Closes a connection whose client may still be sending a body the server refused unread (413 by Content-Length):
      * closing at once would answer the client's next bytes with a reset, which can destroy the answer in its receive
      * buffer before it reads it (a 256 KiB body over the limit, from Java's HttpClient: "header parser received no

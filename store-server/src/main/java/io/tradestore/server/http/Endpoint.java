@@ -16,6 +16,8 @@ enum Endpoint {
     WRITE("/write"),
     /** CSV into a table. */
     IMPORT("/v1/tables/{name}/import"),
+    /** A table's rows as one Parquet file, streamed. */
+    EXPORT("/v1/tables/{name}/export"),
     /** The settings QuestDB's clients ask for before they send line protocol. */
     SETTINGS("/settings"),
     /** InfluxDB's liveness check, which its clients send first. */
@@ -75,7 +77,7 @@ enum Endpoint {
                 return PING;
             default:
                 if (path.startsWith("/v1/tables/")) {
-                    return path.endsWith("/import") ? IMPORT : TABLE;
+                    return path.endsWith("/import") ? IMPORT : path.endsWith("/export") ? EXPORT : TABLE;
                 }
                 return OTHER;
         }

@@ -53,10 +53,11 @@ final class HttpFrontEnd {
     private static final String PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
     private static final String TABLE_PREFIX = "/v1/tables/";
     private static final String IMPORT_SUFFIX = "/import";
+    private static final String EXPORT_SUFFIX = "/export";
     /** What {@code GET /settings} answers QuestDB's clients: line protocol version 1, text, over HTTP. */
     private static final byte[] QUESTDB_SETTINGS = ("{\"config\":{\"line.proto.support.versions\":[1],"
         + "\"ilp.proto.transports\":[\"http\"]}}").getBytes(StandardCharsets.UTF_8);
-    private static final String TABLE_NAME_PATTERN = "[a-z_][a-z0-9_]{0,62}";
+    static final String TABLE_NAME_PATTERN = "[a-z_][a-z0-9_]{0,62}";
     private static final int BACKLOG = 1024;
     /** Request line plus headers at most (beyond: 400). */
     private static final int MAX_HEADER_BYTES = 64 * 1024;
@@ -80,6 +81,7 @@ final class HttpFrontEnd {
     private final EventLoopGroup loops;
     private final Channel listener;
     private final TableViews views;
+    private final ExportStreams exports;
     /** Every open connection, closed by the stop once its answers are in the socket. */
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     /** Connections open now, and the most allowed (beyond: 503 and close, before the descriptors run out). */
@@ -107,6 +109,7 @@ final class HttpFrontEnd {
         this.ingest = ingest;
         this.answers = admission.answers();
         this.metrics = admission.metrics();
+        this.exports = new ExportStreams(store, admission, answers, config);
         this.auth = new RequestAuth(config, answers);
         this.maxConnections = config.limits().maxConnections() > 0
             ? config.limits().maxConnections() : ConnectionBudget.fromDescriptorLimit();
@@ -335,18 +338,8 @@ final class HttpFrontEnd {
                 }
                 return;
             case IMPORT:
-                if ("POST".equals(method)) {
-                    final String target = path.substring(TABLE_PREFIX.length(),
-                        path.length() - IMPORT_SUFFIX.length());
-                    if (!target.matches(TABLE_NAME_PATTERN)) {
-                        answers.error(call, 404, "UNKNOWN_TABLE", "no table '" + StoreException.echo(target)
-                            + "'; tables are " + store.tableNames(), "");
-                    } else {
-                        ingest.postCsv(call, target);
-                    }
-                } else {
-                    methodNotAllowed(call, "POST");
-                }
+            case EXPORT:
+                tableData(call, method, path);
                 return;
             case SETTINGS:
                 if (allowGet(call, get)) {
@@ -362,7 +355,31 @@ final class HttpFrontEnd {
                 answers.error(call, 404, "NOT_FOUND", "no endpoint " + StoreException.echo(path) + "; endpoints are "
                     + "POST /v1/query, GET /v1/query?q=, POST /v1/sql, GET /v1/sql?q=, "
                     + "GET /v1/tables, GET /v1/tables/{name}, POST /v1/tables/{name}/import, "
+                    + "GET /v1/tables/{name}/export, "
                     + "POST /write (and /api/v2/write), GET /metrics, GET /health", "");
+        }
+    }
+
+    /** {@code POST /v1/tables/{name}/import} (CSV in) and {@code GET /v1/tables/{name}/export} (Parquet out). */
+    private void tableData(final Call call, final String method, final String path) {
+        if (call.endpoint == Endpoint.EXPORT) {
+            if ("GET".equals(method)) {
+                exports.get(call, path.substring(TABLE_PREFIX.length(), path.length() - EXPORT_SUFFIX.length()));
+            } else {
+                methodNotAllowed(call, "GET");
+            }
+            return;
+        }
+        if (!"POST".equals(method)) {
+            methodNotAllowed(call, "POST");
+            return;
+        }
+        final String target = path.substring(TABLE_PREFIX.length(), path.length() - IMPORT_SUFFIX.length());
+        if (!target.matches(TABLE_NAME_PATTERN)) {
+            answers.error(call, 404, "UNKNOWN_TABLE", "no table '" + StoreException.echo(target)
+                + "'; tables are " + store.tableNames(), "");
+        } else {
+            ingest.postCsv(call, target);
         }
     }
 
