@@ -230,13 +230,7 @@ final class AnswerWriter {
         } else if (!call.request.protocolVersion().isKeepAliveDefault()) {
             h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
         }
-        final long tookNs = System.nanoTime() - call.startNs;
-        metrics.record(call.endpoint, status, tookNs);
-        if (ACCESS.isInfoEnabled()) {
-            ACCESS.info("{} {} {} {} {} {} {}", call.ctx.channel().remoteAddress(), call.request.method().name(),
-                StoreException.echo(call.request.uri()), call.endpoint.label(), status, length,
-                String.format("%.3f", tookNs / 1e6));
-        }
+        counted(call, status, length);
         // answered once the bytes are in the socket or the connection is gone, not when the answer is made: stop()
         // waits for that before it closes connections, so an answer a worker produced is never dropped by the closing
         final ChannelFutureListener done = sliced ? f -> {
@@ -273,12 +267,8 @@ final class AnswerWriter {
         }
     }
 
-    /**
-     * Ends a {@link StreamedAnswer} on the connection's event loop: its last bytes go out (from {@code write}), the
-     * answer is counted, and the connection takes its next request or closes.
-     */
-    void streamEnded(final Call call, final int status, final long length, final boolean keepAlive,
-        final java.util.function.Supplier<ChannelFuture> write) {
+    /** Records an answer in the metrics and the access log. */
+    private void counted(final Call call, final int status, final long length) {
         final long tookNs = System.nanoTime() - call.startNs;
         metrics.record(call.endpoint, status, tookNs);
         if (ACCESS.isInfoEnabled()) {
@@ -286,6 +276,15 @@ final class AnswerWriter {
                 StoreException.echo(call.request.uri()), call.endpoint.label(), status, length,
                 String.format("%.3f", tookNs / 1e6));
         }
+    }
+
+    /**
+     * Ends a {@link StreamedAnswer} on the connection's event loop: its last bytes go out (from {@code write}), the
+     * answer is counted, and the connection takes its next request or closes.
+     */
+    void streamEnded(final Call call, final int status, final long length, final boolean keepAlive,
+        final java.util.function.Supplier<ChannelFuture> write) {
+        counted(call, status, length);
         final Runnable end = () -> {
             final ChannelFutureListener done = this::written;
             final ChannelFuture f = write.get().addListener(done);
