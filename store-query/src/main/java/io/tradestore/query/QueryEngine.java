@@ -3,6 +3,7 @@ package io.tradestore.query;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -168,15 +169,12 @@ public final class QueryEngine implements AutoCloseable {
     }
 
     private QueryResult execute(final Query q, final long timeoutMs, final long start, final QueryCancel cancel) {
-        final Options o = q.options();
-        if (o.timeoutMs() != null && o.timeoutMs() <= timeoutMs) {
+        final Query b = bounded(q, timeoutMs);
+        if (b == q) {
             return execute(q, start, cancel);
         }
         try {
-            return execute(
-                new Query(q.table(), q.time(), q.filter(), q.columns(), q.groupBy(), q.aggs(), q.having(), q.orderBy(),
-                q.limit(),
-                new Options(timeoutMs, o.maxGroups(), o.epochNanos())), start, cancel);
+            return execute(b, start, cancel);
         } catch (final QueryException e) {
             if (e.code() == ErrorCode.TIMEOUT && "/options/timeoutMs".equals(e.path())) {
                 // the limit is the caller's (a server's), not an options.timeoutMs the query's author wrote
@@ -186,6 +184,91 @@ public final class QueryEngine implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * Runs a JSON query into a stream ({@link RowStream}): an unsorted scan goes out in batches while it reads, with no
+     * scan limit (a {@code limit} still cuts it), never held whole; any other answer as one batch.
+     *
+     * @param utf8Json  the query.
+     * @param timeoutMs the longest it may run.
+     * @param cancel    stops the query when cancelled, or null.
+     * @param out       where the rows go; when it throws, the query stops.
+     * @throws QueryException as {@link #execute(String)}.
+     * @throws UncheckedIOException when {@code out} failed.
+     */
+    public void stream(final InputStream utf8Json, final long timeoutMs, final QueryCancel cancel,
+        final RowStream out) {
+        final long start = clock.getAsLong();
+        stream(bounded(QueryParser.parse(utf8Json), timeoutMs), 0, start, timeoutMs, cancel, out);
+    }
+
+    /**
+     * As {@link #stream(InputStream, long, QueryCancel, RowStream)}, for the query's text.
+     *
+     * @param json      the query.
+     * @param timeoutMs the longest it may run.
+     * @param cancel    stops the query when cancelled, or null.
+     * @param out       where the rows go.
+     */
+    public void stream(final String json, final long timeoutMs, final QueryCancel cancel, final RowStream out) {
+        final long start = clock.getAsLong();
+        stream(bounded(parse(json), timeoutMs), 0, start, timeoutMs, cancel, out);
+    }
+
+    /**
+     * Runs SQL into a stream, as {@link #stream(InputStream, long, QueryCancel, RowStream)} runs JSON: each batch
+     * shaped as the SQL asks, OFFSET's rows left out of the stream.
+     *
+     * @param sql       the SQL text.
+     * @param timeoutMs the longest it may run.
+     * @param cancel    stops the query when cancelled, or null.
+     * @param out       where the rows go.
+     * @throws QueryException as {@link #executeSql(String)}.
+     */
+    public void streamSql(final String sql, final long timeoutMs, final QueryCancel cancel, final RowStream out) {
+        final long start = clock.getAsLong();
+        final SqlQuery q = translateSql(sql, SqlParameters.NONE);
+        try {
+            stream(bounded(q.query(), timeoutMs), q.offset(), start, timeoutMs, cancel,
+                batch -> out.rows(q.shapeRows(batch)));
+        } catch (final QueryException e) {
+            throw q.locate(e);
+        }
+    }
+
+    private void stream(final Query query, final long skip, final long start, final long timeoutMs,
+        final QueryCancel cancel, final RowStream out) {
+        final QueryCancel own = cancel != null ? cancel : new QueryCancel();
+        begin(own);
+        try (TableReaders.Lease lease = readers.lend(query.table())) {
+            QueryRunner.stream(query, skip, lease.snapshot(), pool, threads, useIndexes ? indexes : null, start, clock,
+                own, out);
+        } catch (final QueryException e) {
+            if (e.code() == ErrorCode.TIMEOUT && "/options/timeoutMs".equals(e.path())) {
+                throw new QueryException(ErrorCode.TIMEOUT, "the query did not finish within the server's limit of "
+                    + timeoutMs + " ms; narrow the time range or filter", "");
+            }
+            throw e;
+        } catch (final UncheckedIOException e) {
+            throw e;
+        } catch (final StoreException e) {
+            throw QueryException.storeProblem("store error while running the query: " + e.getMessage(), e);
+        } catch (final RuntimeException e) {
+            throw internal(e);
+        } finally {
+            end(own);
+        }
+    }
+
+    /** @return the query with the caller's time limit, unless its own options ask for less. */
+    private static Query bounded(final Query q, final long timeoutMs) {
+        final Options o = q.options();
+        if (o.timeoutMs() != null && o.timeoutMs() <= timeoutMs) {
+            return q;
+        }
+        return new Query(q.table(), q.time(), q.filter(), q.columns(), q.groupBy(), q.aggs(), q.having(), q.orderBy(),
+            q.limit(), new Options(timeoutMs, o.maxGroups(), o.epochNanos()));
     }
 
     /**

@@ -44,12 +44,12 @@ public final class Executor {
     private final Plan plan;
     private final SegmentSelector selector;
     private final AtomicInteger next = new AtomicInteger();
-    private final AtomicLong rowsScanned = new AtomicLong();
+    final AtomicLong rowsScanned = new AtomicLong();
     private final AtomicLong rowsMatched = new AtomicLong();
-    private final AtomicLong blocksSkipped = new AtomicLong();
-    private final AtomicLong indexedSegments = new AtomicLong();
+    final AtomicLong blocksSkipped = new AtomicLong();
+    final AtomicLong indexedSegments = new AtomicLong();
     private final AtomicLong rowsSummarized = new AtomicLong();
-    private final AtomicLong segmentsSkipped = new AtomicLong();
+    final AtomicLong segmentsSkipped = new AtomicLong();
     private volatile boolean cancelled;
     private static final int TASK_NEW = 0;
     private static final int TASK_RUNNING = 1;
@@ -61,11 +61,11 @@ public final class Executor {
     private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
     /** The query's deadline as index and summary builds see it: {@link #checkDeadline}. */
     private final Deadline deadline = this::checkDeadline;
-    private int[] segments;
+    int[] segments;
     /** Work units: a segment and a block range of about {@link #MORSEL_ROWS} rows. */
-    private int[] morselSegment;
-    private int[] morselFromBlock;
-    private int[] morselToBlock;
+    int[] morselSegment;
+    int[] morselFromBlock;
+    int[] morselToBlock;
     /** Rows per morsel (a million: both workers share a 4M-row segment; per-morsel costs stay negligible). */
     public static final int MORSEL_ROWS = 1 << 20;
     /**
@@ -103,7 +103,8 @@ public final class Executor {
         return new Executor(plan, selector).execute(pool, threads, startNanos);
     }
 
-    private Result execute(final ExecutorService pool, final int threads, final long startNanos) {
+    /** Prunes segments by their zone maps; returns those left, and sets up the summary measures. */
+    List<Integer> candidates() {
         final TableSnapshot snap = plan.snap;
         final List<Integer> keep = new ArrayList<>();
         for (int i = snap.firstSegment(); i < snap.segmentCount(); i++) {
@@ -116,6 +117,11 @@ public final class Executor {
         segments = keep.stream().mapToInt(Integer::intValue).toArray();
         summaryMeasures = selector == null ? null : SummaryMeasures.of(plan);
         summaryFirst = summaryMeasures == null ? null : SummaryMeasures.firstOfMeasure(summaryMeasures);
+        return keep;
+    }
+
+    private Result execute(final ExecutorService pool, final int threads, final long startNanos) {
+        final List<Integer> keep = candidates();
         final GroupState folded = foldBuckets(keep);
         final long candidates = selectAndEstimate(keep);
         final boolean parallel = candidates > plan.smallQueryRows && threads > 1;
@@ -207,7 +213,7 @@ public final class Executor {
         return new Result(plan.columns, rows, truncated, stats, plan.epochNanos);
     }
 
-    private void morsels(final List<Integer> keep, final boolean parallel) {
+    void morsels(final List<Integer> keep, final boolean parallel) {
         final TableSnapshot snap = plan.snap;
         final int blockRows = plan.schema.blockRows();
         final int perMorsel = Math.max(1, plan.morselRows / blockRows);
@@ -404,7 +410,7 @@ public final class Executor {
      * @param keep the segments not pruned.
      * @return the candidate rows, in scanned-row equivalents (an upper bound).
      */
-    private long selectAndEstimate(final List<Integer> keep) {
+    long selectAndEstimate(final List<Integer> keep) {
         final TableSnapshot snap = plan.snap;
         selections = new Selection[snap.segmentCount()];
         summaries = new Summary[snap.segmentCount()][];
@@ -582,14 +588,14 @@ public final class Executor {
         return scan;
     }
 
-    private void checkDeadline() {
+    void checkDeadline() {
         checkCancel();
         if (cancelled || plan.clock.getAsLong() > plan.deadlineNanos) {
             throw timeout();
         }
     }
 
-    private void segment(final BatchContext c, final int si, final int fromBlock, final int toBlock,
+    void segment(final BatchContext c, final int si, final int fromBlock, final int toBlock,
                          final GroupState groups,
                          final ScanState scan) {
         final TableSnapshot snap = plan.snap;

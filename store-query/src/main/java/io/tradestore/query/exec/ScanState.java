@@ -20,9 +20,38 @@ final class ScanState {
     private int size;
     private final long[] probe;
     long matched;
+    /** A streamed scan's sink, or null: rows then go out in row order instead of into the heap. */
+    private final ScanSink sink;
+    private long[] out;
+    private int outSize;
+    /** Matched rows still to skip (an SQL OFFSET of a stream), then rows still to send. */
+    private long skip;
+    private long left;
+
+    /** Receives a streamed scan's row ids, in row order. */
+    interface ScanSink {
+        /** @param rowIds row ids. @param n how many of them. */
+        void rows(long[] rowIds, int n);
+    }
+
+    /**
+     * A streamed scan: rows in row order to {@code sink}, in batches of up to {@code batch}, after skipping
+     * {@code skip}, at most {@code limit}.
+     */
+    ScanState(final Plan plan, final ScanSink sink, final int batch, final long skip, final long limit) {
+        this.plan = plan;
+        this.width = 0;
+        this.limit = limit;
+        this.sink = sink;
+        this.out = new long[batch];
+        this.skip = skip;
+        this.left = limit;
+        this.probe = new long[1];
+    }
 
     ScanState(final Plan plan) {
         this.plan = plan;
+        this.sink = null;
         this.width = plan.scanOrderColumns.length;
         this.limit = plan.limit;
         final int cap = (int) Math.min(Math.max(limit, 1), 1024);
@@ -34,6 +63,10 @@ final class ScanState {
     void consume(final BatchContext c) {
         final int n = c.n;
         matched += n;
+        if (sink != null) {
+            stream(c);
+            return;
+        }
         if (limit == 0) {
             return;
         }
@@ -44,6 +77,33 @@ final class ScanState {
             }
             offer(probe, c.segmentRowBase + r);
         }
+    }
+
+    private void stream(final BatchContext c) {
+        for (int i = 0; i < c.n && left > 0; i++) {
+            if (skip > 0) {
+                skip--;
+                continue;
+            }
+            out[outSize++] = c.segmentRowBase + c.row(i);
+            left--;
+            if (outSize == out.length) {
+                flush();
+            }
+        }
+    }
+
+    /** Sends a streamed scan's buffered rows. */
+    void flush() {
+        if (outSize > 0) {
+            sink.rows(out, outSize);
+            outSize = 0;
+        }
+    }
+
+    /** @return whether a streamed scan has sent its limit. */
+    boolean done() {
+        return sink != null && left == 0;
     }
 
     private long sortKey(final BatchContext c, final int k, final int r) {
@@ -147,6 +207,9 @@ final class ScanState {
      * rows).
      */
     boolean fullBefore(final long rowId) {
+        if (sink != null) {
+            return left == 0;
+        }
         return width == 0 && size >= limit && rowIds[0] < rowId;
     }
 

@@ -50,4 +50,12 @@ public record SqlQuery(Query query, List<SqlResult.Output> outputs, int offset, 
     public QueryResult shape(final QueryResult result) {
         return SqlResult.shape(result, outputs, offset);
     }
+
+    /**
+     * @param batch rows of the model query's answer, streamed (the offset's rows already left out).
+     * @return them in the SQL shape.
+     */
+    public QueryResult shapeRows(final QueryResult batch) {
+        return SqlResult.shape(batch, outputs, 0);
+    }
 }
