@@ -2,6 +2,7 @@
 # ignores the flags it does not know), with its analytics off. One list, so the harnesses run as bin/tradestore does.
 CHRONICLE_FLAGS=(-XX:+IgnoreUnrecognizedVMOptions
   --add-opens=java.base/java.lang.reflect=ALL-UNNAMED
+  --add-opens=java.base/java.nio=ALL-UNNAMED
   --add-exports=java.base/sun.nio.ch=ALL-UNNAMED
   --enable-native-access=ALL-UNNAMED
   --sun-misc-unsafe-memory-access=allow

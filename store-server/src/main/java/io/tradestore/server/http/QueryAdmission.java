@@ -1,5 +1,6 @@
 package io.tradestore.server.http;
 
+import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -247,7 +248,17 @@ final class QueryAdmission implements QueryWorkers {
             return;
         }
         // the request is released once routed: the worker holds its own reference to the body
-        final QueryTask task = new QueryTask(call, json, body == null ? null : body.retain(), epochNanos, sql);
+        final ResultFormat format;
+        try {
+            format = ResultFormat.of(parameter(call.rawQuery, "format"),
+                call.request.headers().get(io.netty.handler.codec.http.HttpHeaderNames.ACCEPT));
+        } catch (final IllegalArgumentException e) {
+            admitted.decrementAndGet();
+            answers.error(call, 400, ErrorCode.INVALID_QUERY.name(), e.getMessage(), "");
+            return;
+        }
+        final QueryTask task = new QueryTask(call, json, body == null ? null : body.retain(), epochNanos, sql,
+            format);
         inFlight.add(task);
         // on the connection's event loop, from that loop: scheduling wakes no thread (a cancel is queued lazily)
         task.timeout = call.ctx.executor().schedule(() -> answers.error(call, 504, "TIMEOUT",
@@ -350,10 +361,13 @@ final class QueryAdmission implements QueryWorkers {
         private volatile ScheduledFuture<?> timeout;
         /** Cancelled by the stop past its grace: the engine stops the query at its next batch. */
         private final QueryCancel cancel = new QueryCancel();
+        /** How the answer is written. */
+        private final ResultFormat format;
 
         QueryTask(final Call call, final String json, final ByteBuf postBody, final boolean epochNanos,
-            final boolean sql) {
+            final boolean sql, final ResultFormat format) {
             this.call = call;
+            this.format = format;
             this.sql = sql;
             this.json = json;
             this.postBody = postBody;
@@ -395,12 +409,40 @@ final class QueryAdmission implements QueryWorkers {
             }
         }
 
+        /**
+         * Streams the answer as CSV or Arrow while the engine produces it. An error before the first chunk is answered
+         * as usual (thrown to {@link #answer}); after it, or when the client goes away, the answer is cut off.
+         */
+        private void streamed(final long leftMs) {
+            final StreamedAnswer out = new StreamedAnswer(answers, call, format.contentType(), config.timeoutMs());
+            final ResultFormat.Writer rows = format.writer(out, epochNanos);
+            try {
+                queries.stream(postBody != null ? null : json, postBody != null ? new ByteBufInputStream(postBody)
+                    : null, sql, leftMs, cancel, rows);
+                rows.end();
+                out.close();
+            } catch (final IOException e) {
+                out.abort(); // the client went away or stopped reading: the query has stopped, nobody is left to tell
+            } catch (final RuntimeException e) {
+                out.abort();
+                if (!out.started()) {
+                    throw e;
+                }
+                LOG.warn("a streamed answer to {} was cut off by an error: {}", call.ctx.channel().remoteAddress(),
+                    e.getMessage());
+            }
+        }
+
         private void answer() {
             activeQueries.incrementAndGet();
             try {
                 // whole milliseconds rounded up, as before: the engine stops no earlier than the 504
                 final long leftNs = remainingNs();
                 final long leftMs = leftNs / 1_000_000 + (leftNs % 1_000_000 > 0 ? 1 : 0);
+                if (format != ResultFormat.JSON) {
+                    streamed(Math.max(1, leftMs));
+                    return;
+                }
                 final QueryResult result = sql ? queries.executeSql(json, Math.max(1, leftMs), cancel)
                     : postBody != null ? queries.execute(new ByteBufInputStream(postBody), Math.max(1, leftMs), cancel)
                     : queries.execute(json, Math.max(1, leftMs), cancel);

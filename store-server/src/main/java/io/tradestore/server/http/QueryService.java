@@ -10,6 +10,7 @@ import io.tradestore.query.QueryCancel;
 import io.tradestore.query.QueryEngine;
 import io.tradestore.query.QueryResult;
 import io.tradestore.query.ResultColumn;
+import io.tradestore.query.RowStream;
 import io.tradestore.query.sql.SqlParameters;
 
 /**
@@ -123,6 +124,23 @@ public interface QueryService {
      * @return the columns.
      * @throws io.tradestore.query.QueryException when the statement is bad.
      */
+    /**
+     * Runs a query into a stream of batches ({@link QueryEngine#stream}); by default, the whole answer as one batch.
+     *
+     * @param text      the JSON or SQL text, or null when {@code body} holds JSON.
+     * @param body      the JSON body, or null.
+     * @param sql       whether {@code text} is SQL.
+     * @param timeoutMs the longest it may run.
+     * @param cancel    stops the query when cancelled.
+     * @param out       where the batches go.
+     * @throws IOException when {@code out} fails.
+     */
+    default void stream(final String text, final InputStream body, final boolean sql, final long timeoutMs,
+        final QueryCancel cancel, final RowStream out) throws IOException {
+        out.rows(sql ? executeSql(text, timeoutMs, cancel) : body != null ? execute(body, timeoutMs, cancel)
+            : execute(text, timeoutMs, cancel));
+    }
+
     default List<ResultColumn> describeSql(final String sql, final SqlParameters parameters) {
         throw new io.tradestore.query.QueryException(io.tradestore.query.ErrorCode.INTERNAL,
             "this query service describes no SQL", "");
@@ -170,6 +188,22 @@ public interface QueryService {
             @Override
             public List<ResultColumn> describeSql(final String sql, final SqlParameters parameters) {
                 return engine.describeSql(sql, parameters);
+            }
+
+            @Override
+            public void stream(final String text, final InputStream body, final boolean sql, final long timeoutMs,
+                final QueryCancel cancel, final RowStream out) throws IOException {
+                try {
+                    if (sql) {
+                        engine.streamSql(text, timeoutMs, cancel, out);
+                    } else if (body != null) {
+                        engine.stream(body, timeoutMs, cancel, out);
+                    } else {
+                        engine.stream(text, timeoutMs, cancel, out);
+                    }
+                } catch (final UncheckedIOException e) {
+                    throw e.getCause();
+                }
             }
         };
     }
