@@ -1,13 +1,9 @@
 package io.tradestore.server.http;
 
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -106,22 +102,8 @@ class ExportEndpointTest {
     @Test
     void shouldFreeTheWorkerWhenTheClientGoesAwayMidStream() throws Exception {
         try (LogCapture log = LogCapture.tradestore()) {
-            try (Socket s = new Socket("127.0.0.1", server.port())) {
-                final OutputStream out = s.getOutputStream();
-                out.write(("GET /v1/tables/trades/export?compression=uncompressed HTTP/1.1\r\nHost: 127.0.0.1:"
-                    + server.port() + "\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                final InputStream in = s.getInputStream();
-                final byte[] b = new byte[8192];
-                long read = 0;
-                while (read < 200_000) {
-                    final int n = in.read(b);
-                    assertThat(n).isPositive();
-                    read += n;
-                }
-                assertThat(new String(b, 0, 12, StandardCharsets.US_ASCII)).isNotEmpty();
-            } // closed with most of the file unread
+            LeavingClient.leave(server.port(), "GET /v1/tables/trades/export?compression=uncompressed HTTP/1.1", null,
+                200_000);
             // the only worker takes this query: it was freed, not held until the stall timeout (a 504 then)
             final Http.Response q = http.post("/v1/query", "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\","
                 + "\"op\":\"count\"}]}");

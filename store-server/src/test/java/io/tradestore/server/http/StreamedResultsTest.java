@@ -3,9 +3,7 @@ package io.tradestore.server.http;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.math.BigDecimal;
-import java.net.Socket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -193,22 +191,8 @@ class StreamedResultsTest {
     @Test
     void shouldFreeTheWorkerWhenTheClientGoesAwayMidStream() throws Exception {
         try (LogCapture log = LogCapture.tradestore()) {
-            try (Socket s = new Socket("127.0.0.1", server.port())) {
-                final byte[] body = ALL.getBytes(StandardCharsets.UTF_8);
-                final OutputStream out = s.getOutputStream();
-                out.write(("POST /v1/query?format=csv HTTP/1.1\r\nHost: 127.0.0.1:" + server.port()
-                    + "\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-                out.write(body);
-                out.flush();
-                final InputStream in = s.getInputStream();
-                final byte[] b = new byte[8192];
-                long read = 0;
-                while (read < 200_000) {
-                    final int n = in.read(b);
-                    assertThat(n).isPositive();
-                    read += n;
-                }
-            }
+            LeavingClient.leave(server.port(), "POST /v1/query?format=csv HTTP/1.1",
+                ALL.getBytes(StandardCharsets.UTF_8), 200_000);
             final Http.Response q = http.post("/v1/query", "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\","
                 + "\"op\":\"count\"}]}");
             assertThat(q.status()).isEqualTo(200);
