@@ -1,8 +1,9 @@
 package io.tradestore.query;
 
+import io.tradestore.query.exec.Result;
 import io.tradestore.query.plan.Literals;
 
-/** The engine's reading of timestamp text, for the front ends that take timestamps from their own protocols. */
+/** The engine's timestamp text, read and written, for the front ends that speak their own protocols. */
 public final class Timestamps {
     private Timestamps() {
     }
@@ -15,5 +16,13 @@ public final class Timestamps {
      */
     public static long utcNanos(final String text) {
         return Literals.utc(text);
+    }
+
+    /**
+     * @param nanos epoch nanoseconds.
+     * @return them as the JSON answer writes them: {@code 2026-11-17T10:00:00.000441000Z}.
+     */
+    public static String iso(final long nanos) {
+        return Result.iso(nanos);
     }
 }

@@ -8,7 +8,7 @@ import java.util.List;
 
 import io.tradestore.query.QueryResult;
 import io.tradestore.query.ResultColumn;
-import io.tradestore.query.exec.Result;
+import io.tradestore.query.Timestamps;
 
 /**
  * An answer as CSV (RFC 4180 quoting, LF line ends, UTF-8): a header of the column names, then one line per row, each
@@ -56,7 +56,7 @@ final class CsvRows implements ResultFormat.Writer {
                     continue;
                 }
                 if (timestamps[c] && v instanceof Long l && !epochNanos) {
-                    b.append(Result.iso(l));
+                    b.append(Timestamps.iso(l));
                 } else if (v instanceof BigDecimal d) {
                     b.append(d.toPlainString());
                 } else if (v instanceof String s) {

@@ -35,7 +35,7 @@ import io.tradestore.core.flyweight.TradeFlyweight;
 import io.tradestore.core.flyweight.TradesSchema;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.query.QueryEngine;
-import io.tradestore.query.exec.Result;
+import io.tradestore.query.Timestamps;
 import io.tradestore.server.LogCapture;
 import io.tradestore.server.TestStores;
 
@@ -103,7 +103,7 @@ class StreamedResultsTest {
             String line;
             while ((line = in.readLine()) != null) {
                 assertThat(t.next()).isTrue();
-                final String expected = t.tradeId() + "," + Result.iso(t.ts()) + "," + t.clientId() + ","
+                final String expected = t.tradeId() + "," + Timestamps.iso(t.ts()) + "," + t.clientId() + ","
                     + t.venueValue() + "," + t.instrumentValue() + "," + t.side() + ","
                     + BigDecimal.valueOf(t.price(), 6).toPlainString() + "," + t.quantity();
                 if (!line.equals(expected)) {
