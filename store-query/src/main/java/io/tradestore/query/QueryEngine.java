@@ -268,7 +268,7 @@ public final class QueryEngine implements AutoCloseable {
             return q;
         }
         return new Query(q.table(), q.time(), q.filter(), q.columns(), q.groupBy(), q.aggs(), q.having(), q.orderBy(),
-            q.limit(), new Options(timeoutMs, o.maxGroups(), o.epochNanos()));
+            q.limit(), q.offset(), new Options(timeoutMs, o.maxGroups(), o.epochNanos()));
     }
 
     /**

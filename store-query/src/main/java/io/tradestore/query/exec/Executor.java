@@ -188,8 +188,10 @@ public final class Executor {
             for (int w = 1; w < workers; w++) {
                 s.merge((ScanState) partials[w]);
             }
-            rows = ResultRows.scanRows(plan, s.sortedRows());
-            truncated = s.matched > rows.size();
+            final long[] ids = s.sortedRows();
+            rows = ResultRows.scanRows(plan, Arrays.copyOfRange(ids, (int) Math.min(plan.offset, ids.length),
+                ids.length));
+            truncated = s.matched > plan.offset + rows.size();
         } else {
             final GroupState g = (GroupState) partials[0];
             for (int w = 1; w < workers; w++) {
@@ -204,8 +206,8 @@ public final class Executor {
                     + "; filter more, group by fewer keys, or raise options.maxGroups", "/groupBy");
             }
             final ResultRows.GroupRows answer = ResultRows.groupRows(plan, g);
-            rows = answer.rows();
-            truncated = answer.groups() > rows.size();
+            rows = answer.rows().subList((int) Math.min(plan.offset, answer.rows().size()), answer.rows().size());
+            truncated = answer.groups() > plan.offset + rows.size();
         }
         elapsedMicros = (plan.clock.getAsLong() - startNanos) / 1000;
         final QueryStats stats = new QueryStats(elapsedMicros, rowsScanned.get(), rowsMatched.get(), segments.length,

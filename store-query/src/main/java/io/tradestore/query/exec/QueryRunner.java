@@ -77,7 +77,7 @@ public final class QueryRunner {
         final ExecutorService pool, final int threads, final SegmentSelector selector, final long startNanos,
         final LongSupplier clock, final QueryCancel cancel, final RowStream out) {
         final Query unlimited = new Query(query.table(), query.time(), query.filter(), query.columns(),
-            query.groupBy(), query.aggs(), query.having(), query.orderBy(), null, query.options());
+            query.groupBy(), query.aggs(), query.having(), query.orderBy(), null, null, query.options());
         final Plan plan = Binder.bind(unlimited, snap, startNanos);
         if (!plan.scan || !query.orderBy().isEmpty()) {
             final QueryResult whole = run(query, snap, pool, threads, selector, startNanos, 0, -1, clock, cancel);
@@ -91,6 +91,7 @@ public final class QueryRunner {
         }
         plan.clock = clock;
         plan.cancel = cancel;
+        // an SQL OFFSET (skip) is counted in the model's limit; a JSON offset is not
         final long limit = query.limit() == null ? Long.MAX_VALUE : Math.max(0, query.limit() - skip);
         final QueryStats[] none = {new QueryStats(0, 0, 0, 0, 0, 0, 0, 0)};
         final boolean[] sent = {false};
@@ -102,7 +103,7 @@ public final class QueryRunner {
             } catch (final IOException e) {
                 throw new UncheckedIOException(e);
             }
-        }, STREAM_BATCH, skip, limit, startNanos);
+        }, STREAM_BATCH, skip + query.skip(), limit, startNanos);
         if (!sent[0]) {
             try {
                 out.rows(new Result(plan.columns, List.of(), false, stats, plan.epochNanos)); // the columns, no rows

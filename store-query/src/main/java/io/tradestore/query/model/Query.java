@@ -21,11 +21,12 @@ import io.tradestore.query.QueryException;
  * @param having  filter over output columns of an aggregate query, or null.
  * @param orderBy sort keys by output name.
  * @param limit   row limit or null.
+ * @param offset  rows of the ordered answer left out before the limit's, or null (none).
  * @param options options.
  */
 public record Query(String table, TimeRange time, Filter filter, List<String> columns, List<GroupKey> groupBy,
     List<Agg> aggs,
-                    Filter having, List<OrderKey> orderBy, Integer limit, Options options) {
+                    Filter having, List<OrderKey> orderBy, Integer limit, Integer offset, Options options) {
     /**
      * Copies the lists and checks what needs no table (the same for JSON and for queries built in Java).
      *
@@ -35,6 +36,9 @@ public record Query(String table, TimeRange time, Filter filter, List<String> co
     public Query {
         if (limit != null && limit < 0) {
             throw QueryException.outOfRange("/limit", 0, Integer.MAX_VALUE, limit);
+        }
+        if (offset != null && offset < 0) {
+            throw QueryException.outOfRange("/offset", 0, Integer.MAX_VALUE, offset);
         }
         for (int i = 0; i < aggs.size(); i++) {
             if (aggs.get(i).op() == null) {
@@ -47,6 +51,31 @@ public record Query(String table, TimeRange time, Filter filter, List<String> co
         aggs = List.copyOf(aggs);
         orderBy = List.copyOf(orderBy);
         options = options == null ? Options.NONE : options;
+    }
+
+    /**
+     * A query without an offset.
+     *
+     * @param table   table name.
+     * @param time    time range or null.
+     * @param filter  row filter or null.
+     * @param columns scan output columns.
+     * @param groupBy group keys.
+     * @param aggs    aggregates.
+     * @param having  filter over outputs, or null.
+     * @param orderBy sort keys.
+     * @param limit   row limit or null.
+     * @param options options.
+     */
+    public Query(final String table, final TimeRange time, final Filter filter, final List<String> columns,
+        final List<GroupKey> groupBy, final List<Agg> aggs, final Filter having, final List<OrderKey> orderBy,
+        final Integer limit, final Options options) {
+        this(table, time, filter, columns, groupBy, aggs, having, orderBy, limit, null, options);
+    }
+
+    /** @return the offset, 0 when none. */
+    public int skip() {
+        return offset == null ? 0 : offset;
     }
 
     /** @return whether this is a scan (no aggregates). */
@@ -70,6 +99,7 @@ public record Query(String table, TimeRange time, Filter filter, List<String> co
         private Filter having;
         private final List<OrderKey> orderBy = new ArrayList<>();
         private Integer limit;
+        private Integer offset;
         private Long timeoutMs;
         private Long maxGroups;
         private Boolean epochNanos;
@@ -134,6 +164,12 @@ public record Query(String table, TimeRange time, Filter filter, List<String> co
             return this;
         }
 
+        /** @param value rows of the ordered answer left out first. @return this */
+        public Builder offset(final int value) {
+            this.offset = value;
+            return this;
+        }
+
         /** @param value row limit. @return this */
         public Builder limit(final int value) {
             this.limit = value;
@@ -160,7 +196,7 @@ public record Query(String table, TimeRange time, Filter filter, List<String> co
 
         /** @return the query. */
         public Query build() {
-            return new Query(table, time, filter, columns, groupBy, aggs, having, orderBy, limit,
+            return new Query(table, time, filter, columns, groupBy, aggs, having, orderBy, limit, offset,
                 new Options(timeoutMs, maxGroups, epochNanos));
         }
     }

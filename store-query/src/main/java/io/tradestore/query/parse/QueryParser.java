@@ -46,7 +46,7 @@ public final class QueryParser {
         .build();
     /** The fields of a query object. */
     static final Set<String> TOP = Set.of("table", "time", "filter", "columns", "groupBy", "aggs", "having",
-        "orderBy", "limit", "options");
+        "orderBy", "limit", "offset", "options");
     private static final Set<String> TIME = Set.of("from", "to");
     private static final Set<String> GROUP = Set.of("col", "bucket", "as");
     private static final Set<String> AGG = Set.of("name", "op", "col", "p");
@@ -304,8 +304,10 @@ public final class QueryParser {
         final List<OrderKey> orderBy = orderBy(n);
         final Integer limit = present(n, "limit") ? (int) longValue(n.get("limit"), "/limit", 0, Integer.MAX_VALUE)
             : null;
+        final Integer offset = present(n, "offset") ? (int) longValue(n.get("offset"), "/offset", 0,
+            Integer.MAX_VALUE) : null;
         final Options options = options(n);
-        return new Query(table, time, filter, columns, groupBy, aggs, having, orderBy, limit, options);
+        return new Query(table, time, filter, columns, groupBy, aggs, having, orderBy, limit, offset, options);
     }
 
     private static TimeRange timeRange(final JsonNode n) {

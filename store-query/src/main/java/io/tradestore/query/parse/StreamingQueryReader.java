@@ -75,6 +75,7 @@ final class StreamingQueryReader {
         Filter having = null;
         List<OrderKey> orderBy = new ArrayList<>();
         Integer limit = null;
+        Integer offset = null;
         Options options = Options.NONE;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             final String field = p.currentName();
@@ -94,6 +95,7 @@ final class StreamingQueryReader {
                 case "having" -> having = filter(1);
                 case "orderBy" -> orderBy = orderBy();
                 case "limit" -> limit = (int) longValue(0, Integer.MAX_VALUE);
+                case "offset" -> offset = (int) longValue(0, Integer.MAX_VALUE);
                 case "options" -> options = options();
                 default -> throw giveUp();
             }
@@ -101,7 +103,7 @@ final class StreamingQueryReader {
         if (table == null || p.nextToken() != null) {
             throw giveUp();
         }
-        return new Query(table, time, filter, columns, groupBy, aggs, having, orderBy, limit, options);
+        return new Query(table, time, filter, columns, groupBy, aggs, having, orderBy, limit, offset, options);
     }
 
     private TimeRange time() throws IOException {

@@ -200,7 +200,13 @@ public final class Binder {
             throw invalid("/limit", "a scan returns at most " + MAX_SCAN_LIMIT
                 + " rows; aggregate instead, or page with a time range");
         }
-        plan.limit = limit;
+        if (limit + q.skip() > MAX_SCAN_LIMIT) {
+            throw invalid("/offset", "a scan reads at most " + MAX_SCAN_LIMIT + " rows of its order (offset "
+                + q.skip() + " plus limit " + limit + "); page with a time range, or stream it as CSV or Arrow "
+                + "(format=csv|arrow) without an order");
+        }
+        plan.offset = q.skip();
+        plan.limit = limit + q.skip();
     }
 
     private long[] symbolRanks(final int col) {
@@ -277,7 +283,8 @@ public final class Binder {
             plan.orderIndex[i] = idx;
             plan.orderDesc[i] = o.desc();
         }
-        plan.limit = q.limit() == null ? Long.MAX_VALUE : q.limit();
+        plan.offset = q.skip();
+        plan.limit = q.limit() == null ? Long.MAX_VALUE : (long) q.limit() + q.skip();
     }
 
     /**

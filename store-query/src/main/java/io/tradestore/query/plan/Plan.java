@@ -64,7 +64,10 @@ public final class Plan {
     public List<ResultColumn> columns;
     public int[] orderIndex = new int[0];
     public boolean[] orderDesc = new boolean[0];
+    /** Rows kept of the ordered answer: the query's offset plus its limit. */
     public long limit = Long.MAX_VALUE;
+    /** The query's offset: the first rows of the ordered answer left out. */
+    public long offset;
     // scans
     public int[] scanColumns = new int[0];
     public int[] scanOrderColumns = new int[0];
