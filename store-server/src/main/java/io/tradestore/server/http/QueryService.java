@@ -116,15 +116,6 @@ public interface QueryService {
     }
 
     /**
-     * The columns a SQL statement answers with, without running it ({@link QueryEngine#describeSql}). This default
-     * refuses; {@link #of(QueryEngine)} plans the statement on the engine.
-     *
-     * @param sql        the SQL text.
-     * @param parameters the placeholders' values, or {@link SqlParameters#describing()}.
-     * @return the columns.
-     * @throws io.tradestore.query.QueryException when the statement is bad.
-     */
-    /**
      * Runs a query into a stream of batches ({@link QueryEngine#stream}); by default, the whole answer as one batch.
      *
      * @param text      the JSON or SQL text, or null when {@code body} holds JSON.
@@ -141,6 +132,15 @@ public interface QueryService {
             : execute(text, timeoutMs, cancel));
     }
 
+    /**
+     * The columns a SQL statement answers with, without running it ({@link QueryEngine#describeSql}). This default
+     * refuses; {@link #of(QueryEngine)} plans the statement on the engine.
+     *
+     * @param sql        the SQL text.
+     * @param parameters the placeholders' values, or {@link SqlParameters#describing()}.
+     * @return the columns.
+     * @throws io.tradestore.query.QueryException when the statement is bad.
+     */
     default List<ResultColumn> describeSql(final String sql, final SqlParameters parameters) {
         throw new io.tradestore.query.QueryException(io.tradestore.query.ErrorCode.INTERNAL,
             "this query service describes no SQL", "");
