@@ -218,7 +218,8 @@ public final class QueryEngine implements AutoCloseable {
 
     /**
      * Runs SQL into a stream, as {@link #stream(InputStream, long, QueryCancel, RowStream)} runs JSON: each batch
-     * shaped as the SQL asks, OFFSET's rows left out of the stream.
+     * shaped as the SQL asks, OFFSET's rows left out (by the scan while it streams, by the shaping of a whole
+     * answer).
      *
      * @param sql       the SQL text.
      * @param timeoutMs the longest it may run.
@@ -230,8 +231,9 @@ public final class QueryEngine implements AutoCloseable {
         final long start = clock.getAsLong();
         final SqlQuery q = translateSql(sql, SqlParameters.NONE);
         try {
-            stream(bounded(q.query(), timeoutMs), q.offset(), start, timeoutMs, cancel,
-                batch -> out.rows(q.shapeRows(batch)));
+            final boolean streamed = QueryRunner.streams(q.query());
+            stream(bounded(q.query(), timeoutMs), streamed ? q.offset() : 0, start, timeoutMs, cancel,
+                batch -> out.rows(streamed ? q.shapeRows(batch) : q.shape(batch)));
         } catch (final QueryException e) {
             throw q.locate(e);
         }

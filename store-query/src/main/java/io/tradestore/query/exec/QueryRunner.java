@@ -2,7 +2,6 @@ package io.tradestore.query.exec;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -57,12 +56,20 @@ public final class QueryRunner {
     static final int STREAM_BATCH = 4096;
 
     /**
-     * Runs a query into a stream: an unsorted scan in batches as it reads (no scan limit applies), any other query as
-     * one batch. The first {@code skip} rows of the answer are left out; the query's limit, if any, counts them (as a
-     * model query translated from SQL's LIMIT and OFFSET does).
+     * @param query a query.
+     * @return whether {@link #stream} sends it in batches as it reads (an unsorted scan) rather than whole.
+     */
+    public static boolean streams(final Query query) {
+        return query.isScan() && query.orderBy().isEmpty();
+    }
+
+    /**
+     * Runs a query into a stream: an unsorted scan in batches as it reads (no scan limit applies; its offset and
+     * limit, if any, cut it), any other query as one batch.
      *
      * @param query      the query.
-     * @param skip       rows of the answer left out first (an SQL OFFSET).
+     * @param skip       for a streamed scan, rows left out before the query's own offset, counted in its limit (an
+     *                   SQL OFFSET, which the translation adds to the limit); a whole answer is sent as it is.
      * @param snap       the snapshot to read.
      * @param pool       worker pool.
      * @param threads    workers per query (the caller counts as one).
@@ -76,52 +83,34 @@ public final class QueryRunner {
     public static void stream(final Query query, final long skip, final TableSnapshot snap,
         final ExecutorService pool, final int threads, final SegmentSelector selector, final long startNanos,
         final LongSupplier clock, final QueryCancel cancel, final RowStream out) {
-        final Query unlimited = new Query(query.table(), query.time(), query.filter(), query.columns(),
-            query.groupBy(), query.aggs(), query.having(), query.orderBy(), null, null, query.options());
-        final Plan plan = Binder.bind(unlimited, snap, startNanos);
-        if (!plan.scan || !query.orderBy().isEmpty()) {
-            final QueryResult whole = run(query, snap, pool, threads, selector, startNanos, 0, -1, clock, cancel);
-            try {
-                out.rows(skip == 0 ? whole : new Result(whole.columns(), skipped(whole, skip), whole.truncated(),
-                    whole.stats(), plan.epochNanos));
-            } catch (final IOException e) {
-                throw new UncheckedIOException(e);
-            }
+        if (!streams(query)) {
+            send(out, run(query, snap, pool, threads, selector, startNanos, 0, -1, clock, cancel));
             return;
         }
+        // bound without limit and offset: the whole answer's caps do not apply to a stream
+        final Plan plan = Binder.bind(new Query(query.table(), query.time(), query.filter(), query.columns(),
+            query.groupBy(), query.aggs(), query.having(), query.orderBy(), null, null, query.options()), snap,
+            startNanos);
         plan.clock = clock;
         plan.cancel = cancel;
-        // an SQL OFFSET (skip) is counted in the model's limit; a JSON offset is not
-        final long limit = query.limit() == null ? Long.MAX_VALUE : Math.max(0, query.limit() - skip);
-        final QueryStats[] none = {new QueryStats(0, 0, 0, 0, 0, 0, 0, 0)};
+        final QueryStats none = new QueryStats(0, 0, 0, 0, 0, 0, 0, 0);
         final boolean[] sent = {false};
         final QueryStats stats = StreamedScan.run(plan, selector, (ids, n) -> {
-            try {
-                out.rows(new Result(plan.columns, ResultRows.scanRows(plan, Arrays.copyOf(ids, n)), false, none[0],
-                    plan.epochNanos));
-                sent[0] = true;
-            } catch (final IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }, STREAM_BATCH, skip + query.skip(), limit, startNanos);
+            send(out, new Result(plan.columns, ResultRows.scanRows(plan, Arrays.copyOf(ids, n)), false, none,
+                plan.epochNanos));
+            sent[0] = true;
+        }, STREAM_BATCH, skip + query.skip(), query.limit() == null ? Long.MAX_VALUE
+            : Math.max(0, query.limit() - skip), startNanos);
         if (!sent[0]) {
-            try {
-                out.rows(new Result(plan.columns, List.of(), false, stats, plan.epochNanos)); // the columns, no rows
-            } catch (final IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            send(out, new Result(plan.columns, List.of(), false, stats, plan.epochNanos)); // the columns, no rows
         }
     }
 
-    private static List<Object[]> skipped(final QueryResult r, final long skip) {
-        final List<Object[]> rows = new ArrayList<>();
-        for (int i = (int) Math.min(skip, r.rowCount()); i < r.rowCount(); i++) {
-            final Object[] row = new Object[r.columns().size()];
-            for (int c = 0; c < row.length; c++) {
-                row[c] = r.value(i, c);
-            }
-            rows.add(row);
+    private static void send(final RowStream out, final QueryResult batch) {
+        try {
+            out.rows(batch);
+        } catch (final IOException e) {
+            throw new UncheckedIOException(e);
         }
-        return rows;
     }
 }

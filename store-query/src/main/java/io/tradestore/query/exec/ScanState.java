@@ -24,7 +24,7 @@ final class ScanState {
     private final ScanSink sink;
     private long[] out;
     private int outSize;
-    /** Matched rows still to skip (an SQL OFFSET of a stream), then rows still to send. */
+    /** Matched rows still to skip (the query's offset), then rows still to send. */
     private long skip;
     private long left;
 
@@ -208,7 +208,7 @@ final class ScanState {
      */
     boolean fullBefore(final long rowId) {
         if (sink != null) {
-            return left == 0;
+            return done();
         }
         return width == 0 && size >= limit && rowIds[0] < rowId;
     }
