@@ -14,6 +14,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.LocalDate;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.function.LongPredicate;
 import java.util.stream.Stream;
 
 import org.apache.parquet.conf.ParquetConfiguration;
@@ -137,8 +138,8 @@ public final class ParquetExport {
                     continue;
                 }
                 cursor.segment = seg;
-                final ExportManifest.FileEntry e = writeFile(dir, rel, support, cursor, snap, ts, day, count, sealed,
-                    o.compression());
+                final ExportManifest.FileEntry e = writeFile(dir, rel, date, support, cursor, snap,
+                    t -> dayOf(t) == day, count, sealed, o.compression());
                 manifest.files.put(rel, e);
                 written++;
                 rowsWritten += e.rows();
@@ -161,9 +162,9 @@ public final class ParquetExport {
         return new ExportResult(dir, written, kept, rowsWritten, bytesWritten, snap.sequence(), exported);
     }
 
-    private static ExportManifest.FileEntry writeFile(final Path dir, final String rel,
-        final SegmentWriteSupport support, final RowCursor cursor, final TableSnapshot snap, final int ts,
-        final long day, final int count, final boolean sealed, final CompressionCodecName codec) {
+    private static ExportManifest.FileEntry writeFile(final Path dir, final String rel, final String date,
+        final SegmentWriteSupport support, final RowCursor cursor, final TableSnapshot snap, final LongPredicate keep,
+        final int count, final boolean sealed, final CompressionCodecName codec) {
         final Path target = dir.resolve(rel);
         final Path tmp = target.resolveSibling("." + target.getFileName() + ".tmp");
         long rows = 0;
@@ -174,7 +175,7 @@ public final class ParquetExport {
                 final BufferedOutputStream buffered = new BufferedOutputStream(fos, 1 << 16);
                 out = new StreamOutputFile(buffered);
                 try (ParquetWriter<RowCursor> w = writer(out, support, codec)) {
-                    rows = writeRows(w, cursor, snap, ts, day, count);
+                    rows = writeRows(w, cursor, snap, keep);
                 }
                 buffered.flush();
                 fos.getFD().sync();
@@ -192,19 +193,23 @@ public final class ParquetExport {
             throw new StoreException("cannot write " + target + ": " + StoreException.reason(e), e);
         }
         MappedFile.syncDirectory(target.getParent());
-        final String date = rel.startsWith("date=") ? rel.substring(5, rel.indexOf('/')) : null;
         return new ExportManifest.FileEntry(rel, cursor.segment, date, count, sealed, rows, out.length(),
             out.crc32c());
     }
 
-    /** Writes the segment's rows of {@code day} (every row when {@code ts < 0}); returns how many. */
+    /**
+     * Writes the rows of the cursor's segment whose designated timestamp {@code keep} takes (every row when the table
+     * has no designated timestamp); returns how many.
+     */
     private static long writeRows(final ParquetWriter<RowCursor> w, final RowCursor cursor, final TableSnapshot snap,
-        final int ts, final long day, final int count) throws IOException {
-        long rows = 0;
+        final LongPredicate keep) throws IOException {
+        final int ts = snap.schema().timestampIndex();
+        final int count = snap.segmentRowCount(cursor.segment);
         final long tsBase = ts < 0 ? 0 : snap.columnAddress(cursor.segment, ts);
         final int stride = ts < 0 ? 0 : snap.columnStride(ts);
+        long rows = 0;
         for (int r = 0; r < count; r++) {
-            if (ts >= 0 && dayOf(NativeMemory.getLong(tsBase + (long) r * stride)) != day) {
+            if (ts >= 0 && !keep.test(NativeMemory.getLong(tsBase + (long) r * stride))) {
                 continue;
             }
             cursor.row = r;
@@ -239,24 +244,12 @@ public final class ParquetExport {
             }
             final SegmentWriteSupport support = new SegmentWriteSupport(snap, unit, metadata(snap.schema()));
             final RowCursor cursor = new RowCursor();
+            final LongPredicate keep = all ? t -> true : t -> t != Long.MIN_VALUE && t >= fromNanos && t < toNanos;
             long rows = 0;
             try (ParquetWriter<RowCursor> w = writer(new StreamOutputFile(out), support, codec)) {
                 for (int seg = snap.firstSegment(); seg < snap.segmentCount(); seg++) {
                     cursor.segment = seg;
-                    final int count = snap.segmentRowCount(seg);
-                    final long tsBase = ts < 0 ? 0 : snap.columnAddress(seg, ts);
-                    final int stride = ts < 0 ? 0 : snap.columnStride(ts);
-                    for (int r = 0; r < count; r++) {
-                        if (!all) {
-                            final long t = NativeMemory.getLong(tsBase + (long) r * stride);
-                            if (t == Long.MIN_VALUE || t < fromNanos || t >= toNanos) {
-                                continue;
-                            }
-                        }
-                        cursor.row = r;
-                        w.write(cursor);
-                        rows++;
-                    }
+                    rows += writeRows(w, cursor, snap, keep);
                 }
             }
             return rows;
