@@ -112,6 +112,10 @@ final class RowAssembler extends RecordMaterializer<Void> {
         final ColumnType type = ic.column().type();
         return switch (ic.kind()) {
             case INTEGER -> new PrimitiveConverter() {
+                // the type's minimum is its null sentinel; both bounds from it, once per column
+                private final long min = type.nullBits();
+                private final long max = -(min + 1);
+
                 @Override
                 public void addInt(final int v) {
                     addLong(v);
@@ -119,10 +123,6 @@ final class RowAssembler extends RecordMaterializer<Void> {
 
                 @Override
                 public void addLong(final long v) {
-                    final long min = type == ColumnType.I8 ? Byte.MIN_VALUE : type == ColumnType.I16 ? Short.MIN_VALUE
-                        : type == ColumnType.I32 ? Integer.MIN_VALUE : Long.MIN_VALUE;
-                    final long max = type == ColumnType.I8 ? Byte.MAX_VALUE : type == ColumnType.I16 ? Short.MAX_VALUE
-                        : type == ColumnType.I32 ? Integer.MAX_VALUE : Long.MAX_VALUE;
                     if (v <= min || v > max) {
                         throw bad(ic, v + " is " + (v == min ? "the null of " : "beyond the range of ")
                             + type.label() + " (" + (min + 1) + " to " + max + ")");
