@@ -19,6 +19,18 @@ public final class Timestamps {
     }
 
     /**
+     * Reads a timestamp as a query's {@code time} range reads it: ISO-8601 with {@code Z} or an offset, or a date
+     * (its midnight UTC).
+     *
+     * @param text a timestamp text.
+     * @return its epoch nanoseconds.
+     * @throws QueryException INVALID_QUERY, saying what is wrong with it.
+     */
+    public static long nanos(final String text) {
+        return Literals.timestamp(text, "");
+    }
+
+    /**
      * @param nanos epoch nanoseconds.
      * @return them as the JSON answer writes them: {@code 2026-11-17T10:00:00.000441000Z}.
      */

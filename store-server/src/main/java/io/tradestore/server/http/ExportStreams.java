@@ -2,8 +2,6 @@ package io.tradestore.server.http;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
@@ -14,6 +12,8 @@ import io.tradestore.core.TableDroppedException;
 import io.tradestore.parquet.ExportOptions;
 import io.tradestore.parquet.ParquetExport;
 import io.tradestore.parquet.TimestampUnit;
+import io.tradestore.query.QueryException;
+import io.tradestore.query.Timestamps;
 import io.tradestore.server.admission.AdmittedQuery;
 
 /**
@@ -123,22 +123,15 @@ final class ExportStreams {
         return v == null || v.isBlank() ? absent : v.trim();
     }
 
-    /** A date, an ISO-8601 instant or nanoseconds since the epoch. */
+    /** A date, an ISO-8601 timestamp (as a query's time range takes it) or nanoseconds since the epoch. */
     private static long time(final Call call, final String name, final long absent) {
         final String v = value(call, name, null);
         if (v == null) {
             return absent;
         }
         try {
-            if (v.matches("-?[0-9]{1,19}")) {
-                return Long.parseLong(v);
-            }
-            if (v.length() == 10) {
-                return ExportOptions.parseDay(v);
-            }
-            final Instant i = Instant.parse(v);
-            return Math.addExact(Math.multiplyExact(i.getEpochSecond(), 1_000_000_000L), i.getNano());
-        } catch (final DateTimeParseException | ArithmeticException | IllegalArgumentException e) {
+            return v.matches("-?[0-9]{1,19}") ? Long.parseLong(v) : Timestamps.nanos(v);
+        } catch (final QueryException | NumberFormatException e) {
             throw new IllegalArgumentException(name + "=" + StoreException.echo(v) + " is not a date (2026-11-17), "
                 + "an instant (2026-11-17T09:30:00Z) or nanoseconds since 1970");
         }
