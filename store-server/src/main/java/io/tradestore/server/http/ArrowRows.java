@@ -133,21 +133,21 @@ final class ArrowRows implements ResultFormat.Writer {
 
     @Override
     public void end() throws IOException {
-        try {
-            if (writer != null) {
-                writer.end();
-            }
-        } finally {
-            close();
+        if (writer != null) {
+            writer.end();
         }
     }
 
-    private void close() {
+    /** Frees the vectors and their allocator's native memory, whether the stream ended or was cut off. */
+    @Override
+    public void close() {
         if (root != null) {
             root.close();
+            root = null;
         }
         if (allocator != null) {
             allocator.close();
+            allocator = null;
         }
     }
 }

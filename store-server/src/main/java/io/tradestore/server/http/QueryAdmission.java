@@ -415,8 +415,7 @@ final class QueryAdmission implements QueryWorkers {
          */
         private void streamed(final long leftMs) {
             final StreamedAnswer out = new StreamedAnswer(answers, call, format.contentType(), config.timeoutMs());
-            final ResultFormat.Writer rows = format.writer(out, epochNanos);
-            try {
+            try (ResultFormat.Writer rows = format.writer(out, epochNanos)) {
                 queries.stream(postBody != null ? null : json, postBody != null ? new ByteBufInputStream(postBody)
                     : null, sql, leftMs, cancel, rows);
                 rows.end();

@@ -21,10 +21,14 @@ enum ResultFormat {
         this.contentType = contentType;
     }
 
-    /** A streamed answer's writer: batches, then the end. */
-    interface Writer extends RowStream {
+    /** A streamed answer's writer: batches, then the end; closed in every case, to free what it holds. */
+    interface Writer extends RowStream, AutoCloseable {
         /** @throws IOException when the end cannot be written. */
         default void end() throws IOException {
+        }
+
+        @Override
+        default void close() {
         }
     }
 
