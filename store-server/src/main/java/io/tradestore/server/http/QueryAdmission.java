@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.ByteBufOutputStream;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.util.ByteProcessor;
 
 import io.tradestore.core.memory.MappedFile;
@@ -238,6 +239,14 @@ final class QueryAdmission implements QueryWorkers {
                 + "{\"table\":\"trades\",\"aggs\":[{\"name\":\"n\",\"op\":\"count\"}]}", "");
             return;
         }
+        final ResultFormat format;
+        try {
+            format = ResultFormat.of(parameter(call.rawQuery, "format"),
+                call.request.headers().get(HttpHeaderNames.ACCEPT));
+        } catch (final IllegalArgumentException e) {
+            answers.error(call, 400, ErrorCode.INVALID_QUERY.name(), e.getMessage(), "");
+            return;
+        }
         if (answers.stopping) {
             overloaded(call);
             return;
@@ -248,15 +257,6 @@ final class QueryAdmission implements QueryWorkers {
             return;
         }
         // the request is released once routed: the worker holds its own reference to the body
-        final ResultFormat format;
-        try {
-            format = ResultFormat.of(parameter(call.rawQuery, "format"),
-                call.request.headers().get(io.netty.handler.codec.http.HttpHeaderNames.ACCEPT));
-        } catch (final IllegalArgumentException e) {
-            admitted.decrementAndGet();
-            answers.error(call, 400, ErrorCode.INVALID_QUERY.name(), e.getMessage(), "");
-            return;
-        }
         final QueryTask task = new QueryTask(call, json, body == null ? null : body.retain(), epochNanos, sql,
             format);
         inFlight.add(task);
