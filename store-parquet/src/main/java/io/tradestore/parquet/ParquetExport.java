@@ -48,7 +48,7 @@ public final class ParquetExport {
     private static final String LOCK_NAME = "_tradestore_export.lock";
     /**
      * One configuration for every writer: without it each builds a Hadoop Configuration, parsing its XML defaults
-     * again (milliseconds a file, with hundreds of small files per export).
+     * again for every file an export writes.
      */
     private static final ParquetConfiguration CONF = new PlainParquetConfiguration();
 
