@@ -200,7 +200,7 @@ public final class QueryEngine implements AutoCloseable {
     public void stream(final InputStream utf8Json, final long timeoutMs, final QueryCancel cancel,
         final RowStream out) {
         final long start = clock.getAsLong();
-        stream(bounded(QueryParser.parse(utf8Json), timeoutMs), 0, start, timeoutMs, cancel, out);
+        stream(bounded(QueryParser.parse(utf8Json), timeoutMs), start, timeoutMs, cancel, out);
     }
 
     /**
@@ -213,7 +213,7 @@ public final class QueryEngine implements AutoCloseable {
      */
     public void stream(final String json, final long timeoutMs, final QueryCancel cancel, final RowStream out) {
         final long start = clock.getAsLong();
-        stream(bounded(parse(json), timeoutMs), 0, start, timeoutMs, cancel, out);
+        stream(bounded(parse(json), timeoutMs), start, timeoutMs, cancel, out);
     }
 
     /**
@@ -231,20 +231,18 @@ public final class QueryEngine implements AutoCloseable {
         final long start = clock.getAsLong();
         final SqlQuery q = translateSql(sql, SqlParameters.NONE);
         try {
-            final boolean streamed = QueryRunner.streams(q.query());
-            stream(bounded(q.query(), timeoutMs), streamed ? q.offset() : 0, start, timeoutMs, cancel,
-                batch -> out.rows(streamed ? q.shapeRows(batch) : q.shape(batch)));
+            stream(bounded(q.query(), timeoutMs), start, timeoutMs, cancel, batch -> out.rows(q.shape(batch)));
         } catch (final QueryException e) {
             throw q.locate(e);
         }
     }
 
-    private void stream(final Query query, final long skip, final long start, final long timeoutMs,
+    private void stream(final Query query, final long start, final long timeoutMs,
         final QueryCancel cancel, final RowStream out) {
         final QueryCancel own = cancel != null ? cancel : new QueryCancel();
         begin(own);
         try (TableReaders.Lease lease = readers.lend(query.table())) {
-            QueryRunner.stream(query, skip, lease.snapshot(), pool, threads, useIndexes ? indexes : null, start, clock,
+            QueryRunner.stream(query, lease.snapshot(), pool, threads, useIndexes ? indexes : null, start, clock,
                 own, out);
         } catch (final QueryException e) {
             if (e.code() == ErrorCode.TIMEOUT && "/options/timeoutMs".equals(e.path())) {

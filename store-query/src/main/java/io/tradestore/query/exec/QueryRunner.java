@@ -68,8 +68,6 @@ public final class QueryRunner {
      * limit, if any, cut it), any other query as one batch.
      *
      * @param query      the query.
-     * @param skip       for a streamed scan, rows left out before the query's own offset, counted in its limit (an
-     *                   SQL OFFSET, which the translation adds to the limit); a whole answer is sent as it is.
      * @param snap       the snapshot to read.
      * @param pool       worker pool.
      * @param threads    workers per query (the caller counts as one).
@@ -80,7 +78,7 @@ public final class QueryRunner {
      * @param out        where the rows go.
      * @throws UncheckedIOException when {@code out} fails: the query stops.
      */
-    public static void stream(final Query query, final long skip, final TableSnapshot snap,
+    public static void stream(final Query query, final TableSnapshot snap,
         final ExecutorService pool, final int threads, final SegmentSelector selector, final long startNanos,
         final LongSupplier clock, final QueryCancel cancel, final RowStream out) {
         if (!streams(query)) {
@@ -99,8 +97,7 @@ public final class QueryRunner {
             send(out, new Result(plan.columns, ResultRows.scanRows(plan, Arrays.copyOf(ids, n)), false, none,
                 plan.epochNanos));
             sent[0] = true;
-        }, STREAM_BATCH, skip + query.skip(), query.limit() == null ? Long.MAX_VALUE
-            : Math.max(0, query.limit() - skip), startNanos);
+        }, STREAM_BATCH, query.skip(), query.limit() == null ? Long.MAX_VALUE : query.limit(), startNanos);
         if (!sent[0]) {
             send(out, new Result(plan.columns, List.of(), false, stats, plan.epochNanos)); // the columns, no rows
         }

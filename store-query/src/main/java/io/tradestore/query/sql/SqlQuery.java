@@ -9,14 +9,14 @@ import io.tradestore.query.model.Query;
 
 /**
  * A SQL query translated: the model query that the engine plans and runs, as it runs a JSON query, and how its
- * answer becomes the SQL answer (output order and names, arithmetic over aggregates, {@code OFFSET}).
+ * answer becomes the SQL answer (output order and names, arithmetic over aggregates). {@code OFFSET} is the model
+ * query's own offset.
  *
  * @param query     the model query.
  * @param outputs   the SQL answer's columns.
- * @param offset    rows of the model's answer to skip ({@code OFFSET}).
  * @param positions JSON path in the model query to its place in the SQL text.
  */
-public record SqlQuery(Query query, List<SqlResult.Output> outputs, int offset, Map<String, SqlPos> positions) {
+public record SqlQuery(Query query, List<SqlResult.Output> outputs, Map<String, SqlPos> positions) {
     /** Copies the lists. */
     public SqlQuery {
         outputs = List.copyOf(outputs);
@@ -48,14 +48,6 @@ public record SqlQuery(Query query, List<SqlResult.Output> outputs, int offset, 
      * @return the SQL answer: the same object when it already has the SQL shape.
      */
     public QueryResult shape(final QueryResult result) {
-        return SqlResult.shape(result, outputs, offset);
-    }
-
-    /**
-     * @param batch rows of the model query's answer, streamed (the offset's rows already left out).
-     * @return them in the SQL shape.
-     */
-    public QueryResult shapeRows(final QueryResult batch) {
-        return SqlResult.shape(batch, outputs, 0);
+        return SqlResult.shape(result, outputs);
     }
 }

@@ -21,7 +21,6 @@ import io.tradestore.query.ResultJson;
 public final class SqlResult implements QueryResult {
     private final QueryResult source;
     private final List<ResultColumn> columns;
-    private final int offset;
 
     /**
      * An output column of the SQL answer.
@@ -69,9 +68,8 @@ public final class SqlResult implements QueryResult {
 
     private final Bound[] bound;
 
-    private SqlResult(final QueryResult source, final List<Output> outputs, final int offset) {
+    private SqlResult(final QueryResult source, final List<Output> outputs) {
         this.source = source;
-        this.offset = offset;
         this.bound = new Bound[outputs.size()];
         final List<ResultColumn> cols = new ArrayList<>();
         for (int i = 0; i < outputs.size(); i++) {
@@ -86,16 +84,15 @@ public final class SqlResult implements QueryResult {
     /**
      * @param source  the model query's answer.
      * @param outputs the SQL columns.
-     * @param offset  rows to skip.
      * @return the SQL answer (source itself when nothing changes).
      */
-    static QueryResult shape(final QueryResult source, final List<Output> outputs, final int offset) {
-        boolean same = offset == 0 && outputs.size() == source.columns().size();
+    static QueryResult shape(final QueryResult source, final List<Output> outputs) {
+        boolean same = outputs.size() == source.columns().size();
         for (int i = 0; same && i < outputs.size(); i++) {
             same = outputs.get(i).value() instanceof Ref r && r.name().equals(source.columns().get(i).name())
                 && r.name().equals(outputs.get(i).name());
         }
-        return same ? source : new SqlResult(source, outputs, offset);
+        return same ? source : new SqlResult(source, outputs);
     }
 
     private static Bound bind(final Arith a, final List<ResultColumn> cols) {
@@ -142,7 +139,7 @@ public final class SqlResult implements QueryResult {
 
     @Override
     public int rowCount() {
-        return Math.max(0, source.rowCount() - offset);
+        return source.rowCount();
     }
 
     @Override
@@ -152,9 +149,9 @@ public final class SqlResult implements QueryResult {
         }
         final Bound b = bound[column];
         if (b.arith instanceof Ref) {
-            return source.value(row + offset, b.index);
+            return source.value(row, b.index);
         }
-        final Object v = eval(b, row + offset);
+        final Object v = eval(b, row);
         if (v == null) {
             return null;
         }

@@ -113,7 +113,7 @@ public final class SqlTranslator implements SqlAggregates.Columns, SqlFilters.Op
             || select.getHaving() != null || aggregates.anyAggregate(select.getSelectItems());
         final List<SqlResult.Output> outputs = new ArrayList<>();
         final int[] limitOffset = limitOffset();
-        final Integer limit = limitOffset[0] < 0 ? null : limitOffset[0] + limitOffset[1];
+        final Integer limit = limitOffset[0] < 0 ? null : limitOffset[0];
         final Query q;
         try {
             if (aggregate) {
@@ -122,9 +122,15 @@ public final class SqlTranslator implements SqlAggregates.Columns, SqlFilters.Op
                 q = new SqlScan(this).query(where, outputs, limit);
             }
         } catch (final QueryException e) {
-            throw new SqlQuery(null, List.of(), 0, positions).locate(e);
+            throw new SqlQuery(null, List.of(), positions).locate(e);
         }
-        return new SqlQuery(q, outputs, limitOffset[1], positions);
+        if (limitOffset[1] == 0) {
+            return new SqlQuery(q, outputs, positions);
+        }
+        // the model skips the offset's rows where it orders them, so a scan with OFFSET and no LIMIT still reads
+        // past the offset (its default limit counts after it, as DuckDB's whole answer does)
+        return new SqlQuery(new Query(q.table(), q.time(), q.filter(), q.columns(), q.groupBy(), q.aggs(), q.having(),
+            q.orderBy(), q.limit(), limitOffset[1], q.options()), outputs, positions);
     }
 
     private Filter where(final Expression e) {

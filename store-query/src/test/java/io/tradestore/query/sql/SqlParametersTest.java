@@ -38,7 +38,7 @@ class SqlParametersTest {
             "2026-11-18 09:00:00+00", "XLON", "XPAR", "3", "10", "2")));
         assertThat(typed.query()).isEqualTo(literal.query());
         assertThat(text.query()).isEqualTo(literal.query());
-        assertThat(typed.offset()).isEqualTo(2);
+        assertThat(typed.query().skip()).isEqualTo(2);
         // the question mark JDBC writes is numbered in the order written
         assertThat(sql("SELECT count(*) FROM trades WHERE instrument = ? AND price > ?",
             SqlParameters.of(List.of("SYM042", 5L))).query())

@@ -121,8 +121,9 @@ class SqlTranslatorTest {
             .containsExactly("sum price*quantity", "sum quantity");
         assertThat(q.outputs()).extracting(SqlResult.Output::name).containsExactly("instrument", "vwap");
         assertThat(q.query().orderBy().get(0).desc()).isTrue();
-        assertThat(q.query().limit()).isEqualTo(15);
-        assertThat(q.offset()).isEqualTo(5);
+        // the model query skips OFFSET's rows itself, so its limit is the SQL one
+        assertThat(q.query().limit()).isEqualTo(10);
+        assertThat(q.query().skip()).isEqualTo(5);
     }
 
     @Test
