@@ -17,12 +17,7 @@ import java.util.Map;
 import java.util.function.LongPredicate;
 import java.util.stream.Stream;
 
-import org.apache.parquet.conf.ParquetConfiguration;
-import org.apache.parquet.conf.PlainParquetConfiguration;
-import org.apache.parquet.hadoop.ParquetFileWriter;
-import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
-import org.apache.parquet.io.OutputFile;
 
 import io.tradestore.core.StoreException;
 import io.tradestore.core.Table;
@@ -38,7 +33,8 @@ import io.tradestore.core.schema.SchemaCodec;
  * SEGMENT.parquet}, one file per day per segment, so that a segment spanning midnight makes two files and a file never
  * changes once its segment is sealed. Each file is written under a hidden temporary name, synced and renamed; the
  * manifest ({@link ExportManifest}) is replaced after each segment, so a killed export leaves only whole files and the
- * next run writes what is missing. Rows go from the mapped segments to parquet-java's writer with no object per row.
+ * next run writes what is missing. Columns go from the mapped segments to parquet-java's column writers in batches of
+ * rows ({@link SegmentColumns}), with no object per row.
  */
 public final class ParquetExport {
     /** The partition of rows whose designated timestamp is null (Hive's name for a null partition value). */
@@ -46,11 +42,6 @@ public final class ParquetExport {
     /** The day of a null timestamp, below every real day. */
     private static final long NULL_DAY = Long.MIN_VALUE;
     private static final String LOCK_NAME = "_tradestore_export.lock";
-    /**
-     * One configuration for every writer: without it each builds a Hadoop Configuration, parsing its XML defaults
-     * again for every file an export writes.
-     */
-    private static final ParquetConfiguration CONF = new PlainParquetConfiguration();
 
     private ParquetExport() {
     }
@@ -110,8 +101,7 @@ public final class ParquetExport {
         final long fromDay = o.fromNanos() == Long.MIN_VALUE ? Long.MIN_VALUE : o.fromNanos() / ExportOptions.DAY_NANOS;
         final long toDay = o.toNanos() == Long.MAX_VALUE ? Long.MAX_VALUE : o.toNanos() / ExportOptions.DAY_NANOS;
         final boolean ranged = fromDay != Long.MIN_VALUE || toDay != Long.MAX_VALUE;
-        final SegmentWriteSupport support = new SegmentWriteSupport(snap, o.unit(), metadata(schema));
-        final RowCursor cursor = new RowCursor();
+        final SegmentColumns columns = new SegmentColumns(snap, o.unit(), metadata(schema));
         int written = 0;
         int kept = 0;
         long rowsWritten = 0;
@@ -137,9 +127,8 @@ public final class ParquetExport {
                     kept++;
                     continue;
                 }
-                cursor.segment = seg;
-                final ExportManifest.FileEntry e = writeFile(dir, rel, date, support, cursor, snap,
-                    t -> dayOf(t) == day, count, sealed, o.compression());
+                final ExportManifest.FileEntry e = writeFile(dir, rel, date, columns, seg,
+                    ts < 0 ? null : t -> dayOf(t) == day, count, sealed, o.compression());
                 manifest.files.put(rel, e);
                 written++;
                 rowsWritten += e.rows();
@@ -163,8 +152,8 @@ public final class ParquetExport {
     }
 
     private static ExportManifest.FileEntry writeFile(final Path dir, final String rel, final String date,
-        final SegmentWriteSupport support, final RowCursor cursor, final TableSnapshot snap, final LongPredicate keep,
-        final int count, final boolean sealed, final CompressionCodecName codec) {
+        final SegmentColumns columns, final int segment, final LongPredicate keep, final int count,
+        final boolean sealed, final CompressionCodecName codec) {
         final Path target = dir.resolve(rel);
         final Path tmp = target.resolveSibling("." + target.getFileName() + ".tmp");
         long rows = 0;
@@ -174,8 +163,8 @@ public final class ParquetExport {
             try (FileOutputStream fos = new FileOutputStream(tmp.toFile())) {
                 final BufferedOutputStream buffered = new BufferedOutputStream(fos, 1 << 16);
                 out = new StreamOutputFile(buffered);
-                try (ParquetWriter<RowCursor> w = writer(out, support, codec)) {
-                    rows = writeRows(w, cursor, snap, keep);
+                try (SegmentColumns.File f = columns.open(out, codec)) {
+                    rows = f.write(segment, keep);
                 }
                 buffered.flush();
                 fos.getFD().sync();
@@ -193,30 +182,8 @@ public final class ParquetExport {
             throw new StoreException("cannot write " + target + ": " + StoreException.reason(e), e);
         }
         MappedFile.syncDirectory(target.getParent());
-        return new ExportManifest.FileEntry(rel, cursor.segment, date, count, sealed, rows, out.length(),
+        return new ExportManifest.FileEntry(rel, segment, date, count, sealed, rows, out.length(),
             out.crc32c());
-    }
-
-    /**
-     * Writes the rows of the cursor's segment whose designated timestamp {@code keep} takes (every row when the table
-     * has no designated timestamp); returns how many.
-     */
-    private static long writeRows(final ParquetWriter<RowCursor> w, final RowCursor cursor, final TableSnapshot snap,
-        final LongPredicate keep) throws IOException {
-        final int ts = snap.schema().timestampIndex();
-        final int count = snap.segmentRowCount(cursor.segment);
-        final long tsBase = ts < 0 ? 0 : snap.columnAddress(cursor.segment, ts);
-        final int stride = ts < 0 ? 0 : snap.columnStride(ts);
-        long rows = 0;
-        for (int r = 0; r < count; r++) {
-            if (ts >= 0 && !keep.test(NativeMemory.getLong(tsBase + (long) r * stride))) {
-                continue;
-            }
-            cursor.row = r;
-            w.write(cursor);
-            rows++;
-        }
-        return rows;
     }
 
     /**
@@ -242,26 +209,18 @@ public final class ParquetExport {
                 throw new StoreException("table '" + table.name() + "' has no designated timestamp: export it "
                     + "without from and to");
             }
-            final SegmentWriteSupport support = new SegmentWriteSupport(snap, unit, metadata(snap.schema()));
-            final RowCursor cursor = new RowCursor();
-            final LongPredicate keep = all ? t -> true : t -> t != Long.MIN_VALUE && t >= fromNanos && t < toNanos;
+            final SegmentColumns columns = new SegmentColumns(snap, unit, metadata(snap.schema()));
+            final LongPredicate keep = all ? null : t -> t != Long.MIN_VALUE && t >= fromNanos && t < toNanos;
             long rows = 0;
-            try (ParquetWriter<RowCursor> w = writer(new StreamOutputFile(out), support, codec)) {
+            try (SegmentColumns.File f = columns.open(new StreamOutputFile(out), codec)) {
                 for (int seg = snap.firstSegment(); seg < snap.segmentCount(); seg++) {
-                    cursor.segment = seg;
-                    rows += writeRows(w, cursor, snap, keep);
+                    rows += f.write(seg, keep);
                 }
             }
             return rows;
         } catch (final IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    private static ParquetWriter<RowCursor> writer(final OutputFile out, final SegmentWriteSupport support,
-        final CompressionCodecName codec) throws IOException {
-        return new Builder(out, support).withConf(CONF).withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
-            .withCompressionCodec(codec).enableDictionaryEncoding().build();
     }
 
     /** Key-value metadata in every file's footer: what wrote it and the table's schema (no time, so runs repeat). */
@@ -322,35 +281,6 @@ public final class ParquetExport {
                     Files.delete(p);
                 }
             }
-        }
-    }
-
-    /** parquet-java's writer builder around our write support. */
-    private static final class Builder extends ParquetWriter.Builder<RowCursor, Builder> {
-        private final SegmentWriteSupport support;
-
-        Builder(final OutputFile file, final SegmentWriteSupport support) {
-            super(file);
-            this.support = support;
-        }
-
-        @Override
-        protected Builder self() {
-            return this;
-        }
-
-        /** Abstract in parquet-java though deprecated there: the Hadoop configuration path still calls it. */
-        @Override
-        @SuppressWarnings("deprecation")
-        protected org.apache.parquet.hadoop.api.WriteSupport<RowCursor> getWriteSupport(
-            final org.apache.hadoop.conf.Configuration conf) {
-            return support;
-        }
-
-        @Override
-        protected org.apache.parquet.hadoop.api.WriteSupport<RowCursor> getWriteSupport(
-            final org.apache.parquet.conf.ParquetConfiguration conf) {
-            return support;
         }
     }
 }

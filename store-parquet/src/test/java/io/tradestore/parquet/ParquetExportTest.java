@@ -16,6 +16,8 @@ import java.util.stream.Stream;
 
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.example.data.Group;
+import org.apache.parquet.filter2.compat.FilterCompat;
+import org.apache.parquet.filter2.predicate.FilterApi;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.api.ReadSupport;
@@ -23,6 +25,8 @@ import org.apache.parquet.hadoop.example.GroupReadSupport;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.internal.column.columnindex.ColumnIndex;
+import org.apache.parquet.internal.column.columnindex.OffsetIndex;
 import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.schema.MessageType;
 import org.junit.jupiter.api.Test;
@@ -87,29 +91,62 @@ class ParquetExportTest {
                             .anyMatch(Encoding::usesDictionary)).as("symbols dictionary-encoded, %s", sym).isTrue();
                     }
                 }
-                try (ParquetReader<Group> r = new ParquetReader.Builder<Group>(new LocalInputFile(p)) {
-                    @Override
-                    protected ReadSupport<Group> getReadSupport() {
-                        return new GroupReadSupport();
-                    }
-                }.build()) {
-                    Group g;
-                    while ((g = r.read()) != null) {
-                        read.add(new Object[] {
-                            g.getFieldRepetitionCount(0) == 0 ? null : g.getLong(0, 0),
-                            g.getFieldRepetitionCount(1) == 0 ? null : g.getInteger(1, 0),
-                            g.getFieldRepetitionCount(2) == 0 ? null : g.getInteger(2, 0),
-                            g.getFieldRepetitionCount(3) == 0 ? null : g.getInteger(3, 0),
-                            g.getFieldRepetitionCount(4) == 0 ? null : g.getDouble(4, 0),
-                            g.getFieldRepetitionCount(5) == 0 ? null : BigDecimal.valueOf(g.getLong(5, 0), 6),
-                            g.getFieldRepetitionCount(6) == 0 ? null : BigDecimal.valueOf(g.getLong(6, 0), 0),
-                            g.getFieldRepetitionCount(7) == 0 ? null : g.getLong(7, 0),
-                            g.getFieldRepetitionCount(8) == 0 ? null : g.getLong(8, 0),
-                            g.getFieldRepetitionCount(9) == 0 ? null : g.getString(9, 0),
-                            g.getFieldRepetitionCount(10) == 0 ? null : g.getString(10, 0)});
-                    }
+                read.addAll(readGroups(p, FilterCompat.NOOP));
+            }
+            assertThat(canonical(read, 1)).containsExactlyElementsOf(canonical(t.rows, 1));
+        }
+    }
+
+    @Test
+    void shouldWritePagesWhoseRowIndexesLineUpAcrossColumns() throws Exception {
+        // one large segment over two days: each file takes part of every batch, and its columns run to many pages
+        try (Store store = Store.open(tmp.resolve("store"))) {
+            final ExportTables t = new ExportTables(store, ExportTables.schema("big", Layout.COLUMN, 1 << 18), 5);
+            t.append(100_000, 0, 2);
+            ParquetExport.export(t.table, ExportOptions.defaults(tmp.resolve("out")).withIncludeOpen(true));
+            final List<Object[]> read = new ArrayList<>();
+            final List<Object[]> picked = new ArrayList<>();
+            for (int k = 1; k < 25; k++) {
+                final Object[] row = t.rows.get(k * 3_989);
+                if (row[0] != null) {
+                    picked.add(row);
                 }
             }
+            final List<Object[]> found = new ArrayList<>();
+            int pagedColumns = 0;
+            for (final Path p : files(tmp.resolve("out/big"))) {
+                if (!p.toString().endsWith(".parquet")) {
+                    continue;
+                }
+                try (ParquetFileReader f = ParquetFileReader.open(new LocalInputFile(p))) {
+                    for (final BlockMetaData block : f.getRowGroups()) {
+                        for (final ColumnChunkMetaData col : block.getColumns()) {
+                            final OffsetIndex pages = f.readOffsetIndex(col);
+                            final ColumnIndex index = f.readColumnIndex(col);
+                            assertThat(pages.getFirstRowIndex(0)).isZero();
+                            long nulls = 0;
+                            for (int i = 0; i < pages.getPageCount(); i++) {
+                                assertThat(pages.getLastRowIndex(i, block.getRowCount()))
+                                    .isGreaterThanOrEqualTo(pages.getFirstRowIndex(i));
+                                nulls += index.getNullCounts().get(i);
+                            }
+                            assertThat(pages.getLastRowIndex(pages.getPageCount() - 1, block.getRowCount()))
+                                .isEqualTo(block.getRowCount() - 1);
+                            assertThat(nulls).as("page null counts of %s", col.getPath())
+                                .isEqualTo(col.getStatistics().getNumNulls());
+                            pagedColumns += pages.getPageCount() > 1 ? 1 : 0;
+                        }
+                    }
+                }
+                read.addAll(readGroups(p, FilterCompat.NOOP));
+                // the column index picks the page of each id; the other columns' pages must yield the same row
+                for (final Object[] row : picked) {
+                    found.addAll(readGroups(p, FilterCompat.get(FilterApi.eq(FilterApi.longColumn("id"),
+                        (Long) row[0]))));
+                }
+            }
+            assertThat(pagedColumns).as("columns of more than one page").isGreaterThan(10);
+            assertThat(canonical(found, 1)).isNotEmpty().containsExactlyElementsOf(canonical(picked, 1));
             assertThat(canonical(read, 1)).containsExactlyElementsOf(canonical(t.rows, 1));
         }
     }
@@ -244,6 +281,34 @@ class ParquetExportTest {
             return Long.toString(((Number) x).longValue());
         }
         return x.toString();
+    }
+
+    /** @return the rows of a file of the typed test table, read by parquet-java's example reader through a filter. */
+    static List<Object[]> readGroups(final Path p, final FilterCompat.Filter filter) throws Exception {
+        final List<Object[]> read = new ArrayList<>();
+        try (ParquetReader<Group> r = new ParquetReader.Builder<Group>(new LocalInputFile(p)) {
+            @Override
+            protected ReadSupport<Group> getReadSupport() {
+                return new GroupReadSupport();
+            }
+        }.withFilter(filter).build()) {
+            Group g;
+            while ((g = r.read()) != null) {
+                read.add(new Object[] {
+                    g.getFieldRepetitionCount(0) == 0 ? null : g.getLong(0, 0),
+                    g.getFieldRepetitionCount(1) == 0 ? null : g.getInteger(1, 0),
+                    g.getFieldRepetitionCount(2) == 0 ? null : g.getInteger(2, 0),
+                    g.getFieldRepetitionCount(3) == 0 ? null : g.getInteger(3, 0),
+                    g.getFieldRepetitionCount(4) == 0 ? null : g.getDouble(4, 0),
+                    g.getFieldRepetitionCount(5) == 0 ? null : BigDecimal.valueOf(g.getLong(5, 0), 6),
+                    g.getFieldRepetitionCount(6) == 0 ? null : BigDecimal.valueOf(g.getLong(6, 0), 0),
+                    g.getFieldRepetitionCount(7) == 0 ? null : g.getLong(7, 0),
+                    g.getFieldRepetitionCount(8) == 0 ? null : g.getLong(8, 0),
+                    g.getFieldRepetitionCount(9) == 0 ? null : g.getString(9, 0),
+                    g.getFieldRepetitionCount(10) == 0 ? null : g.getString(10, 0)});
+            }
+        }
+        return read;
     }
 
     /** @return every row of the export in DuckDB, canonical and sorted. */
