@@ -14,6 +14,8 @@ public enum ErrorCode {
     UNKNOWN_TABLE(404),
     /** More groups than {@code options.maxGroups}. */
     TOO_MANY_GROUPS(400),
+    /** A streamed ordered scan with more rows than one answer holds to sort. */
+    TOO_MANY_ROWS(400),
     /** The server's queue is full; retry later. */
     OVERLOADED(503),
     /** The query ran longer than {@code options.timeoutMs}. */

@@ -218,18 +218,33 @@ public final class QueryEngine implements AutoCloseable {
 
     /**
      * Runs SQL into a stream, as {@link #stream(InputStream, long, QueryCancel, RowStream)} runs JSON: each batch
-     * shaped as the SQL asks, OFFSET's rows left out (by the scan while it streams, by the shaping of a whole
-     * answer).
+     * shaped as the SQL asks, OFFSET's rows left out where the rows are ordered.
      *
      * @param sql       the SQL text.
      * @param timeoutMs the longest it may run.
      * @param cancel    stops the query when cancelled, or null.
      * @param out       where the rows go.
-     * @throws QueryException as {@link #executeSql(String)}.
+     * @throws QueryException as {@link #executeSql(String)}, and {@link ErrorCode#TOO_MANY_ROWS} for an ordered scan
+     *     without LIMIT that matches more rows than one answer holds.
      */
     public void streamSql(final String sql, final long timeoutMs, final QueryCancel cancel, final RowStream out) {
+        streamSql(sql, SqlParameters.NONE, timeoutMs, cancel, out);
+    }
+
+    /**
+     * As {@link #streamSql(String, long, QueryCancel, RowStream)}, with {@code $n} placeholders bound to values.
+     *
+     * @param sql        the SQL text.
+     * @param parameters the placeholders' values.
+     * @param timeoutMs  the longest it may run.
+     * @param cancel     stops the query when cancelled, or null.
+     * @param out        where the rows go.
+     * @throws QueryException as {@link #streamSql(String, long, QueryCancel, RowStream)}.
+     */
+    public void streamSql(final String sql, final SqlParameters parameters, final long timeoutMs,
+        final QueryCancel cancel, final RowStream out) {
         final long start = clock.getAsLong();
-        final SqlQuery q = translateSql(sql, SqlParameters.NONE);
+        final SqlQuery q = translateSql(sql, parameters);
         try {
             stream(bounded(q.query(), timeoutMs), start, timeoutMs, cancel, batch -> out.rows(q.shape(batch)));
         } catch (final QueryException e) {

@@ -101,6 +101,26 @@ class StreamedQueryTest {
     }
 
     @Test
+    void shouldSortAnOrderedScanWholeOrRefuseWhatItCannotHold() {
+        // no LIMIT: every matching row in order, not the 10,000 a JSON answer defaults to
+        final String sql = "SELECT l, ts FROM all_types WHERE sym = 'S3' ORDER BY l DESC, ts";
+        final Collect sorted = new Collect();
+        engine.streamSql(sql, 10_000, null, sorted);
+        final List<Object[]> expected = whole(engine.executeSql(sql + " LIMIT 1000000"));
+        assertThat(expected).hasSizeGreaterThan(10_000);
+        assertThat(sorted.rows).hasSameSizeAs(expected);
+        for (int i = 0; i < expected.size(); i++) {
+            assertThat(Arrays.asList(sorted.rows.get(i))).as("row " + i).isEqualTo(Arrays.asList(expected.get(i)));
+        }
+        // more rows than one answer holds to sort: refused, not cut short
+        final Collect none = new Collect();
+        assertThatThrownBy(() -> engine.streamSql("SELECT ts FROM all_types ORDER BY ts DESC", 10_000, null, none))
+            .isInstanceOfSatisfying(QueryException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.TOO_MANY_ROWS))
+            .hasMessageContaining("more than the 1000000 rows");
+        assertThat(none.rows).isEmpty();
+    }
+
+    @Test
     void shouldStreamOtherAnswersWholeAndSqlWithItsOffset() {
         final String agg = "{\"table\":\"all_types\",\"groupBy\":[\"sym\"],\"aggs\":[{\"name\":\"n\",\"op\":\"count\"},"
             + "{\"name\":\"s\",\"op\":\"sum\",\"col\":\"px\"}],\"orderBy\":[{\"col\":\"sym\"}]}";

@@ -8,7 +8,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.function.LongSupplier;
 
 import io.tradestore.core.TableSnapshot;
+import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryCancel;
+import io.tradestore.query.QueryException;
 import io.tradestore.query.QueryResult;
 import io.tradestore.query.QueryStats;
 import io.tradestore.query.RowStream;
@@ -82,7 +84,14 @@ public final class QueryRunner {
         final ExecutorService pool, final int threads, final SegmentSelector selector, final long startNanos,
         final LongSupplier clock, final QueryCancel cancel, final RowStream out) {
         if (!streams(query)) {
-            send(out, run(query, snap, pool, threads, selector, startNanos, 0, -1, clock, cancel));
+            final Query whole = whole(query);
+            final QueryResult r = run(whole, snap, pool, threads, selector, startNanos, 0, -1, clock, cancel);
+            if (whole != query && r.truncated()) {
+                throw new QueryException(ErrorCode.TOO_MANY_ROWS, "an ordered scan is sorted whole, and this one "
+                    + "matches more than the " + Binder.MAX_SCAN_LIMIT + " rows it may hold: add LIMIT, narrow the "
+                    + "filter or time range, or leave out ORDER BY to stream every row", "/orderBy/0");
+            }
+            send(out, r);
             return;
         }
         // bound without limit and offset: the whole answer's caps do not apply to a stream
@@ -101,6 +110,19 @@ public final class QueryRunner {
         if (!sent[0]) {
             send(out, new Result(plan.columns, List.of(), false, stats, plan.epochNanos)); // the columns, no rows
         }
+    }
+
+    /**
+     * @return the query as a stream answers it whole: an ordered scan without a limit sorts every row it matches up
+     *     to the largest answer (never the first page a JSON answer defaults to), and fails past that rather than
+     *     leave rows out unsaid.
+     */
+    private static Query whole(final Query q) {
+        if (!q.isScan() || q.limit() != null) {
+            return q;
+        }
+        return new Query(q.table(), q.time(), q.filter(), q.columns(), q.groupBy(), q.aggs(), q.having(), q.orderBy(),
+            (int) Math.max(0, Binder.MAX_SCAN_LIMIT - q.skip()), q.offset(), q.options());
     }
 
     private static void send(final RowStream out, final QueryResult batch) {

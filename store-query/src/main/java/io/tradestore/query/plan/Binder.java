@@ -34,9 +34,9 @@ import io.tradestore.query.exec.group.KeySpec;
 public final class Binder {
     /** Default cap on groups ({@code options.maxGroups}). */
     static final long DEFAULT_MAX_GROUPS = 1_000_000;
-    /** Default and largest scan limits. */
+    /** Default and largest scan limits: the largest is also what an ordered scan holds to sort when streamed. */
     static final long DEFAULT_SCAN_LIMIT = 10_000;
-    static final long MAX_SCAN_LIMIT = 1_000_000;
+    public static final long MAX_SCAN_LIMIT = 1_000_000;
     private static final long DENSE_MAX = 1 << 16;
 
     final Query q;
