@@ -133,6 +133,23 @@ public interface QueryService {
     }
 
     /**
+     * Runs SQL text with {@code $n} placeholders bound to values into a stream of batches
+     * ({@link QueryEngine#streamSql(String, SqlParameters, long, QueryCancel, RowStream)}): an unsorted scan in
+     * batches as it reads, with no row cap; by default, the whole answer as one batch.
+     *
+     * @param sql        the SQL text.
+     * @param parameters the placeholders' values.
+     * @param timeoutMs  the longest it may run.
+     * @param cancel     stops the query when cancelled.
+     * @param out        where the batches go.
+     * @throws IOException when {@code out} fails.
+     */
+    default void streamSql(final String sql, final SqlParameters parameters, final long timeoutMs,
+        final QueryCancel cancel, final RowStream out) throws IOException {
+        out.rows(executeSql(sql, parameters, timeoutMs, cancel));
+    }
+
+    /**
      * The columns a SQL statement answers with, without running it ({@link QueryEngine#describeSql}). This default
      * refuses; {@link #of(QueryEngine)} plans the statement on the engine.
      *
@@ -188,6 +205,16 @@ public interface QueryService {
             @Override
             public List<ResultColumn> describeSql(final String sql, final SqlParameters parameters) {
                 return engine.describeSql(sql, parameters);
+            }
+
+            @Override
+            public void streamSql(final String sql, final SqlParameters parameters, final long timeoutMs,
+                final QueryCancel cancel, final RowStream out) throws IOException {
+                try {
+                    engine.streamSql(sql, parameters, timeoutMs, cancel, out);
+                } catch (final UncheckedIOException e) {
+                    throw e.getCause();
+                }
             }
 
             @Override

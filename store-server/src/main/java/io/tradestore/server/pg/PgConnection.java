@@ -120,7 +120,7 @@ final class PgConnection extends ChannelInboundHandlerAdapter {
             return;
         }
         if (f.code() == PgFrame.CANCEL_REQUEST) {
-            final PgSession.PgReader in = new PgSession.PgReader(f.body());
+            final PgReader in = new PgReader(f.body());
             final int cancelPid = in.int32();
             final int cancelSecret = in.int32();
             in.end();
@@ -158,7 +158,7 @@ final class PgConnection extends ChannelInboundHandlerAdapter {
     }
 
     private List<String> readStartupParameters(final byte[] body) {
-        final PgSession.PgReader in = new PgSession.PgReader(body);
+        final PgReader in = new PgReader(body);
         final Map<String, String> params = new HashMap<>();
         final List<String> unknown = new ArrayList<>();
         while (true) {
@@ -188,7 +188,7 @@ final class PgConnection extends ChannelInboundHandlerAdapter {
             throw new PgFailure(PgError.of(PgError.PROTOCOL_VIOLATION, "expected a password message, not '"
                 + f.type() + "'"));
         }
-        final PgSession.PgReader in = new PgSession.PgReader(f.body());
+        final PgReader in = new PgReader(f.body());
         if (!scramStarted) {
             final String mechanism = in.cstring();
             final byte[] data = in.bytes();

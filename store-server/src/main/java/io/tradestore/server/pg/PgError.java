@@ -27,6 +27,7 @@ record PgError(String severity, String sqlState, String message, int position) {
     static final String PROGRAM_LIMIT_EXCEEDED = "54000";
     static final String INVALID_PASSWORD = "28P01";
     static final String PROTOCOL_VIOLATION = "08P01";
+    static final String CONNECTION_FAILURE = "08006";
     static final String INVALID_TEXT_REPRESENTATION = "22P02";
     static final String INVALID_BINARY_REPRESENTATION = "22P03";
     static final String NUMERIC_VALUE_OUT_OF_RANGE = "22003";
@@ -77,6 +78,7 @@ record PgError(String severity, String sqlState, String message, int position) {
             case OVERLOADED:
                 return of(INSUFFICIENT_RESOURCES, message);
             case TOO_MANY_GROUPS:
+            case TOO_MANY_ROWS:
                 return of(PROGRAM_LIMIT_EXCEEDED, message);
             case INTERNAL:
                 return internal(e);

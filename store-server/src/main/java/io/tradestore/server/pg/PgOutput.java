@@ -1,10 +1,13 @@
 package io.tradestore.server.pg;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 
 /**
@@ -24,6 +27,9 @@ final class PgOutput {
     private final Channel channel;
     private ByteBuf buf;
     private int messageStart = -1;
+    /** While a streamed answer is written: each hand-over first waits for the one before to reach the socket. */
+    private boolean paced;
+    private ChannelFuture inFlight;
 
     PgOutput(final Channel channel) {
         this.channel = channel;
@@ -103,13 +109,49 @@ final class PgOutput {
         return buf;
     }
 
-    /** Hands what is written to the socket (from any thread: Netty writes on the channel's event loop). */
+    /**
+     * Hands what is written to the socket (from any thread: Netty writes on the channel's event loop). While paced,
+     * first waits until the previous hand-over is written.
+     *
+     * @throws UncheckedIOException while paced, when the previous hand-over failed (the client went away, or took no
+     *     bytes for the write timeout and the connection was closed).
+     */
     void flush() {
         assert messageStart < 0 : "flush inside a message";
         if (buf != null && buf.isReadable()) {
             final ByteBuf b = buf;
             buf = null;
-            channel.writeAndFlush(b, channel.voidPromise());
+            if (paced) {
+                awaitInFlight();
+                inFlight = channel.writeAndFlush(b);
+            } else {
+                channel.writeAndFlush(b, channel.voidPromise());
+            }
+        }
+    }
+
+    /**
+     * Starts or ends pacing: while on, at most two buffers of {@link #FLUSH_LENGTH} are on their way to a client, so
+     * an answer of any length holds no more than that in the server however slowly the client reads.
+     *
+     * @param on whether to pace.
+     */
+    void pace(final boolean on) {
+        paced = on;
+        inFlight = null;
+    }
+
+    private void awaitInFlight() {
+        final ChannelFuture f = inFlight;
+        if (f == null) {
+            return;
+        }
+        inFlight = null;
+        // bounded: the pipeline's WriteTimeoutHandler fails the write, and closes the connection, past its timeout
+        f.awaitUninterruptibly();
+        if (!f.isSuccess()) {
+            throw new UncheckedIOException(new IOException("the client stopped taking the answer: " + f.cause(),
+                f.cause()));
         }
     }
 

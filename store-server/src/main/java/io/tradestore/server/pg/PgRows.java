@@ -10,32 +10,47 @@ import io.tradestore.query.QueryResult;
 import io.tradestore.query.ResultColumn;
 
 /**
- * The rows a statement answers, from the engine's {@link QueryResult} (typed values, read in place: no JSON between)
- * or from the catalog's {@link PgAnswer} (text), written as DataRow messages in each column's format; a portal
- * executed with a row limit resumes where the last Execute stopped.
+ * The rows a statement answers, from the engine's {@link QueryResult}s (typed values, read in place: no JSON between;
+ * one batch of a stream, or the batches of an answer held for a portal) or from the catalog's {@link PgAnswer}
+ * (text), written as DataRow messages in each column's format; a portal executed with a row limit resumes where the
+ * last Execute stopped.
  */
 final class PgRows {
     private final List<PgColumn> columns;
-    private final QueryResult result;
+    private final List<QueryResult> parts;
+    /** The first row of each part, and the total at the end. */
+    private final int[] starts;
     private final PgAnswer answer;
     private final String tag;
     private int next;
+    /** The part that holds row {@code next}. */
+    private int part;
 
-    private PgRows(final List<PgColumn> columns, final QueryResult result, final PgAnswer answer, final String tag) {
+    private PgRows(final List<PgColumn> columns, final List<QueryResult> parts, final PgAnswer answer,
+        final String tag) {
         this.columns = columns;
-        this.result = result;
+        this.parts = parts;
         this.answer = answer;
         this.tag = tag;
+        this.starts = new int[parts.size() + 1];
+        for (int i = 0; i < parts.size(); i++) {
+            starts[i + 1] = starts[i] + parts.get(i).rowCount();
+        }
     }
 
     /** @param result an engine answer. @return its rows. */
     static PgRows of(final QueryResult result) {
-        return new PgRows(columns(result.columns()), result, null, "SELECT");
+        return of(List.of(result));
+    }
+
+    /** @param parts an engine answer's batches (at least one: the first gives the columns). @return their rows. */
+    static PgRows of(final List<QueryResult> parts) {
+        return new PgRows(columns(parts.get(0).columns()), List.copyOf(parts), null, "SELECT");
     }
 
     /** @param answer a catalog answer. @return its rows. */
     static PgRows of(final PgAnswer answer) {
-        return new PgRows(answer.columns(), null, answer, answer.commandTag());
+        return new PgRows(answer.columns(), List.of(), answer, answer.commandTag());
     }
 
     /**
@@ -83,7 +98,7 @@ final class PgRows {
     }
 
     private int rowCount() {
-        return result != null ? result.rowCount() : answer.rows().size();
+        return answer == null ? starts[parts.size()] : answer.rows().size();
     }
 
     /**
@@ -113,8 +128,13 @@ final class PgRows {
     }
 
     private void row(final ByteBuf buf, final short[] formats, final int r, final int width) {
+        while (answer == null && r >= starts[part + 1]) {
+            part++; // rows are written in order: the next part begins where this one ends
+        }
+        final QueryResult result = answer == null ? parts.get(part) : null;
+        final int inPart = answer == null ? r - starts[part] : r;
         for (int c = 0; c < width; c++) {
-            final Object v = result != null ? result.value(r, c) : answer.rows().get(r).get(c);
+            final Object v = result != null ? result.value(inPart, c) : answer.rows().get(r).get(c);
             if (v == null) {
                 buf.writeInt(-1);
             } else if (formats[c] == 1) {
@@ -139,10 +159,18 @@ final class PgRows {
 
     /** @return rows the engine looked at and matched, for the metrics. */
     long scanned() {
-        return result == null ? 0 : result.stats().rowsScanned();
+        long n = 0;
+        for (final QueryResult r : parts) {
+            n += r.stats().rowsScanned();
+        }
+        return n;
     }
 
     long matched() {
-        return result == null ? 0 : result.stats().rowsMatched();
+        long n = 0;
+        for (final QueryResult r : parts) {
+            n += r.stats().rowsMatched();
+        }
+        return n;
     }
 }

@@ -1,9 +1,8 @@
 package io.tradestore.server.pg;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -14,6 +13,7 @@ import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryCancel;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.QueryResult;
+import io.tradestore.query.RowStream;
 import io.tradestore.query.sql.SqlParameters;
 
 /**
@@ -25,12 +25,15 @@ import io.tradestore.query.sql.SqlParameters;
  *
  * <pre>
  *  Parse ──> statement (text, declared parameter types)           Describe S ──> ParameterDescription, columns
- *  Bind ──> portal (statement + decoded values + result formats)  Describe P ──> runs it, RowDescription
- *  Execute(maxRows) ──> DataRow x n, then PortalSuspended (rows left) or CommandComplete
+ *  Bind ──> portal (statement + decoded values + result formats)  Describe P ──> plans it, RowDescription
+ *  Execute(0) ──> DataRow x n streamed as the engine makes them, CommandComplete
+ *  Execute(maxRows) ──> the answer held; DataRow x maxRows, then PortalSuspended (rows left) or CommandComplete
  *  Sync ──> ReadyForQuery (I idle, T in a transaction block, E in a failed one)
  * </pre>
  */
 final class PgSession {
+    /** Most rows of an engine answer held for a portal read in parts (the largest whole answer over HTTP). */
+    static final int HELD_ROWS = 1_000_000;
     private final PgServer.Services services;
     private final PgOutput out;
     /** The session's run-time parameters: SET changes them, SHOW and current_setting read them. */
@@ -66,7 +69,12 @@ final class PgSession {
         final Prepared statement;
         final PgParameters parameters;
         final short[] resultFormats;
+        /** The catalog's answer, or the engine's held for an Execute with a row limit; null until run. */
         PgRows rows;
+        /** An engine statement's columns, once Describe found it is one (planned, not run). */
+        List<PgColumn> columns;
+        /** The CommandComplete tag of an answer streamed whole. */
+        String streamedTag;
         boolean done;
 
         Portal(final Prepared statement, final PgParameters parameters, final short[] resultFormats) {
@@ -215,7 +223,13 @@ final class PgSession {
             }
             final long startNs = System.nanoTime();
             try {
-                final PgRows rows = run(s.text(), PgParameters.NONE, s.offset());
+                final PgRows rows = catalog(s.text(), PgParameters.NONE, s.offset());
+                if (rows == null) {
+                    final long[] counts = stream(s.text(), PgParameters.NONE, s.offset(), new short[0], true);
+                    out.commandComplete("SELECT " + counts[0]);
+                    services.workers().statementDone(200, System.nanoTime() - startNs, counts[1], counts[2]);
+                    continue;
+                }
                 if (rows.hasRows()) {
                     final short[] text = new short[rows.columns().size()];
                     out.rowDescription(rows.columns(), text);
@@ -241,15 +255,15 @@ final class PgSession {
     }
 
     /**
-     * Runs one statement: the catalog's answer if it has one, else the engine's.
+     * Answers a statement from the catalog when it is the catalog's (and refuses any in a failed transaction block).
      *
      * @param sql        the statement.
      * @param parameters its values.
      * @param offset     where it starts in the query string (for error positions).
-     * @return its rows.
+     * @return its rows, or null when the engine runs it.
      * @throws PgFailure its error.
      */
-    private PgRows run(final String sql, final PgParameters parameters, final int offset) {
+    private PgRows catalog(final String sql, final PgParameters parameters, final int offset) {
         if (transaction == 'E' && !endsTransaction(sql)) {
             throw new PgFailure(PgError.of(PgError.IN_FAILED_TRANSACTION, "current transaction is aborted, "
                 + "commands ignored until end of transaction block"));
@@ -263,7 +277,7 @@ final class PgSession {
             if (firstWord(sql).equals("deallocate")) {
                 return PgRows.of(deallocate(sql));
             }
-            return PgRows.of(engine(sql, parameters.forEngine()));
+            return null;
         } catch (final QueryException e) {
             throw new PgFailure(PgError.of(e, sql, offset));
         } catch (final PgFailure e) {
@@ -273,7 +287,83 @@ final class PgSession {
         }
     }
 
-    private QueryResult engine(final String sql, final SqlParameters parameters) {
+    /**
+     * Runs an engine statement and writes its rows as DataRows while the engine produces them (a scan of any length,
+     * held in the server only a batch and two socket buffers at a time), after its RowDescription if asked.
+     *
+     * @param sql        the statement.
+     * @param parameters its values.
+     * @param offset     where it starts in the query string.
+     * @param asked      the Bind's result formats (none: text).
+     * @param describe   whether to write the RowDescription first (the simple query protocol).
+     * @return rows written, rows scanned and rows matched.
+     * @throws PgFailure its error (after the rows written so far, as PostgreSQL reports a failure mid-answer).
+     */
+    private long[] stream(final String sql, final PgParameters parameters, final int offset, final short[] asked,
+        final boolean describe) {
+        final long[] counts = new long[3];
+        final short[][] formats = {null};
+        out.pace(true);
+        try {
+            engine(sql, parameters, offset, batch -> {
+                final PgRows part = PgRows.of(batch);
+                if (formats[0] == null) {
+                    try {
+                        formats[0] = formats(asked, part.columns());
+                    } catch (final PgFailure e) {
+                        throw new Stop(e);
+                    }
+                    if (describe) {
+                        out.rowDescription(part.columns(), formats[0]);
+                    }
+                }
+                part.write(out, formats[0], 0);
+                counts[0] += batch.rowCount();
+                counts[1] += part.scanned();
+                counts[2] += part.matched();
+                out.flush();
+            });
+        } finally {
+            out.pace(false);
+        }
+        return counts;
+    }
+
+    /**
+     * Runs an engine statement whose portal is read in parts (Execute with a row limit): its answer is held, up to
+     * {@link #HELD_ROWS} rows.
+     */
+    private PgRows held(final String sql, final PgParameters parameters) {
+        final List<QueryResult> parts = new ArrayList<>();
+        final long[] rows = {0};
+        engine(sql, parameters, 0, batch -> {
+            rows[0] += batch.rowCount();
+            if (rows[0] > HELD_ROWS) {
+                throw new Stop(new PgFailure(PgError.of(PgError.PROGRAM_LIMIT_EXCEEDED, "a portal read in parts "
+                    + "holds at most " + HELD_ROWS + " rows and this answer has more: add LIMIT, or read it whole (an "
+                    + "Execute without a row limit, as JDBC does with fetch size 0), which streams every row")));
+            }
+            parts.add(batch);
+        });
+        return PgRows.of(parts);
+    }
+
+    /**
+     * A statement's failure found while its rows are written: it stops the engine as a failed write does, and comes
+     * out of it unchanged.
+     */
+    private static final class Stop extends IOException {
+        private static final long serialVersionUID = 1L;
+        final transient PgFailure failure;
+
+        Stop(final PgFailure failure) {
+            super(failure.error().message());
+            this.failure = failure;
+        }
+    }
+
+    private void engine(final String sql, final PgParameters pgParameters, final int offset, final RowStream rows) {
+        final SqlParameters parameters = pgParameters.forEngine();
         final long queued = batchQueuedNs;
         batchQueuedNs = 0;
         final long waitedMs = queued == 0 ? 0 : TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - queued);
@@ -294,14 +384,26 @@ final class PgSession {
             if (cancel.isCancelled()) {
                 throw cancel.failure();
             }
-            return services.queries().executeSql(sql, parameters, timeoutMs - waitedMs, cancel);
+            services.queries().streamSql(sql, parameters, timeoutMs - waitedMs, cancel, rows);
         } catch (final QueryException e) {
             if (e.code() == ErrorCode.TIMEOUT && timeoutMs < serverMs && !PgError.CANCELED_BY_USER.equals(
                 e.getMessage())) {
                 // the session's statement_timeout stopped it, not the server's limit: say so as PostgreSQL does
-                throw new QueryException(ErrorCode.TIMEOUT, "canceling statement due to statement timeout", "");
+                throw new PgFailure(PgError.of(new QueryException(ErrorCode.TIMEOUT,
+                    "canceling statement due to statement timeout", ""), sql, offset));
             }
+            throw new PgFailure(PgError.of(e, sql, offset));
+        } catch (final IOException | UncheckedIOException e) {
+            final Throwable why = e instanceof UncheckedIOException ? e.getCause() : e;
+            if (why instanceof Stop stop) {
+                throw stop.failure;
+            }
+            // the client went away or stopped reading: the statement stops; the connection is closing
+            throw new PgFailure(PgError.of(PgError.CONNECTION_FAILURE, "the client stopped taking the answer"));
+        } catch (final PgFailure e) {
             throw e;
+        } catch (final RuntimeException | StackOverflowError e) {
+            throw new PgFailure(PgError.internal(e));
         } finally {
             running = null;
         }
@@ -455,11 +557,16 @@ final class PgSession {
                 out.begin('n').end();
                 return;
             }
-            if (portal.rows == null) {
-                portal.rows = run(portal.statement.sql, portal.parameters, 0);
+            if (portal.rows == null && portal.columns == null) {
+                portal.rows = catalog(portal.statement.sql, portal.parameters, 0);
+                if (portal.rows == null) {
+                    // planned, not run: Execute streams it
+                    portal.columns = engineColumns(portal);
+                }
             }
-            if (portal.rows.hasRows()) {
-                out.rowDescription(portal.rows.columns(), formats(portal.resultFormats, portal.rows.columns()));
+            final List<PgColumn> columns = portal.rows != null ? portal.rows.columns() : portal.columns;
+            if (!columns.isEmpty()) {
+                out.rowDescription(columns, formats(portal.resultFormats, columns));
             } else {
                 out.begin('n').end();
             }
@@ -491,6 +598,18 @@ final class PgSession {
         }
     }
 
+    /** @return the columns of a portal's engine statement, planned with its values, not run. */
+    private List<PgColumn> engineColumns(final Portal portal) {
+        try {
+            return PgRows.columns(services.queries().describeSql(portal.statement.sql,
+                portal.parameters.forEngine()));
+        } catch (final QueryException e) {
+            throw new PgFailure(PgError.of(e, portal.statement.sql, 0));
+        } catch (final RuntimeException | StackOverflowError e) {
+            throw new PgFailure(PgError.internal(e));
+        }
+    }
+
     private static PgType inferred(final SqlParameters.Kind kind) {
         switch (kind) {
             case INTEGER:
@@ -513,10 +632,25 @@ final class PgSession {
             out.begin('I').end();
             return;
         }
+        if (portal.done && portal.streamedTag != null) {
+            out.commandComplete(portal.streamedTag);
+            return;
+        }
         final long startNs = System.nanoTime();
         try {
+            if (portal.rows == null && portal.columns == null) {
+                portal.rows = catalog(portal.statement.sql, portal.parameters, 0);
+            }
+            if (portal.rows == null && maxRows <= 0) {
+                final long[] counts = stream(portal.statement.sql, portal.parameters, 0, portal.resultFormats, false);
+                portal.done = true;
+                portal.streamedTag = "SELECT " + counts[0];
+                out.commandComplete(portal.streamedTag);
+                services.workers().statementDone(200, System.nanoTime() - startNs, counts[1], counts[2]);
+                return;
+            }
             if (portal.rows == null) {
-                portal.rows = run(portal.statement.sql, portal.parameters, 0);
+                portal.rows = held(portal.statement.sql, portal.parameters);
             }
         } catch (final PgFailure e) {
             services.workers().statementDone(e.error().httpStatus(), System.nanoTime() - startNs, 0, 0);
@@ -590,82 +724,5 @@ final class PgSession {
 
     static PgFailure protocol(final String message) {
         return new PgFailure(PgError.of(PgError.PROTOCOL_VIOLATION, message));
-    }
-
-    /** Reads a message body; a body cut short is a protocol violation, never an exception out of the session. */
-    static final class PgReader {
-        private final byte[] b;
-        private int at;
-
-        PgReader(final byte[] b) {
-            this.b = b;
-        }
-
-        int int8() {
-            need(1);
-            return b[at++] & 0xFF;
-        }
-
-        int int16() {
-            need(2);
-            final int v = (short) ((b[at] & 0xFF) << 8 | b[at + 1] & 0xFF);
-            at += 2;
-            return v;
-        }
-
-        int int32() {
-            need(4);
-            final int v = (b[at] & 0xFF) << 24 | (b[at + 1] & 0xFF) << 16 | (b[at + 2] & 0xFF) << 8 | b[at + 3] & 0xFF;
-            at += 4;
-            return v;
-        }
-
-        /** @return an int32-length-prefixed value, or null for length -1. */
-        byte[] bytes() {
-            final int n = int32();
-            if (n == -1) {
-                return null;
-            }
-            if (n < 0) {
-                throw protocol("a negative value length " + n);
-            }
-            need(n);
-            final byte[] v = java.util.Arrays.copyOfRange(b, at, at + n);
-            at += n;
-            return v;
-        }
-
-        String cstring() {
-            int end = at;
-            while (end < b.length && b[end] != 0) {
-                end++;
-            }
-            if (end >= b.length) {
-                throw protocol("a string runs past the end of its message");
-            }
-            final String s;
-            try {
-                s = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(b, at, end - at))
-                    .toString();
-            } catch (final CharacterCodingException e) {
-                throw new PgFailure(PgError.of("22021", "invalid byte sequence for encoding \"UTF8\""));
-            }
-            at = end + 1;
-            return s;
-        }
-
-        /** The message must end here. */
-        void end() {
-            if (at != b.length) {
-                throw protocol("the message has " + (b.length - at) + " bytes more than its fields");
-            }
-        }
-
-        private void need(final int n) {
-            if (n > b.length - at) {
-                throw protocol("the message ends before its fields do");
-            }
-        }
     }
 }
