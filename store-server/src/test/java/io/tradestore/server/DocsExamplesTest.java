@@ -281,7 +281,8 @@ class DocsExamplesTest {
     void shouldDescribeEveryRouteAndStatusInOpenApi() throws IOException {
         final String yaml = Files.readString(docs().resolve("openapi.yaml"));
         for (final String path
-            : new String[] {"/v1/query:", "/v1/sql:", "/v1/tables:", "/v1/tables/{name}:", "/metrics:", "/health:"}) {
+            : new String[] {"/v1/query:", "/v1/sql:", "/v1/tables:", "/v1/tables/{name}:", "/metrics:", "/health:",
+                "/v1/queries/{id}:", "/:", "/console/{file}:"}) {
             assertThat(yaml).contains("\n  " + path);
         }
         for (final String status : new String[] {"200", "400", "401", "404", "405", "413", "500", "503", "504"}) {

@@ -162,7 +162,9 @@ final class DemoCommand implements Callable<Integer> {
         final String base = "http://127.0.0.1:" + server.port();
         final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         out.println();
-        out.println("Try these (the server is at " + base + "):");
+        out.println("Open the console in a browser: " + base + "/");
+        out.println();
+        out.println("Or try these (the server is at " + base + "):");
         String top = "SYM000";
         for (int i = 0; i < 3; i++) {
             final String[] q = queries(top).get(i);

@@ -22,11 +22,17 @@ enum Endpoint {
     SETTINGS("/settings"),
     /** InfluxDB's liveness check, which its clients send first. */
     PING("/ping"),
+    /** A running query cancelled by the id its client gave it ({@code DELETE /v1/queries/{id}}). */
+    QUERIES("/v1/queries/{id}"),
+    /** The browser console: its page at {@code /} and its files under {@code /console/}. */
+    CONSOLE("console"),
     /** A statement over the PostgreSQL wire protocol, counted with the HTTP status its outcome would have had. */
     PG("pg"),
     /** Any other path (answered 404), and a request that could not be read far enough to know its path. */
     OTHER("other");
 
+    /** Where {@link #QUERIES} is. */
+    static final String QUERIES_PREFIX = "/v1/queries/";
     /** How many endpoints there are. */
     static final int COUNT = values().length;
     /** Every endpoint in the order of its label, as the metrics are rendered. */
@@ -75,11 +81,16 @@ enum Endpoint {
                 return SETTINGS;
             case "/ping":
                 return PING;
+            case "/":
+                return CONSOLE;
             default:
                 if (path.startsWith("/v1/tables/")) {
                     return path.endsWith("/import") ? IMPORT : path.endsWith("/export") ? EXPORT : TABLE;
                 }
-                return OTHER;
+                if (path.startsWith(QUERIES_PREFIX)) {
+                    return QUERIES;
+                }
+                return ConsoleAssets.isConsole(path) ? CONSOLE : OTHER;
         }
     }
 

@@ -82,6 +82,7 @@ final class HttpFrontEnd {
     private final Channel listener;
     private final TableViews views;
     private final ExportStreams exports;
+    private final ConsoleAssets consoleAssets;
     /** Every open connection, closed by the stop once its answers are in the socket. */
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     /** Connections open now, and the most allowed (beyond: 503 and close, before the descriptors run out). */
@@ -110,6 +111,7 @@ final class HttpFrontEnd {
         this.answers = admission.answers();
         this.metrics = admission.metrics();
         this.exports = new ExportStreams(store, admission, answers, config);
+        this.consoleAssets = ConsoleAssets.load();
         this.auth = new RequestAuth(config, answers);
         this.maxConnections = config.limits().maxConnections() > 0
             ? config.limits().maxConnections() : ConnectionBudget.fromDescriptorLimit();
@@ -351,13 +353,50 @@ final class HttpFrontEnd {
                     answers.noContent(call);
                 }
                 return;
+            case CONSOLE:
+                if (allowGet(call, get)) {
+                    console(call, path);
+                }
+                return;
+            case QUERIES:
+                cancelQuery(call, method, path.substring(Endpoint.QUERIES_PREFIX.length()));
+                return;
             default:
                 answers.error(call, 404, "NOT_FOUND", "no endpoint " + StoreException.echo(path) + "; endpoints are "
                     + "POST /v1/query, GET /v1/query?q=, POST /v1/sql, GET /v1/sql?q=, "
                     + "GET /v1/tables, GET /v1/tables/{name}, POST /v1/tables/{name}/import, "
-                    + "GET /v1/tables/{name}/export, "
-                    + "POST /write (and /api/v2/write), GET /metrics, GET /health", "");
+                    + "GET /v1/tables/{name}/export, DELETE /v1/queries/{id}, "
+                    + "POST /write (and /api/v2/write), GET /metrics, GET /health, GET / (the console)", "");
         }
+    }
+
+    /** {@code DELETE /v1/queries/{id}}: cancels the queries running under the client's {@code queryId}. */
+    private void cancelQuery(final Call call, final String method, final String id) {
+        if (!"DELETE".equals(method)) {
+            methodNotAllowed(call, "DELETE");
+        } else if (!id.matches(QueryAdmission.QUERY_ID_PATTERN)) {
+            answers.error(call, 400, "INVALID_QUERY", "a query id is 1 to 64 letters, digits, '-' or '_', not '"
+                + StoreException.echo(id) + "'", "");
+        } else if (admission.cancel(id) == 0) {
+            answers.error(call, 404, "NOT_FOUND", "no query with id " + id + " is queued or running", "");
+        } else {
+            answers.noContent(call);
+        }
+    }
+
+    /** The console's page and files, with the policy that lets them run nothing else. */
+    private void console(final Call call, final String path) {
+        final ConsoleAssets.Asset a = consoleAssets.get(path);
+        if (a == null) {
+            answers.error(call, 404, "NOT_FOUND", "no console file " + StoreException.echo(path)
+                + "; the console is at /", "");
+            return;
+        }
+        call.header("Content-Security-Policy", ConsoleAssets.CONTENT_SECURITY_POLICY);
+        call.header("X-Content-Type-Options", "nosniff");
+        call.header("Referrer-Policy", "no-referrer");
+        call.header("Cache-Control", "no-cache");
+        answers.send(call, 200, a.contentType(), a.bytes());
     }
 
     /** {@code POST /v1/tables/{name}/import} (CSV in) and {@code GET /v1/tables/{name}/export} (Parquet out). */

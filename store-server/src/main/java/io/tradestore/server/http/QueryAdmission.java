@@ -23,6 +23,7 @@ import io.netty.buffer.ByteBufOutputStream;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.util.ByteProcessor;
 
+import io.tradestore.core.StoreException;
 import io.tradestore.core.memory.MappedFile;
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.JsonBodyCheck;
@@ -48,6 +49,8 @@ final class QueryAdmission implements QueryWorkers {
      * Goes on over JSON's whitespace (RFC 8259: space, tab, line feed, carriage return): a body of only that is
      * empty.
      */
+    /** A client's name for its query, {@code queryId}: what {@code DELETE /v1/queries/{id}} cancels. */
+    static final String QUERY_ID_PATTERN = "[A-Za-z0-9_-]{1,64}";
     private static final ByteProcessor JSON_WHITESPACE = b -> b == ' ' || b == '\t' || b == '\n' || b == '\r';
     /**
      * Query worker stack: 16 MiB rather than the default 1 MiB, so a deeply nested query (bounded by the parser's
@@ -257,8 +260,16 @@ final class QueryAdmission implements QueryWorkers {
             return;
         }
         // the request is released once routed: the worker holds its own reference to the body
+        final String queryId = parameter(call.rawQuery, "queryId");
+        if (queryId != null && !queryId.matches(QUERY_ID_PATTERN)) {
+            admitted.decrementAndGet();
+            answers.error(call, 400, ErrorCode.INVALID_QUERY.name(), "queryId must be 1 to 64 letters, digits, '-' "
+                + "or '_', not '" + StoreException.echo(queryId) + "'", "");
+            return;
+        }
         final QueryTask task = new QueryTask(call, json, body == null ? null : body.retain(), epochNanos, sql,
             format);
+        task.queryId = queryId;
         inFlight.add(task);
         // on the connection's event loop, from that loop: scheduling wakes no thread (a cancel is queued lazily)
         task.timeout = call.ctx.executor().schedule(() -> answers.error(call, 504, "TIMEOUT",
@@ -363,6 +374,8 @@ final class QueryAdmission implements QueryWorkers {
         private final QueryCancel cancel = new QueryCancel();
         /** How the answer is written. */
         private final ResultFormat format;
+        /** The client's name for it ({@code queryId}), by which {@link #cancel(String)} finds it; or null. */
+        private volatile String queryId;
 
         QueryTask(final Call call, final String json, final ByteBuf postBody, final boolean epochNanos,
             final boolean sql, final ResultFormat format) {
@@ -469,6 +482,24 @@ final class QueryAdmission implements QueryWorkers {
                 }
             }
         }
+    }
+
+    /**
+     * Cancels the queries queued or running under a client's {@code queryId} ({@code DELETE /v1/queries/{id}}): each
+     * stops at its next batch of rows and is answered 504 {@code TIMEOUT}, "cancelled".
+     *
+     * @param queryId the id.
+     * @return how many were cancelled.
+     */
+    int cancel(final String queryId) {
+        int n = 0;
+        for (final QueryTask t : List.copyOf(inFlight)) {
+            if (queryId.equals(t.queryId)) {
+                t.cancel.cancel(ErrorCode.TIMEOUT, "cancelled by DELETE /v1/queries/" + queryId);
+                n++;
+            }
+        }
+        return n;
     }
 
     /**

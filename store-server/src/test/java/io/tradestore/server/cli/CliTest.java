@@ -369,6 +369,10 @@ class CliTest {
             final int port =
                 Integer.parseInt(out.replaceAll("(?s).*server is at http://127\\.0\\.0\\.1:(\\d+).*", "$1"));
             assertThat(new Http(port).get("/v1/tables/trades").json().path("rows").asLong()).isEqualTo(30_000);
+            // the console comes first, and the page is there
+            assertThat(out.lines().filter(l -> l.startsWith("out: ") && l.length() > 5).findFirst())
+                .hasValue("out: Open the console in a browser: http://127.0.0.1:" + port + "/");
+            assertThat(new Http(port).get("/").status()).isEqualTo(200);
             // and the psql line names the PostgreSQL port the demo listens on
             final int pgPort = Integer.parseInt(out.replaceAll(
                 "(?s).*out: psql -h 127\\.0\\.0\\.1 -p (\\d+) -U tradestore -d tradestore.*", "$1"));
