@@ -132,6 +132,7 @@
   }
 
   function insertAtCursor(text) {
+    editor.dataset.example = 'false';
     editor.setRangeText(text, editor.selectionStart, editor.selectionEnd, 'end');
     editor.focus();
     renderHighlight();
@@ -592,6 +593,7 @@
     select.value = '';
     if (e) {
       language.value = e.language;
+      editor.dataset.example = 'false';
       editor.value = e.text;
       clearError();
       renderHighlight();
@@ -611,6 +613,7 @@
       return;
     }
     list.textContent = '';
+    const described = [];
     for (const t of data.tables) {
       const li = document.createElement('li');
       li.dataset.table = t.name;
@@ -626,11 +629,13 @@
       cols.className = 'columns';
       li.append(name, facts, cols);
       list.appendChild(li);
-      describe(t.name, facts, cols);
+      described.push(describe(t.name, facts, cols));
     }
-    if (editor.value.trim() === '' && data.tables.length > 0) {
+    if (data.tables.length > 0) {
       examples(data.tables[0].name);
     }
+    await Promise.all(described);
+    document.body.dataset.tables = 'ready';
   }
 
   async function describe(table, facts, cols) {
@@ -682,7 +687,8 @@
     const columns = d ? d.columns.map((c) => c.name) : [];
     state.texts.sql = 'SELECT *\nFROM ' + table + '\nLIMIT 100';
     state.texts.json = JSON.stringify({ table: table, columns: columns.slice(0, 6), limit: 100 }, null, 2);
-    if (editor.value.trim() === '' || editor.dataset.example === 'true') {
+    // only into an editor nobody has typed in (typing, even emptying it, sets example to false)
+    if (editor.dataset.example !== 'false' && (editor.value.trim() === '' || editor.dataset.example === 'true')) {
       editor.value = state.texts[language.value];
       editor.dataset.example = 'true';
       renderHighlight();

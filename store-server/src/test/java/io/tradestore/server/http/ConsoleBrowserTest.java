@@ -111,7 +111,7 @@ class ConsoleBrowserTest {
         ((JavascriptExecutor) driver).executeScript("localStorage.clear();");
         driver.navigate().refresh();
         until("the page is ready and lists the tables", () -> "true".equals(byId("body").getDomAttribute("data-ready"))
-            && !driver.findElements(By.cssSelector("[data-testid=tables] li.column")).isEmpty());
+            && "ready".equals(byId("body").getDomAttribute("data-tables")));
     }
 
     @AfterEach
@@ -212,6 +212,26 @@ class ConsoleBrowserTest {
         // the history keeps it
         assertThat(driver.findElements(By.cssSelector("[data-testid=history] option")).get(1).getText())
             .startsWith("SQL: SELECT venue");
+        // one text key and numbers: bars, one click away
+        testId("show-chart").click();
+        assertThat(testId("chart").getDomAttribute("data-kind")).isEqualTo("bar");
+        assertThat(drawnPixels()).isGreaterThan(1000);
+        // a time column and numbers: lines
+        run("sql", "SELECT date_trunc('hour', ts) AS hour, count(*) AS n, max(quantity) AS q FROM trades"
+            + " GROUP BY hour ORDER BY hour");
+        testId("show-chart").click();
+        assertThat(testId("chart").getDomAttribute("data-kind")).isEqualTo("line");
+        assertThat(drawnPixels()).isGreaterThan(1000);
+    }
+
+    /** @return how many pixels of the chart's canvas are drawn on. */
+    private long drawnPixels() {
+        return ((Number) ((JavascriptExecutor) driver).executeScript(
+            "const c = document.querySelector('[data-testid=chart] canvas');"
+                + "const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+                + "let n = 0;"
+                + "for (let i = 3; i < d.length; i += 4) { if (d[i] > 0) n++; }"
+                + "return n;")).longValue();
     }
 
     @Test
