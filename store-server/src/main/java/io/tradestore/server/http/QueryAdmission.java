@@ -45,12 +45,12 @@ import io.tradestore.server.admission.QueryWorkers;
 final class QueryAdmission implements QueryWorkers {
     static final String STOPPING_MESSAGE =
         "the server is stopping; retry against another server or after it restarts";
+    /** A client's name for its query, {@code queryId}: what {@code DELETE /v1/queries/{id}} cancels. */
+    static final String QUERY_ID_PATTERN = "[A-Za-z0-9_-]{1,64}";
     /**
      * Goes on over JSON's whitespace (RFC 8259: space, tab, line feed, carriage return): a body of only that is
      * empty.
      */
-    /** A client's name for its query, {@code queryId}: what {@code DELETE /v1/queries/{id}} cancels. */
-    static final String QUERY_ID_PATTERN = "[A-Za-z0-9_-]{1,64}";
     private static final ByteProcessor JSON_WHITESPACE = b -> b == ' ' || b == '\t' || b == '\n' || b == '\r';
     /**
      * Query worker stack: 16 MiB rather than the default 1 MiB, so a deeply nested query (bounded by the parser's
