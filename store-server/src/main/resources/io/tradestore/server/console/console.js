@@ -487,11 +487,29 @@
     return lines.join('\n') + '\n';
   }
 
-  function download() {
+  // The answer as shown, or, when the answer was cut short ("truncated"), every row again as the server's CSV stream.
+  async function download() {
     if (!state.result) {
       return;
     }
-    const url = URL.createObjectURL(new Blob([csvOf(state.result)], { type: 'text/csv' }));
+    let blob;
+    if (state.result.truncated === true && state.ran) {
+      const ran = state.ran;
+      const res = await api((ran.lang === 'sql' ? '/v1/sql' : '/v1/query') + '?format=csv', {
+        method: 'POST', body: ran.text,
+        headers: { 'Content-Type': ran.lang === 'sql' ? 'application/sql' : 'application/json' },
+      });
+      if (!res.ok) {
+        showError({ message: 'download: ' + res.status + ' ' + (await res.text()).slice(0, 300) });
+        return;
+      }
+      blob = await res.blob();
+      $('download').dataset.source = 'server';
+    } else {
+      blob = new Blob([csvOf(state.result)], { type: 'text/csv' });
+      $('download').dataset.source = 'page';
+    }
+    const url = URL.createObjectURL(blob);
     const a = document.createElement('a');
     a.href = url;
     a.download = 'tradestore-result.csv';
@@ -539,6 +557,7 @@
       if (!res.ok || data.error) {
         showError(data.error || { message: String(res.status) }, lang, text);
       } else {
+        state.ran = { lang: lang, text: text };
         showResult(data);
       }
     } catch (e) {

@@ -84,9 +84,31 @@ class ConsoleBrowserTest {
             "--window-size=1400,900", "--user-data-dir=" + dir.resolve("chromium-profile"));
         final java.util.logging.Level all = Level.ALL;
         o.setCapability("goog:loggingPrefs", Map.of(LogType.BROWSER, all.getName()));
+        o.setExperimentalOption("prefs", Map.of("download.default_directory", downloads().toString(),
+            "download.prompt_for_download", false));
         final ChromeDriverService service = new ChromeDriverService.Builder()
             .usingDriverExecutable(new File(driverPath)).usingAnyFreePort().build();
         return new ChromeDriver(service, o);
+    }
+
+    /** @return where the browser saves downloads. */
+    static Path downloads() {
+        return dir.resolve("downloads");
+    }
+
+    /** Clicks Download CSV and reads the file the browser saves. */
+    private List<String> downloadCsv() throws Exception {
+        Files.createDirectories(downloads());
+        try (java.util.stream.Stream<Path> old = Files.list(downloads())) {
+            for (final Path p : (Iterable<Path>) old::iterator) {
+                Files.delete(p);
+            }
+        }
+        testId("download").click();
+        final Path file = downloads().resolve("tradestore-result.csv");
+        until("the download", () -> Files.exists(file) && !Files.exists(downloads().resolve(
+            "tradestore-result.csv.crdownload")));
+        return Files.readAllLines(file);
     }
 
     @AfterAll
@@ -198,7 +220,7 @@ class ConsoleBrowserTest {
     }
 
     @Test
-    void shouldShowTheEngineNumbersOfATypedQuery() {
+    void shouldShowTheEngineNumbersOfATypedQuery() throws Exception {
         final String sql = "SELECT venue, count(*) AS n, sum(price * quantity) AS notional, avg(price) AS ap"
             + " FROM trades GROUP BY venue ORDER BY venue";
         run("sql", sql);
@@ -212,6 +234,13 @@ class ConsoleBrowserTest {
         // the history keeps it
         assertThat(driver.findElements(By.cssSelector("[data-testid=history] option")).get(1).getText())
             .startsWith("SQL: SELECT venue");
+        // the download is the answer shown
+        final List<String> csv = downloadCsv();
+        assertThat(csv).hasSize(5);
+        assertThat(csv.get(0)).isEqualTo("venue,n,notional,ap");
+        for (int i = 0; i < 4; i++) {
+            assertThat(csv.get(i + 1)).isEqualTo(String.join(",", gridRows().get(i)));
+        }
         // one text key and numbers: bars, one click away
         testId("show-chart").click();
         assertThat(testId("chart").getDomAttribute("data-kind")).isEqualTo("bar");
@@ -271,6 +300,18 @@ class ConsoleBrowserTest {
         final List<List<String>> rows = gridRows();
         assertThat(rows.get(rows.size() - 1).get(0)).isEqualTo("100000");
         assertThat(driver.findElements(By.cssSelector("[data-testid=results] .row"))).hasSizeLessThan(200);
+    }
+
+    @Test
+    void shouldDownloadEveryRowOfAnAnswerCutShort() throws Exception {
+        run("sql", "SELECT trade_id, price FROM trades");
+        assertThat(testId("stats").getText()).contains("10,000 rows (truncated)");
+        final List<String> csv = downloadCsv();
+        assertThat(testId("download").getDomAttribute("data-source")).isEqualTo("server");
+        assertThat(csv).hasSize(ROWS + 1);
+        assertThat(csv.get(0)).isEqualTo("trade_id,price");
+        assertThat(csv.get(1)).isEqualTo(String.join(",", gridRows().get(0)));
+        assertThat(csv.get(ROWS)).startsWith(ROWS + ",");
     }
 
     @Test

@@ -40,6 +40,12 @@ final class UntilCancelled implements QueryService {
     }
 
     @Override
+    public void stream(final String text, final java.io.InputStream body, final boolean sql, final long timeoutMs,
+        final QueryCancel cancel, final io.tradestore.query.RowStream out) throws java.io.IOException {
+        engine.stream(text, body, sql, timeoutMs, cancel, out); // CSV and Arrow answers as the engine streams them
+    }
+
+    @Override
     public QueryResult executeSql(final String sql, final long timeoutMs, final QueryCancel cancel) {
         if (!sql.contains("'SLOW'")) {
             return engine.executeSql(sql, timeoutMs, cancel);
