@@ -282,8 +282,7 @@ public final class QueryEngine implements AutoCloseable {
         if (o.timeoutMs() != null && o.timeoutMs() <= timeoutMs) {
             return q;
         }
-        return new Query(q.table(), q.time(), q.filter(), q.columns(), q.groupBy(), q.aggs(), q.having(), q.orderBy(),
-            q.limit(), q.offset(), new Options(timeoutMs, o.maxGroups(), o.epochNanos()));
+        return q.withOptions(new Options(timeoutMs, o.maxGroups(), o.epochNanos()));
     }
 
     /**

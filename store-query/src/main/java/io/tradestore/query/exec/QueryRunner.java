@@ -95,9 +95,7 @@ public final class QueryRunner {
             return;
         }
         // bound without limit and offset: the whole answer's caps do not apply to a stream
-        final Plan plan = Binder.bind(new Query(query.table(), query.time(), query.filter(), query.columns(),
-            query.groupBy(), query.aggs(), query.having(), query.orderBy(), null, null, query.options()), snap,
-            startNanos);
+        final Plan plan = Binder.bind(query.withPage(null, null), snap, startNanos);
         plan.clock = clock;
         plan.cancel = cancel;
         final QueryStats none = new QueryStats(0, 0, 0, 0, 0, 0, 0, 0);
@@ -121,8 +119,7 @@ public final class QueryRunner {
         if (!q.isScan() || q.limit() != null) {
             return q;
         }
-        return new Query(q.table(), q.time(), q.filter(), q.columns(), q.groupBy(), q.aggs(), q.having(), q.orderBy(),
-            (int) Math.max(0, Binder.MAX_SCAN_LIMIT - q.skip()), q.offset(), q.options());
+        return q.withPage((int) Math.max(0, Binder.MAX_SCAN_LIMIT - q.skip()), q.offset());
     }
 
     private static void send(final RowStream out, final QueryResult batch) {

@@ -78,6 +78,20 @@ public record Query(String table, TimeRange time, Filter filter, List<String> co
         return offset == null ? 0 : offset;
     }
 
+    /**
+     * @param newLimit  the row limit, or null.
+     * @param newOffset the offset, or null.
+     * @return this query with that page of its answer.
+     */
+    public Query withPage(final Integer newLimit, final Integer newOffset) {
+        return new Query(table, time, filter, columns, groupBy, aggs, having, orderBy, newLimit, newOffset, options);
+    }
+
+    /** @param newOptions the options. @return this query with them. */
+    public Query withOptions(final Options newOptions) {
+        return new Query(table, time, filter, columns, groupBy, aggs, having, orderBy, limit, offset, newOptions);
+    }
+
     /** @return whether this is a scan (no aggregates). */
     public boolean isScan() {
         return aggs.isEmpty();

@@ -124,13 +124,9 @@ public final class SqlTranslator implements SqlAggregates.Columns, SqlFilters.Op
         } catch (final QueryException e) {
             throw new SqlQuery(null, List.of(), positions).locate(e);
         }
-        if (limitOffset[1] == 0) {
-            return new SqlQuery(q, outputs, positions);
-        }
         // the model skips the offset's rows where it orders them, so a scan with OFFSET and no LIMIT still reads
         // past the offset (its default limit counts after it, as DuckDB's whole answer does)
-        return new SqlQuery(new Query(q.table(), q.time(), q.filter(), q.columns(), q.groupBy(), q.aggs(), q.having(),
-            q.orderBy(), q.limit(), limitOffset[1], q.options()), outputs, positions);
+        return new SqlQuery(limitOffset[1] == 0 ? q : q.withPage(q.limit(), limitOffset[1]), outputs, positions);
     }
 
     private Filter where(final Expression e) {
