@@ -19,7 +19,6 @@ final class ConsoleAssets {
         + "frame-ancestors 'none'";
     /** Where the console's files are: {@code GET /console/NAME}. */
     static final String PREFIX = "/console/";
-    private static final String ECHARTS = "META-INF/resources/webjars/echarts/5.3.1/dist/echarts.min.js";
 
     /** A file: its bytes and content type. */
     record Asset(byte[] bytes, String contentType) {
@@ -41,7 +40,24 @@ final class ConsoleAssets {
             PREFIX + "console.js", read("io/tradestore/server/console/console.js",
                 "text/javascript; charset=utf-8"),
             PREFIX + "console.css", read("io/tradestore/server/console/console.css", "text/css; charset=utf-8"),
-            PREFIX + "echarts.min.js", read(ECHARTS, "text/javascript; charset=utf-8")));
+            PREFIX + "echarts.min.js", read("META-INF/resources/webjars/echarts/" + webjarVersion("echarts")
+                + "/dist/echarts.min.js", "text/javascript; charset=utf-8")));
+    }
+
+    /** @return the version of the npm webjar on the class path, from its pom.properties (the pom pins it once). */
+    private static String webjarVersion(final String artifact) {
+        final java.util.Properties p = new java.util.Properties();
+        try (InputStream in = ConsoleAssets.class.getClassLoader().getResourceAsStream(
+            "META-INF/maven/org.webjars.npm/" + artifact + "/pom.properties")) {
+            if (in == null) {
+                throw new UncheckedIOException(new IOException("the webjar org.webjars.npm:" + artifact
+                    + " is not on the class path: rebuild the jar"));
+            }
+            p.load(in);
+        } catch (final IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return p.getProperty("version");
     }
 
     /** @param path a request path. @return whether it is the console's (the page, or under /console/). */

@@ -374,9 +374,8 @@ final class HttpFrontEnd {
     private void cancelQuery(final Call call, final String method, final String id) {
         if (!"DELETE".equals(method)) {
             methodNotAllowed(call, "DELETE");
-        } else if (!id.matches(QueryAdmission.QUERY_ID_PATTERN)) {
-            answers.error(call, 400, "INVALID_QUERY", "a query id is 1 to 64 letters, digits, '-' or '_', not '"
-                + StoreException.echo(id) + "'", "");
+        } else if (QueryAdmission.badQueryId(id) != null) {
+            answers.error(call, 400, "INVALID_QUERY", "a query id is " + QueryAdmission.badQueryId(id), "");
         } else if (admission.cancel(id) == 0) {
             answers.error(call, 404, "NOT_FOUND", "no query with id " + id + " is queued or running", "");
         } else {

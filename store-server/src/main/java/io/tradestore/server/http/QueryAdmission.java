@@ -46,7 +46,7 @@ final class QueryAdmission implements QueryWorkers {
     static final String STOPPING_MESSAGE =
         "the server is stopping; retry against another server or after it restarts";
     /** A client's name for its query, {@code queryId}: what {@code DELETE /v1/queries/{id}} cancels. */
-    static final String QUERY_ID_PATTERN = "[A-Za-z0-9_-]{1,64}";
+    private static final String QUERY_ID_PATTERN = "[A-Za-z0-9_-]{1,64}";
     /**
      * Goes on over JSON's whitespace (RFC 8259: space, tab, line feed, carriage return): a body of only that is
      * empty.
@@ -250,6 +250,12 @@ final class QueryAdmission implements QueryWorkers {
             answers.error(call, 400, ErrorCode.INVALID_QUERY.name(), e.getMessage(), "");
             return;
         }
+        final String queryId = parameter(call.rawQuery, "queryId");
+        final String badId = queryId == null ? null : badQueryId(queryId);
+        if (badId != null) {
+            answers.error(call, 400, ErrorCode.INVALID_QUERY.name(), "queryId must be " + badId, "");
+            return;
+        }
         if (answers.stopping) {
             overloaded(call);
             return;
@@ -260,16 +266,8 @@ final class QueryAdmission implements QueryWorkers {
             return;
         }
         // the request is released once routed: the worker holds its own reference to the body
-        final String queryId = parameter(call.rawQuery, "queryId");
-        if (queryId != null && !queryId.matches(QUERY_ID_PATTERN)) {
-            admitted.decrementAndGet();
-            answers.error(call, 400, ErrorCode.INVALID_QUERY.name(), "queryId must be 1 to 64 letters, digits, '-' "
-                + "or '_', not '" + StoreException.echo(queryId) + "'", "");
-            return;
-        }
         final QueryTask task = new QueryTask(call, json, body == null ? null : body.retain(), epochNanos, sql,
-            format);
-        task.queryId = queryId;
+            format, queryId);
         inFlight.add(task);
         // on the connection's event loop, from that loop: scheduling wakes no thread (a cancel is queued lazily)
         task.timeout = call.ctx.executor().schedule(() -> answers.error(call, 504, "TIMEOUT",
@@ -375,10 +373,11 @@ final class QueryAdmission implements QueryWorkers {
         /** How the answer is written. */
         private final ResultFormat format;
         /** The client's name for it ({@code queryId}), by which {@link #cancel(String)} finds it; or null. */
-        private volatile String queryId;
+        private final String queryId;
 
         QueryTask(final Call call, final String json, final ByteBuf postBody, final boolean epochNanos,
-            final boolean sql, final ResultFormat format) {
+            final boolean sql, final ResultFormat format, final String queryId) {
+            this.queryId = queryId;
             this.call = call;
             this.format = format;
             this.sql = sql;
@@ -482,6 +481,15 @@ final class QueryAdmission implements QueryWorkers {
                 }
             }
         }
+    }
+
+    /**
+     * @param queryId a client's name for its query.
+     * @return null when it is a query id, else what one is and what this is ("1 to 64 letters, ..., not 'x'").
+     */
+    static String badQueryId(final String queryId) {
+        return queryId.matches(QUERY_ID_PATTERN) ? null : "1 to 64 letters, digits, '-' or '_', not '"
+            + StoreException.echo(queryId) + "'";
     }
 
     /**

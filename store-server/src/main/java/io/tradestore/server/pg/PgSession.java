@@ -73,7 +73,7 @@ final class PgSession {
         PgRows rows;
         /** An engine statement's columns, once Describe found it is one (planned, not run). */
         List<PgColumn> columns;
-        /** The CommandComplete tag of an answer streamed whole. */
+        /** The CommandComplete tag of an answer streamed whole: the portal is done. */
         String streamedTag;
         boolean done;
 
@@ -632,7 +632,7 @@ final class PgSession {
             out.begin('I').end();
             return;
         }
-        if (portal.done && portal.streamedTag != null) {
+        if (portal.streamedTag != null) {
             out.commandComplete(portal.streamedTag);
             return;
         }
@@ -643,7 +643,6 @@ final class PgSession {
             }
             if (portal.rows == null && maxRows <= 0) {
                 final long[] counts = stream(portal.statement.sql, portal.parameters, 0, portal.resultFormats, false);
-                portal.done = true;
                 portal.streamedTag = "SELECT " + counts[0];
                 out.commandComplete(portal.streamedTag);
                 services.workers().statementDone(200, System.nanoTime() - startNs, counts[1], counts[2]);

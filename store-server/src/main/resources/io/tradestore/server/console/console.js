@@ -313,7 +313,7 @@
     $('grid-spacer').style.width = total + 'px';
     rows.style.width = total + 'px';
     body.scrollTop = 0;
-    state.grid = { r: r, widths: widths, first: -1 };
+    state.grid = { r: r, widths: widths, numeric: r.columns.map(isNumeric), first: -1 };
     drawRows();
   }
 
@@ -342,7 +342,7 @@
       for (let i = 0; i < values.length; i++) {
         const cell = document.createElement('div');
         const v = values[i];
-        cell.className = 'cell' + (isNumeric(g.r.columns[i]) ? ' num' : '') + (v === null ? ' null' : '');
+        cell.className = 'cell' + (g.numeric[i] ? ' num' : '') + (v === null ? ' null' : '');
         cell.style.width = g.widths[i] + 'px';
         cell.textContent = v === null ? 'null' : String(v);
         row.appendChild(cell);
