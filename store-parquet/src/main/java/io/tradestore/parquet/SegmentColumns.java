@@ -35,9 +35,9 @@ import io.tradestore.core.schema.Schema;
 /**
  * Feeds a snapshot's mapped columns to parquet-java's column writers a batch of rows at a time: for each batch, each
  * column's values go in one loop, read from native memory, null sentinels written as Parquet nulls. Below the record
- * API on purpose: that one takes a row at a time through a field-by-field consumer, which cost most of an export's
- * time. Symbol and char values go in as {@link Binary}s made once per dictionary code and kept (across the files of an
- * export), so a row allocates nothing.
+ * API on purpose: that one takes a row at a time, every field through a consumer's start and end calls. Symbol and
+ * char values go in as {@link Binary}s made once per dictionary code and kept (across the files of an export), so a
+ * row allocates nothing.
  */
 final class SegmentColumns {
     /** Parquet's DECIMAL(18, s) on INT64: mantissas of at most 18 digits. */

@@ -317,7 +317,7 @@
     drawRows();
   }
 
-  // Only the rows in view (and a margin) are in the page: 100,000 rows cost what 60 do.
+  // Only the rows in view (and a margin of 20 above and 40 below) are in the page, however many the answer has.
   function drawRows() {
     const g = state.grid;
     if (!g) {
