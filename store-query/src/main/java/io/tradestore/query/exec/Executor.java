@@ -124,6 +124,9 @@ public final class Executor {
         final List<Integer> keep = candidates();
         final GroupState folded = foldBuckets(keep);
         final long candidates = selectAndEstimate(keep);
+        if (plan.keyMode == Plan.HASH && folded == null && candidates >= plan.denseFromRows) {
+            plan.keyMode = Plan.DENSE;
+        }
         final boolean parallel = candidates > plan.smallQueryRows && threads > 1;
         morsels(keep, parallel);
         final int workers = parallel ? Math.max(1, Math.min(threads, morselSegment.length)) : 1;

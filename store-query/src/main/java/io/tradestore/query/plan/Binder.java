@@ -38,6 +38,16 @@ public final class Binder {
     static final long DEFAULT_SCAN_LIMIT = 10_000;
     public static final long MAX_SCAN_LIMIT = 1_000_000;
     private static final long DENSE_MAX = 1 << 16;
+    /**
+     * Largest key space a plan may still index densely at run time ({@link Plan#denseFromRows}): past
+     * {@link #DENSE_MAX} a hash probe per row (a few cache misses and a mispredicted compare) costs more than a larger
+     * array, once the rows to read are many times its size.
+     */
+    private static final long LARGE_DENSE_MAX = 1 << 20;
+    /** Rows per group of a large key space that make its dense array worth zeroing and walking. */
+    private static final long LARGE_DENSE_ROWS_PER_GROUP = 8;
+    /** Per-worker bytes a large dense plan may take: 8 a group for its row count and 4 longs a group per aggregate. */
+    private static final long LARGE_DENSE_BYTES = 64L << 20;
 
     final Query q;
     final TableSnapshot snap;
@@ -408,6 +418,10 @@ public final class Binder {
         }
         plan.denseSize = product;
         plan.keyMode = product <= DENSE_MAX ? Plan.DENSE : Plan.HASH;
+        if (plan.keyMode == Plan.HASH && product <= LARGE_DENSE_MAX
+            && product * Long.BYTES * (1 + 4L * q.aggs().size()) <= LARGE_DENSE_BYTES) {
+            plan.denseFromRows = product * LARGE_DENSE_ROWS_PER_GROUP;
+        }
         boolean direct = plan.keyMode == Plan.DENSE;
         for (final KeySpec k : plan.keys) {
             direct &= !k.bucket() && k.lo > Integer.MIN_VALUE / 2 && k.lo < Integer.MAX_VALUE / 2;

@@ -41,6 +41,12 @@ public final class Plan {
     public int keyMode = GLOBAL;
     public long denseSize = 1;
     /**
+     * A hash plan whose packed keys would fit a large dense array turns dense ({@link #keyMode}) when the executor
+     * estimates at least this many rows to read; never when {@link Long#MAX_VALUE}. Its keys stay packed from gathered
+     * slots (not {@link #directKeys}).
+     */
+    public long denseFromRows = Long.MAX_VALUE;
+    /**
      * Dense keys without buckets whose group ids are computed straight from the key columns (no key slots gathered).
      */
     public boolean directKeys;
