@@ -25,6 +25,12 @@ public final class FirstLastAcc extends Acc {
     private long[] ts = new long[1];
     private long[] row = new long[] {-1};
     private long[] value = new long[1];
+    /**
+     * The largest (timestamp, row) offered so far (update, summaries, merges): every group's best is at or before it,
+     * so a row after it is worse than every best for first and better for last.
+     */
+    private long watermark = Long.MIN_VALUE;
+    private long watermarkRow = Long.MIN_VALUE;
 
     public FirstLastAcc(final int tsSlot, final int slot, final Column col, final boolean last,
         final TableSnapshot snap,
@@ -65,6 +71,16 @@ public final class FirstLastAcc extends Acc {
         final long rowBase = c.segmentRowBase;
         final long b = product == null ? 0 : c.viewAddr[product.slotB];
         final long sb = product == null ? 0 : c.viewStride[product.slotB];
+        if (n > 0 && after(c, ta, tst, n)) {
+            if (last) {
+                lastInOrder(c, gid, ta, tst, a, s, b, sb);
+            } else {
+                firstInOrder(c, gid, ta, tst, a, s, b, sb);
+            }
+            return;
+        }
+        long seen = watermark;
+        long seenRow = watermarkRow;
         // last walks the batch backwards: on rows in time order a group's best row then comes first and every later
         // row only loads and compares, where walking forwards would store each row over the one before
         final boolean back = last;
@@ -76,7 +92,88 @@ public final class FirstLastAcc extends Acc {
             if (t == Long.MIN_VALUE || isNull(v, w)) {
                 continue;
             }
-            offer(gid == null ? 0 : gid[i], t, rowBase + c.row(i), v, w);
+            final long r = rowBase + c.row(i);
+            if (t > seen || t == seen && r > seenRow) {
+                seen = t;
+                seenRow = r;
+            }
+            offer(gid == null ? 0 : gid[i], t, r, v, w);
+        }
+        watermark = seen;
+        watermarkRow = seenRow;
+    }
+
+    /** Moves the watermark to (t, r) if that is after it. */
+    private void saw(final long t, final long r) {
+        if (t > watermark || t == watermark && r > watermarkRow) {
+            watermark = t;
+            watermarkRow = r;
+        }
+    }
+
+    /**
+     * @return whether the batch's timestamps are non-decreasing (its rows ascend) and its first row is after the
+     *     {@link #watermark} (so no timestamp is null); if so the watermark moves to its last row. Trade data arrives
+     *     in time order, so this is the common case, and the pass reads one column in order where the general loop
+     *     compares each row with its group's best.
+     */
+    private boolean after(final BatchContext c, final long ta, final long tst, final int n) {
+        final long t0 = NativeMemory.getLong(ta);
+        final long r0 = c.segmentRowBase + c.row(0);
+        boolean ordered = t0 > watermark || t0 == watermark && r0 > watermarkRow;
+        long previous = t0;
+        for (int i = 1; i < n; i++) {
+            final long t = NativeMemory.getLong(ta + i * tst);
+            ordered &= t >= previous;
+            previous = t;
+        }
+        if (ordered) {
+            watermark = previous;
+            watermarkRow = c.segmentRowBase + c.row(n - 1);
+        }
+        return ordered;
+    }
+
+    /**
+     * first over a batch after every row offered before: a group's best so far is earlier than all of it, so only
+     * groups with no value yet take a row, their first non-null one in row order (the earliest, ties by row).
+     */
+    private void firstInOrder(final BatchContext c, final int[] gid, final long ta, final long tst, final long a,
+        final long s, final long b, final long sb) {
+        final long[] rw = row;
+        for (int i = 0; i < c.n; i++) {
+            final int g = gid == null ? 0 : gid[i];
+            if (rw[g] >= 0) {
+                continue;
+            }
+            final long v = NativeMemory.getLong(a + i * s);
+            final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);
+            if (!isNull(v, w)) {
+                ts[g] = NativeMemory.getLong(ta + i * tst);
+                rw[g] = c.segmentRowBase + c.row(i);
+                value[g] = v;
+                valueB[g] = w;
+            }
+        }
+    }
+
+    /**
+     * last over a batch after every row offered before: each non-null row beats its group's best so far and every
+     * earlier row of the batch (a later or equal timestamp, a higher row), so rows are stored in order with no compare.
+     */
+    private void lastInOrder(final BatchContext c, final int[] gid, final long ta, final long tst, final long a,
+        final long s, final long b, final long sb) {
+        final long[] rw = row;
+        for (int i = 0; i < c.n; i++) {
+            final long v = NativeMemory.getLong(a + i * s);
+            final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);
+            if (!isNull(v, w)) {
+                final int g = gid == null ? 0 : gid[i];
+                ts[g] = NativeMemory.getLong(ta + i * tst);
+                rw[g] = c.segmentRowBase + c.row(i);
+                value[g] = v;
+                valueB[g] = w;
+            }
         }
     }
 
@@ -110,7 +207,9 @@ public final class FirstLastAcc extends Acc {
                 final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);
                 if (!isNull(v, w)) {
                     final int r = c.row(i);
-                    offer(c.runGid[j], NativeMemory.getLong(ta + r * tst), rowBase + r, v, w);
+                    final long t = NativeMemory.getLong(ta + r * tst);
+                    saw(t, rowBase + r);
+                    offer(c.runGid[j], t, rowBase + r, v, w);
                     break;
                 }
             }
@@ -144,6 +243,7 @@ public final class FirstLastAcc extends Acc {
     @Override
     public void foldSummary(final int g, final SummaryPart p) {
         if (p.firstRow >= 0) {
+            saw(last ? p.lastTs : p.firstTs, last ? p.lastRow : p.firstRow);
             if (last) {
                 offer(g, p.lastTs, p.lastRow, p.lastValue, 0);
             } else {
@@ -156,6 +256,7 @@ public final class FirstLastAcc extends Acc {
     public void merge(final int dst, final Acc src, final int srcGid) {
         final FirstLastAcc o = (FirstLastAcc) src;
         if (o.row[srcGid] >= 0) {
+            saw(o.ts[srcGid], o.row[srcGid]);
             offer(dst, o.ts[srcGid], o.row[srcGid], o.value[srcGid], o.valueB[srcGid]);
         }
     }
