@@ -79,8 +79,6 @@ public final class Executor {
      * second worker; one client's ~5k rows are not.
      */
     static final long SELECTED_ROW_COST = 16;
-    /** log2 of how many morsels of a selected segment fit in a scanned one's. */
-    static final int SELECTED_MORSEL_SHIFT = 2;
     /** Per segment: the index selection computed once per query (null: none applies), indexed by segment number. */
     private Selection[] selections;
     /**
@@ -128,7 +126,7 @@ public final class Executor {
             plan.keyMode = Plan.DENSE;
         }
         final boolean parallel = candidates > plan.smallQueryRows && threads > 1;
-        morsels(keep, parallel);
+        morsels(keep, parallel, threads);
         final int workers = parallel ? Math.max(1, Math.min(threads, morselSegment.length)) : 1;
         final Object[] partials = new Object[workers];
         final List<Future<Object>> futures = new ArrayList<>();
@@ -218,33 +216,12 @@ public final class Executor {
         return new Result(plan.columns, rows, truncated, stats, plan.epochNanos);
     }
 
-    void morsels(final List<Integer> keep, final boolean parallel) {
-        final TableSnapshot snap = plan.snap;
-        final int blockRows = plan.schema.blockRows();
-        final int perMorsel = Math.max(1, plan.morselRows / blockRows);
-        final List<int[]> out = new ArrayList<>();
-        for (final int si : keep) {
-            final int blocks = (snap.segmentRowCount(si) + blockRows - 1) / blockRows;
-            // on one thread a segment read through an index selection is one unit: one pass of one bitmap iterator
-            // beats a fresh iterator advanced to each morsel; split, workers share the segment's random reads
-            // a segment whose parts fold from summaries is one unit too: a part cut by a morsel edge would be read row
-            // by row; split, a segment read through a selection takes a quarter of the blocks per morsel: its rows are
-            // random reads, so a morsel of a scan's size is long work (query 6), and the worker that takes the last
-            // one keeps the other waiting that long (or longer when its vCPU is descheduled meanwhile)
-            final int step = selections[si] != null && (!parallel || summaries[si] != null) ? Math.max(1, blocks)
-                : selections[si] != null ? Math.max(1, perMorsel >> SELECTED_MORSEL_SHIFT) : perMorsel;
-            for (int b = 0; b < blocks; b += step) {
-                out.add(new int[] {si, b, Math.min(blocks, b + step)});
-            }
-        }
-        morselSegment = new int[out.size()];
-        morselFromBlock = new int[out.size()];
-        morselToBlock = new int[out.size()];
-        for (int i = 0; i < out.size(); i++) {
-            morselSegment[i] = out.get(i)[0];
-            morselFromBlock[i] = out.get(i)[1];
-            morselToBlock[i] = out.get(i)[2];
-        }
+    /** Cuts the kept segments into morsels ({@link Morsels}). */
+    void morsels(final List<Integer> keep, final boolean parallel, final int threads) {
+        final Morsels m = Morsels.cut(plan, keep, selections, summaries, parallel, threads);
+        morselSegment = m.segment;
+        morselFromBlock = m.fromBlock;
+        morselToBlock = m.toBlock;
     }
 
     /**

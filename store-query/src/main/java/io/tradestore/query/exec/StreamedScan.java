@@ -30,7 +30,7 @@ final class StreamedScan {
         final Executor e = new Executor(plan, selector);
         final List<Integer> keep = e.candidates();
         e.selectAndEstimate(keep);
-        e.morsels(keep, false);
+        e.morsels(keep, false, 1);
         final ScanState scan = new ScanState(plan, sink, batch, skip, limit);
         try (BatchContext c = new BatchContext(plan)) {
             for (int i = 0; i < e.morselSegment.length && !scan.done(); i++) {
