@@ -81,6 +81,8 @@ public final class Executor {
     static final long SELECTED_ROW_COST = 16;
     /** Per segment: the index selection computed once per query (null: none applies), indexed by segment number. */
     private Selection[] selections;
+    /** Blocks of segments read without a selection that the zone maps keep, counted by {@link #selectAndEstimate}. */
+    private long scannedBlocks;
     /**
      * Per aggregate, the measure it folds from value summaries (a row count takes a measured aggregate's); null when
      * the query cannot use summaries.
@@ -122,6 +124,7 @@ public final class Executor {
         final List<Integer> keep = candidates();
         final GroupState folded = foldBuckets(keep);
         final long candidates = selectAndEstimate(keep);
+        // not beside groups folded from bucket summaries: those are keyed by the hash table's ids
         if (plan.keyMode == Plan.HASH && folded == null && candidates >= plan.denseFromRows) {
             plan.keyMode = Plan.DENSE;
         }
@@ -218,7 +221,7 @@ public final class Executor {
 
     /** Cuts the kept segments into morsels ({@link Morsels}). */
     void morsels(final List<Integer> keep, final boolean parallel, final int threads) {
-        final Morsels m = Morsels.cut(plan, keep, selections, summaries, parallel, threads);
+        final Morsels m = Morsels.cut(plan, keep, selections, summaries, parallel ? threads : 1, scannedBlocks);
         morselSegment = m.segment;
         morselFromBlock = m.fromBlock;
         morselToBlock = m.toBlock;
@@ -396,6 +399,7 @@ public final class Executor {
         final TableSnapshot snap = plan.snap;
         selections = new Selection[snap.segmentCount()];
         summaries = new Summary[snap.segmentCount()][];
+        scannedBlocks = 0;
         final FilterNode filter = plan.filter;
         final int blockRows = plan.schema.blockRows();
         long candidates = 0;
@@ -433,12 +437,14 @@ public final class Executor {
             }
             if (filter == null) {
                 candidates += rows;
+                scannedBlocks += (rows + blockRows - 1) / blockRows;
                 continue;
             }
             final Segment s = snap.segment(si);
             for (int b = 0; (long) b * blockRows < rows; b++) {
                 if (filter.mayMatch(s, b)) {
                     candidates += Math.min(blockRows, rows - b * blockRows);
+                    scannedBlocks++;
                 }
             }
         }

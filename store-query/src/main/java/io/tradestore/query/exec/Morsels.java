@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.tradestore.core.TableSnapshot;
-import io.tradestore.core.segment.Segment;
 import io.tradestore.query.plan.Plan;
 import io.tradestore.query.spi.Selection;
 import io.tradestore.query.spi.Summary;
@@ -13,7 +12,7 @@ import io.tradestore.query.spi.Summary;
 final class Morsels {
     /** log2 of how many morsels of a selected segment fit in a scanned one's. */
     static final int SELECTED_MORSEL_SHIFT = 2;
-    /** Least morsels per thread a scan is cut into when its kept blocks allow (see {@link #scanBlocks}). */
+    /** Least morsels per thread a scan is cut into when its kept blocks allow. */
     static final int MORSELS_PER_THREAD = 4;
 
     /** Per morsel: its segment, first block, and the block after its last. */
@@ -33,20 +32,24 @@ final class Morsels {
     }
 
     /**
-     * @param plan       the plan.
-     * @param keep       the segments not pruned, in order.
-     * @param selections per segment, its index selection or null (scanned).
-     * @param summaries  per segment, the summaries its selection folds, or null.
-     * @param parallel   whether more than one thread takes morsels.
-     * @param threads    the threads that may.
+     * @param plan          the plan.
+     * @param keep          the segments not pruned, in order.
+     * @param selections    per segment, its index selection or null (scanned).
+     * @param summaries     per segment, the summaries its selection folds, or null.
+     * @param threads       the threads that take morsels (1: not parallel).
+     * @param scannedBlocks blocks of the scanned segments the zone maps keep.
      * @return the morsels, in row order.
      */
     static Morsels cut(final Plan plan, final List<Integer> keep, final Selection[] selections,
-        final Summary[][] summaries, final boolean parallel, final int threads) {
+        final Summary[][] summaries, final int threads, final long scannedBlocks) {
         final TableSnapshot snap = plan.snap;
         final int blockRows = plan.schema.blockRows();
         final int full = Math.max(1, plan.morselRows / blockRows);
-        final int perMorsel = scanBlocks(plan, keep, selections, parallel, threads);
+        final boolean parallel = threads > 1;
+        // fewer than MORSELS_PER_THREAD morsels a thread: the kept blocks of a narrow filter often lie together (a
+        // range of trade ids, a day), and morsels of the full size would leave most of them to one thread
+        final int perMorsel = !parallel ? full
+            : (int) Math.max(1, Math.min(full, scannedBlocks / ((long) threads * MORSELS_PER_THREAD)));
         final List<int[]> out = new ArrayList<>();
         for (final int si : keep) {
             final int blocks = (snap.segmentRowCount(si) + blockRows - 1) / blockRows;
@@ -63,40 +66,5 @@ final class Morsels {
             }
         }
         return new Morsels(out);
-    }
-
-    /**
-     * @return blocks per morsel of a scanned segment: {@link Plan#morselRows}, or fewer when the zone maps keep so few
-     *     blocks that the threads would get fewer than {@link #MORSELS_PER_THREAD} morsels each. The kept blocks of a
-     *     narrow filter often lie together (a range of trade ids, a day), and one morsel holding most of them left one
-     *     thread with most of the query.
-     */
-    static int scanBlocks(final Plan plan, final List<Integer> keep, final Selection[] selections,
-        final boolean parallel, final int threads) {
-        final int blockRows = plan.schema.blockRows();
-        final int perMorsel = Math.max(1, plan.morselRows / blockRows);
-        if (!parallel) {
-            return perMorsel;
-        }
-        final long enough = (long) perMorsel * threads * MORSELS_PER_THREAD;
-        long kept = 0;
-        for (final int si : keep) {
-            if (selections[si] != null) {
-                continue;
-            }
-            final int rows = plan.snap.segmentRowCount(si);
-            if (plan.filter == null) {
-                kept += (rows + blockRows - 1) / blockRows;
-            } else {
-                final Segment s = plan.snap.segment(si);
-                for (int b = 0; (long) b * blockRows < rows && kept < enough; b++) {
-                    kept += plan.filter.mayMatch(s, b) ? 1 : 0;
-                }
-            }
-            if (kept >= enough) {
-                return perMorsel;
-            }
-        }
-        return (int) Math.max(1, Math.min(perMorsel, kept / ((long) threads * MORSELS_PER_THREAD)));
     }
 }

@@ -103,9 +103,14 @@ public final class FirstLastAcc extends Acc {
         watermarkRow = seenRow;
     }
 
+    /** @return whether (t, r) comes after the watermark. */
+    private boolean afterMark(final long t, final long r) {
+        return t > watermark || t == watermark && r > watermarkRow;
+    }
+
     /** Moves the watermark to (t, r) if that is after it. */
     private void saw(final long t, final long r) {
-        if (t > watermark || t == watermark && r > watermarkRow) {
+        if (afterMark(t, r)) {
             watermark = t;
             watermarkRow = r;
         }
@@ -119,8 +124,10 @@ public final class FirstLastAcc extends Acc {
      */
     private boolean after(final BatchContext c, final long ta, final long tst, final int n) {
         final long t0 = NativeMemory.getLong(ta);
-        final long r0 = c.segmentRowBase + c.row(0);
-        boolean ordered = t0 > watermark || t0 == watermark && r0 > watermarkRow;
+        if (!afterMark(t0, c.segmentRowBase + c.row(0))) {
+            return false; // no pass over the batch once a later row has been seen (an outlier, data out of order)
+        }
+        boolean ordered = true;
         long previous = t0;
         for (int i = 1; i < n; i++) {
             final long t = NativeMemory.getLong(ta + i * tst);
@@ -149,10 +156,7 @@ public final class FirstLastAcc extends Acc {
             final long v = NativeMemory.getLong(a + i * s);
             final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);
             if (!isNull(v, w)) {
-                ts[g] = NativeMemory.getLong(ta + i * tst);
-                rw[g] = c.segmentRowBase + c.row(i);
-                value[g] = v;
-                valueB[g] = w;
+                take(g, NativeMemory.getLong(ta + i * tst), c.segmentRowBase + c.row(i), v, w);
             }
         }
     }
@@ -163,16 +167,11 @@ public final class FirstLastAcc extends Acc {
      */
     private void lastInOrder(final BatchContext c, final int[] gid, final long ta, final long tst, final long a,
         final long s, final long b, final long sb) {
-        final long[] rw = row;
         for (int i = 0; i < c.n; i++) {
             final long v = NativeMemory.getLong(a + i * s);
             final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);
             if (!isNull(v, w)) {
-                final int g = gid == null ? 0 : gid[i];
-                ts[g] = NativeMemory.getLong(ta + i * tst);
-                rw[g] = c.segmentRowBase + c.row(i);
-                value[g] = v;
-                valueB[g] = w;
+                take(gid == null ? 0 : gid[i], NativeMemory.getLong(ta + i * tst), c.segmentRowBase + c.row(i), v, w);
             }
         }
     }
@@ -227,11 +226,16 @@ public final class FirstLastAcc extends Acc {
             better = t < ts[g] || t == ts[g] && r < br;
         }
         if (better) {
-            ts[g] = t;
-            row[g] = r;
-            value[g] = v;
-            valueB[g] = w;
+            take(g, t, r, v, w);
         }
+    }
+
+    /** Makes row {@code r} (timestamp t, value v, second factor w) group {@code g}'s best. */
+    private void take(final int g, final long t, final long r, final long v, final long w) {
+        ts[g] = t;
+        row[g] = r;
+        value[g] = v;
+        valueB[g] = w;
     }
 
     /** @return its column, when a bucket cell's first/last row stands for it: 8 bytes wide, not f64, not a product. */
