@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Map;
+import java.util.Properties;
 
 /**
  * The browser console's files (docs/console.md), read once from the jar: the page at {@code /}, its script and style,
@@ -46,7 +47,7 @@ final class ConsoleAssets {
 
     /** @return the version of the npm webjar on the class path, from its pom.properties (the pom pins it once). */
     private static String webjarVersion(final String artifact) {
-        final java.util.Properties p = new java.util.Properties();
+        final Properties p = new Properties();
         try (InputStream in = ConsoleAssets.class.getClassLoader().getResourceAsStream(
             "META-INF/maven/org.webjars.npm/" + artifact + "/pom.properties")) {
             if (in == null) {

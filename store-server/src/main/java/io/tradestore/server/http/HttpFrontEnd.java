@@ -372,10 +372,11 @@ final class HttpFrontEnd {
 
     /** {@code DELETE /v1/queries/{id}}: cancels the queries running under the client's {@code queryId}. */
     private void cancelQuery(final Call call, final String method, final String id) {
+        final String bad = QueryAdmission.badQueryId(id);
         if (!"DELETE".equals(method)) {
             methodNotAllowed(call, "DELETE");
-        } else if (QueryAdmission.badQueryId(id) != null) {
-            answers.error(call, 400, "INVALID_QUERY", "a query id is " + QueryAdmission.badQueryId(id), "");
+        } else if (bad != null) {
+            answers.error(call, 400, "INVALID_QUERY", "a query id is " + bad, "");
         } else if (admission.cancel(id) == 0) {
             answers.error(call, 404, "NOT_FOUND", "no query with id " + id + " is queued or running", "");
         } else {
