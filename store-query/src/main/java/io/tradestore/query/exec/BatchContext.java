@@ -6,6 +6,8 @@ import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.query.spi.SummaryPart;
 import io.tradestore.query.exec.kernel.Gather;
+import io.tradestore.query.exec.kernel.NullFreeBlocks;
+import io.tradestore.query.exec.kernel.SortedBlocks;
 import io.tradestore.query.plan.Plan;
 
 /**
@@ -49,6 +51,10 @@ public final class BatchContext implements AutoCloseable {
     private final IdentityHashMap<Object, Object> filterStates = new IdentityHashMap<>();
     private int pooled;
     public long segmentRowBase;
+    /** The segment the context points at, its committed rows and the schema's rows per block. */
+    private Segment segment;
+    private int segmentRows;
+    private final int blockRows;
     public int start;
     public int n;
     /** The batch's rows, or null for the dense range. */
@@ -84,6 +90,7 @@ public final class BatchContext implements AutoCloseable {
         gid = a.gid;
         packed = a.packed;
         final int cols = plan.schema.columnCount();
+        blockRows = plan.schema.blockRows();
         base = new long[cols];
         stride = new long[cols];
         width = new int[cols];
@@ -106,7 +113,21 @@ public final class BatchContext implements AutoCloseable {
         NativeMemory.putLong(ones, 1L);
     }
 
+    /** Points the context at a segment whose block facts ({@link #sortedRun}, {@link #nullFreeRun}) go unused. */
     public void segment(final Segment s, final long rowBase) {
+        segment(s, rowBase, 0);
+    }
+
+    /**
+     * Points the context at a segment.
+     *
+     * @param s       the segment.
+     * @param rowBase the row id of its first row.
+     * @param rows    its committed rows (0: no block fact is asked of it).
+     */
+    public void segment(final Segment s, final long rowBase, final int rows) {
+        segment = s;
+        segmentRows = rows;
         segmentRowBase = rowBase;
         for (int c = 0; c < base.length; c++) {
             base[c] = s.columnBase(c);
@@ -165,6 +186,28 @@ public final class BatchContext implements AutoCloseable {
             final int pc = slotColumn[pending];
             Gather.gather(8, nul[pc], base[pc], stride[pc], batchStart, selected, count, viewAddr[pending]);
         }
+    }
+
+    /**
+     * @param column a column.
+     * @return whether the batch is a run of rows inside one committed block where the column is never null and
+     *     non-decreasing ({@link SortedBlocks}): a check per batch that spares a pass over its rows.
+     */
+    public boolean sortedRun(final int column) {
+        final int b = start / blockRows;
+        return rows == null && n > 0 && (start + n - 1) / blockRows == b
+            && SortedBlocks.sorted(segment, column, width[column], nul[column], b, blockRows, segmentRows);
+    }
+
+    /**
+     * @param column a column.
+     * @return whether the batch is a run of rows inside one committed block where the column is never null
+     *     ({@link NullFreeBlocks}).
+     */
+    public boolean nullFreeRun(final int column) {
+        final int b = start / blockRows;
+        return rows == null && n > 0 && (start + n - 1) / blockRows == b
+            && NullFreeBlocks.nullFree(segment, column, width[column], nul[column], b, blockRows, segmentRows);
     }
 
     /** @param i index in the batch. @return the row within the segment. */

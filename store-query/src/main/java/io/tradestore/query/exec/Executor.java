@@ -30,6 +30,7 @@ import io.tradestore.query.spi.Selection;
 import io.tradestore.query.spi.Summary;
 import io.tradestore.query.spi.SummaryPart;
 import io.tradestore.query.exec.filter.FilterNode;
+import io.tradestore.query.exec.filter.SortedRanges;
 import io.tradestore.query.exec.filter.IntRangeFilter;
 import io.tradestore.query.exec.group.GroupState;
 import io.tradestore.query.plan.ConjunctProofs;
@@ -594,7 +595,7 @@ public final class Executor {
         if (scan != null && scan.fullBefore(rowBase + (long) fromBlock * blockRows)) {
             return;
         }
-        c.segment(s, rowBase);
+        c.segment(s, rowBase, rows);
         if (groups != null) {
             groups.beginSegment(s, rows);
         }
@@ -645,15 +646,22 @@ public final class Executor {
         final List<FilterNode> conjuncts = Arrays.asList(plan.conjuncts);
         long lastProven = 0;
         FilterNode lastFilter = filter;
+        final SortedRanges sorted = filter == null ? null : new SortedRanges(conjuncts);
         for (int b = fromBlock; b < toBlock && (long) b * blockRows < rows; b++) {
-            final int bs = b * blockRows;
-            final int be = Math.min(rows, bs + blockRows);
+            int bs = b * blockRows;
+            int be = Math.min(rows, bs + blockRows);
             if (filter != null && !filter.mayMatch(s, b)) {
                 blocksSkipped.incrementAndGet();
                 continue;
             }
-            // conjuncts the zone maps prove for the whole block (inside a time range) are not applied per row
-            final long proven = filter == null ? 0 : ConjunctProofs.proven(plan, conjuncts, s, b, rows);
+            // conjuncts the zone maps prove for the whole block (inside a time range) are not applied per row, nor are
+            // ranges on a column sorted in the block (its ends), which keep one run of rows
+            long proven = filter == null ? 0 : ConjunctProofs.proven(plan, conjuncts, s, b, rows);
+            if (sorted != null) {
+                proven = sorted.narrow(s, b, bs, be, blockRows, rows, proven);
+                bs = sorted.from;
+                be = sorted.to;
+            }
             if (proven != lastProven) { // the filter for this proof mask, rebuilt only when the mask changes
                 lastProven = proven;
                 lastFilter = proven == 0 ? filter : ConjunctProofs.unproven(conjuncts, proven);

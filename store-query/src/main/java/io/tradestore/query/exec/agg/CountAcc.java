@@ -78,6 +78,9 @@ public final class CountAcc extends Acc {
         final int w = c.width[colA];
         final int[] rows = c.rows;
         final int start = c.start;
+        if (c.nullFreeRun(colA)) {
+            return; // no null to count in this block
+        }
         if (gid == null) {
             long nn = 0;
             if (rows == null && w == 1) { // side and other chars over whole blocks: a byte a row, nothing else

@@ -129,10 +129,14 @@ public final class FirstLastAcc extends Acc {
         }
         boolean ordered = true;
         long previous = t0;
-        for (int i = 1; i < n; i++) {
-            final long t = NativeMemory.getLong(ta + i * tst);
-            ordered &= t >= previous;
-            previous = t;
+        if (c.sortedRun(c.slotColumn[tsSlot])) { // known in order for the block: no pass
+            previous = NativeMemory.getLong(ta + (n - 1) * tst);
+        } else {
+            for (int i = 1; i < n; i++) {
+                final long t = NativeMemory.getLong(ta + i * tst);
+                ordered &= t >= previous;
+                previous = t;
+            }
         }
         if (ordered) {
             watermark = previous;
@@ -151,6 +155,9 @@ public final class FirstLastAcc extends Acc {
         for (int i = 0; i < c.n; i++) {
             final int g = gid == null ? 0 : gid[i];
             if (rw[g] >= 0) {
+                if (gid == null) {
+                    return; // the one group has its first row
+                }
                 continue;
             }
             final long v = NativeMemory.getLong(a + i * s);
@@ -167,6 +174,17 @@ public final class FirstLastAcc extends Acc {
      */
     private void lastInOrder(final BatchContext c, final int[] gid, final long ta, final long tst, final long a,
         final long s, final long b, final long sb) {
+        if (gid == null) { // one group: its last non-null row is the batch's, found from the end
+            for (int i = c.n - 1; i >= 0; i--) {
+                final long v = NativeMemory.getLong(a + i * s);
+                final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);
+                if (!isNull(v, w)) {
+                    take(0, NativeMemory.getLong(ta + i * tst), c.segmentRowBase + c.row(i), v, w);
+                    return;
+                }
+            }
+            return;
+        }
         for (int i = 0; i < c.n; i++) {
             final long v = NativeMemory.getLong(a + i * s);
             final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);

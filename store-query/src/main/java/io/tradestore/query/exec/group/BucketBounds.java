@@ -11,7 +11,8 @@ import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.segment.Segment;
 
 /**
- * Where the time bucket of a given width changes inside a block of sorted timestamps ({@link SortedTimestamps}): the
+ * Where the time bucket of a given width changes inside a block of sorted timestamps
+ * ({@link io.tradestore.query.exec.kernel.SortedBlocks}): the
  * rows are the same for every query of that width whatever its filter, so they are found once per (segment, width,
  * block) by one pass over the block's timestamps and kept (committed rows never change; kept weakly per segment object,
  * like {@link NullFreeBlocks}; at most {@link #MAX_WIDTHS} widths per segment). {@link BucketRuns} then splits a batch
@@ -55,7 +56,7 @@ public final class BucketBounds {
      * @param column    the designated timestamp column.
      * @param width     the bucket width in nanoseconds.
      * @param block     a block whose timestamps are sorted and whose rows are all committed ({@link
-     *                  SortedTimestamps#sorted}).
+     *                  io.tradestore.query.exec.kernel.SortedBlocks#sorted}).
      * @param blockRows rows per block.
      * @param blocks    blocks per segment (its capacity).
      * @return the block's bounds (see the class comment), or null when they are not kept (too many changes in the

@@ -3,10 +3,11 @@ package io.tradestore.query.exec.group;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.query.exec.BatchContext;
+import io.tradestore.query.exec.kernel.SortedBlocks;
 
 /**
  * One worker's split of a batch into runs of one time bucket, for a plan whose only key is a bucket of the designated
- * timestamp, when the batch's rows lie in blocks whose timestamps are non-decreasing ({@link SortedTimestamps}) and
+ * timestamp, when the batch's rows lie in blocks whose timestamps are non-decreasing ({@link SortedBlocks}) and
  * whose zone maps do not overlap. The buckets of such rows ascend with the row, so a batch is a few runs
  * ({@code [runStart[j], runStart[j + 1])} in bucket {@code runKey[j]}). Where the blocks' bucket changes are kept
  * ({@link BucketBounds}: rows found once per segment, width and block), the split is a binary search of the batch's
@@ -93,7 +94,7 @@ public final class BucketRuns {
         final int b1 = r1 / blockRows;
         final Segment s = segment;
         for (int b = b0; b <= b1; b++) {
-            if (!SortedTimestamps.sorted(s, tsColumn, b, blockRows, segmentRows)
+            if (!SortedBlocks.sorted(s, tsColumn, b, blockRows, segmentRows)
                 || b > b0 && s.zoneMax(b - 1, tsColumn) > s.zoneMin(b, tsColumn)) {
                 return false;
             }

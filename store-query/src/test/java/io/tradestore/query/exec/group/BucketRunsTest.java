@@ -28,6 +28,7 @@ import io.tradestore.query.QueryResult;
 import static org.assertj.core.api.Assertions.assertThat;
 import io.tradestore.query.plan.Plan;
 import io.tradestore.query.exec.BatchContext;
+import io.tradestore.query.exec.kernel.SortedBlocks;
 
 /**
  * Time-bucketed aggregates over blocks of sorted timestamps go through {@link BucketRuns} (runs of one bucket, first
@@ -296,7 +297,7 @@ class BucketRunsTest {
                 for (int si = 0; si < snap.segmentCount(); si++) {
                     final Segment s = snap.segment(si);
                     for (int b = 0; b < SEGMENT / BLOCK; b++) {
-                        if (!SortedTimestamps.sorted(s, ts, b, BLOCK, snap.segmentRowCount(si))) {
+                        if (!SortedBlocks.sorted(s, ts, b, BLOCK, snap.segmentRowCount(si))) {
                             continue;
                         }
                         final int first = si * SEGMENT + b * BLOCK;
