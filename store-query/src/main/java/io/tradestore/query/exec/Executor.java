@@ -667,7 +667,7 @@ public final class Executor {
                 lastFilter = proven == 0 ? filter : ConjunctProofs.unproven(conjuncts, proven);
             }
             final FilterNode blockFilter = lastFilter;
-            final boolean zoneBlock = plan.zoneShortcut && be - bs == blockRows;
+            final boolean zoneBlock = plan.zoneShortcut && blockFilter == null && be - bs == blockRows;
             for (int start = bs; start < be; start += batch) {
                 checkDeadline();
                 final int n = Math.min(batch, be - start);

@@ -251,7 +251,6 @@ public final class Binder {
         accSlots = new HashSet<>();
         final AggregateBinder binder = new AggregateBinder(this);
         final List<Supplier<Acc>> accs = new ArrayList<>();
-        final boolean allZone = plan.keys.length == 0 && plan.filter == null;
         for (int i = 0; i < q.aggs().size(); i++) {
             final Agg a = q.aggs().get(i);
             final String p = "/aggs/" + i;
@@ -266,7 +265,8 @@ public final class Binder {
             out.add(col[0]);
         }
         plan.accs = accs;
-        plan.zoneShortcut = allZone;
+        // min, max and count of an ungrouped query fold a whole block from its zone map where every row passes
+        plan.zoneShortcut = plan.keys.length == 0;
         final int ts = schema.timestampIndex();
         plan.bucketRuns = plan.keys.length == 1 && plan.keys[0].bucketNs > 0 && plan.keys[0].col.index() == ts
             && (plan.keyMode == Plan.DENSE || plan.keyMode == Plan.HASH);

@@ -61,7 +61,7 @@ public final class Plan {
      * batch does not gather it.
      */
     public boolean tsGatherSkippable;
-    /** Aggregates that may be folded from zone maps (all of them, or none). */
+    /** Whether an ungrouped query's min, max and count fold a whole block whose every row passes from its zone map. */
     public boolean zoneShortcut;
     public RowPredicate having;
     /** With {@link #having}: per output column, whether it reads it (null: it may read any). */
