@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 import io.tradestore.core.TableSnapshot;
@@ -42,16 +43,26 @@ public final class QueryRunner {
                                   final SegmentSelector selector, final long startNanos, final int morselRows,
                                   final long smallQueryRows,
                                   final LongSupplier clock, final QueryCancel cancel) {
-        final Plan plan = Binder.bind(query, snap, startNanos);
-        if (morselRows > 0) {
-            plan.morselRows = morselRows;
+        final Function<Query, Plan> bind = q -> {
+            final Plan p = Binder.bind(q, snap, startNanos);
+            if (morselRows > 0) {
+                p.morselRows = morselRows;
+            }
+            if (smallQueryRows >= 0) {
+                p.smallQueryRows = smallQueryRows;
+            }
+            p.clock = clock;
+            p.cancel = cancel;
+            return p;
+        };
+        final Plan plan = bind.apply(query);
+        final Query narrowed =
+            LeadingKeyLimit.narrow(plan, q -> Executor.run(bind.apply(q), pool, threads, selector, startNanos));
+        if (narrowed == null) {
+            return Executor.run(plan, pool, threads, selector, startNanos);
         }
-        if (smallQueryRows >= 0) {
-            plan.smallQueryRows = smallQueryRows;
-        }
-        plan.clock = clock;
-        plan.cancel = cancel;
-        return Executor.run(plan, pool, threads, selector, startNanos);
+        // the groups left out are past the limit: there are more than it, as there were before narrowing
+        return Executor.run(bind.apply(narrowed), pool, threads, selector, startNanos).truncatedCopy();
     }
 
     /** Row ids per batch of a streamed scan. */

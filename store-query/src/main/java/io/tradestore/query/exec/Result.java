@@ -57,6 +57,11 @@ public final class Result implements QueryResult {
         return truncated;
     }
 
+    /** @return this answer, said to be cut at its limit. */
+    Result truncatedCopy() {
+        return new Result(columns, rows, true, stats, defaultEpochNanos);
+    }
+
     @Override
     public QueryStats stats() {
         return stats;

@@ -1,0 +1,112 @@
+package io.tradestore.query;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import io.tradestore.core.Store;
+import io.tradestore.core.schema.Layout;
+import io.tradestore.core.schema.Schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A grouped query ordered first by a group key, with a limit and a percentile or a distinct count, aggregates only the
+ * rows of the key's first values: its page of groups, and whether it was cut, equal the same page of the whole ordered
+ * answer, for symbol, char, i64 and decimal keys in both directions, with and without a filter, offsets, pages past
+ * the last group, and keys with nulls; and where the key has more values than the page, fewer rows are aggregated.
+ */
+class LeadingKeyLimitTest {
+    private static final int ROWS = 40_000;
+    @TempDir
+    static Path dir;
+    static Store store;
+
+    @BeforeAll
+    static void setUp() {
+        store = Store.open(dir);
+        final Schema schema = Schema.builder("t").layout(Layout.COLUMN).segmentRows(8192).blockRows(1024)
+            .timestamp("ts").column("ts", "timestamp").column("sym", "symbol").column("c", "char")
+            .column("id", "i64").column("px", "decimal(2)").column("k", "i32").column("v", "i64").build();
+        final SplittableRandom r = new SplittableRandom(5);
+        final StringBuilder csv = new StringBuilder("ts,sym,c,id,px,k,v\n");
+        for (int row = 0; row < ROWS; row++) {
+            csv.append(1_795_000_000_000_000_000L + row * 1_000L).append(',')
+                .append(r.nextInt(50) == 0 ? "" : "S" + r.nextInt(70)).append(',')
+                .append((char) ('A' + r.nextInt(12))).append(',')
+                .append(r.nextInt(40) == 0 ? "" : String.valueOf(r.nextInt(-50, 400))).append(',')
+                .append(r.nextInt(-300, 900) / 100.0).append(',')
+                .append(r.nextInt(4)).append(',')
+                .append(r.nextInt(10) == 0 ? "" : String.valueOf(r.nextInt(1_000))).append('\n');
+        }
+        TradeData.loadCsv(store, schema, csv);
+    }
+
+    @AfterAll
+    static void tearDown() {
+        store.close();
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void shouldAnswerThePageOfTheWholeOrderedAnswer(final int threads) {
+        try (QueryEngine engine = new QueryEngine(store, threads)) {
+            engine.smallQueryRows(0);
+            int narrowed = 0;
+            for (final String key : new String[] {"sym", "c", "id", "px"}) {
+                for (final boolean desc : new boolean[] {false, true}) {
+                    for (final String filter : new String[] {"", ",\"filter\":{\"op\":\"range\",\"col\":\"v\","
+                        + "\"gte\":200}"}) {
+                        for (final int[] page : new int[][] {{5, 0}, {1, 0}, {10, 7}, {3, 2000}, {2000, 0}}) {
+                            for (final boolean alone : new boolean[] {false, true}) {
+                                narrowed += check(engine, key, alone, desc, filter, page[0], page[1]) ? 1 : 0;
+                            }
+                        }
+                    }
+                }
+            }
+            assertThat(narrowed).as("pages that aggregated fewer rows than the whole answer").isGreaterThan(40);
+        }
+    }
+
+    /**
+     * @param alone whether the key is the only one (a page of as many groups as key values) or comes with {@code k}.
+     * @return whether the page aggregated fewer rows than the whole answer.
+     */
+    private static boolean check(final QueryEngine engine, final String key, final boolean alone, final boolean desc,
+        final String filter, final int limit, final int offset) {
+        final String body = "{\"table\":\"t\"" + filter + ",\"groupBy\":[\"" + key + (alone ? "\"]," : "\",\"k\"],")
+            + "\"aggs\":[{\"name\":\"p\",\"op\":\"percentile\",\"col\":\"v\",\"p\":50},"
+            + "{\"name\":\"d\",\"op\":\"countDistinct\",\"col\":\"v\"},{\"name\":\"n\",\"op\":\"count\"}],"
+            + "\"orderBy\":[{\"col\":\"" + key + "\",\"desc\":" + desc + "}" + (alone ? "]" : ",{\"col\":\"k\"}]");
+        final QueryResult whole = engine.execute(body + ",\"limit\":1000000}");
+        final QueryResult page = engine.execute(body + ",\"limit\":" + limit + ",\"offset\":" + offset + "}");
+        final List<List<Object>> all = rows(whole);
+        final List<List<Object>> expected = all.subList(Math.min(offset, all.size()),
+            Math.min(all.size(), offset + limit));
+        final String what = body + " limit " + limit + " offset " + offset;
+        assertThat(rows(page)).as(what).isEqualTo(expected);
+        assertThat(page.truncated()).as("truncated, " + what).isEqualTo(all.size() > offset + limit);
+        return page.stats().rowsMatched() < whole.stats().rowsMatched();
+    }
+
+    private static List<List<Object>> rows(final QueryResult r) {
+        final List<List<Object>> out = new ArrayList<>();
+        for (int row = 0; row < r.rowCount(); row++) {
+            final Object[] v = new Object[r.columns().size()];
+            for (int c = 0; c < v.length; c++) {
+                v[c] = r.value(row, c);
+            }
+            out.add(Arrays.asList(v));
+        }
+        return out;
+    }
+}
