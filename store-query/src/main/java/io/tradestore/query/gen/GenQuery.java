@@ -14,11 +14,12 @@ import java.util.List;
  * @param keyCount how many leading outputs are group keys (an aggregate query's rows are matched by them).
  * @param orderBy  output indexes the rows are ordered by (empty: no order is asserted).
  * @param limit    the limit, or -1.
+ * @param offset   rows of the ordered answer left out before the limit's (0: none; only with a limit).
  * @param filter   the row filter (with the time range folded in), or null; evaluated in Java by the translation test.
  */
 public record GenQuery(String id, String json, String sql, boolean scan, List<Output> outputs, int keyCount,
     List<Integer> orderBy,
-                 int limit, Pred filter) {
+                 int limit, int offset, Pred filter) {
 
     /** How an output column is checked against DuckDB. */
     public enum Check {
@@ -54,16 +55,16 @@ public record GenQuery(String id, String json, String sql, boolean scan, List<Ou
     }
 
     /**
-     * @return the DuckDB query with the query's limit, as a DuckDB user would run it (timed; the comparison runs
-     *     {@link #sql} and applies the limit itself).
+     * @return the DuckDB query with the query's limit and offset, as a DuckDB user would run it (timed; the
+     *     comparison runs {@link #sql} and applies them itself).
      */
     public String limitedSql() {
-        return limit >= 0 ? sql + " LIMIT " + limit : sql;
+        return limit >= 0 ? sql + " LIMIT " + limit + (offset > 0 ? " OFFSET " + offset : "") : sql;
     }
 
     /** @return the text printed for a mismatch: the replay id, the JSON and the SQL. */
     public String describe() {
         return "query " + id + "\n  json: " + json + "\n  sql:  " + sql
-            + (limit >= 0 ? "  -- then LIMIT " + limit : "");
+            + (limit >= 0 ? "  -- then LIMIT " + limit + (offset > 0 ? " OFFSET " + offset : "") : "");
     }
 }

@@ -219,7 +219,9 @@ public final class QueryGenerator {
         final StringBuilder order = new StringBuilder();
         final int limit = orderAndLimit(root, havingable, sel.outputs, orderBy, order);
         final String sql = aggregateSql(sel.select, keyCount, where(time, filter), having, order);
-        return new GenQuery(id, text(root), sql, false, sel.outputs, keyCount, orderBy, limit, fold(time, filter));
+        final int offset = offset(root, limit);
+        return new GenQuery(id, text(root), sql, false, sel.outputs, keyCount, orderBy, limit, offset,
+            fold(time, filter));
     }
 
     /**
@@ -363,6 +365,21 @@ public final class QueryGenerator {
             }
         }
         return limit;
+    }
+
+    /**
+     * Now and then draws an offset for a query with a limit: the last thing drawn, so that the queries drawn before
+     * offsets were are otherwise the same.
+     *
+     * @return the offset, or 0.
+     */
+    private int offset(final ObjectNode root, final int limit) {
+        if (limit < 0 || r.nextInt(4) != 0) {
+            return 0;
+        }
+        final int offset = 1 + r.nextInt(30);
+        root.put("offset", offset);
+        return offset;
     }
 
     /** @return the DuckDB query: the grouping in a subquery, so that having filters on its output names. */
@@ -647,7 +664,9 @@ public final class QueryGenerator {
             limit = 1 + r.nextInt(100);
             root.put("limit", limit);
         }
-        return new GenQuery(id, text(root), sql.toString(), true, outputs, 0, orderBy, limit, fold(time, filter));
+        final int offset = offset(root, limit);
+        return new GenQuery(id, text(root), sql.toString(), true, outputs, 0, orderBy, limit, offset,
+            fold(time, filter));
     }
 
     private static String where(final Pred time, final Pred filter) {

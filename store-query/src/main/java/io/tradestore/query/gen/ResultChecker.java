@@ -117,24 +117,26 @@ public final class ResultChecker {
             }
             actual.add(v);
         }
-        final int wanted = q.limit() >= 0 ? Math.min(q.limit(), expected.size()) : expected.size();
+        final int skip = q.offset();
+        final int wanted = q.limit() >= 0 ? Math.min(q.limit(), Math.max(0, expected.size() - skip)) : expected.size();
         if (actual.size() != wanted) {
             problems.add("row count: expected " + wanted + " (DuckDB " + expected.size()
-                + (q.limit() >= 0 ? ", limit " + q.limit() : "")
+                + (q.limit() >= 0 ? ", limit " + q.limit() + ", offset " + skip : "")
                 + ") but engine returned " + actual.size());
         }
-        if (result.truncated() != (q.limit() >= 0 && expected.size() > q.limit())) {
-            problems.add("truncated: expected " + (expected.size() > q.limit()) + " (" + expected.size()
-                + " rows or groups, limit " + q.limit()
+        if (result.truncated() != (q.limit() >= 0 && expected.size() > skip + q.limit())) {
+            problems.add("truncated: expected " + (expected.size() > skip + q.limit()) + " (" + expected.size()
+                + " rows or groups, limit " + q.limit() + ", offset " + skip
                 + ") but engine said " + result.truncated());
         }
-        // order: the orderBy keys of row i equal those of DuckDB's row i
+        // order: the orderBy keys of row i equal those of DuckDB's row offset + i
         if (!q.orderBy().isEmpty()) {
-            for (int i = 0; i < Math.min(actual.size(), expected.size()); i++) {
+            for (int i = 0; i < Math.min(actual.size(), expected.size() - skip); i++) {
                 final String a = orderKey(q, actual.get(i));
-                final String e = orderKey(q, expected.get(i));
+                final String e = orderKey(q, expected.get(skip + i));
                 if (!a.equals(e)) {
-                    problems.add("order: row " + i + " has orderBy keys " + a + " but DuckDB's row " + i + " has " + e);
+                    problems.add("order: row " + i + " has orderBy keys " + a + " but DuckDB's row " + (skip + i)
+                        + " has " + e);
                     break;
                 }
             }

@@ -245,7 +245,8 @@ class DifferentialQueryTest {
         final String j = q.json();
         final String[] features =
             {"\"op\":\"eq\"", "\"op\":\"ne\"", "\"op\":\"in\"", "\"op\":\"range\"", "\"op\":\"and\"", "\"op\":\"or\"",
-            "\"op\":\"not\"", "\"time\"", "\"bucket\"", "\"having\"", "\"orderBy\"", "\"limit\"", "\"columns\"",
+            "\"op\":\"not\"", "\"time\"", "\"bucket\"", "\"having\"", "\"orderBy\"", "\"limit\"", "\"offset\"",
+            "\"columns\"",
             "\"op\":\"count\"",
             "\"op\":\"sum\"", "\"op\":\"min\"", "\"op\":\"max\"", "\"op\":\"avg\"", "\"op\":\"first\"",
             "\"op\":\"last\"", "\"op\":\"vwap\"",

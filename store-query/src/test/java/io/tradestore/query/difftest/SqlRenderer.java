@@ -67,6 +67,9 @@ final class SqlRenderer {
         if (q.limit() != null) {
             sql.append("\nLIMIT ").append(q.limit());
         }
+        if (q.offset() != null && q.offset() > 0) {
+            sql.append("\nOFFSET ").append(q.offset());
+        }
         return sql.toString();
     }
 
