@@ -92,29 +92,64 @@ public final class LogicFilter extends FilterNode {
         return k;
     }
 
+    /** An OR's scratch on one worker: the bit mask of its rows and the order of its arguments. */
+    private static final class OrState {
+        long[] mask = new long[BatchContext.BATCH / 64];
+        /** Learns from the rows each argument leaves unpassed: the one leaving fewest goes first. */
+        final AdaptiveOrder order;
+
+        OrState(final int args) {
+            order = new AdaptiveOrder(args);
+        }
+    }
+
     /**
      * OR as a bit per row of the batch's span: each argument's rows set their bits, and the set bits are read back in
      * row order. Merging sorted row lists instead took a data-dependent branch per row, mispredicted on random data.
+     * The argument that passes most rows goes first (learnt per worker); where it passes a quarter of the batch or
+     * more, the others test only the rows still unpassed, so an OR one of whose arguments passes nearly every row
+     * costs about that argument alone.
      */
     private int unionByMask(final BatchContext c, final int start, final int n, final int[] sel, final int[] out,
         final int base, final int span) {
         final int words = (span + 63) >>> 6;
         // this node's own scratch on this worker: an OR nested under another one's argument must not share it
-        long[] mask = (long[]) c.filterState(this);
-        if (mask == null || mask.length < words) {
-            mask = new long[Math.max(words, BatchContext.BATCH / 64)];
-            c.filterState(this, mask);
-        } else {
-            Arrays.fill(mask, 0, words, 0L);
+        OrState st = (OrState) c.filterState(this);
+        if (st == null) {
+            st = new OrState(args.length);
+            c.filterState(this, st);
         }
+        if (st.mask.length < words) {
+            st.mask = new long[words];
+        } else {
+            Arrays.fill(st.mask, 0, words, 0L);
+        }
+        final long[] mask = st.mask;
+        final AdaptiveOrder ord = st.order;
         final int[] tmp = c.borrow();
-        for (final FilterNode a : args) {
-            final int m = a.apply(c, start, n, sel, tmp);
-            for (int j = 0; j < m; j++) {
-                final int d = tmp[j] - base;
-                mask[d >>> 6] |= 1L << d;
+        int m = args[ord.order[0]].apply(c, start, n, sel, tmp);
+        ord.observed(ord.order[0], n, n - m);
+        setBits(mask, tmp, m, base);
+        if (m * 4L >= n) {
+            final int[] rest = c.borrow();
+            int left = unpassed(mask, start, n, sel, base, rest);
+            for (int i = 1; i < args.length && left > 0; i++) {
+                m = args[ord.order[i]].apply(c, 0, left, rest, tmp);
+                ord.observed(ord.order[i], left, left - m);
+                if (m > 0) {
+                    setBits(mask, tmp, m, base);
+                    left = unpassed(mask, 0, left, rest, base, rest);
+                }
+            }
+            c.release(rest);
+        } else {
+            for (int i = 1; i < args.length; i++) {
+                m = args[ord.order[i]].apply(c, start, n, sel, tmp);
+                ord.observed(ord.order[i], n, n - m);
+                setBits(mask, tmp, m, base);
             }
         }
+        ord.batchDone();
         c.release(tmp);
         int k = 0;
         for (int w = 0; w < words; w++) {
@@ -122,6 +157,29 @@ public final class LogicFilter extends FilterNode {
             for (long bits = mask[w]; bits != 0; bits &= bits - 1) {
                 out[k++] = at + Long.numberOfTrailingZeros(bits);
             }
+        }
+        return k;
+    }
+
+    private static void setBits(final long[] mask, final int[] rows, final int m, final int base) {
+        for (int j = 0; j < m; j++) {
+            final int d = rows[j] - base;
+            mask[d >>> 6] |= 1L << d;
+        }
+    }
+
+    /**
+     * @return how many of the rows {@code [start, start + n)} or {@code sel[0..n)} have no bit set, written in order to
+     *     {@code out} (which may be {@code sel}).
+     */
+    private static int unpassed(final long[] mask, final int start, final int n, final int[] sel, final int base,
+        final int[] out) {
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            final int r = sel == null ? start + i : sel[i];
+            final int d = r - base;
+            out[k] = r;
+            k += (int) (~mask[d >>> 6] >>> d) & 1;
         }
         return k;
     }
