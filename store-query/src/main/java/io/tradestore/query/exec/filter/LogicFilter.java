@@ -106,7 +106,7 @@ public final class LogicFilter extends FilterNode {
     /**
      * OR as a bit per row of the batch's span: each argument's rows set their bits, and the set bits are read back in
      * row order. Merging sorted row lists instead took a data-dependent branch per row, mispredicted on random data.
-     * The argument that passes most rows goes first (learnt per worker); where it passes a quarter of the batch or
+     * The argument that passes most rows goes first (learnt per worker); where it passes half of the batch or
      * more, the others test only the rows still unpassed, so an OR one of whose arguments passes nearly every row
      * costs about that argument alone.
      */
@@ -130,7 +130,7 @@ public final class LogicFilter extends FilterNode {
         int m = args[ord.order[0]].apply(c, start, n, sel, tmp);
         ord.observed(ord.order[0], n, n - m);
         setBits(mask, tmp, m, base);
-        if (m * 4L >= n) {
+        if (m * 2L >= n) {
             final int[] rest = c.borrow();
             int left = unpassed(mask, start, n, sel, base, rest);
             for (int i = 1; i < args.length && left > 0; i++) {
