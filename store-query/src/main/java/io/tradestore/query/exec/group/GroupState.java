@@ -442,10 +442,32 @@ public final class GroupState {
                 bad |= code | (radix - 1 - code);
                 packed[i] = first ? code * mult : packed[i] + code * mult;
             }
+        } else if (w > 0) {
+            // a division only where the bucket changes: rows in time order stay in one bucket for many rows, and a
+            // 64-bit division costs more than the rest of the loop
+            long from = 1;
+            long to = 0;
+            long bucketCode = 0;
+            for (int i = 0; i < n; i++) {
+                final long v = NativeMemory.getLong(a + i * s);
+                if (v < from || v >= to) {
+                    final long b = Math.floorDiv(v, w);
+                    bucketCode = b - lo;
+                    from = v - Math.floorMod(v, w);
+                    to = from + w;
+                    if (from > v || to <= from) { // within a width of the long range: this value alone
+                        from = v;
+                        to = v + 1 > v ? v + 1 : v;
+                    }
+                }
+                final long code = v == Long.MIN_VALUE ? 0 : bucketCode;
+                bad |= code | (radix - 1 - code);
+                packed[i] = first ? code * mult : packed[i] + code * mult;
+            }
         } else {
             for (int i = 0; i < n; i++) {
                 final long v = NativeMemory.getLong(a + i * s);
-                final long code = v == Long.MIN_VALUE ? 0 : (w > 0 ? Math.floorDiv(v, w) : v) - lo;
+                final long code = v == Long.MIN_VALUE ? 0 : v - lo;
                 bad |= code | (radix - 1 - code);
                 packed[i] = first ? code * mult : packed[i] + code * mult;
             }
