@@ -129,6 +129,12 @@ public final class LogicFilter extends FilterNode {
         final int[] tmp = c.borrow();
         int m = args[ord.order[0]].apply(c, start, n, sel, tmp);
         ord.observed(ord.order[0], n, n - m);
+        if (m == n) { // every row passes: no other argument can add one
+            ord.batchDone();
+            System.arraycopy(tmp, 0, out, 0, n);
+            c.release(tmp);
+            return n;
+        }
         setBits(mask, tmp, m, base);
         if (m * 2L >= n) {
             final int[] rest = c.borrow();
