@@ -88,11 +88,16 @@ final class LeadingKeyLimit {
     /** @return whether an aggregate keeps per-row state (an exact percentile, a distinct count). */
     private static boolean costly(final Query q) {
         for (final Agg a : q.aggs()) {
-            final AggOp op = AggOp.of(a.op());
-            if (op == AggOp.PERCENTILE || op == AggOp.COUNT_DISTINCT) {
+            if (costly(a)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** @param a an aggregate. @return whether it keeps per-row state (an exact percentile, a distinct count). */
+    static boolean costly(final Agg a) {
+        final AggOp op = AggOp.of(a.op());
+        return op == AggOp.PERCENTILE || op == AggOp.COUNT_DISTINCT;
     }
 }

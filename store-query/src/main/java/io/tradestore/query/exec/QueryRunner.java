@@ -56,8 +56,12 @@ public final class QueryRunner {
             return p;
         };
         final Plan plan = bind.apply(query);
-        final Query narrowed =
-            LeadingKeyLimit.narrow(plan, q -> Executor.run(bind.apply(q), pool, threads, selector, startNanos));
+        final Function<Query, QueryResult> runner = q -> Executor.run(bind.apply(q), pool, threads, selector,
+            startNanos);
+        Query narrowed = LeadingKeyLimit.narrow(plan, runner);
+        if (narrowed == null) {
+            narrowed = TopGroupsLimit.narrow(plan, runner);
+        }
         if (narrowed == null) {
             return Executor.run(plan, pool, threads, selector, startNanos);
         }

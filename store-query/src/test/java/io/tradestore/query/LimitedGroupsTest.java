@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.Function;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,12 +20,13 @@ import io.tradestore.core.schema.Schema;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A grouped query ordered first by a group key, with a limit and a percentile or a distinct count, aggregates only the
- * rows of the key's first values: its page of groups, and whether it was cut, equal the same page of the whole ordered
- * answer, for symbol, char, i64 and decimal keys in both directions, with and without a filter, offsets, pages past
- * the last group, and keys with nulls; and where the key has more values than the page, fewer rows are aggregated.
+ * A grouped query with a limit and a percentile or a distinct count, ordered first by a group key or by cheap
+ * outputs only, aggregates only the rows of the groups its page can hold: its page of groups, and whether it was cut,
+ * equal the same page of the whole ordered answer, for symbol, char, i64 and decimal keys in both directions, with and
+ * without a filter, offsets, pages past the last group, and keys with nulls; and where there are more groups than the
+ * page, fewer rows are aggregated.
  */
-class LeadingKeyLimitTest {
+class LimitedGroupsTest {
     private static final int ROWS = 40_000;
     @TempDir
     static Path dir;
@@ -57,36 +59,55 @@ class LeadingKeyLimitTest {
 
     @ParameterizedTest
     @ValueSource(ints = {1, 2})
-    void shouldAnswerThePageOfTheWholeOrderedAnswer(final int threads) {
+    void shouldAnswerThePageOfTheWholeAnswerOrderedByAKey(final int threads) {
+        assertThat(narrowedPages(threads, key -> List.of("{\"col\":\"" + key + "\"}",
+            "{\"col\":\"" + key + "\",\"desc\":true}"))).as("pages that aggregated fewer rows than the whole answer")
+            .isGreaterThan(40);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void shouldAnswerThePageOfTheWholeAnswerOrderedByCheapOutputs(final int threads) {
+        assertThat(narrowedPages(threads, key -> List.of("{\"col\":\"n\",\"desc\":true}",
+            "{\"col\":\"s\"},{\"col\":\"" + key + "\",\"desc\":true}", "{\"col\":\"mx\",\"desc\":true}")))
+            .as("pages that aggregated fewer rows than the whole answer").isGreaterThan(40);
+    }
+
+    /**
+     * Checks every page of every query grouped by each key type (alone, or with {@code k}, then ordered by it too),
+     * with and without a filter, in each of the orders given for the key.
+     *
+     * @return how many pages aggregated fewer rows than their whole answer.
+     */
+    private static int narrowedPages(final int threads, final Function<String, List<String>> orders) {
+        int narrowed = 0;
         try (QueryEngine engine = new QueryEngine(store, threads)) {
             engine.smallQueryRows(0);
-            int narrowed = 0;
             for (final String key : new String[] {"sym", "c", "id", "px"}) {
-                for (final boolean desc : new boolean[] {false, true}) {
+                for (final String order : orders.apply(key)) {
                     for (final String filter : new String[] {"", ",\"filter\":{\"op\":\"range\",\"col\":\"v\","
                         + "\"gte\":200}"}) {
-                        for (final int[] page : new int[][] {{5, 0}, {1, 0}, {10, 7}, {3, 2000}, {2000, 0}}) {
-                            for (final boolean alone : new boolean[] {false, true}) {
-                                narrowed += check(engine, key, alone, desc, filter, page[0], page[1]) ? 1 : 0;
+                        for (final boolean alone : new boolean[] {false, true}) {
+                            final String body = "{\"table\":\"t\"" + filter + ",\"groupBy\":[\"" + key
+                                + (alone ? "\"]," : "\",\"k\"],")
+                                + "\"aggs\":[{\"name\":\"p\",\"op\":\"percentile\",\"col\":\"v\",\"p\":50},"
+                                + "{\"name\":\"d\",\"op\":\"countDistinct\",\"col\":\"v\"},"
+                                + "{\"name\":\"n\",\"op\":\"count\"},{\"name\":\"s\",\"op\":\"sum\",\"col\":\"v\"},"
+                                + "{\"name\":\"mx\",\"op\":\"max\",\"col\":\"v\"}],\"orderBy\":[" + order
+                                + (alone ? "]" : ",{\"col\":\"k\"}]");
+                            for (final int[] page : new int[][] {{5, 0}, {1, 0}, {10, 7}, {3, 2000}, {2000, 0}}) {
+                                narrowed += page(engine, body, page[0], page[1]) ? 1 : 0;
                             }
                         }
                     }
                 }
             }
-            assertThat(narrowed).as("pages that aggregated fewer rows than the whole answer").isGreaterThan(40);
         }
+        return narrowed;
     }
 
-    /**
-     * @param alone whether the key is the only one (a page of as many groups as key values) or comes with {@code k}.
-     * @return whether the page aggregated fewer rows than the whole answer.
-     */
-    private static boolean check(final QueryEngine engine, final String key, final boolean alone, final boolean desc,
-        final String filter, final int limit, final int offset) {
-        final String body = "{\"table\":\"t\"" + filter + ",\"groupBy\":[\"" + key + (alone ? "\"]," : "\",\"k\"],")
-            + "\"aggs\":[{\"name\":\"p\",\"op\":\"percentile\",\"col\":\"v\",\"p\":50},"
-            + "{\"name\":\"d\",\"op\":\"countDistinct\",\"col\":\"v\"},{\"name\":\"n\",\"op\":\"count\"}],"
-            + "\"orderBy\":[{\"col\":\"" + key + "\",\"desc\":" + desc + "}" + (alone ? "]" : ",{\"col\":\"k\"}]");
+    /** @return whether the page aggregated fewer rows than the whole answer, which it equals (checked). */
+    private static boolean page(final QueryEngine engine, final String body, final int limit, final int offset) {
         final QueryResult whole = engine.execute(body + ",\"limit\":1000000}");
         final QueryResult page = engine.execute(body + ",\"limit\":" + limit + ",\"offset\":" + offset + "}");
         final List<List<Object>> all = rows(whole);
