@@ -56,8 +56,11 @@ public final class QueryRunner {
             return p;
         };
         final Plan plan = bind.apply(query);
-        final Function<Query, QueryResult> runner = q -> Executor.run(bind.apply(q), pool, threads, selector,
-            startNanos);
+        final QueryResult[] first = new QueryResult[1];
+        final Function<Query, QueryResult> runner = q -> {
+            first[0] = Executor.run(bind.apply(q), pool, threads, selector, startNanos);
+            return first[0];
+        };
         Query narrowed = LeadingKeyLimit.narrow(plan, runner);
         if (narrowed == null) {
             narrowed = TopGroupsLimit.narrow(plan, runner);
@@ -66,7 +69,7 @@ public final class QueryRunner {
             return Executor.run(plan, pool, threads, selector, startNanos);
         }
         // the groups left out are past the limit: there are more than it, as there were before narrowing
-        return Executor.run(bind.apply(narrowed), pool, threads, selector, startNanos).truncatedCopy();
+        return Executor.run(bind.apply(narrowed), pool, threads, selector, startNanos).narrowedCopy(first[0].stats());
     }
 
     /** Row ids per batch of a streamed scan. */

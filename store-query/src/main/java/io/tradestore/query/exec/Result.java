@@ -57,9 +57,16 @@ public final class Result implements QueryResult {
         return truncated;
     }
 
-    /** @return this answer, said to be cut at its limit. */
-    Result truncatedCopy() {
-        return new Result(columns, rows, true, stats, defaultEpochNanos);
+    /**
+     * @param first the stats of the query that chose the groups this narrowed query answered.
+     * @return this answer, said to be cut at its limit (as the whole one was), with the rows both queries scanned and
+     *     the pruning and matched rows of the first, whose filter is the query's own.
+     */
+    Result narrowedCopy(final QueryStats first) {
+        return new Result(columns, rows, true, new QueryStats(stats.elapsedMicros(),
+            first.rowsScanned() + stats.rowsScanned(), first.rowsMatched(), first.segmentsScanned(),
+            first.segmentsSkipped(), first.blocksSkipped(), first.indexedSegments(), first.rowsSummarized()),
+            defaultEpochNanos);
     }
 
     @Override
