@@ -80,9 +80,7 @@ final class LeadingKeyLimit {
         final Object high = values.get(lead.desc() ? 0 : values.size() - 1);
         final Filter keep = type == ColumnType.SYMBOL || type == ColumnType.CHAR ? new Filter.In(g.col(), values)
             : new Filter.Range(g.col(), null, low, null, high);
-        final Filter filter = q.filter() == null ? keep : new Filter.And(List.of(q.filter(), keep));
-        return new Query(q.table(), q.time(), filter, q.columns(), q.groupBy(), q.aggs(), null, q.orderBy(),
-            q.limit(), q.offset(), q.options());
+        return q.narrowedBy(List.of(keep));
     }
 
     /** @return whether an aggregate keeps per-row state (an exact percentile, a distinct count). */

@@ -94,12 +94,7 @@ final class TopGroupsLimit {
         if (keep.isEmpty()) {
             return null;
         }
-        if (q.filter() != null) {
-            keep.add(0, q.filter());
-        }
-        final Filter filter = keep.size() == 1 ? keep.get(0) : new Filter.And(keep);
-        return new Query(q.table(), q.time(), filter, q.columns(), q.groupBy(), q.aggs(), null, q.orderBy(),
-            q.limit(), q.offset(), q.options());
+        return q.narrowedBy(keep);
     }
 
     /** @return an output name the query does not use. */

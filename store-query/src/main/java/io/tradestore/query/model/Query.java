@@ -87,6 +87,20 @@ public record Query(String table, TimeRange time, Filter filter, List<String> co
         return new Query(table, time, filter, columns, groupBy, aggs, having, orderBy, newLimit, newOffset, options);
     }
 
+    /**
+     * @param more conjuncts every row must also pass.
+     * @return this query with its filter (if any) and them as one AND.
+     */
+    public Query narrowedBy(final List<Filter> more) {
+        final List<Filter> all = new ArrayList<>();
+        if (filter != null) {
+            all.add(filter);
+        }
+        all.addAll(more);
+        final Filter f = all.size() == 1 ? all.get(0) : new Filter.And(all);
+        return new Query(table, time, f, columns, groupBy, aggs, having, orderBy, limit, offset, options);
+    }
+
     /** @param newOptions the options. @return this query with them. */
     public Query withOptions(final Options newOptions) {
         return new Query(table, time, filter, columns, groupBy, aggs, having, orderBy, limit, offset, newOptions);
