@@ -62,9 +62,8 @@ final class LeadingKeyLimit {
             return null;
         }
         final GroupKey g = q.groupBy().get(key);
-        final String count = g.outputName().equals("n") ? "m" : "n";
         final QueryResult first = run.apply(new Query(q.table(), q.time(), q.filter(), List.of(), List.of(g),
-            List.of(Agg.count(count)), null, List.of(lead), (int) k, null, q.options()));
+            List.of(Agg.count(TopGroupsLimit.unusedName(q))), null, List.of(lead), (int) k, null, q.options()));
         if (!first.truncated()) {
             return null; // every value the filter keeps is among the first k: nothing to leave out
         }

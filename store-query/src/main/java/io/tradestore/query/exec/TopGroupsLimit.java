@@ -98,7 +98,7 @@ final class TopGroupsLimit {
     }
 
     /** @return an output name the query does not use. */
-    private static String unusedName(final Query q) {
+    static String unusedName(final Query q) {
         String name = "n";
         boolean taken = true;
         while (taken) {
