@@ -25,6 +25,11 @@ public final class FirstLastAcc extends Acc {
     private long[] ts = new long[1];
     private long[] row = new long[] {-1};
     private long[] value = new long[1];
+    /** A bit per group that has a value: first over rows in time order tests it, an L1 load where row[] may miss. */
+    private long[] has = new long[1];
+    /** Per group: the batch (see {@link #epoch}) in which last over rows in time order took its row, walking back. */
+    private int[] takenIn = new int[1];
+    private int epoch;
     /**
      * The largest (timestamp, row) offered so far (update, summaries, merges): every group's best is at or before it,
      * so a row after it is worse than every best for first and better for last.
@@ -54,6 +59,8 @@ public final class FirstLastAcc extends Acc {
             Arrays.fill(row, old, n, -1);
             value = Arrays.copyOf(value, n);
             valueB = Arrays.copyOf(valueB, n);
+            has = Arrays.copyOf(has, (n + 63) >>> 6);
+            takenIn = Arrays.copyOf(takenIn, n);
         }
     }
 
@@ -151,10 +158,10 @@ public final class FirstLastAcc extends Acc {
      */
     private void firstInOrder(final BatchContext c, final int[] gid, final long ta, final long tst, final long a,
         final long s, final long b, final long sb) {
-        final long[] rw = row;
+        final long[] h = has;
         for (int i = 0; i < c.n; i++) {
             final int g = gid == null ? 0 : gid[i];
-            if (rw[g] >= 0) {
+            if ((h[g >>> 6] & 1L << g) != 0) {
                 if (gid == null) {
                     return; // the one group has its first row
                 }
@@ -174,22 +181,23 @@ public final class FirstLastAcc extends Acc {
      */
     private void lastInOrder(final BatchContext c, final int[] gid, final long ta, final long tst, final long a,
         final long s, final long b, final long sb) {
-        if (gid == null) { // one group: its last non-null row is the batch's, found from the end
-            for (int i = c.n - 1; i >= 0; i--) {
-                final long v = NativeMemory.getLong(a + i * s);
-                final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);
-                if (!isNull(v, w)) {
-                    take(0, NativeMemory.getLong(ta + i * tst), c.segmentRowBase + c.row(i), v, w);
-                    return;
-                }
+        // walking back, a group's first non-null row is its last of the batch: later visits of the group are a load
+        // and a compare of its batch stamp, where walking forwards would store every row over the one before
+        final int e = gid == null ? 0 : ++epoch;
+        final int[] stamp = takenIn;
+        for (int i = c.n - 1; i >= 0; i--) {
+            final int g = gid == null ? 0 : gid[i];
+            if (gid != null && stamp[g] == e) {
+                continue;
             }
-            return;
-        }
-        for (int i = 0; i < c.n; i++) {
             final long v = NativeMemory.getLong(a + i * s);
             final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);
             if (!isNull(v, w)) {
-                take(gid == null ? 0 : gid[i], NativeMemory.getLong(ta + i * tst), c.segmentRowBase + c.row(i), v, w);
+                take(g, NativeMemory.getLong(ta + i * tst), c.segmentRowBase + c.row(i), v, w);
+                if (gid == null) {
+                    return; // one group: its last non-null row is the batch's, found from the end
+                }
+                stamp[g] = e;
             }
         }
     }
@@ -254,6 +262,7 @@ public final class FirstLastAcc extends Acc {
         row[g] = r;
         value[g] = v;
         valueB[g] = w;
+        has[g >>> 6] |= 1L << g;
     }
 
     /** @return its column, when a bucket cell's first/last row stands for it: 8 bytes wide, not f64, not a product. */
