@@ -17,13 +17,16 @@ import org.junit.jupiter.api.io.TempDir;
 import io.tradestore.core.Store;
 import io.tradestore.core.TestRows;
 import io.tradestore.core.schema.Layout;
+import io.tradestore.query.exec.filter.IntRangeFilter;
+import io.tradestore.query.exec.filter.LogicFilter;
 import io.tradestore.query.plan.Binder;
 import io.tradestore.query.plan.Plan;
 
 /**
  * A having condition on plain group keys is also applied to the rows before grouping: the answer equals the groups of
  * the query without the having that satisfy it (checked here in Java on the key values), the filter gains the
- * condition's conjuncts, and a condition that does not bind as a filter is still reported at its having path.
+ * condition's conjuncts (and loses the branches they contradict), and a condition that does not bind as a filter is
+ * still reported at its having path.
  */
 class HavingOnKeysTest {
     @TempDir
@@ -88,6 +91,28 @@ class HavingOnKeysTest {
         assertThat(without.conjuncts).hasSize(1);
         assertThat(keyAndAgg.conjuncts).hasSize(2);
         assertThat(aggOnly.conjuncts).hasSize(1);
+    }
+
+    /**
+     * side = B and ... cannot hold on the rows a having side = S keeps: the filter's or folds to its other branch
+     * before any row is read, and the answer is still the groups that pass the having.
+     */
+    @Test
+    void shouldFoldTheFilterBranchesAKeyConditionContradicts() {
+        final String filter = "{\"op\":\"or\",\"args\":[{\"op\":\"and\",\"args\":[{\"op\":\"eq\",\"col\":\"side\","
+            + "\"value\":\"B\"},{\"op\":\"range\",\"col\":\"quantity\",\"gt\":10}]},"
+            + "{\"op\":\"range\",\"col\":\"price\",\"lt\":50}]}";
+        final String having = query("{\"op\":\"eq\",\"col\":\"side\",\"value\":\"S\"}")
+            .replace("{\"op\":\"range\",\"col\":\"quantity\",\"gte\":100}", filter);
+        final Plan plan = Binder.bind(QueryEngine.parse(having), engine.snapshot("trades"), System.nanoTime());
+        // price < 50 and side = S: a range and a set, no or left
+        assertThat(plan.conjuncts).hasSize(2).noneMatch(LogicFilter.class::isInstance)
+            .anyMatch(IntRangeFilter.class::isInstance);
+        final List<List<Object>> expected = QueryResults.rows(engine.execute(query(null)
+            .replace("{\"op\":\"range\",\"col\":\"quantity\",\"gte\":100}", filter)))
+            .stream().filter(r -> "S".equals(r.get(0))).toList();
+        assertThat(expected).isNotEmpty();
+        assertThat(QueryResults.rows(engine.execute(having))).isEqualTo(expected);
     }
 
     @Test

@@ -52,15 +52,30 @@ final class FilterBinder {
             conj.add(new IntRangeFilter(ts, c.width(), c.type().nullBits(), from,
                 to == Long.MIN_VALUE ? Long.MIN_VALUE : to - 1, false));
         }
+        final List<Map.Entry<String, Filter>> keyTerms = havingKeyTerms();
+        boolean keysIn = false;
         if (binder.q.filter() != null) {
-            final FilterNode f = filter(binder.q.filter(), "/filter", false);
+            FilterNode f = filter(binder.q.filter(), "/filter", false); // any error at the paths as written
+            final Filter folded = folded(binder.q.filter(), keyTerms);
+            if (folded != null) {
+                try {
+                    f = filter(folded, "/filter", false);
+                    keysIn = true;
+                } catch (final QueryException e) {
+                    // a key term that does not bind as a filter: the filter as written, the terms as they bind
+                }
+            }
             if (f instanceof LogicFilter && ((LogicFilter) f).and) {
                 conj.addAll(Arrays.asList(((LogicFilter) f).args));
             } else {
                 conj.add(f);
             }
         }
-        havingOnKeys(conj);
+        if (!keysIn) {
+            for (final Map.Entry<String, Filter> t : keyTerms) {
+                pushDown(conj, t.getValue(), t.getKey());
+            }
+        }
         mergeRanges(conj);
         // the time range, and any range on the designated timestamp among the conjuncts (SQL's ts >= a AND ts < b),
         // bound the timestamp: keys on it are then sized to the bounds, not to the whole table's span
@@ -86,11 +101,13 @@ final class FilterBinder {
      * conjunct of the filter: the rows of the groups it drops are never aggregated, and its sets and ranges prune
      * blocks and use bitmaps as any filter does. The having itself stays, so the answer is the same either way.
      * Only the parts that bind as a filter are added; the having binder reports anything wrong with the others.
+     *
+     * @return the having's conjuncts on plain keys alone, as conditions on the keys' columns, by their JSON paths.
      */
-    private void havingOnKeys(final List<FilterNode> conj) {
+    private List<Map.Entry<String, Filter>> havingKeyTerms() {
         final var q = binder.q;
         if (q.aggs().isEmpty() || q.groupBy().isEmpty() || q.having() == null) {
-            return;
+            return List.of();
         }
         final Map<String, String> keys = new HashMap<>();
         for (final GroupKey g : q.groupBy()) {
@@ -100,27 +117,41 @@ final class FilterBinder {
         }
         for (final Agg a : q.aggs()) {
             if (a.name() != null && keys.containsKey(a.name())) {
-                return; // an output name used twice: the binder refuses the query
+                return List.of(); // an output name used twice: the binder refuses the query
             }
         }
         final Filter h = q.having();
-        if (h instanceof Filter.And a) {
-            for (int i = 0; i < a.args().size(); i++) {
-                pushDown(conj, a.args().get(i), keys, "/having/args/" + i);
+        final List<Map.Entry<String, Filter>> terms = new ArrayList<>();
+        final List<Filter> args = h instanceof Filter.And a ? a.args() : List.of(h);
+        for (int i = 0; i < args.size(); i++) {
+            if (onKeys(args.get(i), keys, 0)) {
+                terms.add(Map.entry(h instanceof Filter.And ? "/having/args/" + i : "/having",
+                    onColumns(args.get(i), keys)));
             }
-        } else {
-            pushDown(conj, h, keys, "/having");
         }
+        return terms;
     }
 
-    private void pushDown(final List<FilterNode> conj, final Filter f, final Map<String, String> keys,
-        final String path) {
-        if (!onKeys(f, keys, 0)) {
-            return;
+    /**
+     * @return the filter and the having's key terms as one AND with what their equalities decide folded away
+     *     ({@link FilterFacts}: {@code having side = S} over {@code ... or side = B and ...}), or null when nothing
+     *     folds.
+     */
+    private Filter folded(final Filter filter, final List<Map.Entry<String, Filter>> keyTerms) {
+        final List<Filter> all = new ArrayList<>();
+        all.add(filter);
+        for (final Map.Entry<String, Filter> t : keyTerms) {
+            all.add(t.getValue());
         }
+        final Filter and = new Filter.And(all);
+        final Filter f = FilterFacts.simplify(and, binder.schema);
+        return f == and ? null : f;
+    }
+
+    private void pushDown(final List<FilterNode> conj, final Filter f, final String path) {
         final FilterNode n;
         try {
-            n = filter(onColumns(f, keys), path, false);
+            n = filter(f, path, false);
         } catch (final QueryException e) {
             return;
         }
