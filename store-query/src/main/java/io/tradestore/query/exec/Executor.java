@@ -416,8 +416,9 @@ public final class Executor {
                 checkDeadline(); // a first query may build an index and summaries per segment (see Deadline)
                 // all rows only where the zone maps prove the time range for a whole block: else nothing could fold and
                 // the summaries would be built for nothing
-                selections[si] = !allRows ? selector.select(snap, si, leaves, deadline)
-                    : provesABlock(si, rows) ? selector.selectAll(snap, si, deadline) : null;
+                final long span = allRows ? 0 : ConjunctProofs.keptSpan(plan, snap.segment(si), rows); // time's
+                selections[si] = !allRows ? (span < 0 ? null : selector.select(snap, si, leaves, (int) (span >>> 32),
+                    (int) span, deadline)) : provesABlock(si, rows) ? selector.selectAll(snap, si, deadline) : null;
                 if (selections[si] != null) {
                     summaries[si] = summaries(selections[si]);
                     final long read = selectedRowsRead(si, rows);

@@ -339,11 +339,14 @@ public final class BitmapIndexes implements SegmentSelector {
 
     @Override
     public Selection select(final TableSnapshot snap, final int segment, final List<IndexLeaf> leaves,
-                                     final Deadline deadline) {
+                            final int fromRow, final int toRow, final Deadline deadline) {
         if (leaves.isEmpty()) {
             return null;
         }
         final int rows = snap.segmentRowCount(segment);
+        final int from = Math.max(0, fromRow);
+        final int to = Math.min(rows, toRow);
+        final boolean whole = from == 0 && to == rows;
         final boolean sealed = snap.segmentSealed(segment);
         if (sealed && !open.isEmpty()) {
             open.remove(snap.segment(segment)); // sealed now: its file index takes over
@@ -362,10 +365,11 @@ public final class BitmapIndexes implements SegmentSelector {
             if (idx == null) {
                 continue;
             }
-            ImmutableRoaringBitmap b = rowsOf(idx, leaf.values(), 0);
+            ImmutableRoaringBitmap b = whole || leaf.values().length == 1 ? rowsOf(idx, leaf.values(), 0)
+                : ImmutableRoaringBitmap.or(rowIterator(idx, leaf.values()), (long) from, (long) to);
             if (leaf.negated()) {
                 final MutableRoaringBitmap all = new MutableRoaringBitmap();
-                all.add(0L, rows);
+                all.add((long) from, (long) to);
                 b = ImmutableRoaringBitmap.andNot(ImmutableRoaringBitmap.andNot(all, idx.nulls()), b);
             }
             parts.add(b);
@@ -380,11 +384,11 @@ public final class BitmapIndexes implements SegmentSelector {
         final long[] cards = new long[parts.size()];
         int smallest = 0;
         for (int i = 0; i < cards.length && !lazy; i++) {
-            cards[i] = parts.get(i).getLongCardinality();
+            cards[i] = whole ? parts.get(i).getLongCardinality() : parts.get(i).rangeCardinality(from, to);
             smallest = cards[i] < cards[smallest] ? i : smallest;
         }
         // A selection that keeps most rows is slower to read than a scan of the column (unless summaries answer it).
-        if (!lazy && cards[smallest] > rows / 4) {
+        if (!lazy && cards[smallest] > (to - from) / 4) {
             return null;
         }
         ImmutableRoaringBitmap result = parts.get(smallest);
@@ -398,12 +402,12 @@ public final class BitmapIndexes implements SegmentSelector {
             for (int i = 1; i < order.length && !result.isEmpty(); i++) {
                 result = ImmutableRoaringBitmap.and(result, parts.get(order[i]));
             }
-            cardinality = result.getLongCardinality();
+            cardinality = whole ? result.getLongCardinality() : result.rangeCardinality(from, to);
         }
         final ImmutableRoaringBitmap chosen = result;
         // one plain eq/in leaf: its rows per value are summarised per part (an open segment's complete parts)
         final IndexLeaf summarised = parts.size() == 1 ? leafOf(leaves, answered.get(0)) : null;
-        return new IndexSelection(this, snap, segment, sealed, rows, chosen, cardinality, answered, summarised,
+        return new IndexSelection(this, snap, segment, sealed, from, to, chosen, cardinality, answered, summarised,
             deadline);
     }
 
@@ -505,6 +509,15 @@ public final class BitmapIndexes implements SegmentSelector {
             bs[i] = idx.rowsFrom(values[i], fromRow);
         }
         return bs.length == 0 ? new MutableRoaringBitmap() : ImmutableRoaringBitmap.or(bs);
+    }
+
+    /** @return the bitmaps of the rows holding each of {@code values}. */
+    private static java.util.Iterator<ImmutableRoaringBitmap> rowIterator(final ValueRows idx, final long[] values) {
+        final ImmutableRoaringBitmap[] bs = new ImmutableRoaringBitmap[values.length];
+        for (int i = 0; i < bs.length; i++) {
+            bs[i] = idx.rowsFrom(values[i], 0);
+        }
+        return Arrays.asList(bs).iterator();
     }
 
     private static IndexLeaf leafOf(final List<IndexLeaf> leaves, final Object node) {

@@ -20,7 +20,9 @@ final class IndexSelection implements Selection {
     private final TableSnapshot snap;
     private final int segment;
     private final boolean sealed;
-    private final int rows;
+    /** The rows the query may read, {@code [from, to)}: the selection may leave out the others. */
+    private final int from;
+    private final int to;
     private final ImmutableRoaringBitmap chosen;
     /** Memoised without synchronisation: asked on the query's calling thread only (Executor.selectAndEstimate). */
     private long chosenCardinality;
@@ -34,7 +36,8 @@ final class IndexSelection implements Selection {
      * @param snap        the snapshot.
      * @param segment     the segment.
      * @param sealed      whether the segment is sealed.
-     * @param rows        its rows.
+     * @param from        the first row the query may read.
+     * @param to          the row after the last it may read.
      * @param chosen      the rows selected.
      * @param cardinality their count, or -1 until asked.
      * @param answered    the leaves (nodes) the indexes answered.
@@ -42,14 +45,15 @@ final class IndexSelection implements Selection {
      * @param deadline    the query's.
      */
     IndexSelection(final BitmapIndexes owner, final TableSnapshot snap, final int segment, final boolean sealed,
-                   final int rows, final ImmutableRoaringBitmap chosen, final long cardinality,
+                   final int from, final int to, final ImmutableRoaringBitmap chosen, final long cardinality,
                    final List<Object> answered, final IndexLeaf summarised,
                    final Deadline deadline) {
         this.owner = owner;
         this.snap = snap;
         this.segment = segment;
         this.sealed = sealed;
-        this.rows = rows;
+        this.from = from;
+        this.to = to;
         this.chosen = chosen;
         this.chosenCardinality = cardinality;
         this.answered = answered;
@@ -65,7 +69,8 @@ final class IndexSelection implements Selection {
     @Override
     public long cardinality() {
         if (chosenCardinality < 0) {
-            chosenCardinality = chosen.getLongCardinality();
+            chosenCardinality = from == 0 && to >= snap.segmentRowCount(segment) ? chosen.getLongCardinality()
+                : chosen.rangeCardinality(from, to);
         }
         return chosenCardinality;
     }
@@ -87,7 +92,7 @@ final class IndexSelection implements Selection {
 
     @Override
     public boolean dense() {
-        return cardinality() > rows / 4;
+        return cardinality() > (to - from) / 4;
     }
 
     @Override

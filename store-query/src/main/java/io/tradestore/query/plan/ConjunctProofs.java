@@ -111,4 +111,25 @@ public final class ConjunctProofs {
         }
         return rest.size() == 1 ? rest.get(0) : new LogicFilter(true, rest.toArray(new FilterNode[0]));
     }
+
+    /**
+     * @param plan a plan with a filter.
+     * @param s    a segment.
+     * @param rows its committed rows.
+     * @return the rows from the first block to the last one the filter's zone maps keep, as {@code from << 32 | to},
+     *     or -1 when they keep none.
+     */
+    public static long keptSpan(final Plan plan, final Segment s, final int rows) {
+        final int blockRows = plan.schema.blockRows();
+        final int blocks = (rows + blockRows - 1) / blockRows;
+        int first = 0;
+        while (first < blocks && !plan.filter.mayMatch(s, first)) {
+            first++;
+        }
+        int last = blocks - 1;
+        while (last > first && !plan.filter.mayMatch(s, last)) {
+            last--;
+        }
+        return first == blocks ? -1 : (long) first * blockRows << 32 | Math.min(rows, (long) (last + 1) * blockRows);
+    }
 }

@@ -12,10 +12,14 @@ public interface SegmentSelector {
      * @param snap     the snapshot.
      * @param segment  a sealed segment.
      * @param leaves   top-level conjuncts that are (negated) eq/in leaves on a column, as (column, values, negated).
+     * @param fromRow  the first row the query may read (its zone maps rule out the blocks before).
+     * @param toRow    the row after the last it may read: the selection may leave out rows outside the two, so that
+     *                 a time range over a few blocks does not pay for unions of bitmaps over the whole segment.
      * @param deadline the query's, checked by the index and summary builds the selection makes (now or later).
      * @return a selection, or null when no index applies.
      */
-    Selection select(TableSnapshot snap, int segment, List<IndexLeaf> leaves, Deadline deadline);
+    Selection select(TableSnapshot snap, int segment, List<IndexLeaf> leaves, int fromRow, int toRow,
+                     Deadline deadline);
 
     /**
      * @param snap     the snapshot.
