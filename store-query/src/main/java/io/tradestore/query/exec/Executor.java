@@ -405,8 +405,10 @@ public final class Executor {
         final int blockRows = plan.schema.blockRows();
         long candidates = 0;
         List<IndexLeaf> leaves = null;
-        // no filter but a time range: whole parts of all rows fold from summaries of all rows (query 8)
-        final boolean allRows = selector != null && summaryMeasures != null && ConjunctProofs.timeOnly(plan);
+        // no conjunct an index answers, only ranges the zone maps prove for whole blocks (a time range, query 8; an id
+        // range): whole parts of all rows fold from summaries of all rows where every conjunct is proven
+        final boolean allRows = selector != null && summaryMeasures != null && (ConjunctProofs.timeOnly(plan)
+            || ConjunctProofs.indexLeaves(plan).isEmpty());
         for (final int si : keep) {
             final int rows = snap.segmentRowCount(si);
             if (selector != null && (filter != null || allRows)) {
