@@ -93,6 +93,11 @@ public final class Binder {
             for (final KeySpec k : plan.keys) {
                 plan.slotSkipped[k.slot] = !accSlots.contains(k.slot);
             }
+        } else if (plan.keyMode == Plan.DENSE || plan.keyMode == Plan.HASH) {
+            // plain keys of packed keys are read straight from their columns (GroupState.packColumn): no gathered view
+            for (final KeySpec k : plan.keys) {
+                plan.slotSkipped[k.slot] = !k.bucket() && !accSlots.contains(k.slot);
+            }
         }
         for (final Map.Entry<Integer, Integer> e : slots.entrySet()) {
             plan.slotColumn[e.getValue()] = e.getKey();

@@ -42,8 +42,8 @@ public final class Plan {
     public long denseSize = 1;
     /**
      * A hash plan whose packed keys would fit a large dense array turns dense ({@link #keyMode}) when the executor
-     * estimates at least this many rows to read; never when {@link Long#MAX_VALUE}. Its keys stay packed from gathered
-     * slots (not {@link #directKeys}).
+     * estimates at least this many rows to read; never when {@link Long#MAX_VALUE}. Its keys stay packed (not
+     * {@link #directKeys}).
      */
     public long denseFromRows = Long.MAX_VALUE;
     /**

@@ -274,7 +274,11 @@ public final class GroupState {
         } else {
             final long[] packed = c.packed;
             for (int k = 0; k < keys.length; k++) {
-                pack(c, keys[k], packed, k == 0);
+                if (plan.slotSkipped[keys[k].slot]) {
+                    packColumn(c, keys[k], packed, k == 0);
+                } else {
+                    pack(c, keys[k], packed, k == 0);
+                }
             }
             if (mode == Plan.DENSE) {
                 for (int i = 0; i < n; i++) {
@@ -471,6 +475,57 @@ public final class GroupState {
                 bad |= code | (radix - 1 - code);
                 packed[i] = first ? code * mult : packed[i] + code * mult;
             }
+        }
+        if (bad < 0) {
+            throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + radix);
+        }
+    }
+
+    /**
+     * {@link #pack} of a plain key no aggregate reads, straight from its column: no gathered view, one pass over the
+     * column's own width (a one-byte side, a four-byte symbol code) instead of a widening copy and a pass over it.
+     */
+    private static void packColumn(final BatchContext c, final KeySpec key, final long[] packed,
+                                   final boolean first) {
+        final int n = c.n;
+        final int[] sel = c.rows;
+        final int col = key.col.index();
+        final long s = c.stride[col];
+        final long a = sel == null ? c.base[col] + c.start * s : c.base[col];
+        final long nul = c.nul[col];
+        final int width = c.width[col];
+        final long lo = key.lo - 1;
+        final long radix = key.radix;
+        final long mult = key.mult;
+        long bad = 0;
+        // as Gather widens: signed reads, the column's null marker (an 8-byte column's is Long.MIN_VALUE) as null;
+        // a loop per width, so that each stays a plain loop
+        switch (width) {
+            case 8:
+                for (int i = 0; i < n; i++) {
+                    final long v = NativeMemory.getLong(a + (sel == null ? i : sel[i]) * s);
+                    final long code = v == nul ? 0 : v - lo;
+                    bad |= code | (radix - 1 - code);
+                    packed[i] = first ? code * mult : packed[i] + code * mult;
+                }
+                break;
+            case 4:
+                for (int i = 0; i < n; i++) {
+                    final long v = NativeMemory.getInt(a + (sel == null ? i : sel[i]) * s);
+                    final long code = v == nul ? 0 : v - lo;
+                    bad |= code | (radix - 1 - code);
+                    packed[i] = first ? code * mult : packed[i] + code * mult;
+                }
+                break;
+            default:
+                for (int i = 0; i < n; i++) {
+                    final long at = a + (sel == null ? i : sel[i]) * s;
+                    final long v = width == 2 ? NativeMemory.getShort(at) : NativeMemory.getByte(at);
+                    final long code = v == nul ? 0 : v - lo;
+                    bad |= code | (radix - 1 - code);
+                    packed[i] = first ? code * mult : packed[i] + code * mult;
+                }
+                break;
         }
         if (bad < 0) {
             throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + radix);
