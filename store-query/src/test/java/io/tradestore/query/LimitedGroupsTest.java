@@ -1,8 +1,6 @@
 package io.tradestore.query;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.Function;
@@ -110,26 +108,14 @@ class LimitedGroupsTest {
     private static boolean page(final QueryEngine engine, final String body, final int limit, final int offset) {
         final QueryResult whole = engine.execute(body + ",\"limit\":1000000}");
         final QueryResult page = engine.execute(body + ",\"limit\":" + limit + ",\"offset\":" + offset + "}");
-        final List<List<Object>> all = rows(whole);
+        final List<List<Object>> all = QueryResults.rows(whole);
         final List<List<Object>> expected = all.subList(Math.min(offset, all.size()),
             Math.min(all.size(), offset + limit));
         final String what = body + " limit " + limit + " offset " + offset;
-        assertThat(rows(page)).as(what).isEqualTo(expected);
+        assertThat(QueryResults.rows(page)).as(what).isEqualTo(expected);
         assertThat(page.truncated()).as("truncated, " + what).isEqualTo(all.size() > offset + limit);
         // the stats count the rows the query's own filter matched, and the rows both of a narrowed page's queries read
         assertThat(page.stats().rowsMatched()).as("rows matched, " + what).isEqualTo(whole.stats().rowsMatched());
         return page.stats().rowsScanned() > whole.stats().rowsScanned();
-    }
-
-    private static List<List<Object>> rows(final QueryResult r) {
-        final List<List<Object>> out = new ArrayList<>();
-        for (int row = 0; row < r.rowCount(); row++) {
-            final Object[] v = new Object[r.columns().size()];
-            for (int c = 0; c < v.length; c++) {
-                v[c] = r.value(row, c);
-            }
-            out.add(Arrays.asList(v));
-        }
-        return out;
     }
 }

@@ -2,7 +2,6 @@ package io.tradestore.query;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
@@ -42,17 +41,6 @@ class QueryOffsetTest {
         store.close();
     }
 
-    private static List<List<Object>> rows(final QueryResult r) {
-        final List<List<Object>> out = new ArrayList<>();
-        for (int i = 0; i < r.rowCount(); i++) {
-            final Object[] row = new Object[r.columns().size()];
-            for (int c = 0; c < row.length; c++) {
-                row[c] = r.value(i, c);
-            }
-            out.add(Arrays.asList(row));
-        }
-        return out;
-    }
 
     @Test
     void shouldLeaveOutTheFirstRowsOfTheOrderedAnswer() {
@@ -66,14 +54,14 @@ class QueryOffsetTest {
                 + "\"op\":\"percentile\",\"col\":\"px\",\"p\":50}],\"orderBy\":[{\"col\":\"h\"}]");
         for (final String body : bodies) {
             final String q = "{\"table\":\"all_types\"," + body;
-            final List<List<Object>> all = rows(engine.execute(q + ",\"limit\":1000000}"));
+            final List<List<Object>> all = QueryResults.rows(engine.execute(q + ",\"limit\":1000000}"));
             assertThat(all.size()).as(body).isGreaterThan(20);
             for (final int offset : new int[] {0, 1, 7, all.size() - 3, all.size(), all.size() + 5}) {
                 for (final int limit : new int[] {1, 5, 1000}) {
                     final QueryResult r = engine.execute(q + ",\"offset\":" + offset + ",\"limit\":" + limit + "}");
                     final int from = Math.min(offset, all.size());
                     final int to = Math.min(all.size(), from + limit);
-                    assertThat(rows(r)).as("%s offset %d limit %d", body, offset, limit)
+                    assertThat(QueryResults.rows(r)).as("%s offset %d limit %d", body, offset, limit)
                         .isEqualTo(all.subList(from, to));
                     assertThat(r.truncated()).as("truncated, %s offset %d limit %d", body, offset, limit)
                         .isEqualTo(to < all.size());
@@ -86,12 +74,13 @@ class QueryOffsetTest {
     void shouldStreamAScanFromItsOffset() {
         final String q = "{\"table\":\"all_types\",\"columns\":[\"ts\",\"sym\"],\"filter\":{\"op\":\"eq\",\"col\":"
             + "\"sym2\",\"value\":\"even\"}";
-        final List<List<Object>> all = rows(engine.execute(q + ",\"limit\":1000000}"));
+        final List<List<Object>> all = QueryResults.rows(engine.execute(q + ",\"limit\":1000000}"));
         final List<List<Object>> streamed = new ArrayList<>();
-        engine.stream(q + ",\"offset\":12345,\"limit\":20000}", 10_000, null, batch -> streamed.addAll(rows(batch)));
+        engine.stream(q + ",\"offset\":12345,\"limit\":20000}", 10_000, null,
+            batch -> streamed.addAll(QueryResults.rows(batch)));
         assertThat(streamed).isEqualTo(all.subList(12_345, 32_345));
         final List<List<Object>> rest = new ArrayList<>();
-        engine.stream(q + ",\"offset\":50000}", 10_000, null, batch -> rest.addAll(rows(batch)));
+        engine.stream(q + ",\"offset\":50000}", 10_000, null, batch -> rest.addAll(QueryResults.rows(batch)));
         assertThat(rest).isEqualTo(all.subList(50_000, all.size()));
     }
 
