@@ -274,10 +274,10 @@ public final class GroupState {
         } else {
             final long[] packed = c.packed;
             for (int k = 0; k < keys.length; k++) {
-                if (plan.slotSkipped[keys[k].slot]) {
-                    packColumn(c, keys[k], packed, k == 0);
+                if (keys[k].bucket()) {
+                    packBucket(c, keys[k], packed, k == 0);
                 } else {
-                    pack(c, keys[k], packed, k == 0);
+                    packColumn(c, keys[k], packed, k == 0);
                 }
             }
             if (mode == Plan.DENSE) {
@@ -429,7 +429,9 @@ public final class GroupState {
         }
     }
 
-    private static void pack(final BatchContext c, final KeySpec key, final long[] packed, final boolean first) {
+    /** Adds a time bucket's codes (of its gathered timestamps) to the batch's packed keys. */
+    private static void packBucket(final BatchContext c, final KeySpec key, final long[] packed,
+                                   final boolean first) {
         final int n = c.n;
         final long a = c.viewAddr[key.slot];
         final long s = c.viewStride[key.slot];
@@ -446,7 +448,7 @@ public final class GroupState {
                 bad |= code | (radix - 1 - code);
                 packed[i] = first ? code * mult : packed[i] + code * mult;
             }
-        } else if (w > 0) {
+        } else {
             // a division only where the bucket changes: rows in time order stay in one bucket for many rows, and a
             // 64-bit division costs more than the rest of the loop
             long from = 1;
@@ -468,13 +470,6 @@ public final class GroupState {
                 bad |= code | (radix - 1 - code);
                 packed[i] = first ? code * mult : packed[i] + code * mult;
             }
-        } else {
-            for (int i = 0; i < n; i++) {
-                final long v = NativeMemory.getLong(a + i * s);
-                final long code = v == Long.MIN_VALUE ? 0 : v - lo;
-                bad |= code | (radix - 1 - code);
-                packed[i] = first ? code * mult : packed[i] + code * mult;
-            }
         }
         if (bad < 0) {
             throw new IllegalStateException("group key '" + key.name + "' outside its zone-map range; radix=" + radix);
@@ -482,8 +477,8 @@ public final class GroupState {
     }
 
     /**
-     * {@link #pack} of a plain key no aggregate reads, straight from its column: no gathered view, one pass over the
-     * column's own width (a one-byte side, a four-byte symbol code) instead of a widening copy and a pass over it.
+     * Adds a plain key's codes to the batch's packed keys, straight from its column at its own width (a one-byte side,
+     * a four-byte symbol code): its slot is gathered only when an aggregate reads it ({@code Plan.slotSkipped}).
      */
     private static void packColumn(final BatchContext c, final KeySpec key, final long[] packed,
                                    final boolean first) {
