@@ -76,20 +76,17 @@ public final class FilterFacts {
     private static Filter foldAnd(final Filter.And and, final Map<String, Object> outer, final boolean positive,
                                   final Schema schema) {
         final List<Filter> args = and.args();
+        final boolean[] isFact = new boolean[args.size()];
+        final Map<String, Object> inside = positive ? new HashMap<>(outer) : outer;
+        for (int i = 0; i < args.size() && positive; i++) {
+            isFact[i] = addFact(args.get(i), inside, schema);
+        }
         final List<Filter> kept = new ArrayList<>();
         boolean changed = false;
         for (int i = 0; i < args.size(); i++) {
             // a conjunct that is a fact itself is decided by the facts around this AND only: siblings saying the
             // same would otherwise decide each other away
-            final Map<String, Object> facts = new HashMap<>(outer);
-            if (positive && !addFact(args.get(i), new HashMap<>(), schema)) {
-                for (int j = 0; j < args.size(); j++) {
-                    if (j != i) {
-                        addFact(args.get(j), facts, schema);
-                    }
-                }
-            }
-            final Filter x = fold(args.get(i), facts, positive, schema);
+            final Filter x = fold(args.get(i), isFact[i] ? outer : inside, positive, schema);
             if (x == FALSE) {
                 return FALSE;
             }
