@@ -416,11 +416,16 @@ public final class Executor {
                     leaves = filter == null ? List.of() : ConjunctProofs.indexLeaves(plan);
                 }
                 checkDeadline(); // a first query may build an index and summaries per segment (see Deadline)
-                // all rows only where the zone maps prove the time range for a whole block: else nothing could fold and
-                // the summaries would be built for nothing
-                final long span = allRows ? 0 : ConjunctProofs.keptSpan(plan, snap.segment(si), rows); // time's
-                selections[si] = !allRows ? (span < 0 ? null : selector.select(snap, si, leaves, (int) (span >>> 32),
-                    (int) span, deadline)) : provesABlock(si, rows) ? selector.selectAll(snap, si, deadline) : null;
+                if (allRows) {
+                    // only where the zone maps prove every conjunct for a whole block: else nothing could fold and the
+                    // summaries would be built for nothing
+                    selections[si] = provesABlock(si, rows) ? selector.selectAll(snap, si, deadline) : null;
+                } else {
+                    // over the rows from the first to the last block the zone maps keep (a time range's)
+                    final long span = ConjunctProofs.keptSpan(plan, snap.segment(si), rows);
+                    selections[si] = span < 0 ? null
+                        : selector.select(snap, si, leaves, (int) (span >>> 32), (int) span, deadline);
+                }
                 if (selections[si] != null) {
                     summaries[si] = summaries(selections[si]);
                     final long read = selectedRowsRead(si, rows);

@@ -8,8 +8,9 @@ import io.tradestore.query.spi.Selection;
 import io.tradestore.query.spi.Summary;
 
 /**
- * All rows of a segment, for a global aggregate with no filter or only a time range: whole parts fold from a summary
- * of all rows, so only parts cut by the time range, and an open segment's incomplete last part, are read.
+ * All rows of a segment, for a global aggregate whose filter the zone maps prove for whole blocks (none, a time range,
+ * ranges on columns that grow with the rows): whole parts fold from a summary of all rows, so only parts the ranges
+ * cut, and an open segment's incomplete last part, are read.
  */
 final class AllRowsSelection implements Selection {
     /** The one value of a summary of all rows. */

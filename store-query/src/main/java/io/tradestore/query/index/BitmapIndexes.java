@@ -366,7 +366,8 @@ public final class BitmapIndexes implements SegmentSelector {
                 continue;
             }
             ImmutableRoaringBitmap b = whole || leaf.values().length == 1 ? rowsOf(idx, leaf.values(), 0)
-                : ImmutableRoaringBitmap.or(rowIterator(idx, leaf.values()), (long) from, (long) to);
+                : ImmutableRoaringBitmap.or(Arrays.asList(valueRows(idx, leaf.values(), 0)).iterator(), (long) from,
+                    (long) to);
             if (leaf.negated()) {
                 final MutableRoaringBitmap all = new MutableRoaringBitmap();
                 all.add((long) from, (long) to);
@@ -384,7 +385,7 @@ public final class BitmapIndexes implements SegmentSelector {
         final long[] cards = new long[parts.size()];
         int smallest = 0;
         for (int i = 0; i < cards.length && !lazy; i++) {
-            cards[i] = whole ? parts.get(i).getLongCardinality() : parts.get(i).rangeCardinality(from, to);
+            cards[i] = IndexSelection.cardinality(parts.get(i), from, to, rows);
             smallest = cards[i] < cards[smallest] ? i : smallest;
         }
         // A selection that keeps most rows is slower to read than a scan of the column (unless summaries answer it).
@@ -402,7 +403,7 @@ public final class BitmapIndexes implements SegmentSelector {
             for (int i = 1; i < order.length && !result.isEmpty(); i++) {
                 result = ImmutableRoaringBitmap.and(result, parts.get(order[i]));
             }
-            cardinality = whole ? result.getLongCardinality() : result.rangeCardinality(from, to);
+            cardinality = IndexSelection.cardinality(result, from, to, rows);
         }
         final ImmutableRoaringBitmap chosen = result;
         // one plain eq/in leaf: its rows per value are summarised per part (an open segment's complete parts)
@@ -423,9 +424,10 @@ public final class BitmapIndexes implements SegmentSelector {
     }
 
     /**
-     * All rows of a segment, for a global aggregate with no filter or only a time range: whole parts fold from a
-     * summary of all rows (per part: rows, and the measure's present count, exact sum and min/max), so only parts cut
-     * by the time range, and an open segment's incomplete last part, are read.
+     * All rows of a segment, for a global aggregate whose filter the zone maps prove for whole blocks (none, a time
+     * range, ranges on columns that grow with the rows): whole parts fold from a summary of all rows (per part: rows,
+     * and the measure's present count, exact sum and min/max), so only parts the ranges cut, and an open segment's
+     * incomplete last part, are read.
      */
     @Override
     public Selection selectAll(final TableSnapshot snap, final int segment, final Deadline deadline) {
@@ -504,20 +506,17 @@ public final class BitmapIndexes implements SegmentSelector {
         if (values.length == 1) {
             return idx.rowsFrom(values[0], fromRow);
         }
+        final ImmutableRoaringBitmap[] bs = valueRows(idx, values, fromRow);
+        return bs.length == 0 ? new MutableRoaringBitmap() : ImmutableRoaringBitmap.or(bs);
+    }
+
+    /** @return per value, the rows holding it (from at least {@code fromRow} on). */
+    private static ImmutableRoaringBitmap[] valueRows(final ValueRows idx, final long[] values, final int fromRow) {
         final ImmutableRoaringBitmap[] bs = new ImmutableRoaringBitmap[values.length];
         for (int i = 0; i < bs.length; i++) {
             bs[i] = idx.rowsFrom(values[i], fromRow);
         }
-        return bs.length == 0 ? new MutableRoaringBitmap() : ImmutableRoaringBitmap.or(bs);
-    }
-
-    /** @return the bitmaps of the rows holding each of {@code values}. */
-    private static java.util.Iterator<ImmutableRoaringBitmap> rowIterator(final ValueRows idx, final long[] values) {
-        final ImmutableRoaringBitmap[] bs = new ImmutableRoaringBitmap[values.length];
-        for (int i = 0; i < bs.length; i++) {
-            bs[i] = idx.rowsFrom(values[i], 0);
-        }
-        return Arrays.asList(bs).iterator();
+        return bs;
     }
 
     private static IndexLeaf leafOf(final List<IndexLeaf> leaves, final Object node) {

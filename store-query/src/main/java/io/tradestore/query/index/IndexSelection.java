@@ -66,11 +66,18 @@ final class IndexSelection implements Selection {
         return MappedBitmap.iterator(chosen);
     }
 
+    /**
+     * @return the rows of {@code b} in {@code [from, to)}: a mapped bitmap's whole count walks its container headers
+     *     only, so a range covering the segment's {@code rows} asks for that.
+     */
+    static long cardinality(final ImmutableRoaringBitmap b, final int from, final int to, final int rows) {
+        return from == 0 && to >= rows ? b.getLongCardinality() : b.rangeCardinality(from, to);
+    }
+
     @Override
     public long cardinality() {
         if (chosenCardinality < 0) {
-            chosenCardinality = from == 0 && to >= snap.segmentRowCount(segment) ? chosen.getLongCardinality()
-                : chosen.rangeCardinality(from, to);
+            chosenCardinality = cardinality(chosen, from, to, snap.segmentRowCount(segment));
         }
         return chosenCardinality;
     }

@@ -25,8 +25,8 @@ public interface SegmentSelector {
      * @param snap     the snapshot.
      * @param segment  a segment.
      * @param deadline the query's, checked by the summary builds the selection makes.
-     * @return all its rows, as a selection whose summaries a global aggregate with no filter but a time range
-     *         folds, or null when there are none.
+     * @return all its rows, as a selection whose summaries a global aggregate folds where the zone maps prove its
+     *         filter (no filter, a time range, ranges on columns that grow with the rows), or null when there are none.
      */
     default Selection selectAll(final TableSnapshot snap, final int segment, final Deadline deadline) {
         return null;
