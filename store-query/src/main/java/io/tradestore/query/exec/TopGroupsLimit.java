@@ -24,7 +24,7 @@ import io.tradestore.query.plan.Plan;
  * an {@code in} list per plain key (the product of the lists may hold other groups, which rank after the first
  * {@code k} as they did before). Both run on the same snapshot. Query shape 22 of benchmarks.md (the 8 clients with
  * most trades in a window, with a percentile of their notional) then collects values for 8 clients, not 10,000.
- * {@link LeadingKeyLimit} is tried first: where the order starts with a key its first query is cheaper.
+ * {@link LeadingKeyLimit} is tried first: where the order starts with a key, its first query groups by that key alone.
  */
 final class TopGroupsLimit {
     private TopGroupsLimit() {

@@ -177,7 +177,8 @@ public final class FirstLastAcc extends Acc {
 
     /**
      * last over a batch after every row offered before: each non-null row beats its group's best so far and every
-     * earlier row of the batch (a later or equal timestamp, a higher row), so rows are stored in order with no compare.
+     * earlier row of the batch (a later or equal timestamp, a higher row), so a group's last non-null row of the batch
+     * is its best, found walking from the end with no compare.
      */
     private void lastInOrder(final BatchContext c, final int[] gid, final long ta, final long tst, final long a,
         final long s, final long b, final long sb) {
