@@ -2,7 +2,6 @@ package io.tradestore.query.exec;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -22,16 +21,13 @@ import io.tradestore.core.segment.Segment;
 import io.tradestore.query.ErrorCode;
 import io.tradestore.query.QueryException;
 import io.tradestore.query.QueryStats;
-import io.tradestore.query.spi.Buckets;
 import io.tradestore.query.spi.Deadline;
 import io.tradestore.query.spi.IndexLeaf;
 import io.tradestore.query.spi.SegmentSelector;
 import io.tradestore.query.spi.Selection;
 import io.tradestore.query.spi.Summary;
-import io.tradestore.query.spi.SummaryPart;
 import io.tradestore.query.exec.filter.FilterNode;
 import io.tradestore.query.exec.filter.SortedRanges;
-import io.tradestore.query.exec.filter.IntRangeFilter;
 import io.tradestore.query.exec.group.GroupState;
 import io.tradestore.query.plan.ConjunctProofs;
 import io.tradestore.query.plan.Plan;
@@ -42,14 +38,14 @@ import io.tradestore.query.plan.Plan;
  * context; partials merge at the end; then having, order and limit on the (few) output rows.
  */
 public final class Executor {
-    private final Plan plan;
-    private final SegmentSelector selector;
+    final Plan plan;
+    final SegmentSelector selector;
     private final AtomicInteger next = new AtomicInteger();
     final AtomicLong rowsScanned = new AtomicLong();
-    private final AtomicLong rowsMatched = new AtomicLong();
+    final AtomicLong rowsMatched = new AtomicLong();
     final AtomicLong blocksSkipped = new AtomicLong();
     final AtomicLong indexedSegments = new AtomicLong();
-    private final AtomicLong rowsSummarized = new AtomicLong();
+    final AtomicLong rowsSummarized = new AtomicLong();
     final AtomicLong segmentsSkipped = new AtomicLong();
     private volatile boolean cancelled;
     private static final int TASK_NEW = 0;
@@ -61,7 +57,7 @@ public final class Executor {
      */
     private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
     /** The query's deadline as index and summary builds see it: {@link #checkDeadline}. */
-    private final Deadline deadline = this::checkDeadline;
+    final Deadline deadline = this::checkDeadline;
     int[] segments;
     /** Work units: a segment and a block range of about {@link #MORSEL_ROWS} rows. */
     int[] morselSegment;
@@ -123,7 +119,7 @@ public final class Executor {
 
     private Result execute(final ExecutorService pool, final int threads, final long startNanos) {
         final List<Integer> keep = candidates();
-        final GroupState folded = foldBuckets(keep);
+        final GroupState folded = new BucketFolds(this).fold(keep);
         final long candidates = selectAndEstimate(keep);
         // not beside groups folded from bucket summaries: those are keyed by the hash table's ids
         if (plan.keyMode == Plan.HASH && folded == null && candidates >= plan.denseFromRows) {
@@ -258,118 +254,6 @@ public final class Executor {
             }
         }
         return n;
-    }
-
-    /** @return the non-negated eq/in index leaf of a conjunct, or null. */
-    private IndexLeaf leafOf(final FilterNode conjunct) {
-        for (final IndexLeaf l : ConjunctProofs.indexLeaves(plan)) {
-            if (l.node() == conjunct && !l.negated()) {
-                return l;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Folds the segments a query grouped by a time bucket of whole minutes can take from bucket summaries: sealed, read
-     * through one eq/in leaf's index with no other conjunct than time ranges, and with no rows in a minute the range
-     * cuts (a range of whole minutes cuts none). Those segments leave {@code keep}; the rest run as usual.
-     *
-     * @param keep the segments not pruned; the folded ones are removed.
-     * @return the folded groups, or null when none was folded.
-     */
-    private GroupState foldBuckets(final List<Integer> keep) {
-        if (selector == null || plan.scan || !plan.bucketRuns || plan.keys[0].bucketNs % Buckets.MINUTE_NS != 0
-            || plan.filter == null) {
-            return null;
-        }
-        final int[][] asked = new int[plan.accs.size()][];
-        for (int i = 0; i < asked.length; i++) {
-            asked[i] = plan.accs.get(i).get().bucketMeasure();
-            if (asked[i] == null) {
-                return null;
-            }
-        }
-        final int[][] measures = SummaryMeasures.withRowCounts(asked);
-        final int[] first = SummaryMeasures.firstOfMeasure(measures);
-        final int ts = plan.schema.timestampIndex();
-        long lo = Long.MIN_VALUE;
-        long hi = Long.MAX_VALUE;
-        FilterNode other = null;
-        for (final FilterNode f : plan.conjuncts) {
-            if (ConjunctProofs.isTimeRange(plan, f)) {
-                lo = Math.max(lo, ((IntRangeFilter) f).lo);
-                hi = Math.min(hi, ((IntRangeFilter) f).hi);
-            } else if (other == null) {
-                other = f;
-            } else {
-                return null;
-            }
-        }
-        final IndexLeaf leaf = other == null || lo > hi ? null : leafOf(other);
-        if (leaf == null) {
-            return null;
-        }
-        final TableSnapshot snap = plan.snap;
-        final long loMinute = Math.floorDiv(lo, Buckets.MINUTE_NS);
-        final long hiMinute = Math.floorDiv(hi, Buckets.MINUTE_NS);
-        final long perBucket = plan.keys[0].bucketNs / Buckets.MINUTE_NS;
-        GroupState folded = null;
-        final SummaryPart tmp = new SummaryPart();
-        for (final Iterator<Integer> it = keep.iterator(); it.hasNext();) {
-            final int si = it.next();
-            final Segment s = snap.segment(si);
-            if (!snap.segmentSealed(si) || cuts(s, ts, lo) || hi != Long.MAX_VALUE && cuts(s, ts, hi + 1)) {
-                continue;
-            }
-            checkDeadline(); // a first query builds the summaries (one pass over the segment per measure)
-            final Buckets[] views = buckets(snap, si, leaf, measures, first);
-            if (views == null) {
-                continue;
-            }
-            if (folded == null) {
-                folded = new GroupState(plan);
-            }
-            final long n = folded.foldBuckets(views, loMinute, hiMinute, perBucket, (long) si << snap.segmentShift(),
-                tmp);
-            rowsMatched.addAndGet(n);
-            rowsSummarized.addAndGet(n);
-            indexedSegments.incrementAndGet();
-            it.remove();
-        }
-        if (folded != null) {
-            folded.finish();
-        }
-        return folded;
-    }
-
-    /** @return whether the segment has rows in the minute that {@code edge} cuts (none when it starts a minute). */
-    private static boolean cuts(final Segment s, final int ts, final long edge) {
-        if (edge == Long.MIN_VALUE || Math.floorMod(edge, Buckets.MINUTE_NS) == 0) {
-            return false;
-        }
-        final long minuteStart = edge - Math.floorMod(edge, Buckets.MINUTE_NS);
-        // rows in [minuteStart, minuteStart + MINUTE_NS): the bounds are compared without forming the (overflowing) end
-        final long min = s.zoneMin(-1, ts);
-        return s.zoneMax(-1, ts) >= minuteStart && (min < minuteStart || min - minuteStart < Buckets.MINUTE_NS);
-    }
-
-    /**
-     * @param m     per aggregate its measure ({@link SummaryMeasures#withRowCounts}).
-     * @param first per aggregate the first with the same measure.
-     * @return each aggregate's bucket summary of the leaf's rows in a sealed segment, or null when any is missing. Each
-     * distinct measure is asked for once, and every one is asked, so that each counts one ask per query
-     * (BitmapIndexes.bucketSummaryAfter).
-     */
-    private Buckets[] buckets(final TableSnapshot snap, final int si, final IndexLeaf leaf, final int[][] m,
-                              final int[] first) {
-        final Buckets[] out = new Buckets[m.length];
-        boolean all = true;
-        for (int i = 0; i < m.length; i++) {
-            out[i] = first[i] < i ? out[first[i]] : selector.buckets(snap, si, leaf, m[i][0], m[i][1], deadline);
-            all &= out[i] != null;
-        }
-        return all ? out : null;
     }
 
     /** @return each aggregate's summary of a selection (one part size), or null when any is missing. */
