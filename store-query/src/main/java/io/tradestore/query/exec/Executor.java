@@ -76,6 +76,11 @@ public final class Executor {
      * second worker; one client's ~5k rows are not.
      */
     static final long SELECTED_ROW_COST = 16;
+    /**
+     * A run of rows inside a block this long holds a whole part of a sealed segment's summary of all rows (parts of
+     * 4,096 rows), so that building the summaries for it is worth it.
+     */
+    private static final int FOLD_RUN_ROWS = 1 << 13;
     /** Per segment: the index selection computed once per query (null: none applies), indexed by segment number. */
     private Selection[] selections;
     /** Blocks of segments read without a selection that the zone maps keep, counted by {@link #selectAndEstimate}. */
@@ -225,7 +230,8 @@ public final class Executor {
     }
 
     /**
-     * @return whether there is no filter, or the zone maps prove every conjunct for some whole block of the segment.
+     * @return whether there is no filter, or the zone maps prove every conjunct for some whole block of the segment, or
+     *     with a sorted search for a run of {@link #FOLD_RUN_ROWS} (a time range inside a block).
      */
     private boolean provesABlock(final int si, final int rows) {
         if (plan.filter == null) {
@@ -240,7 +246,29 @@ public final class Executor {
                 return true;
             }
         }
+        for (int b = 0; (long) b * blockRows < rows; b++) {
+            final long run = plan.filter.mayMatch(s, b) ? exactRun(s, b, rows) : -1;
+            if (run >= 0 && (int) run - (int) (run >>> 32) >= FOLD_RUN_ROWS) {
+                return true;
+            }
+        }
         return false;
+    }
+
+    /**
+     * @return the run of block b on which every conjunct holds, as {@code from << 32 | to}, when the zone maps prove
+     *     every conjunct there but ranges on columns sorted in the block, which a binary search narrows
+     *     ({@link SortedRanges}: a time range's ends); else -1.
+     */
+    private long exactRun(final Segment s, final int b, final int rows) {
+        final List<FilterNode> conjuncts = Arrays.asList(plan.conjuncts);
+        final long every = conjuncts.size() >= Long.SIZE ? -1L : (1L << conjuncts.size()) - 1;
+        final int blockRows = plan.schema.blockRows();
+        final int bs = b * blockRows;
+        final SortedRanges sorted = new SortedRanges(conjuncts);
+        final long proven = sorted.narrow(s, b, bs, Math.min(rows, bs + blockRows), blockRows, rows,
+            ConjunctProofs.proven(plan, conjuncts, s, b, rows));
+        return proven == every ? (long) sorted.from << 32 | sorted.to : -1;
     }
 
     /** @return the rows of the segment's blocks the filter's zone maps keep. */
@@ -254,22 +282,6 @@ public final class Executor {
             }
         }
         return n;
-    }
-
-    /** @return each aggregate's summary of a selection (one part size), or null when any is missing. */
-    private Summary[] summaries(final Selection sel) {
-        if (summaryMeasures == null || summaryMeasures.length == 0) {
-            return null;
-        }
-        final Summary[] out = new Summary[summaryMeasures.length];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = summaryFirst[i] < i ? out[summaryFirst[i]] : sel.summary(summaryMeasures[i][0],
-                summaryMeasures[i][1]);
-            if (out[i] == null || out[i].partShift() != out[0].partShift()) {
-                return null;
-            }
-        }
-        return out;
     }
 
     /**
@@ -311,7 +323,7 @@ public final class Executor {
                         : selector.select(snap, si, leaves, (int) (span >>> 32), (int) span, deadline);
                 }
                 if (selections[si] != null) {
-                    summaries[si] = summaries(selections[si]);
+                    summaries[si] = SummaryMeasures.views(summaryMeasures, summaryFirst, selections[si], snap, si);
                     final long read = selectedRowsRead(si, rows);
                     // all rows: what summaries leave is scanned; a dense selection stays only when what summaries
                     // leave to read costs less than a scan
@@ -368,18 +380,45 @@ public final class Executor {
             final int from = b * blockRows;
             final int to = (int) Math.min(rows, (long) e * blockRows);
             if (residual != null && ConjunctProofs.unproven(residual, proven) == null) {
-                final int shift = summaries[si][0].partShift();
-                final long p0 = firstWholePart(from, shift);
-                final long p1 = endWholePart(si, to, rows, shift);
-                if (p0 < p1) {
-                    n += (from < p0 << shift ? sel.cardinality(from, (int) (p0 << shift)) : 0)
-                        + (p1 << shift < to ? sel.cardinality((int) (p1 << shift), to) : 0);
+                final long span = wholeParts(si, from, to, rows);
+                if (span >= 0) {
+                    final int f = (int) (span >>> 32);
+                    n += (from < f ? sel.cardinality(from, f) : 0) + ((int) span < to ? sel.cardinality((int) span, to)
+                        : 0);
                     b = e;
                     continue;
                 }
             }
+            if (sel.all() && residual != null) {
+                n += narrowedRowsRead(si, b, e, rows);
+                b = e;
+                continue;
+            }
             n += from == 0 && to == rows ? sel.cardinality() : sel.cardinality(from, to);
             b = e;
+        }
+        return n;
+    }
+
+    /**
+     * @return the rows of all rows read in blocks {@code [from, to)} of segment si, where no conjunct is proven for a
+     *     whole block: a block a sorted search narrows to a run on which every conjunct holds reads the run less its
+     *     whole parts (they fold), any other block all its rows.
+     */
+    private long narrowedRowsRead(final int si, final int from, final int to, final int rows) {
+        final Segment s = plan.snap.segment(si);
+        final int blockRows = plan.schema.blockRows();
+        long n = 0;
+        for (int b = from; b < to; b++) {
+            final long run = exactRun(s, b, rows);
+            if (run < 0) {
+                n += Math.min(blockRows, rows - (long) b * blockRows);
+                continue;
+            }
+            final int rf = (int) (run >>> 32);
+            final int rt = (int) run;
+            final long span = wholeParts(si, rf, rt, rows);
+            n += span < 0 ? rt - rf : (span >>> 32) - rf + rt - (int) span;
         }
         return n;
     }
@@ -520,16 +559,16 @@ public final class Executor {
             }
             return;
         }
-        scanBlocks(c, s, fromBlock, toBlock, rows, groups, scan);
+        scanBlocks(c, -1, s, fromBlock, toBlock, rows, groups, scan);
     }
 
     /**
      * Scans blocks {@code [fromBlock, toBlock)} of segment {@code s} (its committed {@code rows}) with the query's
-     * filter.
+     * filter; where a sorted column's range keeps a run of a block on which every conjunct holds, the whole parts
+     * inside it fold from segment {@code si}'s summaries (-1: none).
      */
-    private void scanBlocks(final BatchContext c, final Segment s, final int fromBlock, final int toBlock,
-                            final int rows, final GroupState groups,
-                            final ScanState scan) {
+    private void scanBlocks(final BatchContext c, final int si, final Segment s, final int fromBlock,
+                            final int toBlock, final int rows, final GroupState groups, final ScanState scan) {
         final FilterNode filter = plan.filter;
         final int blockRows = plan.schema.blockRows();
         long scanned = 0;
@@ -559,10 +598,21 @@ public final class Executor {
                 lastFilter = proven == 0 ? filter : ConjunctProofs.unproven(conjuncts, proven);
             }
             final FilterNode blockFilter = lastFilter;
-            final boolean zoneBlock = plan.zoneShortcut && blockFilter == null && be - bs == blockRows;
-            for (int start = bs; start < be; start += batch) {
+            // a time range's ends inside a block: the parts between them fold (parts may be finer than blocks)
+            final long parts = blockFilter == null && si >= 0 && summaries[si] != null && groups != null
+                ? wholeParts(si, bs, be, rows) : -1;
+            final int foldFrom = parts < 0 ? be : (int) (parts >>> 32);
+            final int foldTo = parts < 0 ? be : (int) parts;
+            final boolean zoneBlock = plan.zoneShortcut && blockFilter == null && be - bs == blockRows && parts < 0;
+            int start = bs;
+            while (start < be) {
+                if (start == foldFrom) {
+                    foldRange(c, si, parts, groups);
+                    start = foldTo;
+                    continue;
+                }
                 checkDeadline();
-                final int n = Math.min(batch, be - start);
+                final int n = Math.min(batch, (start < foldFrom ? foldFrom : be) - start);
                 scanned += n;
                 if (blockFilter == null) {
                     matched += n;
@@ -574,6 +624,7 @@ public final class Executor {
                         consume(c, start, k, c.sel, groups, scan, zoneBlock);
                     }
                 }
+                start += n;
             }
             if (zoneBlock) {
                 groups.zoneFold(s, b);
@@ -584,30 +635,63 @@ public final class Executor {
     }
 
     /**
+     * @return the rows of the whole parts inside {@code [from, to)} that every summary of segment si covers, as
+     *     {@code from << 32 | to}, or -1 when there is none.
+     */
+    private long wholeParts(final int si, final int from, final int to, final int rows) {
+        final int shift = summaries[si][0].partShift();
+        final long p0 = firstWholePart(from, shift);
+        final long p1 = endWholePart(si, to, rows, shift);
+        return p0 < p1 ? p0 << shift << 32 | Math.min(rows, p1 << shift) : -1;
+    }
+
+    /**
+     * Folds the whole parts {@code span} ({@link #wholeParts}) of segment si from its summaries: runs of parts that
+     * make a whole coarse part (a block, when parts are finer) as one entry each, when every summary has that level.
+     */
+    private void foldRange(final BatchContext c, final int si, final long span, final GroupState groups) {
+        final Summary[] views = summaries[si];
+        final int shift = views[0].partShift();
+        final long p0 = (span >>> 32) >>> shift;
+        final long p1 = ((int) span + (1L << shift) - 1) >>> shift;
+        boolean coarse = views[0].coarseShift() > shift;
+        for (final Summary v : views) {
+            coarse &= v.coarseShift() == views[0].coarseShift();
+        }
+        final int ratioShift = views[0].coarseShift() - shift;
+        final long rowBase = (long) si << plan.snap.segmentShift();
+        long matched = 0;
+        long p = p0;
+        while (p < p1) {
+            if (coarse && (p & ((1L << ratioShift) - 1)) == 0 && p + (1L << ratioShift) <= p1) {
+                matched += groups.foldSummary(views, (int) (p >>> ratioShift), true, rowBase, c.summaryPart);
+                p += 1L << ratioShift;
+            } else {
+                matched += groups.foldSummary(views, (int) p, false, rowBase, c.summaryPart);
+                p++;
+            }
+        }
+        rowsMatched.addAndGet(matched);
+        rowsSummarized.addAndGet(matched);
+    }
+
+    /**
      * Aggregates the selected rows in {@code [from, to)}, every conjunct answered or proven there: whole parts from the
      * summaries, the rows of the cut parts at either end from the selection.
      */
     private void folded(final BatchContext c, final int si, final int from, final int to, final int rows,
                         final GroupState groups) {
-        final Summary[] views = summaries[si];
-        final int shift = views[0].partShift();
-        final long p0 = firstWholePart(from, shift);
-        final long p1 = endWholePart(si, to, rows, shift);
-        if (p0 >= p1) {
+        final long span = wholeParts(si, from, to, rows);
+        if (span < 0) {
             read(c, si, null, from, to, rows, groups, null);
             return;
         }
-        if (from < p0 << shift) {
-            read(c, si, null, from, (int) (p0 << shift), rows, groups, null);
+        if (from < (int) (span >>> 32)) {
+            read(c, si, null, from, (int) (span >>> 32), rows, groups, null);
         }
-        long matched = 0;
-        for (long p = p0; p < p1; p++) {
-            matched += groups.foldSummary(views, (int) p, c.summaryPart);
-        }
-        rowsMatched.addAndGet(matched);
-        rowsSummarized.addAndGet(matched);
-        if (p1 << shift < to) {
-            read(c, si, null, (int) (p1 << shift), to, rows, groups, null);
+        foldRange(c, si, span, groups);
+        if ((int) span < to) {
+            read(c, si, null, (int) span, to, rows, groups, null);
         }
     }
 
@@ -621,8 +705,8 @@ public final class Executor {
                       final GroupState groups, final ScanState scan) {
         if (selections[si].all()) {
             final int blockRows = plan.schema.blockRows();
-            scanBlocks(c, plan.snap.segment(si), from / blockRows, (to + blockRows - 1) / blockRows, rows, groups,
-                scan);
+            scanBlocks(c, si, plan.snap.segment(si), from / blockRows, (to + blockRows - 1) / blockRows, rows,
+                groups, scan);
         } else {
             selected(c, selections[si], residual, from, to, groups, scan);
         }

@@ -56,6 +56,8 @@ public final class BitmapIndexes implements SegmentSelector {
      * none.
      */
     public static final int DEFAULT_SUMMARY_ENTRIES = 1 << 16;
+    /** Rows per part, log2, of a sealed segment's summary of all rows: 4,096 (128 KB per measure for 4M rows). */
+    static final int ALL_ROWS_PART_SHIFT = 12;
     private volatile int summaryEntries = DEFAULT_SUMMARY_ENTRIES;
     /**
      * Heap the value summaries may take by default: an eighth of the heap, at most 256 MB (for 50M trades in 12
@@ -446,13 +448,18 @@ public final class BitmapIndexes implements SegmentSelector {
             return null;
         }
         final int rows = snap.segmentRowCount(segment);
-        final int partShift = partShift(snap, 2, summaryEntries);
-        final int covered = snap.segmentSealed(segment) ? rows : rows >>> partShift << partShift;
+        final boolean sealed = snap.segmentSealed(segment);
+        final int partShift = sealed ? allRowsPartShift(snap, summaryEntries) : partShift(snap, 2, summaryEntries);
+        final int covered = sealed ? rows : rows >>> partShift << partShift;
         if (covered == 0) {
             return null;
         }
-        return cachedSummary(snap, segment, -1, colA, colB, covered, () -> ValueSummary.build(snap.segment(segment),
-            covered, null, 0, 2, partShift, m[0], m[1], false, deadline), deadline);
+        final int blockShift = Integer.numberOfTrailingZeros(snap.schema().blockRows());
+        return cachedSummary(snap, segment, -1, colA, colB, covered, () -> {
+            final ValueSummary v = ValueSummary.build(snap.segment(segment), covered, null, 0, 2, partShift, m[0],
+                m[1], false, deadline);
+            return v == null || partShift >= blockShift ? v : v.withCoarse(blockShift);
+        }, deadline);
     }
 
     /**
@@ -559,6 +566,19 @@ public final class BitmapIndexes implements SegmentSelector {
      * @return log2 of rows per part: whole blocks, as many parts as the entry budget allows (500 values: one per
      * block).
      */
+    /**
+     * @return log2 of the rows per part of a sealed segment's summary of all rows: finer than a block (down to
+     *     {@link #ALL_ROWS_PART_SHIFT}) as far as the entries allow, so that a time range whose ends a sorted search
+     *     finds inside blocks reads at most a part's rows at either end. An open segment's keep whole blocks: it is
+     *     rebuilt each time a part completes.
+     */
+    private static int allRowsPartShift(final TableSnapshot snap, final int entries) {
+        final int blockShift = Integer.numberOfTrailingZeros(snap.schema().blockRows());
+        final int maxParts = Integer.highestOneBit(Math.max(1, entries / 2));
+        return Math.max(Math.min(blockShift, ALL_ROWS_PART_SHIFT),
+            snap.segmentShift() - Integer.numberOfTrailingZeros(maxParts));
+    }
+
     private static int partShift(final TableSnapshot snap, final int slots, final int entries) {
         final int blockShift = Integer.numberOfTrailingZeros(snap.schema().blockRows());
         final int maxParts = Integer.highestOneBit(Math.max(1, entries / slots));

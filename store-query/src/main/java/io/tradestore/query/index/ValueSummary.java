@@ -40,6 +40,10 @@ public final class ValueSummary extends CachedSummary {
     private final int stride;
     /** Entry (part, slot) at {@code (part * slots + slot) * stride}: one cache line per value and part. */
     private final long[] e;
+    /** log2 of the rows per coarse part ({@link #withCoarse}), or {@link #partShift} without a coarse level. */
+    private int coarseShift;
+    /** Entries of the coarse parts, laid out as {@link #e}, or null. */
+    private long[] coarse;
 
     private ValueSummary(final long keyMin, final int slots, final int partShift, final int parts,
                          final int coveredRows, final boolean measured, final boolean product) {
@@ -50,6 +54,7 @@ public final class ValueSummary extends CachedSummary {
         this.parts = parts;
         this.product = product;
         this.stride = measured ? STRIDE : 1;
+        this.coarseShift = partShift;
         e = new long[parts * slots * stride];
         if (measured && !product) {
             for (int i = 0; i < e.length; i += STRIDE) {
@@ -81,7 +86,47 @@ public final class ValueSummary extends CachedSummary {
 
     @Override
     long bytes() {
-        return (long) e.length * Long.BYTES;
+        return (long) (e.length + (coarse == null ? 0 : coarse.length)) * Long.BYTES;
+    }
+
+    /**
+     * Adds a coarse level: each run of 2^(shift - partShift) parts rolled up into one entry, so that a query folding
+     * many fine parts reads one entry per run instead (parts finer than a block serve a range's ends, coarse ones its
+     * middle).
+     *
+     * @param shift log2 of the rows per coarse part, above {@link #partShift}.
+     * @return this.
+     */
+    ValueSummary withCoarse(final int shift) {
+        final int ratio = 1 << (shift - partShift);
+        final int coarseParts = (parts + ratio - 1) / ratio;
+        final long[] c = new long[coarseParts * slots * stride];
+        final boolean measured = stride > 1;
+        for (int i = 0; measured && !product && i < c.length; i += STRIDE) {
+            c[i + MIN_OR_HI] = Long.MAX_VALUE;
+            c[i + MAX_OR_LO] = Long.MIN_VALUE;
+        }
+        for (int part = 0; part < parts; part++) {
+            for (int slot = 0; slot < slots; slot++) {
+                final int from = (part * slots + slot) * stride;
+                final int to = ((part / ratio) * slots + slot) * stride;
+                c[to + ROWS] += e[from + ROWS];
+                if (!measured) {
+                    continue;
+                }
+                c[to + PRESENT] += e[from + PRESENT];
+                add(c, to + SUM_HI, e[from + SUM_HI], e[from + SUM_LO]);
+                if (product) {
+                    add(c, to + MIN_OR_HI, e[from + MIN_OR_HI], e[from + MAX_OR_LO]);
+                } else {
+                    c[to + MIN_OR_HI] = Math.min(c[to + MIN_OR_HI], e[from + MIN_OR_HI]);
+                    c[to + MAX_OR_LO] = Math.max(c[to + MAX_OR_LO], e[from + MAX_OR_LO]);
+                }
+            }
+        }
+        coarse = c;
+        coarseShift = shift;
+        return this;
     }
 
     /**
@@ -252,24 +297,43 @@ public final class ValueSummary extends CachedSummary {
             }
 
             @Override
+            public int coarseShift() {
+                return coarse == null ? partShift : coarseShift;
+            }
+
+            @Override
             public void read(final int part, final SummaryPart out) {
+                entries(e, part, part < parts, out);
+            }
+
+            @Override
+            public void readCoarse(final int part, final SummaryPart out) {
+                if (coarse == null) {
+                    read(part, out);
+                } else {
+                    entries(coarse, part, part < coarse.length / (slots * stride), out);
+                }
+            }
+
+            /** Reads the chosen slots' entries of one part of {@code entries} (fine or coarse) into out. */
+            private void entries(final long[] entries, final int part, final boolean covered, final SummaryPart out) {
                 out.clear();
-                if (part >= parts) {
+                if (!covered) {
                     return;
                 }
                 final int base = part * slots;
                 for (final int slot : slotsOf) {
                     final int i = (base + slot) * stride;
                     if (!measured) {
-                        out.addCounts(e[i], 0);
+                        out.addCounts(entries[i], 0);
                         continue;
                     }
-                    out.addCounts(e[i + ROWS], e[i + PRESENT]);
-                    out.addSum(e[i + SUM_HI], e[i + SUM_LO]);
+                    out.addCounts(entries[i + ROWS], entries[i + PRESENT]);
+                    out.addSum(entries[i + SUM_HI], entries[i + SUM_LO]);
                     if (product) {
-                        out.addSecondSum(e[i + MIN_OR_HI], e[i + MAX_OR_LO]);
+                        out.addSecondSum(entries[i + MIN_OR_HI], entries[i + MAX_OR_LO]);
                     } else {
-                        out.addRange(e[i + MIN_OR_HI], e[i + MAX_OR_LO]);
+                        out.addRange(entries[i + MIN_OR_HI], entries[i + MAX_OR_LO]);
                     }
                 }
             }

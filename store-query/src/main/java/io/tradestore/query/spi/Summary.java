@@ -10,4 +10,20 @@ public interface Summary {
 
     /** @param part a part. @param out receives the part's aggregates of the selected rows. */
     void read(int part, SummaryPart out);
+
+    /**
+     * @return log2 of the rows per coarse part, a run of whole parts rolled up into one (parts finer than a block serve
+     *     a range's ends, coarse ones its middle); {@link #partShift()} when there is no coarse level.
+     */
+    default int coarseShift() {
+        return partShift();
+    }
+
+    /**
+     * @param part a coarse part (of 2^{@link #coarseShift()} rows), every part of which is covered.
+     * @param out  receives its aggregates of the selected rows.
+     */
+    default void readCoarse(final int part, final SummaryPart out) {
+        read(part, out);
+    }
 }

@@ -59,10 +59,17 @@ public abstract class Acc {
     }
 
     /**
+     * The second element of a measure {@code {col, FIRST_LAST}}: each part's first and last present row of col by time,
+     * found from the rows of all-rows selections where other measures come from value summaries.
+     */
+    public static final int FIRST_LAST = -2;
+
+    /**
      * The measure this aggregate folds from a value summary (see {@link Summary}) instead of reading rows.
      *
-     * @return {colA, colB} (-1 for none: {@code {-1, -1}} needs the row count only), or null when the aggregate cannot
-     *         be folded from a summary (f64 values, first/last, percentiles, distinct counts, product min/max).
+     * @return {colA, colB} (-1 for none: {@code {-1, -1}} needs the row count only; {@code {col, FIRST_LAST}} for
+     *         first/last), or null when the aggregate cannot be folded from a summary (f64 values, percentiles,
+     *         distinct counts, product min/max and first/last).
      */
     public int[] summaryMeasure() {
         return null;

@@ -266,6 +266,12 @@ public final class FirstLastAcc extends Acc {
         has[g >>> 6] |= 1L << g;
     }
 
+    /** @return its column's first and last rows per part, unless it is a product. */
+    @Override
+    public int[] summaryMeasure() {
+        return product == null ? new int[] {col.index(), FIRST_LAST} : null;
+    }
+
     /** @return its column, when a bucket cell's first/last row stands for it: 8 bytes wide, not f64, not a product. */
     @Override
     public int[] bucketMeasure() {

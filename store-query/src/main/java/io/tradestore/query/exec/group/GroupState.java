@@ -155,14 +155,25 @@ public final class GroupState {
      * Folds one part of a segment into group 0 from value summaries (a global aggregate of an index selection).
      *
      * @param views each aggregate's summary.
-     * @param part  the part.
-     * @param tmp   scratch.
+     * @param part    the part.
+     * @param coarse  whether part is a coarse part ({@link Summary#readCoarse}).
+     * @param rowBase the segment's first row in the table (first/last break ties by row).
+     * @param tmp     scratch.
      * @return the selected rows of the part.
      */
-    public long foldSummary(final Summary[] views, final int part, final SummaryPart tmp) {
+    public long foldSummary(final Summary[] views, final int part, final boolean coarse, final long rowBase,
+        final SummaryPart tmp) {
         long n = 0;
         for (int a = 0; a < accs.length; a++) {
-            views[a].read(part, tmp);
+            if (coarse) {
+                views[a].readCoarse(part, tmp);
+            } else {
+                views[a].read(part, tmp);
+            }
+            if (tmp.firstRow >= 0) {
+                tmp.firstRow += rowBase;
+                tmp.lastRow += rowBase;
+            }
             if (a == 0) {
                 n = tmp.rows;
                 rows[0] += n;
