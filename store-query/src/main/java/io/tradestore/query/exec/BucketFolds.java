@@ -7,6 +7,7 @@ import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.query.exec.filter.FilterNode;
 import io.tradestore.query.exec.filter.IntRangeFilter;
+import io.tradestore.query.exec.filter.SortedRanges;
 import io.tradestore.query.exec.group.GroupState;
 import io.tradestore.query.plan.ConjunctProofs;
 import io.tradestore.query.plan.Plan;
@@ -43,10 +44,11 @@ final class BucketFolds {
 
     /**
      * Folds the segments a query grouped by a time bucket of whole minutes can take from bucket summaries: sealed, read
-     * through one eq/in leaf's index with no other conjunct than time ranges, and with no rows in a minute the range
-     * cuts (a range of whole minutes cuts none). Those segments leave {@code keep}; the rest run as usual.
+     * through one eq/in leaf's index with no other conjunct than time ranges. The whole minutes of the range fold; a
+     * segment with rows in a minute the range cuts (a range of whole minutes cuts none) keeps those rows to read, the
+     * rows of its folded minutes skipped ({@link Executor#skip}); the other folded segments leave {@code keep}.
      *
-     * @param keep the segments not pruned; the folded ones are removed.
+     * @param keep the segments not pruned; the wholly folded ones are removed.
      * @return the folded groups, or null when none was folded.
      */
     GroupState fold(final List<Integer> keep) {
@@ -90,7 +92,11 @@ final class BucketFolds {
         for (final Iterator<Integer> it = keep.iterator(); it.hasNext();) {
             final int si = it.next();
             final Segment s = snap.segment(si);
-            if (!snap.segmentSealed(si) || cuts(s, ts, lo) || hi != Long.MAX_VALUE && cuts(s, ts, hi + 1)) {
+            final boolean cutLo = cuts(s, ts, lo);
+            final boolean cutHi = hi != Long.MAX_VALUE && cuts(s, ts, hi + 1);
+            final long foldLo = cutLo ? loMinute + 1 : loMinute;
+            final long foldHi = cutHi ? hiMinute - 1 : hiMinute;
+            if (!snap.segmentSealed(si) || foldLo > foldHi) {
                 continue;
             }
             ex.checkDeadline(); // a first query builds the summaries (one pass over the segment per measure)
@@ -101,12 +107,21 @@ final class BucketFolds {
             if (folded == null) {
                 folded = new GroupState(plan);
             }
-            final long n = folded.foldBuckets(views, loMinute, hiMinute, perBucket, (long) si << snap.segmentShift(),
-                tmp);
+            final long n = folded.foldBuckets(views, foldLo, foldHi, perBucket, (long) si << snap.segmentShift(), tmp);
             ex.rowsMatched.addAndGet(n);
             ex.rowsSummarized.addAndGet(n);
-            ex.indexedSegments.incrementAndGet();
-            it.remove();
+            if (cutLo || cutHi) {
+                // the summary exists, so the segment's timestamps are in order: its folded minutes are one run of rows
+                final int rows = snap.segmentRowCount(si);
+                final long base = s.columnBase(ts);
+                final long stride = s.columnStride(ts);
+                ex.skip(si, cutLo ? SortedRanges.firstAtLeast(base, stride, Long.BYTES, 0, rows,
+                    foldLo * Buckets.MINUTE_NS) : 0, cutHi ? SortedRanges.firstAtLeast(base, stride, Long.BYTES, 0,
+                    rows, (foldHi + 1) * Buckets.MINUTE_NS) : rows);
+            } else {
+                ex.indexedSegments.incrementAndGet(); // read through the index, as the row path counts a segment
+                it.remove();
+            }
         }
         if (folded != null) {
             folded.finish();

@@ -76,11 +76,6 @@ public final class Executor {
      * second worker; one client's ~5k rows are not.
      */
     static final long SELECTED_ROW_COST = 16;
-    /**
-     * A run of rows inside a block this long holds a whole part of a sealed segment's summary of all rows (parts of
-     * 4,096 rows), so that building the summaries for it is worth it.
-     */
-    private static final int FOLD_RUN_ROWS = 1 << 13;
     /** Per segment: the index selection computed once per query (null: none applies), indexed by segment number. */
     private Selection[] selections;
     /** Blocks of segments read without a selection that the zone maps keep, counted by {@link #selectAndEstimate}. */
@@ -92,6 +87,9 @@ public final class Executor {
     private int[][] summaryMeasures;
     /** Per aggregate, the first aggregate folding the same measure ({@link SummaryMeasures#firstOfMeasure}). */
     private int[] summaryFirst;
+    /** Per segment: rows {@code [skipFrom, skipTo)} folded from bucket summaries, not read (null: none). */
+    private int[] skipFrom;
+    private int[] skipTo;
     /** Per segment: each aggregate's summary of the selection (null: the rows are read). */
     private Summary[][] summaries;
 
@@ -221,67 +219,22 @@ public final class Executor {
         return new Result(plan.columns, rows, truncated, stats, plan.epochNanos);
     }
 
+    /** Leaves rows {@code [from, to)} of segment si unread: {@link BucketFolds} folded them. */
+    void skip(final int si, final int from, final int to) {
+        if (skipFrom == null) {
+            skipFrom = new int[plan.snap.segmentCount()];
+            skipTo = new int[plan.snap.segmentCount()];
+        }
+        skipFrom[si] = from;
+        skipTo[si] = to;
+    }
+
     /** Cuts the kept segments into morsels ({@link Morsels}). */
     void morsels(final List<Integer> keep, final boolean parallel, final int threads) {
         final Morsels m = Morsels.cut(plan, keep, selections, summaries, parallel ? threads : 1, scannedBlocks);
         morselSegment = m.segment;
         morselFromBlock = m.fromBlock;
         morselToBlock = m.toBlock;
-    }
-
-    /**
-     * @return whether there is no filter, or the zone maps prove every conjunct for some whole block of the segment, or
-     *     with a sorted search for a run of {@link #FOLD_RUN_ROWS} (a time range inside a block).
-     */
-    private boolean provesABlock(final int si, final int rows) {
-        if (plan.filter == null) {
-            return true;
-        }
-        final Segment s = plan.snap.segment(si);
-        final List<FilterNode> conjuncts = Arrays.asList(plan.conjuncts);
-        final long every = conjuncts.size() >= Long.SIZE ? -1L : (1L << conjuncts.size()) - 1;
-        final int blockRows = plan.schema.blockRows();
-        for (int b = 0; (long) (b + 1) * blockRows <= rows; b++) {
-            if (plan.filter.mayMatch(s, b) && ConjunctProofs.proven(plan, conjuncts, s, b, rows) == every) {
-                return true;
-            }
-        }
-        for (int b = 0; (long) b * blockRows < rows; b++) {
-            final long run = plan.filter.mayMatch(s, b) ? exactRun(s, b, rows) : -1;
-            if (run >= 0 && (int) run - (int) (run >>> 32) >= FOLD_RUN_ROWS) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * @return the run of block b on which every conjunct holds, as {@code from << 32 | to}, when the zone maps prove
-     *     every conjunct there but ranges on columns sorted in the block, which a binary search narrows
-     *     ({@link SortedRanges}: a time range's ends); else -1.
-     */
-    private long exactRun(final Segment s, final int b, final int rows) {
-        final List<FilterNode> conjuncts = Arrays.asList(plan.conjuncts);
-        final long every = conjuncts.size() >= Long.SIZE ? -1L : (1L << conjuncts.size()) - 1;
-        final int blockRows = plan.schema.blockRows();
-        final int bs = b * blockRows;
-        final SortedRanges sorted = new SortedRanges(conjuncts);
-        final long proven = sorted.narrow(s, b, bs, Math.min(rows, bs + blockRows), blockRows, rows,
-            ConjunctProofs.proven(plan, conjuncts, s, b, rows));
-        return proven == every ? (long) sorted.from << 32 | sorted.to : -1;
-    }
-
-    /** @return the rows of the segment's blocks the filter's zone maps keep. */
-    private long keptRows(final int si, final int rows) {
-        final Segment s = plan.snap.segment(si);
-        final int blockRows = plan.schema.blockRows();
-        long n = 0;
-        for (int b = 0; (long) b * blockRows < rows; b++) {
-            if (plan.filter == null || plan.filter.mayMatch(s, b)) {
-                n += Math.min(blockRows, rows - (long) b * blockRows);
-            }
-        }
-        return n;
     }
 
     /**
@@ -315,7 +268,8 @@ public final class Executor {
                 if (allRows) {
                     // only where the zone maps prove every conjunct for a whole block: else nothing could fold and the
                     // summaries would be built for nothing
-                    selections[si] = provesABlock(si, rows) ? selector.selectAll(snap, si, deadline) : null;
+                    selections[si] = BlockRuns.provesABlock(plan, si, rows) ? selector.selectAll(snap, si, deadline)
+                        : null;
                 } else {
                     // over the rows from the first to the last block the zone maps keep (a time range's)
                     final long span = ConjunctProofs.keptSpan(plan, snap.segment(si), rows);
@@ -330,7 +284,7 @@ public final class Executor {
                     final boolean all = selections[si].all();
                     final long cost = all ? 1 : SELECTED_ROW_COST;
                     // all rows: kept when some part folds (the rest is scanned either way, but one segment is one unit)
-                    if (summaries[si] != null && (all ? read < keptRows(si, rows) : read * cost <= rows)
+                    if (summaries[si] != null && (all ? read < BlockRuns.keptRows(plan, si, rows) : read * cost <= rows)
                         || !selections[si].dense()) {
                         candidates += cost * read;
                         continue;
@@ -410,7 +364,7 @@ public final class Executor {
         final int blockRows = plan.schema.blockRows();
         long n = 0;
         for (int b = from; b < to; b++) {
-            final long run = exactRun(s, b, rows);
+            final long run = BlockRuns.exactRun(plan, s, b, rows);
             if (run < 0) {
                 n += Math.min(blockRows, rows - (long) b * blockRows);
                 continue;
@@ -559,13 +513,13 @@ public final class Executor {
             }
             return;
         }
-        scanBlocks(c, -1, s, fromBlock, toBlock, rows, groups, scan);
+        scanBlocks(c, si, s, fromBlock, toBlock, rows, groups, scan);
     }
 
     /**
      * Scans blocks {@code [fromBlock, toBlock)} of segment {@code s} (its committed {@code rows}) with the query's
      * filter; where a sorted column's range keeps a run of a block on which every conjunct holds, the whole parts
-     * inside it fold from segment {@code si}'s summaries (-1: none).
+     * inside it fold from segment {@code si}'s summaries (when it has some), and rows it {@link #skip}s are not read.
      */
     private void scanBlocks(final BatchContext c, final int si, final Segment s, final int fromBlock,
                             final int toBlock, final int rows, final GroupState groups, final ScanState scan) {
@@ -601,13 +555,17 @@ public final class Executor {
             // a time range's ends inside a block: the parts between them fold (parts may be finer than blocks)
             final long parts = blockFilter == null && si >= 0 && summaries[si] != null && groups != null
                 ? wholeParts(si, bs, be, rows) : -1;
-            final int foldFrom = parts < 0 ? be : (int) (parts >>> 32);
-            final int foldTo = parts < 0 ? be : (int) parts;
-            final boolean zoneBlock = plan.zoneShortcut && blockFilter == null && be - bs == blockRows && parts < 0;
+            // or the rows bucket summaries folded
+            final long gap = parts >= 0 ? parts : skipped(si, bs, be);
+            final int foldFrom = gap < 0 ? be : (int) (gap >>> 32);
+            final int foldTo = gap < 0 ? be : (int) gap;
+            final boolean zoneBlock = plan.zoneShortcut && blockFilter == null && be - bs == blockRows && gap < 0;
             int start = bs;
             while (start < be) {
                 if (start == foldFrom) {
-                    foldRange(c, si, parts, groups);
+                    if (parts >= 0) {
+                        foldRange(c, si, parts, groups);
+                    }
                     start = foldTo;
                     continue;
                 }
@@ -632,6 +590,19 @@ public final class Executor {
         }
         rowsScanned.addAndGet(scanned);
         rowsMatched.addAndGet(matched);
+    }
+
+    /**
+     * @return the rows of {@code [from, to)} of segment si that bucket summaries folded ({@link #skip}), as
+     *     {@code from << 32 | to}, or -1 when none.
+     */
+    private long skipped(final int si, final int from, final int to) {
+        if (skipFrom == null) {
+            return -1;
+        }
+        final int f = Math.max(from, skipFrom[si]);
+        final int t = Math.min(to, skipTo[si]);
+        return f < t ? (long) f << 32 | t : -1;
     }
 
     /**
@@ -707,8 +678,17 @@ public final class Executor {
             final int blockRows = plan.schema.blockRows();
             scanBlocks(c, si, plan.snap.segment(si), from / blockRows, (to + blockRows - 1) / blockRows, rows,
                 groups, scan);
+            return;
+        }
+        // a range on a column sorted in the end blocks (a time range) keeps a run of each: rows outside are not read
+        final long run = BlockRuns.sortedRun(plan, plan.snap.segment(si), from, to, rows);
+        final int f = (int) (run >>> 32);
+        final int t = (int) run;
+        if (skipFrom != null && skipFrom[si] < skipTo[si] && skipFrom[si] < t && skipTo[si] > f) {
+            selected(c, selections[si], residual, f, skipFrom[si], groups, scan);
+            selected(c, selections[si], residual, skipTo[si], t, groups, scan);
         } else {
-            selected(c, selections[si], residual, from, to, groups, scan);
+            selected(c, selections[si], residual, f, t, groups, scan);
         }
     }
 

@@ -79,7 +79,7 @@ public final class SortedRanges {
     }
 
     /** @return the first row in {@code [lo, hi)} whose value is at least {@code v} (rows sorted), or {@code hi}. */
-    static int firstAtLeast(final long base, final long stride, final int width, final int lo, final int hi,
+    public static int firstAtLeast(final long base, final long stride, final int width, final int lo, final int hi,
         final long v) {
         int a = lo;
         int b = hi;
