@@ -60,7 +60,8 @@ class BucketSummaryTest {
         + "{\"name\":\"vwap\",\"op\":\"vwap\"},{\"name\":\"avgq\",\"op\":\"avg\",\"col\":\"quantity\"},"
         + "{\"name\":\"notional\",\"op\":\"sum\",\"col\":\"price*quantity\"},"
         + "{\"name\":\"first_ts\",\"op\":\"first\",\"col\":\"ts\"},{\"name\":\"last_trade\",\"op\":\"last\",\"col\":\""
-        + "trade_id\"}]";
+        + "trade_id\"},{\"name\":\"first_notional\",\"op\":\"first\",\"col\":\"price*quantity\"},"
+        + "{\"name\":\"last_notional\",\"op\":\"last\",\"col\":\"price*quantity\"}]";
 
     @BeforeAll
     static void setUp() {

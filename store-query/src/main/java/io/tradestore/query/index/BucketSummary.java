@@ -23,10 +23,10 @@ public final class BucketSummary extends CachedSummary {
     private static final long MINUTE_NS = Buckets.MINUTE_NS;
     /**
      * Longs per cell: minute, rows, present, sum (hi, lo), min or second sum hi, max or second sum lo, first/last row,
-     * and the first and last rows' timestamps and values (kept here: reading them from the columns at fold time would
-     * be ~4 cache misses per cell).
+     * the first and last rows' timestamps and values, and a product's second factors in them (kept here: reading them
+     * from the columns at fold time would be ~4 cache misses per cell).
      */
-    private static final int STRIDE = 12;
+    private static final int STRIDE = 14;
     /** Heap bytes per cell. */
     static final long CELL_BYTES = STRIDE * Long.BYTES;
     private static final int MINUTE = 0;
@@ -42,6 +42,8 @@ public final class BucketSummary extends CachedSummary {
     private static final int FIRST_VALUE = 9;
     private static final int LAST_TS = 10;
     private static final int LAST_VALUE = 11;
+    private static final int FIRST_VALUE_B = 12;
+    private static final int LAST_VALUE_B = 13;
     /**
      * What {@link #build} returns when a timestamp is null or out of order: remembered per segment, which never has
      * cells.
@@ -168,35 +170,43 @@ public final class BucketSummary extends CachedSummary {
                 if (x == anul) {
                     continue;
                 }
+                long y = 0;
                 if (b != null) {
-                    // a product: its sum and its second factor's sum (first/last take columns, not products)
-                    final long y = NativeMemory.getSigned(bb + r * bs, bw);
+                    // a product: its sum and its second factor's sum
+                    y = NativeMemory.getSigned(bb + r * bs, bw);
                     if (y == bnul) {
                         continue;
                     }
                     e[i + PRESENT]++;
                     ValueSummary.add(e, i + SUM_HI, Math.multiplyHigh(x, y), x * y);
                     ValueSummary.add(e, i + MIN_OR_HI, y >> 63, y);
-                    continue;
+                } else {
+                    e[i + PRESENT]++;
+                    ValueSummary.add(e, i + SUM_HI, x >> 63, x);
+                    e[i + MIN_OR_HI] = Math.min(e[i + MIN_OR_HI], x);
+                    e[i + MAX_OR_LO] = Math.max(e[i + MAX_OR_LO], x);
                 }
-                e[i + PRESENT]++;
-                ValueSummary.add(e, i + SUM_HI, x >> 63, x);
-                e[i + MIN_OR_HI] = Math.min(e[i + MIN_OR_HI], x);
-                e[i + MAX_OR_LO] = Math.max(e[i + MAX_OR_LO], x);
-                final long fl = e[i + FIRST_LAST];
-                if (fl == -1) {
-                    e[i + FIRST_TS] = t;
-                    e[i + FIRST_VALUE] = x;
-                }
-                e[i + FIRST_LAST] = (fl == -1 ? (long) r << 32 : fl & 0xFFFF_FFFF_0000_0000L) | r;
-                e[i + LAST_TS] = t;
-                e[i + LAST_VALUE] = x;
+                present(e, i, r, t, x, y);
             }
         }
         if (over > 0) {
             return new BucketSummary(null, false, 0, 0, new int[1], new long[0], n + over);
         }
         return bySlot(a, b != null, keyMin, slots, e, slotOf, n);
+    }
+
+    /** Records row r (timestamp t, values x and y) as cell i's last present row, and as its first if it has none. */
+    private static void present(final long[] e, final int i, final int r, final long t, final long x, final long y) {
+        final long fl = e[i + FIRST_LAST];
+        if (fl == -1) {
+            e[i + FIRST_TS] = t;
+            e[i + FIRST_VALUE] = x;
+            e[i + FIRST_VALUE_B] = y;
+        }
+        e[i + FIRST_LAST] = (fl == -1 ? (long) r << 32 : fl & 0xFFFF_FFFF_0000_0000L) | r;
+        e[i + LAST_TS] = t;
+        e[i + LAST_VALUE] = x;
+        e[i + LAST_VALUE_B] = y;
     }
 
     /**
@@ -265,13 +275,15 @@ public final class BucketSummary extends CachedSummary {
                 out.addSum(e[i + SUM_HI], e[i + SUM_LO]);
                 if (product) {
                     out.addSecondSum(e[i + MIN_OR_HI], e[i + MAX_OR_LO]);
-                    return;
+                } else {
+                    out.addRange(e[i + MIN_OR_HI], e[i + MAX_OR_LO]);
                 }
-                out.addRange(e[i + MIN_OR_HI], e[i + MAX_OR_LO]);
                 final long fl = e[i + FIRST_LAST];
                 if (fl != -1) {
                     out.firstLast(fl >>> 32, e[i + FIRST_TS], e[i + FIRST_VALUE], (int) fl, e[i + LAST_TS],
                         e[i + LAST_VALUE]);
+                    out.firstValueB = e[i + FIRST_VALUE_B];
+                    out.lastValueB = e[i + LAST_VALUE_B];
                 }
             }
         };

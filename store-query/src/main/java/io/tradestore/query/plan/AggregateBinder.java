@@ -300,7 +300,8 @@ final class AggregateBinder {
         final int st = binder.slot(ts);
         final boolean last = op == AggOp.LAST;
         final TableSnapshot snap = binder.snap;
-        return () -> new FirstLastAcc(st, s, c, last, snap, prod);
+        final int colB = cs.length > 1 ? cs[1].index() : -1;
+        return () -> new FirstLastAcc(st, s, c, colB, last, snap, prod);
     }
 
     /** @return the accumulator of a volume-weighted average price; {@code out[0]} receives its output column. */

@@ -23,6 +23,9 @@ public final class SummaryPart {
     public long lastRow;
     public long lastTs;
     public long lastValue;
+    /** A product's second factor in the first and last rows (a bucket cell's), beside their first factors' values. */
+    public long firstValueB;
+    public long lastValueB;
 
     /** Resets to no rows. */
     public void clear() {
@@ -51,6 +54,8 @@ public final class SummaryPart {
         lastRow = lr;
         lastTs = lt;
         lastValue = lv;
+        firstValueB = 0;
+        lastValueB = 0;
     }
 
     /** @param r rows to add. @param nn rows with the measure present to add. */

@@ -21,6 +21,7 @@ public final class FirstLastAcc extends Acc {
     private final boolean f64;
     private final TableSnapshot snap;
     private final Product product;
+    private final int colB;
     private long[] valueB = new long[1];
     private long[] ts = new long[1];
     private long[] row = new long[] {-1};
@@ -37,10 +38,19 @@ public final class FirstLastAcc extends Acc {
     private long watermark = Long.MIN_VALUE;
     private long watermarkRow = Long.MIN_VALUE;
 
-    public FirstLastAcc(final int tsSlot, final int slot, final Column col, final boolean last,
-        final TableSnapshot snap,
-        final Product product) {
+    /**
+     * @param tsSlot  the designated timestamp's slot.
+     * @param slot    the column's slot (a product's first factor).
+     * @param col     the column (a product's first factor).
+     * @param colB    a product's second factor's column index, or -1.
+     * @param last    last rather than first.
+     * @param snap    the snapshot (symbol values).
+     * @param product the product, or null.
+     */
+    public FirstLastAcc(final int tsSlot, final int slot, final Column col, final int colB, final boolean last,
+        final TableSnapshot snap, final Product product) {
         this.product = product;
+        this.colB = colB;
         this.tsSlot = tsSlot;
         this.slot = slot;
         this.col = col;
@@ -272,10 +282,16 @@ public final class FirstLastAcc extends Acc {
         return product == null ? new int[] {col.index(), FIRST_LAST} : null;
     }
 
-    /** @return its column, when a bucket cell's first/last row stands for it: 8 bytes wide, not f64, not a product. */
+    /**
+     * @return its column, or a product's two, when a bucket cell's first/last row stands for it: 8 bytes wide and not
+     *     f64, or a product of factors that are not f64.
+     */
     @Override
     public int[] bucketMeasure() {
-        return product == null && !f64 && col.width() == Long.BYTES ? new int[] {col.index(), -1} : null;
+        if (product != null) {
+            return product.f64A || product.f64B ? null : new int[] {col.index(), colB};
+        }
+        return !f64 && col.width() == Long.BYTES ? new int[] {col.index(), -1} : null;
     }
 
     @Override
@@ -283,9 +299,9 @@ public final class FirstLastAcc extends Acc {
         if (p.firstRow >= 0) {
             saw(last ? p.lastTs : p.firstTs, last ? p.lastRow : p.firstRow);
             if (last) {
-                offer(g, p.lastTs, p.lastRow, p.lastValue, 0);
+                offer(g, p.lastTs, p.lastRow, p.lastValue, p.lastValueB);
             } else {
-                offer(g, p.firstTs, p.firstRow, p.firstValue, 0);
+                offer(g, p.firstTs, p.firstRow, p.firstValue, p.firstValueB);
             }
         }
     }
