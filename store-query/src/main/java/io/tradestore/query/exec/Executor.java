@@ -87,6 +87,8 @@ public final class Executor {
     private int[][] summaryMeasures;
     /** Per aggregate, the first aggregate folding the same measure ({@link SummaryMeasures#firstOfMeasure}). */
     private int[] summaryFirst;
+    /** Per segment: the conjuncts its index proved for every row the zone maps keep (null: none). */
+    private long[] indexProven;
     /** Per segment: rows {@code [skipFrom, skipTo)} folded from bucket summaries, not read (null: none). */
     private int[] skipFrom;
     private int[] skipTo;
@@ -219,6 +221,18 @@ public final class Executor {
         return new Result(plan.columns, rows, truncated, stats, plan.epochNanos);
     }
 
+    /** Records the conjuncts a selection of every row of segment si answers as holding on all its rows. */
+    private void indexProven(final int si, final Selection sel) {
+        long mask = 0;
+        for (int i = 0; i < plan.conjuncts.length && i < Long.SIZE; i++) {
+            mask |= sel.answered(plan.conjuncts[i]) ? 1L << i : 0;
+        }
+        if (indexProven == null) {
+            indexProven = new long[plan.snap.segmentCount()];
+        }
+        indexProven[si] = mask;
+    }
+
     /** Leaves rows {@code [from, to)} of segment si unread: {@link BucketFolds} folded them. */
     void skip(final int si, final int from, final int to) {
         if (skipFrom == null) {
@@ -265,6 +279,7 @@ public final class Executor {
                     leaves = filter == null ? List.of() : ConjunctProofs.indexLeaves(plan);
                 }
                 checkDeadline(); // a first query may build an index and summaries per segment (see Deadline)
+                long span = -1;
                 if (allRows) {
                     // only where the zone maps prove every conjunct for a whole block: else nothing could fold and the
                     // summaries would be built for nothing
@@ -272,7 +287,7 @@ public final class Executor {
                         : null;
                 } else {
                     // over the rows from the first to the last block the zone maps keep (a time range's)
-                    final long span = ConjunctProofs.keptSpan(plan, snap.segment(si), rows);
+                    span = ConjunctProofs.keptSpan(plan, snap.segment(si), rows);
                     selections[si] = span < 0 ? null
                         : selector.select(snap, si, leaves, (int) (span >>> 32), (int) span, deadline);
                 }
@@ -289,7 +304,11 @@ public final class Executor {
                         candidates += cost * read;
                         continue;
                     }
-                    // most rows selected and not folded from summaries: a scan reads them faster
+                    // most rows selected and not folded from summaries: a scan reads them faster, and when every row
+                    // the zone maps keep is selected, without the conjuncts the index answered
+                    if (span >= 0 && selections[si].cardinality() == (int) span - (int) (span >>> 32)) {
+                        indexProven(si, selections[si]);
+                    }
                     selections[si] = null;
                     summaries[si] = null;
                 }
@@ -541,7 +560,8 @@ public final class Executor {
             }
             // conjuncts the zone maps prove for the whole block (inside a time range) are not applied per row, nor are
             // ranges on a column sorted in the block (its ends), which keep one run of rows
-            long proven = filter == null ? 0 : ConjunctProofs.proven(plan, conjuncts, s, b, rows);
+            long proven = filter == null ? 0 : ConjunctProofs.proven(plan, conjuncts, s, b, rows)
+                | (indexProven == null ? 0 : indexProven[si]);
             if (sorted != null) {
                 proven = sorted.narrow(s, b, bs, be, blockRows, rows, proven);
                 bs = sorted.from;

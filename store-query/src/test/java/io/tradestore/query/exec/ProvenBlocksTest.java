@@ -69,6 +69,43 @@ class ProvenBlocksTest {
         }
     }
 
+    @Test
+    void shouldSkipOnlyConjunctsAnIndexSelectsEveryRowOf() {
+        try (Store store = Store.open(dir)) {
+            // 3 sealed segments of 8 blocks and an open one: side is B or S but in one row of segment 1 (null), venue
+            // XLON but in segment 2 (every seventh row XPAR)
+            final int rows = 3 * 8 * BLOCK + 100;
+            try (TableWriter w = store.openOrCreate(TradesSchema.SCHEMA.with("trades", Layout.COLUMN, 8 * BLOCK, BLOCK))
+                .writer()) {
+                final TradeFlyweight f = new TradeFlyweight();
+                for (int r = 0; r < rows; r++) {
+                    w.append(f);
+                    f.tradeId(r + 1).ts(T0 + r * 1000L).clientId(r % 3).instrument("SYM" + r % 2).price(100)
+                        .quantity(1 + r % 7).venue(r / (8 * BLOCK) == 2 && r % 7 == 0 ? "XPAR" : "XLON");
+                    if (r != 8 * BLOCK + 300) {
+                        f.side(r % 2 == 0 ? 'B' : 'S');
+                    }
+                }
+                w.commit();
+            }
+            try (QueryEngine indexed = new QueryEngine(store, 2); QueryEngine scanning = new QueryEngine(store, 2)) {
+                indexed.indexes().minSegmentRows(1);
+                scanning.useIndexes(false);
+                for (final QueryEngine e : new QueryEngine[] {indexed, scanning}) {
+                    assertThat(count(e, "", ",\"filter\":{\"op\":\"in\",\"col\":\"side\",\"values\":[\"B\",\"S\"]}"))
+                        .isEqualTo(rows - 1);
+                    assertThat(count(e, "", ",\"filter\":{\"op\":\"ne\",\"col\":\"venue\",\"value\":\"XPAR\"}"))
+                        .isEqualTo(countWhere(rows, r -> !(r / (8 * BLOCK) == 2 && r % 7 == 0)));
+                    assertThat(count(e, "", ",\"filter\":{\"op\":\"and\",\"args\":[{\"op\":\"ne\",\"col\":\"venue\","
+                        + "\"value\":\"XPAR\"},{\"op\":\"eq\",\"col\":\"side\",\"value\":\"B\"},"
+                        + "{\"op\":\"range\",\"col\":\"quantity\",\"gte\":3}]}"))
+                        .isEqualTo(countWhere(rows, r -> !(r / (8 * BLOCK) == 2 && r % 7 == 0) && r % 2 == 0
+                            && r != 8 * BLOCK + 300 && 1 + r % 7 >= 3));
+                }
+            }
+        }
+    }
+
     private static long countWhere(final int rows, final java.util.function.IntPredicate p) {
         return java.util.stream.IntStream.range(0, rows).filter(p).count();
     }
