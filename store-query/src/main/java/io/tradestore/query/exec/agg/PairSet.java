@@ -3,22 +3,55 @@ package io.tradestore.query.exec.agg;
 import java.util.Arrays;
 
 /**
- * A set of (group, value) pairs in open addressing, for exact {@code countDistinct}: one table for every group of an
- * accumulator, as ClickHouse's and DuckDB's distinct aggregates hash, instead of a bitmap per group (figures in commit
- * a76c165). Owned by one worker.
+ * A set of (group, value) pairs for exact {@code countDistinct}: one set for every group of an accumulator, as
+ * ClickHouse's and DuckDB's distinct aggregates hash, instead of a bitmap per group (figures in commit a76c165). Owned
+ * by one worker.
+ *
+ * <p>Up to {@link #LOG_AFTER} pairs it is an open-addressing hash table. Past that a probe per add misses the caches
+ * (a million mostly unique pairs: a 24 MB table), so adds are appended to a log instead, and the log is made distinct
+ * when read, or when it fills: its pairs are split by hash into partitions of {@link #PARTITION_PAIRS}, each made
+ * distinct in a table that stays in the L2 cache (the radix-partitioned aggregation of DuckDB and ClickHouse). A
+ * compaction that finds most of the log repeated turns the set back into a hash table, with a higher threshold, so that
+ * many repeats of few values never grow the log without bound.
  */
 final class PairSet {
     private static final int INITIAL = 1 << 10;
+    /** Pairs the hash table holds before adds go to the log (12 bytes a slot, two slots a pair: ~1.5 MB). */
+    static final int LOG_AFTER = 1 << 16;
+    /** Pairs per partition of a compaction: its table of twice as many slots (~400 KB) stays in the L2 cache. */
+    private static final int PARTITION_PAIRS = 1 << 14;
     /** Per slot: group + 1, 0 when empty. */
     private int[] groups = new int[INITIAL];
     private long[] values = new long[INITIAL];
     private int mask = INITIAL - 1;
     private int size;
+    /** Pairs held in the hash table before the next adds go to the log. */
+    private int logAfter = LOG_AFTER;
+    /** The log (null: hash mode): group and value of each add since the set turned to it. */
+    private int[] logGroups;
+    private long[] logValues;
+    private int logSize;
+    /** Whether the log holds each pair once (after a compaction and no add since). */
+    private boolean distinct;
 
     /**
-     * @param g a group. @param v a value. @return whether the pair was new.
+     * @param g a group. @param v a value.
+     * @return whether the set may have changed: exactly whether the pair was new while the set is a hash table, always
+     *     true once it is a log.
      */
     boolean add(final int g, final long v) {
+        if (logGroups != null) {
+            if (logSize == logGroups.length) {
+                makeRoom();
+                if (logGroups == null) {
+                    return add(g, v); // many repeats: a hash table again
+                }
+            }
+            logGroups[logSize] = g;
+            logValues[logSize++] = v;
+            distinct = false;
+            return true;
+        }
         final int tag = g + 1;
         int i = slot(g, v);
         while (true) {
@@ -29,6 +62,9 @@ final class PairSet {
                 if (++size > (mask + 1) >>> 1) {
                     grow();
                 }
+                if (size > logAfter) {
+                    toLog();
+                }
                 return true;
             }
             if (t == tag && values[i] == v) {
@@ -38,10 +74,13 @@ final class PairSet {
         }
     }
 
+    private static long hash(final int g, final long v) {
+        final long h = (v ^ (g * 0x9E3779B97F4A7C15L)) * 0xBF58476D1CE4E5B9L;
+        return h ^ (h >>> 31);
+    }
+
     private int slot(final int g, final long v) {
-        long h = (v ^ (g * 0x9E3779B97F4A7C15L)) * 0xBF58476D1CE4E5B9L;
-        h ^= h >>> 31;
-        return (int) h & mask;
+        return (int) hash(g, v) & mask;
     }
 
     private void grow() {
@@ -63,24 +102,156 @@ final class PairSet {
         }
     }
 
+    /** Moves the hash table's pairs into a log twice their number, and drops the table. */
+    private void toLog() {
+        logGroups = new int[size * 2];
+        logValues = new long[size * 2];
+        logSize = 0;
+        for (int j = 0; j < groups.length; j++) {
+            if (groups[j] != 0) {
+                logGroups[logSize] = groups[j] - 1;
+                logValues[logSize++] = values[j];
+            }
+        }
+        distinct = true;
+        groups = null;
+        values = null;
+    }
+
+    /**
+     * The log is full: compacts it, and either doubles it (mostly distinct pairs) or, when compaction dropped most of
+     * it, goes back to a hash table of the distinct pairs with a threshold four times their number.
+     */
+    private void makeRoom() {
+        final int before = logSize;
+        compact();
+        if (logSize * 2 < before) {
+            final int n = logSize;
+            int capacity = INITIAL;
+            while (capacity < 4 * n) {
+                capacity *= 2;
+            }
+            groups = new int[capacity];
+            values = new long[capacity];
+            mask = capacity - 1;
+            size = 0;
+            logAfter = Math.max(logAfter, 4 * n);
+            final int[] lg = logGroups;
+            final long[] lv = logValues;
+            logGroups = null;
+            logValues = null;
+            logSize = 0;
+            for (int j = 0; j < n; j++) {
+                add(lg[j], lv[j]);
+            }
+            return;
+        }
+        if (logSize * 2 > logGroups.length) {
+            logGroups = Arrays.copyOf(logGroups, logGroups.length * 2);
+            logValues = Arrays.copyOf(logValues, logValues.length * 2);
+        }
+    }
+
+    /** Makes the log hold each pair once, partition by partition (see the class comment). */
+    private void compact() {
+        if (distinct) {
+            return;
+        }
+        final int n = logSize;
+        int bits = 0;
+        while ((long) PARTITION_PAIRS << bits < n) {
+            bits++;
+        }
+        final int partitions = 1 << bits;
+        // a counting pass and a scatter by the hash's top bits
+        final int[] start = new int[partitions + 1];
+        for (int j = 0; j < n; j++) {
+            start[partition(logGroups[j], logValues[j], bits) + 1]++;
+        }
+        for (int p = 0; p < partitions; p++) {
+            start[p + 1] += start[p];
+        }
+        final int[] at = Arrays.copyOf(start, partitions);
+        final int[] pg = new int[n];
+        final long[] pv = new long[n];
+        for (int j = 0; j < n; j++) {
+            final int k = at[partition(logGroups[j], logValues[j], bits)]++;
+            pg[k] = logGroups[j];
+            pv[k] = logValues[j];
+        }
+        // each partition made distinct in one small table, reused
+        int largest = 0;
+        for (int p = 0; p < partitions; p++) {
+            largest = Math.max(largest, start[p + 1] - start[p]);
+        }
+        int capacity = 16;
+        while (capacity < 2 * largest) {
+            capacity *= 2;
+        }
+        final int[] tg = new int[capacity];
+        final long[] tv = new long[capacity];
+        final int m = capacity - 1;
+        int out = 0;
+        for (int p = 0; p < partitions; p++) {
+            final int used = Math.min(capacity, Integer.highestOneBit(Math.max(1, start[p + 1] - start[p])) * 4);
+            final int um = used - 1;
+            Arrays.fill(tg, 0, used, 0);
+            for (int j = start[p]; j < start[p + 1]; j++) {
+                final int g = pg[j];
+                final long v = pv[j];
+                int i = (int) hash(g, v) & um & m;
+                while (true) {
+                    if (tg[i] == 0) {
+                        tg[i] = g + 1;
+                        tv[i] = v;
+                        logGroups[out] = g;
+                        logValues[out++] = v;
+                        break;
+                    }
+                    if (tg[i] == g + 1 && tv[i] == v) {
+                        break;
+                    }
+                    i = (i + 1) & um;
+                }
+            }
+        }
+        logSize = out;
+        distinct = true;
+    }
+
+    private static int partition(final int g, final long v, final int bits) {
+        return bits == 0 ? 0 : (int) (hash(g, v) >>> (Long.SIZE - bits));
+    }
+
     /** @return the pairs held. */
     int size() {
+        if (logGroups != null) {
+            compact();
+            return logSize;
+        }
         return size;
     }
 
-    /** @return slots to walk with {@link #groupAt} and {@link #valueAt}. */
+    /**
+     * @return slots to walk with {@link #groupAt} and {@link #valueAt} (a log is made distinct first; adds after this
+     *     call need another).
+     */
     int capacity() {
+        if (logGroups != null) {
+            compact();
+            return logSize;
+        }
         return groups.length;
     }
 
     /** @param i a slot. @return its pair's group, or -1 when the slot is empty. */
     int groupAt(final int i) {
-        return groups[i] - 1;
+        return logGroups != null ? logGroups[i] : groups[i] - 1;
     }
 
     /** @param i a slot holding a pair. @return its value. */
     long valueAt(final int i) {
-        return values[i];
+        return logGroups != null ? logValues[i] : values[i];
     }
 
     /**
@@ -90,20 +261,23 @@ final class PairSet {
      * @return a counting sort of the pairs by group.
      */
     Grouped byGroup(final int groupCount) {
+        final int slots = capacity();
         final int[] start = new int[groupCount + 1];
-        for (final int t : groups) {
-            if (t != 0) {
-                start[t]++;
+        for (int i = 0; i < slots; i++) {
+            final int g = groupAt(i);
+            if (g >= 0) {
+                start[g + 1]++;
             }
         }
         for (int g = 0; g < groupCount; g++) {
             start[g + 1] += start[g];
         }
         final int[] at = Arrays.copyOf(start, groupCount);
-        final long[] out = new long[size];
-        for (int i = 0; i < groups.length; i++) {
-            if (groups[i] != 0) {
-                out[at[groups[i] - 1]++] = values[i];
+        final long[] out = new long[size()];
+        for (int i = 0; i < slots; i++) {
+            final int g = groupAt(i);
+            if (g >= 0) {
+                out[at[g]++] = valueAt(i);
             }
         }
         return new Grouped(start, out);

@@ -13,27 +13,34 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class PairSetTest {
     /**
-     * Through many doublings the set holds each (group, value) pair once, says which adds were new, and walks and
-     * groups exactly the pairs a hash set of them holds.
+     * Through many doublings, past the hash table into the log of adds and its compactions (mostly new pairs), and
+     * back from the log to a hash table (mostly repeats), the set holds each (group, value) pair once, says which adds
+     * were new while it is a hash table, and walks and groups exactly the pairs a hash set of them holds.
      */
     @ParameterizedTest
-    @ValueSource(ints = {0, 1, 100, 5_000, 300_000})
-    void shouldHoldEachPairOnceAsAHashSetWould(final int adds) {
+    @ValueSource(ints = {0, 1, 100, 5_000, 300_000, 1_500_000, -2_000_000})
+    void shouldHoldEachPairOnceAsAHashSetWould(final int draw) {
+        final int adds = Math.abs(draw);
         final SplittableRandom r = new SplittableRandom(adds);
         final int groups = 1 + r.nextInt(500);
         final PairSet set = new PairSet();
         final Map<Integer, Set<Long>> want = new HashMap<>();
         for (int i = 0; i < adds; i++) {
-            final int g = r.nextInt(groups);
+            // mostly repeats once the log has begun (negative draw): the set turns back into a hash table
+            final boolean repeat = draw < 0 && i > 3 * PairSet.LOG_AFTER;
+            final int g = repeat ? r.nextInt(20) : r.nextInt(groups);
             // repeats within and across groups, extremes, and values sharing their low bits
-            final long v = switch (r.nextInt(4)) {
+            final long v = repeat ? r.nextInt(2_000) : switch (r.nextInt(4)) {
                 case 0 -> r.nextInt(1000);
                 case 1 -> r.nextLong();
                 case 2 -> (long) r.nextInt(1000) << 40;
                 default -> Long.MIN_VALUE + r.nextInt(4);
             };
             final boolean fresh = want.computeIfAbsent(g, k -> new HashSet<>()).add(v);
-            assertThat(set.add(g, v)).as("add %d of (%d, %d)", i, g, v).isEqualTo(fresh);
+            final boolean changed = set.add(g, v);
+            if (fresh || i < PairSet.LOG_AFTER) {
+                assertThat(changed).as("add %d of (%d, %d)", i, g, v).isEqualTo(fresh);
+            }
         }
         final Map<Integer, Set<Long>> walked = new HashMap<>();
         for (int i = 0; i < set.capacity(); i++) {
