@@ -563,14 +563,10 @@ public final class BitmapIndexes implements SegmentSelector {
     }
 
     /**
-     * @return log2 of rows per part: whole blocks, as many parts as the entry budget allows (500 values: one per
-     * block).
-     */
-    /**
      * @return log2 of the rows per part of a sealed segment's summary of all rows: finer than a block (down to
      *     {@link #ALL_ROWS_PART_SHIFT}) as far as the entries allow, so that a time range whose ends a sorted search
-     *     finds inside blocks reads at most a part's rows at either end. An open segment's keep whole blocks: it is
-     *     rebuilt each time a part completes.
+     *     finds inside blocks reads less than two parts' rows at either end. An open segment's keep whole blocks: it
+     *     is rebuilt each time a part completes.
      */
     private static int allRowsPartShift(final TableSnapshot snap, final int entries) {
         final int blockShift = Integer.numberOfTrailingZeros(snap.schema().blockRows());
@@ -579,6 +575,10 @@ public final class BitmapIndexes implements SegmentSelector {
             snap.segmentShift() - Integer.numberOfTrailingZeros(maxParts));
     }
 
+    /**
+     * @return log2 of rows per part: whole blocks, as many parts as the entry budget allows (500 values: one per
+     * block).
+     */
     private static int partShift(final TableSnapshot snap, final int slots, final int entries) {
         final int blockShift = Integer.numberOfTrailingZeros(snap.schema().blockRows());
         final int maxParts = Integer.highestOneBit(Math.max(1, entries / slots));
