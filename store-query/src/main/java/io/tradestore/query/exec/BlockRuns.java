@@ -32,17 +32,12 @@ final class BlockRuns {
             return true;
         }
         final Segment s = plan.snap.segment(si);
-        final List<FilterNode> conjuncts = Arrays.asList(plan.conjuncts);
-        final long every = conjuncts.size() >= Long.SIZE ? -1L : (1L << conjuncts.size()) - 1;
         final int blockRows = plan.schema.blockRows();
-        for (int b = 0; (long) (b + 1) * blockRows <= rows; b++) {
-            if (plan.filter.mayMatch(s, b) && ConjunctProofs.proven(plan, conjuncts, s, b, rows) == every) {
-                return true;
-            }
-        }
+        final SortedRanges sorted = new SortedRanges(Arrays.asList(plan.conjuncts));
         for (int b = 0; (long) b * blockRows < rows; b++) {
-            final long run = plan.filter.mayMatch(s, b) ? exactRun(plan, s, b, rows) : -1;
-            if (run >= 0 && (int) run - (int) (run >>> 32) >= FOLD_RUN_ROWS) {
+            final long run = plan.filter.mayMatch(s, b) ? exactRun(plan, sorted, s, b, rows) : -1;
+            final int length = (int) run - (int) (run >>> 32);
+            if (run >= 0 && (length == blockRows || length >= FOLD_RUN_ROWS)) {
                 return true;
             }
         }
@@ -50,16 +45,16 @@ final class BlockRuns {
     }
 
     /**
+     * @param sorted the plan's conjuncts' sorted search (reused from block to block).
      * @return the run of block b on which every conjunct holds, as {@code from << 32 | to}, when the zone maps prove
      *     every conjunct there but ranges on columns sorted in the block, which a binary search narrows
      *     ({@link SortedRanges}: a time range's ends); else -1.
      */
-    static long exactRun(final Plan plan, final Segment s, final int b, final int rows) {
+    static long exactRun(final Plan plan, final SortedRanges sorted, final Segment s, final int b, final int rows) {
         final List<FilterNode> conjuncts = Arrays.asList(plan.conjuncts);
         final long every = conjuncts.size() >= Long.SIZE ? -1L : (1L << conjuncts.size()) - 1;
         final int blockRows = plan.schema.blockRows();
         final int bs = b * blockRows;
-        final SortedRanges sorted = new SortedRanges(conjuncts);
         final long proven = sorted.narrow(s, b, bs, Math.min(rows, bs + blockRows), blockRows, rows,
             ConjunctProofs.proven(plan, conjuncts, s, b, rows));
         return proven == every ? (long) sorted.from << 32 | sorted.to : -1;

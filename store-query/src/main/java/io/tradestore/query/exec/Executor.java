@@ -381,9 +381,10 @@ public final class Executor {
     private long narrowedRowsRead(final int si, final int from, final int to, final int rows) {
         final Segment s = plan.snap.segment(si);
         final int blockRows = plan.schema.blockRows();
+        final SortedRanges sorted = new SortedRanges(Arrays.asList(plan.conjuncts));
         long n = 0;
         for (int b = from; b < to; b++) {
-            final long run = BlockRuns.exactRun(plan, s, b, rows);
+            final long run = BlockRuns.exactRun(plan, sorted, s, b, rows);
             if (run < 0) {
                 n += Math.min(blockRows, rows - (long) b * blockRows);
                 continue;
@@ -573,7 +574,7 @@ public final class Executor {
             }
             final FilterNode blockFilter = lastFilter;
             // a time range's ends inside a block: the parts between them fold (parts may be finer than blocks)
-            final long parts = blockFilter == null && si >= 0 && summaries[si] != null && groups != null
+            final long parts = blockFilter == null && summaries[si] != null && groups != null
                 ? wholeParts(si, bs, be, rows) : -1;
             // or the rows bucket summaries folded
             final long gap = parts >= 0 ? parts : skipped(si, bs, be);
@@ -704,9 +705,10 @@ public final class Executor {
         final long run = BlockRuns.sortedRun(plan, plan.snap.segment(si), from, to, rows);
         final int f = (int) (run >>> 32);
         final int t = (int) run;
-        if (skipFrom != null && skipFrom[si] < skipTo[si] && skipFrom[si] < t && skipTo[si] > f) {
-            selected(c, selections[si], residual, f, skipFrom[si], groups, scan);
-            selected(c, selections[si], residual, skipTo[si], t, groups, scan);
+        final long gap = skipped(si, f, t);
+        if (gap >= 0) {
+            selected(c, selections[si], residual, f, (int) (gap >>> 32), groups, scan);
+            selected(c, selections[si], residual, (int) gap, t, groups, scan);
         } else {
             selected(c, selections[si], residual, f, t, groups, scan);
         }

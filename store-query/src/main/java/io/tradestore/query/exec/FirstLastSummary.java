@@ -35,7 +35,8 @@ final class FirstLastSummary implements Summary {
      * @param snap      the snapshot.
      * @param si        a segment of it.
      * @param column    the column first/last reads.
-     * @param partShift log2 of the rows per part (the other summaries' part size; at least a block's).
+     * @param partShift log2 of the rows per part (the other summaries' part size: whole blocks, or finer parts that
+     *                  never cross a block).
      */
     FirstLastSummary(final TableSnapshot snap, final int si, final Column column, final int partShift) {
         this.segment = snap.segment(si);
@@ -85,15 +86,15 @@ final class FirstLastSummary implements Summary {
         rows(part << shift, (int) Math.min(rows, ((long) part + 1) << shift), out);
     }
 
-    /** Sets out to the first and last present rows of {@code [from, to)}, block-aligned at from unless in one block. */
+    /** Sets out to the first and last present rows of {@code [from, to)}, taken block by block. */
     private void rows(final int from, final int to, final SummaryPart out) {
         out.addCounts(to - from, 0);
         long fr = -1;
         long ft = 0;
         long lr = -1;
         long lt = 0;
-        for (int bs = from; bs < to; bs += blockRows) {
-            final int be = Math.min(to, bs + blockRows);
+        for (int bs = from, be; bs < to; bs = be) {
+            be = Math.min(to, (bs / blockRows + 1) * blockRows);
             if (SortedBlocks.sorted(segment, tsColumn, bs / blockRows, blockRows, rows)) {
                 // timestamps non-decreasing and never null: the first present row is the block's first by time (ties:
                 // the lowest row), the last present row its last (ties: the highest)

@@ -40,7 +40,7 @@ public final class ValueSummary extends CachedSummary {
     private final int stride;
     /** Entry (part, slot) at {@code (part * slots + slot) * stride}: one cache line per value and part. */
     private final long[] e;
-    /** log2 of the rows per coarse part ({@link #withCoarse}), or {@link #partShift} without a coarse level. */
+    /** log2 of the rows per coarse part ({@link #withCoarse}), {@link #partShift} without a coarse level. */
     private int coarseShift;
     /** Entries of the coarse parts, laid out as {@link #e}, or null. */
     private long[] coarse;
@@ -55,13 +55,19 @@ public final class ValueSummary extends CachedSummary {
         this.product = product;
         this.stride = measured ? STRIDE : 1;
         this.coarseShift = partShift;
-        e = new long[parts * slots * stride];
-        if (measured && !product) {
-            for (int i = 0; i < e.length; i += STRIDE) {
-                e[i + MIN_OR_HI] = Long.MAX_VALUE;
-                e[i + MAX_OR_LO] = Long.MIN_VALUE;
+        e = emptyEntries(parts);
+    }
+
+    /** @return empty entries for {@code parts} parts: no rows, and an empty min/max range where there is one. */
+    private long[] emptyEntries(final int partCount) {
+        final long[] out = new long[partCount * slots * stride];
+        if (stride > 1 && !product) {
+            for (int i = 0; i < out.length; i += STRIDE) {
+                out[i + MIN_OR_HI] = Long.MAX_VALUE;
+                out[i + MAX_OR_LO] = Long.MIN_VALUE;
             }
         }
+        return out;
     }
 
     /** @param type a column type. @return whether a column of it can be a measure (exact integral arithmetic). */
@@ -99,13 +105,8 @@ public final class ValueSummary extends CachedSummary {
      */
     ValueSummary withCoarse(final int shift) {
         final int ratio = 1 << (shift - partShift);
-        final int coarseParts = (parts + ratio - 1) / ratio;
-        final long[] c = new long[coarseParts * slots * stride];
+        final long[] c = emptyEntries((parts + ratio - 1) / ratio);
         final boolean measured = stride > 1;
-        for (int i = 0; measured && !product && i < c.length; i += STRIDE) {
-            c[i + MIN_OR_HI] = Long.MAX_VALUE;
-            c[i + MAX_OR_LO] = Long.MIN_VALUE;
-        }
         for (int part = 0; part < parts; part++) {
             for (int slot = 0; slot < slots; slot++) {
                 final int from = (part * slots + slot) * stride;
@@ -298,7 +299,7 @@ public final class ValueSummary extends CachedSummary {
 
             @Override
             public int coarseShift() {
-                return coarse == null ? partShift : coarseShift;
+                return coarseShift;
             }
 
             @Override
@@ -308,11 +309,8 @@ public final class ValueSummary extends CachedSummary {
 
             @Override
             public void readCoarse(final int part, final SummaryPart out) {
-                if (coarse == null) {
-                    read(part, out);
-                } else {
-                    entries(coarse, part, part < coarse.length / (slots * stride), out);
-                }
+                final long[] level = coarse == null ? e : coarse;
+                entries(level, part, part < level.length / (slots * stride), out);
             }
 
             /** Reads the chosen slots' entries of one part of {@code entries} (fine or coarse) into out. */

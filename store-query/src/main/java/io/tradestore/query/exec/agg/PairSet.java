@@ -163,10 +163,12 @@ final class PairSet {
             bits++;
         }
         final int partitions = 1 << bits;
-        // a counting pass and a scatter by the hash's top bits
+        // a counting pass and a scatter by the hash's top bits (kept per pair, not hashed again for the scatter)
+        final int[] part = new int[n];
         final int[] start = new int[partitions + 1];
         for (int j = 0; j < n; j++) {
-            start[partition(logGroups[j], logValues[j], bits) + 1]++;
+            part[j] = partition(hash(logGroups[j], logValues[j]), bits);
+            start[part[j] + 1]++;
         }
         for (int p = 0; p < partitions; p++) {
             start[p + 1] += start[p];
@@ -175,7 +177,7 @@ final class PairSet {
         final int[] pg = new int[n];
         final long[] pv = new long[n];
         for (int j = 0; j < n; j++) {
-            final int k = at[partition(logGroups[j], logValues[j], bits)]++;
+            final int k = at[part[j]]++;
             pg[k] = logGroups[j];
             pv[k] = logValues[j];
         }
@@ -190,7 +192,6 @@ final class PairSet {
         }
         final int[] tg = new int[capacity];
         final long[] tv = new long[capacity];
-        final int m = capacity - 1;
         int out = 0;
         for (int p = 0; p < partitions; p++) {
             final int used = Math.min(capacity, Integer.highestOneBit(Math.max(1, start[p + 1] - start[p])) * 4);
@@ -199,7 +200,7 @@ final class PairSet {
             for (int j = start[p]; j < start[p + 1]; j++) {
                 final int g = pg[j];
                 final long v = pv[j];
-                int i = (int) hash(g, v) & um & m;
+                int i = (int) hash(g, v) & um;
                 while (true) {
                     if (tg[i] == 0) {
                         tg[i] = g + 1;
@@ -219,8 +220,9 @@ final class PairSet {
         distinct = true;
     }
 
-    private static int partition(final int g, final long v, final int bits) {
-        return bits == 0 ? 0 : (int) (hash(g, v) >>> (Long.SIZE - bits));
+    /** @return the partition of a pair's hash: its top bits. */
+    private static int partition(final long hash, final int bits) {
+        return bits == 0 ? 0 : (int) (hash >>> (Long.SIZE - bits));
     }
 
     /** @return the pairs held. */
