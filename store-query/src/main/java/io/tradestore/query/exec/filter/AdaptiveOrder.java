@@ -47,10 +47,12 @@ final class AdaptiveOrder {
             }
             order[j + 1] = x;
         }
-        // halve the counts, so that the order follows the data as it changes along the table
+        // halve the counts, so that the order follows the data as it changes along the table; a count of one stays
+        // one: an argument measured once and then left unreached (behind one that keeps nearly nothing) must not turn
+        // unmeasured again and go first for a period every few periods
         for (int i = 0; i < seen.length; i++) {
-            seen[i] >>>= 1;
-            kept[i] >>>= 1;
+            seen[i] -= seen[i] >>> 1;
+            kept[i] -= kept[i] >>> 1;
         }
     }
 

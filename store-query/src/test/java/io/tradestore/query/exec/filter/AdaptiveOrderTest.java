@@ -56,4 +56,31 @@ class AdaptiveOrderTest {
         }
         assertThat(ord.order).containsExactly(1, 0);
     }
+
+    /**
+     * A first argument that lets a row through now and then leaves the others measured on a row or two at a time.
+     * Aging the counts must not make them unmeasured again: each would go first for a whole period every few periods
+     * (on 10M trades, price = one value with two other conjuncts read a third of its batches that way).
+     */
+    @Test
+    void shouldNotPutAnArgumentMeasuredOnceFirstAgain() {
+        final AdaptiveOrder ord = new AdaptiveOrder(3);
+        int otherFirst = 0;
+        for (int b = 0; b < 8 * 400; b++) {
+            otherFirst += ord.order[0] == 0 ? 0 : 1;
+            int rows = 4096;
+            for (final int arg : ord.order) {
+                if (rows == 0) {
+                    break;
+                }
+                // the first keeps one row in every 20th batch, the second half its rows (none of one), the third all
+                final int kept = arg == 0 ? (b % 20 == 0 ? 1 : 0) : arg == 1 ? rows / 2 : rows;
+                ord.observed(arg, rows, kept);
+                rows = kept;
+            }
+            ord.batchDone();
+        }
+        // the unmeasured third goes first once, for one period (184 batches when counts could age back to zero)
+        assertThat(otherFirst).isLessThanOrEqualTo(2 * 8);
+    }
 }
