@@ -1,11 +1,14 @@
 package io.tradestore.query.exec;
 
+import java.util.Arrays;
 import java.util.IdentityHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.query.spi.SummaryPart;
 import io.tradestore.query.exec.kernel.Gather;
+import io.tradestore.query.exec.kernel.Imprints;
 import io.tradestore.query.exec.kernel.NullFreeBlocks;
 import io.tradestore.query.exec.kernel.SortedBlocks;
 import io.tradestore.query.plan.Plan;
@@ -55,6 +58,8 @@ public final class BatchContext implements AutoCloseable {
     private Segment segment;
     private int segmentRows;
     private final int blockRows;
+    /** Per column: the current segment's imprints ({@link Imprints}), looked up when a filter first asks. */
+    private final AtomicReferenceArray<Imprints.Imprint>[] imprints;
     public int start;
     public int n;
     /** The batch's rows, or null for the dense range. */
@@ -97,6 +102,9 @@ public final class BatchContext implements AutoCloseable {
         nul = new long[cols];
         zoneMin = new long[cols];
         zoneMax = new long[cols];
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        final AtomicReferenceArray<Imprints.Imprint>[] none = new AtomicReferenceArray[cols];
+        imprints = none;
         f64 = new boolean[cols];
         for (int c = 0; c < cols; c++) {
             width[c] = plan.schema.column(c).width();
@@ -129,6 +137,7 @@ public final class BatchContext implements AutoCloseable {
         segment = s;
         segmentRows = rows;
         segmentRowBase = rowBase;
+        Arrays.fill(imprints, null);
         for (int c = 0; c < base.length; c++) {
             base[c] = s.columnBase(c);
             stride[c] = s.columnStride(c);
@@ -208,6 +217,29 @@ public final class BatchContext implements AutoCloseable {
         final int b = start / blockRows;
         return rows == null && n > 0 && (start + n - 1) / blockRows == b
             && NullFreeBlocks.nullFree(segment, column, width[column], nul[column], b, blockRows, segmentRows);
+    }
+
+    /** @return rows per zone-map block. */
+    public int blockRows() {
+        return blockRows;
+    }
+
+    /**
+     * @param column an 8-byte column.
+     * @param block  a block of the current segment.
+     * @return the block's imprint ({@link Imprints}), built now if no query built it yet; null when the block's rows
+     *     are not all committed or the context has no committed row count.
+     */
+    public Imprints.Imprint imprint(final int column, final int block) {
+        if (segmentRows == 0) {
+            return null;
+        }
+        AtomicReferenceArray<Imprints.Imprint> a = imprints[column];
+        if (a == null) {
+            a = Imprints.column(segment, column, blockRows, segmentRows);
+            imprints[column] = a;
+        }
+        return Imprints.of(a, segment, column, block, blockRows);
     }
 
     /** @param i index in the batch. @return the row within the segment. */
