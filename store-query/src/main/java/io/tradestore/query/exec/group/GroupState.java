@@ -296,9 +296,7 @@ public final class GroupState {
                     gid[i] = (int) packed[i];
                 }
             } else {
-                for (int i = 0; i < n; i++) {
-                    gid[i] = table.put(packed[i]);
-                }
+                table.putAll(packed, n, gid);
                 growTo(table.size());
             }
         }

@@ -13,6 +13,9 @@ public final class KeyTable {
     private int mask;
     private int size;
     public long[] keys;
+    /** Keys below {@code 2^FRONT_BITS} to group id + 1 (0: not seen yet), for {@link #putAll}; grows by need. */
+    private int[] front = new int[64];
+    static final int FRONT_BITS = 16;
 
     public KeyTable(final int width) {
         this(width, 1024);
@@ -36,6 +39,36 @@ public final class KeyTable {
         h ^= h >>> 32;
         h *= 0xBF58476D1CE4E5B9L;
         return (int) (h ^ (h >>> 29));
+    }
+
+    /**
+     * Group ids of a batch's one-long keys, inserted when new. Keys below {@code 2^FRONT_BITS} are looked up in a
+     * direct array first ({@link #front}): the packed keys of a key space too large for a dense plan are mostly small
+     * where one key's values are (quantities of 1 to 1,000,000 by venue, most under a thousand), and a load and a
+     * compare are cheaper than a hash and a probe.
+     *
+     * @param packed the keys (non-negative). @param n how many. @param gid their group ids, written.
+     */
+    public void putAll(final long[] packed, final int n, final int[] gid) {
+        int[] f = front;
+        for (int i = 0; i < n; i++) {
+            final long p = packed[i];
+            final int known = p < f.length ? f[(int) p] : 0;
+            if (known != 0) {
+                gid[i] = known - 1;
+            } else {
+                final int g = put(p);
+                if (p >>> FRONT_BITS == 0) {
+                    if (p >= f.length) {
+                        // grown as keys need it: a small query does not clear 256 KiB
+                        f = Arrays.copyOf(f, Integer.highestOneBit((int) p) << 1);
+                        front = f;
+                    }
+                    f[(int) p] = g + 1;
+                }
+                gid[i] = g;
+            }
+        }
     }
 
     /** @param key a one-long key. @return its group id, inserted when new. */
