@@ -12,7 +12,9 @@ import java.util.Arrays;
  * when read, or when it fills: its pairs are split by hash into partitions of {@link #PARTITION_PAIRS}, each made
  * distinct in a table that stays in the L2 cache (the radix-partitioned aggregation of DuckDB and ClickHouse). A
  * compaction that finds most of the log repeated turns the set back into a hash table, with a higher threshold, so that
- * many repeats of few values never grow the log without bound.
+ * many repeats of few values never grow the log without bound; one that finds nearly every pair distinct lets the
+ * log double once without compacting (a million unique pairs: shape 14 of benchmarks.md, 84-90 to 69-72 ms on one
+ * thread).
  */
 final class PairSet {
     private static final int INITIAL = 1 << 10;
@@ -33,6 +35,8 @@ final class PairSet {
     private int logSize;
     /** Whether the log holds each pair once (after a compaction and no add since). */
     private boolean distinct;
+    /** Whether the last compaction on a full log kept at least 7/8 of its pairs. */
+    private boolean mostlyDistinct;
 
     /**
      * @param g a group. @param v a value.
@@ -123,8 +127,17 @@ final class PairSet {
      * it, goes back to a hash table of the distinct pairs with a threshold four times their number.
      */
     private void makeRoom() {
+        if (mostlyDistinct) {
+            // the last compaction kept nearly every pair: compacting again now would mostly copy, so the log doubles
+            // and the next fill compacts (every pair is partitioned about half as often; memory at most twice)
+            mostlyDistinct = false;
+            logGroups = Arrays.copyOf(logGroups, logGroups.length * 2);
+            logValues = Arrays.copyOf(logValues, logValues.length * 2);
+            return;
+        }
         final int before = logSize;
         compact();
+        mostlyDistinct = logSize * 8L >= before * 7L;
         if (logSize * 2 < before) {
             final int n = logSize;
             int capacity = INITIAL;
