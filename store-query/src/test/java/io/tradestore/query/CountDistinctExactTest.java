@@ -21,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * countDistinct stays exact on two workers whichever form holds a group's values: a bitset per group for values of a
  * narrow range, up to a memory budget per accumulator, and one hash set of (group, value) pairs for the groups past it
- * and for values too wide for bitsets, merged from the other worker group by group.
+ * and for values too wide for bitsets, merged from the other worker at once (dense keys, as here: the same group ids on
+ * both sides).
  */
 @ExtendWith(TestRows.NoLeaks.class)
 class CountDistinctExactTest {

@@ -99,6 +99,18 @@ public abstract class Acc {
     /** @param dst group here. @param src the other worker's state (same class). @param srcGid group there. */
     public abstract void merge(int dst, Acc src, int srcGid);
 
+    /**
+     * Merges groups that have the same id here and in {@code src} (dense keys, a global aggregate): as
+     * {@link #merge} of each, which an accumulator may do at once.
+     *
+     * @param src the other worker's state (same class). @param groups the ids of src's groups with rows.
+     */
+    public void mergeSame(final Acc src, final int[] groups) {
+        for (final int g : groups) {
+            merge(g, src, g);
+        }
+    }
+
     /** @param gid group. @param rows rows of the group. @return the output value or null. */
     public abstract Object result(int gid, long rows);
 }

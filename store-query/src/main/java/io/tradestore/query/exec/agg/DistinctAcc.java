@@ -201,9 +201,39 @@ public final class DistinctAcc extends Acc {
         return (HashSet<Long>) sets[g];
     }
 
+    /**
+     * Same groups on both sides: the other worker's pairs join this set's at once, unsorted and not made distinct
+     * (the one compaction before the counts does that for both), where a group at a time needs them sorted by group.
+     */
+    @Override
+    public void mergeSame(final Acc src, final int[] groups) {
+        final DistinctAcc o = (DistinctAcc) src;
+        for (final int g : groups) {
+            mergeSets(g, o, g);
+        }
+        if (pairs.absorb(o.pairs)) {
+            pairCounts = null;
+        }
+    }
+
     @Override
     public void merge(final int dst, final Acc src, final int srcGid) {
         final DistinctAcc o = (DistinctAcc) src;
+        mergeSets(dst, o, srcGid);
+        if (o.pairs.size() > 0) {
+            if (o.byGroup == null) {
+                o.byGroup = o.pairs.byGroup(o.sets.length);
+            }
+            final int[] start = o.byGroup.start();
+            final long[] values = o.byGroup.values();
+            for (int i = start[srcGid], end = start[srcGid + 1]; i < end; i++) {
+                addSparse(dst, values[i]);
+            }
+        }
+    }
+
+    /** Merges group {@code srcGid}'s bitset and set of {@code o} into group {@code dst}'s. */
+    private void mergeSets(final int dst, final DistinctAcc o, final int srcGid) {
         final long[] ow = o.dense[srcGid];
         if (ow != null) {
             final long[] w = denseOf(dst);
@@ -215,16 +245,6 @@ public final class DistinctAcc extends Acc {
                         addSparse(dst, o.denseLo + ((long) i << 6) + Long.numberOfTrailingZeros(bits));
                     }
                 }
-            }
-        }
-        if (o.pairs.size() > 0) {
-            if (o.byGroup == null) {
-                o.byGroup = o.pairs.byGroup(o.sets.length);
-            }
-            final int[] start = o.byGroup.start();
-            final long[] values = o.byGroup.values();
-            for (int i = start[srcGid], end = start[srcGid + 1]; i < end; i++) {
-                addSparse(dst, values[i]);
             }
         }
         if (o.sets[srcGid] != null) {

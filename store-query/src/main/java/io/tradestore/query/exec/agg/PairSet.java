@@ -14,7 +14,7 @@ import java.util.Arrays;
  * compaction that finds most of the log repeated turns the set back into a hash table, with a higher threshold, so that
  * many repeats of few values never grow the log without bound; one that finds nearly every pair distinct lets the
  * log double once without compacting (a million unique pairs: shape 14 of benchmarks.md, 84-90 to 69-72 ms on one
- * thread).
+ * thread). Another worker's set joins at once when group ids agree ({@link #absorb}), compacted with this one's.
  */
 final class PairSet {
     private static final int INITIAL = 1 << 10;
@@ -231,6 +231,64 @@ final class PairSet {
         }
         logSize = out;
         distinct = true;
+    }
+
+    /**
+     * Adds every pair of another set, whose group ids mean the same groups as this one's.
+     *
+     * @param o the other set (left as it is).
+     * @return whether this set may have changed.
+     */
+    boolean absorb(final PairSet o) {
+        final int n = o.logGroups != null ? o.logSize : o.size;
+        if (n == 0) {
+            return false;
+        }
+        if (logGroups == null && size + n <= logAfter) {
+            boolean changed = false;
+            for (int i = 0, slots = o.rawSlots(); i < slots; i++) {
+                final int g = o.rawGroupAt(i);
+                if (g >= 0) {
+                    changed |= add(g, o.rawValueAt(i));
+                }
+            }
+            return changed;
+        }
+        if (logGroups == null) {
+            toLog();
+        }
+        if (logSize + n > logGroups.length) {
+            final int capacity = (int) Math.min(Integer.MAX_VALUE - 8, Long.highestOneBit(logSize + n - 1L) << 1);
+            logGroups = Arrays.copyOf(logGroups, capacity);
+            logValues = Arrays.copyOf(logValues, capacity);
+        }
+        if (o.logGroups != null) {
+            System.arraycopy(o.logGroups, 0, logGroups, logSize, n);
+            System.arraycopy(o.logValues, 0, logValues, logSize, n);
+            logSize += n;
+        } else {
+            for (int i = 0; i < o.groups.length; i++) {
+                if (o.groups[i] != 0) {
+                    logGroups[logSize] = o.groups[i] - 1;
+                    logValues[logSize++] = o.values[i];
+                }
+            }
+        }
+        distinct = false;
+        return true;
+    }
+
+    /** @return slots of the table or entries of the log, as they are (a log not made distinct first). */
+    private int rawSlots() {
+        return logGroups != null ? logSize : groups.length;
+    }
+
+    private int rawGroupAt(final int i) {
+        return logGroups != null ? logGroups[i] : groups[i] - 1;
+    }
+
+    private long rawValueAt(final int i) {
+        return logGroups != null ? logValues[i] : values[i];
     }
 
     /** @return the partition of a pair's hash: its top bits. */

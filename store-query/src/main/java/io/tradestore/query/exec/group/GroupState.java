@@ -593,15 +593,16 @@ public final class GroupState {
     public void merge(final GroupState o) {
         switch (mode) {
             case Plan.GLOBAL:
-                mergeGroup(0, o, 0);
-                break;
-            case Plan.DENSE:
-                for (int g = 0; g < o.rows.length; g++) {
-                    if (o.rows[g] > 0) {
-                        mergeGroup(g, o, g);
-                    }
+            case Plan.DENSE: {
+                final int[] same = o.groups();
+                for (final int g : same) {
+                    rows[g] += o.rows[g];
+                }
+                for (int i = 0; i < accs.length; i++) {
+                    accs[i].mergeSame(o.accs[i], same);
                 }
                 break;
+            }
             case Plan.HASH:
                 for (int g = 0; g < o.table.size(); g++) {
                     final int d = table.put(o.table.keys[g]);

@@ -60,4 +60,46 @@ class PairSetTest {
         }
         assertThat(set.size()).isEqualTo(want.values().stream().mapToInt(Set::size).sum());
     }
+
+    /**
+     * A set absorbing another (same group ids), each a hash table or a log, small or past the log's start, overlapping
+     * or not, holds their union once; the absorbed set keeps its pairs.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 3_000, 70_000, 200_000})
+    void shouldHoldTheUnionAfterAbsorbing(final int adds) {
+        final SplittableRandom r = new SplittableRandom(adds + 17);
+        for (final int otherAdds : new int[] {0, 5, 2_000, 150_000}) {
+            final PairSet a = new PairSet();
+            final PairSet b = new PairSet();
+            final Map<Integer, Set<Long>> want = new HashMap<>();
+            final Map<Integer, Set<Long>> wantB = new HashMap<>();
+            for (int i = 0; i < adds + otherAdds; i++) {
+                final int g = r.nextInt(300);
+                // half the values shared between the two sets' ranges, so that the union has repeats
+                final long v = r.nextBoolean() ? r.nextInt(50_000) : r.nextLong();
+                want.computeIfAbsent(g, k -> new HashSet<>()).add(v);
+                if (i < adds) {
+                    a.add(g, v);
+                } else {
+                    b.add(g, v);
+                    wantB.computeIfAbsent(g, k -> new HashSet<>()).add(v);
+                }
+            }
+            a.absorb(b);
+            assertThat(pairs(a)).as("%d + %d", adds, otherAdds).isEqualTo(want);
+            assertThat(pairs(b)).isEqualTo(wantB);
+        }
+    }
+
+    private static Map<Integer, Set<Long>> pairs(final PairSet set) {
+        final Map<Integer, Set<Long>> walked = new HashMap<>();
+        for (int i = 0; i < set.capacity(); i++) {
+            final int g = set.groupAt(i);
+            if (g >= 0) {
+                assertThat(walked.computeIfAbsent(g, k -> new HashSet<>()).add(set.valueAt(i))).isTrue();
+            }
+        }
+        return walked;
+    }
 }
