@@ -26,6 +26,7 @@ import io.tradestore.query.spi.IndexLeaf;
 import io.tradestore.query.spi.SegmentSelector;
 import io.tradestore.query.spi.Selection;
 import io.tradestore.query.spi.Summary;
+import io.tradestore.query.exec.agg.Tasks;
 import io.tradestore.query.exec.filter.FilterNode;
 import io.tradestore.query.exec.filter.SortedRanges;
 import io.tradestore.query.exec.group.GroupState;
@@ -180,11 +181,14 @@ public final class Executor {
             awaitStartedTasks(taskStates);
         }
         checkCancel(); // cancelled while its last batches ran: the caller was told the query stops, so it does
-        return answer(partials, folded, startNanos);
+        return answer(partials, folded, startNanos, workers > 1 ? new HelpedTasks(pool, workers - 1) : Tasks.SERIAL);
     }
 
-    /** Merges the workers' partials (and the groups folded from bucket summaries) into the answer. */
-    private Result answer(final Object[] partials, final GroupState folded, final long startNanos) {
+    /**
+     * Merges the workers' partials (and the groups folded from bucket summaries) into the answer; {@code tasks} lends
+     * the query's threads to the merged state's last steps.
+     */
+    private Result answer(final Object[] partials, final GroupState folded, final long startNanos, final Tasks tasks) {
         final int workers = partials.length;
         final long elapsedMicros;
         final List<Object[]> rows;
@@ -206,6 +210,7 @@ public final class Executor {
             if (folded != null) {
                 g.merge(folded);
             }
+            g.beforeResults(tasks);
             if (g.groupCount() > plan.maxGroups) {
                 throw new QueryException(ErrorCode.TOO_MANY_GROUPS, "the query makes " + g.groupCount()
                     + " groups, more than maxGroups=" + plan.maxGroups

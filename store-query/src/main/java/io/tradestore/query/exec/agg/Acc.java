@@ -111,6 +111,15 @@ public abstract class Acc {
         }
     }
 
+    /**
+     * Readies the merged state for {@link #result} of every group, with the threads {@code tasks} lends (distinct
+     * sets are made distinct there, partitions in parallel); called once, after the last merge.
+     *
+     * @param tasks runs independent tasks on the query's threads.
+     */
+    public void beforeResults(final Tasks tasks) {
+    }
+
     /** @param gid group. @param rows rows of the group. @return the output value or null. */
     public abstract Object result(int gid, long rows);
 }

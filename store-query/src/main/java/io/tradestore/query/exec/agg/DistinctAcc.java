@@ -257,6 +257,11 @@ public final class DistinctAcc extends Acc {
     }
 
     @Override
+    public void beforeResults(final Tasks tasks) {
+        pairs.compact(tasks);
+    }
+
+    @Override
     public Object result(final int gid, final long rows) {
         if (f64) {
             return sets[gid] == null ? 0L : (long) set(gid).size();

@@ -22,6 +22,8 @@ final class PairSet {
     static final int LOG_AFTER = 1 << 16;
     /** Pairs per partition of a compaction: its table of twice as many slots (~400 KB) stays in the L2 cache. */
     private static final int PARTITION_PAIRS = 1 << 14;
+    /** Logs from this many pairs compact on the tasks they are given; shorter ones on the calling thread. */
+    static final int PARALLEL_PAIRS = 1 << 17;
     /** Per slot: group + 1, 0 when empty. */
     private int[] groups = new int[INITIAL];
     private long[] values = new long[INITIAL];
@@ -165,72 +167,124 @@ final class PairSet {
         }
     }
 
-    /** Makes the log hold each pair once, partition by partition (see the class comment). */
+    /** Makes the log hold each pair once, partition by partition (see the class comment), on this thread. */
     private void compact() {
-        if (distinct) {
+        compact(Tasks.SERIAL);
+    }
+
+    /**
+     * Makes the log hold each pair once, partition by partition (see the class comment): the counting pass and the
+     * scatter by chunks of the log, the deduplication by partition, each a task of {@code tasks} (past
+     * {@link #PARALLEL_PAIRS} pairs; fewer run on this thread).
+     *
+     * @param tasks runs the tasks.
+     */
+    void compact(final Tasks tasks) {
+        if (distinct || logGroups == null) {
             return;
         }
         final int n = logSize;
+        final Tasks t = n < PARALLEL_PAIRS ? Tasks.SERIAL : tasks;
         int bits = 0;
         while ((long) PARTITION_PAIRS << bits < n) {
             bits++;
         }
         final int partitions = 1 << bits;
+        final int partBits = bits;
+        final int chunks = t.workers() == 1 ? 1 : 4 * t.workers();
         // a counting pass and a scatter by the hash's top bits (kept per pair, not hashed again for the scatter)
         final int[] part = new int[n];
+        final int[][] at = new int[chunks][partitions];
+        final int[] lg = logGroups;
+        final long[] lv = logValues;
+        t.run(chunks, (w, c) -> {
+            final int[] count = at[c];
+            for (int j = (int) ((long) n * c / chunks), end = (int) ((long) n * (c + 1) / chunks); j < end; j++) {
+                part[j] = partition(hash(lg[j], lv[j]), partBits);
+                count[part[j]]++;
+            }
+        });
         final int[] start = new int[partitions + 1];
-        for (int j = 0; j < n; j++) {
-            part[j] = partition(hash(logGroups[j], logValues[j]), bits);
-            start[part[j] + 1]++;
-        }
+        int running = 0;
         for (int p = 0; p < partitions; p++) {
-            start[p + 1] += start[p];
+            for (int c = 0; c < chunks; c++) {
+                final int k = at[c][p];
+                at[c][p] = running;
+                running += k;
+            }
+            start[p + 1] = running;
         }
-        final int[] at = Arrays.copyOf(start, partitions);
         final int[] pg = new int[n];
         final long[] pv = new long[n];
-        for (int j = 0; j < n; j++) {
-            final int k = at[part[j]]++;
-            pg[k] = logGroups[j];
-            pv[k] = logValues[j];
-        }
-        // each partition made distinct in one small table, reused
+        t.run(chunks, (w, c) -> {
+            final int[] next = at[c];
+            for (int j = (int) ((long) n * c / chunks), end = (int) ((long) n * (c + 1) / chunks); j < end; j++) {
+                final int k = next[part[j]]++;
+                pg[k] = lg[j];
+                pv[k] = lv[j];
+            }
+        });
+        // each partition made distinct in place, in a small table per thread, reused
         int largest = 0;
         for (int p = 0; p < partitions; p++) {
             largest = Math.max(largest, start[p + 1] - start[p]);
         }
-        int capacity = 16;
-        while (capacity < 2 * largest) {
-            capacity *= 2;
+        int cap = 16;
+        while (cap < 2 * largest) {
+            cap *= 2;
         }
-        final int[] tg = new int[capacity];
-        final long[] tv = new long[capacity];
+        final int capacity = cap;
+        final int[][] tgs = new int[t.workers()][];
+        final long[][] tvs = new long[t.workers()][];
+        final int[] kept = new int[partitions];
+        t.run(partitions, (w, p) -> {
+            if (tgs[w] == null) {
+                tgs[w] = new int[capacity];
+                tvs[w] = new long[capacity];
+            }
+            kept[p] = dedup(pg, pv, start[p], start[p + 1], tgs[w], tvs[w]);
+        });
         int out = 0;
         for (int p = 0; p < partitions; p++) {
-            final int used = Math.min(capacity, Integer.highestOneBit(Math.max(1, start[p + 1] - start[p])) * 4);
-            final int um = used - 1;
-            Arrays.fill(tg, 0, used, 0);
-            for (int j = start[p]; j < start[p + 1]; j++) {
-                final int g = pg[j];
-                final long v = pv[j];
-                int i = (int) hash(g, v) & um;
-                while (true) {
-                    if (tg[i] == 0) {
-                        tg[i] = g + 1;
-                        tv[i] = v;
-                        logGroups[out] = g;
-                        logValues[out++] = v;
-                        break;
-                    }
-                    if (tg[i] == g + 1 && tv[i] == v) {
-                        break;
-                    }
-                    i = (i + 1) & um;
-                }
-            }
+            System.arraycopy(pg, start[p], logGroups, out, kept[p]);
+            System.arraycopy(pv, start[p], logValues, out, kept[p]);
+            out += kept[p];
         }
         logSize = out;
         distinct = true;
+    }
+
+    /**
+     * Makes pairs {@code [from, to)} of {@code pg, pv} distinct, moving each first occurrence to the front of the range
+     * in order.
+     *
+     * @return how many are distinct.
+     */
+    private static int dedup(final int[] pg, final long[] pv, final int from, final int to, final int[] tg,
+        final long[] tv) {
+        final int used = Math.min(tg.length, Integer.highestOneBit(Math.max(1, to - from)) * 4);
+        final int um = used - 1;
+        Arrays.fill(tg, 0, used, 0);
+        int out = from;
+        for (int j = from; j < to; j++) {
+            final int g = pg[j];
+            final long v = pv[j];
+            int i = (int) hash(g, v) & um;
+            while (true) {
+                if (tg[i] == 0) {
+                    tg[i] = g + 1;
+                    tv[i] = v;
+                    pg[out] = g;
+                    pv[out++] = v;
+                    break;
+                }
+                if (tg[i] == g + 1 && tv[i] == v) {
+                    break;
+                }
+                i = (i + 1) & um;
+            }
+        }
+        return out - from;
     }
 
     /**

@@ -11,6 +11,7 @@ import io.tradestore.query.spi.Summary;
 import io.tradestore.query.spi.SummaryPart;
 import io.tradestore.query.exec.BatchContext;
 import io.tradestore.query.exec.agg.Acc;
+import io.tradestore.query.exec.agg.Tasks;
 import io.tradestore.query.exec.kernel.DenseSumKernel;
 import io.tradestore.query.plan.Plan;
 
@@ -586,6 +587,13 @@ public final class GroupState {
             }
             default:
                 return table.size();
+        }
+    }
+
+    /** Readies the merged partial's accumulators for results, with the threads {@code tasks} lends. */
+    public void beforeResults(final Tasks tasks) {
+        for (final Acc a : accs) {
+            a.beforeResults(tasks);
         }
     }
 

@@ -102,4 +102,40 @@ class PairSetTest {
         }
         return walked;
     }
+
+    /**
+     * A log compacted by tasks that run in any order, on several workers' tables, holds the pairs a serial compaction
+     * holds; a log below the parallel threshold compacts on the calling thread.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1_000, 200_000, 700_000})
+    void shouldCompactTheSameOnTasksInAnyOrder(final int adds) {
+        final SplittableRandom r = new SplittableRandom(adds);
+        final PairSet set = new PairSet();
+        final Map<Integer, Set<Long>> want = new HashMap<>();
+        for (int i = 0; i < adds; i++) {
+            final int g = r.nextInt(1000);
+            final long v = r.nextInt(3) == 0 ? r.nextInt(100) : r.nextLong();
+            want.computeIfAbsent(g, k -> new HashSet<>()).add(v);
+            set.add(g, v);
+        }
+        final int[] ran = new int[1];
+        set.compact(new Tasks() {
+            @Override
+            public int workers() {
+                return 3;
+            }
+
+            @Override
+            public void run(final int count, final Body body) {
+                // last task first, workers taken in turn
+                for (int i = count - 1; i >= 0; i--) {
+                    body.run(i % 3, i);
+                    ran[0]++;
+                }
+            }
+        });
+        assertThat(ran[0] > 0).isEqualTo(adds >= PairSet.PARALLEL_PAIRS);
+        assertThat(pairs(set)).isEqualTo(want);
+    }
 }
