@@ -18,8 +18,12 @@ import java.util.Arrays;
  */
 final class PairSet {
     private static final int INITIAL = 1 << 10;
-    /** Pairs the hash table holds before adds go to the log (12 bytes a slot, two slots a pair: ~1.5 MB). */
-    static final int LOG_AFTER = 1 << 16;
+    /**
+     * Pairs the hash table holds before adds go to the log (12 bytes a slot, two slots a pair: ~400 KB, in L2). Lower
+     * than the caches allow: a table growing by doublings rehashes every pair it holds, which a log of mostly new
+     * pairs never does.
+     */
+    static final int LOG_AFTER = 1 << 14;
     /** Pairs per partition of a compaction: its table of twice as many slots (~400 KB) stays in the L2 cache. */
     private static final int PARTITION_PAIRS = 1 << 14;
     /** Logs from this many pairs compact on the tasks they are given; shorter ones on the calling thread. */
