@@ -19,6 +19,7 @@ import io.tradestore.query.exec.filter.FilterNode;
 import io.tradestore.query.exec.filter.IntRangeFilter;
 import io.tradestore.query.exec.filter.IntSetFilter;
 import io.tradestore.query.exec.filter.LogicFilter;
+import io.tradestore.query.exec.filter.NoneFilter;
 
 /**
  * Binds a query's time range and filter to a snapshot: resolves columns, types every literal by its column (exactly:
@@ -244,17 +245,22 @@ final class FilterBinder {
             + " needs at least one argument");
         if (args != null) {
             final boolean and = f instanceof Filter.And;
+            final boolean merged = and != negate;
             final List<FilterNode> nodes = new ArrayList<>();
             for (int i = 0; i < args.size(); i++) {
                 final FilterNode n = filter(args.get(i), p + "/args/" + i, negate);
-                final boolean merged = and != negate;
                 if (n instanceof LogicFilter && ((LogicFilter) n).and == merged) {
                     nodes.addAll(Arrays.asList(((LogicFilter) n).args));
-                } else {
-                    nodes.add(n);
+                } else if (!(n instanceof NoneFilter) || merged) {
+                    nodes.add(n); // an OR drops an argument no row passes
                 }
             }
-            return nodes.size() == 1 ? nodes.get(0) : new LogicFilter(and != negate, nodes.toArray(new FilterNode[0]));
+            // an AND with an argument no row passes, or ranges on one column no value is in at once, keeps no row:
+            // the zone maps then prune every segment (an OR of it and a trade_id range reads that range's blocks)
+            if (nodes.isEmpty() || merged && (nodes.contains(NoneFilter.INSTANCE) || IntRangeFilter.disjoint(nodes))) {
+                return NoneFilter.INSTANCE;
+            }
+            return nodes.size() == 1 ? nodes.get(0) : new LogicFilter(merged, nodes.toArray(new FilterNode[0]));
         }
         if (f instanceof Filter.Not) {
             if (((Filter.Not) f).arg() == null) {

@@ -1,5 +1,9 @@
 package io.tradestore.query.exec.filter;
 
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.query.exec.BatchContext;
@@ -58,6 +62,42 @@ public final class IntRangeFilter extends FilterNode {
             return null;
         }
         return new IntRangeFilter(col, width, nul, l, h, false);
+    }
+
+    /**
+     * @param conj the arguments of a conjunction.
+     * @return whether its ranges on some column hold no value together (quantity < 12 and quantity = 14): then no row
+     *     passes it. Only positive ranges and negated one-sided ones (one interval of values) are weighed; null passes
+     *     none of them.
+     */
+    public static boolean disjoint(final List<FilterNode> conj) {
+        final Map<Integer, long[]> within = new HashMap<>();
+        for (final FilterNode n : conj) {
+            if (!(n instanceof IntRangeFilter r)) {
+                continue;
+            }
+            final long l;
+            final long h;
+            if (!r.negated) {
+                l = r.lo;
+                h = r.hi;
+            } else if (r.hi == Long.MAX_VALUE && r.lo > Long.MIN_VALUE + 1) {
+                l = Long.MIN_VALUE + 1; // not (v >= lo)
+                h = r.lo - 1;
+            } else if (r.lo <= Long.MIN_VALUE + 1 && r.hi < Long.MAX_VALUE) {
+                l = r.hi + 1; // not (v <= hi)
+                h = Long.MAX_VALUE;
+            } else {
+                continue; // values on both sides of a range: not one interval
+            }
+            final long[] w = within.computeIfAbsent(r.col, k -> new long[] {Long.MIN_VALUE, Long.MAX_VALUE});
+            w[0] = Math.max(w[0], l);
+            w[1] = Math.min(w[1], h);
+            if (w[0] > w[1]) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -3,8 +3,13 @@ package io.tradestore.query.exec.filter;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.query.exec.BatchContext;
 
-/** A filter no row passes (for example, eq on a symbol the dictionary does not hold). */
-final class NoneFilter extends FilterNode {
+/** A filter no row passes: a conjunction of ranges on one column that no value is in at once. */
+public final class NoneFilter extends FilterNode {
+    public static final NoneFilter INSTANCE = new NoneFilter();
+
+    private NoneFilter() {
+    }
+
     @Override
     public int apply(final BatchContext c, final int start, final int n, final int[] sel, final int[] out) {
         return 0;
