@@ -79,6 +79,8 @@ public final class Executor {
     static final long SELECTED_ROW_COST = 16;
     /** Per segment: the index selection computed once per query (null: none applies), indexed by segment number. */
     private Selection[] selections;
+    /** Rows a filter may drop from a dense batch that is still consumed as dense runs ({@link #consumeKept}). */
+    static final int DENSE_GAPS = 3;
     /** Blocks of segments read without a selection that the zone maps keep, counted by {@link #selectAndEstimate}. */
     private long scannedBlocks;
     /**
@@ -542,6 +544,33 @@ public final class Executor {
     }
 
     /**
+     * Consumes the {@code k} rows of the dense batch {@code [start, start + n)} a filter kept in {@code c.sel}. Where
+     * it dropped at most {@link #DENSE_GAPS} rows ({@code client_id <> one client}, a wide range) the kept runs are
+     * consumed as dense batches: their columns are read in place rather than gathered row by row.
+     */
+    private void consumeKept(final BatchContext c, final int start, final int n, final int k, final GroupState groups,
+        final ScanState scan) {
+        if (n - k > DENSE_GAPS || plan.scan) {
+            consume(c, start, k, c.sel, groups, scan, false);
+            return;
+        }
+        // the kept runs, noted before the first is consumed (consuming reuses the context's arrays)
+        final int[] runs = new int[2 * (DENSE_GAPS + 1)];
+        int r = 0;
+        int from = c.sel[0];
+        for (int i = 1; i <= k; i++) {
+            if (i == k || c.sel[i] != c.sel[i - 1] + 1) {
+                runs[r++] = from;
+                runs[r++] = c.sel[i - 1] + 1 - from;
+                from = i < k ? c.sel[i] : 0;
+            }
+        }
+        for (int j = 0; j < r; j += 2) {
+            consume(c, runs[j], runs[j + 1], null, groups, scan, false);
+        }
+    }
+
+    /**
      * Scans blocks {@code [fromBlock, toBlock)} of segment {@code s} (its committed {@code rows}) with the query's
      * filter; where a sorted column's range keeps a run of a block on which every conjunct holds, the whole parts
      * inside it fold from segment {@code si}'s summaries (when it has some), and rows it {@link #skip}s are not read.
@@ -605,7 +634,7 @@ public final class Executor {
                     final int k = blockFilter.apply(c, start, n, null, c.sel);
                     if (k > 0) {
                         matched += k;
-                        consume(c, start, k, c.sel, groups, scan, zoneBlock);
+                        consumeKept(c, start, n, k, groups, scan);
                     }
                 }
                 start += n;
