@@ -9,7 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.TableWriter;
-import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.TestRows;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 
@@ -37,11 +37,7 @@ class ContradictoryRangesTest {
             try (TableWriter w = store.createTable(schema).writer()) {
                 for (int row = 0; row < ROWS; row++) {
                     n[row] = r.nextInt(10) == 0 ? Long.MIN_VALUE : r.nextInt(-20, 40);
-                    final long at = w.appendRow();
-                    final int seg = (int) (at >>> schema.segmentShift());
-                    final long off = at & (schema.segmentRows() - 1);
-                    NativeMemory.putLong(w.columnAddress(seg, 0) + off * w.columnStride(0), n[row]);
-                    NativeMemory.putLong(w.columnAddress(seg, 1) + off * w.columnStride(1), row);
+                    TestRows.appendLongs(w, n[row], row);
                 }
                 w.commit();
             }

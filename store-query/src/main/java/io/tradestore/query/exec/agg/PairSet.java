@@ -13,8 +13,8 @@ import java.util.Arrays;
  * distinct in a table that stays in the L2 cache (the radix-partitioned aggregation of DuckDB and ClickHouse). A
  * compaction that finds most of the log repeated turns the set back into a hash table, with a higher threshold, so that
  * many repeats of few values never grow the log without bound; one that finds nearly every pair distinct lets the
- * log double once without compacting (a million unique pairs: shape 14 of benchmarks.md, 84-90 to 69-72 ms on one
- * thread). Another worker's set joins at once when group ids agree ({@link #absorb}), compacted with this one's.
+ * log double once without compacting (figures in commit df549b9). Another worker's set joins at once when group ids
+ * agree ({@link #absorb}), compacted with this one's.
  */
 final class PairSet {
     private static final int INITIAL = 1 << 10;
@@ -117,15 +117,20 @@ final class PairSet {
         logGroups = new int[size * 2];
         logValues = new long[size * 2];
         logSize = 0;
-        for (int j = 0; j < groups.length; j++) {
-            if (groups[j] != 0) {
-                logGroups[logSize] = groups[j] - 1;
-                logValues[logSize++] = values[j];
-            }
-        }
+        appendTable(groups, values);
         distinct = true;
         groups = null;
         values = null;
+    }
+
+    /** Appends the pairs of a hash table's slots (group + 1, 0 when empty) to the log, which has room for them. */
+    private void appendTable(final int[] tableGroups, final long[] tableValues) {
+        for (int j = 0; j < tableGroups.length; j++) {
+            if (tableGroups[j] != 0) {
+                logGroups[logSize] = tableGroups[j] - 1;
+                logValues[logSize++] = tableValues[j];
+            }
+        }
     }
 
     /**
@@ -304,10 +309,11 @@ final class PairSet {
         }
         if (logGroups == null && size + n <= logAfter) {
             boolean changed = false;
-            for (int i = 0, slots = o.rawSlots(); i < slots; i++) {
-                final int g = o.rawGroupAt(i);
+            // the other's slots or log entries as they are: no compaction of a set read once
+            for (int i = 0, slots = o.logGroups != null ? o.logSize : o.groups.length; i < slots; i++) {
+                final int g = o.groupAt(i);
                 if (g >= 0) {
-                    changed |= add(g, o.rawValueAt(i));
+                    changed |= add(g, o.valueAt(i));
                 }
             }
             return changed;
@@ -325,28 +331,10 @@ final class PairSet {
             System.arraycopy(o.logValues, 0, logValues, logSize, n);
             logSize += n;
         } else {
-            for (int i = 0; i < o.groups.length; i++) {
-                if (o.groups[i] != 0) {
-                    logGroups[logSize] = o.groups[i] - 1;
-                    logValues[logSize++] = o.values[i];
-                }
-            }
+            appendTable(o.groups, o.values);
         }
         distinct = false;
         return true;
-    }
-
-    /** @return slots of the table or entries of the log, as they are (a log not made distinct first). */
-    private int rawSlots() {
-        return logGroups != null ? logSize : groups.length;
-    }
-
-    private int rawGroupAt(final int i) {
-        return logGroups != null ? logGroups[i] : groups[i] - 1;
-    }
-
-    private long rawValueAt(final int i) {
-        return logGroups != null ? logValues[i] : values[i];
     }
 
     /** @return the partition of a pair's hash: its top bits. */

@@ -360,7 +360,7 @@ public final class IntRangeFilter extends FilterNode {
     /**
      * The rows of groups {@code hits[0..m)} of the block at row {@code blockStart} that are in the range. Each group's
      * first value is loaded first, group after group: loads with no branch between them miss the cache together, where
-     * a test between two lines' loads would make each miss wait for the one before (3x slower, one thread).
+     * a test between two lines' loads would make each miss wait for the one before (figures in commit 2ad9c5b).
      */
     private int lines(final BatchContext c, final long a, final long s, final int blockStart, final int[] hits,
         final int m, final int[] out, final int passed) {

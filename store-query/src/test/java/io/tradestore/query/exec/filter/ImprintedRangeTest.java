@@ -9,7 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.TableWriter;
-import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.TestRows;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 import io.tradestore.query.QueryEngine;
@@ -36,20 +36,20 @@ class ImprintedRangeTest {
     void shouldFindTheRowsAComparisonFinds() {
         final SplittableRandom r = new SplittableRandom(20_261_130L);
         final Schema schema = Schema.builder("u").layout(Layout.COLUMN).segmentRows(8192).blockRows(BLOCK_ROWS)
-            .column("x", "i64").column("i", "i32").build();
+            .column("x", "i64").column("i", "i64").build();
         try (Store store = Store.open(dir)) {
             store.createTable(schema);
-            append(store, schema, r, 20_000);
+            append(store, r, 20_000);
             try (QueryEngine engine = new QueryEngine(store, 2)) {
                 engine.useIndexes(false);
                 check(engine, r);
-                append(store, schema, r, 10_500);
+                append(store, r, 10_500);
                 check(engine, r);
             }
         }
     }
 
-    private void append(final Store store, final Schema schema, final SplittableRandom r, final int rows) {
+    private void append(final Store store, final SplittableRandom r, final int rows) {
         final int from = x.length;
         x = Arrays.copyOf(x, from + rows);
         i = Arrays.copyOf(i, from + rows);
@@ -65,11 +65,7 @@ class ImprintedRangeTest {
         }
         try (TableWriter w = store.table("u").writer()) {
             for (int row = from; row < from + rows; row++) {
-                final long at = w.appendRow();
-                final int seg = (int) (at >>> schema.segmentShift());
-                final long off = at & (schema.segmentRows() - 1);
-                NativeMemory.putLong(w.columnAddress(seg, 0) + off * w.columnStride(0), x[row]);
-                NativeMemory.putInt(w.columnAddress(seg, 1) + off * w.columnStride(1), (int) i[row]);
+                TestRows.appendLongs(w, x[row], i[row]);
             }
             w.commit();
         }
