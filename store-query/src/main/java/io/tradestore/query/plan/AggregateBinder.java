@@ -267,7 +267,9 @@ final class AggregateBinder {
             final Product prod = product(cs);
             final boolean max = op == AggOp.MAX;
             out[0] = new ResultColumn(name, prod.type());
-            return () -> new ProductMinMaxAcc(prod, max);
+            final int ca = cs[0].index();
+            final int cb = cs[1].index();
+            return () -> new ProductMinMaxAcc(prod, max, ca, cb);
         }
         if (!numeric(c.type()) && c.type() != ColumnType.TIMESTAMP) {
             throw Binder.invalid(p + "/col", a.op() + " applies to integer, decimal, f64 and timestamp columns; '"

@@ -5,19 +5,43 @@ import java.math.BigInteger;
 import java.util.Arrays;
 
 import io.tradestore.core.memory.NativeMemory;
+import io.tradestore.core.segment.Segment;
 import io.tradestore.query.exec.BatchContext;
 
-/** min or max of a product {@code a*b}: exact signed 128-bit comparison (or doubles when an f64 is involved). */
+/**
+ * min or max of a product {@code a*b}: exact signed 128-bit comparison (or doubles when an f64 is involved). Where a
+ * segment's zone maps bound every product below 2^62, its rows are compared as plain longs in {@link #fast} and
+ * folded into the 128-bit results by {@link #finish}: a multiply and a compare per row instead of a 128-bit product
+ * and compare.
+ */
 public final class ProductMinMaxAcc extends Acc {
     private final Product p;
     private final boolean max;
+    private final int colA;
+    private final int colB;
     private long[] hi = new long[1];
     private long[] lo = new long[1];
     private boolean[] has = new boolean[1];
+    /** Per group: the best 64-bit product since the last {@link #finish}, or {@link #identity}. */
+    private long[] fast = new long[] {0};
+    /** Long.MAX_VALUE for min, Long.MIN_VALUE for max: never a product under 2^62 in magnitude. */
+    private final long identity;
+    /** Whether the current segment's products all fit in 63 bits. */
+    private boolean fits;
 
-    public ProductMinMaxAcc(final Product p, final boolean max) {
+    /**
+     * @param p    the product.
+     * @param max  max, else min.
+     * @param colA the column of the first factor.
+     * @param colB the column of the second factor.
+     */
+    public ProductMinMaxAcc(final Product p, final boolean max, final int colA, final int colB) {
         this.p = p;
         this.max = max;
+        this.colA = colA;
+        this.colB = colB;
+        this.identity = max ? Long.MIN_VALUE : Long.MAX_VALUE;
+        fast[0] = identity;
     }
 
     @Override
@@ -27,11 +51,24 @@ public final class ProductMinMaxAcc extends Acc {
             hi = Arrays.copyOf(hi, n);
             lo = Arrays.copyOf(lo, n);
             has = Arrays.copyOf(has, n);
+            final int from = fast.length;
+            fast = Arrays.copyOf(fast, n);
+            Arrays.fill(fast, from, n, identity);
         }
     }
 
     @Override
+    public void beginSegment(final Segment s) {
+        fits = !p.isDouble()
+            && Int128.productBound(Int128.maxAbs(s, colA), Int128.maxAbs(s, colB)) != Long.MAX_VALUE;
+    }
+
+    @Override
     public void update(final BatchContext c, final int[] gid) {
+        if (fits) {
+            updateFast(c, gid);
+            return;
+        }
         final int n = c.n;
         final long a = c.viewAddr[p.slotA];
         final long sa = c.viewStride[p.slotA];
@@ -53,6 +90,48 @@ public final class ProductMinMaxAcc extends Acc {
                 fold(g, 0, Double.doubleToRawLongBits(d == 0.0 ? 0.0 : d));
             } else {
                 fold(g, Math.multiplyHigh(x, y), x * y);
+            }
+        }
+    }
+
+    /** Rows whose products fit in 63 bits: a null factor yields the identity, which never wins. */
+    private void updateFast(final BatchContext c, final int[] gid) {
+        final int n = c.n;
+        final long a = c.viewAddr[p.slotA];
+        final long sa = c.viewStride[p.slotA];
+        final long b = c.viewAddr[p.slotB];
+        final long sb = c.viewStride[p.slotB];
+        final long id = identity;
+        if (gid == null) {
+            long best = id;
+            for (int i = 0; i < n; i++) {
+                final long x = NativeMemory.getLong(a + i * sa);
+                final long y = NativeMemory.getLong(b + i * sb);
+                final long v = x == Long.MIN_VALUE | y == Long.MIN_VALUE ? id : x * y;
+                best = max ? Math.max(best, v) : Math.min(best, v);
+            }
+            fast[0] = max ? Math.max(fast[0], best) : Math.min(fast[0], best);
+            return;
+        }
+        final long[] f = fast;
+        for (int i = 0; i < n; i++) {
+            final long x = NativeMemory.getLong(a + i * sa);
+            final long y = NativeMemory.getLong(b + i * sb);
+            final long v = x == Long.MIN_VALUE | y == Long.MIN_VALUE ? id : x * y;
+            final int g = gid[i];
+            if (max ? v > f[g] : v < f[g]) {
+                f[g] = v;
+            }
+        }
+    }
+
+    @Override
+    public void finish() {
+        final long[] f = fast;
+        for (int g = 0; g < f.length; g++) {
+            if (f[g] != identity) {
+                fold(g, f[g] >> 63, f[g]);
+                f[g] = identity;
             }
         }
     }
