@@ -21,6 +21,7 @@ import io.tradestore.query.exec.agg.DoubleSumAcc;
 import io.tradestore.query.exec.agg.FirstLastAcc;
 import io.tradestore.query.exec.agg.MinMaxAcc;
 import io.tradestore.query.exec.agg.PercentileAcc;
+import io.tradestore.query.exec.agg.PercentileExtremeAcc;
 import io.tradestore.query.exec.agg.Product;
 import io.tradestore.query.exec.agg.ProductMinMaxAcc;
 import io.tradestore.query.exec.agg.RowCountAcc;
@@ -361,6 +362,9 @@ final class AggregateBinder {
         final int s = binder.slot(c.index());
         final boolean f64 = c.type() == ColumnType.F64;
         final double pct = a.p();
+        if (pct == 0 || pct == 100) { // rank 1 or n: the extreme value, kept exactly in one long per group
+            return () -> new PercentileExtremeAcc(s, f64, c.scale(), pct == 100, prod);
+        }
         // a second percentile of the same values reads the first one's buckets instead of recording them again
         final int owner = percentileOwners.computeIfAbsent(c.index() + "*" + (cs.length > 1 ? cs[1].index() : -1),
             k -> aggregates);
