@@ -121,32 +121,54 @@ public final class PercentileAcc extends Acc {
         final int n = c.n;
         final long a = c.viewAddr[slot];
         final long s = c.viewStride[slot];
-        if (product != null) {
-            final Product pr = product;
-            final long b = c.viewAddr[pr.slotB];
-            final long sb = c.viewStride[pr.slotB];
-            for (int i = 0; i < n; i++) {
-                final long v = NativeMemory.getLong(a + i * s);
-                final long w = NativeMemory.getLong(b + i * sb);
-                if (!pr.isNull(v, w)) {
-                    final double d = pr.asDouble(v, w);
-                    if (d == d) {
-                        add(gid == null ? 0 : gid[i], sortable(d));
-                    }
-                }
-            }
-        } else if (f64) {
-            for (int i = 0; i < n; i++) {
-                final double d = Double.longBitsToDouble(NativeMemory.getLong(a + i * s));
-                if (d == d) {
-                    add(gid == null ? 0 : gid[i], sortable(d));
-                }
-            }
+        if (f64) {
+            sortables(c, gid, slot, product, this::add);
         } else {
             for (int i = 0; i < n; i++) {
                 final long v = NativeMemory.getLong(a + i * s);
                 if (v != Long.MIN_VALUE) {
                     add(gid == null ? 0 : gid[i], v);
+                }
+            }
+        }
+    }
+
+    /** Takes a group's value. */
+    @FunctionalInterface
+    interface Sink {
+        /** @param g group. @param v a value. */
+        void add(int g, long v);
+    }
+
+    /**
+     * Hands each non-null, non-NaN value of an f64 or product operand to a sink as {@link #sortable} makes it.
+     *
+     * @param c the batch. @param gid groups, or null for group 0. @param slot the (first) factor's slot.
+     * @param product the product, or null for an f64 column. @param sink where the values go.
+     */
+    static void sortables(final BatchContext c, final int[] gid, final int slot, final Product product,
+        final Sink sink) {
+        final int n = c.n;
+        final long a = c.viewAddr[slot];
+        final long s = c.viewStride[slot];
+        if (product == null) {
+            for (int i = 0; i < n; i++) {
+                final double d = Double.longBitsToDouble(NativeMemory.getLong(a + i * s));
+                if (d == d) {
+                    sink.add(gid == null ? 0 : gid[i], sortable(d));
+                }
+            }
+            return;
+        }
+        final long b = c.viewAddr[product.slotB];
+        final long sb = c.viewStride[product.slotB];
+        for (int i = 0; i < n; i++) {
+            final long v = NativeMemory.getLong(a + i * s);
+            final long w = NativeMemory.getLong(b + i * sb);
+            if (!product.isNull(v, w)) {
+                final double d = product.asDouble(v, w);
+                if (d == d) {
+                    sink.add(gid == null ? 0 : gid[i], sortable(d));
                 }
             }
         }

@@ -57,27 +57,8 @@ public final class PercentileExtremeAcc extends Acc {
         final int n = c.n;
         final long a = c.viewAddr[slot];
         final long s = c.viewStride[slot];
-        if (product != null) {
-            final Product pr = product;
-            final long b = c.viewAddr[pr.slotB];
-            final long sb = c.viewStride[pr.slotB];
-            for (int i = 0; i < n; i++) {
-                final long v = NativeMemory.getLong(a + i * s);
-                final long w = NativeMemory.getLong(b + i * sb);
-                if (!pr.isNull(v, w)) {
-                    final double d = pr.asDouble(v, w);
-                    if (d == d) {
-                        fold(gid == null ? 0 : gid[i], PercentileAcc.sortable(d));
-                    }
-                }
-            }
-        } else if (f64) {
-            for (int i = 0; i < n; i++) {
-                final double d = Double.longBitsToDouble(NativeMemory.getLong(a + i * s));
-                if (d == d) {
-                    fold(gid == null ? 0 : gid[i], PercentileAcc.sortable(d));
-                }
-            }
+        if (f64) {
+            PercentileAcc.sortables(c, gid, slot, product, this::fold);
         } else if (gid == null) {
             updateGlobal(a, s, n);
         } else {
