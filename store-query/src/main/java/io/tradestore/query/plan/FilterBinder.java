@@ -255,6 +255,15 @@ final class FilterBinder {
                     nodes.add(n); // an OR drops an argument no row passes
                 }
             }
+            final List<FilterNode> folded = ValueSets.fold(nodes, merged, binder);
+            if (folded != nodes) {
+                nodes.clear();
+                for (final FilterNode n : folded) {
+                    if (!(n instanceof NoneFilter) || merged) {
+                        nodes.add(n);
+                    }
+                }
+            }
             // an AND with an argument no row passes, or ranges on one column no value is in at once, keeps no row:
             // the zone maps then prune every segment (an OR of it and a trade_id range reads that range's blocks)
             if (nodes.isEmpty() || merged && (nodes.contains(NoneFilter.INSTANCE) || IntRangeFilter.disjoint(nodes))) {
@@ -348,7 +357,7 @@ final class FilterBinder {
         return setFilter(c, set.stream().mapToLong(Long::longValue).toArray(), negated);
     }
 
-    private static FilterNode setFilter(final Column c, final long[] arr, final boolean negated) {
+    static FilterNode setFilter(final Column c, final long[] arr, final boolean negated) {
         final long nul = c.type().nullBits();
         if (arr.length == 1) {
             return new IntRangeFilter(c.index(), c.width(), nul, arr[0], arr[0], negated);
@@ -371,7 +380,8 @@ final class FilterBinder {
         if (leaf instanceof IntRangeFilter && ((IntRangeFilter) leaf).negated) {
             final IntRangeFilter r = (IntRangeFilter) leaf;
             col = r.col;
-            values = r.lo > r.hi ? new long[0] : r.lo == r.hi ? new long[] {r.lo} : null;
+            // "not in ()" (any non-null value) stays: zone maps prove it for a block without nulls
+            values = r.lo == r.hi ? new long[] {r.lo} : null;
         } else if (leaf instanceof IntSetFilter && ((IntSetFilter) leaf).negated) {
             col = ((IntSetFilter) leaf).col;
             values = ((IntSetFilter) leaf).values;

@@ -427,13 +427,11 @@ public final class IntRangeFilter extends FilterNode {
 
     @Override
     public boolean passesAll(final Segment s, final int block, final int blockRows, final int rows) {
-        if (negated || lo > hi) {
-            return false;
-        }
         final long zmin = s.zoneMin(block, col);
         final long zmax = s.zoneMax(block, col);
-        return zmin <= zmax && zmin >= lo && zmax <= hi
-            && NullFreeBlocks.nullFree(s, col, width, nul, block, blockRows, rows);
+        // negated: every value outside the range (any value, for an empty one, as "not in ()" is "not null")
+        final boolean all = negated ? lo > hi || zmax < lo || zmin > hi : lo <= hi && zmin >= lo && zmax <= hi;
+        return all && zmin <= zmax && NullFreeBlocks.nullFree(s, col, width, nul, block, blockRows, rows);
     }
 
     @Override
