@@ -98,6 +98,9 @@ public final class DistinctAcc extends Acc {
         final long s = c.viewStride[slot];
         final long lo = denseLo;
         final long span = denseSpan;
+        if (gid == null && span < Long.SIZE && updateWord(a, s, n)) {
+            return;
+        }
         for (int i = 0; i < n; i++) {
             final long v = NativeMemory.getLong(a + i * s);
             if (v == Long.MIN_VALUE) {
@@ -119,6 +122,39 @@ public final class DistinctAcc extends Acc {
             }
             addSparse(g, v);
         }
+    }
+
+    /**
+     * One group whose values fit one word (a venue's or a side's codes): the batch's bits gather in a register, and a
+     * word holding every value of the range already (after the first rows, mostly) skips the batch.
+     *
+     * @return false when the group has no bitset (the budget is spent): the caller's loop takes the batch.
+     */
+    private boolean updateWord(final long a, final long s, final int n) {
+        final long[] w = denseOf(0);
+        if (w == null) {
+            return false;
+        }
+        final long lo = denseLo;
+        final long span = denseSpan;
+        if (w[0] == -1L >>> (Long.SIZE - 1 - span)) {
+            return true;
+        }
+        long bits = 0;
+        for (int i = 0; i < n; i++) {
+            final long v = NativeMemory.getLong(a + i * s);
+            final long d = v - lo;
+            if (v == Long.MIN_VALUE) {
+                continue;
+            }
+            if (Long.compareUnsigned(d, span) <= 0) {
+                bits |= 1L << d;
+            } else {
+                addSparse(0, v);
+            }
+        }
+        w[0] |= bits;
+        return true;
     }
 
     /** @return whether value {@code v} is counted in group {@code g}'s bitset. */
