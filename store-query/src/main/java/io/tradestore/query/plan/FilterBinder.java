@@ -100,8 +100,9 @@ final class FilterBinder {
      * A having condition on plain group keys alone (SQL's {@code HAVING side = 'S'} over {@code GROUP BY side}) holds
      * for a group exactly when it holds for each of the group's rows, so it is also applied to the rows, as a
      * conjunct of the filter: the rows of the groups it drops are never aggregated, and its sets and ranges prune
-     * blocks and use bitmaps as any filter does. The having itself stays, so the answer is the same either way.
-     * Only the parts that bind as a filter are added; the having binder reports anything wrong with the others.
+     * blocks and use bitmaps as any filter does. A range or equality on a time bucket key becomes a range on its
+     * timestamp column ({@link BucketHaving}). The having itself stays, so the answer is the same either way. Only
+     * the parts that bind as a filter are added; the having binder reports anything wrong with the others.
      *
      * @return the having's conjuncts on plain keys alone, as conditions on the keys' columns, by their JSON paths.
      */
@@ -111,13 +112,18 @@ final class FilterBinder {
             return List.of();
         }
         final Map<String, String> keys = new HashMap<>();
+        final Map<String, GroupKey> buckets = new HashMap<>();
         for (final GroupKey g : q.groupBy()) {
-            if (g.bucket() == null && g.col() != null && binder.schema.indexOf(g.col()) >= 0) {
-                keys.put(g.outputName(), g.col());
+            if (g.col() != null && binder.schema.indexOf(g.col()) >= 0) {
+                if (g.bucket() == null) {
+                    keys.put(g.outputName(), g.col());
+                } else {
+                    buckets.put(g.outputName(), g);
+                }
             }
         }
         for (final Agg a : q.aggs()) {
-            if (a.name() != null && keys.containsKey(a.name())) {
+            if (a.name() != null && (keys.containsKey(a.name()) || buckets.containsKey(a.name()))) {
                 return List.of(); // an output name used twice: the binder refuses the query
             }
         }
@@ -125,12 +131,31 @@ final class FilterBinder {
         final List<Map.Entry<String, Filter>> terms = new ArrayList<>();
         final List<Filter> args = h instanceof Filter.And a ? a.args() : List.of(h);
         for (int i = 0; i < args.size(); i++) {
+            final String path = h instanceof Filter.And ? "/having/args/" + i : "/having";
             if (onKeys(args.get(i), keys, 0)) {
-                terms.add(Map.entry(h instanceof Filter.And ? "/having/args/" + i : "/having",
-                    onColumns(args.get(i), keys)));
+                terms.add(Map.entry(path, onColumns(args.get(i), keys)));
+            } else if (args.get(i) instanceof Filter.Range || args.get(i) instanceof Filter.Eq) {
+                final GroupKey g = buckets.get(leafColumn(args.get(i)));
+                final Filter t = g == null ? null : bucketTerm(args.get(i), g, path);
+                if (t != null) {
+                    terms.add(Map.entry(path, t));
+                }
             }
         }
         return terms;
+    }
+
+    /** @return a having range or equality on a time bucket key as a range on its column, or null. */
+    private static Filter bucketTerm(final Filter term, final GroupKey g, final String path) {
+        final int months;
+        final long width;
+        try {
+            months = Literals.bucketMonths(g.bucket(), path);
+            width = months > 0 ? 0 : Literals.bucketNanos(g.bucket(), path);
+        } catch (final QueryException e) {
+            return null; // the binder reports the key's bucket
+        }
+        return BucketHaving.onColumn(term, g.col(), width, months, path);
     }
 
     /**
