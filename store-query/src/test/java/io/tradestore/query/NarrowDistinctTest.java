@@ -17,9 +17,9 @@ import io.tradestore.core.schema.Schema;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * countDistinct over all rows of columns whose values span at most 64 (counted in one word, a batch skipped once the
- * word holds every value of the range): values just below Long.MAX_VALUE (where null's offset wraps into the range),
- * five values met in the first rows, 64 values, nulls, with and without a filter, on two workers.
+ * countDistinct over all rows of columns whose values span at most 64 (one word of bits, a batch skipped once the word
+ * holds every value of the range): values just below Long.MAX_VALUE (where null's offset wraps into the range), five
+ * values met in the first rows, 64 values, nulls, with and without a filter, on two workers.
  */
 class NarrowDistinctTest {
     private static final int ROWS = 50_000;

@@ -98,7 +98,7 @@ public final class DistinctAcc extends Acc {
         final long s = c.viewStride[slot];
         final long lo = denseLo;
         final long span = denseSpan;
-        if (gid == null && span < Long.SIZE && updateWord(a, s, n)) {
+        if (gid == null && saturated()) {
             return;
         }
         for (int i = 0; i < n; i++) {
@@ -125,36 +125,12 @@ public final class DistinctAcc extends Acc {
     }
 
     /**
-     * One group whose values fit one word (a venue's or a side's codes): the batch's bits gather in a register, and a
-     * word holding every value of the range already (after the first rows, mostly) skips the batch.
-     *
-     * @return false when the group has no bitset (the budget is spent): the caller's loop takes the batch.
+     * @return whether one group's values fit one word (a venue's or a side's codes) that holds every value of the
+     *     range already: no row can add to it (after the first rows of a symbol's codes, every batch).
      */
-    private boolean updateWord(final long a, final long s, final int n) {
-        final long[] w = denseOf(0);
-        if (w == null) {
-            return false;
-        }
-        final long lo = denseLo;
-        final long span = denseSpan;
-        if (w[0] == -1L >>> (Long.SIZE - 1 - span)) {
-            return true;
-        }
-        long bits = 0;
-        for (int i = 0; i < n; i++) {
-            final long v = NativeMemory.getLong(a + i * s);
-            final long d = v - lo;
-            if (v == Long.MIN_VALUE) {
-                continue;
-            }
-            if (Long.compareUnsigned(d, span) <= 0) {
-                bits |= 1L << d;
-            } else {
-                addSparse(0, v);
-            }
-        }
-        w[0] |= bits;
-        return true;
+    private boolean saturated() {
+        final long[] w = denseSpan < Long.SIZE ? dense[0] : null;
+        return w != null && w[0] == -1L >>> (Long.SIZE - 1 - denseSpan);
     }
 
     /** @return whether value {@code v} is counted in group {@code g}'s bitset. */
