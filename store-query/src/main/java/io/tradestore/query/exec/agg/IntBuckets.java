@@ -1,22 +1,27 @@
 package io.tradestore.query.exec.agg;
 
-import java.util.Arrays;
 import org.HdrHistogram.Histogram;
 
 /**
  * Counts of non-negative longs in HdrHistogram's bucket layout at 3 significant digits (values below 2,048 exactly,
- * larger ones in 1,024 sub-buckets per power of two, so within 2^-10 of their value), held in a plain array grown to
- * the largest index seen. Recording a value is a leading-zero count, a shift and an increment, with no search for a
- * packed slot as in HdrHistogram's packed form (which holds groups past the budget, see {@link PercentileAcc}).
+ * larger ones in 1,024 sub-buckets per power of two, so within 2^-10 of their value), held in a plain array over the
+ * buckets between the smallest and largest seen, widened a power of two at a time. Recording a value is a
+ * leading-zero count, a shift and an increment, with no search for a packed slot as in HdrHistogram's packed form
+ * (which holds groups past the budget, see {@link PercentileAcc}). A group of prices (decimal(6): 10^8 to 10^9 units)
+ * spans four powers of two, 32 KiB, where an array from bucket 0 took 160 KiB, and the accumulator's budget ran out
+ * after 400 groups.
  */
 final class IntBuckets {
-    /** Counts past this index (values of 2^21 and above) wait for a value that needs them before they are allocated. */
-    private static final int FIRST_LENGTH = 12 * 1024;
+    /** Buckets per power of two (and per widening). */
+    private static final int SPAN = 1024;
     long[] counts;
+    /** The bucket that {@code counts[0]} counts: a multiple of {@link #SPAN}. */
+    private int base;
     long total;
 
     IntBuckets(final long firstValue) {
-        counts = new long[Math.max(FIRST_LENGTH, index(firstValue) + 1)];
+        base = Math.max(0, (index(firstValue) & -SPAN) - SPAN);
+        counts = new long[3 * SPAN];
     }
 
     /** @param v a non-negative value. @return its bucket, as HdrHistogram numbers them. */
@@ -44,26 +49,51 @@ final class IntBuckets {
         return 8L * counts.length;
     }
 
-    /** @param v a non-negative value. @return the bytes the counts grew by to hold it (0 but for a new largest). */
-    long record(final long v) {
-        final int i = index(v);
-        long grown = 0;
-        if (i >= counts.length) {
-            final int before = counts.length;
-            counts = Arrays.copyOf(counts, Math.max(i + 1, counts.length * 2));
-            grown = 8L * (counts.length - before);
+    /**
+     * Widens the counts to buckets {@code [from, to)}, at least doubling them.
+     *
+     * @return the bytes they grew by.
+     */
+    private long cover(final int from, final int to) {
+        final int end = base + counts.length;
+        if (from >= base && to <= end) {
+            return 0;
         }
-        counts[i]++;
+        int lo = Math.min(base, from & -SPAN);
+        int hi = Math.max(end, (to + SPAN - 1) & -SPAN);
+        if (hi - lo < 2 * counts.length) { // grow on the side that asked, so that a run of new highs copies rarely
+            if (to > end) {
+                hi = lo + 2 * counts.length;
+            } else {
+                lo = Math.max(0, hi - 2 * counts.length);
+            }
+        }
+        final long[] wider = new long[hi - lo];
+        System.arraycopy(counts, 0, wider, base - lo, counts.length);
+        final long grown = 8L * (wider.length - counts.length);
+        counts = wider;
+        base = lo;
+        return grown;
+    }
+
+    /** @param v a non-negative value. @return the bytes the counts grew by to hold it (0 but for a new extreme). */
+    long record(final long v) {
+        final int i = index(v) - base;
+        if (i >= 0 && i < counts.length) {
+            counts[i]++;
+            total++;
+            return 0;
+        }
+        final long grown = cover(i + base, i + base + 1);
+        counts[index(v) - base]++;
         total++;
         return grown;
     }
 
     void addAll(final IntBuckets o) {
-        if (o.counts.length > counts.length) {
-            counts = Arrays.copyOf(counts, o.counts.length);
-        }
+        cover(o.base, o.base + o.counts.length);
         for (int i = 0; i < o.counts.length; i++) {
-            counts[i] += o.counts[i];
+            counts[o.base - base + i] += o.counts[i];
         }
         total += o.total;
     }
@@ -72,7 +102,7 @@ final class IntBuckets {
     void addTo(final Histogram h) {
         for (int i = 0; i < counts.length; i++) {
             if (counts[i] != 0) {
-                h.recordValueWithCount(lowest(i), counts[i]);
+                h.recordValueWithCount(lowest(base + i), counts[i]);
             }
         }
     }
@@ -86,7 +116,7 @@ final class IntBuckets {
         for (int i = 0; i < counts.length; i++) {
             seen += counts[i];
             if (seen >= rank) {
-                return highest(i);
+                return highest(base + i);
             }
         }
         throw new IllegalArgumentException("rank " + rank + " of " + total);
