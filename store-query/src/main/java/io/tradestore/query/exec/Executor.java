@@ -205,20 +205,7 @@ public final class Executor {
                 ids.length));
             truncated = s.matched > plan.offset + rows.size();
         } else {
-            final GroupState g = (GroupState) partials[0];
-            for (int w = 1; w < workers; w++) {
-                g.merge((GroupState) partials[w]);
-            }
-            if (folded != null) {
-                g.merge(folded);
-            }
-            g.beforeResults(tasks);
-            if (g.groupCount() > plan.maxGroups) {
-                throw new QueryException(ErrorCode.TOO_MANY_GROUPS, "the query makes " + g.groupCount()
-                    + " groups, more than maxGroups=" + plan.maxGroups
-                    + "; filter more, group by fewer keys, or raise options.maxGroups", "/groupBy");
-            }
-            final ResultRows.GroupRows answer = ResultRows.groupRows(plan, g);
+            final ResultRows.GroupRows answer = ResultRows.groupAnswer(plan, partials, folded, tasks);
             rows = answer.rows().subList((int) Math.min(plan.offset, answer.rows().size()), answer.rows().size());
             truncated = answer.groups() > plan.offset + rows.size();
         }

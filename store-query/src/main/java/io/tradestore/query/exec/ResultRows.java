@@ -10,6 +10,9 @@ import java.util.PriorityQueue;
 import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
+import io.tradestore.query.ErrorCode;
+import io.tradestore.query.QueryException;
+import io.tradestore.query.exec.agg.Tasks;
 import io.tradestore.query.exec.agg.Values;
 import io.tradestore.query.exec.filter.RowPredicate;
 import io.tradestore.query.exec.group.GroupState;
@@ -46,6 +49,36 @@ final class ResultRows {
         final long a = snap.segment(seg).columnBase(col.index())
             + (long) row * snap.segment(seg).columnStride(col.index());
         return NativeMemory.getSigned(a, col.width());
+    }
+
+    /** Merges the workers' group partials and makes the answer rows, then releases the partials' pooled memory. */
+    static GroupRows groupAnswer(final Plan plan, final Object[] partials, final GroupState folded,
+        final Tasks tasks) {
+        final GroupState g = (GroupState) partials[0];
+        try {
+            for (int w = 1; w < partials.length; w++) {
+                g.merge((GroupState) partials[w]);
+            }
+            if (folded != null) {
+                g.merge(folded);
+            }
+            g.beforeResults(tasks);
+            if (g.groupCount() > plan.maxGroups) {
+                throw new QueryException(ErrorCode.TOO_MANY_GROUPS, "the query makes " + g.groupCount()
+                    + " groups, more than maxGroups=" + plan.maxGroups
+                    + "; filter more, group by fewer keys, or raise options.maxGroups", "/groupBy");
+            }
+            return groupRows(plan, g);
+        } finally {
+            for (final Object p : partials) {
+                if (p != null) {
+                    ((GroupState) p).release();
+                }
+            }
+            if (folded != null) {
+                folded.release();
+            }
+        }
     }
 
     /**

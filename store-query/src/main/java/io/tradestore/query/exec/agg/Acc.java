@@ -122,4 +122,8 @@ public abstract class Acc {
 
     /** @param gid group. @param rows rows of the group. @return the output value or null. */
     public abstract Object result(int gid, long rows);
+
+    /** Gives back memory the accumulator took from a pool; called once its results are made (or never). */
+    public void release() {
+    }
 }

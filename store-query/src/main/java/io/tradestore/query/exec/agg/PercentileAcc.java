@@ -41,10 +41,12 @@ public final class PercentileAcc extends Acc {
     private final Product product;
     /** Bytes of exact values this accumulator may hold before large groups move to buckets. */
     private final long exactBudget;
-    /** Bytes of this accumulator's value arrays. */
+    /** Bytes of this accumulator's chunks of exact values (those of groups moved to buckets included). */
     private long exactBytes;
-    /** Per group: its values (f64 bits made order-preserving as longs, see {@link #sortable}), or null. */
-    private long[][] values = new long[1][];
+    /** Per group: its exact values (f64 bits made order-preserving as longs, see {@link #sortable}). */
+    private final ValueChunks values = new ValueChunks();
+    /** A group's exact values copied out, to select a rank from or to move to buckets. */
+    private long[] scratch = new long[0];
     private int[] counts = new int[1];
     private Histogram[] pos = new Histogram[1];
     private Histogram[] neg = new Histogram[1];
@@ -87,7 +89,7 @@ public final class PercentileAcc extends Acc {
     public void grow(final int capacity) {
         if (capacity > counts.length) {
             final int n = Math.max(capacity, counts.length * 2);
-            values = Arrays.copyOf(values, n);
+            values.grow(n);
             counts = Arrays.copyOf(counts, n);
             pos = Arrays.copyOf(pos, n);
             neg = Arrays.copyOf(neg, n);
@@ -196,35 +198,34 @@ public final class PercentileAcc extends Acc {
             record(g, v);
             return;
         }
-        long[] vs = values[g];
-        if (vs == null) {
-            vs = new long[8];
-            values[g] = vs;
-            exactBytes += 64;
-        } else if (c == vs.length) {
+        if (values.full(g)) {
             if (c >= EXACT_CAP || c >= EXACT_LIMIT && exactBytes >= exactBudget) {
                 toHistograms(g);
                 record(g, v);
                 return;
             }
-            vs = Arrays.copyOf(vs, c * 2);
-            values[g] = vs;
-            exactBytes += 8L * c;
+            exactBytes += values.chunk(g, c);
         }
-        vs[c] = v;
+        values.put(g, v);
         counts[g] = c + 1;
     }
 
+    /** @return group g's n exact values, copied out to {@link #scratch}. */
+    private long[] copy(final ValueChunks from, final int g, final int n) {
+        if (scratch.length < n) {
+            scratch = new long[Math.max(n, scratch.length * 2)];
+        }
+        return from.copy(g, n, scratch);
+    }
+
+    /** Moves group g's exact values to buckets; their chunks' space stays counted against the budget. */
     private void toHistograms(final int g) {
-        final long[] vs = values[g];
         final int n = counts[g];
+        final long[] vs = copy(values, g, n);
         counts[g] = -1;
-        values[g] = null;
-        if (vs != null) {
-            exactBytes -= 8L * vs.length;
-            for (int i = 0; i < n; i++) {
-                record(g, vs[i]);
-            }
+        values.drop(g);
+        for (int i = 0; i < n; i++) {
+            record(g, vs[i]);
         }
     }
 
@@ -320,10 +321,13 @@ public final class PercentileAcc extends Acc {
                 toHistograms(dst);
             }
             if (counts[dst] >= 0) {
-                append(dst, o.values[srcGid], on);
+                // kept exact whatever this accumulator's budget: each worker's chunks were within theirs
+                values.link(dst, o.values, srcGid);
+                counts[dst] += on;
             } else {
+                final long[] vs = copy(o.values, srcGid, on);
                 for (int i = 0; i < on; i++) {
-                    record(dst, o.values[srcGid][i]);
+                    record(dst, vs[i]);
                 }
             }
             return;
@@ -341,24 +345,9 @@ public final class PercentileAcc extends Acc {
         }
     }
 
-    /**
-     * Appends another worker's exact values to a group's. The merge keeps them exact whatever this accumulator's
-     * budget: each worker's arrays were within theirs, and the source's are dropped after the merge.
-     */
-    private void append(final int g, final long[] src, final int n) {
-        if (n == 0) {
-            return;
-        }
-        final int c = counts[g];
-        long[] vs = values[g];
-        if (vs == null || c + n > vs.length) {
-            final int length = Math.max(c + n, vs == null ? 0 : vs.length * 2);
-            vs = vs == null ? new long[length] : Arrays.copyOf(vs, length);
-            exactBytes += 8L * (length - (values[g] == null ? 0 : values[g].length));
-            values[g] = vs;
-        }
-        System.arraycopy(src, 0, vs, c, n);
-        counts[g] = c + n;
+    @Override
+    public void release() {
+        values.release();
     }
 
     @Override
@@ -370,8 +359,7 @@ public final class PercentileAcc extends Acc {
                 return null;
             }
             final long rank = Math.max(1, (long) Math.ceil(p / 100.0 * n));
-            // in place: a percentile sharing these values (p50 and p99 of one column) selects from the same multiset
-            final long v = LongSelect.select(d.values[gid], n, (int) rank - 1);
+            final long v = LongSelect.select(copy(d.values, gid, n), n, (int) rank - 1);
             if (f64) {
                 return unsortable(v);
             }

@@ -597,6 +597,13 @@ public final class GroupState {
         }
     }
 
+    /** Gives back the memory its accumulators took from pools ({@link Acc#release}); its results are made. */
+    public void release() {
+        for (final Acc a : accs) {
+            a.release();
+        }
+    }
+
     /** Merges another worker's finished partial into this one. */
     public void merge(final GroupState o) {
         switch (mode) {
