@@ -21,7 +21,6 @@ import io.tradestore.query.exec.agg.DoubleSumAcc;
 import io.tradestore.query.exec.agg.FirstLastAcc;
 import io.tradestore.query.exec.agg.MinMaxAcc;
 import io.tradestore.query.exec.agg.PercentileAcc;
-import io.tradestore.query.exec.agg.PercentileExtremeAcc;
 import io.tradestore.query.exec.agg.Product;
 import io.tradestore.query.exec.agg.ProductMinMaxAcc;
 import io.tradestore.query.exec.agg.RowCountAcc;
@@ -362,8 +361,14 @@ final class AggregateBinder {
         final int s = binder.slot(c.index());
         final boolean f64 = c.type() == ColumnType.F64;
         final double pct = a.p();
-        if (pct == 0 || pct == 100) { // rank 1 or n: the extreme value, kept exactly in one long per group
-            return () -> new PercentileExtremeAcc(s, f64, c.scale(), pct == 100, prod);
+        if (pct == 0 || pct == 100) { // rank 1 or n: the smallest or largest value, kept exactly in one per group
+            final boolean max = pct == 100;
+            if (prod != null) {
+                final int cb = cs[1].index();
+                return () -> new ProductMinMaxAcc(prod, max, c.index(), cb, true);
+            }
+            final TableSnapshot snap = binder.snap;
+            return () -> new MinMaxAcc(s, c, max, snap, true);
         }
         // a second percentile of the same values reads the first one's buckets instead of recording them again
         final int owner = percentileOwners.computeIfAbsent(c.index() + "*" + (cs.length > 1 ? cs[1].index() : -1),

@@ -12,6 +12,8 @@ import io.tradestore.query.exec.BatchContext;
 
 /**
  * min or max of an integral, decimal, timestamp or f64 column; a whole unfiltered block is folded from its zone map.
+ * Also percentile 0 or 100 of a column: by the nearest-rank definition the smallest or largest value, answered as a
+ * percentile is (an f64).
  */
 public final class MinMaxAcc extends Acc {
     private final int slot;
@@ -19,6 +21,9 @@ public final class MinMaxAcc extends Acc {
     private final boolean max;
     private final boolean f64;
     private final TableSnapshot snap;
+    private final boolean percentile;
+    /** 10^-scale: a percentile's decimal is its raw value times this. */
+    private final double unit;
     private long[] best = new long[] {0};
     private boolean[] has = new boolean[1];
     /**
@@ -31,6 +36,17 @@ public final class MinMaxAcc extends Acc {
     private final long identity;
 
     public MinMaxAcc(final int slot, final Column col, final boolean max, final TableSnapshot snap) {
+        this(slot, col, max, snap, false);
+    }
+
+    /**
+     * @param percentile answer as percentile 0 (min) or 100 (max) does: an f64, a decimal as its raw value times
+     *                   10^-scale like any percentile's.
+     */
+    public MinMaxAcc(final int slot, final Column col, final boolean max, final TableSnapshot snap,
+        final boolean percentile) {
+        this.percentile = percentile;
+        this.unit = Math.pow(10, -col.scale());
         this.slot = slot;
         this.col = col;
         this.max = max;
@@ -249,6 +265,16 @@ public final class MinMaxAcc extends Acc {
 
     @Override
     public Object result(final int gid, final long rows) {
-        return has[gid] ? Values.object(col, best[gid], snap) : null;
+        if (!has[gid]) {
+            return null;
+        }
+        if (!percentile) {
+            return Values.object(col, best[gid], snap);
+        }
+        if (f64) {
+            final double d = Double.longBitsToDouble(best[gid]);
+            return d == 0.0 ? 0.0 : d; // -0.0 from a zone map answers as 0.0, as percentiles order them
+        }
+        return unit == 1.0 ? (double) best[gid] : best[gid] * unit;
     }
 }

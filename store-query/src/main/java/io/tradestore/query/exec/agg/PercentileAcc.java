@@ -9,10 +9,11 @@ import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.query.exec.BatchContext;
 
 /**
- * Percentile, nearest-rank definition ({@code ceil(p/100*n)}-th smallest non-null value). A group keeps up to
- * {@link #EXACT_CAP} values exactly, in a growing array, and its rank is selected when its row is answered, as
- * DuckDB's {@code quantile_disc} does: exact, and an append per value. The arrays of one accumulator (one per worker)
- * grow until they hold about {@link #exactBudgetBytes()}; past that, a group that outgrows {@link #EXACT_LIMIT} values
+ * Percentile, nearest-rank definition ({@code ceil(p/100*n)}-th smallest non-null value; 0 and 100, the smallest and
+ * largest, are {@link MinMaxAcc} and {@link ProductMinMaxAcc}). A group keeps up to {@link #EXACT_CAP} values exactly,
+ * in chunks ({@link ValueChunks}), and its rank is selected when its row is answered, as DuckDB's {@code quantile_disc}
+ * does: exact, and an append per value. The chunks of one accumulator (one per worker) grow until they hold about
+ * {@link #exactBudgetBytes()}; past that, a group that outgrows {@link #EXACT_LIMIT} values
  * moves, as does a group past the cap, to buckets of {@link #DIGITS} significant digits for integers and decimals
  * (plain {@link IntBuckets} while the accumulator's {@link #DENSE_BUDGET} lasts, then sparse, packed HdrHistograms
  * with the same buckets), and to {@link MagnitudeBuckets} for f64 values and products (relative error at most 10^-3
@@ -26,8 +27,8 @@ public final class PercentileAcc extends Acc {
     static final int EXACT_LIMIT = 1024;
     /**
      * Values a group keeps exactly at most. A larger group moves to buckets: recording a value there is an increment
-     * in a cache-resident array, where an exact value is a store to memory, a share of the array's growth copies and
-     * a read when its rank is selected (figures in the body of commit 8f98dc3).
+     * in a cache-resident array, where an exact value is a store to memory and a read when its rank is selected
+     * (figures in the body of commit 8f98dc3).
      */
     static final int EXACT_CAP = 1 << 16;
     /** The system property that sets {@link #exactBudgetBytes()}, in bytes. */
@@ -123,54 +124,32 @@ public final class PercentileAcc extends Acc {
         final int n = c.n;
         final long a = c.viewAddr[slot];
         final long s = c.viewStride[slot];
-        if (f64) {
-            sortables(c, gid, slot, product, this::add);
+        if (product != null) {
+            final Product pr = product;
+            final long b = c.viewAddr[pr.slotB];
+            final long sb = c.viewStride[pr.slotB];
+            for (int i = 0; i < n; i++) {
+                final long v = NativeMemory.getLong(a + i * s);
+                final long w = NativeMemory.getLong(b + i * sb);
+                if (!pr.isNull(v, w)) {
+                    final double d = pr.asDouble(v, w);
+                    if (d == d) {
+                        add(gid == null ? 0 : gid[i], sortable(d));
+                    }
+                }
+            }
+        } else if (f64) {
+            for (int i = 0; i < n; i++) {
+                final double d = Double.longBitsToDouble(NativeMemory.getLong(a + i * s));
+                if (d == d) {
+                    add(gid == null ? 0 : gid[i], sortable(d));
+                }
+            }
         } else {
             for (int i = 0; i < n; i++) {
                 final long v = NativeMemory.getLong(a + i * s);
                 if (v != Long.MIN_VALUE) {
                     add(gid == null ? 0 : gid[i], v);
-                }
-            }
-        }
-    }
-
-    /** Takes a group's value. */
-    @FunctionalInterface
-    interface Sink {
-        /** @param g group. @param v a value. */
-        void add(int g, long v);
-    }
-
-    /**
-     * Hands each non-null, non-NaN value of an f64 or product operand to a sink as {@link #sortable} makes it.
-     *
-     * @param c the batch. @param gid groups, or null for group 0. @param slot the (first) factor's slot.
-     * @param product the product, or null for an f64 column. @param sink where the values go.
-     */
-    static void sortables(final BatchContext c, final int[] gid, final int slot, final Product product,
-        final Sink sink) {
-        final int n = c.n;
-        final long a = c.viewAddr[slot];
-        final long s = c.viewStride[slot];
-        if (product == null) {
-            for (int i = 0; i < n; i++) {
-                final double d = Double.longBitsToDouble(NativeMemory.getLong(a + i * s));
-                if (d == d) {
-                    sink.add(gid == null ? 0 : gid[i], sortable(d));
-                }
-            }
-            return;
-        }
-        final long b = c.viewAddr[product.slotB];
-        final long sb = c.viewStride[product.slotB];
-        for (int i = 0; i < n; i++) {
-            final long v = NativeMemory.getLong(a + i * s);
-            final long w = NativeMemory.getLong(b + i * sb);
-            if (!product.isNull(v, w)) {
-                final double d = product.asDouble(v, w);
-                if (d == d) {
-                    sink.add(gid == null ? 0 : gid[i], sortable(d));
                 }
             }
         }

@@ -9,7 +9,8 @@ import io.tradestore.core.segment.Segment;
 import io.tradestore.query.exec.BatchContext;
 
 /**
- * min or max of a product {@code a*b}: exact signed 128-bit comparison (or doubles when an f64 is involved). Where a
+ * min or max of a product {@code a*b}: exact signed 128-bit comparison (or doubles when an f64 is involved, and for
+ * percentile 0 or 100 of a product, which percentiles answer as doubles). Where a
  * segment's zone maps bound every product below 2^62, its rows are compared as plain longs in {@link #fast} and
  * folded into the 128-bit results by {@link #finish}: a multiply and a compare per row instead of a 128-bit product
  * and compare.
@@ -28,6 +29,8 @@ public final class ProductMinMaxAcc extends Acc {
     private final long identity;
     /** Whether the current segment's products all fit in 63 bits. */
     private boolean fits;
+    /** Whether products are compared and answered as doubles: an f64 factor, or a percentile 0 or 100. */
+    private final boolean dbl;
 
     /**
      * @param p    the product.
@@ -36,6 +39,16 @@ public final class ProductMinMaxAcc extends Acc {
      * @param colB the column of the second factor.
      */
     public ProductMinMaxAcc(final Product p, final boolean max, final int colA, final int colB) {
+        this(p, max, colA, colB, false);
+    }
+
+    /**
+     * @param percentile compare and answer the products as doubles, as percentile 0 (min) or 100 (max) of a product
+     *                   does.
+     */
+    public ProductMinMaxAcc(final Product p, final boolean max, final int colA, final int colB,
+        final boolean percentile) {
+        this.dbl = p.isDouble() || percentile;
         this.p = p;
         this.max = max;
         this.colA = colA;
@@ -59,7 +72,7 @@ public final class ProductMinMaxAcc extends Acc {
 
     @Override
     public void beginSegment(final Segment s) {
-        fits = !p.isDouble()
+        fits = !dbl
             && Int128.productBound(Int128.maxAbs(s, colA), Int128.maxAbs(s, colB)) != Long.MAX_VALUE;
     }
 
@@ -74,7 +87,6 @@ public final class ProductMinMaxAcc extends Acc {
         final long sa = c.viewStride[p.slotA];
         final long b = c.viewAddr[p.slotB];
         final long sb = c.viewStride[p.slotB];
-        final boolean dbl = p.isDouble();
         for (int i = 0; i < n; i++) {
             final long x = NativeMemory.getLong(a + i * sa);
             final long y = NativeMemory.getLong(b + i * sb);
@@ -137,7 +149,7 @@ public final class ProductMinMaxAcc extends Acc {
     }
 
     private boolean better(final long h, final long l, final int g) {
-        if (p.isDouble()) {
+        if (dbl) {
             final double d = Double.longBitsToDouble(l);
             final double b = Double.longBitsToDouble(lo[g]);
             return max ? d > b : d < b;
@@ -167,7 +179,7 @@ public final class ProductMinMaxAcc extends Acc {
         if (!has[gid]) {
             return null;
         }
-        if (p.isDouble()) {
+        if (dbl) {
             return Double.longBitsToDouble(lo[gid]);
         }
         final BigInteger v = BigInteger.valueOf(hi[gid]).shiftLeft(64)
