@@ -33,6 +33,8 @@ public final class BatchContext implements AutoCloseable {
     public final long[] zoneMin;
     public final long[] zoneMax;
     final boolean[] f64;
+    /** The kept runs of a nearly fully kept batch, as (start, rows) pairs, in {@code Executor.consumeKept}. */
+    final int[] keptRuns = new int[2 * (Executor.DENSE_GAPS + 1)];
     final int[] sel;
     public final int[] gid;
     public final long[] packed;

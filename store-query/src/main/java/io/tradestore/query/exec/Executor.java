@@ -541,8 +541,8 @@ public final class Executor {
             consume(c, start, k, c.sel, groups, scan, false);
             return;
         }
-        // the kept runs, noted before the first is consumed (consuming reuses the context's arrays)
-        final int[] runs = new int[2 * (DENSE_GAPS + 1)];
+        // the kept runs, noted before the first is consumed (consuming reuses the selection vector)
+        final int[] runs = c.keptRuns;
         int r = 0;
         int from = c.sel[0];
         for (int i = 1; i <= k; i++) {
