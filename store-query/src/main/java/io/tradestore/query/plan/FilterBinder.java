@@ -271,22 +271,19 @@ final class FilterBinder {
         if (args != null) {
             final boolean and = f instanceof Filter.And;
             final boolean merged = and != negate;
-            final List<FilterNode> nodes = new ArrayList<>();
+            final List<FilterNode> flat = new ArrayList<>();
             for (int i = 0; i < args.size(); i++) {
                 final FilterNode n = filter(args.get(i), p + "/args/" + i, negate);
                 if (n instanceof LogicFilter && ((LogicFilter) n).and == merged) {
-                    nodes.addAll(Arrays.asList(((LogicFilter) n).args));
-                } else if (!(n instanceof NoneFilter) || merged) {
-                    nodes.add(n); // an OR drops an argument no row passes
+                    flat.addAll(Arrays.asList(((LogicFilter) n).args));
+                } else {
+                    flat.add(n);
                 }
             }
-            final List<FilterNode> folded = ValueSets.fold(nodes, merged, binder);
-            if (folded != nodes) {
-                nodes.clear();
-                for (final FilterNode n : folded) {
-                    if (!(n instanceof NoneFilter) || merged) {
-                        nodes.add(n);
-                    }
+            final List<FilterNode> nodes = new ArrayList<>();
+            for (final FilterNode n : ValueSets.fold(flat, merged, binder)) {
+                if (!(n instanceof NoneFilter) || merged) {
+                    nodes.add(n); // an OR drops an argument no row passes
                 }
             }
             // an AND with an argument no row passes, or ranges on one column no value is in at once, keeps no row:
