@@ -7,9 +7,9 @@ import org.HdrHistogram.Histogram;
  * larger ones in 1,024 sub-buckets per power of two, so within 2^-10 of their value), held in a plain array over the
  * buckets between the smallest and largest seen, widened a power of two at a time. Recording a value is a
  * leading-zero count, a shift and an increment, with no search for a packed slot as in HdrHistogram's packed form
- * (which holds groups past the budget, see {@link PercentileAcc}). A group of prices (decimal(6): 10^8 to 10^9 units)
- * spans four powers of two, 32 KiB, where an array from bucket 0 took 160 KiB, and the accumulator's budget ran out
- * after 400 groups.
+ * (which holds groups past the budget, see {@link PercentileAcc}). Counts from bucket 0 up would hold about 20,000
+ * longs for a group of prices (decimal(6): 10^8 to 10^9 units), most of them below its smallest price; over its own
+ * range the group holds a few powers of two, so the accumulator's budget holds several times as many groups.
  */
 final class IntBuckets {
     /** Buckets per power of two (and per widening). */

@@ -7,10 +7,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Per-group lists of longs, appended in chunks carved from slabs of 512 KiB that queries hand back to a shared pool
- * when they end ({@link #release}). A percentile group's exact values lived in an array of its own, doubled as it
- * grew: every query allocated its values' bytes twice over, and the young collector copied the arrays still growing,
- * in pauses of 30 to 75 ms every second under a stream of percentile queries. Pooled slabs are promoted once and
- * reused; a slab never handed back (a failed query) is left to the collector, and the pool holds its slabs softly.
+ * when they end ({@link #release}). An array per group, doubled as it grows, allocates a query's values twice over,
+ * and the young collector copies the arrays still growing (pauses, and figures, in the body of commit ddaa328).
+ * Pooled slabs are promoted once and reused; a slab never handed back (a failed query) is left to the collector, and
+ * the pool holds its slabs softly.
  *
  * Merging another worker's group takes over that worker's slabs and links its chunks behind the group's, copying no
  * value.

@@ -3,7 +3,10 @@ package io.tradestore.query.exec.filter;
 import io.tradestore.core.segment.Segment;
 import io.tradestore.query.exec.BatchContext;
 
-/** A filter no row passes: a conjunction of ranges on one column that no value is in at once. */
+/**
+ * A filter no row passes: a conjunction of ranges on one column that no value is in at once, or an empty set of
+ * values ({@code side = 'B' and side = 'S'}).
+ */
 public final class NoneFilter extends FilterNode {
     public static final NoneFilter INSTANCE = new NoneFilter();
 
