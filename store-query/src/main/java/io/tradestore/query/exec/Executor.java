@@ -92,6 +92,8 @@ public final class Executor {
     private int[] summaryFirst;
     /** Per segment: the conjuncts its index proved for every row the zone maps keep (null: none). */
     private long[] indexProven;
+    /** Per segment: rows that negated eq/in conjuncts drop, read from indexes ({@link DroppedRows}); null: none. */
+    private DroppedRows dropped = DroppedRows.NONE;
     /** Per segment: rows {@code [skipFrom, skipTo)} folded from bucket summaries, not read (null: none). */
     private int[] skipFrom;
     private int[] skipTo;
@@ -256,6 +258,7 @@ public final class Executor {
     long selectAndEstimate(final List<Integer> keep) {
         final TableSnapshot snap = plan.snap;
         selections = new Selection[snap.segmentCount()];
+        dropped = DroppedRows.of(plan, selector);
         summaries = new Summary[snap.segmentCount()][];
         scannedBlocks = 0;
         final FilterNode filter = plan.filter;
@@ -307,6 +310,7 @@ public final class Executor {
                     summaries[si] = null;
                 }
             }
+            dropped.note(si, deadline);
             if (filter == null) {
                 candidates += rows;
                 scannedBlocks += (rows + blockRows - 1) / blockRows;
@@ -583,7 +587,7 @@ public final class Executor {
             // conjuncts the zone maps prove for the whole block (inside a time range) are not applied per row, nor are
             // ranges on a column sorted in the block (its ends), which keep one run of rows
             long proven = filter == null ? 0 : ConjunctProofs.proven(plan, conjuncts, s, b, rows)
-                | (indexProven == null ? 0 : indexProven[si]);
+                | (indexProven == null ? 0 : indexProven[si]) | dropped.mask(si);
             if (sorted != null) {
                 proven = sorted.narrow(s, b, bs, be, blockRows, rows, proven);
                 bs = sorted.from;
@@ -601,7 +605,9 @@ public final class Executor {
             final long gap = parts >= 0 ? parts : skipped(si, bs, be);
             final int foldFrom = gap < 0 ? be : (int) (gap >>> 32);
             final int foldTo = gap < 0 ? be : (int) gap;
-            final boolean zoneBlock = plan.zoneShortcut && blockFilter == null && be - bs == blockRows && gap < 0;
+            final int[] drop = dropped.rows(si);
+            final boolean zoneBlock = plan.zoneShortcut && blockFilter == null && be - bs == blockRows && gap < 0
+                && DroppedRows.next(drop, bs) >= be;
             int start = bs;
             while (start < be) {
                 if (start == foldFrom) {
@@ -611,8 +617,14 @@ public final class Executor {
                     start = foldTo;
                     continue;
                 }
+                final int d = DroppedRows.next(drop, start);
+                if (d == start) { // a dropped row: batches run between them
+                    scanned++;
+                    start++;
+                    continue;
+                }
                 checkDeadline();
-                final int n = Math.min(batch, (start < foldFrom ? foldFrom : be) - start);
+                final int n = Math.min(batch, Math.min(d, start < foldFrom ? foldFrom : be) - start);
                 scanned += n;
                 if (blockFilter == null) {
                     matched += n;

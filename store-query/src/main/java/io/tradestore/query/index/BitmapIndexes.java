@@ -416,6 +416,21 @@ public final class BitmapIndexes implements SegmentSelector {
 
 
     @Override
+    public int[] dropped(final TableSnapshot snap, final int segment, final IndexLeaf leaf, final int maxRows,
+                         final Deadline deadline) {
+        if (!leaf.negated() || !snap.segmentSealed(segment)) {
+            return null;
+        }
+        final SegmentIndex idx = index(snap, segment, leaf.column(), deadline);
+        if (idx == null) {
+            return null;
+        }
+        final ImmutableRoaringBitmap b = ImmutableRoaringBitmap.or(rowsOf(idx, leaf.values(), 0), idx.nulls());
+        return b.getLongCardinality() > maxRows ? null : b.toArray();
+    }
+
+
+    @Override
     public Buckets buckets(final TableSnapshot snap, final int segment, final IndexLeaf leaf,
                                     final int colA, final int colB, final Deadline deadline) {
         if (leaf.negated() || !snap.segmentSealed(segment)) {

@@ -23,6 +23,20 @@ public interface SegmentSelector {
 
     /**
      * @param snap     the snapshot.
+     * @param segment  a sealed segment.
+     * @param leaf     a negated eq/in leaf on an indexed column.
+     * @param maxRows  the most rows worth returning.
+     * @param deadline the query's, checked by an index build.
+     * @return the rows the leaf drops (those holding one of its values, and nulls), ascending, or null when there are
+     *         more than {@code maxRows} or no index applies.
+     */
+    default int[] dropped(final TableSnapshot snap, final int segment, final IndexLeaf leaf, final int maxRows,
+                          final Deadline deadline) {
+        return null;
+    }
+
+    /**
+     * @param snap     the snapshot.
      * @param segment  a segment.
      * @param deadline the query's, checked by the summary builds the selection makes.
      * @return all its rows, as a selection whose summaries a global aggregate folds where the zone maps prove its
