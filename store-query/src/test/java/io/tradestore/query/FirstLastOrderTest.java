@@ -1,5 +1,6 @@
 package io.tradestore.query;
 
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
 
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.tradestore.core.Store;
 import io.tradestore.core.TableWriter;
 import io.tradestore.core.TestRows;
+import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 
@@ -85,6 +87,84 @@ class FirstLastOrderTest {
                             .isEqualTo(pick(ts, g, v, k, false, filtered));
                         assertThat(res.value(k, 2)).as("last of %d, filtered %s", k, filtered)
                             .isEqualTo(pick(ts, g, v, k, true, filtered));
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * last over rows in time order reads a group's timestamp and values from the segment once, when the segment ends:
+     * columns of every width (widened signed, as a batch gathers them) and a product's two factors, over segments a
+     * worker visits in turn, with a filter and without.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void shouldTakeLastRowsOfEveryWidthFromTheSegment(final int threads) {
+        final Schema schema = Schema.builder("w").layout(Layout.COLUMN).segmentRows(1 << 14).blockRows(1 << 12)
+            .timestamp("ts").column("ts", "timestamp").column("g", "i64").column("b", "i8").column("s", "i16")
+            .column("i", "i32").column("q", "decimal(2)").build();
+        final int rows = 70_000;
+        final SplittableRandom r = new SplittableRandom(threads * 31L);
+        final long[][] v = new long[schema.columnCount()][rows];
+        for (int k = 0; k < rows; k++) {
+            v[0][k] = T0 + k / 3; // ties of three rows: last takes the highest
+            // some groups end in the first segments: their rows are read from them after later ones were scanned
+            v[1][k] = r.nextInt(k < 20_000 ? GROUPS : GROUPS - 7);
+            v[2][k] = r.nextInt(9) == 0 ? Byte.MIN_VALUE : r.nextInt(-127, 128);
+            v[3][k] = r.nextInt(9) == 0 ? Short.MIN_VALUE : r.nextInt(-32_767, 32_768);
+            v[4][k] = r.nextInt(9) == 0 ? Integer.MIN_VALUE : r.nextInt(Integer.MIN_VALUE + 1, Integer.MAX_VALUE);
+            v[5][k] = r.nextInt(9) == 0 ? Long.MIN_VALUE : r.nextLong(-1_000_000_000L, 1_000_000_000L);
+        }
+        final long[] nulls = {0, 0, Byte.MIN_VALUE, Short.MIN_VALUE, Integer.MIN_VALUE, Long.MIN_VALUE};
+        try (Store store = Store.open(dir)) {
+            try (TableWriter w = store.openOrCreate(schema).writer()) {
+                for (int k = 0; k < rows; k++) {
+                    final long at = w.appendRow();
+                    final int seg = (int) (at >>> schema.segmentShift());
+                    final long in = at & (schema.segmentRows() - 1);
+                    for (int c = 0; c < v.length; c++) {
+                        final long a = w.columnAddress(seg, c) + in * w.columnStride(c);
+                        switch (schema.column(c).width()) {
+                            case 1 -> NativeMemory.putByte(a, (byte) v[c][k]);
+                            case 2 -> NativeMemory.putShort(a, (short) v[c][k]);
+                            case 4 -> NativeMemory.putInt(a, (int) v[c][k]);
+                            default -> NativeMemory.putLong(a, v[c][k]);
+                        }
+                    }
+                }
+                w.commit();
+            }
+            try (QueryEngine engine = new QueryEngine(store, threads)) {
+                engine.smallQueryRows(0);
+                for (final boolean filtered : new boolean[] {false, true}) {
+                    final String filter = filtered ? "\"filter\":{\"op\":\"range\",\"col\":\"s\",\"gte\":0}," : "";
+                    final QueryResult res = engine.execute("{\"table\":\"w\"," + filter + "\"groupBy\":[\"g\"],"
+                        + "\"aggs\":[{\"name\":\"b\",\"op\":\"last\",\"col\":\"b\"},"
+                        + "{\"name\":\"s\",\"op\":\"last\",\"col\":\"s\"},"
+                        + "{\"name\":\"i\",\"op\":\"last\",\"col\":\"i\"},"
+                        + "{\"name\":\"p\",\"op\":\"last\",\"col\":\"q*i\"}],\"orderBy\":[{\"col\":\"g\"}]}");
+                    assertThat(res.rowCount()).isEqualTo(GROUPS);
+                    for (int k = 0; k < GROUPS; k++) {
+                        for (int c = 2; c <= 4; c++) {
+                            int best = -1;
+                            for (int row = 0; row < rows; row++) {
+                                if (v[1][row] == k && v[c][row] != nulls[c] && (!filtered || v[3][row] >= 0)) {
+                                    best = row;
+                                }
+                            }
+                            assertThat(((Number) res.value(k, c - 1)).longValue()).as("last %s of %d, filtered %s",
+                                schema.column(c).name(), k, filtered).isEqualTo(v[c][best]);
+                        }
+                        int best = -1;
+                        for (int row = 0; row < rows; row++) {
+                            if (v[1][row] == k && v[4][row] != nulls[4] && v[5][row] != nulls[5]
+                                && (!filtered || v[3][row] >= 0)) {
+                                best = row;
+                            }
+                        }
+                        assertThat((BigDecimal) res.value(k, 4)).as("last product of %d", k).isEqualByComparingTo(
+                            BigDecimal.valueOf(v[5][best], 2).multiply(BigDecimal.valueOf(v[4][best])));
                     }
                 }
             }

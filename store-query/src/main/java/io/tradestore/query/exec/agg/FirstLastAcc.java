@@ -6,8 +6,10 @@ import io.tradestore.core.TableSnapshot;
 import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Column;
 import io.tradestore.core.schema.ColumnType;
+import io.tradestore.core.segment.Segment;
 import io.tradestore.query.spi.SummaryPart;
 import io.tradestore.query.exec.BatchContext;
+import io.tradestore.query.exec.kernel.Gather;
 
 /**
  * first/last: the value at the smallest/largest designated timestamp, ties broken by row number (first: lowest row,
@@ -28,9 +30,20 @@ public final class FirstLastAcc extends Acc {
     private long[] value = new long[1];
     /** A bit per group that has a value: first over rows in time order tests it, an L1 load where row[] may miss. */
     private long[] has = new long[1];
-    /** Per group: the batch (see {@link #epoch}) in which last over rows in time order took its row, walking back. */
-    private int[] takenIn = new int[1];
-    private int epoch;
+    /**
+     * last over rows in time order: per group, the row (in {@link #segment}) of its latest non-null row, not yet taken
+     * (-1: none). Each such row beats every row offered before it, so a group's row is overwritten row by row and its
+     * timestamp and values are read from the segment once, when the segment ends or another path needs the group's
+     * best ({@link #flush}), where taking each batch's row stored four values per group a batch.
+     */
+    private int[] pending = new int[] {-1};
+    /** The groups with a pending row, {@link #pendingCount} of them. */
+    private int[] pendingGroups = new int[16];
+    private int pendingCount;
+    /** The segment the pending rows are in, and its first row in the table. */
+    private Segment segment;
+    private long segmentRowBase;
+    private final int tsColumn;
     /**
      * The largest (timestamp, row) offered so far (update, summaries, merges): every group's best is at or before it,
      * so a row after it is worse than every best for first and better for last.
@@ -57,6 +70,7 @@ public final class FirstLastAcc extends Acc {
         this.last = last;
         this.f64 = col.type() == ColumnType.F64;
         this.snap = snap;
+        this.tsColumn = snap.schema().timestampIndex();
     }
 
     @Override
@@ -70,13 +84,21 @@ public final class FirstLastAcc extends Acc {
             value = Arrays.copyOf(value, n);
             valueB = Arrays.copyOf(valueB, n);
             has = Arrays.copyOf(has, (n + 63) >>> 6);
-            takenIn = Arrays.copyOf(takenIn, n);
+            pending = Arrays.copyOf(pending, n);
+            Arrays.fill(pending, old, n, -1);
         }
+    }
+
+    @Override
+    public void beginSegment(final Segment s) {
+        flush();
+        segment = s;
     }
 
     @Override
     public void update(final BatchContext c, final int[] gid) {
         if (c.runCount > 0) {
+            flush();
             updateRuns(c);
             return;
         }
@@ -96,6 +118,7 @@ public final class FirstLastAcc extends Acc {
             }
             return;
         }
+        flush();
         long seen = watermark;
         long seenRow = watermarkRow;
         // last walks the batch backwards: on rows in time order a group's best row then comes first and every later
@@ -187,29 +210,76 @@ public final class FirstLastAcc extends Acc {
 
     /**
      * last over a batch after every row offered before: each non-null row beats its group's best so far and every
-     * earlier row of the batch (a later or equal timestamp, a higher row), so a group's last non-null row of the batch
-     * is its best, found walking from the end with no compare.
+     * earlier row, so it becomes the group's pending row ({@link #pending}).
      */
     private void lastInOrder(final BatchContext c, final int[] gid, final long ta, final long tst, final long a,
         final long s, final long b, final long sb) {
-        // walking back, a group's first non-null row is its last of the batch: later visits of the group are a load
-        // and a compare of its batch stamp, where walking forwards would store every row over the one before
-        final int e = gid == null ? 0 : ++epoch;
-        final int[] stamp = takenIn;
-        for (int i = c.n - 1; i >= 0; i--) {
-            final int g = gid == null ? 0 : gid[i];
-            if (gid != null && stamp[g] == e) {
-                continue;
+        if (gid == null) { // one group: its last non-null row is the batch's, found from the end
+            for (int i = c.n - 1; i >= 0; i--) {
+                final long v = NativeMemory.getLong(a + i * s);
+                final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);
+                if (!isNull(v, w)) {
+                    take(0, NativeMemory.getLong(ta + i * tst), c.segmentRowBase + c.row(i), v, w);
+                    return;
+                }
             }
+            return;
+        }
+        segmentRowBase = c.segmentRowBase;
+        final int[] p = pending;
+        int[] groups = pendingGroups;
+        int np = pendingCount;
+        for (int i = 0; i < c.n; i++) {
             final long v = NativeMemory.getLong(a + i * s);
             final long w = product == null ? 0 : NativeMemory.getLong(b + i * sb);
-            if (!isNull(v, w)) {
-                take(g, NativeMemory.getLong(ta + i * tst), c.segmentRowBase + c.row(i), v, w);
-                if (gid == null) {
-                    return; // one group: its last non-null row is the batch's, found from the end
-                }
-                stamp[g] = e;
+            if (isNull(v, w)) {
+                continue;
             }
+            final int g = gid[i];
+            if (p[g] < 0) {
+                if (np == groups.length) {
+                    groups = Arrays.copyOf(groups, np * 2);
+                }
+                groups[np++] = g;
+            }
+            p[g] = c.row(i);
+        }
+        pendingGroups = groups;
+        pendingCount = np;
+    }
+
+    /** Takes each group's pending row, reading its timestamp and values from the segment. */
+    private void flush() {
+        final int np = pendingCount;
+        if (np == 0) {
+            return;
+        }
+        final Segment sg = segment;
+        final int[] p = pending;
+        final int[] groups = pendingGroups;
+        final int colA = col.index();
+        for (int j = 0; j < np; j++) {
+            final int g = groups[j];
+            final int r = p[g];
+            p[g] = -1;
+            final long t = NativeMemory.getLong(sg.columnBase(tsColumn) + (long) r * sg.columnStride(tsColumn));
+            take(g, t, segmentRowBase + r, raw(sg, colA, r), colB < 0 ? 0 : raw(sg, colB, r));
+        }
+        pendingCount = 0;
+    }
+
+    /** @return a non-null value of a column at a segment row, widened as {@link Gather} widens it (signed). */
+    private long raw(final Segment sg, final int column, final int r) {
+        final long at = sg.columnBase(column) + (long) r * sg.columnStride(column);
+        switch (snap.schema().column(column).width()) {
+            case 8:
+                return NativeMemory.getLong(at);
+            case 4:
+                return NativeMemory.getInt(at);
+            case 2:
+                return NativeMemory.getShort(at);
+            default:
+                return NativeMemory.getByte(at);
         }
     }
 
@@ -273,7 +343,9 @@ public final class FirstLastAcc extends Acc {
         row[g] = r;
         value[g] = v;
         valueB[g] = w;
-        has[g >>> 6] |= 1L << g;
+        if (!last) { // only first tests it
+            has[g >>> 6] |= 1L << g;
+        }
     }
 
     /** @return its column's first and last rows per part, unless it is a product. */
@@ -296,6 +368,7 @@ public final class FirstLastAcc extends Acc {
 
     @Override
     public void foldSummary(final int g, final SummaryPart p) {
+        flush();
         if (p.firstRow >= 0) {
             saw(last ? p.lastTs : p.firstTs, last ? p.lastRow : p.firstRow);
             if (last) {
@@ -309,6 +382,8 @@ public final class FirstLastAcc extends Acc {
     @Override
     public void merge(final int dst, final Acc src, final int srcGid) {
         final FirstLastAcc o = (FirstLastAcc) src;
+        flush();
+        o.flush();
         if (o.row[srcGid] >= 0) {
             saw(o.ts[srcGid], o.row[srcGid]);
             offer(dst, o.ts[srcGid], o.row[srcGid], o.value[srcGid], o.valueB[srcGid]);
@@ -316,7 +391,13 @@ public final class FirstLastAcc extends Acc {
     }
 
     @Override
+    public void finish() {
+        flush();
+    }
+
+    @Override
     public Object result(final int gid, final long rows) {
+        flush();
         if (row[gid] < 0) {
             return null;
         }
