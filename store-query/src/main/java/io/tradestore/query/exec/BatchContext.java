@@ -201,12 +201,13 @@ public final class BatchContext implements AutoCloseable {
 
     /**
      * @param column a column.
-     * @return whether the batch is a run of rows inside one committed block where the column is never null and
-     *     non-decreasing ({@link SortedBlocks}): a check per batch that spares a pass over its rows.
+     * @return whether the batch's rows (ascending; dense or selected) lie inside one committed block where the column
+     *     is never null and non-decreasing ({@link SortedBlocks}), so their values are too: a check per batch that
+     *     spares a pass over its rows.
      */
     public boolean sortedRun(final int column) {
-        final int b = start / blockRows;
-        return rows == null && n > 0 && (start + n - 1) / blockRows == b
+        final int b = n > 0 ? row(0) / blockRows : -1;
+        return b >= 0 && row(n - 1) / blockRows == b
             && SortedBlocks.sorted(segment, column, width[column], nul[column], b, blockRows, segmentRows);
     }
 
