@@ -189,6 +189,28 @@ public final class TestRows {
         }
     }
 
+    /**
+     * Appends one row and stores its values, in column order, straight into the mapped columns, each at its column's
+     * width (a narrow column takes the value's low bytes).
+     *
+     * @param w      the writer.
+     * @param values one per column.
+     */
+    public static void appendAtWidths(final TableWriter w, final long... values) {
+        final long at = w.appendRow();
+        final int seg = (int) (at >>> w.schema().segmentShift());
+        final long in = at & (w.schema().segmentRows() - 1);
+        for (int c = 0; c < values.length; c++) {
+            final long a = w.columnAddress(seg, c) + in * w.columnStride(c);
+            switch (w.schema().column(c).width()) {
+                case 1 -> io.tradestore.core.memory.NativeMemory.putByte(a, (byte) values[c]);
+                case 2 -> io.tradestore.core.memory.NativeMemory.putShort(a, (short) values[c]);
+                case 4 -> io.tradestore.core.memory.NativeMemory.putInt(a, (int) values[c]);
+                default -> io.tradestore.core.memory.NativeMemory.putLong(a, values[c]);
+            }
+        }
+    }
+
     /** @param dir store directory. @param schema schema. @param rows rows to write and commit. */
     public static void fill(final Path dir, final Schema schema, final long rows) {
         try (Store store = Store.open(dir); TableWriter w = store.openOrCreate(schema).writer()) {

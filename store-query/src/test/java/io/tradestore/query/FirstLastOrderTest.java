@@ -12,7 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 import io.tradestore.core.Store;
 import io.tradestore.core.TableWriter;
 import io.tradestore.core.TestRows;
-import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 
@@ -120,18 +119,7 @@ class FirstLastOrderTest {
         try (Store store = Store.open(dir)) {
             try (TableWriter w = store.openOrCreate(schema).writer()) {
                 for (int k = 0; k < rows; k++) {
-                    final long at = w.appendRow();
-                    final int seg = (int) (at >>> schema.segmentShift());
-                    final long in = at & (schema.segmentRows() - 1);
-                    for (int c = 0; c < v.length; c++) {
-                        final long a = w.columnAddress(seg, c) + in * w.columnStride(c);
-                        switch (schema.column(c).width()) {
-                            case 1 -> NativeMemory.putByte(a, (byte) v[c][k]);
-                            case 2 -> NativeMemory.putShort(a, (short) v[c][k]);
-                            case 4 -> NativeMemory.putInt(a, (int) v[c][k]);
-                            default -> NativeMemory.putLong(a, v[c][k]);
-                        }
-                    }
+                    TestRows.appendAtWidths(w, v[0][k], v[1][k], v[2][k], v[3][k], v[4][k], v[5][k]);
                 }
                 w.commit();
             }

@@ -11,7 +11,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 import io.tradestore.core.Store;
 import io.tradestore.core.TableWriter;
 import io.tradestore.core.TestRows;
-import io.tradestore.core.memory.NativeMemory;
 import io.tradestore.core.schema.Layout;
 import io.tradestore.core.schema.Schema;
 
@@ -51,18 +50,7 @@ class SortedRangesTest {
         try (Store store = Store.open(dir)) {
             try (TableWriter w = store.openOrCreate(schema).writer()) {
                 for (int i = 0; i < ROWS; i++) {
-                    final long at = w.appendRow();
-                    final int seg = (int) (at >>> schema.segmentShift());
-                    final long in = at & (schema.segmentRows() - 1);
-                    final long[] row = {ts[i], id[i], n[i], k[i], v[i]};
-                    for (int c = 0; c < row.length; c++) {
-                        final long addr = w.columnAddress(seg, c) + in * w.columnStride(c);
-                        if (c == 2) {
-                            NativeMemory.putInt(addr, (int) row[c]);
-                        } else {
-                            NativeMemory.putLong(addr, row[c]);
-                        }
-                    }
+                    TestRows.appendAtWidths(w, ts[i], id[i], n[i], k[i], v[i]);
                 }
                 w.commit();
             }
