@@ -114,7 +114,12 @@ final class ResultRows {
         final Comparator<Group> order = order(plan.orderIndex, plan.orderDesc, nk);
         final Group[] arr = (plan.limit < groups.size() / 4 ? smallest(groups, (int) plan.limit, order) : groups)
             .toArray(new Group[0]);
-        Arrays.sort(arr, order);
+        if (plan.orderIndex.length > 0) {
+            final int col = plan.orderIndex[0];
+            LongKeySort.sort(arr, x -> x.row[col], plan.orderDesc[0], order);
+        } else {
+            Arrays.sort(arr, order);
+        }
         final int n = (int) Math.min(arr.length, plan.limit);
         final List<Object[]> rows = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
