@@ -1,6 +1,7 @@
 package io.tradestore.query.index;
 
 import java.io.IOException;
+import java.lang.ref.SoftReference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
@@ -30,6 +31,8 @@ final class BitmapIndexFiles {
     private static final int MIN_ROWS_PER_VALUE = 8;
     /** Largest value range (max - min) of an indexed integer column within a segment. */
     private static final long MAX_INTEGER_RANGE = 1 << 22;
+    /** Each thread's array of the last build's rows sorted by value ({@link #sortScratch}). */
+    private static final ThreadLocal<SoftReference<int[]>> SORT_SCRATCH = new ThreadLocal<>();
 
     private BitmapIndexFiles() {
     }
@@ -106,7 +109,6 @@ final class BitmapIndexFiles {
             return image(path, BitmapIndexDescriptor.KIND_NOT_INDEXED, rows, 0, min, null);
         }
         final int slots = (int) range + 1;
-        final int[] slotOfRow = new int[rows];
         final int[] counts = new int[slots + 1];
         final long base = s.columnBase(c.index());
         final long stride = s.columnStride(c.index());
@@ -116,9 +118,7 @@ final class BitmapIndexFiles {
             final int to = Math.min(rows, from + Deadline.CHECK_ROWS);
             for (int r = from; r < to; r++) {
                 final long v = NativeMemory.getSigned(base + r * stride, c.width());
-                final int slot = v == nul ? 0 : (int) (v - min) + 1;
-                slotOfRow[r] = slot;
-                counts[slot + 1]++;
+                counts[(v == nul ? 0 : (int) (v - min) + 1) + 1]++;
             }
         }
         int distinct = 0;
@@ -133,9 +133,11 @@ final class BitmapIndexFiles {
         }
         deadline.check(); // the sort and the bitmaps follow: a second stretch of work after the counting pass
         final int[] starts = counts.clone();
-        final int[] sorted = new int[rows];
+        // the column is read again rather than each row's slot kept: a segment-sized array less to allocate
+        final int[] sorted = sortScratch(rows);
         for (int r = 0; r < rows; r++) {
-            sorted[starts[slotOfRow[r]]++] = r;
+            final long v = NativeMemory.getSigned(base + r * stride, c.width());
+            sorted[starts[v == nul ? 0 : (int) (v - min) + 1]++] = r;
         }
         final RoaringBitmap[] bitmaps = new RoaringBitmap[slots];
         for (int k = 0; k < slots; k++) {
@@ -149,6 +151,21 @@ final class BitmapIndexFiles {
             }
         }
         return image(path, BitmapIndexDescriptor.KIND_INDEXED, rows, slots, min, bitmaps);
+    }
+
+    /**
+     * @return an array of at least {@code rows} ints, this thread's from its last build when it is large enough: a seal
+     *     indexes several columns of a segment of millions of rows, and an array that size a column is a humongous
+     *     allocation for G1, each starting a concurrent cycle (pauses queries under ingest feel).
+     */
+    private static int[] sortScratch(final int rows) {
+        final SoftReference<int[]> held = SORT_SCRATCH.get();
+        int[] a = held == null ? null : held.get();
+        if (a == null || a.length < rows) {
+            a = new int[rows];
+            SORT_SCRATCH.set(new SoftReference<>(a));
+        }
+        return a;
     }
 
     /** @return the bytes of an index file (path: named when it would not fit one mapping). */
