@@ -11,8 +11,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 
 import org.roaringbitmap.RoaringBitmap;
+import org.roaringbitmap.RoaringBitmapWriter;
 
 import io.tradestore.core.StoreException;
 import io.tradestore.core.memory.NativeMemory;
@@ -31,8 +33,6 @@ final class BitmapIndexFiles {
     private static final int MIN_ROWS_PER_VALUE = 8;
     /** Largest value range (max - min) of an indexed integer column within a segment. */
     private static final long MAX_INTEGER_RANGE = 1 << 22;
-    /** Each thread's array of the last build's rows sorted by value ({@link #sortScratch}). */
-    private static final ThreadLocal<SoftReference<int[]>> SORT_SCRATCH = new ThreadLocal<>();
 
     private BitmapIndexFiles() {
     }
@@ -109,7 +109,8 @@ final class BitmapIndexFiles {
             return image(path, BitmapIndexDescriptor.KIND_NOT_INDEXED, rows, 0, min, null);
         }
         final int slots = (int) range + 1;
-        final int[] counts = new int[slots + 1];
+        final Scratch scratch = Scratch.mine();
+        final int[] counts = scratch.counts(slots + 1);
         final long base = s.columnBase(c.index());
         final long stride = s.columnStride(c.index());
         final long nul = c.type().nullBits();
@@ -132,40 +133,81 @@ final class BitmapIndexFiles {
             counts[i] += counts[i - 1];
         }
         deadline.check(); // the sort and the bitmaps follow: a second stretch of work after the counting pass
-        final int[] starts = counts.clone();
+        final int[] starts = scratch.starts(counts, slots + 1);
         // the column is read again rather than each row's slot kept: a segment-sized array less to allocate
-        final int[] sorted = sortScratch(rows);
+        final int[] sorted = scratch.sorted(rows);
         for (int r = 0; r < rows; r++) {
             final long v = NativeMemory.getSigned(base + r * stride, c.width());
             sorted[starts[v == nul ? 0 : (int) (v - min) + 1]++] = r;
         }
         final RoaringBitmap[] bitmaps = new RoaringBitmap[slots];
+        // a writer fills one container's bits at a time and then makes it an array, bitmap or run container of the
+        // right size, where adding rows to a bitmap grew its array containers step by step
+        final RoaringBitmapWriter<RoaringBitmap> writer = scratch.writer;
         for (int k = 0; k < slots; k++) {
             final int from = counts[k];
             final int to = counts[k + 1];
             if (to > from) {
-                final RoaringBitmap b = new RoaringBitmap();
-                b.addN(sorted, from, to - from);
-                b.runOptimize();
-                bitmaps[k] = b;
+                for (int i = from; i < to; i++) {
+                    writer.add(sorted[i]);
+                }
+                bitmaps[k] = writer.get();
+                writer.reset();
             }
         }
         return image(path, BitmapIndexDescriptor.KIND_INDEXED, rows, slots, min, bitmaps);
     }
 
     /**
-     * @return an array of at least {@code rows} ints, this thread's from its last build when it is large enough: a seal
-     *     indexes several columns of a segment of millions of rows, and an array that size a column is a humongous
-     *     allocation for G1, each starting a concurrent cycle (pauses queries under ingest feel).
+     * A building thread's arrays, reused by its next build: a seal indexes several columns of a segment of millions of
+     * rows, and an array of that many ints is a humongous allocation for G1, each starting a concurrent cycle (pauses
+     * that queries under ingest feel). Held through a soft reference, so a thread that built once holds nothing the
+     * heap needs.
      */
-    private static int[] sortScratch(final int rows) {
-        final SoftReference<int[]> held = SORT_SCRATCH.get();
-        int[] a = held == null ? null : held.get();
-        if (a == null || a.length < rows) {
-            a = new int[rows];
-            SORT_SCRATCH.set(new SoftReference<>(a));
+    private static final class Scratch {
+        private static final ThreadLocal<SoftReference<Scratch>> HELD = new ThreadLocal<>();
+        private int[] sorted = new int[0];
+        private int[] counts = new int[0];
+        private int[] starts = new int[0];
+        final RoaringBitmapWriter<RoaringBitmap> writer = RoaringBitmapWriter.writer().constantMemory()
+            .runCompress(true).get();
+
+        static Scratch mine() {
+            final SoftReference<Scratch> held = HELD.get();
+            Scratch s = held == null ? null : held.get();
+            if (s == null) {
+                s = new Scratch();
+                HELD.set(new SoftReference<>(s));
+            }
+            return s;
         }
-        return a;
+
+        /** @return at least {@code n} ints (their values are to be overwritten). */
+        int[] sorted(final int n) {
+            if (sorted.length < n) {
+                sorted = new int[n];
+            }
+            return sorted;
+        }
+
+        /** @return at least {@code n} ints, the first n zero. */
+        int[] counts(final int n) {
+            if (counts.length < n) {
+                counts = new int[n];
+            } else {
+                Arrays.fill(counts, 0, n, 0);
+            }
+            return counts;
+        }
+
+        /** @return the first {@code n} of {@code from}, copied. */
+        int[] starts(final int[] from, final int n) {
+            if (starts.length < n) {
+                starts = new int[n];
+            }
+            System.arraycopy(from, 0, starts, 0, n);
+            return starts;
+        }
     }
 
     /** @return the bytes of an index file (path: named when it would not fit one mapping). */
