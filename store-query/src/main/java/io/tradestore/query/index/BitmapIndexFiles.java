@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.zip.CRC32;
 
 import org.roaringbitmap.RoaringBitmap;
 import org.roaringbitmap.RoaringBitmapWriter;
@@ -91,7 +92,7 @@ final class BitmapIndexFiles {
      */
     static void buildFile(final Segment s, final Column c, final int rows, final Path path,
                           final Deadline deadline) {
-        write(path, build(s, c, rows, path, deadline));
+        writeStreamed(path, bitmaps(s, c, rows, deadline));
     }
 
     /**
@@ -101,12 +102,20 @@ final class BitmapIndexFiles {
      */
     static ByteBuffer build(final Segment s, final Column c, final int rows, final Path path,
                             final Deadline deadline) {
+        return image(path, bitmaps(s, c, rows, deadline));
+    }
+
+    /** An index before it is laid out: its kind, rows, slots (value - min + 1; slot 0 is null) and their bitmaps. */
+    private record Built(int kind, int rows, int slots, long min, RoaringBitmap[] bitmaps) {
+    }
+
+    private static Built bitmaps(final Segment s, final Column c, final int rows, final Deadline deadline) {
         final long zmin = s.zoneMin(-1, c.index());
         final long zmax = s.zoneMax(-1, c.index());
         final long min = zmin > zmax ? 0 : zmin;
         final long range = zmin > zmax ? 0 : zmax - zmin + 1;
         if (range < 0 || range > MAX_INTEGER_RANGE && c.type() != ColumnType.SYMBOL) {
-            return image(path, BitmapIndexDescriptor.KIND_NOT_INDEXED, rows, 0, min, null);
+            return new Built(BitmapIndexDescriptor.KIND_NOT_INDEXED, rows, 0, min, null);
         }
         final int slots = (int) range + 1;
         final Scratch scratch = Scratch.mine();
@@ -127,7 +136,7 @@ final class BitmapIndexFiles {
             distinct += counts[i] > 0 ? 1 : 0;
         }
         if (c.type() != ColumnType.SYMBOL && (long) distinct * MIN_ROWS_PER_VALUE > rows) {
-            return image(path, BitmapIndexDescriptor.KIND_NOT_INDEXED, rows, 0, min, null);
+            return new Built(BitmapIndexDescriptor.KIND_NOT_INDEXED, rows, 0, min, null);
         }
         for (int i = 1; i <= slots; i++) {
             counts[i] += counts[i - 1];
@@ -155,7 +164,7 @@ final class BitmapIndexFiles {
                 writer.reset();
             }
         }
-        return image(path, BitmapIndexDescriptor.KIND_INDEXED, rows, slots, min, bitmaps);
+        return new Built(BitmapIndexDescriptor.KIND_INDEXED, rows, slots, min, bitmaps);
     }
 
     /**
@@ -169,6 +178,7 @@ final class BitmapIndexFiles {
         private int[] sorted = new int[0];
         private int[] counts = new int[0];
         private int[] starts = new int[0];
+        private ByteBuffer serialized = ByteBuffer.allocate(0);
         final RoaringBitmapWriter<RoaringBitmap> writer = RoaringBitmapWriter.writer().constantMemory()
             .runCompress(true).get();
 
@@ -200,6 +210,14 @@ final class BitmapIndexFiles {
             return counts;
         }
 
+        /** @return an empty little-endian buffer of at least {@code n} bytes, limited to n. */
+        ByteBuffer serialized(final int n) {
+            if (serialized.capacity() < n) {
+                serialized = ByteBuffer.allocate(n);
+            }
+            return serialized.clear().limit(n).order(ByteOrder.LITTLE_ENDIAN);
+        }
+
         /** @return the first {@code n} of {@code from}, copied. */
         int[] starts(final int[] from, final int n) {
             if (starts.length < n) {
@@ -210,57 +228,106 @@ final class BitmapIndexFiles {
         }
     }
 
-    /** @return the bytes of an index file (path: named when it would not fit one mapping). */
-    private static ByteBuffer image(final Path path, final int kind, final int rows, final int slots, final long min,
-                                    final RoaringBitmap[] bitmaps) {
-        final long dataStart = kind == BitmapIndexDescriptor.KIND_INDEXED ? BitmapIndexDescriptor.dataOffset(slots)
+    /**
+     * @return the index's header: the descriptor's fields and, for an indexed column, each slot's bitmap offset from
+     *     the data's start and the data's length (checksum 0).
+     * @throws StoreException when the file would not fit one mapping (path names it).
+     */
+    private static ByteBuffer header(final Path path, final Built x) {
+        final boolean indexed = x.kind() == BitmapIndexDescriptor.KIND_INDEXED;
+        final long dataStart = indexed ? BitmapIndexDescriptor.dataOffset(x.slots())
             : BitmapIndexDescriptor.OFFSETS_OFFSET;
+        final ByteBuffer b = ByteBuffer.allocate((int) dataStart).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(BitmapIndexDescriptor.FORMAT_VERSION_OFFSET, BitmapIndexDescriptor.FORMAT_VERSION);
+        b.putInt(BitmapIndexDescriptor.KIND_OFFSET, x.kind());
+        b.putInt(BitmapIndexDescriptor.ROW_COUNT_OFFSET, x.rows());
+        b.putInt(BitmapIndexDescriptor.SLOT_COUNT_OFFSET, x.slots());
+        b.putLong(BitmapIndexDescriptor.MIN_OFFSET, x.min());
         long dataLength = 0;
-        final long[] offsets = new long[slots + 1];
-        for (int k = 0; k < slots; k++) {
-            offsets[k] = dataLength;
-            dataLength += bitmaps[k] == null ? 0 : bitmaps[k].serializedSizeInBytes();
+        for (int k = 0; indexed && k <= x.slots(); k++) {
+            b.putLong(BitmapIndexDescriptor.OFFSETS_OFFSET + k * 8, dataLength);
+            dataLength += k == x.slots() || x.bitmaps()[k] == null ? 0 : x.bitmaps()[k].serializedSizeInBytes();
         }
-        offsets[slots] = dataLength;
-        final long total = dataStart + dataLength;
-        if (total > Integer.MAX_VALUE) {
-            throw new StoreException("bitmap index " + path + " would be " + total
+        if (dataStart + dataLength > Integer.MAX_VALUE) {
+            throw new StoreException("bitmap index " + path + " would be " + (dataStart + dataLength)
                 + " bytes; more than one mapping holds");
         }
+        return b;
+    }
+
+    /** @return the bytes of an index file (path: named when it would not fit one mapping). */
+    private static ByteBuffer image(final Path path, final Built x) {
+        final ByteBuffer header = header(path, x);
+        long total = header.capacity();
+        for (int k = 0; x.bitmaps() != null && k < x.slots(); k++) {
+            total += x.bitmaps()[k] == null ? 0 : x.bitmaps()[k].serializedSizeInBytes();
+        }
         final ByteBuffer b = ByteBuffer.allocate((int) total).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(BitmapIndexDescriptor.FORMAT_VERSION_OFFSET, BitmapIndexDescriptor.FORMAT_VERSION);
-        b.putInt(BitmapIndexDescriptor.KIND_OFFSET, kind);
-        b.putInt(BitmapIndexDescriptor.ROW_COUNT_OFFSET, rows);
-        b.putInt(BitmapIndexDescriptor.SLOT_COUNT_OFFSET, slots);
-        b.putLong(BitmapIndexDescriptor.MIN_OFFSET, min);
-        if (kind == BitmapIndexDescriptor.KIND_INDEXED) {
-            for (int k = 0; k <= slots; k++) {
-                b.putLong(BitmapIndexDescriptor.OFFSETS_OFFSET + k * 8, offsets[k]);
-            }
-            for (int k = 0; k < slots; k++) {
-                if (bitmaps[k] != null) {
-                    final ByteBuffer slice = b.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-                    slice.position((int) (dataStart + offsets[k]));
-                    bitmaps[k].serialize(slice);
-                }
+        b.put(header.duplicate().position(0));
+        for (int k = 0; x.bitmaps() != null && k < x.slots(); k++) {
+            if (x.bitmaps()[k] != null) {
+                x.bitmaps()[k].serialize(b);
             }
         }
         b.putLong(BitmapIndexDescriptor.CHECKSUM_OFFSET, BitmapIndexDescriptor.checksum(b));
         return b;
     }
 
+    /**
+     * Writes an index file as {@link #write} does, a bitmap at a time through this thread's buffer, so that a seal's
+     * builds allocate no buffer the size of the file (several MB for a symbol of a 4M-row segment: humongous for G1);
+     * the checksum is taken over the same bytes as it goes and written last.
+     */
+    private static void writeStreamed(final Path path, final Built x) {
+        final ByteBuffer header = header(path, x);
+        final CRC32 crc = new CRC32();
+        crc.update(header.duplicate().position(0).limit(BitmapIndexDescriptor.CHECKSUM_OFFSET));
+        crc.update(header.duplicate().position(BitmapIndexDescriptor.OFFSETS_OFFSET));
+        viaTemp(path, ch -> {
+            writeFully(ch, header.duplicate().position(0));
+            final Scratch scratch = Scratch.mine();
+            for (int k = 0; x.bitmaps() != null && k < x.slots(); k++) {
+                final RoaringBitmap bm = x.bitmaps()[k];
+                if (bm != null) {
+                    final ByteBuffer b = scratch.serialized(bm.serializedSizeInBytes());
+                    bm.serialize(b);
+                    b.flip();
+                    crc.update(b.duplicate());
+                    writeFully(ch, b);
+                }
+            }
+            final ByteBuffer sum = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            sum.putLong(0, crc.getValue());
+            while (sum.hasRemaining()) {
+                ch.write(sum, BitmapIndexDescriptor.CHECKSUM_OFFSET + sum.position());
+            }
+        });
+    }
+
+    private static void writeFully(final FileChannel ch, final ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            ch.write(b);
+        }
+    }
+
+    /** Writes a file through a channel. */
+    private interface FileWrite {
+        void to(FileChannel ch) throws IOException;
+    }
+
     /** Writes an index file's bytes: a temp file renamed over it. @throws StoreException when it cannot be written. */
     static void write(final Path path, final ByteBuffer image) {
-        final ByteBuffer b = image.duplicate();
+        viaTemp(path, ch -> writeFully(ch, image.duplicate().position(0)));
+    }
+
+    /** Writes a file's bytes to a temp file and renames it over the file. @throws StoreException when it cannot. */
+    private static void viaTemp(final Path path, final FileWrite write) {
         final Path tmp = path.resolveSibling(path.getFileName() + ".tmp-" + ProcessHandle.current().pid() + "-"
             + Thread.currentThread().getId());
         try {
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE)) {
-                b.position(0);
-                while (b.hasRemaining()) {
-                    ch.write(b);
-                }
+                write.to(ch);
                 // no fsync: a torn file after a crash fails its checksum and is rebuilt
             }
             try {
