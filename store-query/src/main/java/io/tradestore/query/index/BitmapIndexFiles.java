@@ -151,7 +151,7 @@ final class BitmapIndexFiles {
         }
         final RoaringBitmap[] bitmaps = new RoaringBitmap[slots];
         // a writer fills one container's bits at a time and then makes it an array, bitmap or run container of the
-        // right size, where adding rows to a bitmap grew its array containers step by step
+        // right size, where adding rows one at a time to a bitmap grows its array containers step by step
         final RoaringBitmapWriter<RoaringBitmap> writer = scratch.writer;
         for (int k = 0; k < slots; k++) {
             final int from = counts[k];
@@ -169,9 +169,9 @@ final class BitmapIndexFiles {
 
     /**
      * A building thread's arrays, reused by its next build: a seal indexes several columns of a segment of millions of
-     * rows, and an array of that many ints is a humongous allocation for G1, each starting a concurrent cycle (pauses
-     * that queries under ingest feel). Held through a soft reference, so a thread that built once holds nothing the
-     * heap needs.
+     * rows, and an array of that many ints is a humongous allocation for G1, which may start a concurrent cycle
+     * (figures in the bodies of commits 1254bcc and e0b3a69). Held through a soft reference, so a thread that built
+     * once holds nothing the heap needs.
      */
     private static final class Scratch {
         private static final ThreadLocal<SoftReference<Scratch>> HELD = new ThreadLocal<>();
@@ -258,11 +258,10 @@ final class BitmapIndexFiles {
     /** @return the bytes of an index file (path: named when it would not fit one mapping). */
     private static ByteBuffer image(final Path path, final Built x) {
         final ByteBuffer header = header(path, x);
-        long total = header.capacity();
-        for (int k = 0; x.bitmaps() != null && k < x.slots(); k++) {
-            total += x.bitmaps()[k] == null ? 0 : x.bitmaps()[k].serializedSizeInBytes();
-        }
-        final ByteBuffer b = ByteBuffer.allocate((int) total).order(ByteOrder.LITTLE_ENDIAN);
+        // an indexed column's header ends with the data's length
+        final long data = x.kind() == BitmapIndexDescriptor.KIND_INDEXED
+            ? header.getLong(BitmapIndexDescriptor.OFFSETS_OFFSET + x.slots() * 8) : 0;
+        final ByteBuffer b = ByteBuffer.allocate((int) (header.capacity() + data)).order(ByteOrder.LITTLE_ENDIAN);
         b.put(header.duplicate().position(0));
         for (int k = 0; x.bitmaps() != null && k < x.slots(); k++) {
             if (x.bitmaps()[k] != null) {

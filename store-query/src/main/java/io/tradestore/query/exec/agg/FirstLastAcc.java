@@ -34,7 +34,8 @@ public final class FirstLastAcc extends Acc {
      * last over rows in time order: per group, the row (in {@link #segment}) of its latest non-null row, not yet taken
      * (-1: none). Each such row beats every row offered before it, so a group's row is overwritten row by row and its
      * timestamp and values are read from the segment once, when the segment ends or another path needs the group's
-     * best ({@link #flush}), where taking each batch's row stored four values per group a batch.
+     * best ({@link #flush}), where taking each batch's last row would store four values per group a batch (figures in
+     * the body of commit 0cfd8fc).
      */
     private int[] pending = new int[] {-1};
     /** The groups with a pending row, {@link #pendingCount} of them. */

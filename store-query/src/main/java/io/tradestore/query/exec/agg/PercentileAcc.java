@@ -160,7 +160,7 @@ public final class PercentileAcc extends Acc {
      * @return a long whose signed order is the double's order (-0.0 as 0.0): the bits, with the lower 63 flipped for
      *     negative values. The same flip turns it back.
      */
-    static long sortable(final double d) {
+    public static long sortable(final double d) {
         final long bits = Double.doubleToRawLongBits(d == 0.0 ? 0.0 : d);
         return bits ^ ((bits >> 63) & Long.MAX_VALUE);
     }
