@@ -147,7 +147,19 @@ public final class TableCheck {
      * @return this.
      */
     public TableCheck fileLengths(final TableSnapshot snap) {
-        for (int i = snap.firstSegment(); i < snap.segmentCount() && !full(); i++) {
+        return fileLengths(snap, snap.firstSegment(), snap.segmentCount());
+    }
+
+    /**
+     * {@link #fileLengths(TableSnapshot)} over some of a snapshot's segments.
+     *
+     * @param snap the snapshot.
+     * @param from first segment (at least the snapshot's first).
+     * @param to   end segment (exclusive, at most the snapshot's count).
+     * @return this.
+     */
+    public TableCheck fileLengths(final TableSnapshot snap, final int from, final int to) {
+        for (int i = from; i < to && !full(); i++) {
             final String cut = snap.segment(i).truncatedFile();
             if (cut != null) {
                 problem("segment " + i + " file " + cut

@@ -3,6 +3,7 @@ package io.tradestore.core;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.tradestore.core.dict.SymbolDictionary;
 import io.tradestore.core.schema.Column;
@@ -20,18 +21,27 @@ import io.tradestore.core.txn.TxnState;
  */
 public final class TableReader implements AutoCloseable {
     /**
-     * Property: at most how often, in milliseconds, {@link #snapshot()} asks the file system whether the segment files
-     * it maps are still whole (default 1000; 0: at every call). A file cut short under a mapping makes reads past its
-     * end fault, and on JDK 17 the JVM throws that fault's InternalError, naming no file, only at the reading thread's
-     * next safepoint, possibly long after a query built an answer from the bytes the faulting reads returned; checking
-     * the lengths first names the file instead (docs/file-format.md, "Detecting damage"). Not at every call: a stat
-     * costs ~3 us a file on the development VM, ~0.35 ms for the 108 files of 50M trades, more than a small query
-     * takes.
+     * Property: at most how often, in milliseconds, {@link #snapshot()} and {@link #acquire()} start asking the file
+     * system whether the segment files they map are still whole (default 1000; 0: every segment at every call). A file
+     * cut short under a mapping makes reads past its end fault, and on JDK 17 the JVM throws that fault's
+     * InternalError, naming no file, only at the reading thread's next safepoint, possibly long after a query built an
+     * answer from the bytes the faulting reads returned; checking the lengths first names the file instead
+     * (docs/file-format.md, "Detecting damage"). Not every file at every call: a stat costs ~3 us a file on the
+     * development VM, ~0.35 ms for the 108 files of 50M trades, more than a small query takes.
      */
     public static final String FILE_CHECK_PROPERTY = "tradestore.reader.fileCheckMs";
     private final long fileCheckNanos =
         java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(Math.max(0, Long.getLong(FILE_CHECK_PROPERTY, 1000)));
-    private long filesCheckedAt = System.nanoTime();
+    /** When the last round of {@link #checkFiles} over every segment ended. */
+    private volatile long filesCheckedAt = System.nanoTime();
+    /** The segment the round of {@link #checkFiles} in progress checks next, -1 between rounds. */
+    private volatile int nextChecked = -1;
+    /** Held by the one caller of {@link #checkFiles} that checks. */
+    private final AtomicBoolean checking = new AtomicBoolean();
+    /** Segments of a round {@link #checkFiles} checks per call: ~20 stats of ~3 us with a column per file. */
+    private static final int SEGMENTS_CHECKED_PER_CALL = 2;
+    /** When the transaction file's identity was last compared (under the lock, one stat). */
+    private long keyCheckedAt = System.nanoTime();
     private final Table table;
     private final Schema schema;
     private final Path dir;
@@ -87,9 +97,13 @@ public final class TableReader implements AutoCloseable {
      *
      * @return the snapshot.
      */
-    public synchronized TableSnapshot snapshot() {
-        final TableSnapshot snap = latest();
-        pinnedFirst = Math.min(pinnedFirst, snap.firstSegment());
+    public TableSnapshot snapshot() {
+        final TableSnapshot snap;
+        synchronized (this) {
+            snap = latest();
+            pinnedFirst = Math.min(pinnedFirst, snap.firstSegment());
+        }
+        checkFiles(snap);
         return snap;
     }
 
@@ -99,10 +113,19 @@ public final class TableReader implements AutoCloseable {
      *
      * @return the snapshot; release it exactly once.
      */
-    public synchronized TableSnapshot acquire() {
-        final TableSnapshot snap = latest();
-        if (snap.leases++ == 0) {
-            handedOut.add(snap);
+    public TableSnapshot acquire() {
+        final TableSnapshot snap;
+        synchronized (this) {
+            snap = latest();
+            if (snap.leases++ == 0) {
+                handedOut.add(snap);
+            }
+        }
+        try {
+            checkFiles(snap);
+        } catch (final RuntimeException e) {
+            release(snap);
+            throw e;
         }
         return snap;
     }
@@ -151,19 +174,63 @@ public final class TableReader implements AutoCloseable {
             refresh(s);
         }
         final long now = System.nanoTime();
-        if (now - filesCheckedAt >= fileCheckNanos) {
+        if (now - keyCheckedAt >= fileCheckNanos) {
             final Object key = txnKey();
             if (key == null || !key.equals(txnKey)) {
                 throw new TableDroppedException("table '" + schema.name() + "' was dropped"
                     + (key == null ? "" : " and created again") + " while this reader had it open");
             }
-            final List<String> cut = new TableCheck(schema.name(), 1).fileLengths(current).problems();
-            if (!cut.isEmpty()) {
-                throw new StoreException("damaged data in " + cut.get(0));
-            }
-            filesCheckedAt = now;
+            keyCheckedAt = now;
         }
         return current;
+    }
+
+    /**
+     * Asks the file system whether the files of a snapshot's segments are still whole, outside the reader's lock: a
+     * round over every segment starts at most once per {@link #FILE_CHECK_PROPERTY} period, and each call takes the
+     * next {@link #SEGMENTS_CHECKED_PER_CALL} segments of the round, one caller at a time, so that no snapshot waits
+     * for the stats of a whole table (hundreds of files on a table fed all day) nor for another caller's. With a
+     * period of 0 every call checks every segment of its snapshot.
+     *
+     * @throws StoreException naming the first file found cut short; the round stays at its segment, so the next call
+     *     finds it again.
+     */
+    private void checkFiles(final TableSnapshot snap) {
+        if (fileCheckNanos == 0) {
+            throwIfCut(new TableCheck(schema.name(), 1).fileLengths(snap, snap.firstSegment(), snap.segmentCount()));
+            return;
+        }
+        if (nextChecked < 0 && System.nanoTime() - filesCheckedAt < fileCheckNanos
+            || !checking.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            final long now = System.nanoTime();
+            if (nextChecked < 0) {
+                if (now - filesCheckedAt < fileCheckNanos) {
+                    return;
+                }
+                nextChecked = 0;
+            }
+            final int from = Math.max(nextChecked, snap.firstSegment());
+            final int to = Math.min(from + SEGMENTS_CHECKED_PER_CALL, snap.segmentCount());
+            throwIfCut(new TableCheck(schema.name(), 1).fileLengths(snap, from, to));
+            if (to >= snap.segmentCount()) {
+                nextChecked = -1;
+                filesCheckedAt = now;
+            } else {
+                nextChecked = to;
+            }
+        } finally {
+            checking.set(false);
+        }
+    }
+
+    private static void throwIfCut(final TableCheck check) {
+        final List<String> cut = check.problems();
+        if (!cut.isEmpty()) {
+            throw new StoreException("damaged data in " + cut.get(0));
+        }
     }
 
     /**

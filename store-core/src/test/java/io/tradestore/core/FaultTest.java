@@ -156,6 +156,37 @@ class FaultTest {
         }
     }
 
+    /**
+     * With an interval, a round of the check takes two segments per snapshot (a table fed all day has hundreds of
+     * files): a file cut short in the tenth segment is named by the fifth snapshot of the round, and by every one after
+     * it.
+     */
+    @Test
+    void shouldCheckTheFilesInRoundsOfTwoSegmentsPerSnapshot() throws Exception {
+        final Schema schema = TestRows.allTypes(Layout.COLUMN, 8);
+        TestRows.fill(dir, schema, 80);
+        final Path victim = dir.resolve("all_types").resolve("seg-000009").resolve("l.d");
+        try (TestRows.TemporaryProperty interval =
+            new TestRows.TemporaryProperty(TableReader.FILE_CHECK_PROPERTY, "300");
+             Store store = Store.open(dir); TableReader reader = store.table("all_types").reader()) {
+            Thread.sleep(310); // past the interval: the next snapshot starts a round, the fifth ends it
+            for (int call = 0; call < 5; call++) {
+                reader.release(reader.acquire());
+            }
+            truncate(victim, 3);
+            Thread.sleep(310);
+            for (int call = 1; call <= 4; call++) {
+                final TableSnapshot snap = reader.acquire();
+                assertThat(snap.segmentCount()).as("call %d", call).isEqualTo(10);
+                reader.release(snap);
+            }
+            for (int call = 5; call <= 7; call++) {
+                assertThatThrownBy(reader::acquire).as("call %d", call).isInstanceOf(StoreException.class)
+                    .hasMessageStartingWith("damaged data in all_types: segment 9 file " + victim + " is 3 bytes");
+            }
+        }
+    }
+
     @Test
     void shouldDetectAFlippedByteAnywhereInTheCommittedTransactionSlot() throws IOException {
         final Schema schema = TestRows.allTypes(Layout.ROW, 8);
