@@ -67,6 +67,11 @@ public final class TableWriter extends WriterAccess implements AutoCloseable {
     private boolean staging;
     /** Whether a staging window was ever opened: then the background thread never prepares chunks again. */
     private boolean stagedAny;
+    /**
+     * Whether {@link #columnWrites(boolean)} was ever on: then the background thread never prepares chunks again (a
+     * per-batch user would have it fault in segments it never stores into, holding the mmap lock queries map under).
+     */
+    private boolean columnWritesSeen;
     /** Whether full windows are copied by a second thread ({@link StageFlusher}). */
     private final boolean stageThread;
     /** Told when a commit makes segments wholly committed, or null. */
@@ -489,6 +494,7 @@ public final class TableWriter extends WriterAccess implements AutoCloseable {
         final boolean use = on && schema.layout() == io.tradestore.core.schema.Layout.COLUMN
             && MappedFile.writeAvailable();
         columnWritesOn = use;
+        columnWritesSeen |= use;
         updatePrefault();
         if (use) {
             segments.stopPrefaultAll();
@@ -496,12 +502,18 @@ public final class TableWriter extends WriterAccess implements AutoCloseable {
         return use;
     }
 
+    /** @return bytes of this writer's segments faulted in ahead of its writes so far (tests, diagnostics). */
+    long populatedBytes() {
+        return segments.populatedBytes();
+    }
+
     /**
      * Lets the background thread fault segments in only for a writer that stores into the mappings: staging and column
-     * writes use write(2), and after staging a prepared chunk could null-fill rows the staged rows were written into.
+     * writes use write(2) (a writer storing after them faults each chunk in itself), and after staging a prepared chunk
+     * could null-fill rows the staged rows were written into.
      */
     private void updatePrefault() {
-        segments.prefault(!staging && !columnWritesOn && !stagedAny);
+        segments.prefault(!staging && !columnWritesOn && !stagedAny && !columnWritesSeen);
     }
 
     /**

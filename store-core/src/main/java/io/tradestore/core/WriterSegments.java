@@ -134,6 +134,21 @@ final class WriterSegments {
         return segments.get((int) (row >>> shift));
     }
 
+    /**
+     * @return bytes faulted in ahead of writes so far, over the open segments and those created ahead (done or not).
+     */
+    long populatedBytes() {
+        long n = 0;
+        for (final Segment s : segments) {
+            n += s == null ? 0 : s.populatedBytes();
+        }
+        for (final CompletableFuture<Segment> next : ahead) {
+            final Segment s = next.isDone() && !next.isCompletedExceptionally() ? next.getNow(null) : null;
+            n += s == null ? 0 : s.populatedBytes();
+        }
+        return n;
+    }
+
     /** @return how many segments are open. */
     int count() {
         return segments.size();

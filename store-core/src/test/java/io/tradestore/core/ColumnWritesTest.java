@@ -75,6 +75,31 @@ class ColumnWritesTest {
      * Fills table "source" with rows {@code [0, end)}, creates table "copy" with the source's dictionaries, lets
      * {@code body} write and commit it, then checks every row and the zone maps of the copy.
      */
+    /**
+     * A writer that turns column writes on for each batch and off after it (the server's ingest, per request) writes
+     * every row with write(2): the background thread must not fault in the segments it creates between batches (each
+     * madvise holds the process's mmap lock, for tens of milliseconds on a busy file system, and a query mapping a new
+     * segment waits for it), nor the open one.
+     */
+    @Test
+    void shouldNotFaultSegmentsInForAWriterThatTurnsColumnWritesOnPerBatch() {
+        final long end = 3L * SEGMENT_ROWS + 5_000;
+        copyInto(SEGMENT_ROWS, end, (src, w) -> {
+            for (long row = 0; row < end; row += 10_000) {
+                assertThat(w.columnWrites(true)).isTrue();
+                TestRows.copyColumns(src, w, row, Math.min(end, row + 10_000), 10_000);
+                w.commit();
+                w.columnWrites(false);
+            }
+            // what the background thread would fault in between batches, given the time
+            final long deadline = System.nanoTime() + 500_000_000L;
+            while (w.populatedBytes() == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(w.populatedBytes()).isZero();
+        });
+    }
+
     private void copyInto(final int segmentRows, final long end, final java.util.function.BiConsumer<TableSnapshot,
         TableWriter> body) {
         TestRows.fill(dir, schema("source", Layout.COLUMN, segmentRows), end);

@@ -50,6 +50,8 @@ public final class MappedFile implements AutoCloseable {
     private final Path path;
     private final long length;
     private final boolean writable;
+    /** Bytes {@link #populate} was asked to fault in (the writer's and the background thread's calls). */
+    private final AtomicLong populated = new AtomicLong();
     private long address;
     /**
      * A descriptor for {@link #write} and {@link #punchFrom}, opened on its first use and closed with the mapping; -1
@@ -184,6 +186,7 @@ public final class MappedFile implements AutoCloseable {
         final long page = OS.pageSize();
         final long start = Math.max(0, offset) & -page;
         final long end = Math.min(OS.pageAlign(length), OS.pageAlign(offset + bytes));
+        populated.addAndGet(end - start);
         if (POPULATE_WRITE_TRIED && !populateWriteFailed) {
             if (PosixAPI.posix().madvise(address + start, end - start, MADV_POPULATE_WRITE) == 0) {
                 return;
@@ -343,6 +346,11 @@ public final class MappedFile implements AutoCloseable {
             MAPPED_BYTES.addAndGet(-length);
             MAPPING_COUNT.decrementAndGet();
         }
+    }
+
+    /** @return bytes of this mapping {@link #populate} was asked to fault in so far. */
+    public long populatedBytes() {
+        return populated.get();
     }
 
     /** @return bytes currently mapped by tradestore. */

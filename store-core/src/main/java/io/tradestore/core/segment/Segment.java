@@ -405,6 +405,11 @@ public final class Segment implements AutoCloseable {
         }
     }
 
+    /** @return bytes of this segment's data files faulted in ahead of writes ({@link MappedFile#populate}). */
+    public long populatedBytes() {
+        return java.util.Arrays.stream(files).mapToLong(MappedFile::populatedBytes).sum();
+    }
+
     /**
      * Finds a file of this segment that is now shorter than its mapping (cut short while mapped, e.g. by {@code
      * truncate}): reading the mapping past the file's end faults, which the JVM reports as an {@link InternalError}
