@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 import io.tradestore.core.Store;
 import io.tradestore.core.TableWriter;
@@ -43,7 +44,10 @@ import picocli.CommandLine.Option;
  *   <li>the rows over HTTP alone: rows/s and the cost against the loader;</li>
  *   <li>the rows over HTTP again, for {@code --seconds}, while {@code --query-rate} selective queries a second (the
  *   HTTP benchmark's window workload: one instrument over two hours) run against the table being written: rows/s,
- *   and the queries' p50 and p99 (coordinated omission corrected).</li>
+ *   and the queries' p50 and p99 (coordinated omission corrected);</li>
+ *   <li>the same with the sender offering {@code --ingest-rate} rows a second, as a live feed does, instead of sending
+ *   each request as soon as the last is answered: the queries' latency beside a given ingest rate, not beside an
+ *   ingest that takes every cycle the queries leave.</li>
  * </ol>
  * Run with {@code bench/ingest-bench.sh} (the chronicle flags); prints one line per step.
  */
@@ -72,6 +76,10 @@ public final class IngestBenchmark implements Callable<Integer> {
     @Option(names = "--query-rate", description = "selective queries a second in the last step (default: "
         + "${DEFAULT-VALUE})")
     int queryRate = 100;
+
+    @Option(names = "--ingest-rate", description = "rows a second the sender offers in the paced step under the "
+        + "queries, as a live feed would (0: no paced step) (default: ${DEFAULT-VALUE})")
+    long ingestRate = 2_000_000;
 
     private IngestConfig ingestConfig() {
         final IngestConfig d = IngestConfig.defaults();
@@ -122,18 +130,21 @@ public final class IngestBenchmark implements Callable<Integer> {
                      new ServerConfig("127.0.0.1", 0, 2, 64, 1 << 20, 10_000, null), ingestConfig())) {
                 final InetSocketAddress address = server.address();
                 // warm-up pass, then the measured pass of the same rows
-                send(address, requests, 0, 0, new AtomicBoolean());
+                send(address, requests, 0, 0, 0, new AtomicBoolean());
                 final long t0 = System.nanoTime();
-                final long sent = send(address, requests, requests.size(), 0, new AtomicBoolean());
+                final long sent = send(address, requests, requests.size(), 0, 0, new AtomicBoolean());
                 final double httpRate = sent / ((System.nanoTime() - t0) / 1e9);
                 say("line protocol over HTTP, alone:           %,12.0f rows/s  (%.2fx the CSV "
                     + "loader's time per row)%n", httpRate, loadRate / httpRate);
-                underQueries(address, requests);
+                final long next = underQueries(address, requests, 2L * requests.size(), 0);
+                if (ingestRate > 0) {
+                    underQueries(address, requests, next, ingestRate);
+                }
             }
         }
         if (report != null) {
             writeReport(String.format(Locale.ROOT, "--rows %d --batch %d --connections %d --seconds %d "
-                + "--query-rate %d", rows, batch, connections, seconds, queryRate));
+                + "--query-rate %d --ingest-rate %d", rows, batch, connections, seconds, queryRate, ingestRate));
         }
         return 0;
     }
@@ -152,14 +163,21 @@ public final class IngestBenchmark implements Callable<Integer> {
         MarkdownSection.write(report, SECTION_START, SECTION_END, md);
     }
 
-    /** Sends requests for {@link #seconds} while the query load runs, and prints both. */
-    private void underQueries(final InetSocketAddress address, final List<byte[]> requests) throws Exception {
+    /**
+     * Sends requests for {@link #seconds} while the query load runs, and prints both.
+     *
+     * @param first overall index of the first request (its pass moves the timestamps on).
+     * @param rate rows a second the sender offers, or 0 to send each request as soon as the last is answered.
+     * @return the overall index of the request after the last one sent.
+     */
+    private long underQueries(final InetSocketAddress address, final List<byte[]> requests, final long first,
+        final long rate) throws Exception {
         final AtomicBoolean stop = new AtomicBoolean();
         final long t0 = System.nanoTime();
         final CompletableFuture<Long> sender = CompletableFuture.supplyAsync(() -> {
             try {
-                return send(address, requests, 2 * requests.size(),
-                    TimeUnit.SECONDS.toNanos(Math.min(WARMUP_SECONDS, seconds) + seconds + 1), stop);
+                return send(address, requests, first,
+                    TimeUnit.SECONDS.toNanos(Math.min(WARMUP_SECONDS, seconds) + seconds + 1), rate, stop);
             } catch (final IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -176,22 +194,32 @@ public final class IngestBenchmark implements Callable<Integer> {
         }
         stop.set(true);
         final long sent = sender.get(120, TimeUnit.SECONDS);
-        final double rate = sent / ((System.nanoTime() - t0) / 1e9);
-        say("line protocol over HTTP, under %d q/s:     %,12.0f rows/s%n", queryRate, rate);
+        final double achieved = sent / ((System.nanoTime() - t0) / 1e9);
+        if (rate == 0) {
+            say("line protocol over HTTP, under %d q/s:     %,12.0f rows/s  (sent as fast as answered)%n", queryRate,
+                achieved);
+        } else {
+            say("line protocol over HTTP, under %d q/s:     %,12.0f rows/s  (offered %,d rows/s)%n", queryRate,
+                achieved, rate);
+        }
         say("  the queries (one instrument over a two-hour window):  %s%n", run.line());
+        return first + sent / batch;
     }
 
     /**
      * Sends every request once from overall index {@code first} (or, with a duration, round and round until it is over
      * or {@code stop}), spread over the connections, each waiting for its answer before the next; the passes' index
-     * moves the timestamps on.
+     * moves the timestamps on. With a rate, request {@code first + k} is not sent before {@code k * batch / rate}
+     * seconds from the start (a feed's schedule: a late request goes at once, and the rows/s achieved show it).
      *
      * @return rows committed.
      */
     private long send(final InetSocketAddress address, final List<byte[]> requests, final long first,
-        final long durationNs, final AtomicBoolean stop) throws IOException {
+        final long durationNs, final long rate, final AtomicBoolean stop) throws IOException {
         final AtomicLong next = new AtomicLong(first);
-        final long endNs = System.nanoTime() + durationNs;
+        final long startNs = System.nanoTime();
+        final long endNs = startNs + durationNs;
+        final double requestNs = rate == 0 ? 0 : batch * 1e9 / rate;
         final List<CompletableFuture<Long>> senders = new ArrayList<>();
         for (int c = 0; c < connections; c++) {
             senders.add(CompletableFuture.supplyAsync(() -> {
@@ -204,6 +232,10 @@ public final class IngestBenchmark implements Callable<Integer> {
                         final long i = next.getAndIncrement();
                         if (durationNs == 0 ? i >= first + requests.size() : System.nanoTime() > endNs) {
                             break;
+                        }
+                        final long due = startNs + (long) ((i - first) * requestNs);
+                        for (long now = System.nanoTime(); now < due; now = System.nanoTime()) {
+                            LockSupport.parkNanos(due - now);
                         }
                         final int k = (int) (i % requests.size());
                         final ByteBuffer req = ByteBuffer.wrap(shifted(requests.get(k), stamps.get(k),
