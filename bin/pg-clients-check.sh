@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks real PostgreSQL clients against a demo server: psql (\dt, \d trades, a query), psycopg 3 with a bound
-# parameter, and pandas read_sql through SQLAlchemy and through psycopg. Exits non-zero on the first wrong answer.
+# parameter and with a named (server-side) cursor, and pandas read_sql through SQLAlchemy and through psycopg, whole
+# and in chunks. Exits non-zero on the first wrong answer.
 #
 # Needs: the built jar (mvn -B package -pl store-server -am -DskipTests), psql (Debian: apt-get install
 # postgresql-client), python3 with psycopg 3, pandas and SQLAlchemy (pip install "psycopg[binary]" pandas sqlalchemy).
@@ -86,6 +87,18 @@ with engine.connect() as c:
     print("SQLAlchemy inspector columns:", cols)
     assert [n for n, _ in cols] == ["trade_id", "ts", "client_id", "venue", "instrument", "side", "price",
                                    "quantity"], cols
+with psycopg.connect(**dsn) as conn:
+    want = conn.execute("select trade_id from trades where venue = %s order by trade_id", ("XLON",)).fetchall()
+    with conn.cursor(name="by_venue") as cur:  # a server-side cursor: DECLARE, then FETCH FORWARD itersize
+        cur.itersize = 1000
+        cur.execute("select trade_id from trades where venue = %s order by trade_id", ("XLON",))
+        got = list(cur)
+    print("psycopg named cursor:", len(got), "rows")
+    assert got == want, (len(got), len(want))
+with engine.connect().execution_options(stream_results=True) as c:
+    chunks = list(pd.read_sql("select trade_id, quantity from trades order by trade_id", c, chunksize=10000))
+print("pandas read_sql in chunks (stream_results: a named cursor):", len(chunks), "chunks")
+assert sum(len(f) for f in chunks) == rows, [len(f) for f in chunks]
 print("python clients: ok")
 PY
 echo "ALL CLIENT CHECKS PASSED"

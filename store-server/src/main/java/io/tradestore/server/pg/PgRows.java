@@ -25,6 +25,10 @@ final class PgRows {
     private int next;
     /** The part that holds row {@code next}. */
     private int part;
+    /** The row after the last one written: the answer's count, or a FETCH window's end. */
+    private int end = -1;
+    /** A FETCH window's first row (its tag counts the rows written from there), -1 otherwise. */
+    private int first = -1;
 
     private PgRows(final List<PgColumn> columns, final List<QueryResult> parts, final PgAnswer answer,
         final String tag) {
@@ -97,8 +101,23 @@ final class PgRows {
         return !columns.isEmpty();
     }
 
-    private int rowCount() {
+    /** @return rows of the whole answer. */
+    int rowCount() {
         return answer == null ? starts[parts.size()] : answer.rows().size();
+    }
+
+    /**
+     * @param from first row of the window.
+     * @param to   the row after its last.
+     * @return rows {@code [from, to)} of this answer, sharing its values, answered as a cursor's FETCH ({@code FETCH
+     *     n}, with its columns described even when it holds no row).
+     */
+    PgRows window(final int from, final int to) {
+        final PgRows w = new PgRows(columns, parts, answer, "FETCH");
+        w.next = from;
+        w.first = from;
+        w.end = to;
+        return w;
     }
 
     /**
@@ -110,7 +129,7 @@ final class PgRows {
      * @return whether rows are left (the portal is suspended).
      */
     boolean write(final PgOutput out, final short[] formats, final int maxRows) {
-        final int count = rowCount();
+        final int count = end >= 0 ? end : rowCount();
         final int end = maxRows > 0 ? (int) Math.min(count, (long) next + maxRows) : count;
         final int width = columns.size();
         for (int r = next; r < end; r++) {
@@ -151,6 +170,9 @@ final class PgRows {
 
     /** @return the CommandComplete tag: {@code SELECT n} with the rows written, or the catalog's tag. */
     String tag() {
+        if (first >= 0) {
+            return "FETCH " + (next - first);
+        }
         if (tag.equals("SELECT") || tag.startsWith("SELECT ") && hasRows()) {
             return "SELECT " + next;
         }

@@ -40,6 +40,8 @@ final class PgSession {
     private final SessionSettings settings;
     private final Map<String, Prepared> statements = new HashMap<>();
     private final Map<String, Portal> portals = new HashMap<>();
+    /** DECLAREd cursors, which outlive the portals of their statements. */
+    private final PgCursors cursors = new PgCursors();
     /** An error in an extended batch: messages are skipped up to the next Sync. */
     private boolean skipping;
     /** ReadyForQuery's transaction status: I, T or E. */
@@ -269,6 +271,9 @@ final class PgSession {
                 + "commands ignored until end of transaction block"));
         }
         try {
+            if (PgCursors.isCursorStatement(sql)) {
+                return cursors.run(sql, parameters, offset, transaction == 'T', this::cursorRows);
+            }
             final PgAnswer answer = services.catalog().answer(sql, parameters.texts(), settings);
             if (answer != null) {
                 transactionTag(answer.commandTag());
@@ -329,14 +334,20 @@ final class PgSession {
         return counts;
     }
 
+    /** A cursor's query, answered by the catalog or the engine, held whole. */
+    private PgRows cursorRows(final String sql, final PgParameters parameters, final int offset) {
+        final PgRows rows = catalog(sql, parameters, offset);
+        return rows != null ? rows : held(sql, parameters, offset);
+    }
+
     /**
      * Runs an engine statement whose portal is read in parts (Execute with a row limit): its answer is held, up to
      * {@link #HELD_ROWS} rows.
      */
-    private PgRows held(final String sql, final PgParameters parameters) {
+    private PgRows held(final String sql, final PgParameters parameters, final int offset) {
         final List<QueryResult> parts = new ArrayList<>();
         final long[] rows = {0};
-        engine(sql, parameters, 0, batch -> {
+        engine(sql, parameters, offset, batch -> {
             rows[0] += batch.rowCount();
             if (rows[0] > HELD_ROWS) {
                 throw new Stop(new PgFailure(PgError.of(PgError.PROGRAM_LIMIT_EXCEEDED, "a portal read in parts "
@@ -442,9 +453,12 @@ final class PgSession {
         if (tag.equals("BEGIN") || tag.equals("START TRANSACTION")) {
             transaction = 'T';
             settings.begin();
+            cursors.begin();
         } else if (tag.equals("COMMIT") || tag.equals("ROLLBACK")) {
-            // a failed block's COMMIT rolls back, its SETs with it
-            settings.end(tag.equals("COMMIT") && transaction == 'T');
+            // a failed block's COMMIT rolls back, its SETs and cursors with it
+            final boolean committed = tag.equals("COMMIT") && transaction == 'T';
+            settings.end(committed);
+            cursors.end(committed);
             transaction = 'I';
         }
     }
@@ -580,6 +594,9 @@ final class PgSession {
         if (p.empty) {
             return List.of();
         }
+        if (PgCursors.isCursorStatement(p.sql)) {
+            return cursors.describe(p.sql);
+        }
         try {
             // a copy: describing a SET must not set anything
             final PgAnswer answer = services.catalog().answer(p.sql, PgParameters.unbound(p.types.length).texts(),
@@ -627,6 +644,10 @@ final class PgSession {
         final String name = in.cstring();
         final int maxRows = in.int32();
         in.end();
+        if (!portals.containsKey(name) && cursors.get(name) != null) {
+            throw new PgFailure(PgError.of(PgError.FEATURE_NOT_SUPPORTED, "cursor \"" + name + "\" is read with "
+                + "FETCH, not by executing its portal"));
+        }
         final Portal portal = portal(name);
         if (portal.statement.empty) {
             out.begin('I').end();
@@ -649,7 +670,7 @@ final class PgSession {
                 return;
             }
             if (portal.rows == null) {
-                portal.rows = held(portal.statement.sql, portal.parameters);
+                portal.rows = held(portal.statement.sql, portal.parameters, 0);
             }
         } catch (final PgFailure e) {
             services.workers().statementDone(e.error().httpStatus(), System.nanoTime() - startNs, 0, 0);
@@ -699,7 +720,14 @@ final class PgSession {
     }
 
     private Portal portal(final String name) {
-        final Portal p = portals.get(name);
+        Portal p = portals.get(name);
+        final PgCursors.Cursor cursor = p == null ? cursors.get(name) : null;
+        if (cursor != null) {
+            // a cursor is a portal of its name, which a client may describe (psycopg does); it is read with FETCH
+            p = new Portal(new Prepared(cursor.query, new int[0]), PgParameters.NONE, new short[0]);
+            p.rows = cursor.rows;
+            p.done = true;
+        }
         if (p == null) {
             throw new PgFailure(PgError.of(PgError.INVALID_CURSOR_NAME, name.isEmpty()
                 ? "unnamed portal does not exist" : "portal \"" + name + "\" does not exist"));
