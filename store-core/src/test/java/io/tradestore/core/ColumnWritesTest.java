@@ -72,10 +72,6 @@ class ColumnWritesTest {
     }
 
     /**
-     * Fills table "source" with rows {@code [0, end)}, creates table "copy" with the source's dictionaries, lets
-     * {@code body} write and commit it, then checks every row and the zone maps of the copy.
-     */
-    /**
      * A writer that turns column writes on for each batch and off after it (the server's ingest, per request) writes
      * every row with write(2): the background thread must not fault in the segments it creates between batches (each
      * madvise holds the process's mmap lock, for tens of milliseconds on a busy file system, and a query mapping a new
@@ -100,6 +96,10 @@ class ColumnWritesTest {
         });
     }
 
+    /**
+     * Fills table "source" with rows {@code [0, end)}, creates table "copy" with the source's dictionaries, lets
+     * {@code body} write and commit it, then checks every row and the zone maps of the copy.
+     */
     private void copyInto(final int segmentRows, final long end, final java.util.function.BiConsumer<TableSnapshot,
         TableWriter> body) {
         TestRows.fill(dir, schema("source", Layout.COLUMN, segmentRows), end);
