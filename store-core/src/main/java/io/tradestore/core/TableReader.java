@@ -36,6 +36,11 @@ public final class TableReader implements AutoCloseable {
     private volatile long filesCheckedAt = System.nanoTime();
     /** The segment the round of {@link #checkFiles} in progress checks next, -1 between rounds. */
     private volatile int nextChecked = -1;
+    /**
+     * The message of the file {@link #checkFiles} last found cut short, which every snapshot then fails with (not only
+     * the one that found it), until the claimed check of that segment finds it whole; null when none is known.
+     */
+    private volatile String damage;
     /** Held by the one caller of {@link #checkFiles} that checks. */
     private final AtomicBoolean checking = new AtomicBoolean();
     /** Segments of a round {@link #checkFiles} checks per call: ~20 stats of ~3 us with a column per file. */
@@ -200,8 +205,15 @@ public final class TableReader implements AutoCloseable {
             throwIfCut(new TableCheck(schema.name(), 1).fileLengths(snap, snap.firstSegment(), snap.segmentCount()));
             return;
         }
-        if (nextChecked < 0 && System.nanoTime() - filesCheckedAt < fileCheckNanos
-            || !checking.compareAndSet(false, true)) {
+        final String known = damage;
+        if (known == null && nextChecked < 0 && System.nanoTime() - filesCheckedAt < fileCheckNanos) {
+            return;
+        }
+        if (!checking.compareAndSet(false, true)) {
+            if (known != null) {
+                // found cut by an earlier call, being checked again by another: this snapshot fails too
+                throw new StoreException(known);
+            }
             return;
         }
         try {
@@ -214,7 +226,11 @@ public final class TableReader implements AutoCloseable {
             }
             final int from = Math.max(nextChecked, snap.firstSegment());
             final int to = Math.min(from + SEGMENTS_CHECKED_PER_CALL, snap.segmentCount());
-            throwIfCut(new TableCheck(schema.name(), 1).fileLengths(snap, from, to));
+            final List<String> cut = new TableCheck(schema.name(), 1).fileLengths(snap, from, to).problems();
+            damage = cut.isEmpty() ? null : "damaged data in " + cut.get(0);
+            if (damage != null) {
+                throw new StoreException(damage);
+            }
             if (to >= snap.segmentCount()) {
                 nextChecked = -1;
                 filesCheckedAt = now;

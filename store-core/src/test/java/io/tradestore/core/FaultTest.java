@@ -184,6 +184,26 @@ class FaultTest {
                 assertThatThrownBy(reader::acquire).as("call %d", call).isInstanceOf(StoreException.class)
                     .hasMessageStartingWith("damaged data in all_types: segment 9 file " + victim + " is 3 bytes");
             }
+            // callers at once: those that do not get to check again fail too, none reads the cut mapping
+            final java.util.concurrent.atomic.AtomicInteger handedOut = new java.util.concurrent.atomic.AtomicInteger();
+            final Thread[] threads = new Thread[4];
+            for (int t = 0; t < threads.length; t++) {
+                threads[t] = new Thread(() -> {
+                    for (int i = 0; i < 2_000; i++) {
+                        try {
+                            reader.release(reader.acquire());
+                            handedOut.incrementAndGet();
+                        } catch (final StoreException expected) {
+                            // the cut file, named
+                        }
+                    }
+                });
+                threads[t].start();
+            }
+            for (final Thread t : threads) {
+                t.join();
+            }
+            assertThat(handedOut).hasValue(0);
         }
     }
 
