@@ -151,6 +151,11 @@ final class PgCursors {
                 + " cursors open: CLOSE one first"));
         }
         final String query = sql.substring(w.at).strip();
+        final String verb = Words.first(query.replaceFirst("^[\\s(]+", ""));
+        if (!verb.equals("select") && !verb.equals("with") && !verb.equals("values") && !verb.equals("table")) {
+            // nothing else may run: a SET or BEGIN here would take effect before the cursor was refused
+            throw syntax("a cursor is declared FOR a query (SELECT, WITH, VALUES or TABLE), not '" + verb + "'");
+        }
         final PgRows rows = runner.rows(query, params, offset + sql.indexOf(query, w.at));
         if (!rows.hasRows()) {
             throw new PgFailure(PgError.of("42P11", "cannot open a cursor for a statement that returns no rows"));
@@ -171,7 +176,7 @@ final class PgCursors {
             to = c.position >= 1 && c.position <= count ? c.position : 0;
         } else {
             from = Math.min(c.position, count);
-            final long end = (long) c.position + d.count;
+            final long end = (long) c.position + Math.min(d.count, Integer.MAX_VALUE); // no overflow past ALL
             to = (int) Math.min(end, count);
             c.position = end > count ? count + 1 : (int) end;
         }
@@ -183,12 +188,12 @@ final class PgCursors {
 
     private PgRows close(final Words w) {
         final String name = w.name();
+        w.end();
         if (name.equals("all") && !w.quoted) {
             open.clear();
         } else if (open.remove(name) == null) {
             throw unknown(name);
         }
-        w.end();
         return PgRows.of(new PgAnswer("CLOSE CURSOR", List.of(), List.of()));
     }
 
@@ -198,6 +203,11 @@ final class PgCursors {
             throw unknown(name);
         }
         return c;
+    }
+
+    /** Closes every cursor ({@code DISCARD ALL}). */
+    void closeAll() {
+        open.clear();
     }
 
     /** A transaction block begins: cursors with hold declared before it survive its rollback. */
@@ -319,10 +329,7 @@ final class PgCursors {
         private int end;
 
         String peek() {
-            int p = at;
-            while (p < text.length() && (Character.isWhitespace(text.charAt(p)) || text.charAt(p) == ';')) {
-                p++;
-            }
+            final int p = skipBlanks(at);
             if (p >= text.length()) {
                 end = p;
                 return "";
@@ -348,8 +355,12 @@ final class PgCursors {
                 return "\"" + b;
             }
             int q = p;
+            if ((text.charAt(q) == '+' || text.charAt(q) == '-') && q + 1 < text.length()
+                && Character.isDigit(text.charAt(q + 1))) {
+                q++; // a signed count
+            }
             while (q < text.length() && (Character.isLetterOrDigit(text.charAt(q)) || text.charAt(q) == '_'
-                || text.charAt(q) == '$' || text.charAt(q) == '+' || text.charAt(q) == '-')) {
+                || text.charAt(q) == '$')) {
                 q++;
             }
             if (q == p) {
@@ -357,6 +368,26 @@ final class PgCursors {
             }
             end = q;
             return text.substring(p, q).toLowerCase(Locale.ROOT);
+        }
+
+        /** @return the first offset from {@code p} past blanks, semicolons and comments. */
+        private int skipBlanks(final int from) {
+            int p = from;
+            while (p < text.length()) {
+                final char c = text.charAt(p);
+                if (Character.isWhitespace(c) || c == ';') {
+                    p++;
+                } else if (text.startsWith("--", p)) {
+                    final int eol = text.indexOf('\n', p);
+                    p = eol < 0 ? text.length() : eol + 1;
+                } else if (text.startsWith("/*", p)) {
+                    final int close = text.indexOf("*/", p + 2);
+                    p = close < 0 ? text.length() : close + 2;
+                } else {
+                    break;
+                }
+            }
+            return p;
         }
 
         /** @return the next word as a cursor name: a quoted one as written, another lower-cased. */
@@ -367,6 +398,9 @@ final class PgCursors {
             }
             quoted = word.startsWith("\"");
             if (quoted) {
+                if (word.length() == 1) {
+                    throw syntax("zero-length delimited identifier");
+                }
                 return word.substring(1);
             }
             if (!word.matches("[a-z_][a-z0-9_$]*")) {

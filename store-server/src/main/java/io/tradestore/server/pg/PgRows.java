@@ -181,6 +181,9 @@ final class PgRows {
 
     /** @return rows the engine looked at and matched, for the metrics. */
     long scanned() {
+        if (first >= 0) {
+            return 0; // a FETCH's rows were scanned when its cursor was declared, and counted then
+        }
         long n = 0;
         for (final QueryResult r : parts) {
             n += r.stats().rowsScanned();
@@ -189,6 +192,9 @@ final class PgRows {
     }
 
     long matched() {
+        if (first >= 0) {
+            return 0;
+        }
         long n = 0;
         for (final QueryResult r : parts) {
             n += r.stats().rowsMatched();

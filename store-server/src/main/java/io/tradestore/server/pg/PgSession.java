@@ -276,7 +276,7 @@ final class PgSession {
             }
             final PgAnswer answer = services.catalog().answer(sql, parameters.texts(), settings);
             if (answer != null) {
-                transactionTag(answer.commandTag());
+                transactionTag(answer.commandTag(), sql);
                 return PgRows.of(answer);
             }
             if (firstWord(sql).equals("deallocate")) {
@@ -444,12 +444,23 @@ final class PgSession {
         return new PgAnswer("DEALLOCATE", List.of(), List.of());
     }
 
+    private static final java.util.regex.Pattern ROLLBACK_TO = java.util.regex.Pattern.compile(
+        "\\s*(rollback|abort)\\s+((work|transaction)\\s+)?to\\b", java.util.regex.Pattern.CASE_INSENSITIVE);
+
     private static boolean endsTransaction(final String sql) {
         final String first = firstWord(sql);
         return first.equals("rollback") || first.equals("abort") || first.equals("commit") || first.equals("end");
     }
 
-    private void transactionTag(final String tag) {
+    private void transactionTag(final String tag, final String sql) {
+        if (tag.equals("ROLLBACK") && ROLLBACK_TO.matcher(sql).lookingAt()) {
+            // ROLLBACK TO SAVEPOINT keeps the block open, and ends its failed state
+            transaction = transaction == 'E' ? 'T' : transaction;
+            return;
+        }
+        if (tag.equals("DISCARD ALL")) {
+            cursors.closeAll(); // as PostgreSQL's DISCARD ALL does: a pooler hands the connection on
+        }
         if (tag.equals("BEGIN") || tag.equals("START TRANSACTION")) {
             transaction = 'T';
             settings.begin();

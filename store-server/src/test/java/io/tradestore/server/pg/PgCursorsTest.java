@@ -160,6 +160,8 @@ class PgCursorsTest {
                 {"DECLARE b BINARY CURSOR FOR " + ORDERED, "0A000"},
                 {"DECLARE x CURSOR FOR SELECT trade_id FROM no_such_table", "42P01"},
                 {"DECLARE y CURSOR SELECT 1", "42601"},
+                {"DECLARE z CURSOR FOR SET statement_timeout = 1", "42601"},
+                {"DECLARE z CURSOR FOR", "42601"},
                 {"FETCH 1 FROM c extra", "42601"},
             };
             for (final String[] k : cases) {
@@ -176,6 +178,38 @@ class PgCursorsTest {
             s.execute("DECLARE again CURSOR WITH HOLD FOR " + ORDERED);
             assertThat(fetch(s, "FETCH 1 FROM again")).hasSize(1);
             c.commit();
+        }
+    }
+
+    /**
+     * Edges: counts past the answer (up to 2^63 - 1) move to its end, never back; a CLOSE that does not parse closes
+     * nothing; comments anywhere; an empty quoted name is refused; ROLLBACK TO SAVEPOINT keeps the block's cursors and
+     * DISCARD ALL closes every one.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"prepareThreshold=1", "preferQueryMode=simple"})
+    void shouldKeepPostgresqlsRulesAtTheEdges(final String mode) throws Exception {
+        final List<Long> all = engineIds(ORDERED + " LIMIT 100000");
+        try (Connection c = served.connect(mode); Statement s = c.createStatement()) {
+            s.execute("/* held */ DECLARE k CURSOR WITH HOLD FOR " + ORDERED);
+            assertThat(fetch(s, "FETCH 2 FROM k -- the first two")).isEqualTo(all.subList(0, 2));
+            assertThat(fetch(s, "FETCH 9223372036854775807 FROM k /* all the rest */")).isEqualTo(
+                all.subList(2, all.size()));
+            assertThat(s.executeUpdate("MOVE 9223372036854775807 FROM k")).isZero();
+            assertThat(fetch(s, "FETCH 2 FROM k")).as("still past the end").isEmpty();
+            assertThat(sqlState(() -> s.execute("CLOSE k junk"))).isEqualTo("42601");
+            assertThat(sqlState(() -> s.execute("CLOSE ALL junk"))).isEqualTo("42601");
+            assertThat(fetch(s, "FETCH FORWARD 0 FROM k")).as("still open").isEmpty();
+            assertThat(sqlState(() -> s.execute("DECLARE \"\" CURSOR WITH HOLD FOR " + ORDERED))).isEqualTo("42601");
+            c.setAutoCommit(false);
+            s.execute("DECLARE inb CURSOR FOR " + ORDERED);
+            s.execute("SAVEPOINT sp");
+            s.execute("ROLLBACK TO SAVEPOINT sp");
+            assertThat(fetch(s, "FETCH 1 FROM inb")).isEqualTo(all.subList(0, 1));
+            c.commit();
+            c.setAutoCommit(true);
+            s.execute("DISCARD ALL");
+            assertThat(sqlState(() -> fetch(s, "FETCH 1 FROM k"))).isEqualTo("34000");
         }
     }
 
