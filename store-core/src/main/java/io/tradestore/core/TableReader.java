@@ -43,7 +43,7 @@ public final class TableReader implements AutoCloseable {
     private volatile String damage;
     /** Held by the one caller of {@link #checkFiles} that checks. */
     private final AtomicBoolean checking = new AtomicBoolean();
-    /** Segments of a round {@link #checkFiles} checks per call: ~20 stats of ~3 us with a column per file. */
+    /** Segments of a round {@link #checkFiles} checks per call: a stat per file of each. */
     private static final int SEGMENTS_CHECKED_PER_CALL = 2;
     /** When the transaction file's identity was last compared (under the lock, one stat). */
     private long keyCheckedAt = System.nanoTime();
@@ -202,7 +202,10 @@ public final class TableReader implements AutoCloseable {
      */
     private void checkFiles(final TableSnapshot snap) {
         if (fileCheckNanos == 0) {
-            throwIfCut(new TableCheck(schema.name(), 1).fileLengths(snap, snap.firstSegment(), snap.segmentCount()));
+            final String cut = cutFile(snap, snap.firstSegment(), snap.segmentCount());
+            if (cut != null) {
+                throw new StoreException(cut);
+            }
             return;
         }
         final String known = damage;
@@ -226,8 +229,7 @@ public final class TableReader implements AutoCloseable {
             }
             final int from = Math.max(nextChecked, snap.firstSegment());
             final int to = Math.min(from + SEGMENTS_CHECKED_PER_CALL, snap.segmentCount());
-            final List<String> cut = new TableCheck(schema.name(), 1).fileLengths(snap, from, to).problems();
-            damage = cut.isEmpty() ? null : "damaged data in " + cut.get(0);
+            damage = cutFile(snap, from, to);
             if (damage != null) {
                 throw new StoreException(damage);
             }
@@ -242,11 +244,10 @@ public final class TableReader implements AutoCloseable {
         }
     }
 
-    private static void throwIfCut(final TableCheck check) {
-        final List<String> cut = check.problems();
-        if (!cut.isEmpty()) {
-            throw new StoreException("damaged data in " + cut.get(0));
-        }
+    /** @return the message naming the first file of segments {@code [from, to)} cut short, or null. */
+    private String cutFile(final TableSnapshot snap, final int from, final int to) {
+        final List<String> cut = new TableCheck(schema.name(), 1).fileLengths(snap, from, to).problems();
+        return cut.isEmpty() ? null : "damaged data in " + cut.get(0);
     }
 
     /**

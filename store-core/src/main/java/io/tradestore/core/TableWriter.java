@@ -513,7 +513,7 @@ public final class TableWriter extends WriterAccess implements AutoCloseable {
      * could null-fill rows the staged rows were written into.
      */
     private void updatePrefault() {
-        segments.prefault(!staging && !columnWritesOn && !stagedAny && !columnWritesSeen);
+        segments.prefault(!staging && !stagedAny && !columnWritesSeen);
     }
 
     /**

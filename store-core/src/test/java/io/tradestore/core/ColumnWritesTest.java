@@ -74,8 +74,8 @@ class ColumnWritesTest {
     /**
      * A writer that turns column writes on for each batch and off after it (the server's ingest, per request) writes
      * every row with write(2): the background thread must not fault in the segments it creates between batches (each
-     * madvise holds the process's mmap lock, for tens of milliseconds on a busy file system, and a query mapping a new
-     * segment waits for it), nor the open one.
+     * madvise holds the process's mmap lock, which a query mapping a new segment waits for; figures in the body of
+     * commit 0d4f551), nor the open one.
      */
     @Test
     void shouldNotFaultSegmentsInForAWriterThatTurnsColumnWritesOnPerBatch() {

@@ -263,7 +263,7 @@ final class PgCursors {
                 }
                 words.add(w.next());
             }
-            this.count = count(words, String.join(" ", words));
+            this.count = count(words);
             this.name = w.name();
             w.end();
         }
@@ -274,7 +274,8 @@ final class PgCursors {
                 || word.equals("backward") || word.matches("[+-]?\\d+");
         }
 
-        private static long count(final List<String> words, final String text) {
+        private static long count(final List<String> words) {
+            final String text = String.join(" ", words);
             if (words.isEmpty() || words.equals(List.of("next")) || words.equals(List.of("forward"))) {
                 return 1;
             }

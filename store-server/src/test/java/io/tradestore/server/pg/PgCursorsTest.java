@@ -15,7 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import io.tradestore.query.QueryResult;
 
@@ -45,6 +45,16 @@ class PgCursorsTest {
         served.close();
     }
 
+    /** @return the JDBC driver's extended and simple query modes. */
+    static List<String> modes() {
+        return List.of("prepareThreshold=1", "preferQueryMode=simple");
+    }
+
+    /** @return the engine's answer to {@link #ORDERED}, every row. */
+    private static List<Long> orderedIds() {
+        return engineIds(ORDERED + " LIMIT 100000");
+    }
+
     private static List<Long> engineIds(final String sql) {
         final QueryResult r = served.engine().executeSql(sql);
         final List<Long> ids = new ArrayList<>(r.rowCount());
@@ -65,9 +75,9 @@ class PgCursorsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"prepareThreshold=1", "preferQueryMode=simple"})
+    @MethodSource("modes")
     void shouldFetchAndMoveForwardThroughTheDeclaredAnswer(final String mode) throws Exception {
-        final List<Long> all = engineIds(ORDERED + " LIMIT 100000");
+        final List<Long> all = orderedIds();
         assertThat(all).hasSize(5_000);
         try (Connection c = served.connect(mode); Statement s = c.createStatement()) {
             c.setAutoCommit(false);
@@ -88,7 +98,7 @@ class PgCursorsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"prepareThreshold=1", "preferQueryMode=simple"})
+    @MethodSource("modes")
     void shouldRunTheDeclaredQueryWithItsBoundParameter(final String mode) throws Exception {
         final long client = engineIds("SELECT client_id FROM trades LIMIT 1").get(0);
         final List<Long> expected = engineIds("SELECT trade_id FROM trades WHERE client_id = " + client
@@ -111,9 +121,9 @@ class PgCursorsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"prepareThreshold=1", "preferQueryMode=simple"})
+    @MethodSource("modes")
     void shouldKeepCursorsWithHoldAcrossCommitAndDropTheOthers(final String mode) throws Exception {
-        final List<Long> all = engineIds(ORDERED + " LIMIT 100000");
+        final List<Long> all = orderedIds();
         try (Connection c = served.connect(mode); Statement s = c.createStatement()) {
             // outside a transaction block only a cursor with hold may be declared, as in PostgreSQL
             assertThat(sqlState(() -> s.execute("DECLARE loose CURSOR FOR " + ORDERED))).isEqualTo("25P01");
@@ -143,7 +153,7 @@ class PgCursorsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"prepareThreshold=1", "preferQueryMode=simple"})
+    @MethodSource("modes")
     void shouldRefuseWhatIsNotThereOrNotAllowedWithPostgresqlsStates(final String mode) throws Exception {
         try (Connection c = served.connect(mode); Statement s = c.createStatement()) {
             c.setAutoCommit(false);
@@ -187,9 +197,9 @@ class PgCursorsTest {
      * DISCARD ALL closes every one.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"prepareThreshold=1", "preferQueryMode=simple"})
+    @MethodSource("modes")
     void shouldKeepPostgresqlsRulesAtTheEdges(final String mode) throws Exception {
-        final List<Long> all = engineIds(ORDERED + " LIMIT 100000");
+        final List<Long> all = orderedIds();
         try (Connection c = served.connect(mode); Statement s = c.createStatement()) {
             s.execute("/* held */ DECLARE k CURSOR WITH HOLD FOR " + ORDERED);
             assertThat(fetch(s, "FETCH 2 FROM k -- the first two")).isEqualTo(all.subList(0, 2));
